@@ -1,0 +1,37 @@
+# The README's two commands: `make run` and `make test`. Both build .venv from nothing.
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.stamp
+PIP     := $(PY) -m pip install -q -c constraints.txt
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export SPARK_LOCAL_IP := 127.0.0.1
+export PYSPARK_PYTHON := $(abspath $(PY))
+export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
+
+.PHONY: run test check bench fuzz clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) || echo "chromium not installed: the browser check of the report will be skipped"
+	rm -rf $(VENV)
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q pip==26.3
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[all]' --group dev
+	touch $@
+
+run: $(STAMP)
+	$(VENV)/bin/neardup hash examples/*.txt --method simhash-go
+
+test: $(STAMP)
+	$(PY) -m pytest -q --cov --cov-report=term
+
+check: $(STAMP)
+	PATH=$(abspath $(VENV))/bin:$$PATH scripts/check
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .coverage build src/*.egg-info

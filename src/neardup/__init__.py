@@ -1,0 +1,2 @@
+"""neardup."""
+__version__ = "0.1.0.dev0"

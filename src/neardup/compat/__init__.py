@@ -1,0 +1,1 @@
+"""Facades with the seed systems' own API shapes; no algorithm code lives here."""

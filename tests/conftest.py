@@ -1,0 +1,23 @@
+"""Shared fixtures: paths to the golden vectors and small corpora."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden"
+VECTORS = GOLDEN / "vectors"
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Path:
+    """The reference vectors shipped with the seeds (copied from shared/vectors)."""
+    return VECTORS
+
+
+def load_vectors(name: str) -> Any:
+    """Load one JSON vector file from tests/golden/vectors."""
+    return json.loads((VECTORS / name).read_text(encoding="utf-8"))
