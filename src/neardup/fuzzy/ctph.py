@@ -1,0 +1,345 @@
+"""ssdeep-compatible context-triggered piecewise hashing (CTPH): digests and the 0..100 score.
+
+Kornblum, "Identifying almost identical files using context triggered piecewise hashing",
+Digital Investigation 3S (2006); after Tridgell's spamsum. Digests equal libfuzzy's
+``fuzzy_hash_buf`` (and ppdeep's ``hash``); :func:`ctph_compare` equals libfuzzy's
+``fuzzy_compare`` (ssdeep >= 2.11), or ppdeep's ``compare`` with ``scoring="ppdeep"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Iterator
+from typing import ClassVar, Literal, NamedTuple
+
+import numpy as np
+
+from neardup.config import Params, check_range
+from neardup.errors import DecodeError, FormatError, InputError, InputTooLargeError
+from neardup.fuzzy import _ctph_kernels
+
+__all__ = [
+    "CTPHDigest",
+    "CTPHParams",
+    "Data",
+    "Scoring",
+    "ctph",
+    "ctph_compare",
+    "ctph_many",
+    "parse_ctph",
+]
+
+#: What the CTPH functions hash: bytes as they are, str as its UTF-8 encoding.
+Data = bytes | bytearray | memoryview | str
+#: ``"ssdeep"``: libfuzzy's fuzzy_compare; ``"ppdeep"``: ppdeep.compare's variant.
+Scoring = Literal["ssdeep", "ppdeep"]
+
+_SPAMSUM_LENGTH = 64
+_ROLLING_WINDOW = 7
+_MIN_BLOCKSIZE = 3
+_MAX_BLOCK_INDEX = 30
+_DIGEST_RE = re.compile(r"([0-9]{1,12}):([A-Za-z0-9+/]*):([A-Za-z0-9+/]*)(?:,.*)?", re.DOTALL)
+_BATCH_BYTES = 64 * 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CTPHParams(Params):
+    """Parameters of :func:`ctph`.
+
+    Attributes:
+        max_bytes: Cap on the size of one input (InputTooLargeError above it). At most
+            2**34; ssdeep's own ``fuzzy_hash_buf`` stops at 2**32 - 1.
+    """
+
+    KIND: ClassVar[str] = "ctph"
+    max_bytes: int = 1 << 30
+
+    def __post_init__(self) -> None:
+        check_range("max_bytes", self.max_bytes, 0, 1 << 34, integer=True)
+
+
+def _to_bytes(data: Data, max_bytes: int) -> bytes:
+    if isinstance(data, str):
+        if len(data) > max_bytes:
+            raise InputTooLargeError(
+                f"input of {len(data)} characters exceeds the CTPH cap of {max_bytes} bytes; "
+                "raise CTPHParams.max_bytes or split the input"
+            )
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise DecodeError(
+                f"str input cannot be encoded as UTF-8 ({exc}); pass bytes instead"
+            ) from exc
+    elif isinstance(data, bytes | bytearray | memoryview):
+        raw = bytes(data)
+    else:
+        raise InputError(f"CTPH hashes bytes or str, got {type(data).__name__}")
+    if len(raw) > max_bytes:
+        raise InputTooLargeError(
+            f"input of {len(raw)} bytes exceeds the CTPH cap of {max_bytes} bytes; "
+            "raise CTPHParams.max_bytes or split the input"
+        )
+    return raw
+
+
+def _digest_batch(raws: list[bytes]) -> list[str]:
+    lengths = np.fromiter((len(r) for r in raws), dtype=np.int64, count=len(raws))
+    offsets = np.zeros(len(raws) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
+    return _ctph_kernels.digest_packed(buf, offsets)
+
+
+def ctph(data: Data, *, params: CTPHParams | None = None) -> str:
+    """Return the ssdeep digest ``blocksize:part1:part2`` of ``data``.
+
+    Any bytes are accepted (binary files too); a str is hashed as its UTF-8 encoding. Empty
+    input gives ``"3::"``, as ssdeep does. Inputs shorter than about 4 KB get few pieces and
+    compare poorly (ssdeep caps their scores); prefer TLSH or MinHash for short texts.
+
+    Args:
+        data: The bytes (or text) to hash.
+        params: The size cap.
+
+    Returns:
+        The digest, identical to ``ssdeep.hash`` / ``ppdeep.hash``.
+
+    Raises:
+        InputTooLargeError: ``data`` is larger than ``params.max_bytes``.
+        DecodeError: A str with lone surrogates (not encodable as UTF-8).
+        InputError: ``data`` is neither bytes-like nor str.
+
+    Examples:
+        >>> ctph(b"Also called fuzzy hashes, Ctph can match inputs that have homologies.")
+        '3:AXGBicFlgVNhBGcL6wCrFQEv:AXGHsNhxLsr2C'
+        >>> ctph(b"")
+        '3::'
+    """
+    params = params or CTPHParams()
+    return _digest_batch([_to_bytes(data, params.max_bytes)])[0]
+
+
+def ctph_many(datas: Iterable[Data], *, params: CTPHParams | None = None) -> list[str]:
+    """Return the digest of every input, hashed in batches over one packed buffer.
+
+    The inputs are packed (up to 64 MiB at a time) into one uint8 buffer with offsets and
+    hashed by one kernel call per batch, which avoids per-call overhead on many small inputs.
+
+    Args:
+        datas: The inputs (bytes or str each).
+        params: The size cap (per input).
+
+    Returns:
+        One digest per input, in order (held in memory).
+
+    Raises:
+        InputTooLargeError: An input is larger than ``params.max_bytes``.
+        DecodeError: A str with lone surrogates.
+        InputError: An input is neither bytes-like nor str.
+
+    Examples:
+        >>> ctph_many([b"", "hello"])
+        ['3::', '3:iKn:p']
+    """
+    params = params or CTPHParams()
+    out: list[str] = []
+    batch: list[bytes] = []
+    size = 0
+    for data in datas:
+        raw = _to_bytes(data, params.max_bytes)
+        batch.append(raw)
+        size += len(raw)
+        if size >= _BATCH_BYTES:
+            out.extend(_digest_batch(batch))
+            batch, size = [], 0
+    if batch:
+        out.extend(_digest_batch(batch))
+    return out
+
+
+class CTPHDigest(NamedTuple):
+    """A parsed digest: block size and both parts with runs of > 3 equal characters cut."""
+
+    block_size: int
+    part1: str
+    part2: str
+
+
+def _eliminate_sequences(part: str) -> str:
+    """Drop every character equal to the three before it (ssdeep keeps runs of at most 3)."""
+    if len(part) <= 3:
+        return part
+    out = list(part[:3])
+    for ch in part[3:]:
+        if not (ch == out[-1] == out[-2] == out[-3]):
+            out.append(ch)
+    return "".join(out)
+
+
+def parse_ctph(digest: str) -> CTPHDigest:
+    """Parse ``blocksize:part1:part2`` (an ssdeep ``,"filename"`` suffix is ignored).
+
+    Args:
+        digest: A digest from :func:`ctph` or the ssdeep tools.
+
+    Returns:
+        The block size and the two parts after sequence elimination.
+
+    Raises:
+        FormatError: Not a digest: wrong shape, a character outside ssdeep's base64 alphabet,
+            a block size that is not ``3 * 2**k`` (k <= 30), or a part longer than 64.
+
+    Examples:
+        >>> parse_ctph("3:AAAAAAbc:AXY")
+        CTPHDigest(block_size=3, part1='AAAbc', part2='AXY')
+    """
+    if not isinstance(digest, str):
+        raise FormatError(f"a CTPH digest is a str, got {type(digest).__name__}")
+    match = _DIGEST_RE.fullmatch(digest)
+    if match is None:
+        raise FormatError(
+            f"{digest[:120]!r} is not a CTPH digest; expected 'blocksize:part1:part2' with "
+            "parts in the base64 alphabet, as ctph() returns"
+        )
+    block_size = int(match.group(1))
+    q, r = divmod(block_size, _MIN_BLOCKSIZE)
+    if r or q < 1 or q & (q - 1) or q.bit_length() - 1 > _MAX_BLOCK_INDEX:
+        raise FormatError(f"block size {block_size} of {digest[:120]!r} is not 3 * 2**k")
+    part1 = _eliminate_sequences(match.group(2))
+    part2 = _eliminate_sequences(match.group(3))
+    if len(part1) > _SPAMSUM_LENGTH or len(part2) > _SPAMSUM_LENGTH:
+        raise FormatError(f"a part of {digest[:120]!r} is longer than {_SPAMSUM_LENGTH}")
+    return CTPHDigest(block_size, part1, part2)
+
+
+def _as_parsed(digest: str | CTPHDigest) -> CTPHDigest:
+    return digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
+
+
+def _position_masks(s: str) -> dict[str, int]:
+    masks: dict[str, int] = {}
+    for i, ch in enumerate(s):
+        masks[ch] = masks.get(ch, 0) | (1 << i)
+    return masks
+
+
+def _indel_distance(s1: str, s2: str) -> int:
+    """Edit distance with insert/delete 1 and replace 2 (libfuzzy's edit_distn): m+n-2*LCS."""
+    if not s1 or not s2:
+        return len(s1) + len(s2)
+    masks = _position_masks(s1)
+    full = (1 << len(s1)) - 1
+    v = full
+    for ch in s2:
+        u = v & masks.get(ch, 0)
+        v = ((v + u) | (v - u)) & full
+    lcs = len(s1) - v.bit_count()
+    return len(s1) + len(s2) - 2 * lcs
+
+
+def _levenshtein(s1: str, s2: str) -> int:
+    """Unit-cost Levenshtein distance (Myers / Hyyrö bit-parallel); ppdeep's measure."""
+    if not s1 or not s2:
+        return len(s1) + len(s2)
+    masks = _position_masks(s1)
+    full = (1 << len(s1)) - 1
+    top = 1 << (len(s1) - 1)
+    pv, mv, score = full, 0, len(s1)
+    for ch in s2:
+        eq = masks.get(ch, 0)
+        xv = eq | mv
+        xh = ((((eq & pv) + pv) & full) ^ pv) | eq
+        ph = (mv | ~(xh | pv)) & full
+        mh = pv & xh
+        if ph & top:
+            score += 1
+        elif mh & top:
+            score -= 1
+        ph = ((ph << 1) | 1) & full
+        mh = (mh << 1) & full
+        pv = (mh | ~(xv | ph)) & full
+        mv = ph & xv
+    return score
+
+
+def _grams(s: str) -> set[str]:
+    return {s[i : i + _ROLLING_WINDOW] for i in range(len(s) - _ROLLING_WINDOW + 1)}
+
+
+def _score_strings(s1: str, s2: str, block_size: int, scoring: Scoring) -> int:
+    if len(s1) < _ROLLING_WINDOW or len(s2) < _ROLLING_WINDOW:
+        return 0
+    if _grams(s1).isdisjoint(_grams(s2)):
+        return 0
+    dist = _indel_distance(s1, s2) if scoring == "ssdeep" else _levenshtein(s1, s2)
+    score = (dist * _SPAMSUM_LENGTH) // (len(s1) + len(s2))
+    score = (100 * score) // _SPAMSUM_LENGTH
+    if score >= 100:
+        return 0
+    score = 100 - score
+    cap = block_size // _MIN_BLOCKSIZE * min(len(s1), len(s2))
+    return min(score, cap)
+
+
+def ctph_compare(a: str | CTPHDigest, b: str | CTPHDigest, *, scoring: Scoring = "ssdeep") -> int:
+    """Return ssdeep's match score of two CTPH digests: 0 (no match) .. 100 (identical).
+
+    Digests whose block sizes differ by more than a factor of 2 score 0; so do digests whose
+    comparable parts share no 7-character substring. Otherwise the score comes from an edit
+    distance scaled by the parts' lengths, capped for small block sizes. Symmetric.
+
+    Args:
+        a: A digest (str, or parsed by :func:`parse_ctph`).
+        b: Another digest.
+        scoring: ``"ssdeep"`` (default) follows libfuzzy's ``fuzzy_compare`` (ssdeep 2.11+:
+            insert/delete cost 1, replace 2; 100 only when both parts are identical).
+            ``"ppdeep"`` reproduces ``ppdeep.compare`` (unit-cost Levenshtein; 100 as soon
+            as the first parts are identical), which differs from libfuzzy on some pairs.
+
+    Returns:
+        The score, 0..100.
+
+    Raises:
+        FormatError: A digest is malformed (see :func:`parse_ctph`).
+        InputError: ``scoring`` is not ``"ssdeep"`` or ``"ppdeep"``.
+
+    Examples:
+        >>> ctph_compare("3:AXGBicFlgVNhBGcL6wCrFQEv:AXGHsNhxLsr2C",
+        ...              "3:AXGBicFlIHBGcL6wCrFQEv:AXGH6xLsr2C")
+        22
+    """
+    if scoring not in ("ssdeep", "ppdeep"):
+        raise InputError(f"scoring must be 'ssdeep' or 'ppdeep', got {scoring!r}")
+    da = _as_parsed(a)
+    db = _as_parsed(b)
+    bs1, bs2 = da.block_size, db.block_size
+    if bs1 != bs2 and bs1 != 2 * bs2 and bs2 != 2 * bs1:
+        return 0
+    if bs1 == bs2 and da.part1 == db.part1 and (scoring == "ppdeep" or da.part2 == db.part2):
+        return 100
+    if bs1 == bs2:
+        return max(
+            _score_strings(da.part1, db.part1, bs1, scoring),
+            _score_strings(da.part2, db.part2, 2 * bs1, scoring),
+        )
+    if bs2 == 2 * bs1:
+        return _score_strings(db.part1, da.part2, bs2, scoring)
+    return _score_strings(da.part1, db.part2, bs1, scoring)
+
+
+def iter_grams(digest: CTPHDigest) -> Iterator[tuple[int, str]]:
+    """Yield ``(block size, 7-gram)`` for both parts: the keys two digests must share to score.
+
+    Part 1 is keyed at the digest's block size, part 2 at twice that, so comparable parts of
+    two digests (equal or doubled block sizes) meet under the same key.
+
+    Examples:
+        >>> sorted(iter_grams(parse_ctph("3:ABCDEFGH:abcdefg")))
+        [(3, 'ABCDEFG'), (3, 'BCDEFGH'), (6, 'abcdefg')]
+    """
+    for gram in _grams(digest.part1):
+        yield digest.block_size, gram
+    for gram in _grams(digest.part2):
+        yield 2 * digest.block_size, gram

@@ -1,0 +1,217 @@
+"""Search over many fuzzy digests: a 7-gram index for CTPH, packed vectorised scans for TLSH.
+
+Both indexes hold everything in memory (the algorithm needs all digests at hand), number
+digests 0, 1, ... in insertion order, and offer ``query`` for one digest and ``pairs`` for all
+pairs, the form a dedup pipeline consumes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import ConfigError
+from neardup.fuzzy.ctph import CTPHDigest, Scoring, ctph_compare, iter_grams, parse_ctph
+from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distances
+
+__all__ = ["CTPHIndex", "TLSHIndex"]
+
+
+def _check_min_score(min_score: int) -> None:
+    if isinstance(min_score, bool) or not isinstance(min_score, int) or not 1 <= min_score <= 100:
+        raise ConfigError(f"min_score must be an integer from 1 to 100, got {min_score!r}")
+
+
+class CTPHIndex:
+    """Find CTPH digests that score above a threshold without comparing every pair.
+
+    ssdeep scores two digests above 0 only when their block sizes are equal or differ by a
+    factor of 2 and the parts compared share a 7-character substring (or the digests are
+    identical). The index keeps, for every ``(block size, 7-gram)`` of every digest (part 1
+    at its block size, part 2 at twice it), the digests that contain it; candidates are the
+    digests sharing a key (or identical), and only those are scored exactly with
+    :func:`~neardup.fuzzy.ctph.ctph_compare`. The result equals an exhaustive comparison.
+
+    Args:
+        scoring: ``"ssdeep"`` or ``"ppdeep"``, passed to ``ctph_compare``.
+
+    Examples:
+        >>> index = CTPHIndex()
+        >>> index.add_many(["3:AXGBicFlgVNhBGcL6wCrFQEv:AXGHsNhxLsr2C",
+        ...                 "3:AXGBicFlIHBGcL6wCrFQEv:AXGH6xLsr2C", "3:abc:def"])
+        [0, 1, 2]
+        >>> list(index.pairs(min_score=10))
+        [(0, 1, 22)]
+    """
+
+    def __init__(self, *, scoring: Scoring = "ssdeep") -> None:
+        if scoring not in ("ssdeep", "ppdeep"):
+            raise ConfigError(f"scoring must be 'ssdeep' or 'ppdeep', got {scoring!r}")
+        self._scoring: Scoring = scoring
+        self._digests: list[CTPHDigest] = []
+        self._grams: dict[tuple[int, str], list[int]] = defaultdict(list)
+        self._exact: dict[tuple[int, str, str], list[int]] = defaultdict(list)
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def _exact_key(self, d: CTPHDigest) -> tuple[int, str, str]:
+        # ppdeep calls digests identical when block size and part 1 agree
+        return (d.block_size, d.part1, d.part2 if self._scoring == "ssdeep" else "")
+
+    def add(self, digest: str | CTPHDigest) -> int:
+        """Add one digest and return its id (its position in insertion order).
+
+        Raises:
+            FormatError: The digest is malformed.
+        """
+        parsed = digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
+        ident = len(self._digests)
+        self._digests.append(parsed)
+        for key in set(iter_grams(parsed)):
+            self._grams[key].append(ident)
+        self._exact[self._exact_key(parsed)].append(ident)
+        return ident
+
+    def add_many(self, digests: Iterable[str | CTPHDigest]) -> list[int]:
+        """Add digests in order and return their ids.
+
+        Raises:
+            FormatError: A digest is malformed (the ones before it stay added).
+        """
+        return [self.add(d) for d in digests]
+
+    def _candidates(self, parsed: CTPHDigest) -> set[int]:
+        found: set[int] = set(self._exact.get(self._exact_key(parsed), ()))
+        for key in set(iter_grams(parsed)):
+            found.update(self._grams.get(key, ()))
+        return found
+
+    def query(self, digest: str | CTPHDigest, min_score: int = 1) -> list[tuple[int, int]]:
+        """Return ``(id, score)`` of every indexed digest scoring ``>= min_score``.
+
+        Sorted by score (highest first), then id.
+
+        Raises:
+            FormatError: The digest is malformed.
+            ConfigError: ``min_score`` is not an integer from 1 to 100.
+        """
+        _check_min_score(min_score)
+        parsed = digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
+        hits: list[tuple[int, int]] = []
+        for ident in self._candidates(parsed):
+            score = ctph_compare(parsed, self._digests[ident], scoring=self._scoring)
+            if score >= min_score:
+                hits.append((ident, score))
+        hits.sort(key=lambda hit: (-hit[1], hit[0]))
+        return hits
+
+    def pairs(self, min_score: int = 1) -> Iterator[tuple[int, int, int]]:
+        """Yield ``(i, j, score)`` with ``i < j`` for every pair scoring ``>= min_score``.
+
+        Pairs come in order of ``i``, then ``j``; the set equals an exhaustive comparison.
+
+        Raises:
+            ConfigError: ``min_score`` is not an integer from 1 to 100.
+        """
+        _check_min_score(min_score)
+        for i, parsed in enumerate(self._digests):
+            later = sorted(j for j in self._candidates(parsed) if j > i)
+            for j in later:
+                score = ctph_compare(parsed, self._digests[j], scoring=self._scoring)
+                if score >= min_score:
+                    yield i, j, score
+
+
+class TLSHIndex:
+    """All-pairs and nearest-digest search over TLSH digests by a vectorised distance.
+
+    Digests are decoded once into a packed ``(n, 35)`` uint8 array; a query computes the
+    distance to every row at once in numpy (header terms first, then the body by table
+    lookups in four slices, dropping rows as soon as they exceed ``max_distance``). Distances
+    equal ``tlsh.diff`` (or ``tlsh.diffxlen`` with ``len_diff=False``). Exhaustive: ``pairs``
+    costs O(n**2 / 2) row distances.
+
+    Args:
+        len_diff: Include TLSH's input-length term in distances.
+
+    Examples:
+        >>> index = TLSHIndex()
+        >>> index.add_many(["T1" + "12" * 35, "T1" + "12" * 34 + "13", "T1" + "F0" * 35])
+        [0, 1, 2]
+        >>> list(index.pairs(max_distance=10))
+        [(0, 1, 1)]
+    """
+
+    def __init__(self, *, len_diff: bool = True) -> None:
+        self._len_diff = len_diff
+        self._packed: npt.NDArray[np.uint8] = np.zeros((0, PACKED_WIDTH), dtype=np.uint8)
+        self._pending: list[npt.NDArray[np.uint8]] = []
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _rows(self) -> npt.NDArray[np.uint8]:
+        if self._pending:
+            self._packed = np.concatenate([self._packed, *self._pending])
+            self._pending = []
+        return self._packed
+
+    def add(self, digest: str) -> int:
+        """Add one digest and return its id (its position in insertion order).
+
+        Raises:
+            FormatError: The digest is malformed or ``"TNULL"``.
+        """
+        return self.add_many([digest])[0]
+
+    def add_many(self, digests: Iterable[str]) -> list[int]:
+        """Add digests in order and return their ids (none is added if one is malformed).
+
+        Raises:
+            FormatError: A digest is malformed or ``"TNULL"``.
+        """
+        packed = pack_tlsh(digests)
+        start = self._count
+        self._pending.append(packed)
+        self._count += packed.shape[0]
+        return list(range(start, self._count))
+
+    def query(self, digest: str, max_distance: int = 100) -> list[tuple[int, int]]:
+        """Return ``(id, distance)`` of every digest within ``max_distance``, closest first.
+
+        Raises:
+            FormatError: The digest is malformed.
+            ConfigError: ``max_distance`` is negative.
+        """
+        self._check_distance(max_distance)
+        query = pack_tlsh([digest])[0]
+        rows = self._rows()
+        dist = tlsh_distances(query, rows, len_diff=self._len_diff, cutoff=max_distance)
+        hit = np.flatnonzero(dist <= max_distance)
+        order = np.lexsort((hit, dist[hit]))
+        return [(int(hit[k]), int(dist[hit[k]])) for k in order]
+
+    def pairs(self, max_distance: int = 100) -> Iterator[tuple[int, int, int]]:
+        """Yield ``(i, j, distance)`` with ``i < j`` for every pair within ``max_distance``.
+
+        Raises:
+            ConfigError: ``max_distance`` is negative.
+        """
+        self._check_distance(max_distance)
+        rows = self._rows()
+        for i in range(rows.shape[0] - 1):
+            dist = tlsh_distances(
+                rows[i], rows[i + 1 :], len_diff=self._len_diff, cutoff=max_distance
+            )
+            for k in np.flatnonzero(dist <= max_distance).tolist():
+                yield i, i + 1 + k, int(dist[k])
+
+    @staticmethod
+    def _check_distance(max_distance: int) -> None:
+        if isinstance(max_distance, bool) or not isinstance(max_distance, int) or max_distance < 0:
+            raise ConfigError(f"max_distance must be a non-negative integer, got {max_distance!r}")
