@@ -41,8 +41,8 @@ class ImageHashParams(Params):
         image_scale: ``whash`` only: the side the image is resized to (a power of two), or
             ``None`` for imagehash's choice (the largest power of two not above the shorter
             side, at least ``hash_size``).
-        wavelet: ``whash`` only: the PyWavelets wavelet name (imagehash's ``mode``).
-        remove_max_haar_ll: ``whash`` only: drop the lowest Haar frequency first.
+        remove_max_haar_ll: ``whash`` only: drop the lowest Haar frequency first. (The
+            wavelet is always Haar, imagehash's default ``mode``.)
         binbits: ``colorhash`` only: bits per colour bin (1..16).
         exif_transpose: Apply the EXIF orientation before hashing. Off by default, as
             imagehash and the Go package do; the ``go`` preset refuses it.
@@ -64,7 +64,6 @@ class ImageHashParams(Params):
     hash_size: int = 8
     highfreq_factor: int = 4
     image_scale: int | None = None
-    wavelet: str = "haar"
     remove_max_haar_ll: bool = True
     binbits: int = 3
     exif_transpose: bool = False
@@ -80,7 +79,6 @@ class ImageHashParams(Params):
         owners = {
             "highfreq_factor": ("phash",),
             "image_scale": ("whash",),
-            "wavelet": ("whash",),
             "remove_max_haar_ll": ("whash",),
             "binbits": ("colorhash",),
             "hash_size": ("ahash", "phash", "dhash", "whash"),
@@ -118,8 +116,6 @@ class ImageHashParams(Params):
                         f"image_scale ({self.image_scale}) must be at least hash_size "
                         f"({self.hash_size})"
                     )
-            if not isinstance(self.wavelet, str) or not self.wavelet:
-                raise ConfigError(f"wavelet must be a PyWavelets name, got {self.wavelet!r}")
 
     @property
     def bits(self) -> int:
