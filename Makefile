@@ -12,8 +12,8 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 .PHONY: run test check bench fuzz clean
 
 $(STAMP): pyproject.toml constraints.txt
-	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless)
-	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium) || echo "chromium not installed: the browser check of the report will be skipped"
+	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null)
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null) || echo "chromium not installed: the browser check of the report will be skipped"
 	rm -rf $(VENV)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q pip==26.3

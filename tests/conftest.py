@@ -21,3 +21,14 @@ def vectors_dir() -> Path:
 def load_vectors(name: str) -> Any:
     """Load one JSON vector file from tests/golden/vectors."""
     return json.loads((VECTORS / name).read_text(encoding="utf-8"))
+
+
+def _hypothesis_profile() -> None:
+    from hypothesis import settings
+
+    # Kernels compile on first use and the CI machine is shared: time is not a property here.
+    settings.register_profile("neardup", deadline=None, print_blob=True)
+    settings.load_profile("neardup")
+
+
+_hypothesis_profile()

@@ -64,9 +64,7 @@ class Params:
         return f"{self.KIND}-{digest:016x}"
 
 
-def check_range(
-    name: str, value: float, low: float, high: float, *, integer: bool = False
-) -> None:
+def check_range(name: str, value: float, low: float, high: float, *, integer: bool = False) -> None:
     """Raise ConfigError unless ``low <= value <= high`` (and an int when ``integer``).
 
     Examples:

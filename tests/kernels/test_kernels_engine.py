@@ -1,0 +1,106 @@
+"""The batch engine: fast and reference backends agree bit for bit; determinism across processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup._hashing import fnv1a_64
+from neardup._kernels import engine, fast, reference, tables
+from neardup._kernels.spans import pack, shingle_spans
+from neardup.errors import ConfigError
+
+texts = st.lists(
+    st.text(alphabet=st.characters(codec=None), max_size=40)
+    | st.sampled_from(
+        ["İstanbul ΣΑΣ", "\ud800x\udfff", "e\u0301\u20dd", "a\x00b", "Ⱥⱥ KELVIN\u212a"]
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=150)
+@given(
+    texts, st.sampled_from([tables.LETTER | tables.DIGIT, 0x1F, tables.LETTER]), st.integers(1, 3)
+)
+def test_tokenize_backends_agree(docs: list[str], mask: int, min_bytes: int) -> None:
+    p = pack(docs)
+    args = (p.buf, p.offsets, tables.char_classes(), tables.simple_lower(), mask, min_bytes)
+    for lower in (True, False):
+        got = fast.tokenize_words(*args, lower)
+        want = reference.tokenize_words(*args, lower)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.binary(max_size=50), max_size=20))
+def test_fnv_backends_agree(chunks: list[bytes]) -> None:
+    buf = np.frombuffer(b"".join(chunks), dtype=np.uint8)
+    lengths = np.array([len(c) for c in chunks], dtype=np.int64)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    got = fast.fnv1a_ranges(buf, starts, ends)
+    want = reference.fnv1a_ranges(buf, starts, ends)
+    np.testing.assert_array_equal(got, want)
+    assert [int(v) for v in got] == [fnv1a_64(c) for c in chunks]
+
+
+def test_hash_spans_both_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    spans = shingle_spans(engine.tokenize_texts(["a quick brown fox jumps", ""], mask=0x1F), 2)
+    results = {}
+    for name in ("fast", "reference"):
+        monkeypatch.setenv("NEARDUP_BACKEND", name)
+        assert engine.backend_name() == name
+        results[name] = [engine.hash_spans(spans, h, 7) for h in ("fnv1a64", "xxh3_64", "xxh3_128")]
+    for (a_lo, a_hi), (b_lo, b_hi) in zip(results["fast"], results["reference"], strict=True):
+        np.testing.assert_array_equal(a_lo, b_lo)
+        np.testing.assert_array_equal(a_hi, b_hi)
+
+
+def test_backend_env_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEARDUP_BACKEND", "gpu")
+    with pytest.raises(ConfigError, match="NEARDUP_BACKEND"):
+        engine.backend_name()
+    with pytest.raises(ConfigError, match="unknown hash"):
+        monkeypatch.setenv("NEARDUP_BACKEND", "auto")
+        engine.hash_spans(engine.tokenize_texts(["x"], mask=1), "md5")
+
+
+_SCRIPT = """
+from neardup import WordTokenizer, ShingleTokenizer
+from neardup._kernels import engine
+from neardup._kernels.spans import shingle_spans
+s = shingle_spans(engine.tokenize_texts(["The quick brown fox, naïve café"], mask=0x1F), 3)
+print([int(v) for v in engine.hash_spans(s, "xxh3_64", 1)[0]])
+print(WordTokenizer("uax29").tokenize("a b"))
+"""
+
+
+def test_identical_across_processes_and_hash_seeds() -> None:
+    outs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        outs.add(
+            subprocess.run(
+                [sys.executable, "-c", _SCRIPT], env=env, check=True, capture_output=True, text=True
+            ).stdout
+        )
+    assert len(outs) == 1
+
+
+def test_import_is_light() -> None:
+    code = (
+        "import sys, neardup\n"
+        "heavy = ['numba', 'click', 'PIL', 'tlsh', 'torch', 'pyspark', 'selectolax', 'pypdf',"
+        " 'sentence_transformers', 'httpx', 'jieba', 'confusables', 'regex']\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]"
