@@ -33,7 +33,9 @@ DEFAULT_MAX_PIXELS = 1024 * 1024 * 1024 // 4 // 3
 
 #: What the hashing functions accept: a path, the encoded bytes, a binary file object, or an
 #: already decoded ``PIL.Image.Image``.
-ImageSource = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes], "PILImage.Image"]
+ImageSource = Union[
+    str, "os.PathLike[str]", bytes, bytearray, memoryview, IO[bytes], "PILImage.Image"
+]
 
 
 def describe(source: object) -> str:

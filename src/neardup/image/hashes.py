@@ -95,12 +95,14 @@ def _go_grid(im: PILImage.Image) -> U8:
     width, height = im.size
     if height <= 512:
         whole = np.asarray(im)
-        return gophash.go_grid_strips(height, width, lambda a, b: whole[a:b], path)[0]
+        grid = gophash.go_grid_strips(height, width, lambda a, b: whole[a:b], path)
+        return grid.reshape(gophash.GRID, gophash.GRID, 4)
 
     def strip(top: int, bottom: int) -> npt.NDArray[np.generic]:
         return np.asarray(im.crop((0, top, width, bottom)))
 
-    return gophash.go_grid_strips(height, width, strip, path)[0]
+    grid = gophash.go_grid_strips(height, width, strip, path)
+    return grid.reshape(gophash.GRID, gophash.GRID, 4)
 
 
 def _colorhash_value(im: PILImage.Image, binbits: int) -> int:
@@ -120,7 +122,10 @@ def _colorhash_value(im: PILImage.Image, binbits: int) -> int:
     faint = np.histogram(h[mask_faint], bins=hue_bins)[0] if mask_faint.any() else np.zeros(6)
     bright = np.histogram(h[mask_bright], bins=hue_bins)[0] if mask_bright.any() else np.zeros(6)
     maxvalue = 2**binbits
-    values = [min(maxvalue - 1, int(frac_black * maxvalue)), min(maxvalue - 1, int(frac_gray * maxvalue))]
+    values = [
+        min(maxvalue - 1, int(frac_black * maxvalue)),
+        min(maxvalue - 1, int(frac_gray * maxvalue)),
+    ]
     for counts in list(faint) + list(bright):
         values.append(min(maxvalue - 1, int(counts * maxvalue * 1.0 / c)))
     result = 0
@@ -156,7 +161,7 @@ def _prepare(source: ImageSource, params: ImageHashParams, max_pixels: int) -> _
 
 def _pack(bits: npt.NDArray[np.bool_]) -> list[int]:
     """Rows of bits (most significant first) to Python ints."""
-    n, nbits = bits.shape
+    nbits = bits.shape[1]
     packed = np.packbits(bits, axis=1)
     pad = packed.shape[1] * 8 - nbits
     return [int.from_bytes(row.tobytes(), "big") >> pad for row in packed]
@@ -171,7 +176,7 @@ def _median_bits(values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
 def _whash_scale(params: ImageHashParams, height: int, width: int) -> int:
     if params.image_scale is not None:
         return params.image_scale
-    natural = 2 ** int(np.log2(min(height, width)))
+    natural = 1 << int(np.log2(min(height, width)))
     return max(natural, params.hash_size)
 
 

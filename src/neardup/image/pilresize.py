@@ -47,7 +47,7 @@ def lanczos_matrix(in_size: int, out_size: int) -> npt.NDArray[np.float64]:
 
     Examples:
         >>> m = lanczos_matrix(4, 4)
-        >>> (m == np.eye(4) * 2**22).all()
+        >>> bool((m == np.eye(4) * 2**22).all())
         True
     """
     scale = in_size / out_size
@@ -65,8 +65,10 @@ def lanczos_matrix(in_size: int, out_size: int) -> npt.NDArray[np.float64]:
             total += w
         for x, w in enumerate(weights):
             k = w / total if total != 0.0 else w
-            fixed = int(-0.5 + k * (1 << _PRECISION_BITS)) if k < 0 else int(
-                0.5 + k * (1 << _PRECISION_BITS)
+            fixed = (
+                int(-0.5 + k * (1 << _PRECISION_BITS))
+                if k < 0
+                else int(0.5 + k * (1 << _PRECISION_BITS))
             )
             out[xx, xmin + x] = fixed
     return out
