@@ -1,0 +1,175 @@
+"""Results of a dedup run and their writers: JSONL, CSV and text (HTML lives in ``html_report``).
+
+The JSONL shapes are the public contract (``API.md``): one object per cluster of two or more
+members ``{"cluster", "size", "representative", "members"}``, or with pairs one object per pair
+``{"a", "b", "similarity"}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TextIO
+
+from neardup.errors import ConfigError
+from neardup.types import DocId
+
+__all__ = [
+    "Cluster",
+    "DedupResult",
+    "OutputFormat",
+    "Pair",
+    "write_clusters",
+    "write_pairs",
+]
+
+OutputFormat = Literal["jsonl", "csv", "text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two near-duplicate documents and how similar they are (1.0 = identical)."""
+
+    a: DocId
+    b: DocId
+    similarity: float
+    distance: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The public JSON form ``{"a", "b", "similarity"}`` (plus ``distance`` if known)."""
+        out: dict[str, Any] = {"a": self.a, "b": self.b, "similarity": round(self.similarity, 6)}
+        if self.distance is not None:
+            out["distance"] = self.distance
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A group of two or more near-duplicate documents."""
+
+    id: int
+    members: tuple[DocId, ...]
+    representative: DocId
+
+    @property
+    def size(self) -> int:
+        """Number of members."""
+        return len(self.members)
+
+    def to_dict(self, *, max_members: int | None = None) -> dict[str, Any]:
+        """The public JSON form; ``max_members`` truncates the member list (size stays exact)."""
+        members = list(self.members if max_members is None else self.members[:max_members])
+        out: dict[str, Any] = {
+            "cluster": self.id,
+            "size": self.size,
+            "representative": self.representative,
+            "members": members,
+        }
+        if max_members is not None and self.size > max_members:
+            out["members_truncated"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DedupResult:
+    """Everything a dedup run found.
+
+    Attributes:
+        clusters: Clusters of two or more members, numbered by representative position.
+        pairs: Accepted pairs (after verification), ``a`` before ``b`` in input order.
+        n_docs: Number of documents read.
+        method: The method id (``minhash``, ``simhash``, ...).
+        threshold: The similarity threshold used.
+        params: The sketcher's parameter fingerprint.
+        stats: Counters and timings (candidates, verified, seconds per stage, ...).
+        doc_ids: Every document id in input order.
+    """
+
+    clusters: list[Cluster]
+    pairs: list[Pair]
+    n_docs: int
+    method: str
+    threshold: float
+    params: str
+    stats: dict[str, float] = field(default_factory=dict)
+    doc_ids: list[DocId] = field(default_factory=list)
+
+    @property
+    def duplicates(self) -> int:
+        """Documents that a deduplicated copy drops (cluster members beyond one each)."""
+        return sum(c.size - 1 for c in self.clusters)
+
+    def cluster_of(self) -> dict[DocId, int]:
+        """Map each clustered document id to its cluster id."""
+        return {m: c.id for c in self.clusters for m in c.members}
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("jsonl", "csv", "text"):
+        raise ConfigError(f"unknown output format {fmt!r}; use jsonl, csv or text")
+
+
+def write_clusters(
+    clusters: Iterable[Cluster],
+    out: TextIO,
+    *,
+    fmt: OutputFormat = "jsonl",
+    max_members: int | None = None,
+) -> int:
+    """Write clusters to ``out``; return how many were written.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> write_clusters([Cluster(0, ("a", "b"), "a")], buf)
+        1
+        >>> buf.getvalue()
+        '{"cluster": 0, "size": 2, "representative": "a", "members": ["a", "b"]}\\n'
+    """
+    _check_format(fmt)
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(["cluster", "size", "representative", "member"])
+    for c in clusters:
+        n += 1
+        if fmt == "jsonl":
+            out.write(json.dumps(c.to_dict(max_members=max_members), ensure_ascii=False) + "\n")
+        elif writer is not None:
+            members = c.members if max_members is None else c.members[:max_members]
+            for m in members:
+                writer.writerow([c.id, c.size, c.representative, m])
+        else:
+            shown = c.members if max_members is None else c.members[:max_members]
+            more = f" (+{c.size - len(shown)} more)" if c.size > len(shown) else ""
+            out.write(f"cluster {c.id} ({c.size}): {', '.join(map(str, shown))}{more}\n")
+    return n
+
+
+def write_pairs(pairs: Iterable[Pair], out: TextIO, *, fmt: OutputFormat = "jsonl") -> int:
+    """Write pairs to ``out``; return how many were written.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> write_pairs([Pair("a", "b", 0.875)], buf, fmt="text")
+        1
+        >>> buf.getvalue()
+        'a\\tb\\t0.875000\\n'
+    """
+    _check_format(fmt)
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(["a", "b", "similarity"])
+    for p in pairs:
+        n += 1
+        if fmt == "jsonl":
+            out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+        elif writer is not None:
+            writer.writerow([p.a, p.b, f"{p.similarity:.6f}"])
+        else:
+            out.write(f"{p.a}\t{p.b}\t{p.similarity:.6f}\n")
+    return n
