@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from neardup.errors import InputError, InputTooLargeError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_inputs", "read_jsonl", "read_csv"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_csv", "read_inputs", "read_jsonl"]
 
 log = logging.getLogger(__name__)
 
