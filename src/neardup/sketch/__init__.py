@@ -1,0 +1,1 @@
+"""Sketches: compact fingerprints of documents (SimHash, MinHash) and their value types."""
