@@ -1,0 +1,580 @@
+"""MinHash (Broder 1997, "On the resemblance and containment of documents"): MinHasher, MinHash.
+
+:class:`MinHasher` turns documents into ``num_perm`` slot values whose agreement rate estimates
+the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable value. Presets:
+``"xxh3"`` (default, pinned), ``"txtfp"`` (byte-exact with txtfp 0.2.2), ``"datasketch"`` and
+``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
+hashing with optimal densification, Shrivastava 2017). The batch path runs in the kernels of
+:mod:`neardup._kernels.fast_minhash` (numba) or :mod:`neardup._kernels.reference_minhash`
+(numpy), which give the same bits. See ``docs/minhash.md`` for the definitions and byte layout.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import struct
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import ClassVar, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels import engine, reference_minhash
+from neardup._kernels.spans import Spans, encode_text, pack
+from neardup.canonicalize import Canonicalizer
+from neardup.config import CanonicalConfig, Params, check_choice, check_range
+from neardup.errors import (
+    ConfigError,
+    EmptyInputError,
+    FormatError,
+    IncompatibleSketchError,
+    InputError,
+)
+from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
+from neardup.types import CanonicalizerLike, Tokenizer
+
+__all__ = ["FORMAT_VERSION", "PRESETS", "TXTFP_SEED", "MinHash", "MinHashConfig", "MinHasher"]
+
+#: Version of the MinHash definitions and of the headed byte format.
+FORMAT_VERSION = 1
+#: txtfp's ``DEFAULT_SEED``; also the default seed of the ``xxh3`` and ``oph`` presets.
+TXTFP_SEED = 0x00C0FFEE5EED
+#: The presets and their scheme codes in the byte header.
+PRESETS: dict[str, int] = {
+    "xxh3": 1,
+    "txtfp": 2,
+    "datasketch": 3,
+    "datasketch-legacy": 4,
+    "oph": 5,
+}
+Preset = Literal["xxh3", "txtfp", "datasketch", "datasketch-legacy", "oph"]
+
+_MAGIC = b"NDMH"
+_HEADER = struct.Struct("<4sHHIIQ")  # magic, version, scheme, num_perm, reserved, params digest
+_TXTFP_HEADER = struct.Struct("<H6x")
+_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MAX32 = np.uint64(0xFFFFFFFF)
+_MAX_PERM = 1 << 16
+_MERSENNE61 = (1 << 61) - 1
+
+U64 = npt.NDArray[np.uint64]
+
+
+def _empty_value(scheme: str) -> np.uint64:
+    return _MAX32 if scheme.startswith("datasketch") else _MAX64
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MinHashConfig(Params):
+    """Parameters of a :class:`MinHasher`; their :meth:`fingerprint` travels with every sketch.
+
+    Attributes:
+        preset: The scheme: ``xxh3``, ``txtfp``, ``datasketch``, ``datasketch-legacy``, ``oph``.
+        num_perm: Number of slots (hash values) per sketch.
+        seed: The token-hash seed (xxh3 presets) or the permutation seed (datasketch presets).
+        canonicalizer: The canonicalizer's config id (``""`` when text is not canonicalized).
+        tokenizer: The tokenizer's name.
+        empty: ``"sketch"`` (no features gives the empty sketch) or ``"error"``.
+
+    Examples:
+        >>> MinHashConfig(num_perm=64).fingerprint()[:8]
+        'minhash-'
+    """
+
+    KIND: ClassVar[str] = "minhash"
+    preset: str = "xxh3"
+    num_perm: int = 128
+    seed: int = TXTFP_SEED
+    canonicalizer: str = "nfkc-cf-simple-bidi-fmt"
+    tokenizer: str = "shingle-k=5/word-unicode"
+    empty: str = "sketch"
+
+    def __post_init__(self) -> None:
+        check_choice("preset", self.preset, tuple(PRESETS))
+        check_range("num_perm", self.num_perm, 1, _MAX_PERM, integer=True)
+        check_range("seed", self.seed, 0, (1 << 64) - 1, integer=True)
+        check_choice("empty", self.empty, ("sketch", "error"))
+        if self.preset.startswith("datasketch") and self.seed >= 1 << 32:
+            raise ConfigError(f"datasketch seeds must be below 2**32, got {self.seed}")
+
+    @property
+    def digest(self) -> int:
+        """The 64-bit params digest stored in the byte header."""
+        return int(self.fingerprint().rsplit("-", 1)[1], 16)
+
+
+@cache
+def _txtfp_config(num_perm: int) -> MinHashConfig:
+    return MinHashConfig(
+        preset="txtfp",
+        num_perm=num_perm,
+        seed=TXTFP_SEED,
+        canonicalizer="nfkc-cf-simple-bidi-fmt",
+        tokenizer="shingle-k=5/word-uax29",
+        empty="error",
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class MinHash:
+    """An immutable MinHash sketch: ``num_perm`` slot values plus the scheme and params.
+
+    Attributes:
+        hashvalues: The slots, a read-only ``uint64`` array (datasketch's name).
+        scheme: The preset that made it (one of :data:`PRESETS`).
+        params: The params fingerprint (``minhash-<16 hex>``) of the :class:`MinHasher`.
+
+    Examples:
+        >>> a = MinHasher(num_perm=64).sketch("the quick brown fox jumps over the lazy dog")
+        >>> a.jaccard(a), len(a), a.scheme
+        (1.0, 64, 'xxh3')
+        >>> MinHash.from_bytes(a.to_bytes()) == a
+        True
+    """
+
+    hashvalues: U64
+    scheme: str
+    params: str
+
+    def __post_init__(self) -> None:
+        if self.scheme not in PRESETS:
+            raise ConfigError(f"unknown MinHash scheme {self.scheme!r}; use one of {list(PRESETS)}")
+        values = np.array(self.hashvalues, dtype=np.uint64, copy=True).reshape(-1)
+        if not 1 <= len(values) <= _MAX_PERM:
+            raise ConfigError(f"a MinHash needs 1 to {_MAX_PERM} slots, got {len(values)}")
+        values.setflags(write=False)
+        object.__setattr__(self, "hashvalues", values)
+
+    def __len__(self) -> int:
+        return len(self.hashvalues)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MinHash):
+            return NotImplemented
+        return (
+            self.scheme == other.scheme
+            and self.params == other.params
+            and np.array_equal(self.hashvalues, other.hashvalues)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.scheme, self.params, self.hashvalues.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"MinHash(num_perm={len(self)}, scheme={self.scheme!r}, params={self.params!r})"
+
+    @property
+    def num_perm(self) -> int:
+        """The number of slots."""
+        return len(self.hashvalues)
+
+    @property
+    def is_empty(self) -> bool:
+        """True for the sketch of an empty feature set (every slot at the scheme's maximum)."""
+        return bool(np.all(self.hashvalues == _empty_value(self.scheme)))
+
+    def _check(self, other: MinHash, what: str) -> None:
+        if not isinstance(other, MinHash):
+            raise IncompatibleSketchError(
+                f"cannot {what} a MinHash with a {type(other).__name__}; pass a MinHash"
+            )
+        if (self.scheme, self.num_perm, self.params) != (other.scheme, other.num_perm, other.params):
+            raise IncompatibleSketchError(
+                f"cannot {what} MinHash sketches made with different schemes or parameters "
+                f"({self.scheme}/{self.num_perm}/{self.params} vs "
+                f"{other.scheme}/{other.num_perm}/{other.params}); sketch both documents with "
+                "the same MinHasher"
+            )
+
+    def jaccard(self, other: MinHash) -> float:
+        """Estimated Jaccard similarity in [0, 1]: the fraction of equal slots.
+
+        An empty sketch is similar to nothing (0.0), not even to another empty sketch.
+
+        Raises:
+            IncompatibleSketchError: Different schemes, ``num_perm`` or params.
+        """
+        self._check(other, "compare")
+        if self.is_empty or other.is_empty:
+            return 0.0
+        return float(np.count_nonzero(self.hashvalues == other.hashvalues)) / self.num_perm
+
+    def similarity(self, other: MinHash) -> float:
+        """Same as :meth:`jaccard` (neardup's common comparison name)."""
+        return self.jaccard(other)
+
+    def merge(self, other: MinHash) -> MinHash:
+        """Return the sketch of the union of both feature sets (elementwise minimum).
+
+        Raises:
+            IncompatibleSketchError: Different schemes or params, or ``oph`` sketches (their
+                densified slots are not minima; sketch the union of the documents instead).
+
+        Examples:
+            >>> h = MinHasher(num_perm=16)
+            >>> a, b = h.sketch_tokens(["x", "y"]), h.sketch_tokens(["y", "z"])
+            >>> a.merge(b) == h.sketch_tokens(["x", "y", "z"])
+            True
+        """
+        self._check(other, "merge")
+        if self.scheme == "oph":
+            raise IncompatibleSketchError(
+                "oph sketches cannot be merged (densified slots are copies, not minima); "
+                "sketch the union of the documents instead"
+            )
+        return MinHash(np.minimum(self.hashvalues, other.hashvalues), self.scheme, self.params)
+
+    def to_bytes(self, *, layout: Literal["auto", "neardup", "txtfp"] = "auto") -> bytes:
+        """Serialize: neardup's headed layout, or txtfp's ``MinHashSig`` layout.
+
+        ``"neardup"``: 24-byte header (``b"NDMH"``, u16 format version, u16 scheme code, u32
+        num_perm, u32 zero, u64 params digest) then ``num_perm`` little-endian u64; 8-aligned,
+        so ``np.frombuffer(b, "<u8", offset=24)`` reads the slots without a copy.
+        ``"txtfp"``: u16 schema 1, six zero bytes, then the little-endian u64 slots (1032 bytes
+        for 128 slots; txtfp preset only). ``"auto"`` picks txtfp's layout for the txtfp preset.
+
+        Raises:
+            ConfigError: ``layout="txtfp"`` for a sketch of another preset.
+        """
+        if layout == "auto":
+            layout = "txtfp" if self.scheme == "txtfp" else "neardup"
+        body = self.hashvalues.astype("<u8").tobytes()
+        if layout == "txtfp":
+            if self.scheme != "txtfp":
+                raise ConfigError(
+                    f"the txtfp layout holds txtfp-preset sketches only, not {self.scheme!r}; "
+                    "use layout='neardup'"
+                )
+            return _TXTFP_HEADER.pack(1) + body
+        check_choice("layout", layout, ("auto", "neardup", "txtfp"))
+        digest = int(self.params.rsplit("-", 1)[1], 16)
+        head = _HEADER.pack(_MAGIC, FORMAT_VERSION, PRESETS[self.scheme], self.num_perm, 0, digest)
+        return head + body
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> MinHash:
+        """Read either layout written by :meth:`to_bytes` (detected from the first bytes).
+
+        Raises:
+            FormatError: Bad magic, unknown version or scheme, wrong length, nonzero padding.
+        """
+        data = bytes(data)
+        if data[:4] == _MAGIC:
+            if len(data) < _HEADER.size:
+                raise FormatError(f"MinHash bytes too short ({len(data)} bytes) for the header")
+            _, version, code, num_perm, reserved, digest = _HEADER.unpack_from(data)
+            if version != FORMAT_VERSION:
+                raise FormatError(
+                    f"MinHash format version {version} is not supported (this neardup reads "
+                    f"version {FORMAT_VERSION}); upgrade neardup or re-sketch the documents"
+                )
+            schemes = {v: k for k, v in PRESETS.items()}
+            if code not in schemes or reserved != 0:
+                raise FormatError(f"unknown MinHash scheme code {code}; the bytes are corrupt")
+            if len(data) != _HEADER.size + 8 * num_perm or num_perm < 1:
+                raise FormatError(
+                    f"MinHash bytes have {len(data)} bytes, expected "
+                    f"{_HEADER.size + 8 * num_perm} for {num_perm} slots; the data is truncated"
+                )
+            values = np.frombuffer(data, dtype="<u8", offset=_HEADER.size)
+            return cls(values, schemes[code], f"minhash-{digest:016x}")
+        if len(data) >= 16 and len(data) % 8 == 0 and data[:8] == _TXTFP_HEADER.pack(1):
+            values = np.frombuffer(data, dtype="<u8", offset=8)
+            return cls(values, "txtfp", _txtfp_config(len(values)).fingerprint())
+        raise FormatError(
+            "bytes are not a MinHash: expected the b'NDMH' header or txtfp's layout (u16 1, six "
+            "zero bytes, then u64 slots); pass bytes made by MinHash.to_bytes"
+        )
+
+    def to_hex(self) -> str:
+        """Lowercase hex of :meth:`to_bytes`."""
+        return self.to_bytes().hex()
+
+    @classmethod
+    def from_hex(cls, text: str) -> MinHash:
+        """Inverse of :meth:`to_hex`.
+
+        Raises:
+            FormatError: Not hex, or not a MinHash.
+        """
+        try:
+            data = bytes.fromhex(text)
+        except (ValueError, TypeError):
+            raise FormatError("MinHash hex must be an even number of hex digits") from None
+        return cls.from_bytes(data)
+
+
+@cache
+def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U64, U64]:
+    """The permutation parameters datasketch 2.0.0 draws for (num_perm, seed, scheme)."""
+    gen = np.random.RandomState(seed)
+    if legacy:
+        pairs = np.array(
+            [
+                (
+                    gen.randint(1, _MERSENNE61, dtype=np.uint64),
+                    gen.randint(0, _MERSENNE61, dtype=np.uint64),
+                )
+                for _ in range(num_perm)
+            ],
+            dtype=np.uint64,
+        ).T
+        return pairs[0].copy(), pairs[1].copy()
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+    return a.astype(np.uint64), b.astype(np.uint64)
+
+
+def _kernels() -> object:
+    if engine.backend_name() == "fast":
+        from neardup._kernels import fast_minhash
+
+        return fast_minhash
+    return reference_minhash
+
+
+class MinHasher:
+    """Sketch documents with MinHash.
+
+    Args:
+        num_perm: Number of slots per sketch.
+        preset: ``"xxh3"`` (default), ``"txtfp"``, ``"datasketch"``, ``"datasketch-legacy"``
+            or ``"oph"``; see ``docs/minhash.md``.
+        tokenizer: Feature extractor (default: word 5-shingles of ``WordTokenizer("word")``).
+            Not allowed with ``"txtfp"``, whose pipeline is fixed.
+        canonicalizer: Applied before tokenizing (default ``Canonicalizer("txtfp")``).
+        seed: Token-hash seed (default :data:`TXTFP_SEED`) or, for the datasketch presets,
+            the permutation seed (default 1, as ``datasketch.MinHash``).
+        empty: What a document without features gives: ``"sketch"`` (default: the empty
+            sketch, every slot at the maximum, similar to nothing) or ``"error"``
+            (:class:`~neardup.errors.EmptyInputError`). The txtfp preset always raises.
+
+    Examples:
+        >>> h = MinHasher(num_perm=32)
+        >>> a = h.sketch("one two three four five six seven eight")
+        >>> b = h.sketch("one two three four five six seven nine")
+        >>> 0.0 < a.jaccard(b) < 1.0, h.sketch_many(["a b", ""]).shape
+        (True, (2, 32))
+    """
+
+    __slots__ = ("_canon", "_config", "_skip_ascii", "_tokenizer")
+
+    def __init__(
+        self,
+        num_perm: int = 128,
+        *,
+        preset: Preset = "xxh3",
+        tokenizer: Tokenizer | None = None,
+        canonicalizer: CanonicalizerLike | None = None,
+        seed: int | None = None,
+        empty: Literal["sketch", "error"] = "sketch",
+    ) -> None:
+        check_choice("preset", preset, tuple(PRESETS))
+        if preset == "txtfp":
+            if tokenizer is not None or canonicalizer is not None or seed is not None:
+                raise ConfigError(
+                    "the txtfp preset has a fixed pipeline (txtfp canonicalizer, UAX #29 word "
+                    "5-shingles, seed 0x00C0FFEE5EED); use preset='xxh3' to choose your own"
+                )
+            tokenizer = ShingleTokenizer(5, WordTokenizer("uax29"))
+            empty = "error"
+        default_seed = 1 if preset.startswith("datasketch") else TXTFP_SEED
+        self._tokenizer: Tokenizer = tokenizer or ShingleTokenizer(5, WordTokenizer("word"))
+        self._canon: CanonicalizerLike = canonicalizer or Canonicalizer("txtfp")
+        self._config = MinHashConfig(
+            preset=preset,
+            num_perm=num_perm,
+            seed=default_seed if seed is None else seed,
+            canonicalizer=self._canon.config,
+            tokenizer=self._tokenizer.name,
+            empty=empty,
+        )
+        # ASCII text needs no canonicalizing when the tokenizer lowercases ASCII itself: the
+        # txtfp canonical form of ASCII text is its ASCII lowercase.
+        self._skip_ascii = (
+            isinstance(self._canon, Canonicalizer)
+            and self._canon.params == CanonicalConfig()
+            and _fused_args(self._tokenizer) is not None
+        )
+
+    @property
+    def config(self) -> MinHashConfig:
+        """The parameters (their fingerprint is each sketch's ``params``)."""
+        return self._config
+
+    @property
+    def num_perm(self) -> int:
+        """The number of slots per sketch."""
+        return self._config.num_perm
+
+    def __repr__(self) -> str:
+        c = self._config
+        return f"MinHasher({c.num_perm}, preset={c.preset!r}, tokenizer={c.tokenizer!r})"
+
+    def _wrap(self, row: U64) -> MinHash:
+        return MinHash(row, self._config.preset, self._config.fingerprint())
+
+    def sketch(self, text: str | bytes) -> MinHash:
+        """Sketch one document.
+
+        Raises:
+            EmptyInputError: No features, with ``empty="error"`` or the txtfp preset.
+        """
+        return self._wrap(self.sketch_many([text])[0])
+
+    def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
+        """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.
+
+        Raises:
+            EmptyInputError: A document without features, with ``empty="error"``.
+        """
+        c = self._config
+        canon = self._canonical(texts)
+        fused = _fused_args(self._tokenizer)
+        kern = _kernels()
+        if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
+            from neardup._kernels import fast_minhash, tables
+
+            mask, min_bytes, k, joined = fused
+            p = pack(canon)
+            out: U64 = fast_minhash.sketch_words(
+                p.buf,
+                p.offsets,
+                tables.char_classes(),
+                tables.simple_lower(),
+                mask,
+                min_bytes,
+                k,
+                joined,
+                np.uint64(c.seed),
+                c.num_perm,
+            )
+            return self._check_empty(out)
+        if c.preset == "txtfp":
+            spans = token_spans(self._tokenizer, canon)
+            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
+            return self._check_empty(kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm))  # type: ignore[attr-defined]
+        if c.preset.startswith("datasketch"):
+            return self._check_empty(self._datasketch(token_spans(self._tokenizer, canon)))
+        lo, hi, offsets = self._features(canon)
+        if c.preset == "oph":
+            return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))  # type: ignore[attr-defined]
+        return self._check_empty(kern.minhash_double(lo, hi, offsets, c.num_perm))  # type: ignore[attr-defined]
+
+    def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
+        """Sketch a set of features given directly (no canonicalizer, no tokenizer).
+
+        For the datasketch presets the result's ``hashvalues`` equal those of
+        ``datasketch.MinHash(num_perm, seed)`` after ``update_batch(tokens)`` (``str`` tokens
+        are UTF-8 encoded first). For ``xxh3`` and ``oph`` each token is a 1-token shingle.
+
+        Examples:
+            >>> MinHasher(num_perm=4).sketch_tokens([b"a", "b"]).num_perm
+            4
+        """
+        items = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in tokens]
+        spans = _spans_of_bytes(items)
+        c = self._config
+        kern = _kernels()
+        if c.preset == "txtfp":
+            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
+            row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)  # type: ignore[attr-defined]
+        elif c.preset.startswith("datasketch"):
+            row = self._datasketch(spans)
+        else:
+            toks, _ = engine.hash_spans(spans, "xxh3_64", c.seed)
+            lo, hi, offsets = kern.combine_shingles(toks, spans.doc_offsets, 1, True, np.uint64(c.seed))  # type: ignore[attr-defined]
+            if c.preset == "oph":
+                row = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))  # type: ignore[attr-defined]
+            else:
+                row = kern.minhash_double(lo, hi, offsets, c.num_perm)  # type: ignore[attr-defined]
+        return self._wrap(self._check_empty(row)[0])
+
+    # ------------------------------------------------------------------ internals
+
+    def _canonical(self, texts: Sequence[str | bytes]) -> list[str]:
+        if isinstance(texts, str | bytes):
+            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
+        out: list[str] = []
+        canon = self._canon.canonicalize
+        skip = self._skip_ascii
+        for i, t in enumerate(texts):
+            text = t if isinstance(t, str) else encode_text(t, i).decode("utf-8")
+            out.append(text if skip and text.isascii() else canon(text))
+        return out
+
+    def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
+        c = self._config
+        tok = self._tokenizer
+        if isinstance(tok, ShingleTokenizer):
+            inner = token_spans(tok.inner, canon)
+            k, joined = tok.k, "+sep" not in tok.name.split("/", 1)[0]
+        else:
+            inner, k, joined = token_spans(tok, canon), 1, True
+        toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
+        lo, hi, offsets = _kernels().combine_shingles(  # type: ignore[attr-defined]
+            toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
+        )
+        return lo, hi, offsets
+
+    def _datasketch(self, spans: Spans) -> U64:
+        c = self._config
+        raw = spans.buf.tobytes()
+        hv = np.fromiter(
+            (
+                int.from_bytes(hashlib.sha1(raw[s:e]).digest()[:4], "little")
+                for s, e in zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)
+            ),
+            dtype=np.uint64,
+            count=len(spans.starts),
+        )
+        legacy = c.preset == "datasketch-legacy"
+        a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
+        kern = _kernels()
+        if legacy:
+            return kern.minhash_legacy(hv, spans.doc_offsets, a, b)  # type: ignore[attr-defined,no-any-return]
+        return kern.minhash_affine32(hv, spans.doc_offsets, a, b)  # type: ignore[attr-defined,no-any-return]
+
+    def _check_empty(self, out: U64) -> U64:
+        if self._config.empty == "error" and len(out):
+            bad = np.flatnonzero(np.all(out == _empty_value(self._config.preset), axis=1))
+            if len(bad):
+                shown = ", ".join(str(i) for i in bad[:5].tolist())
+                raise EmptyInputError(
+                    f"document(s) {shown} have no features (empty, or no tokens after "
+                    f"canonicalization); the {self._config.preset} preset cannot sketch them: "
+                    "drop them first, or use empty='sketch'"
+                )
+        return out
+
+
+def _spans_of_bytes(items: list[bytes]) -> Spans:
+    """One document whose features are ``items`` (byte strings, any content)."""
+    lengths = np.fromiter((len(x) for x in items), dtype=np.int64, count=len(items))
+    ends = np.cumsum(lengths)
+    return Spans(
+        np.frombuffer(b"".join(items), dtype=np.uint8),
+        ends - lengths,
+        ends,
+        np.array([0, len(items)], dtype=np.int64),
+    )
+
+
+def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
+    """(mask, min_bytes, k, joined) when the fused numba kernel reproduces ``tokenizer``."""
+    from neardup import tokenize
+
+    if type(tokenizer) is ShingleTokenizer:
+        inner, k = tokenizer.inner, tokenizer.k
+        joined = "+sep" not in tokenizer.name.split("/", 1)[0]
+    elif type(tokenizer) is WordTokenizer:
+        inner, k, joined = tokenizer, 1, True
+    else:
+        return None
+    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+        return None
+    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
+
