@@ -1,4 +1,4 @@
-"""neardup.compat.fuzzysum reproduces the seed's Java FuzzySum bit for bit (vectors from a Java run)."""
+"""neardup.compat.fuzzysum equals the seed's Java FuzzySum bit for bit (vectors of a Java run)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import hashlib
 import locale
 
 import pytest
-from conftest import load_vectors
 
+from conftest import load_vectors
 from neardup.compat.fuzzysum import get_sums, is_similar
 from neardup.errors import DecodeError, FormatError, InputError, InputTooLargeError
 from neardup.fuzzy.fuzzysum import legacy_fuzzysum, legacy_preimages

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from fuzzy_corpus import edited_files, machine_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,9 +99,12 @@ def libfuzzy_compare(a: str, b: str) -> int:
     bs1, a1, a2 = a.split(":")
     bs2, b1, b2 = b.split(":")
     block_size1, block_size2 = int(bs1), int(bs2)
-    if block_size1 != block_size2 and block_size1 * 2 != block_size2:
-        if block_size1 % 2 == 1 or block_size1 // 2 != block_size2:
-            return 0
+    if (
+        block_size1 != block_size2
+        and block_size1 * 2 != block_size2
+        and (block_size1 % 2 == 1 or block_size1 // 2 != block_size2)
+    ):
+        return 0
     s1b1, s1b2, s2b1, s2b2 = (_lf_eliminate(x) for x in (a1, a2, b1, b2))
     if block_size1 == block_size2 and s1b1 == s2b1 and s1b2 == s2b2:
         return 100
@@ -130,31 +134,29 @@ def test_python_ssdeep_vectors() -> None:
 # ---------------------------------------------------------------- digests vs ppdeep
 
 
-def test_digests_equal_ppdeep_on_machine_files(machine_files: list[tuple[str, bytes]]) -> None:
-    ours = ctph_many([data for _, data in machine_files])
-    assert len(ours) == len(machine_files)
-    for (name, data), digest in zip(machine_files, ours, strict=True):
+def test_digests_equal_ppdeep_on_machine_files() -> None:
+    ours = ctph_many([data for _, data in machine_files()])
+    assert len(ours) == len(machine_files())
+    for (name, data), digest in zip(machine_files(), ours, strict=True):
         assert digest == ppdeep.hash(data), name
         assert ctph(data) == digest, name
 
 
-def test_digests_equal_ppdeep_on_edited_copies(
-    edited_files: list[tuple[str, bytes, bytes]],
-) -> None:
-    edited = [e for _, _, e in edited_files]
-    for (name, _, data), digest in zip(edited_files, ctph_many(edited), strict=True):
+def test_digests_equal_ppdeep_on_edited_copies() -> None:
+    edited = [e for _, _, e in edited_files()]
+    for (name, _, data), digest in zip(edited_files(), ctph_many(edited), strict=True):
         assert digest == ppdeep.hash(data), name
 
 
-def test_reference_backend_equals_fast(machine_files: list[tuple[str, bytes]]) -> None:
-    for name, data in machine_files:
+def test_reference_backend_equals_fast() -> None:
+    for name, data in machine_files():
         assert reference_digest(data) == ctph(data), name
 
 
 def test_backend_env_selects_reference(
-    monkeypatch: pytest.MonkeyPatch, machine_files: list[tuple[str, bytes]]
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    sample = [d for _, d in machine_files[:40]]
+    sample = [d for _, d in machine_files()[:40]]
     fast = ctph_many(sample)
     monkeypatch.setenv("NEARDUP_BACKEND", "reference")
     assert backend_name() == "reference"
@@ -165,9 +167,9 @@ def test_backend_env_selects_reference(
 
 
 def test_ctph_many_batches_across_buffers(
-    monkeypatch: pytest.MonkeyPatch, machine_files: list[tuple[str, bytes]]
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    datas = [d for _, d in machine_files[:60]]
+    datas = [d for _, d in machine_files()[:60]]
     whole = ctph_many(datas)
     monkeypatch.setattr(ctph_module, "_BATCH_BYTES", 10_000)
     assert ctph_many(iter(datas)) == whole
@@ -183,23 +185,17 @@ def test_str_is_hashed_as_utf8() -> None:
 # ---------------------------------------------------------------- scores
 
 
-def _score_pairs(
-    machine_files: list[tuple[str, bytes]], edited_files: list[tuple[str, bytes, bytes]]
-) -> list[tuple[str, str]]:
-    originals = {name: ctph(data) for name, data in machine_files}
-    pairs = [
-        (originals[name.split("#")[0]], ctph(edited)) for name, _, edited in edited_files
-    ]
+def _score_pairs() -> list[tuple[str, str]]:
+    originals = {name: ctph(data) for name, data in machine_files()}
+    pairs = [(originals[name.split("#")[0]], ctph(edited)) for name, _, edited in edited_files()]
     digests = list(originals.values())
     # unrelated pairs too, including many with comparable block sizes
     pairs += [(digests[i], digests[(i * 7 + 3) % len(digests)]) for i in range(len(digests))]
     return pairs
 
 
-def test_scores_equal_libfuzzy(
-    machine_files: list[tuple[str, bytes]], edited_files: list[tuple[str, bytes, bytes]]
-) -> None:
-    pairs = _score_pairs(machine_files, edited_files)
+def test_scores_equal_libfuzzy() -> None:
+    pairs = _score_pairs()
     positive = 0
     for a, b in pairs:
         score = ctph_compare(a, b)
@@ -209,11 +205,9 @@ def test_scores_equal_libfuzzy(
     assert positive > 200  # the corpus really exercises the edit-distance scoring
 
 
-def test_ppdeep_scoring_equals_ppdeep(
-    machine_files: list[tuple[str, bytes]], edited_files: list[tuple[str, bytes, bytes]]
-) -> None:
+def test_ppdeep_scoring_equals_ppdeep() -> None:
     differ = 0
-    for a, b in _score_pairs(machine_files, edited_files):
+    for a, b in _score_pairs():
         score = ctph_compare(a, b, scoring="ppdeep")
         assert score == ppdeep.compare(a, b), (a, b)
         differ += score != ctph_compare(a, b)
@@ -221,8 +215,8 @@ def test_ppdeep_scoring_equals_ppdeep(
     assert differ > 0
 
 
-def test_edited_copies_score_high(edited_files: list[tuple[str, bytes, bytes]]) -> None:
-    big = [(o, e) for _, o, e in edited_files if len(o) > 20_000]
+def test_edited_copies_score_high() -> None:
+    big = [(o, e) for _, o, e in edited_files() if len(o) > 20_000]
     scores = [ctph_compare(ctph(o), ctph(e)) for o, e in big]
     assert sum(s >= 50 for s in scores) >= 0.6 * len(scores)
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 import sys
+from functools import cache
 
 import numpy as np
 import pytest
+from fuzzy_corpus import machine_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,15 +26,15 @@ from neardup.fuzzy import (
 pytlsh = pytest.importorskip("tlsh")
 
 
-@pytest.fixture(scope="module")
-def digests(machine_files: list[tuple[str, bytes]]) -> list[str]:
-    out = [pytlsh.hash(d) for _, d in machine_files]
+@cache
+def digests() -> list[str]:
+    out = [pytlsh.hash(d) for _, d in machine_files()]
     return [d for d in out if d != "TNULL"]
 
 
-def test_digests_equal_py_tlsh(machine_files: list[tuple[str, bytes]]) -> None:
+def test_digests_equal_py_tlsh() -> None:
     valid = 0
-    for name, data in machine_files:
+    for name, data in machine_files():
         expected = pytlsh.hash(data)
         if expected == "TNULL":
             with pytest.raises(TLSHError):
@@ -41,25 +43,25 @@ def test_digests_equal_py_tlsh(machine_files: list[tuple[str, bytes]]) -> None:
         assert tlsh(data) == expected, name
         valid += 1
     assert valid > 150
-    datas = [d for _, d in machine_files]
+    datas = [d for _, d in machine_files()]
     many = tlsh_many(datas, params=TLSHParams(invalid="none"))
     assert many == [None if pytlsh.hash(d) == "TNULL" else pytlsh.hash(d) for d in datas]
 
 
-def test_distance_equals_tlsh_diff(digests: list[str]) -> None:
+def test_distance_equals_tlsh_diff() -> None:
     rng = random.Random(5)
     for _ in range(2000):
-        a, b = rng.choice(digests), rng.choice(digests)
+        a, b = rng.choice(digests()), rng.choice(digests())
         assert tlsh_distance(a, b) == pytlsh.diff(a, b), (a, b)
         assert tlsh_distance(a, b, len_diff=False) == pytlsh.diffxlen(a, b), (a, b)
         assert tlsh_distance(b, a) == tlsh_distance(a, b)
-    assert tlsh_distance(digests[0], digests[0]) == 0
+    assert tlsh_distance(digests()[0], digests()[0]) == 0
 
 
-def test_vectorised_distances_and_cutoff(digests: list[str]) -> None:
-    packed = pack_tlsh(digests)
-    for i in range(0, len(digests), 17):
-        exact = np.array([pytlsh.diff(digests[i], d) for d in digests])
+def test_vectorised_distances_and_cutoff() -> None:
+    packed = pack_tlsh(digests())
+    for i in range(0, len(digests()), 17):
+        exact = np.array([pytlsh.diff(digests()[i], d) for d in digests()])
         assert tlsh_distances(packed[i], packed).tolist() == exact.tolist()
         pruned = tlsh_distances(packed[i], packed, cutoff=120)
         keep = exact <= 120

@@ -245,6 +245,8 @@ class FuzzySumParams(Params):
         window: Mean window length in words: a word is an anchor (it closes a window) when
             its xxh3-64 hash is 0 modulo ``window``.
         slop: Word values and distances are divided by this (the Java's ``SLOP``).
+        quantum: A window's value is its mean word distance divided by this: larger values
+            let more edits inside a window go unnoticed.
         strip_tags: Remove ``<...>`` tags first, as the legacy algorithm does.
         max_chars: Cap on the text length in characters (InputTooLargeError above it).
     """
@@ -252,12 +254,14 @@ class FuzzySumParams(Params):
     KIND: ClassVar[str] = "fuzzysum"
     window: int = 8
     slop: int = 3
+    quantum: int = 4
     strip_tags: bool = True
     max_chars: int = DEFAULT_MAX_CHARS
 
     def __post_init__(self) -> None:
         check_range("window", self.window, 2, 4096, integer=True)
         check_range("slop", self.slop, 1, 1000, integer=True)
+        check_range("quantum", self.quantum, 1, 1_000_000, integer=True)
         check_range("max_chars", self.max_chars, 1, 2**40, integer=True)
 
 
@@ -292,7 +296,7 @@ def _windows(words: list[str], params: FuzzySumParams) -> list[str]:
         count += 1
         key = xxhash.xxh3_64_intdigest(word.encode("utf-8"))
         if key % params.window == 0 or i == len(words) - 1:
-            lines.append(f"{key & 0xFFFFFFFF:08x}:{acc // count}")
+            lines.append(f"{key & 0xFFFFFFFF:08x}:{acc // (count * params.quantum)}")
             acc = 0
             count = 0
     return lines
@@ -303,9 +307,9 @@ def fuzzysum(text: str | bytes, *, params: FuzzySumParams | None = None) -> tupl
 
     Words are NFKC-casefolded Unicode words (each CJK / kana / Thai character is a word).
     A window ends at every anchor word (hash 0 modulo ``params.window``) and at the last word;
-    its value is the anchor's hash with the mean quantized distance between the window's
-    neighbouring words. ``sum1`` is the MD5 of all windows but the last, ``sum2`` of all windows
-    but the first. Compare with :func:`fuzzysum_similar`.
+    its value is the anchor's hash with the mean distance between the window's neighbouring
+    words, divided by ``params.quantum``. ``sum1`` is the MD5 of all windows but the last,
+    ``sum2`` of all windows but the first. Compare with :func:`fuzzysum_similar`.
 
     Texts with fewer than two windows hash their normalized word sequence exactly (both sums
     equal); a text without words gives ``md5("")`` twice.

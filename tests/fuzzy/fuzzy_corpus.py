@@ -1,12 +1,11 @@
-"""Fixtures of the fuzzy tests: a corpus of real files from this machine plus edited copies."""
+"""The fuzzy tests' corpus: real files from this machine plus edited copies (built once)."""
 
 from __future__ import annotations
 
 import random
 import sysconfig
+from functools import cache
 from pathlib import Path
-
-import pytest
 
 _SOURCES: list[tuple[str, str, int]] = [
     # (directory, glob, how many files to take)
@@ -52,7 +51,7 @@ def _edits(data: bytes, rng: random.Random) -> list[bytes]:
     ]
 
 
-@pytest.fixture(scope="session")
+@cache
 def machine_files() -> list[tuple[str, bytes]]:
     """A few hundred (name, content) pairs read from files on this machine (text and binary)."""
     rng = random.Random(20240605)
@@ -80,12 +79,12 @@ def machine_files() -> list[tuple[str, bytes]]:
     return out
 
 
-@pytest.fixture(scope="session")
-def edited_files(machine_files: list[tuple[str, bytes]]) -> list[tuple[str, bytes, bytes]]:
+@cache
+def edited_files() -> list[tuple[str, bytes, bytes]]:
     """(name, original, edited copy) for every corpus file with edits."""
     rng = random.Random(99)
     out: list[tuple[str, bytes, bytes]] = []
-    for name, data in machine_files:
+    for name, data in machine_files():
         edits = _edits(data, rng)
         if len(data) > 60_000:  # ppdeep is slow: fewer edits of the big files
             edits = edits[::2]
