@@ -12,13 +12,18 @@ Reference: C. E. Duchon, "Lanczos filtering in one and two dimensions", 1979.
 
 from __future__ import annotations
 
+import logging
 import math
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["lanczos_matrix", "resize_l"]
+from neardup._extras import require_extra
+
+__all__ = ["lanczos_matrix", "pass_order", "resize_l"]
+
+logger = logging.getLogger(__name__)
 
 _PRECISION_BITS = 32 - 8 - 2
 _SUPPORT = 3.0
@@ -83,6 +88,64 @@ def _clip8(acc: npt.NDArray[np.float64]) -> npt.NDArray[np.uint8]:
     return acc.astype(np.uint8)
 
 
+def _passes(
+    stack: npt.NDArray[np.uint8], width: int, height: int, order: str
+) -> npt.NDArray[np.uint8]:
+    """Both passes in the given order (``"hv"``: horizontal first, ``"vh"``: vertical first)."""
+    n, h, w = stack.shape
+    out: npt.NDArray[np.uint8] = stack
+    for axis in order:
+        if axis == "h" and width != out.shape[2]:
+            horizontal = lanczos_matrix(w, width)
+            rows = out.shape[1]
+            flat = out.reshape(n * rows, w).astype(np.float64) @ horizontal.T
+            out = _clip8(flat).reshape(n, rows, width)
+        elif axis == "v" and height != out.shape[1]:
+            out = _clip8(np.matmul(lanczos_matrix(h, height), out.astype(np.float64)))
+    return stack.copy() if out is stack else out
+
+
+@lru_cache(maxsize=4096)
+def pass_order(h: int, w: int, height: int, width: int) -> str:
+    """Which pass Pillow runs first for this resize: ``"hv"``, ``"vh"`` or ``"pillow"``.
+
+    Pillow has always run the horizontal pass first, but Pillow 13 runs the vertical pass
+    first for some shapes (python-pillow/Pillow#9549), and the intermediate 8-bit rounding
+    makes the order visible in the result. Rather than hard-code one release's rule, the
+    order is read off the installed Pillow once per shape: a seeded random probe image is
+    resized by Pillow and by both orders here. ``"pillow"`` means neither order reproduced
+    it (a Pillow whose arithmetic differs): callers then let Pillow resize.
+
+    Examples:
+        >>> pass_order(40, 40, 8, 8)
+        'hv'
+    """
+    if width == w or height == h:
+        return "hv"  # one pass only; the order is moot
+    image_mod = require_extra("image", "PIL.Image")
+    rng = np.random.default_rng([h, w, height, width])
+    for _ in range(4):
+        probe = rng.integers(0, 256, size=(1, h, w), dtype=np.uint8)
+        pil = image_mod.fromarray(probe[0], "L").resize(
+            (width, height), image_mod.Resampling.LANCZOS
+        )
+        want = np.asarray(pil)
+        hv = np.array_equal(_passes(probe, width, height, "hv")[0], want)
+        vh = np.array_equal(_passes(probe, width, height, "vh")[0], want)
+        if hv != vh:
+            return "hv" if hv else "vh"
+        if not hv:
+            logger.warning(
+                "Pillow's LANCZOS resize %dx%d -> %dx%d is not reproduced; using Pillow",
+                w,
+                h,
+                width,
+                height,
+            )
+            return "pillow"
+    return "hv"  # both orders agree on every probe: the shapes make them equivalent
+
+
 def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArray[np.uint8]:
     """``Image.resize((width, height), Image.Resampling.LANCZOS)`` on a stack of L images.
 
@@ -92,7 +155,7 @@ def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArr
         height: Output height.
 
     Returns:
-        ``(N, height, width)`` uint8, equal to Pillow's result image by image.
+        ``(N, height, width)`` uint8, equal to the installed Pillow's result image by image.
 
     Examples:
         >>> img = np.arange(64, dtype=np.uint8).reshape(1, 8, 8) * 4
@@ -101,15 +164,15 @@ def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArr
         >>> resize_l(img, 2, 2).shape
         (1, 2, 2)
     """
-    n, h, w = stack.shape
-    out: npt.NDArray[np.uint8] = stack
-    if width != w:
-        horizontal = lanczos_matrix(w, width)
-        flat = out.reshape(n * h, w).astype(np.float64) @ horizontal.T
-        out = _clip8(flat).reshape(n, h, width)
-    if height != h:
-        vertical = lanczos_matrix(h, height)
-        out = _clip8(np.matmul(vertical, out.astype(np.float64)))
-    if out is stack:
-        out = stack.copy()
-    return out
+    _, h, w = stack.shape
+    order = pass_order(h, w, height, width)
+    if order == "pillow":
+        image_mod = require_extra("image", "PIL.Image")
+        lanczos = image_mod.Resampling.LANCZOS
+        return np.stack(
+            [
+                np.asarray(image_mod.fromarray(a, "L").resize((width, height), lanczos))
+                for a in stack
+            ]
+        )
+    return _passes(stack, width, height, order)
