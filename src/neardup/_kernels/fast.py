@@ -76,6 +76,7 @@ def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # 
 
     Tokens are lowercased with ``lower`` when ``do_lower``, written to a new buffer separated
     by one space within a document, and kept only if their UTF-8 length is ``>= min_bytes``.
+    Positions are unsigned so that numba drops its negative-index checks on every byte.
 
     Returns:
         (out_buf, starts, ends, doc_offsets) -- see :class:`neardup._kernels.spans.Spans`.
@@ -87,42 +88,58 @@ def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # 
     starts = np.empty(cap, dtype=np.int64)
     ends = np.empty(cap, dtype=np.int64)
     doc_offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    pos = 0
-    nt = 0
+    one = np.uint64(1)
+    umask = np.uint8(mask)
+    umin = np.uint64(min_bytes)
+    pos = np.uint64(0)
+    nt = np.uint64(0)
     for d in range(n_docs):
-        i = offsets[d]
-        end = offsets[d + 1]
+        i = np.uint64(offsets[d])
+        end = np.uint64(offsets[d + 1])
         first_tok = nt
         in_tok = False
-        tok_begin = 0
-        rollback = 0
-        while i <= end:
-            is_word = False
-            step = 1
-            cp = 0
-            if i < end:
-                cp, step = _decode(buf, i, end)
-                is_word = (classes[cp] & mask) != 0
-            if is_word:
+        tok_begin = np.uint64(0)
+        rollback = np.uint64(0)
+        while i < end:
+            b = buf[i]
+            if b < 0x80:  # ASCII fast path: no decoding, small hot tables
+                cp = np.uint64(b)
+                step = one
+            else:
+                icp, istep = _decode(buf, np.int64(i), np.int64(end))
+                cp = np.uint64(icp)
+                step = np.uint64(istep)
+            if (classes[cp] & umask) != 0:
                 if not in_tok:
                     in_tok = True
                     rollback = pos
                     if nt > first_tok:
                         out[pos] = 0x20
-                        pos += 1
+                        pos += one
                     tok_begin = pos
                 if do_lower:
-                    cp = lower[cp]
-                pos = _encode(out, pos, cp)
+                    cp = np.uint64(lower[cp])
+                if cp < 0x80:
+                    out[pos] = cp
+                    pos += one
+                else:
+                    pos = np.uint64(_encode(out, np.int64(pos), np.int64(cp)))
             elif in_tok:
                 in_tok = False
-                if pos - tok_begin >= min_bytes:
+                if pos - tok_begin >= umin:
                     starts[nt] = tok_begin
                     ends[nt] = pos
-                    nt += 1
+                    nt += one
                 else:
                     pos = rollback
             i += step
+        if in_tok:
+            if pos - tok_begin >= umin:
+                starts[nt] = tok_begin
+                ends[nt] = pos
+                nt += one
+            else:
+                pos = rollback
         doc_offsets[d + 1] = nt
     return out[:pos].copy(), starts[:nt].copy(), ends[:nt].copy(), doc_offsets
 
