@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("PIL")
-from PIL import Image  # noqa: E402
+from PIL import Image
 
-from neardup.compat.fingerprint import (  # noqa: E402
+from neardup.compat.fingerprint import (
     PHashError,
     phash,
     phash_from_hex,
     phash_from_image,
     phash_hex,
 )
-from neardup.errors import DecodeError, NeardupError  # noqa: E402
-from neardup.image.hashes import _go_grid  # noqa: E402
+from neardup.errors import DecodeError, NeardupError
+from neardup.image.hashes import _go_grid
 
 VECTORS = Path(__file__).resolve().parents[1] / "golden" / "vectors"
 PHASH = json.loads((VECTORS / "go_fingerprint_phash.json").read_text(encoding="utf-8"))
@@ -73,9 +73,10 @@ def test_grid_intermediates_are_byte_identical(name: str) -> None:
 
 def test_in_memory_cases() -> None:
     cases = PHASH["in_memory_cases"]
-    assert phash_hex(phash_from_image(Image.new("RGBA", (0, 0)))) == cases["zero_size_rgba"][
-        "phash_hex"
-    ]
+    assert (
+        phash_hex(phash_from_image(Image.new("RGBA", (0, 0))))
+        == cases["zero_size_rgba"]["phash_hex"]
+    )
     transparent = Image.new("RGBA", (64, 64), (0, 0, 0, 0))
     assert phash_hex(phash_from_image(transparent)) == cases["transparent_black_64"]["phash_hex"]
     # A SubImage hashes relative to its own bounds: a Pillow crop is the same thing. The crop
@@ -96,9 +97,9 @@ def test_animated_gif_hashes_its_first_frame(tmp_path: Path) -> None:
 
 def test_tiny_images_get_a_hash_and_no_error() -> None:
     assert phash_from_image(Image.new("RGB", (1, 1), (10, 200, 30))) >= 0
-    assert phash_hex(phash(VECTORS / "images" / "tiny_4x4.png")) == IMAGES["tiny_4x4.png"][
-        "phash_hex"
-    ]
+    assert (
+        phash_hex(phash(VECTORS / "images" / "tiny_4x4.png")) == IMAGES["tiny_4x4.png"]["phash_hex"]
+    )
 
 
 @pytest.mark.parametrize("case", PHASH["decode_errors"], ids=lambda c: c["note"])
@@ -119,9 +120,9 @@ def test_decode_errors_raise_phash_error(case: dict[str, str]) -> None:
 def test_file_errors_name_the_file(tmp_path: Path) -> None:
     empty = tmp_path / "empty.png"
     empty.write_bytes(b"")
-    with pytest.raises(PHashError, match="empty.png"):
+    with pytest.raises(PHashError, match=r"empty\.png"):
         phash(empty)
-    with pytest.raises(PHashError, match="missing.png"):
+    with pytest.raises(PHashError, match=r"missing\.png"):
         phash(tmp_path / "missing.png")
     bmp = tmp_path / "pic.bmp"
     Image.new("RGB", (8, 8)).save(bmp)

@@ -115,7 +115,9 @@ def _synthetic() -> list[tuple[str, Image.Image]]:
 
 
 @pytest.mark.parametrize("method", sorted(REFERENCE))
-@pytest.mark.parametrize(("name", "img"), _synthetic(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "img"), _synthetic(), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_parity_on_modes_and_sizes(method: str, name: str, img: Image.Image) -> None:
     if method == "colorhash" and img.mode in ("I;16",):
         pytest.skip("imagehash's colorhash cannot convert I;16 to HSV either")
@@ -148,7 +150,9 @@ def test_pillow_lanczos_resize_is_replayed_exactly() -> None:
         h, w = (int(v) for v in rng.integers(1, 300, size=2))
         out_w, out_h = (int(v) for v in rng.integers(1, 70, size=2))
         arr = rng.integers(0, 256, size=(h, w), dtype=np.uint8)
-        want = np.asarray(Image.fromarray(arr, "L").resize((out_w, out_h), Image.Resampling.LANCZOS))
+        want = np.asarray(
+            Image.fromarray(arr, "L").resize((out_w, out_h), Image.Resampling.LANCZOS)
+        )
         assert np.array_equal(resize_l(arr[None], out_w, out_h)[0], want)
 
 
