@@ -1,0 +1,154 @@
+"""numba kernels of the Hamming index: block sorting and the all-pairs scan.
+
+Same results as :mod:`neardup._kernels.reference_hamming` (the pair set, and a valid sort).
+Compiled lazily on first call (``cache=True``); importing this module compiles nothing.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["all_pairs", "block_order"]
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _popcount(x):  # type: ignore[no-untyped-def]
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_values(codes, start, end):  # type: ignore[no-untyped-def]
+    n = codes.shape[0]
+    k = start // 64
+    off = start % 64
+    width = end - start
+    out = np.empty(n, dtype=np.uint64)
+    mask = np.uint64(0xFFFFFFFFFFFFFFFF)
+    if width < 64:
+        mask = (np.uint64(1) << np.uint64(width)) - np.uint64(1)
+    spill = off > 0 and off + width > 64
+    for i in range(n):
+        v = codes[i, k] >> np.uint64(off)
+        if spill:
+            v |= codes[i, k + 1] << np.uint64(64 - off)
+        out[i] = v & mask
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _radix_sort(values, width):  # type: ignore[no-untyped-def]
+    """LSD radix sort of block values (at most 16-bit digits); returns (sorted, order)."""
+    n = len(values)
+    passes = max(1, (width + 15) // 16)
+    digit = (width + passes - 1) // passes
+    size = 1 << digit
+    dmask = np.uint64(size - 1)
+    keys = values.copy()
+    order = np.arange(n, dtype=np.int64)
+    tkeys = np.empty(n, dtype=np.uint64)
+    torder = np.empty(n, dtype=np.int64)
+    count = np.empty(size + 1, dtype=np.int64)
+    for p in range(passes):
+        shift = np.uint64(p * digit)
+        count[:] = 0
+        for i in range(n):
+            count[np.int64((keys[i] >> shift) & dmask) + 1] += 1
+        for c in range(size):
+            count[c + 1] += count[c]
+        for i in range(n):
+            d = np.int64((keys[i] >> shift) & dmask)
+            pos = count[d]
+            count[d] = pos + 1
+            tkeys[pos] = keys[i]
+            torder[pos] = order[i]
+        keys, tkeys = tkeys, keys
+        order, torder = torder, order
+    return keys, order
+
+
+@numba.njit(cache=True, nogil=True)
+def block_order(codes, start, end):  # type: ignore[no-untyped-def]
+    """Values of block ``[start, end)`` sorted ascending, and the row of each."""
+    return _radix_sort(_block_values(codes, start, end), end - start)
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(arr, cap):  # type: ignore[no-untyped-def]
+    out = np.empty(cap, dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def all_pairs(codes, starts, ends, masks, radius):  # type: ignore[no-untyped-def]
+    """Every pair of rows within ``radius``, each once.
+
+    For each block ``j``: sort rows by the block's value, scan runs of equal values, verify
+    candidates by popcount, and keep a pair only if ``j`` is the first block it agrees on.
+
+    Args:
+        codes: ``(n, words)`` uint64 codes.
+        starts, ends: ``(blocks,)`` int64 bit ranges of the blocks.
+        masks: ``(blocks, words)`` uint64; block ``b`` covers the bits set in ``masks[b]``.
+        radius: Largest Hamming distance reported (must be below the number of blocks).
+
+    Returns:
+        ``(a, b, d)`` int64 arrays, ``a < b`` rows and ``d`` their distance, unordered.
+    """
+    n, words = codes.shape
+    cap = 1024
+    out_a = np.empty(cap, dtype=np.int64)
+    out_b = np.empty(cap, dtype=np.int64)
+    out_d = np.empty(cap, dtype=np.int64)
+    cnt = 0
+    zero = np.uint64(0)
+    srt = np.empty((n, words), dtype=np.uint64)
+    for j in range(len(starts)):
+        keys, order = block_order(codes, starts[j], ends[j])
+        for p in range(n):
+            for w in range(words):
+                srt[p, w] = codes[order[p], w]
+        start = 0
+        while start < n:
+            end = start + 1
+            while end < n and keys[end] == keys[start]:
+                end += 1
+            for p in range(start, end):
+                for q in range(p + 1, end):
+                    d = np.int64(0)
+                    for w in range(words):
+                        d += _popcount(srt[p, w] ^ srt[q, w])
+                    if d > radius:
+                        continue
+                    seen = False
+                    for jj in range(j):
+                        agree = True
+                        for w in range(words):
+                            if (srt[p, w] ^ srt[q, w]) & masks[jj, w] != zero:
+                                agree = False
+                                break
+                        if agree:
+                            seen = True
+                            break
+                    if seen:
+                        continue
+                    if cnt == cap:
+                        cap *= 2
+                        out_a = _grow(out_a, cap)
+                        out_b = _grow(out_b, cap)
+                        out_d = _grow(out_d, cap)
+                    out_a[cnt] = min(order[p], order[q])
+                    out_b[cnt] = max(order[p], order[q])
+                    out_d[cnt] = d
+                    cnt += 1
+            start = end
+    return out_a[:cnt].copy(), out_b[:cnt].copy(), out_d[:cnt].copy()

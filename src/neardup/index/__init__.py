@@ -1,0 +1,1 @@
+"""Indexes that find near-duplicate sketches fast (exact Hamming radius, banded LSH)."""
