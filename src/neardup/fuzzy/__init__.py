@@ -37,6 +37,7 @@ from neardup.fuzzy.tlsh import (
     pack_tlsh,
     tlsh,
     tlsh_distance,
+    tlsh_distance_matrix,
     tlsh_distances,
     tlsh_many,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "parse_ctph",
     "tlsh",
     "tlsh_distance",
+    "tlsh_distance_matrix",
     "tlsh_distances",
     "tlsh_many",
 ]

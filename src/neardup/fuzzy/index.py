@@ -15,9 +15,11 @@ import numpy.typing as npt
 
 from neardup.errors import ConfigError
 from neardup.fuzzy.ctph import CTPHDigest, Scoring, ctph_compare, iter_grams, parse_ctph
-from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distances
+from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distance_matrix, tlsh_distances
 
 __all__ = ["CTPHIndex", "TLSHIndex"]
+
+_BLOCK_CELLS = 1 << 17  # distance-matrix cells per block: ~32 MB of int64 lookups
 
 
 def _check_min_score(min_score: int) -> None:
@@ -199,17 +201,27 @@ class TLSHIndex:
     def pairs(self, max_distance: int = 100) -> Iterator[tuple[int, int, int]]:
         """Yield ``(i, j, distance)`` with ``i < j`` for every pair within ``max_distance``.
 
+        Rows are compared in blocks (a distance matrix of about 32 MB at a time).
+
         Raises:
             ConfigError: ``max_distance`` is negative.
         """
         self._check_distance(max_distance)
         rows = self._rows()
-        for i in range(rows.shape[0] - 1):
-            dist = tlsh_distances(
-                rows[i], rows[i + 1 :], len_diff=self._len_diff, cutoff=max_distance
+        n = rows.shape[0]
+        start = 0
+        while start < n - 1:
+            others = rows[start + 1 :]
+            block = max(1, min(n - 1 - start, _BLOCK_CELLS // others.shape[0]))
+            dist = tlsh_distance_matrix(
+                rows[start : start + block], others, len_diff=self._len_diff
             )
-            for k in np.flatnonzero(dist <= max_distance).tolist():
-                yield i, i + 1 + k, int(dist[k])
+            # row r of the block is digest start + r; column k is digest start + 1 + k
+            later = np.arange(others.shape[0])[None, :] >= np.arange(block)[:, None]
+            rr, kk = np.nonzero((dist <= max_distance) & later)
+            for r, k, d in zip(rr.tolist(), kk.tolist(), dist[rr, kk].tolist(), strict=True):
+                yield start + r, start + 1 + k, d
+            start += block
 
     @staticmethod
     def _check_distance(max_distance: int) -> None:

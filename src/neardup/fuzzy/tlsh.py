@@ -32,6 +32,7 @@ __all__ = [
     "pack_tlsh",
     "tlsh",
     "tlsh_distance",
+    "tlsh_distance_matrix",
     "tlsh_distances",
     "tlsh_many",
 ]
@@ -224,26 +225,38 @@ def _body_table() -> npt.NDArray[np.uint8]:
 _BODY_TABLE = _body_table()
 
 
-def _mod_diff(x: npt.NDArray[np.int64], y: int, r: int) -> npt.NDArray[np.int64]:
+def _mod_diff(x: npt.NDArray[np.int64], y: npt.NDArray[np.int64], r: int) -> npt.NDArray[np.int64]:
     d: npt.NDArray[np.int64] = np.abs(x - y)
     return np.minimum(d, r - d)
 
 
-def _header_distance(
-    q: npt.NDArray[np.uint8], many: npt.NDArray[np.uint8], len_diff: bool
+def _header_matrix(
+    qs: npt.NDArray[np.uint8], many: npt.NDArray[np.uint8], len_diff: bool
 ) -> npt.NDArray[np.int64]:
-    """The header part of ``totalDiff``: length, quartile ratios and checksum terms."""
-    total = np.zeros(many.shape[0], dtype=np.int64)
+    """``(len(qs), len(many))`` header part of ``totalDiff``: length, Q ratios, checksum."""
+    a = qs[:, None, :3].astype(np.int64)
+    b = many[None, :, :3].astype(np.int64)
+    total = np.zeros((qs.shape[0], many.shape[0]), dtype=np.int64)
     if len_diff:
-        ld = _mod_diff(many[:, 1].astype(np.int64), int(q[1]), 256)
+        ld = _mod_diff(a[..., 1], b[..., 1], 256)
         total += np.where(ld <= 1, ld, ld * 12)
-    qa = int(q[2])
-    qm = many[:, 2].astype(np.int64)
     for shift in (0, 4):
-        qd = _mod_diff((qm >> shift) & 15, (qa >> shift) & 15, 16)
+        qd = _mod_diff((a[..., 2] >> shift) & 15, (b[..., 2] >> shift) & 15, 16)
         total += np.where(qd <= 1, qd, (qd - 1) * 12)
-    total += many[:, 0] != q[0]
+    total += a[..., 0] != b[..., 0]
     return total
+
+
+def _body_matrix(
+    qs: npt.NDArray[np.uint8], many: npt.NDArray[np.uint8], lo: int = 3, hi: int = PACKED_WIDTH
+) -> npt.NDArray[np.int64]:
+    """``(len(qs), len(many))`` body distances over bytes ``lo:hi``, by flat table lookups."""
+    index = qs[:, None, lo:hi].astype(np.intp) * 256 + many[None, :, lo:hi]
+    body: npt.NDArray[np.int64] = _BODY_FLAT.take(index).sum(axis=2, dtype=np.int64)
+    return body
+
+
+_BODY_FLAT = _BODY_TABLE.ravel()
 
 
 def tlsh_distances(
@@ -273,25 +286,35 @@ def tlsh_distances(
         >>> tlsh_distances(p[0], p).tolist()
         [0, 1]
     """
-    n = packed.shape[0]
-    dist = _header_distance(query, packed, len_diff)
-    body_q = query[3:]
+    qs = query[None, :]
+    dist = _header_matrix(qs, packed, len_diff)[0]
     if cutoff is None:
-        body: npt.NDArray[np.int64] = _BODY_TABLE[body_q[None, :], packed[:, 3:]].sum(
-            axis=1, dtype=np.int64
-        )
-        return dist + body
+        full: npt.NDArray[np.int64] = dist + _body_matrix(qs, packed)[0]
+        return full
     alive = np.flatnonzero(dist <= cutoff)
     for lo in range(3, PACKED_WIDTH, 8):
         if alive.size == 0:
             break
-        hi = min(lo + 8, PACKED_WIDTH)
-        part = _BODY_TABLE[query[None, lo:hi], packed[alive, lo:hi]].sum(axis=1, dtype=np.int64)
-        dist[alive] += part
+        dist[alive] += _body_matrix(qs, packed[alive], lo, min(lo + 8, PACKED_WIDTH))[0]
         alive = alive[dist[alive] <= cutoff]
-    out = np.full(n, cutoff + 1, dtype=np.int64)
+    out = np.full(packed.shape[0], cutoff + 1, dtype=np.int64)
     out[alive] = dist[alive]
     return out
+
+
+def tlsh_distance_matrix(
+    qs: npt.NDArray[np.uint8], packed: npt.NDArray[np.uint8], *, len_diff: bool = True
+) -> npt.NDArray[np.int64]:
+    """Return the ``(len(qs), len(packed))`` TLSH distances between two packed sets.
+
+    Memory is about ``len(qs) * len(packed) * 35 * 8`` bytes: call it on blocks of rows.
+
+    Examples:
+        >>> p = pack_tlsh(["T1" + "12" * 35, "T1" + "12" * 34 + "13"])
+        >>> tlsh_distance_matrix(p, p).tolist()
+        [[0, 1], [1, 0]]
+    """
+    return _header_matrix(qs, packed, len_diff) + _body_matrix(qs, packed)
 
 
 def tlsh_distance(a: str, b: str, *, len_diff: bool = True) -> int:
