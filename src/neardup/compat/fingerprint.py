@@ -21,9 +21,11 @@ matching :mod:`neardup.errors` class). The pHash algorithm lives in
 
 from __future__ import annotations
 
+from functools import cache
 from typing import IO, TYPE_CHECKING
 
-from neardup.errors import DecodeError, NeardupError
+from neardup.errors import DecodeError, InputError, NeardupError
+from neardup.sketch.simhash import SimHasher
 
 if TYPE_CHECKING:
     import os
@@ -32,10 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PHashError",
+    "compute",
+    "distance",
     "phash",
     "phash_from_hex",
     "phash_from_image",
     "phash_hex",
+    "similarity",
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -171,3 +176,53 @@ def phash_from_hex(s: str) -> int:
     if len(data) != 16:
         raise PHashError("phash hex must decode to 8 bytes")
     return int(s, 16)
+
+
+# --------------------------------------------------------------------------------------------
+# Text SimHash: Compute, Distance, Similarity
+# --------------------------------------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+
+
+@cache
+def _go_hasher() -> SimHasher:
+    return SimHasher(preset="go")
+
+
+def compute(text: str) -> int:
+    """Go ``Compute``: the 64-bit shingled SimHash of ``text``; 0 when it has no tokens.
+
+    Examples:
+        >>> hex(compute("hello"))
+        '0xa430d84680aabd0b'
+        >>> compute(""), compute(";.!")
+        (0, 0)
+    """
+    return _go_hasher().sketch(text).value
+
+
+def _check_code(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= _MASK64:
+        raise InputError(f"{name} must be an int in [0, 2**64) (a Go uint64), got {value!r}")
+    return value
+
+
+def distance(a: int, b: int) -> int:
+    """Go ``Distance``: the number of differing bits, ``popcount(a ^ b)`` (0..64).
+
+    Examples:
+        >>> distance(0b1011, 0b0001)
+        2
+    """
+    return (_check_code("a", a) ^ _check_code("b", b)).bit_count()
+
+
+def similarity(a: int, b: int) -> float:
+    """Go ``Similarity``: ``1 - distance(a, b) / 64``; ``>= 0.85`` exactly when distance <= 9.
+
+    Examples:
+        >>> similarity(0, (1 << 9) - 1), similarity(0, (1 << 10) - 1)
+        (0.859375, 0.84375)
+    """
+    return 1.0 - distance(a, b) / 64.0
