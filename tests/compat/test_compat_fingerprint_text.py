@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import load_vectors
 
+from conftest import load_vectors
 from neardup.compat import fingerprint as fp
 from neardup.errors import InputError
 
