@@ -150,7 +150,11 @@ class HammingIndex:
             self._check_params(code.params)
             return code.words()
         if isinstance(code, np.ndarray):
-            return self._rows_of(code.reshape(1, -1) if code.ndim == 1 else code)[0]
+            rows = self._rows_of(code.reshape(1, -1))
+            if len(rows) != 1:
+                raise InputError(f"expected one code, got an array of shape {code.shape}")
+            row: U64 = rows[0]
+            return row
         if isinstance(code, np.integer):
             code = int(code)
         if isinstance(code, bool) or not isinstance(code, int):
@@ -189,7 +193,9 @@ class HammingIndex:
         """
         self._append([key], self._row(code).reshape(1, -1))
 
-    def add_many(self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]) -> None:
+    def add_many(
+        self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]
+    ) -> None:
         """Add many codes: a uint64 array (``(n,)`` for 64 bits, ``(n, bits // 64)``), or ints.
 
         Raises:
@@ -373,7 +379,9 @@ class HammingIndex:
             raise FormatError(f"HammingIndex.from_bytes needs bytes, got {type(data).__name__}")
         data = bytes(data)
         if len(data) < _HEADER.size or data[:4] != _MAGIC:
-            raise FormatError("not a saved HammingIndex (no b'NDHI' header); pass to_bytes() output")
+            raise FormatError(
+                "not a saved HammingIndex (no b'NDHI' header); pass to_bytes() output"
+            )
         _, version, reserved, bits, radius, blocks, count, plen = _HEADER.unpack_from(data)
         if version != _VERSION or reserved:
             raise FormatError(f"HammingIndex format {version} is not supported; upgrade neardup")

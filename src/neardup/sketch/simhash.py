@@ -325,7 +325,7 @@ class SimHasher:
         weighting: _Weighting | None = None,
         weights: Mapping[str, float] | None = None,
         default_weight: float = 1.0,
-        hash: str | None = None,  # noqa: A002 -- the documented parameter name
+        hash: str | None = None,
         seed: int | None = None,
         empty: Literal["zero", "error"] | None = None,
     ) -> None:
@@ -477,7 +477,9 @@ class SimHasher:
             hit = self._key_hashes[pos] == first
             q[hit] = self._key_q[pos[hit]]
         doc = np.repeat(np.arange(len(doc_offsets) - 1), np.diff(doc_offsets))
-        bound = np.bincount(doc, weights=np.abs(q).astype(np.float64), minlength=len(doc_offsets) - 1)
+        bound = np.bincount(
+            doc, weights=np.abs(q).astype(np.float64), minlength=len(doc_offsets) - 1
+        )
         if len(bound) and bound.max() >= 2.0**61:
             raise InputTooLargeError(
                 "a document's total feature weight overflows the exact sum; "
