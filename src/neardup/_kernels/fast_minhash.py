@@ -17,6 +17,7 @@ import numpy.typing as npt
 from neardup._kernels import fast, xxh3
 
 __all__ = [
+    "band_keys",
     "band_pairs",
     "combine_shingles",
     "minhash_affine32",
@@ -322,3 +323,18 @@ def band_pairs(skeys: U64, srows: npt.NDArray[np.int64]) -> tuple[I64, I64]:
                 p += 1
         i = j
     return left, right
+
+
+@_kernel
+def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
+    """64-bit key of every (document, band): a seeded mix of the band's 32-bit slots."""
+    n = sig.shape[0]
+    out = np.empty((n, bands), dtype=np.uint64)
+    for d in range(n):
+        for j in range(bands):
+            h = np.uint64(j + 1) * _MIX
+            for c in range(j * rows, (j + 1) * rows):
+                h = ((h << _S27) | (h >> _S37)) ^ np.uint64(sig[d, c])
+                h *= _MIX
+            out[d, j] = _fmix64(h)
+    return out

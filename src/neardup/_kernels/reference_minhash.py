@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "band_keys",
     "band_pairs",
     "combine_shingles",
     "minhash_affine32",
@@ -201,3 +202,17 @@ def band_pairs(skeys: U64, srows: I64) -> tuple[I64, I64]:
     if not lefts:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     return np.concatenate(lefts), np.concatenate(rights)
+
+
+def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
+    """64-bit key of every (document, band): ``h = (j+1)*M``; per slot ``v`` of band ``j``
+    ``h = (rotl(h, 27) ^ v) * M``; key ``fmix64(h)``."""
+    n = sig.shape[0]
+    cube = sig[:, : bands * rows].reshape(n, bands, rows).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        h = np.broadcast_to(
+            np.arange(1, bands + 1, dtype=np.uint64) * _MIX, (n, bands)
+        ).copy()
+        for c in range(rows):
+            h = (_rotl(h, 27) ^ cube[:, :, c]) * _MIX
+        return fmix64(h)

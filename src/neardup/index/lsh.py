@@ -1,0 +1,528 @@
+"""Banded LSH for MinHash (Indyk and Motwani 1998; Leskovec, Rajaraman, Ullman, MMDS ch. 3).
+
+:func:`plan_lsh` chooses ``(bands, rows)`` from a threshold and reports the predicted rates;
+:class:`LSHIndex` stores sketches in numpy arrays (band keys hashed to 64 bits in one sorted
+array, no dict of Python sets) and returns every hit with its estimated Jaccard. A pair of
+Jaccard ``s`` becomes a candidate with probability ``P(s) = 1 - (1 - s**rows)**bands``.
+The whole index lives in memory (the algorithm needs random access to every band key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from functools import cache
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels import engine, reference_minhash
+from neardup.config import check_choice, check_range
+from neardup.errors import ConfigError, IncompatibleSketchError, InputError
+from neardup.sketch.minhash import MinHash
+
+__all__ = ["LSHIndex", "LSHPlan", "plan_lsh"]
+
+logger = logging.getLogger(__name__)
+
+U64 = npt.NDArray[np.uint64]
+U32 = npt.NDArray[np.uint32]
+I64 = npt.NDArray[np.int64]
+_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MAX32 = np.uint64(0xFFFFFFFF)
+_GRID = np.linspace(0.0, 1.0, 4001)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LSHPlan:
+    """A banding plan and its predicted rates (uniform prior over Jaccard similarity).
+
+    Attributes:
+        bands: Number of bands.
+        rows: Slots per band (``bands * rows <= num_perm``; the rest still serve estimates).
+        fp: Mean candidate probability of a pair below the threshold, ``∫₀ᵗ P / t``.
+        fn: Mean miss probability of a pair at or above it, ``∫ₜ¹ (1 - P) / (1 - t)``.
+        threshold: The Jaccard threshold planned for.
+        num_perm: Slots per sketch.
+        recall_at_threshold: ``P(threshold)``, the chance that a pair exactly at the
+            threshold becomes a candidate.
+    """
+
+    bands: int
+    rows: int
+    fp: float
+    fn: float
+    threshold: float
+    num_perm: int
+    recall_at_threshold: float
+
+    def probability(self, similarity: float) -> float:
+        """Candidate probability of a pair of Jaccard ``similarity``.
+
+        Examples:
+            >>> round(plan_lsh(0.8, 128, method="txtfp").probability(0.8), 3)
+            0.169
+        """
+        return float(_prob(np.asarray(similarity), self.bands, self.rows))
+
+    def curve(self, points: int = 11) -> list[tuple[float, float]]:
+        """The S-curve as ``(similarity, probability)`` at ``points`` evenly spaced values."""
+        xs = np.linspace(0.0, 1.0, points)
+        return [
+            (float(x), float(p)) for x, p in zip(xs, _prob(xs, self.bands, self.rows), strict=True)
+        ]
+
+
+def _prob(s: npt.NDArray[np.float64], bands: int, rows: int) -> npt.NDArray[np.float64]:
+    return 1.0 - (1.0 - s**rows) ** bands  # type: ignore[no-any-return]
+
+
+def _rates(threshold: float, bands: int, rows: int) -> tuple[float, float]:
+    fp, fn = _rates_many(threshold, np.array([bands]), np.array([rows]))
+    return float(fp[0]), float(fn[0])
+
+
+def _rates_many(
+    threshold: float, bands: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid)."""
+    p = 1.0 - (1.0 - _GRID[None, :] ** rows[:, None]) ** bands[:, None]
+    below = _GRID <= threshold
+    above = _GRID >= threshold
+    fp = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
+    fn = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (1.0 - threshold)
+    return fp, fn
+
+
+def _txtfp_error(threshold: float, bands: int, rows: int) -> np.float32:
+    """txtfp's ``for_threshold`` objective: f32 trapezoids with 200 steps, unit weights."""
+    f32 = np.float32
+    n = 200
+
+    def integral(lo: float, hi: float, miss: bool) -> np.float32:
+        step = f32((f32(hi) - f32(lo)) / f32(n))
+        xs = f32(lo) + np.arange(n + 1, dtype=np.float32) * step
+        p = f32(1) - (f32(1) - xs ** f32(rows)) ** f32(bands)
+        y = np.clip(f32(1) - p if miss else p, f32(0), f32(1)).astype(np.float32)
+        total = f32(0)
+        for i in range(n):
+            total = f32(total + f32(f32(y[i] + y[i + 1]) * f32(0.5)) * step)
+        return total
+
+    return f32(integral(0.0, threshold, False) + integral(threshold, 1.0, True))
+
+
+def plan_lsh(
+    threshold: float,
+    num_perm: int,
+    *,
+    fp_weight: float = 0.5,
+    fn_weight: float = 0.5,
+    method: Literal["weighted", "recall", "txtfp"] = "weighted",
+    recall: float = 0.99,
+) -> LSHPlan:
+    """Choose ``(bands, rows)`` for a Jaccard threshold.
+
+    Methods:
+        * ``"weighted"`` -- minimise ``fp_weight * fp + fn_weight * fn`` over every
+          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length).
+        * ``"recall"`` -- the lowest ``fp`` among plans with ``P(threshold) >= recall``; when
+          ``num_perm`` is too small for that, the plan with the highest ``P(threshold)``
+          (logged as a warning; ``recall_at_threshold`` says what it reaches).
+        * ``"txtfp"`` -- txtfp 0.2.2's ``LshIndexBuilder.for_threshold``: divisors of
+          ``num_perm`` only, f32 trapezoid objective, ties to fewer bands.
+
+    Raises:
+        ConfigError: threshold outside (0, 1), num_perm < 1, negative weights, bad method.
+
+    Examples:
+        >>> p = plan_lsh(0.7, 128, method="txtfp")
+        >>> p.bands, p.rows
+        (16, 8)
+        >>> p = plan_lsh(0.8, 128, method="recall")
+        >>> p.recall_at_threshold >= 0.99
+        True
+    """
+    check_range("threshold", threshold, 0.0, 1.0)
+    if not 0.0 < threshold < 1.0:
+        raise ConfigError(f"threshold must be strictly between 0 and 1, got {threshold}")
+    check_range("num_perm", num_perm, 1, 1 << 16, integer=True)
+    check_range("fp_weight", fp_weight, 0.0, 1e6)
+    check_range("fn_weight", fn_weight, 0.0, 1e6)
+    check_range("recall", recall, 0.0, 1.0)
+    check_choice("method", method, ("weighted", "recall", "txtfp"))
+    if method == "txtfp":
+        best: tuple[np.float32, int] | None = None
+        for b in range(1, num_perm + 1):
+            if num_perm % b == 0:
+                err = _txtfp_error(threshold, b, num_perm // b)
+                if best is None or err < best[0]:
+                    best = (err, b)
+        assert best is not None
+        return _plan(threshold, num_perm, best[1], num_perm // best[1])
+    return _search(threshold, num_perm, fp_weight, fn_weight, method, recall)
+
+
+@cache
+def _search(
+    threshold: float, num_perm: int, fp_weight: float, fn_weight: float, method: str, recall: float
+) -> LSHPlan:
+    """The ``weighted`` and ``recall`` searches of :func:`plan_lsh` (memoized)."""
+    pairs = np.array(
+        [(b, r) for r in range(1, num_perm + 1) for b in range(1, num_perm // r + 1)],
+        dtype=np.int64,
+    )
+    bs, rs = pairs[:, 0], pairs[:, 1]
+    if method == "weighted":
+        if fp_weight + fn_weight == 0:
+            raise ConfigError("fp_weight and fn_weight cannot both be 0; use 0.5 and 0.5")
+        fp, fn = _rates_many(threshold, bs, rs)
+        # lowest cost; ties go to more slots used, then fewer bands
+        best = np.lexsort((bs, -(bs * rs), fp_weight * fp + fn_weight * fn))[0]
+        return _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
+    reach = 1.0 - (1.0 - threshold**rs) ** bs
+    ok = reach >= recall
+    if ok.any():
+        fp, _ = _rates_many(threshold, bs[ok], rs[ok])
+        best = np.lexsort((bs[ok], fp))[0]
+        return _plan(threshold, num_perm, int(bs[ok][best]), int(rs[ok][best]))
+    best = np.lexsort((bs, -reach))[0]
+    plan = _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
+    logger.warning(
+        "num_perm=%d cannot reach recall %.3f at threshold %.2f; best plan (%d bands x %d rows) "
+        "finds a pair at the threshold with probability %.3f: raise num_perm for more",
+        num_perm,
+        recall,
+        threshold,
+        plan.bands,
+        plan.rows,
+        plan.recall_at_threshold,
+    )
+    return plan
+
+
+def _plan(threshold: float, num_perm: int, bands: int, rows: int) -> LSHPlan:
+    fp, fn = _rates(threshold, bands, rows)
+    reach = float(_prob(np.asarray(threshold), bands, rows))
+    return LSHPlan(bands, rows, fp, fn, threshold, num_perm, reach)
+
+
+def _kernels() -> object:
+    if engine.backend_name() == "fast":
+        from neardup._kernels import fast_minhash
+
+        return fast_minhash
+    return reference_minhash
+
+
+def _fold(values: U64) -> U32:
+    """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's)."""
+    return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)  # type: ignore[no-any-return]
+
+
+class LSHIndex:
+    """Banded LSH index over MinHash sketches, tuned for recall, with estimates on every hit.
+
+    Args:
+        threshold: The Jaccard similarity that should be found.
+        num_perm: Slots per sketch.
+        bands: Number of bands (default: planned, see ``recall``).
+        rows: Slots per band (default: ``num_perm // bands`` or planned).
+        recall: Planned probability that a pair exactly at ``threshold`` becomes a
+            candidate (default 0.99; logged when ``num_perm`` cannot reach it).
+
+    Memory: about ``4 * num_perm + 12 * bands + 1`` bytes of arrays per document (32-bit slot
+    fingerprints for the estimates, sorted band keys and row ids), plus the key object and a
+    dict entry (about 100 bytes). :attr:`nbytes` reports the arrays.
+
+    Examples:
+        >>> from neardup.sketch.minhash import MinHasher
+        >>> h = MinHasher(num_perm=64)
+        >>> idx = LSHIndex(threshold=0.5, num_perm=64)
+        >>> text = "a b c d e f g h i j k l m n o p"
+        >>> idx.add("doc1", h.sketch(text))
+        >>> idx.add("doc2", h.sketch(text + " q"))
+        >>> [(k, round(s, 1)) for k, s in idx.query(h.sketch(text))][0]
+        ('doc1', 1.0)
+        >>> [(a, b) for a, b, _ in idx.pairs()]
+        [('doc1', 'doc2')]
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        *,
+        bands: int | None = None,
+        rows: int | None = None,
+        recall: float = 0.99,
+    ) -> None:
+        check_range("num_perm", num_perm, 1, 1 << 16, integer=True)
+        if bands is None and rows is None:
+            self.plan = plan_lsh(threshold, num_perm, method="recall", recall=recall)
+        else:
+            b = bands if bands is not None else num_perm // int(rows or 1)
+            r = rows if rows is not None else num_perm // int(bands or 1)
+            check_range("bands", b, 1, num_perm, integer=True)
+            check_range("rows", r, 1, num_perm, integer=True)
+            if (rows is None or bands is None) and num_perm % (bands or rows or 1):
+                raise ConfigError(
+                    f"num_perm={num_perm} is not divisible into bands of equal size "
+                    f"(bands={bands}, rows={rows}); give both bands and rows, or a divisor"
+                )
+            if b * r > num_perm:
+                raise ConfigError(
+                    f"bands * rows = {b * r} exceeds num_perm={num_perm}; lower one of them"
+                )
+            check_range("threshold", threshold, 0.0, 1.0)
+            self.plan = _plan(min(max(threshold, 1e-9), 1 - 1e-9), num_perm, b, r)
+        self.num_perm = num_perm
+        self._sig = np.empty((0, num_perm), dtype=np.uint32)
+        self._state = np.empty(0, dtype=np.uint8)  # 0 removed, 1 live, 2 live but empty
+        self._keys: list[Hashable | None] = []
+        self._row: dict[Hashable, int] = {}
+        self._n = 0
+        self._sorted_upto = 0
+        self._skeys = np.empty(0, dtype=np.uint64)
+        self._srows = np.empty(0, dtype=np.int64)
+        self._tail_keys: U64 | None = None
+        self._dead = 0
+        self._params: tuple[str, str] | None = None
+
+    @property
+    def bands(self) -> int:
+        """Number of bands."""
+        return self.plan.bands
+
+    @property
+    def rows(self) -> int:
+        """Slots per band."""
+        return self.plan.rows
+
+    def __len__(self) -> int:
+        return len(self._row)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._row
+
+    def __repr__(self) -> str:
+        return f"LSHIndex(bands={self.bands}, rows={self.rows}, num_perm={self.num_perm}, n={len(self)})"
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the index's numpy arrays (not the Python keys and their dict)."""
+        return int(self._sig[: self._n].nbytes + self._state[: self._n].nbytes) + int(
+            self._skeys.nbytes + self._srows.nbytes
+        )
+
+    # ------------------------------------------------------------------ adding
+
+    def add(self, key: Hashable, mh: MinHash) -> None:
+        """Index one sketch under ``key`` (an existing ``key`` is replaced)."""
+        self.add_many([key], [mh])
+
+    def add_many(self, keys: Sequence[Hashable], sigs: Sequence[MinHash] | U64) -> None:
+        """Index many sketches at once (the fast path).
+
+        Args:
+            keys: One hashable key per sketch; no repeats within the call.
+            sigs: MinHash values, or a ``(n, num_perm)`` uint64 array from
+                ``MinHasher.sketch_many`` (arrays carry no scheme: do not mix presets).
+
+        Raises:
+            InputError: Lengths differ, or a key repeats.
+            IncompatibleSketchError: Wrong ``num_perm``, or another scheme or params than the
+                sketches already indexed.
+        """
+        values = self._matrix(sigs)
+        if len(keys) != len(values):
+            raise InputError(f"add_many got {len(keys)} keys for {len(values)} sketches")
+        if len(set(keys)) != len(keys):
+            raise InputError("add_many got the same key twice; keys must be unique")
+        for key in keys:
+            if key in self._row:
+                self.remove(key)
+        n = len(values)
+        self._reserve(self._n + n)
+        lo, hi = self._n, self._n + n
+        empty = np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1)
+        self._sig[lo:hi] = _fold(values)
+        self._state[lo:hi] = np.where(empty, 2, 1)
+        for i, key in enumerate(keys):
+            self._keys.append(key)
+            self._row[key] = lo + i
+        self._n = hi
+        self._tail_keys = None
+
+    def _matrix(self, sigs: Sequence[MinHash] | U64) -> U64:
+        if isinstance(sigs, np.ndarray):
+            values = np.asarray(sigs, dtype=np.uint64)
+            if values.ndim != 2 or values.shape[1] != self.num_perm:
+                raise IncompatibleSketchError(
+                    f"expected a (n, {self.num_perm}) array of sketches, got {values.shape}"
+                )
+            return values
+        if not sigs:
+            return np.empty((0, self.num_perm), dtype=np.uint64)
+        for mh in sigs:
+            if not isinstance(mh, MinHash):
+                raise IncompatibleSketchError(f"expected MinHash values, got {type(mh).__name__}")
+            if mh.num_perm != self.num_perm:
+                raise IncompatibleSketchError(
+                    f"sketch has {mh.num_perm} slots, the index {self.num_perm}; "
+                    "use an index with the sketches' num_perm"
+                )
+            if self._params is None:
+                self._params = (mh.scheme, mh.params)
+            elif (mh.scheme, mh.params) != self._params:
+                raise IncompatibleSketchError(
+                    f"sketch made with {mh.scheme}/{mh.params}, the index holds "
+                    f"{self._params[0]}/{self._params[1]}; index sketches of one MinHasher"
+                )
+        return np.stack([mh.hashvalues for mh in sigs])
+
+    def _reserve(self, n: int) -> None:
+        if n <= len(self._state):
+            return
+        cap = max(n, 2 * len(self._state), 64)
+        sig = np.empty((cap, self.num_perm), dtype=np.uint32)
+        sig[: self._n] = self._sig[: self._n]
+        state = np.zeros(cap, dtype=np.uint8)
+        state[: self._n] = self._state[: self._n]
+        self._sig, self._state = sig, state
+
+    def remove(self, key: Hashable) -> None:
+        """Remove ``key`` from the index.
+
+        Raises:
+            InputError: ``key`` is not in the index.
+        """
+        row = self._row.pop(key, None)
+        if row is None:
+            raise InputError(f"key {key!r} is not in the index; check `key in index` first")
+        self._state[row] = 0
+        self._keys[row] = None
+        self._dead += 1
+
+    # ------------------------------------------------------------------ lookups
+
+    def _band_keys(self, sig32: U32) -> U64:
+        return _kernels().band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)  # type: ignore[attr-defined,no-any-return]
+
+    def _rebuild(self) -> None:
+        """Fold every row into the sorted array (and drop removed rows from it)."""
+        if self._dead > max(64, self._n // 4):
+            self._compact()
+        live = np.flatnonzero(self._state[: self._n] == 1)
+        keys = self._band_keys(self._sig[live])
+        flat = keys.ravel()
+        order = np.argsort(flat, kind="stable")
+        self._skeys = flat[order]
+        self._srows = np.repeat(live, self.bands)[order]
+        self._sorted_upto = self._n
+        self._tail_keys = None
+
+    def _compact(self) -> None:
+        live = np.flatnonzero(self._state[: self._n] != 0)
+        self._sig = self._sig[live].copy()
+        self._state = self._state[live].copy()
+        self._keys = [self._keys[i] for i in live.tolist()]
+        self._row = {k: i for i, k in enumerate(self._keys)}
+        self._n = len(live)
+        self._dead = 0
+
+    def _candidates(self, q32: U32) -> I64:
+        """Rows sharing at least one band with each query row: (query index, row) codes."""
+        if self._n - self._sorted_upto > max(1024, self._n // 8) or (
+            self._dead and self._dead > max(64, self._n // 4)
+        ):
+            self._rebuild()
+        qkeys = self._band_keys(q32)
+        left = np.searchsorted(self._skeys, qkeys.ravel(), side="left")
+        right = np.searchsorted(self._skeys, qkeys.ravel(), side="right")
+        counts = right - left
+        qidx = np.repeat(np.arange(len(q32)), self.bands)
+        total = int(counts.sum())
+        pos = np.repeat(left - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+        rows = self._srows[np.arange(total) + pos] if total else np.empty(0, np.int64)
+        found = [np.repeat(qidx, counts).astype(np.int64) * self._n + rows]
+        if self._sorted_upto < self._n:
+            if self._tail_keys is None:
+                self._tail_keys = self._band_keys(self._sig[self._sorted_upto : self._n])
+            hit = (self._tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
+            qi, ti = np.nonzero(hit)
+            found.append(qi.astype(np.int64) * self._n + self._sorted_upto + ti)
+        codes = np.unique(np.concatenate(found))
+        return codes[self._state[codes % self._n] == 1] if len(codes) else codes
+
+    def query(
+        self, mh: MinHash, *, min_similarity: float | None = None
+    ) -> list[tuple[Hashable, float]]:
+        """Keys sharing a band with ``mh``, each with its estimated Jaccard, best first.
+
+        Args:
+            mh: The query sketch (same ``num_perm``, scheme and params as the index).
+            min_similarity: Keep only hits whose estimate is at least this.
+        """
+        return self.query_many([mh], min_similarity=min_similarity)[0]
+
+    def query_many(
+        self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
+    ) -> list[list[tuple[Hashable, float]]]:
+        """:meth:`query` for many sketches at once (one list of hits per sketch)."""
+        values = self._matrix(sigs)
+        out: list[list[tuple[Hashable, float]]] = [[] for _ in range(len(values))]
+        if not len(values) or not self._n:
+            return out
+        q32 = _fold(values)
+        nonempty = ~(np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1))
+        codes = self._candidates(q32)
+        qi, rows = codes // self._n, codes % self._n
+        keep = nonempty[qi]
+        qi, rows = qi[keep], rows[keep]
+        est = self._estimate(q32, qi, rows)
+        if min_similarity is not None:
+            ok = est >= min_similarity
+            qi, rows, est = qi[ok], rows[ok], est[ok]
+        order = np.lexsort((rows, -est, qi))
+        keys = self._keys
+        for q, r, e in zip(
+            qi[order].tolist(), rows[order].tolist(), est[order].tolist(), strict=True
+        ):
+            out[q].append((keys[r], e))
+        return out
+
+    def _estimate(self, a32: U32, ai: I64, rows: I64) -> npt.NDArray[np.float64]:
+        est = np.empty(len(ai), dtype=np.float64)
+        step = max(1, (1 << 22) // self.num_perm)
+        for s in range(0, len(ai), step):
+            eq = a32[ai[s : s + step]] == self._sig[rows[s : s + step]]
+            est[s : s + step] = np.count_nonzero(eq, axis=1) / self.num_perm
+        return est
+
+    def pairs(
+        self, *, min_similarity: float | None = None
+    ) -> Iterator[tuple[Hashable, Hashable, float]]:
+        """Every candidate pair once, as ``(key_a, key_b, estimated Jaccard)``.
+
+        ``key_a`` was indexed before ``key_b``; pairs come in insertion order of ``key_a``.
+        Candidates come from one sort of all band keys (no per-document queries).
+        """
+        if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
+            self._rebuild()
+        a, b = _kernels().band_pairs(self._skeys, self._srows)  # type: ignore[attr-defined]
+        if not len(a):
+            return
+        codes = np.unique(a * np.int64(self._n) + b)
+        a, b = codes // self._n, codes % self._n
+        live = (self._state[a] == 1) & (self._state[b] == 1)
+        a, b = a[live], b[live]
+        est = self._estimate(self._sig, a, b)
+        if min_similarity is not None:
+            ok = est >= min_similarity
+            a, b, est = a[ok], b[ok], est[ok]
+        keys = self._keys
+        for i, j, e in zip(a.tolist(), b.tolist(), est.tolist(), strict=True):
+            yield keys[i], keys[j], e
