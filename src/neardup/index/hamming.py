@@ -150,9 +150,12 @@ class HammingIndex:
             self._check_params(code.params)
             return code.words()
         if isinstance(code, np.ndarray):
+            if code.size != self._words:
+                raise InputError(
+                    f"expected one code ({self._words} uint64 words), got an array of shape "
+                    f"{code.shape}"
+                )
             rows = self._rows_of(code.reshape(1, -1))
-            if len(rows) != 1:
-                raise InputError(f"expected one code, got an array of shape {code.shape}")
             row: U64 = rows[0]
             return row
         if isinstance(code, np.integer):
