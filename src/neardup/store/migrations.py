@@ -1,0 +1,119 @@
+"""Ordered, idempotent schema migrations of the SQLite store; the version lives in the database.
+
+The schema version is SQLite's ``PRAGMA user_version`` (an integer in the file header, written
+in the same transaction as the schema change it records). Migration ``i`` (1-based) brings a
+database from version ``i - 1`` to version ``i``; :func:`migrate` applies the missing ones in
+order, each one in the caller's transaction. Every migration is idempotent on its own
+(``CREATE ... IF NOT EXISTS``), so re-running one on a database that already has it changes
+nothing. A database whose version is higher than :data:`SCHEMA_VERSION` was written by a newer
+neardup and is refused with :class:`~neardup.errors.SchemaVersionError`.
+
+Changing the schema means appending a migration here, never editing a released one, and
+keeping a fixture of the old version in ``tests/store/`` (see ``docs/store.md``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+
+from neardup.errors import SchemaVersionError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "migrate", "schema_version"]
+
+Migration = Callable[[sqlite3.Connection], None]
+"""One schema step: a function that issues idempotent DDL on a connection."""
+
+
+def _v1_initial(conn: sqlite3.Connection) -> None:
+    """Version 1: the meta, docs and keys tables and their indexes."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)"
+    )
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS docs ("
+        " rowid INTEGER PRIMARY KEY,"
+        " key TEXT UNIQUE NOT NULL,"
+        " sketch BLOB NOT NULL,"
+        " added REAL NOT NULL,"
+        " meta TEXT)"
+    )
+    # One row per (lookup band, value, document). The primary key is the (band, value)
+    # lookup index, covering ``doc``; WITHOUT ROWID keeps it to one B-tree.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS keys ("
+        " band INTEGER NOT NULL,"
+        " value INTEGER NOT NULL,"
+        " doc INTEGER NOT NULL,"
+        " PRIMARY KEY (band, value, doc)) WITHOUT ROWID"
+    )
+    # Removing or replacing a document deletes its lookup rows by document id.
+    conn.execute("CREATE INDEX IF NOT EXISTS keys_doc ON keys (doc)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+"""Every migration, in order; ``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``."""
+
+SCHEMA_VERSION: int = len(MIGRATIONS)
+"""The schema version this neardup writes and reads."""
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """Return the schema version recorded in the database (0 for a new, empty one).
+
+    Args:
+        conn: An open connection.
+
+    Returns:
+        The value of ``PRAGMA user_version``.
+
+    Examples:
+        >>> import sqlite3
+        >>> conn = sqlite3.connect(":memory:")
+        >>> schema_version(conn)
+        0
+        >>> conn.close()
+    """
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Apply the migrations the database lacks, in order, and record the new version.
+
+    Call it inside a write transaction (``BEGIN IMMEDIATE``) so that the schema change and
+    the version number commit together and two processes cannot migrate at once. Running it
+    again is a no-op.
+
+    Args:
+        conn: An open connection, inside a write transaction.
+        migrations: The ordered migrations; the default is :data:`MIGRATIONS`.
+
+    Returns:
+        The number of migrations applied.
+
+    Raises:
+        SchemaVersionError: The database's version is newer than ``len(migrations)``.
+
+    Examples:
+        >>> import sqlite3
+        >>> conn = sqlite3.connect(":memory:", isolation_level=None)
+        >>> _ = conn.execute("BEGIN IMMEDIATE")
+        >>> migrate(conn), migrate(conn), schema_version(conn) == SCHEMA_VERSION
+        (1, 0, True)
+        >>> _ = conn.execute("COMMIT")
+        >>> conn.close()
+    """
+    current = schema_version(conn)
+    target = len(migrations)
+    if current > target:
+        raise SchemaVersionError(
+            f"the store has schema version {current} but this neardup reads up to version "
+            f"{target}: it was written by a newer neardup; upgrade neardup "
+            "(pip install -U neardup) to open it"
+        )
+    for version in range(current, target):
+        migrations[version](conn)
+        # PRAGMA takes no parameters; the value is an int we computed.
+        conn.execute(f"PRAGMA user_version = {version + 1:d}")
+    return target - current

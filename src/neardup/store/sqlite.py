@@ -1,0 +1,681 @@
+"""Persistent SQLite store of sketches and their lookup keys, one params fingerprint per file.
+
+A :class:`Store` keeps, for every document key, the serialized sketch (the value type's
+``to_bytes()``) and a set of integer lookup keys ``(band, value)``: LSH band hashes for MinHash,
+Hamming-block values for SimHash or image hashes, 7-gram hashes for CTPH digests. The caller
+computes the lookup keys, so the store is generic over sketch kinds and imports none of them.
+:meth:`Store.candidates` returns every document that shares at least one ``(band, value)``
+with a query; the caller decodes the sketches and verifies the candidates.
+
+A store file holds one sketch kind made with one set of parameters: the kind and the params
+fingerprint (:meth:`neardup.config.Params.fingerprint`) are written when the store is created
+and checked on every open, so sketches made with different parameters are never mixed.
+
+Durability and concurrency (details in ``docs/store.md``): the database runs in WAL mode with
+``synchronous=FULL``, so a committed :meth:`Store.add_many` survives a crash of the process
+*and* of the machine, and an interrupted one leaves no trace. Any number of processes may
+read while one writes; readers see committed snapshots only. Writers serialize, waiting up to
+the busy timeout. A :class:`Store` object belongs to one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import (
+    IncompatibleSketchError,
+    InputError,
+    SchemaVersionError,
+    StoreError,
+)
+from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
+
+__all__ = ["APPLICATION_ID", "Lookup", "Store"]
+
+logger = logging.getLogger(__name__)
+
+APPLICATION_ID = 0x4E445550
+"""``PRAGMA application_id`` of a neardup store (ASCII ``NDUP``); other SQLite files are refused."""
+
+Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
+"""Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
+``(band, value)`` rows per document."""
+
+StatValue = str | int | float
+
+_KEY_CHUNK = 500  # keys per ``IN (...)``: far below SQLite's bound-variable limit
+_PAIR_CHUNK = 400  # (band, value) pairs per candidates statement (800 variables)
+
+
+def _int64(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
+    """Return ``array`` as int64; unsigned 64-bit values keep their bit pattern."""
+    arr = np.asarray(array)
+    if arr.size == 0 and arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)  # an empty list becomes float64 under np.asarray
+    if arr.dtype.kind not in "iu":
+        raise InputError(
+            f"{what} must be an integer array (int64 or uint64), got dtype {arr.dtype}; "
+            "pass the lookup keys as computed by the index (e.g. np.int64 band hashes)"
+        )
+    if arr.dtype == np.uint64:
+        return np.ascontiguousarray(arr).view(np.int64)
+    return arr.astype(np.int64, copy=False)
+
+
+def _pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
+    """Return an ``(m, 2)`` array of (band, value) rows from a 1-D row or a pairs array."""
+    arr = _int64(array, what)
+    if arr.ndim == 1:
+        return np.stack([np.arange(arr.shape[0], dtype=np.int64), arr], axis=1)
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        return arr
+    raise InputError(
+        f"{what} must be a 1-D array of band values (band = position) or an (m, 2) array "
+        f"of (band, value) rows, got shape {arr.shape}"
+    )
+
+
+def _triples(
+    lookup: Lookup, n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Flatten a batch's lookup keys to (document index, band, value) arrays."""
+    if isinstance(lookup, np.ndarray):
+        arr = _int64(lookup, "lookup")
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise InputError(
+                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
+                "give one row of band values per document"
+            )
+        n_bands = arr.shape[1]
+        docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
+        bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
+        return docs, bands, arr.reshape(-1)
+    if len(lookup) != n:
+        raise InputError(
+            f"lookup has {len(lookup)} entries for {n} documents; give one per document"
+        )
+    parts = [_pairs(row, f"lookup[{i}]") for i, row in enumerate(lookup)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    docs = np.repeat(np.arange(n, dtype=np.int64), [p.shape[0] for p in parts])
+    stacked = np.concatenate(parts, axis=0)
+    return docs, stacked[:, 0], stacked[:, 1]
+
+
+def _blob(sketch: object, index: int) -> bytes:
+    if isinstance(sketch, bytes | bytearray | memoryview):
+        return bytes(sketch)
+    raise InputError(
+        f"sketch {index} is a {type(sketch).__name__}, not bytes; store the sketch's to_bytes()"
+    )
+
+
+class Store:
+    """A persistent SQLite store of one kind of sketch, searchable by lookup keys.
+
+    Open it with :meth:`Store.open` (not the constructor); it is a context manager. Duplicate
+    keys *replace*: adding a key that is already stored overwrites its sketch, metadata and
+    lookup keys (within one batch, the last occurrence wins). Keys are matched exactly
+    (case-sensitive). Not thread-safe: use one ``Store`` per thread or process.
+
+    Examples:
+        >>> import numpy as np
+        >>> with Store.open(":memory:", kind="minhash", params="minhash-0123456789abcdef") as s:
+        ...     s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [3, 4]]))
+        ...     s.candidates(np.array([9, 4]))
+        2
+        [('b', b'B')]
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        path: str,
+        kind: str,
+        params: str,
+        readonly: bool,
+        timeout: float,
+    ) -> None:
+        """Wrap an open connection; use :meth:`Store.open` instead."""
+        self._conn: sqlite3.Connection | None = conn
+        self._path = path
+        self._kind = kind
+        self._params = params
+        self._readonly = readonly
+        self._timeout = timeout
+
+    # ----------------------------------------------------------------------------- opening
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        kind: str,
+        params: str,
+        create: bool = True,
+        readonly: bool = False,
+        timeout: float = 30.0,
+    ) -> Store:
+        """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
+
+        A new store records ``kind`` and ``params``; an existing one must have been created with
+        the same two. An older schema is upgraded in place (not when ``readonly``).
+
+        Args:
+            path: The database file, or ``":memory:"`` for a private in-memory store.
+            kind: The sketch kind, e.g. ``"minhash"``, ``"simhash"``, ``"phash"``, ``"ctph"``.
+            params: The params fingerprint, :meth:`neardup.config.Params.fingerprint`.
+            create: Create the file when it does not exist.
+            readonly: Open for reading only (the file must exist and be up to date).
+            timeout: Seconds to wait for another process's write lock before giving up.
+
+        Returns:
+            The open store; close it (or use ``with``).
+
+        Raises:
+            StoreError: The file is missing (with ``create=False`` or ``readonly``), is not a
+                neardup store, is damaged, or is locked for longer than ``timeout``.
+            SchemaVersionError: The store was written by a newer neardup.
+            IncompatibleSketchError: The store holds another kind or params fingerprint.
+            InputError: ``kind`` or ``params`` is empty.
+
+        Examples:
+            >>> import tempfile, pathlib
+            >>> with tempfile.TemporaryDirectory() as d:
+            ...     db = pathlib.Path(d) / "s.db"
+            ...     with Store.open(db, kind="simhash", params="simhash-00") as s:
+            ...         s.add("x", b"\\x01", np.array([7]))
+            ...     with Store.open(db, kind="simhash", params="simhash-00", readonly=True) as s:
+            ...         s.get("x")
+            b'\\x01'
+        """
+        if not kind or not params:
+            raise InputError(
+                "kind and params must be non-empty strings, e.g. kind='minhash', "
+                "params=MinHashConfig(...).fingerprint()"
+            )
+        name = os.fspath(path)
+        if name == ":memory:":
+            if readonly:
+                raise StoreError("an in-memory store cannot be read-only; give a file path")
+            target = name
+        else:
+            if os.path.isdir(name):
+                raise StoreError(f"{name!r} is a directory; give the path of a store file")
+            if not os.path.exists(name) and (readonly or not create):
+                how = "read-only" if readonly else "with create=False"
+                raise StoreError(
+                    f"no store at {name!r}: the file does not exist and it was opened {how}; "
+                    "check the path, or open it writable with create=True to make a new store"
+                )
+            mode = "ro" if readonly else ("rwc" if create else "rw")
+            target = f"{Path(name).absolute().as_uri()}?mode={mode}"
+        try:
+            conn = sqlite3.connect(target, timeout=timeout, isolation_level=None, uri=True)
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open store {name!r}: {exc}; check the path and its permissions"
+            ) from exc
+        store = cls(conn, path=name, kind=kind, params=params, readonly=readonly, timeout=timeout)
+        try:
+            with store._errors("open the store"):
+                store._prepare()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _prepare(self) -> None:
+        """Set pragmas, check the file is ours, migrate, then record or check the identity."""
+        conn = self._live()
+        version = schema_version(conn)  # the first read: fails here on a non-database file
+        app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"the store {self._path!r} has schema version {version} but this neardup reads "
+                f"up to version {SCHEMA_VERSION}: it was written by a newer neardup; upgrade "
+                "neardup (pip install -U neardup) to open it"
+            )
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != APPLICATION_ID and (app_id != 0 or version != 0 or tables):
+            raise StoreError(
+                f"{self._path!r} is an SQLite database but not a neardup store; "
+                "check the path, or give a new file name to create a store"
+            )
+        if not self._readonly:
+            # WAL: readers never block the writer nor see uncommitted data. FULL: each commit
+            # is fsynced to the WAL, so committed batches survive a power loss, not only a
+            # process crash (NORMAL would risk the last commits on power loss).
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            conn.execute("PRAGMA synchronous = FULL")
+        identity = self._identity() if version else {}
+        if version < SCHEMA_VERSION or "kind" not in identity:
+            if self._readonly:
+                state = "is not initialized" if not version else f"has schema version {version}"
+                raise StoreError(
+                    f"the store {self._path!r} {state} (current: {SCHEMA_VERSION}); open it "
+                    "once without readonly=True to initialize or upgrade it"
+                )
+            with self._write():
+                applied = migrate(conn)
+                if applied:
+                    conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+                    logger.debug("store %s: applied %d migration(s)", self._path, applied)
+                identity = self._identity()
+                if "kind" not in identity:
+                    identity = {
+                        "kind": self._kind,
+                        "params": self._params,
+                        "created": repr(time.time()),
+                    }
+                    conn.executemany(
+                        "INSERT INTO meta (name, value) VALUES (?, ?)", identity.items()
+                    )
+        if identity["kind"] != self._kind or identity["params"] != self._params:
+            raise IncompatibleSketchError(
+                f"the store {self._path!r} holds {identity['kind']!r} sketches with params "
+                f"{identity['params']!r}, but it was opened for {self._kind!r} with params "
+                f"{self._params!r}; sketches made with different parameters cannot be mixed: "
+                "open it with the kind and parameters it was built with, or use a new store "
+                "file for these parameters"
+            )
+
+    def _identity(self) -> dict[str, str]:
+        rows = self._live().execute("SELECT name, value FROM meta").fetchall()
+        return {str(name): str(value) for name, value in rows}
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _live(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"the store {self._path!r} is closed; open it again with Store.open")
+        return self._conn
+
+    @contextlib.contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn sqlite3 errors into StoreError with a message that says what to do."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "locked" in text or "busy" in text:
+                raise StoreError(
+                    f"cannot {action}: the store {self._path!r} stayed locked by another writer "
+                    f"for longer than the busy timeout ({self._timeout:g} s); retry when it is "
+                    "done, or open the store with a larger timeout"
+                ) from exc
+            raise StoreError(
+                f"cannot {action} in {self._path!r}: {text}; check the file, its directory's "
+                "permissions and free disk space"
+            ) from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot {action}: {self._path!r} is not a neardup store or is damaged ({exc}); "
+                "check the path; a damaged store can be checked with "
+                "`sqlite3 FILE 'PRAGMA integrity_check'` and must be restored or rebuilt"
+            ) from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot {action} in {self._path!r}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
+        conn = self._live()
+        if self._readonly:
+            raise StoreError(
+                f"the store {self._path!r} was opened read-only; open it with readonly=False "
+                "to change it"
+            )
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction, so that several statements see the same snapshot."""
+        conn = self._live()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def _rowids(self, conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for start in range(0, len(keys), _KEY_CHUNK):
+            chunk = keys[start : start + _KEY_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT key, rowid FROM docs WHERE key IN ({marks})"
+            found.update(conn.execute(sql, chunk).fetchall())
+        return found
+
+    # ------------------------------------------------------------------------------ writing
+
+    def add_many(
+        self,
+        keys: Sequence[str],
+        sketches: Sequence[bytes],
+        lookup: Lookup,
+        *,
+        meta: Sequence[str | None] | None = None,
+    ) -> int:
+        """Add or replace documents in ONE transaction: all of them are stored, or none.
+
+        Args:
+            keys: Document keys (unique ids, e.g. paths); an existing key is replaced, and
+                within the batch the last occurrence of a key wins.
+            sketches: Serialized sketches (``to_bytes()``), one per key.
+            lookup: The lookup keys: an ``(n, n_bands)`` integer array whose column ``j``
+                is band ``j`` (LSH bands, Hamming blocks), or one ``(m_i, 2)`` array of
+                ``(band, value)`` rows per document for key sets of varying size (CTPH
+                7-grams). int64 or uint64 (stored by bit pattern).
+            meta: Optional caller metadata per document (e.g. JSON text), see
+                :meth:`get_meta`.
+
+        Returns:
+            The number of documents written (distinct keys).
+
+        Raises:
+            InputError: The lengths or shapes disagree, or a sketch is not bytes.
+            StoreError: The store is read-only, closed, or stayed locked past the timeout.
+
+        Examples:
+            >>> s = Store.open(":memory:", kind="simhash", params="simhash-00")
+            >>> s.add_many(["a", "b", "a"], [b"1", b"2", b"3"], np.zeros((3, 4), np.int64))
+            2
+            >>> len(s), s.get("a")
+            (2, b'3')
+            >>> s.close()
+        """
+        n = len(keys)
+        if len(sketches) != n or (meta is not None and len(meta) != n):
+            raise InputError(
+                f"add_many got {n} keys, {len(sketches)} sketches"
+                + ("" if meta is None else f" and {len(meta)} meta values")
+                + "; give exactly one of each per document"
+            )
+        last: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if not isinstance(key, str):
+                raise InputError(f"key {i} is a {type(key).__name__}; document keys are str")
+            last[key] = i
+        kept = list(last.values())  # first-occurrence order, last occurrence's value
+        rows = [(keys[i], _blob(sketches[i], i), None if meta is None else meta[i]) for i in kept]
+        doc_index, bands, values = _triples(lookup, n)
+        now = time.time()
+        with self._errors("add documents"), self._write() as conn:
+            conn.executemany(
+                "DELETE FROM keys WHERE doc = (SELECT rowid FROM docs WHERE key = ?)",
+                [(key,) for key, _, _ in rows],
+            )
+            conn.executemany(
+                "INSERT INTO docs (key, sketch, added, meta) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET "
+                "sketch = excluded.sketch, added = excluded.added, meta = excluded.meta",
+                [(key, blob, now, note) for key, blob, note in rows],
+            )
+            ids = self._rowids(conn, [key for key, _, _ in rows])
+            doc_of = np.full(n, -1, dtype=np.int64)
+            for i in kept:
+                doc_of[i] = ids[keys[i]]
+            docs = doc_of[doc_index]
+            use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
+            conn.executemany(
+                "INSERT OR IGNORE INTO keys (band, value, doc) VALUES (?, ?, ?)",
+                zip(bands[use].tolist(), values[use].tolist(), docs[use].tolist(), strict=True),
+            )
+        return len(kept)
+
+    def add(
+        self,
+        key: str,
+        sketch: bytes,
+        lookup: npt.NDArray[np.integer],
+        *,
+        meta: str | None = None,
+    ) -> None:
+        """Add or replace one document (see :meth:`add_many`; prefer it for many).
+
+        Args:
+            key: The document key.
+            sketch: The serialized sketch.
+            lookup: Its lookup keys: a 1-D array (band = position) or ``(m, 2)`` pairs.
+            meta: Optional caller metadata.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="ctph", params="ctph-00") as s:
+            ...     s.add("doc", b"3:abc:def", np.array([[0, 11], [0, 12]]))
+            ...     s.candidates(np.array([[0, 12]]))
+            [('doc', b'3:abc:def')]
+        """
+        self.add_many(
+            [key], [sketch], [_pairs(lookup, "lookup")], meta=None if meta is None else [meta]
+        )
+
+    def remove(self, key: str) -> bool:
+        """Delete a document and its lookup keys.
+
+        Args:
+            key: The document key.
+
+        Returns:
+            True if it was stored, False if there was no such key.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     s.add("img", b"\\xff", np.array([1, 2]))
+            ...     s.remove("img"), s.remove("img"), s.candidates(np.array([1, 2]))
+            (True, False, [])
+        """
+        with self._errors("remove a document"), self._write() as conn:
+            row = conn.execute("SELECT rowid FROM docs WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return False
+            conn.execute("DELETE FROM keys WHERE doc = ?", (row[0],))
+            conn.execute("DELETE FROM docs WHERE rowid = ?", (row[0],))
+        return True
+
+    # ------------------------------------------------------------------------------ reading
+
+    def get(self, key: str) -> bytes | None:
+        """Return the stored sketch bytes of ``key``, or None.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     s.add("k", b"sk", np.array([5]))
+            ...     s.get("k"), s.get("missing")
+            (b'sk', None)
+        """
+        with self._errors("read a document"):
+            row = self._live().execute("SELECT sketch FROM docs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def get_meta(self, key: str) -> str | None:
+        """Return the caller metadata stored with ``key`` (None if absent or not set).
+
+        Examples:
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     s.add("k", b"sk", np.array([5]), meta='{"len": 3}')
+            ...     s.get_meta("k")
+            '{"len": 3}'
+        """
+        with self._errors("read a document"):
+            row = self._live().execute("SELECT meta FROM docs WHERE key = ?", (key,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def __contains__(self, key: object) -> bool:
+        """Return whether ``key`` is stored."""
+        if not isinstance(key, str):
+            return False
+        with self._errors("read a document"):
+            row = self._live().execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
+    def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
+        """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
+
+        This is exactly banded LSH's candidate rule; for Hamming-block search pass the block
+        values (band = block index). The result is a superset of the true matches: decode the
+        sketches and verify. Documents come once each, in the order they were first added.
+        All statements run in one read transaction, so the answer is one consistent snapshot.
+
+        Args:
+            lookup: A 1-D integer array (band ``j`` = position ``j``, the form of one row of
+                :meth:`add_many`'s array) or an ``(m, 2)`` array of ``(band, value)`` rows.
+
+        Returns:
+            ``(key, sketch bytes)`` pairs.
+
+        Raises:
+            InputError: ``lookup`` has another shape or a non-integer dtype.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
+            ...     s.candidates(np.array([1, 1])), s.candidates(np.array([2, 9]))
+            ([('a', b'A'), ('b', b'B')], [('b', b'B')])
+        """
+        pairs = np.unique(_pairs(lookup, "lookup"), axis=0)
+        found: dict[int, tuple[str, bytes]] = {}
+        with self._errors("find candidates"), self._read() as conn:
+            for start in range(0, pairs.shape[0], _PAIR_CHUNK):
+                chunk = pairs[start : start + _PAIR_CHUNK]
+                values = ",".join(["(?, ?)"] * chunk.shape[0])
+                # CROSS JOIN keeps the query pairs as the outer loop: one primary-key probe
+                # of keys(band, value, doc) per pair.
+                sql = (
+                    f"WITH q(band, value) AS (VALUES {values}) "
+                    "SELECT rowid, key, sketch FROM docs WHERE rowid IN ("
+                    " SELECT k.doc FROM q CROSS JOIN keys AS k"
+                    " ON k.band = q.band AND k.value = q.value)"
+                )
+                for rowid, key, sketch in conn.execute(sql, chunk.reshape(-1).tolist()):
+                    found[int(rowid)] = (str(key), bytes(sketch))
+        return [found[rowid] for rowid in sorted(found)]
+
+    def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
+        """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.
+
+        The iteration is one SQL statement, hence one snapshot: documents committed by other
+        connections meanwhile do not appear, and until the iteration ends (or the generator is
+        closed) this ``Store``'s other reads see the same snapshot. Do not write through this
+        same ``Store`` while iterating. Memory holds one batch at a time.
+
+        Args:
+            batch: Documents per yielded batch (at least 1).
+
+        Yields:
+            Lists of keys and of sketch bytes, of equal length.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     _ = s.add_many(["a", "b", "c"], [b"A", b"B", b"C"], np.zeros((3, 1), np.int64))
+            ...     list(s.iter_sketches(batch=2))
+            [(['a', 'b'], [b'A', b'B']), (['c'], [b'C'])]
+        """
+        if batch < 1:
+            raise InputError(f"batch must be at least 1, got {batch}")
+        with self._errors("read documents"):
+            cursor = self._live().execute("SELECT key, sketch FROM docs ORDER BY rowid")
+        try:
+            while True:
+                with self._errors("read documents"):
+                    rows = cursor.fetchmany(batch)
+                if not rows:
+                    return
+                yield [str(k) for k, _ in rows], [bytes(b) for _, b in rows]
+        finally:
+            if self._conn is not None:  # close() already finalized the cursor's statement
+                cursor.close()
+
+    def __len__(self) -> int:
+        """Return the number of stored documents."""
+        with self._errors("count documents"):
+            return int(self._live().execute("SELECT count(*) FROM docs").fetchone()[0])
+
+    def stats(self) -> dict[str, StatValue]:
+        """Return a summary of the store.
+
+        Returns:
+            ``path``, ``docs`` (documents), ``lookup_rows``, ``kind``, ``params``,
+            ``schema_version``, ``file_size`` (bytes of the database pages, committed WAL
+            content included), ``created`` (Unix time) and ``readonly``.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     st = s.stats()
+            >>> st["docs"], st["kind"], st["params"], st["schema_version"]
+            (0, 'minhash', 'minhash-00', 1)
+        """
+        with self._errors("read statistics"), self._read() as conn:
+            identity = self._identity()
+            docs = int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+            lookup_rows = int(conn.execute("SELECT count(*) FROM keys").fetchone()[0])
+            pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
+            page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+            version = schema_version(conn)
+        return {
+            "path": self._path,
+            "docs": docs,
+            "lookup_rows": lookup_rows,
+            "kind": identity["kind"],
+            "params": identity["params"],
+            "schema_version": version,
+            "file_size": pages * page_size,
+            "created": float(identity["created"]),
+            "readonly": self._readonly,
+        }
+
+    # ------------------------------------------------------------------------------ closing
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._conn is None
+
+    def close(self) -> None:
+        """Close the connection; calling it again does nothing."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def __enter__(self) -> Self:
+        """Return the store itself."""
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Close the store."""
+        self.close()
+
+    def __repr__(self) -> str:
+        """Return ``Store(path, kind, params)``."""
+        state = " closed" if self.closed else ""
+        return f"<Store {self._path!r} {self._kind} {self._params}{state}>"

@@ -1,0 +1,570 @@
+"""Tests of neardup.store: persistence, params checks, migrations, crash safety, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import (
+    IncompatibleSketchError,
+    InputError,
+    SchemaVersionError,
+    StoreError,
+)
+from neardup.store import SCHEMA_VERSION, Store
+from neardup.store.migrations import MIGRATIONS, migrate, schema_version
+from neardup.store.sqlite import APPLICATION_ID
+
+KIND = "minhash"
+PARAMS = "minhash-0123456789abcdef"
+HERE = Path(__file__).parent
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _open(path: Path | str, **kw: object) -> Store:
+    return Store.open(path, kind=KIND, params=PARAMS, **kw)  # type: ignore[arg-type]
+
+
+def _batch(
+    prefix: str, n: int, n_bands: int = 4, seed: int = 0
+) -> tuple[list[str], list[bytes], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    keys = [f"{prefix}{i}" for i in range(n)]
+    sketches = [f"{prefix}{i}".encode() * 3 for i in range(n)]
+    lookup = rng.integers(-(2**62), 2**62, size=(n, n_bands), dtype=np.int64)
+    return keys, sketches, lookup
+
+
+def _schema(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    rows = conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+    return [(t, n, " ".join(s.split())) for t, n, s in rows if s]
+
+
+def _run(script: str, *args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+
+
+# ------------------------------------------------------------------------ persistence
+
+
+def test_reopen_and_query(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    keys, sketches, lookup = _batch("a", 50)
+    with _open(db) as store:
+        assert store.add_many(keys, sketches, lookup) == 50
+    with _open(db, readonly=True) as store:
+        assert len(store) == 50
+        assert store.get("a7") == sketches[7]
+        assert store.get("nope") is None
+        assert "a7" in store and "nope" not in store and 7 not in store
+        # One shared band is enough; a value in another band is not.
+        query = np.array([lookup[3, 0], 1, 2, 3])
+        assert store.candidates(query) == [("a3", sketches[3])]
+        shifted = np.array([1, lookup[3, 0], 2, 3])
+        assert store.candidates(shifted) == []
+        got = [pair for ks, bs in store.iter_sketches(batch=7) for pair in zip(ks, bs, strict=True)]
+        assert got == list(zip(keys, sketches, strict=True))
+
+
+def test_add_more_and_query(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    k1, s1, l1 = _batch("a", 30, seed=1)
+    k2, s2, l2 = _batch("b", 30, seed=2)
+    l2[5, 2] = l1[9, 2]  # b5 shares band 2 with a9
+    with _open(db) as store:
+        store.add_many(k1, s1, l1)
+    with _open(db, create=False) as store:
+        assert store.add_many(k2, s2, l2) == 30
+        assert len(store) == 60
+    with _open(db) as store:
+        assert store.candidates(l2[5]) == [("a9", s1[9]), ("b5", s2[5])]
+        assert store.candidates(l1[0]) == [("a0", s1[0])]
+        assert store.stats()["lookup_rows"] == 60 * 4
+
+
+def test_replace_is_the_duplicate_key_rule(tmp_path: Path) -> None:
+    with _open(tmp_path / "s.db") as store:
+        store.add("k", b"old", np.array([1, 2]), meta="m1")
+        store.add_many(["k", "x", "k"], [b"mid", b"x", b"new"], np.array([[3, 4], [9, 9], [5, 6]]))
+        assert len(store) == 2
+        assert store.get("k") == b"new"
+        assert store.get_meta("k") is None
+        assert store.candidates(np.array([1, 2])) == []  # old lookup rows are gone
+        assert store.candidates(np.array([3, 4])) == []  # superseded in-batch duplicate
+        assert store.candidates(np.array([5, 0])) == [("k", b"new")]
+        assert store.stats()["lookup_rows"] == 4
+
+
+def test_removal(tmp_path: Path) -> None:
+    keys, sketches, lookup = _batch("a", 10)
+    with _open(tmp_path / "s.db") as store:
+        store.add_many(keys, sketches, lookup)
+        assert store.remove("a4") is True
+        assert store.remove("a4") is False
+        assert len(store) == 9 and store.get("a4") is None
+        assert store.candidates(lookup[4]) == []
+        assert store.stats()["lookup_rows"] == 9 * 4
+        store.add("a4", b"back", lookup[4])
+        assert store.candidates(lookup[4]) == [("a4", b"back")]
+        # Re-added keys come after the others (insertion order of the current rows).
+        assert [k for ks, _ in store.iter_sketches() for k in ks][-1] == "a4"
+
+
+def test_pairs_form_and_uint64_values(tmp_path: Path) -> None:
+    big = np.array([[0, 2**63 + 5], [0, 7], [3, 7]], dtype=np.uint64)
+    with _open(tmp_path / "s.db") as store:
+        store.add_many(["c1", "c2"], [b"1", b"2"], [big, np.zeros((0, 2), np.int64)])
+        assert store.candidates(np.array([[0, 2**63 + 5]], dtype=np.uint64)) == [("c1", b"1")]
+        assert store.candidates(np.array([[3, 7]])) == [("c1", b"1")]
+        assert store.candidates(np.array([[1, 7]])) == []
+        assert store.candidates(np.array([], dtype=np.int64)) == []
+        # More query pairs than one SQL statement takes: the chunks are merged.
+        wide = np.stack([np.zeros(2000, np.int64), np.arange(2000, dtype=np.int64)], axis=1)
+        assert store.candidates(wide) == [("c1", b"1")]
+
+
+def test_stats(tmp_path: Path) -> None:
+    before = time.time()
+    with _open(tmp_path / "s.db") as store:
+        store.add_many(*_batch("a", 5))
+        st = store.stats()
+    assert st["docs"] == 5 and st["kind"] == KIND and st["params"] == PARAMS
+    assert st["schema_version"] == SCHEMA_VERSION and st["readonly"] is False
+    assert isinstance(st["file_size"], int) and st["file_size"] > 0
+    assert isinstance(st["created"], float) and before - 1 <= st["created"] <= time.time()
+    assert st["path"] == str(tmp_path / "s.db")
+
+
+# ------------------------------------------------------------------ params and schema
+
+
+def test_other_params_or_kind_refuse_to_mix(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with _open(db) as store:
+        store.add("a", b"x", np.array([1]))
+    other = "minhash-fedcba9876543210"
+    with pytest.raises(IncompatibleSketchError) as info:
+        Store.open(db, kind=KIND, params=other)
+    message = str(info.value)
+    assert PARAMS in message and other in message and "new store" in message
+    with pytest.raises(IncompatibleSketchError, match="simhash"):
+        Store.open(db, kind="simhash", params=PARAMS, readonly=True)
+    with _open(db) as store:  # the refused opens changed nothing
+        assert len(store) == 1 and store.stats()["params"] == PARAMS
+
+
+def test_schema_version_too_new(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _open(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    for readonly in (False, True):
+        with pytest.raises(SchemaVersionError, match="upgrade neardup"):
+            _open(db, readonly=readonly)
+    assert issubclass(SchemaVersionError, StoreError)
+
+
+def test_migrations_are_ordered_and_idempotent(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    try:
+        assert schema_version(conn) == 0
+        assert migrate(conn) == SCHEMA_VERSION
+        schema = _schema(conn)
+        assert migrate(conn) == 0  # nothing left to do
+        for step in MIGRATIONS:  # each step re-applied on its own changes nothing
+            step(conn)
+        assert _schema(conn) == schema and schema_version(conn) == SCHEMA_VERSION
+
+        calls: list[int] = []
+        later = (lambda c: calls.append(2), lambda c: calls.append(3))
+        assert migrate(conn, migrations=(*MIGRATIONS, *later)) == 2
+        assert calls == [2, 3] and schema_version(conn) == SCHEMA_VERSION + 2
+        assert migrate(conn, migrations=(*MIGRATIONS, *later)) == 0 and calls == [2, 3]
+        with pytest.raises(SchemaVersionError):
+            migrate(conn)
+    finally:
+        conn.close()
+
+
+def test_fresh_store_matches_the_v1_fixture(tmp_path: Path) -> None:
+    """The schema-1 file format is pinned: a fixture store opens, and new stores equal it."""
+    old = tmp_path / "v1.db"
+    conn = sqlite3.connect(old)
+    conn.executescript((HERE / "store_schema_v1.sql").read_text(encoding="utf-8"))
+    fixture_schema = _schema(conn)
+    conn.close()
+    with _open(old) as store:
+        assert len(store) == 3 and store.get("alpha") == b"\x00\x01sketch-a"
+        assert store.get_meta("alpha") == '{"n": 1}'
+        assert store.candidates(np.array([10, 0])) == [
+            ("alpha", b"\x00\x01sketch-a"),
+            ("beta", b"\x00\x01sketch-b"),
+        ]
+        assert store.candidates(np.array([[5, 100]])) == [("delta", b"ctph")]
+        assert store.stats()["created"] == 1700000000.0
+    with _open(tmp_path / "new.db") as store:
+        store.add("a", b"a", np.array([1]))
+    conn = sqlite3.connect(tmp_path / "new.db")
+    try:
+        assert _schema(conn) == fixture_schema
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+
+
+# ------------------------------------------------------------------------ bad files
+
+
+def test_corrupt_or_foreign_files_raise_store_error(tmp_path: Path) -> None:
+    noise = tmp_path / "noise.db"
+    noise.write_bytes(np.random.default_rng(3).integers(0, 256, 8192, dtype=np.uint8).tobytes())
+    text = tmp_path / "notes.txt"
+    text.write_text("just some text, not a database\n" * 20)
+    for path in (noise, text):
+        for readonly in (False, True):
+            with pytest.raises(StoreError, match="not a neardup store or is damaged"):
+                _open(path, readonly=readonly)
+    foreign = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE t (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="not a neardup store"):
+        _open(foreign)
+    with pytest.raises(StoreError, match="is a directory"):
+        _open(tmp_path)
+
+
+def test_damaged_store_pages_raise_store_error(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with _open(db) as store:
+        store.add_many(*_batch("a", 3000))
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    data = bytearray(db.read_bytes())
+    data[4096:] = bytes(len(data) - 4096)  # keep the header page, zero everything else
+    db.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="damaged"), _open(db) as store:
+        store.candidates(np.array([1, 2, 3, 4]))
+        store.stats()
+        len(store)
+
+
+def test_missing_files(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.db"
+    with pytest.raises(StoreError, match="does not exist"):
+        _open(missing, readonly=True)
+    with pytest.raises(StoreError, match="create=True"):
+        _open(missing, create=False)
+    assert not missing.exists()
+    with pytest.raises(StoreError, match="cannot open"):
+        _open(tmp_path / "no-such-dir" / "s.db")
+    with pytest.raises(StoreError, match="in-memory"):
+        _open(":memory:", readonly=True)
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(StoreError, match="not initialized"):
+        _open(empty, readonly=True)
+
+
+def test_misuse_raises_clear_errors(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with _open(db) as store:
+        with pytest.raises(InputError, match="shape"):
+            store.add_many(["a"], [b"x"], np.zeros((2, 3), np.int64))
+        with pytest.raises(InputError, match="one of each"):
+            store.add_many(["a", "b"], [b"x"], np.zeros((2, 3), np.int64))
+        with pytest.raises(InputError, match="to_bytes"):
+            store.add_many(["a"], ["text"], np.zeros((1, 3), np.int64))  # type: ignore[list-item]
+        with pytest.raises(InputError, match="integer array"):
+            store.candidates(np.array([0.5, 1.5]))
+        with pytest.raises(InputError, match=r"\(m, 2\)"):
+            store.candidates(np.zeros((2, 3), np.int64))
+        with pytest.raises(InputError, match="one per document"):
+            store.add_many(["a"], [b"x"], [np.zeros((1, 2), np.int64)] * 2)
+        with pytest.raises(InputError, match="batch"):
+            next(store.iter_sketches(batch=0))
+        with pytest.raises(InputError, match="non-empty"):
+            Store.open(db, kind="", params=PARAMS)
+        assert len(store) == 0
+    with _open(db, readonly=True) as store, pytest.raises(StoreError, match="read-only"):
+        store.add("a", b"x", np.array([1]))
+    store = _open(db)
+    store.close()
+    store.close()
+    assert store.closed and "closed" in repr(store)
+    with pytest.raises(StoreError, match="closed"):
+        len(store)
+
+
+def test_second_writer_waits_then_fails_clearly(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    _open(db).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        with _open(db, timeout=0.2) as store:
+            started = time.monotonic()
+            with pytest.raises(StoreError, match="busy timeout"):
+                store.add("a", b"x", np.array([1]))
+            assert time.monotonic() - started >= 0.15
+            assert len(store) == 0  # reading is not blocked by the writer
+            holder.execute("COMMIT")
+            store.add("a", b"x", np.array([1]))
+            assert len(store) == 1
+    finally:
+        holder.close()
+
+
+# ---------------------------------------------------------------------- crash safety
+
+CRASH_SCRIPT = """
+    import os, signal, sys
+    import numpy as np
+    from neardup.store import Store
+
+    path, marker, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    rng = np.random.default_rng(7)
+    store = Store.open(path, kind="minhash", params="minhash-0123456789abcdef")
+    first = rng.integers(0, 2**62, size=(2000, 16))
+    store.add_many([f"a{i}" for i in range(2000)], [b"A%d" % i for i in range(2000)], first)
+    print(os.path.getsize(path + "-wal"), flush=True)
+    # A small page cache makes SQLite spill uncommitted pages to the WAL early.
+    store._conn.execute("PRAGMA cache_size = 20")
+    seen = 0
+
+    def trace(sql):
+        global seen
+        if sql.startswith(marker):
+            seen += 1
+            if seen == kill_at:
+                print(os.path.getsize(path + "-wal"), flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    store._conn.set_trace_callback(trace)
+    second = rng.integers(0, 2**62, size=(4000, 16))
+    store.add_many([f"b{i}" for i in range(4000)], [b"B%d" % i for i in range(4000)], second)
+    print("the second batch was committed: the kill did not happen")
+"""
+
+
+@pytest.mark.parametrize(
+    ("marker", "kill_at"),
+    [
+        ("DELETE FROM keys", 1),  # just after BEGIN
+        ("INSERT INTO docs", 3000),  # in the middle of the documents
+        ("INSERT OR IGNORE INTO keys", 60000),  # late: uncommitted pages already in the WAL
+    ],
+)
+def test_sigkill_mid_transaction_keeps_exactly_the_committed_batch(
+    tmp_path: Path, marker: str, kill_at: int
+) -> None:
+    db = tmp_path / "s.db"
+    result = _run(CRASH_SCRIPT, db, marker, kill_at)
+    assert result.returncode == -signal.SIGKILL, result.stdout + result.stderr
+    wal_committed, wal_at_kill = map(int, result.stdout.split())
+    if kill_at > 1:  # the killed transaction had written pages to the WAL: recovery drops them
+        assert wal_at_kill > wal_committed
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    finally:
+        conn.close()
+    with _open(db) as store:
+        assert len(store) == 2000
+        assert store.stats()["lookup_rows"] == 2000 * 16
+        keys = [k for ks, _ in store.iter_sketches() for k in ks]
+        assert keys == [f"a{i}" for i in range(2000)]
+        assert store.get("a1999") == b"A1999" and store.get("b0") is None
+        # And the store resumes: the interrupted batch can be written again.
+        store.add_many(*_batch("b", 100, n_bands=16))
+        assert len(store) == 2100
+
+
+def test_iteration_is_one_snapshot(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with _open(db) as reader, _open(db) as writer:
+        writer.add_many(*_batch("a", 10))
+        batches = reader.iter_sketches(batch=3)
+        first_keys, _ = next(batches)
+        writer.add_many(*_batch("b", 10))  # committed by another connection meanwhile
+        assert writer.remove("a9") is True
+        # While the iteration is pending, the iterating store's other reads share its snapshot.
+        assert len(reader) == 10
+        rest = [k for ks, _ in batches for k in ks]
+        assert first_keys + rest == [f"a{i}" for i in range(10)]
+        assert len(reader) == 19  # after it, they see the newest commit
+        unfinished = reader.iter_sketches(batch=2)
+        next(unfinished)
+    del unfinished  # closing the store first, then dropping the generator, is harmless
+
+
+# ----------------------------------------------------------------------- concurrency
+
+WRITER_SCRIPT = """
+    import sys, time
+    from pathlib import Path
+    import numpy as np
+    from neardup.store import Store
+
+    path, batches, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    ready = [Path(path + f".ready{i}") for i in range(2)]
+    deadline = time.monotonic() + 30
+    while not all(p.exists() for p in ready) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with Store.open(path, kind="minhash", params="minhash-0123456789abcdef", timeout=10) as s:
+        for b in range(1, batches + 1):
+            lookup = np.stack([np.full(size, b), np.arange(size) + b * size], axis=1)
+            s.add_many([f"{b}-{j}" for j in range(size)], [b"x" * 64] * size, lookup)
+            time.sleep(0.01)
+"""
+
+READER_SCRIPT = """
+    import json, sys, time
+    from pathlib import Path
+    import numpy as np
+    from neardup.store import Store
+
+    path, batches, size, me, readonly = (
+        sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
+    )
+    total = (batches + 1) * size
+    seen, last, loops = set(), 0, 0
+    with Store.open(path, kind="minhash", params="minhash-0123456789abcdef",
+                    readonly=readonly, timeout=10) as s:
+        Path(path + f".ready{me}").touch()
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            loops += 1
+            n = len(s)
+            assert n % size == 0 and n >= last, (n, last)  # whole batches, never going back
+            last = n
+            seen.add(n)
+            b = loops % (batches + 1)
+            got = s.candidates(np.array([b, -1]))
+            assert len(got) in (0, size), (b, len(got))
+            assert all(k.startswith(f"{b}-") for k, _ in got)
+            if loops % 5 == 0:
+                count = sum(len(ks) for ks, _ in s.iter_sketches(batch=37))
+                assert count % size == 0 and count >= n, (count, n)
+            if n == total:
+                break
+    print(json.dumps({"distinct": len(seen), "last": last, "loops": loops}))
+"""
+
+
+def test_readers_see_whole_batches_while_one_process_writes(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    batches, size = 40, 50
+    with _open(db) as store:  # batch 0 exists before anyone starts
+        store.add_many(
+            [f"0-{j}" for j in range(size)],
+            [b"x" * 64] * size,
+            np.stack([np.zeros(size, np.int64), np.arange(size)], axis=1),
+        )
+    env = {**os.environ, "PYTHONPATH": SRC}
+    args = [str(db), str(batches), str(size)]
+
+    def spawn(script: str, *extra: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(script), *args, *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+
+    procs = [spawn(READER_SCRIPT, "0", "1"), spawn(READER_SCRIPT, "1", "0"), spawn(WRITER_SCRIPT)]
+    outputs = [p.communicate(timeout=60) for p in procs]
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err
+        assert "locked" not in err
+    for out, _ in outputs[:2]:
+        report = json.loads(out)
+        assert report["last"] == (batches + 1) * size  # the readers saw the final state
+        assert report["distinct"] >= 3  # ...and intermediate ones: they ran during the writes
+    with _open(db) as store:
+        assert len(store) == (batches + 1) * size
+
+
+# ------------------------------------------------------------------ brute-force oracle
+
+KEYS = [f"k{i}" for i in range(6)]
+small = st.integers(0, 3)
+dense_batch = st.lists(
+    st.tuples(st.sampled_from(KEYS), st.lists(small, min_size=3, max_size=3)), max_size=6
+)
+pairs_batch = st.lists(
+    st.tuples(st.sampled_from(KEYS), st.lists(st.tuples(small, small), max_size=5)), max_size=6
+)
+operation = st.one_of(
+    st.tuples(st.just("dense"), dense_batch),
+    st.tuples(st.just("pairs"), pairs_batch),
+    st.tuples(st.just("remove"), st.sampled_from(KEYS)),
+)
+
+
+@settings(max_examples=100)
+@given(
+    ops=st.lists(operation, max_size=8),
+    query=st.one_of(
+        st.lists(small, min_size=3, max_size=3).map(lambda r: np.array(r, dtype=np.int64)),
+        st.lists(st.tuples(small, small), max_size=6).map(
+            lambda r: np.array(r, dtype=np.int64).reshape(-1, 2)
+        ),
+    ),
+)
+def test_candidates_equal_a_brute_force_scan(ops: list[tuple[str, Any]], query: np.ndarray) -> None:
+    model: dict[str, tuple[bytes, set[tuple[int, int]]]] = {}
+    with _open(":memory:") as store:
+        for step, (op, payload) in enumerate(ops):
+            if op == "remove":
+                assert store.remove(payload) == (payload in model)
+                model.pop(payload, None)
+                continue
+            batch: list[tuple[str, list[Any]]] = payload
+            keys = [k for k, _ in batch]
+            sketches = [f"{k}@{step}".encode() for k in keys]
+            if op == "dense":
+                lookup: Any = np.array([row for _, row in batch], dtype=np.int64).reshape(-1, 3)
+                rows = [{(j, v) for j, v in enumerate(row)} for _, row in batch]
+            else:
+                lookup = [np.array(row, dtype=np.int64).reshape(-1, 2) for _, row in batch]
+                rows = [set(row) for _, row in batch]
+            store.add_many(keys, sketches, lookup)
+            for key, sketch, row in zip(keys, sketches, rows, strict=True):
+                model[key] = (sketch, row)  # a replaced key keeps its place, as in the store
+        wanted = (
+            {(j, int(v)) for j, v in enumerate(query)}
+            if query.ndim == 1
+            else {(int(b), int(v)) for b, v in query}
+        )
+        expected = [(k, sk) for k, (sk, row) in model.items() if row & wanted]
+        assert store.candidates(query) == expected
+        assert len(store) == len(model)
+        assert store.stats()["lookup_rows"] == sum(len(row) for _, row in model.values())
