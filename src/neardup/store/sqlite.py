@@ -39,6 +39,7 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.store._lookup import Lookup, blob, pairs, triples
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "Store"]
@@ -48,78 +49,11 @@ logger = logging.getLogger(__name__)
 APPLICATION_ID = 0x4E445550
 """``PRAGMA application_id`` of a neardup store (ASCII ``NDUP``); other SQLite files are refused."""
 
-Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
-"""Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
-``(band, value)`` rows per document."""
 
 StatValue = str | int | float
 
 _KEY_CHUNK = 500  # keys per ``IN (...)``: far below SQLite's bound-variable limit
 _PAIR_CHUNK = 400  # (band, value) pairs per candidates statement (800 variables)
-
-
-def _int64(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
-    """Return ``array`` as int64; unsigned 64-bit values keep their bit pattern."""
-    arr = np.asarray(array)
-    if arr.size == 0 and arr.dtype.kind == "f":
-        arr = arr.astype(np.int64)  # an empty list becomes float64 under np.asarray
-    if arr.dtype.kind not in "iu":
-        raise InputError(
-            f"{what} must be an integer array (int64 or uint64), got dtype {arr.dtype}; "
-            "pass the lookup keys as computed by the index (e.g. np.int64 band hashes)"
-        )
-    if arr.dtype == np.uint64:
-        return np.ascontiguousarray(arr).view(np.int64)
-    return arr.astype(np.int64, copy=False)
-
-
-def _pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
-    """Return an ``(m, 2)`` array of (band, value) rows from a 1-D row or a pairs array."""
-    arr = _int64(array, what)
-    if arr.ndim == 1:
-        return np.stack([np.arange(arr.shape[0], dtype=np.int64), arr], axis=1)
-    if arr.ndim == 2 and arr.shape[1] == 2:
-        return arr
-    raise InputError(
-        f"{what} must be a 1-D array of band values (band = position) or an (m, 2) array "
-        f"of (band, value) rows, got shape {arr.shape}"
-    )
-
-
-def _triples(
-    lookup: Lookup, n: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Flatten a batch's lookup keys to (document index, band, value) arrays."""
-    if isinstance(lookup, np.ndarray):
-        arr = _int64(lookup, "lookup")
-        if arr.ndim != 2 or arr.shape[0] != n:
-            raise InputError(
-                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
-                "give one row of band values per document"
-            )
-        n_bands = arr.shape[1]
-        docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
-        bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
-        return docs, bands, arr.reshape(-1)
-    if len(lookup) != n:
-        raise InputError(
-            f"lookup has {len(lookup)} entries for {n} documents; give one per document"
-        )
-    parts = [_pairs(row, f"lookup[{i}]") for i, row in enumerate(lookup)]
-    if not parts:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    docs = np.repeat(np.arange(n, dtype=np.int64), [p.shape[0] for p in parts])
-    stacked = np.concatenate(parts, axis=0)
-    return docs, stacked[:, 0], stacked[:, 1]
-
-
-def _blob(sketch: object, index: int) -> bytes:
-    if isinstance(sketch, bytes | bytearray | memoryview):
-        return bytes(sketch)
-    raise InputError(
-        f"sketch {index} is a {type(sketch).__name__}, not bytes; store the sketch's to_bytes()"
-    )
 
 
 class Store:
@@ -423,8 +357,8 @@ class Store:
                 raise InputError(f"key {i} is a {type(key).__name__}; document keys are str")
             last[key] = i
         kept = list(last.values())  # first-occurrence order, last occurrence's value
-        rows = [(keys[i], _blob(sketches[i], i), None if meta is None else meta[i]) for i in kept]
-        doc_index, bands, values = _triples(lookup, n)
+        rows = [(keys[i], blob(sketches[i], i), None if meta is None else meta[i]) for i in kept]
+        doc_index, bands, values = triples(lookup, n)
         now = time.time()
         with self._errors("add documents"), self._write() as conn:
             conn.executemany(
@@ -472,7 +406,7 @@ class Store:
             [('doc', b'3:abc:def')]
         """
         self.add_many(
-            [key], [sketch], [_pairs(lookup, "lookup")], meta=None if meta is None else [meta]
+            [key], [sketch], [pairs(lookup, "lookup")], meta=None if meta is None else [meta]
         )
 
     def remove(self, key: str) -> bool:
@@ -558,11 +492,11 @@ class Store:
             ...     s.candidates(np.array([1, 1])), s.candidates(np.array([2, 9]))
             ([('a', b'A'), ('b', b'B')], [('b', b'B')])
         """
-        pairs = np.unique(_pairs(lookup, "lookup"), axis=0)
+        query = np.unique(pairs(lookup, "lookup"), axis=0)
         found: dict[int, tuple[str, bytes]] = {}
         with self._errors("find candidates"), self._read() as conn:
-            for start in range(0, pairs.shape[0], _PAIR_CHUNK):
-                chunk = pairs[start : start + _PAIR_CHUNK]
+            for start in range(0, query.shape[0], _PAIR_CHUNK):
+                chunk = query[start : start + _PAIR_CHUNK]
                 values = ",".join(["(?, ?)"] * chunk.shape[0])
                 # CROSS JOIN keeps the query pairs as the outer loop: one primary-key probe
                 # of keys(band, value, doc) per pair.

@@ -1,0 +1,87 @@
+"""Validation and flattening of the lookup keys given to the store (private helpers)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import InputError
+
+__all__ = ["Lookup", "blob", "pairs", "triples"]
+
+Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
+"""Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
+``(band, value)`` rows per document."""
+
+
+def int64(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
+    """Return ``array`` as int64; unsigned 64-bit values keep their bit pattern."""
+    arr = np.asarray(array)
+    if arr.size == 0 and arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)  # an empty list becomes float64 under np.asarray
+    if arr.dtype.kind not in "iu":
+        raise InputError(
+            f"{what} must be an integer array (int64 or uint64), got dtype {arr.dtype}; "
+            "pass the lookup keys as computed by the index (e.g. np.int64 band hashes)"
+        )
+    if arr.dtype == np.uint64:
+        return np.ascontiguousarray(arr).view(np.int64)
+    return arr.astype(np.int64, copy=False)
+
+
+def pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
+    """Return an ``(m, 2)`` array of (band, value) rows from a 1-D row or a pairs array."""
+    arr = int64(array, what)
+    if arr.ndim == 1:
+        return np.stack([np.arange(arr.shape[0], dtype=np.int64), arr], axis=1)
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        return arr
+    raise InputError(
+        f"{what} must be a 1-D array of band values (band = position) or an (m, 2) array "
+        f"of (band, value) rows, got shape {arr.shape}"
+    )
+
+
+def triples(
+    lookup: Lookup, n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Flatten a batch's lookup keys to (document index, band, value) arrays.
+
+    Examples:
+        >>> [a.tolist() for a in triples(np.array([[5, 6], [7, 8]]), 2)]
+        [[0, 0, 1, 1], [0, 1, 0, 1], [5, 6, 7, 8]]
+        >>> [a.tolist() for a in triples([np.array([[3, 9]]), np.zeros((0, 2), int)], 2)]
+        [[0], [3], [9]]
+    """
+    if isinstance(lookup, np.ndarray):
+        arr = int64(lookup, "lookup")
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise InputError(
+                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
+                "give one row of band values per document"
+            )
+        n_bands = arr.shape[1]
+        docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
+        bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
+        return docs, bands, arr.reshape(-1)
+    if len(lookup) != n:
+        raise InputError(
+            f"lookup has {len(lookup)} entries for {n} documents; give one per document"
+        )
+    parts = [pairs(row, f"lookup[{i}]") for i, row in enumerate(lookup)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    docs = np.repeat(np.arange(n, dtype=np.int64), [p.shape[0] for p in parts])
+    stacked = np.concatenate(parts, axis=0)
+    return docs, stacked[:, 0], stacked[:, 1]
+
+
+def blob(sketch: object, index: int) -> bytes:
+    if isinstance(sketch, bytes | bytearray | memoryview):
+        return bytes(sketch)
+    raise InputError(
+        f"sketch {index} is a {type(sketch).__name__}, not bytes; store the sketch's to_bytes()"
+    )
