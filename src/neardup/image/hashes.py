@@ -17,10 +17,13 @@ and difference hashes; C. Zauner (2010), the DCT pHash.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -48,6 +51,7 @@ class _Prepared:
     """One decoded image reduced to what the batched stage needs."""
 
     gray: U8 | None = None  # imagehash preset: Pillow's convert("L")
+    pil: PILImage.Image | None = None  # imagehash preset, caller's image: converted in a batch
     grid: U8 | None = None  # go preset: the 32x32 RGBA grid
     value: int | None = None  # colorhash: computed per image
 
@@ -135,8 +139,25 @@ def _colorhash_value(im: PILImage.Image, binbits: int) -> int:
     return result
 
 
+#: Modes whose conversion to L is pointwise, so many images can share one convert() call.
+_POINTWISE_L = ("RGB", "RGBA", "L")
+#: Images up to this many pixels are converted to grey together (see :func:`_gray_batch`).
+_BATCH_CONVERT_PIXELS = 1 << 20
+
+
 def _prepare(source: ImageSource, params: ImageHashParams, max_pixels: int) -> _Prepared:
     """Decode one source and reduce it to the input of the batched stage."""
+    if (
+        params.preset == "imagehash"
+        and params.method != "colorhash"
+        and not params.exif_transpose
+        and getattr(source, "mode", None) in _POINTWISE_L
+        and 0 < getattr(source, "width", 0) * getattr(source, "height", 0) <= _BATCH_CONVERT_PIXELS
+    ):
+        image_mod = require_extra("image", "PIL.Image")
+        if isinstance(source, image_mod.Image):
+            with opened(source, max_pixels=max_pixels) as im:  # applies the pixel cap
+                return _Prepared(pil=im)
     with opened(source, max_pixels=max_pixels, draft=_draft_request(params)) as im:
         if params.exif_transpose:
             ops = require_extra("image", "PIL.ImageOps")
@@ -157,6 +178,23 @@ def _prepare(source: ImageSource, params: ImageHashParams, max_pixels: int) -> _
                 f"{describe(source)}: Pillow cannot convert mode {im.mode!r} to grey/HSV "
                 f"({exc}); convert the image to RGB first"
             ) from exc
+
+
+def _gray_batch(images: list[PILImage.Image]) -> U8:
+    """``np.stack([np.asarray(im.convert("L")) for im in images])`` with one convert() call.
+
+    The images share size and a mode whose grey conversion is pointwise, so pasting them
+    one under the other and converting the strip gives the same bytes, with the per-call
+    overhead of ``convert`` and of the array export paid once instead of per image.
+    """
+    image_mod = require_extra("image", "PIL.Image")
+    first = images[0]
+    width, height = first.size
+    canvas = image_mod.new(first.mode, (width, height * len(images)))
+    for i, im in enumerate(images):
+        canvas.paste(im, (0, i * height))
+    gray = canvas if first.mode == "L" else canvas.convert("L")
+    return np.asarray(gray).reshape(len(images), height, width)
 
 
 def _pack(bits: npt.NDArray[np.bool_]) -> list[int]:
@@ -212,6 +250,34 @@ def _transform(stack: U8, params: ImageHashParams) -> list[int]:
     return _pack(_median_bits(low))
 
 
+@lru_cache(maxsize=1)
+def _blas_controller() -> object | None:
+    """threadpoolctl's controller when that package is importable (it is optional)."""
+    try:
+        module = importlib.import_module("threadpoolctl")
+    except ImportError:
+        return None
+    controller: object = module.ThreadpoolController()
+    return controller
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """Run the batched matrix products on one BLAS thread.
+
+    The products are many small GEMMs; a multi-threaded BLAS spends more on waking and
+    synchronising threads than it saves, and much more on a busy machine (3x slower in
+    benchmarks/image_bench.py). Results are exact integers either way, so this only affects
+    speed. Without threadpoolctl installed the BLAS keeps its own setting.
+    """
+    controller = _blas_controller()
+    if controller is None:
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):  # type: ignore[attr-defined]
+        yield
+
+
 def _finish(prepared: Sequence[_Prepared], params: ImageHashParams) -> list[ImageHash]:
     """Run the batched stage over prepared images, keeping the input order."""
     values: list[int | None] = [p.value for p in prepared]
@@ -220,14 +286,24 @@ def _finish(prepared: Sequence[_Prepared], params: ImageHashParams) -> list[Imag
         for i, v in enumerate(gophash.go_phash_grids(grids)):
             values[i] = int(v)
     else:
-        groups: dict[tuple[int, int], list[int]] = {}
+        grays: list[U8 | None] = [p.gray for p in prepared]
+        pending: dict[tuple[str, int, int], list[int]] = {}
         for i, p in enumerate(prepared):
-            if p.gray is not None:
-                groups.setdefault(p.gray.shape[:2], []).append(i)
-        for members in groups.values():
-            stack = np.stack([prepared[i].gray for i in members])  # type: ignore[misc]
-            for i, v in zip(members, _transform(stack, params), strict=True):
-                values[i] = v
+            if p.pil is not None:
+                pending.setdefault((p.pil.mode, p.pil.width, p.pil.height), []).append(i)
+        for members in pending.values():
+            stack = _gray_batch([prepared[i].pil for i in members])  # type: ignore[misc]
+            for i, g in zip(members, stack, strict=True):
+                grays[i] = g
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i, g in enumerate(grays):
+            if g is not None:
+                groups.setdefault(g.shape, []).append(i)
+        with _one_blas_thread():
+            for members in groups.values():
+                stack = np.stack([grays[i] for i in members])  # type: ignore[misc]
+                for i, v in zip(members, _transform(stack, params), strict=True):
+                    values[i] = v
     return [ImageHash(v, params) for v in values if v is not None]
 
 
