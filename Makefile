@@ -22,7 +22,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 run: $(STAMP)
-	$(VENV)/bin/neardup hash examples/*.txt --method simhash-go
+	$(VENV)/bin/neardup dedup examples/text --format text --report report.html
+	$(VENV)/bin/neardup dedup examples/images --method phash --format text
+	@echo "report: $(abspath report.html)"
 
 test: $(STAMP)
 	$(PY) -m pytest -q --cov --cov-report=term

@@ -21,6 +21,13 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.index.hamming import HammingIndex
+from neardup.index.lsh import LSHIndex, LSHPlan, plan_lsh
+from neardup.io import Document, read_inputs
+from neardup.pipeline import dedup
+from neardup.report import Cluster, DedupResult, Pair
+from neardup.sketch.minhash import MinHash, MinHasher
+from neardup.sketch.simhash import SimHash, SimHasher
 from neardup.tokenize import GraphemeTokenizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
 from neardup.types import CanonicalizerLike, Tokenizer
 
@@ -30,21 +37,35 @@ __all__ = [
     "CanonicalConfig",
     "Canonicalizer",
     "CanonicalizerLike",
+    "Cluster",
     "ConfigError",
     "DecodeError",
+    "DedupResult",
+    "Document",
     "EmptyInputError",
     "FormatError",
     "GraphemeTokenizer",
+    "HammingIndex",
     "IncompatibleSketchError",
     "InputError",
     "InputTooLargeError",
+    "LSHIndex",
+    "LSHPlan",
+    "MinHash",
+    "MinHasher",
     "MissingExtraError",
     "NeardupError",
     "NgramTokenizer",
+    "Pair",
     "SchemaVersionError",
     "ShingleTokenizer",
+    "SimHash",
+    "SimHasher",
     "StoreError",
     "Tokenizer",
     "WordTokenizer",
     "__version__",
+    "dedup",
+    "plan_lsh",
+    "read_inputs",
 ]

@@ -57,6 +57,10 @@ _FLAGS = {
 }
 
 _MAX = 0x110000
+# Only these ranges hold assigned characters other than private use (checked against Python's
+# Unicode 14.0 data by tests/kernels/test_kernels_tables.py); the rest are Cn or Co, which
+# have no flags and lowercase to themselves. Scanning only them makes the tables 3x faster.
+_RANGES = (range(0, 0x40000), range(0xE0000, 0xE1000))
 
 
 @cache
@@ -64,10 +68,11 @@ def char_classes() -> npt.NDArray[np.uint8]:
     """Return the class-flag table (read-only ``uint8`` array of 0x110000 entries)."""
     table = np.zeros(_MAX, dtype=np.uint8)
     category = unicodedata.category
-    for cp in range(_MAX):
-        flag = _FLAGS.get(category(chr(cp)))
-        if flag:
-            table[cp] = flag
+    for block in _RANGES:
+        for cp in block:
+            flag = _FLAGS.get(category(chr(cp)))
+            if flag:
+                table[cp] = flag
     table.setflags(write=False)
     return table
 
@@ -76,12 +81,13 @@ def char_classes() -> npt.NDArray[np.uint8]:
 def simple_lower() -> npt.NDArray[np.int32]:
     """Return the simple-lowercase table (read-only ``int32`` array of 0x110000 entries)."""
     table = np.arange(_MAX, dtype=np.int32)
-    for cp in range(_MAX):
-        ch = chr(cp)
-        low = ch.lower()
-        if low != ch:
-            # Only U+0130 lowercases to more than one code point (i + U+0307); its simple
-            # mapping is plain i, and in general the first code point is the simple mapping.
-            table[cp] = ord(low[0])
+    for block in _RANGES:
+        for cp in block:
+            ch = chr(cp)
+            low = ch.lower()
+            if low != ch:
+                # Only U+0130 lowercases to more than one code point (i + U+0307); its simple
+                # mapping is plain i; in general the first code point is the simple mapping.
+                table[cp] = ord(low[0])
     table.setflags(write=False)
     return table

@@ -1,0 +1,434 @@
+"""The ``neardup`` command line: a thin layer over pipeline, methods, indexes and report writers.
+
+Results go to stdout; logs and progress go to stderr. A :class:`~neardup.errors.NeardupError`
+becomes a one-line message and exit code 1; usage errors exit with 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from neardup import __version__
+from neardup.errors import ConfigError, InputError, NeardupError
+from neardup.io import Document, read_inputs
+from neardup.methods import DEFAULT_THRESHOLDS, METHODS, make_method
+from neardup.report import DedupResult, write_clusters, write_pairs
+from neardup.types import DocId
+
+__all__ = ["main"]
+
+log = logging.getLogger("neardup")
+F = TypeVar("F", bound=Callable[..., Any])
+
+HASH_METHODS = ("simhash-go", "simhash", "minhash", "ctph", "tlsh", "phash", "fuzzysum")
+
+
+def _errors(fn: F) -> F:
+    """Turn NeardupError into a one-line message and exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except NeardupError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="neardup")
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv: debug).")
+def main(verbose: int) -> None:
+    """Find near-duplicate text and images: fingerprints, indexes, dedup and reports."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("neardup: %(levelname)s: %(message)s"))
+    root = logging.getLogger("neardup")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+def _documents(
+    paths: tuple[str, ...],
+    *,
+    binary: bool,
+    id_field: str = "id",
+    text_field: str = "text",
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> Iterator[Document]:
+    return read_inputs(
+        paths,
+        binary=binary,
+        id_field=id_field,
+        text_field=text_field,
+        include=include,
+        exclude=exclude,
+    )
+
+
+@main.command("hash")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(HASH_METHODS),
+    default="simhash-go",
+    show_default=True,
+    help="Fingerprint to compute.",
+)
+@_errors
+def hash_cmd(files: tuple[str, ...], method: str) -> None:
+    """Print one line per file: path <TAB> fingerprint."""
+    if method == "fuzzysum":
+        from neardup.fuzzy import legacy_fuzzysum
+
+        for doc in _documents(files, binary=False):
+            a, b = legacy_fuzzysum(doc.text or "")
+            click.echo(f"{doc.id}\t{a}:{b}")
+        return
+    m = make_method(method)
+    for doc in _documents(files, binary=m.binary):
+        click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
+
+
+@main.command()
+@click.argument("a", type=click.Path(exists=True, dir_okay=False))
+@click.argument("b", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(sorted(METHODS)),
+    default="minhash",
+    show_default=True,
+    help="How to compare.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@_errors
+def compare(a: str, b: str, method: str, fmt: str) -> None:
+    """Similarity (and distance, where it is a count) of two files."""
+    m = make_method(method)
+    da, db = _documents((a, b), binary=m.binary)
+    sim, dist = m.compare(da, db)
+    if fmt == "json":
+        click.echo(
+            json.dumps({"a": a, "b": b, "method": method, "similarity": sim, "distance": dist})
+        )
+    else:
+        extra = f"\tdistance={dist}" if dist is not None else ""
+        click.echo(f"similarity={sim:.6f}{extra}")
+
+
+@main.command()
+@click.option("--threshold", "-t", type=float, required=True, help="Jaccard threshold.")
+@click.option("--num-perm", "-n", type=int, default=128, show_default=True)
+@click.option("--fp-weight", type=float, default=0.5, show_default=True)
+@click.option("--fn-weight", type=float, default=0.5, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["recall", "weighted", "txtfp"]),
+    default="recall",
+    show_default=True,
+    help="recall: P(t) >= 0.99 (LSHIndex's default).",
+)
+@_errors
+def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mode: str) -> None:
+    """Bands, rows and predicted false positive/negative rates, with the S-curve."""
+    from neardup.index.lsh import plan_lsh
+
+    p = plan_lsh(threshold, num_perm, fp_weight=fp_weight, fn_weight=fn_weight, method=mode)  # type: ignore[arg-type]
+    click.echo(f"bands={p.bands} rows={p.rows} (uses {p.bands * p.rows} of {num_perm} slots)")
+    click.echo(
+        f"false positive rate={p.fp:.4f} false negative rate={p.fn:.4f} "
+        f"P(candidate | J={threshold})={p.recall_at_threshold:.4f}"
+    )
+    click.echo("S-curve: Jaccard -> P(candidate)")
+    for s, prob in p.curve(11):
+        bar = "#" * round(prob * 50)
+        click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
+
+
+def _progress(quiet: bool) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    if quiet or not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
+
+    def update(stage: str, n: int) -> None:
+        if stage == "sketch":
+            bar.update(n - bar.n)
+        else:
+            bar.set_description(f"{stage}: {n}")
+
+    return update, bar.close
+
+
+@main.command("dedup")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(sorted(METHODS)),
+    default="minhash",
+    show_default=True,
+    help="Fingerprint and index to use.",
+)
+@click.option(
+    "--threshold",
+    "-t",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Similarity threshold (default: the method's; minhash 0.8).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "text"]),
+    default="jsonl",
+    show_default=True,
+    help="Output format on stdout.",
+)
+@click.option("--pairs", "show_pairs", is_flag=True, help="Print pairs instead of clusters.")
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a self-contained HTML report here.",
+)
+@click.option(
+    "--keep",
+    type=click.Choice(["first", "longest", "representative"]),
+    default=None,
+    help="Write a deduplicated copy (with --output).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(),
+    default=None,
+    help="Where the deduplicated copy goes: a .jsonl file or a directory.",
+)
+@click.option("--id-field", default="id", show_default=True, help="JSONL/CSV id field.")
+@click.option("--text-field", default="text", show_default=True, help="JSONL/CSV text field.")
+@click.option("--include", multiple=True, help="Glob a walked file must match (repeatable).")
+@click.option("--exclude", multiple=True, help="Glob that leaves a walked file out.")
+@click.option(
+    "--on-error",
+    type=click.Choice(["fail", "skip"]),
+    default="fail",
+    show_default=True,
+    help="Stop at a bad document, or log and skip it.",
+)
+@click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
+@click.option(
+    "--num-perm", type=click.IntRange(8, 4096), default=None, help="MinHash slots (default 128)."
+)
+@click.option(
+    "--bits",
+    type=click.Choice(["64", "128", "256"]),
+    default=None,
+    help="SimHash width (default 64).",
+)
+@click.option(
+    "--max-members",
+    type=click.IntRange(1),
+    default=None,
+    help="Cap on members printed per cluster.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@_errors
+def dedup_cmd(
+    paths: tuple[str, ...],
+    method: str,
+    threshold: float | None,
+    fmt: str,
+    show_pairs: bool,
+    report: str | None,
+    keep: str | None,
+    output: str | None,
+    id_field: str,
+    text_field: str,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    on_error: str,
+    batch_size: int,
+    num_perm: int | None,
+    bits: str | None,
+    max_members: int | None,
+    quiet: bool,
+) -> None:
+    """Find near-duplicate clusters in files, folders, JSONL/CSV or stdin (-)."""
+    from neardup.pipeline import dedup
+
+    if (keep is None) != (output is None):
+        raise click.UsageError("--keep and --output go together")
+    if keep is not None and "-" in paths:
+        raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
+    options: dict[str, Any] = {}
+    if num_perm is not None:
+        if method != "minhash":
+            raise click.UsageError("--num-perm applies to --method minhash")
+        options["num_perm"] = num_perm
+    if bits is not None:
+        if method != "simhash":
+            raise click.UsageError("--bits applies to --method simhash")
+        options["bits"] = int(bits)
+    m = make_method(method, threshold, **options)
+    saved: dict[DocId, str] = {}
+    docs = _documents(
+        paths,
+        binary=m.binary,
+        id_field=id_field,
+        text_field=text_field,
+        include=include,
+        exclude=exclude,
+    )
+    if report is not None and "-" in paths:
+        docs = _remember(docs, saved)
+    update, close = _progress(quiet)
+    try:
+        result = dedup(docs, method=m, batch_size=batch_size, on_error=on_error, progress=update)
+    finally:
+        close()
+    out = sys.stdout
+    if show_pairs:
+        write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
+    else:
+        write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
+    if report is not None:
+        _write_report(
+            result,
+            report,
+            paths,
+            saved,
+            binary=m.binary,
+            id_field=id_field,
+            text_field=text_field,
+            include=include,
+            exclude=exclude,
+        )
+    if keep is not None and output is not None:
+        n = _write_kept(
+            result,
+            paths,
+            Path(output),
+            keep,
+            binary=m.binary,
+            id_field=id_field,
+            text_field=text_field,
+            include=include,
+            exclude=exclude,
+        )
+        log.info("kept %d documents in %s", n, output)
+    if not quiet:
+        s = result.stats
+        click.echo(
+            f"neardup: {result.n_docs} documents, {len(result.clusters)} clusters, "
+            f"{result.duplicates} duplicates, {len(result.pairs)} pairs, "
+            f"{int(s.get('skipped', 0))} skipped, {s.get('seconds_total', 0.0):.2f} s",
+            err=True,
+        )
+
+
+def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
+    for d in docs:
+        if d.text is not None:
+            saved[d.id] = d.text
+        yield d
+
+
+def _write_report(
+    result: DedupResult,
+    report: str,
+    paths: tuple[str, ...],
+    saved: dict[DocId, str],
+    *,
+    binary: bool,
+    **read: Any,
+) -> None:
+    from neardup.html_report import write_html
+
+    wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
+    wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
+    texts: dict[DocId, str] = {k: v for k, v in saved.items() if k in wanted}
+    images: dict[DocId, Path] = {}
+    if "-" not in paths:
+        for d in _documents(paths, binary=binary, **read):
+            if d.id not in wanted:
+                continue
+            if binary and d.path is not None:
+                images[d.id] = d.path
+            elif d.text is not None:
+                texts[d.id] = d.text
+    write_html(result, report, texts=texts, images=images or None)
+    log.info("report written to %s", report)
+
+
+def _write_kept(
+    result: DedupResult,
+    paths: tuple[str, ...],
+    output: Path,
+    keep: str,
+    *,
+    binary: bool,
+    **read: Any,
+) -> int:
+    from neardup.pipeline import kept_ids
+
+    sizes: dict[DocId, int] | None = None
+    if keep == "longest":
+        sizes = {}
+        for d in _documents(paths, binary=binary, **read):
+            sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
+    kept = kept_ids(result, keep=keep, sizes=sizes)
+    n = 0
+    if output.suffix.lower() == ".jsonl":
+        tmp = output.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for d in _documents(paths, binary=binary, **read):
+                if d.id in kept:
+                    record = (
+                        {"id": d.id, "text": d.text}
+                        if d.text is not None
+                        else {"id": d.id, "path": str(d.path)}
+                    )
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    n += 1
+        tmp.replace(output)
+        return n
+    output.mkdir(parents=True, exist_ok=True)
+    for d in _documents(paths, binary=binary, **read):
+        if d.id not in kept:
+            continue
+        if d.path is None:
+            raise InputError(
+                f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
+            )
+        target = output / d.id if not Path(d.id).is_absolute() else output / d.path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(d.path, target)
+        n += 1
+    return n
+
+
+def _check_threshold_defaults() -> None:
+    missing = set(METHODS) - set(DEFAULT_THRESHOLDS)
+    if missing:
+        raise ConfigError(f"methods without a default threshold: {sorted(missing)}")
+
+
+_check_threshold_defaults()

@@ -1,0 +1,435 @@
+"""The dedup methods: how each kind of fingerprint is sketched, indexed and turned into pairs.
+
+Every method follows one protocol (:class:`Method`): ``add(positions, docs)`` sketches a batch
+of documents and indexes them; ``pairs()`` yields ``(i, j, similarity, distance)`` for every
+pair at or above the threshold (``i < j`` are input positions); ``fingerprint(doc)`` and
+``compare(a, b)`` serve ``neardup hash`` and ``neardup compare``. ``threshold`` is always a
+similarity in [0, 1]; each method documents how it maps to its own measure.
+
+=============  =========================================================================
+method         similarity, index, verification
+=============  =========================================================================
+``minhash``    Jaccard of word 5-shingles; banded LSH tuned for recall; candidates verified
+               by the exact Jaccard of the shingle-hash sets (``verify=True``, default)
+``simhash``    ``1 - d/bits`` of 64-bit SimHash over word 3-shingles; exact HammingIndex
+``simhash-go`` the Go ``fingerprint`` package's SimHash (``neardup hash`` only)
+``ctph``       ssdeep score / 100; 7-gram index then exact ssdeep comparison
+``tlsh``       ``max(0, 1 - d/300)`` of the TLSH distance ``d`` (0.85 = distance 45)
+``phash``      ``1 - d/64`` of imagehash's 64-bit pHash (images); exact HammingIndex
+``embedding``  cosine of the local model's embeddings (extra ``embeddings``)
+=============  =========================================================================
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from typing import Any, SupportsInt, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.canonicalize import Canonicalizer
+from neardup.errors import ConfigError, InputError, NeardupError
+from neardup.io import Document
+from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
+
+__all__ = ["DEFAULT_THRESHOLDS", "METHODS", "Method", "make_method"]
+
+log = logging.getLogger(__name__)
+
+#: The threshold each method uses when none is given.
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    "minhash": 0.8,
+    "simhash": 0.9,
+    "simhash-go": 0.85,
+    "ctph": 0.5,
+    "tlsh": 0.85,
+    "phash": 0.84,
+    "embedding": 0.9,
+}
+TLSH_SCALE = 300.0
+
+PairRow = tuple[int, int, float, int | None]
+
+
+class Method:
+    """Base of the dedup methods (see the module docstring for the protocol)."""
+
+    name = "method"
+    #: Read file documents as bytes (images, binary fuzzy hashing) instead of text.
+    binary = False
+
+    def __init__(self, threshold: float) -> None:
+        if not isinstance(threshold, int | float) or not 0.0 <= threshold <= 1.0:
+            raise ConfigError(f"threshold must be a similarity in [0, 1], got {threshold!r}")
+        self.threshold = float(threshold)
+
+    @property
+    def params(self) -> str:
+        """Fingerprint of the sketch parameters, recorded in results and stores."""
+        raise NotImplementedError
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        """Sketch and index a batch of documents at the given input positions."""
+        raise NotImplementedError
+
+    def pairs(self) -> Iterator[PairRow]:
+        """Yield ``(i, j, similarity, distance)`` for every accepted pair, ``i < j``."""
+        raise NotImplementedError
+
+    def fingerprint(self, doc: Document) -> str:
+        """The fingerprint of one document as a string (for ``neardup hash``)."""
+        raise NotImplementedError
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        """Similarity (and distance, where the measure is a count) of two documents."""
+        raise NotImplementedError
+
+
+def _ordered(a: object, b: object) -> tuple[int, int]:
+    """Two index keys (our positions) as ints, smaller first."""
+    i, j = int(cast(SupportsInt, a)), int(cast(SupportsInt, b))
+    return (i, j) if i < j else (j, i)
+
+
+def _texts(docs: Sequence[Document]) -> list[str]:
+    out = []
+    for d in docs:
+        if d.text is None:
+            raise InputError(f"document {d.id!r} has no text; this method needs text")
+        out.append(d.text)
+    return out
+
+
+class MinHashMethod(Method):
+    """MinHash over word 5-shingles with a recall-tuned banded LSH index."""
+
+    name = "minhash"
+
+    def __init__(
+        self,
+        threshold: float,
+        *,
+        num_perm: int = 128,
+        verify: bool = True,
+        canonicalizer: Canonicalizer | None = None,
+        k: int = 5,
+    ) -> None:
+        super().__init__(threshold)
+        from neardup.index.lsh import LSHIndex
+        from neardup.sketch.minhash import MinHasher
+
+        self._canon = canonicalizer or Canonicalizer("txtfp")
+        self._tokenizer = ShingleTokenizer(k, WordTokenizer())
+        self._hasher = MinHasher(num_perm, tokenizer=self._tokenizer, canonicalizer=self._canon)
+        self._index = LSHIndex(threshold=threshold, num_perm=num_perm)
+        self._verify = verify
+        self._sets: dict[int, npt.NDArray[np.uint64]] = {}
+
+    @property
+    def params(self) -> str:
+        return self._hasher.config.fingerprint()
+
+    def _shingle_sets(self, texts: Sequence[str]) -> list[npt.NDArray[np.uint64]]:
+        from neardup._kernels import engine
+
+        canon = [self._canon.canonicalize(t) for t in texts]
+        spans = token_spans(self._tokenizer, canon)
+        lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
+        off = spans.doc_offsets
+        return [np.unique(lo[off[i] : off[i + 1]]) for i in range(len(texts))]
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        texts = _texts(docs)
+        sigs = self._hasher.sketch_many(texts)
+        self._index.add_many([int(p) for p in positions], sigs)
+        if self._verify:
+            for p, s in zip(positions.tolist(), self._shingle_sets(texts), strict=True):
+                self._sets[p] = s
+
+    def pairs(self) -> Iterator[PairRow]:
+        floor = None if self._verify else self.threshold
+        for a, b, est in self._index.pairs(min_similarity=floor):
+            i, j = _ordered(a, b)
+            if not self._verify:
+                yield i, j, float(est), None
+                continue
+            sim = _jaccard(self._sets[i], self._sets[j])
+            if sim >= self.threshold:
+                yield i, j, sim, None
+
+    def fingerprint(self, doc: Document) -> str:
+        return self._hasher.sketch(_texts([doc])[0]).to_hex()
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        sa, sb = self._shingle_sets(_texts([a, b]))
+        return _jaccard(sa, sb), None
+
+
+def _jaccard(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> float:
+    if len(a) == 0 and len(b) == 0:
+        return 0.0
+    inter = len(np.intersect1d(a, b, assume_unique=True))
+    return inter / (len(a) + len(b) - inter)
+
+
+class SimHashMethod(Method):
+    """SimHash codes with an exact Hamming-radius index."""
+
+    name = "simhash"
+
+    def __init__(self, threshold: float, *, bits: int = 64, preset: str | None = None) -> None:
+        super().__init__(threshold)
+        from neardup.index.hamming import HammingIndex
+        from neardup.sketch.simhash import SimHasher
+
+        self._hasher = SimHasher(bits, preset=preset)  # type: ignore[arg-type]
+        self.bits = bits
+        self.radius = int(np.floor((1.0 - self.threshold) * bits + 1e-9))
+        self._index = HammingIndex(bits, radius=min(self.radius, bits - 1))
+
+    @property
+    def params(self) -> str:
+        return self._hasher.params
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        codes = self._hasher.sketch_many(_texts(docs))
+        self._index.add_many([int(p) for p in positions], codes)
+
+    def pairs(self) -> Iterator[PairRow]:
+        for a, b, d in self._index.pairs():
+            i, j = _ordered(a, b)
+            yield i, j, 1.0 - d / self.bits, int(d)
+
+    def fingerprint(self, doc: Document) -> str:
+        return self._hasher.sketch(_texts([doc])[0]).to_hex()
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        ha, hb = (self._hasher.sketch(t) for t in _texts([a, b]))
+        return ha.similarity(hb), ha.distance(hb)
+
+
+class CTPHMethod(Method):
+    """ssdeep-compatible context-triggered piecewise hashes of the raw bytes."""
+
+    name = "ctph"
+
+    def __init__(self, threshold: float) -> None:
+        super().__init__(threshold)
+        from neardup.fuzzy import CTPHIndex
+
+        self._index = CTPHIndex()
+        self._positions: list[int] = []
+
+    @property
+    def params(self) -> str:
+        from neardup.fuzzy import CTPHParams
+
+        return CTPHParams().fingerprint()
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        from neardup.fuzzy import ctph_many
+
+        digests = ctph_many([d.read_bytes() for d in docs])
+        self._index.add_many(digests)
+        self._positions.extend(positions.tolist())
+
+    def pairs(self) -> Iterator[PairRow]:
+        floor = max(1, int(np.ceil(self.threshold * 100 - 1e-9)))
+        for a, b, score in self._index.pairs(min_score=floor):
+            i, j = sorted((self._positions[a], self._positions[b]))
+            yield i, j, score / 100.0, None
+
+    def fingerprint(self, doc: Document) -> str:
+        from neardup.fuzzy import ctph
+
+        return ctph(doc.read_bytes())
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        from neardup.fuzzy import ctph_compare
+
+        return ctph_compare(self.fingerprint(a), self.fingerprint(b)) / 100.0, None
+
+
+class TLSHMethod(Method):
+    """TLSH digests (py-tlsh) with a vectorized distance search."""
+
+    name = "tlsh"
+
+    def __init__(self, threshold: float) -> None:
+        super().__init__(threshold)
+        from neardup.fuzzy import TLSHIndex
+
+        self._index = TLSHIndex()
+        self._positions: list[int] = []
+        self.max_distance = int(np.floor((1.0 - self.threshold) * TLSH_SCALE + 1e-9))
+
+    @property
+    def params(self) -> str:
+        from neardup.fuzzy import TLSHParams
+
+        return TLSHParams().fingerprint()
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        from neardup.fuzzy import tlsh
+
+        for p, d in zip(positions.tolist(), docs, strict=True):
+            try:
+                digest = tlsh(d.read_bytes())
+            except InputError as exc:
+                log.warning("%s: no TLSH digest (%s); left out", d.id, exc)
+                continue
+            self._index.add(digest)
+            self._positions.append(p)
+
+    def pairs(self) -> Iterator[PairRow]:
+        for a, b, dist in self._index.pairs(max_distance=self.max_distance):
+            i, j = sorted((self._positions[a], self._positions[b]))
+            yield i, j, max(0.0, 1.0 - dist / TLSH_SCALE), int(dist)
+
+    def fingerprint(self, doc: Document) -> str:
+        from neardup.fuzzy import tlsh
+
+        return tlsh(doc.read_bytes())
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        from neardup.fuzzy import tlsh_distance
+
+        d = tlsh_distance(self.fingerprint(a), self.fingerprint(b))
+        return max(0.0, 1.0 - d / TLSH_SCALE), d
+
+
+class PHashMethod(Method):
+    """imagehash-compatible 64-bit pHash of images with an exact Hamming-radius index."""
+
+    name = "phash"
+    binary = True
+
+    def __init__(self, threshold: float, *, preset: str = "imagehash") -> None:
+        super().__init__(threshold)
+        from neardup.index.hamming import HammingIndex
+
+        self._preset = preset
+        self.radius = int(np.floor((1.0 - self.threshold) * 64 + 1e-9))
+        self._index = HammingIndex(64, radius=min(self.radius, 63))
+
+    @property
+    def params(self) -> str:
+        from neardup.image.value import ImageHashParams
+
+        return ImageHashParams(method="phash", preset=self._preset).fingerprint()
+
+    def _hash(self, doc: Document) -> Any:
+        from neardup.image import phash
+
+        return phash(doc.path if doc.path is not None else doc.read_bytes(), preset=self._preset)
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        keys: list[int] = []
+        codes: list[int] = []
+        for p, d in zip(positions.tolist(), docs, strict=True):
+            try:
+                h = self._hash(d)
+            except NeardupError as exc:
+                log.warning("%s: not hashed (%s); left out", d.id, exc)
+                continue
+            keys.append(p)
+            codes.append(int(h))
+        if keys:
+            self._index.add_many(keys, codes)
+
+    def pairs(self) -> Iterator[PairRow]:
+        for a, b, d in self._index.pairs():
+            i, j = _ordered(a, b)
+            yield i, j, 1.0 - d / 64.0, int(d)
+
+    def fingerprint(self, doc: Document) -> str:
+        return str(self._hash(doc))
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        ha, hb = self._hash(a), self._hash(b)
+        return float(ha.similarity(hb)), int(ha.distance(hb))
+
+
+class SimHashGoMethod(SimHashMethod):
+    """The Go ``fingerprint`` package's SimHash (bit for bit)."""
+
+    name = "simhash-go"
+
+    def __init__(self, threshold: float) -> None:
+        super().__init__(threshold, bits=64, preset="go")
+
+
+class EmbeddingMethod(Method):
+    """Cosine similarity of sentence embeddings from a local model (extra ``embeddings``)."""
+
+    name = "embedding"
+
+    def __init__(self, threshold: float, *, model: str | None = None) -> None:
+        super().__init__(threshold)
+        from neardup.embeddings import LocalProvider
+
+        self._provider = LocalProvider(model)
+        self._vectors: list[npt.NDArray[np.float32]] = []
+        self._positions: list[int] = []
+
+    @property
+    def params(self) -> str:
+        return f"embedding-{self._provider.model_id}"
+
+    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+        self._vectors.append(np.asarray(self._provider.embed(_texts(docs)), dtype=np.float32))
+        self._positions.extend(positions.tolist())
+
+    def pairs(self) -> Iterator[PairRow]:
+        from neardup.index.vectors import VectorIndex
+
+        if not self._vectors:
+            return
+        matrix = np.concatenate(self._vectors)
+        index = VectorIndex(matrix.shape[1])
+        index.add_many(self._positions, matrix)
+        for a, b, sim in index.pairs(self.threshold):
+            i, j = _ordered(a, b)
+            yield i, j, float(sim), None
+
+    def fingerprint(self, doc: Document) -> str:
+        vec = self._provider.embed(_texts([doc]))[0]
+        return " ".join(f"{x:.6f}" for x in vec)
+
+    def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        va, vb = self._provider.embed(_texts([a, b]))
+        denom = float(np.linalg.norm(va) * np.linalg.norm(vb))
+        return (float(np.dot(va, vb)) / denom if denom else 0.0), None
+
+
+METHODS: dict[str, type[Method]] = {
+    "minhash": MinHashMethod,
+    "simhash": SimHashMethod,
+    "simhash-go": SimHashGoMethod,
+    "ctph": CTPHMethod,
+    "tlsh": TLSHMethod,
+    "phash": PHashMethod,
+    "embedding": EmbeddingMethod,
+}
+
+
+def make_method(name: str, threshold: float | None = None, **options: Any) -> Method:
+    """Build a method by name with its default threshold unless one is given.
+
+    Raises:
+        ConfigError: Unknown method or bad option.
+        MissingExtraError: The method's extra is not installed.
+
+    Examples:
+        >>> make_method("simhash").radius
+        6
+    """
+    if name not in METHODS:
+        raise ConfigError(f"unknown method {name!r}; use one of {', '.join(METHODS)}")
+    t = DEFAULT_THRESHOLDS[name] if threshold is None else threshold
+    try:
+        return METHODS[name](t, **options)
+    except TypeError as exc:
+        raise ConfigError(f"method {name!r} does not take these options: {exc}") from None

@@ -1,0 +1,190 @@
+"""``dedup()``: compose read -> sketch -> index -> pairs -> verify -> cluster over a stream.
+
+Documents are consumed in batches; only the index (sketches, and the shingle-hash sets when
+MinHash verification is on) grows with the corpus, never the text. See ``docs/dedup.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+from neardup.cluster import UnionFind, cluster_labels
+from neardup.errors import ConfigError, InputError, NeardupError
+from neardup.io import Document
+from neardup.methods import Method, make_method
+from neardup.report import Cluster, DedupResult, Pair
+from neardup.types import DocId
+
+__all__ = ["Progress", "dedup", "kept_ids", "to_documents"]
+
+log = logging.getLogger(__name__)
+
+#: Progress callback: ``(stage, items_done)``; called after each batch.
+Progress = Callable[[str, int], None]
+
+DocLike = Document | str | tuple[DocId, str]
+
+
+def to_documents(docs: Iterable[DocLike]) -> Iterator[Document]:
+    """Accept Documents, plain strings (ids 0, 1, ...) or ``(id, text)`` pairs.
+
+    Examples:
+        >>> [d.id for d in to_documents(["a", ("x", "b")])]
+        ['0', 'x']
+    """
+    for n, d in enumerate(docs):
+        if isinstance(d, Document):
+            yield d
+        elif isinstance(d, str):
+            yield Document(str(n), d)
+        elif isinstance(d, tuple) and len(d) == 2 and isinstance(d[1], str):
+            yield Document(str(d[0]), d[1])
+        else:
+            raise InputError(
+                f"document {n} is a {type(d).__name__}; pass str, (id, text) or Document"
+            )
+
+
+def dedup(
+    docs: Iterable[DocLike],
+    *,
+    method: str | Method = "minhash",
+    threshold: float | None = None,
+    batch_size: int = 2048,
+    on_error: str = "fail",
+    progress: Progress | None = None,
+    **options: Any,
+) -> DedupResult:
+    """Find the near-duplicate clusters of a corpus.
+
+    Args:
+        docs: Documents: :class:`~neardup.io.Document`, strings, or ``(id, text)`` pairs.
+        method: ``minhash`` (default), ``simhash``, ``ctph``, ``tlsh``, ``phash``,
+            ``embedding``, or a :class:`~neardup.methods.Method` instance.
+        threshold: Similarity threshold in [0, 1] (default: the method's, see
+            :data:`neardup.methods.DEFAULT_THRESHOLDS`).
+        batch_size: Documents sketched per batch.
+        on_error: ``"fail"`` (default) stops at the first bad document; ``"skip"`` logs it
+            and goes on (the document is left out of the result).
+        progress: Called as ``progress(stage, count)`` after each batch and stage.
+        **options: Passed to the method (``num_perm``, ``verify``, ``bits``, ``model``...).
+
+    Returns:
+        A :class:`~neardup.report.DedupResult`: clusters (representative = the member that
+        came first in the input; clusters numbered in representative order) and pairs.
+
+    Raises:
+        ConfigError: bad method, threshold or option.
+        InputError: a bad document (with ``on_error="fail"``).
+
+    Examples:
+        >>> r = dedup(["the cat sat on the mat today", "the cat sat on the mat today!", "x y"],
+        ...           method="simhash")
+        >>> [c.members for c in r.clusters]
+        [('0', '1')]
+    """
+    if on_error not in ("fail", "skip"):
+        raise ConfigError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+    m = method if isinstance(method, Method) else make_method(method, threshold, **options)
+    t0 = time.perf_counter()
+    ids: list[DocId] = []
+    skipped = 0
+    stream = to_documents(docs)
+    while True:
+        batch = list(islice(stream, batch_size))
+        if not batch:
+            break
+        base = len(ids)
+        positions = np.arange(base, base + len(batch), dtype=np.int64)
+        try:
+            m.add(positions, batch)
+            ids.extend(d.id for d in batch)
+        except NeardupError:
+            if on_error == "fail":
+                raise
+            kept: list[Document] = []
+            for d in batch:
+                try:
+                    m.add(np.array([base + len(kept)], dtype=np.int64), [d])
+                except NeardupError as exc:
+                    skipped += 1
+                    log.warning("skipped %s: %s", d.id, exc)
+                    continue
+                kept.append(d)
+            ids.extend(d.id for d in kept)
+        if progress is not None:
+            progress("sketch", len(ids))
+    t_sketch = time.perf_counter()
+    uf = UnionFind(len(ids))
+    rows = sorted(m.pairs(), key=lambda r: (r[0], r[1]))
+    for i, j, _, _ in rows:
+        uf.union(i, j)
+    pairs = [Pair(ids[i], ids[j], sim, dist) for i, j, sim, dist in rows]
+    t_pairs = time.perf_counter()
+    if progress is not None:
+        progress("pairs", len(pairs))
+    groups = cluster_labels(uf.roots())
+    clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
+    t_end = time.perf_counter()
+    stats = {
+        "documents": float(len(ids)),
+        "skipped": float(skipped),
+        "pairs": float(len(pairs)),
+        "clusters": float(len(clusters)),
+        "seconds_sketch": t_sketch - t0,
+        "seconds_pairs": t_pairs - t_sketch,
+        "seconds_total": t_end - t0,
+    }
+    return DedupResult(
+        clusters=clusters,
+        pairs=pairs,
+        n_docs=len(ids),
+        method=m.name,
+        threshold=m.threshold,
+        params=m.params,
+        stats=stats,
+        doc_ids=ids,
+    )
+
+
+def kept_ids(
+    result: DedupResult, *, keep: str = "first", sizes: dict[DocId, int] | None = None
+) -> set[DocId]:
+    """The ids a deduplicated copy keeps: every document outside clusters, one per cluster.
+
+    Args:
+        result: A dedup result.
+        keep: ``"first"`` / ``"representative"`` keep the cluster's representative (the member
+            that came first in the input: the two rules coincide); ``"longest"`` keeps the
+            member with the largest ``sizes`` value (ties: the earlier one).
+        sizes: Document sizes, needed for ``"longest"``.
+
+    Raises:
+        ConfigError: unknown rule, or ``"longest"`` without sizes.
+
+    Examples:
+        >>> r = dedup(["a b c d e f", "a b c d e f", "z"], method="simhash")
+        >>> sorted(kept_ids(r))
+        ['0', '2']
+    """
+    if keep not in ("first", "representative", "longest"):
+        raise ConfigError(f"keep must be first, representative or longest, got {keep!r}")
+    if keep == "longest" and sizes is None:
+        raise ConfigError("keep='longest' needs the document sizes")
+    dropped: set[DocId] = set()
+    for c in result.clusters:
+        if keep == "longest":
+            assert sizes is not None
+            winner = max(c.members, key=lambda m: (sizes.get(m, 0), -c.members.index(m)))
+        else:
+            winner = c.representative
+        dropped.update(m for m in c.members if m != winner)
+    return {d for d in result.doc_ids if d not in dropped}

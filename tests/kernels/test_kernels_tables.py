@@ -1,0 +1,27 @@
+"""The Unicode tables equal a full scan of unicodedata."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from neardup._kernels import tables
+
+
+def test_tables_cover_every_code_point() -> None:
+    classes = tables.char_classes()
+    lower = tables.simple_lower()
+    flags = {
+        "L": tables.LETTER,
+        "Nd": tables.DIGIT,
+        "Nl": tables.NUMBER,
+        "No": tables.NUMBER,
+        "M": tables.MARK,
+        "Pc": tables.CONNECTOR,
+    }
+    for cp in range(0x110000):
+        cat = unicodedata.category(chr(cp))
+        want = flags.get(cat, flags.get(cat[0], 0) if cat[0] in "LM" else 0)
+        assert classes[cp] == want, hex(cp)
+        low = chr(cp).lower()
+        assert lower[cp] == ord(low[0]), hex(cp)
+    assert lower[0x130] == ord("i") and lower[0x3A3] == 0x3C3

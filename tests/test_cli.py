@@ -1,0 +1,153 @@
+"""Every command through click's runner and through a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from neardup.cli import main
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    root.mkdir()
+    base = (EXAMPLES / "text" / "gpl-3.txt").read_text()
+    (root / "a.txt").write_text(base)
+    (root / "b.txt").write_text(base.replace("software", "programs", 3))
+    (root / "c.txt").write_text((EXAMPLES / "text" / "bsd.txt").read_text())
+    return root
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_dedup_folder_jsonl(corpus: Path) -> None:
+    code, out, err = run("dedup", str(corpus))
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows == [
+        {"cluster": 0, "size": 2, "representative": "a.txt", "members": ["a.txt", "b.txt"]}
+    ]
+    assert "3 documents, 1 clusters" in err
+
+
+def test_dedup_pairs_csv_and_text(corpus: Path) -> None:
+    code, out, _ = run("dedup", str(corpus), "--pairs", "--format", "csv", "-q")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "a,b,similarity" and lines[1].startswith("a.txt,b.txt,0.9")
+    code, out, _ = run("dedup", str(corpus), "--format", "text", "-q", "-m", "simhash")
+    assert code == 0 and out.startswith("cluster 0 (2): a.txt, b.txt")
+
+
+def test_dedup_jsonl_stdin_and_report(tmp_path: Path) -> None:
+    text = (EXAMPLES / "text" / "mpl-2.0.txt").read_text()
+    lines = [
+        json.dumps({"url": f"u{i}", "body": t})
+        for i, t in enumerate([text, text + " extra words", "something else entirely here"])
+    ]
+    report = tmp_path / "r.html"
+    code, out, err = run(
+        "dedup",
+        "-",
+        "--id-field",
+        "url",
+        "--text-field",
+        "body",
+        "--report",
+        str(report),
+        input="\n".join(lines) + "\n",
+    )
+    assert code == 0, err
+    assert json.loads(out)["members"] == ["u0", "u1"]
+    page = report.read_text()
+    assert 'id="clusters"' in page and "u1" in page
+
+
+def test_dedup_keep_output(corpus: Path, tmp_path: Path) -> None:
+    out_dir = tmp_path / "clean"
+    code, _, err = run("dedup", str(corpus), "--keep", "first", "--output", str(out_dir), "-q")
+    assert code == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a.txt", "c.txt"]
+    out_jsonl = tmp_path / "clean.jsonl"
+    code, _, _ = run("dedup", str(corpus), "--keep", "longest", "--output", str(out_jsonl), "-q")
+    assert code == 0
+    kept = [json.loads(line)["id"] for line in out_jsonl.read_text().splitlines()]
+    assert len(kept) == 2 and "c.txt" in kept
+
+
+def test_dedup_errors(tmp_path: Path, corpus: Path) -> None:
+    code, _, err = run("dedup", str(tmp_path / "missing"))
+    assert code == 1 and "does not exist" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "text": "ok"}\nnot json\n')
+    code, _, err = run("dedup", str(bad))
+    assert code == 1 and "bad.jsonl:2" in err
+    code, _, err = run("dedup", str(corpus), "--keep", "first")
+    assert code == 2 and "--output" in err
+    code, _, _ = run("dedup", str(corpus), "--threshold", "1.5")
+    assert code == 2
+
+
+def test_dedup_empty_input(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = run("dedup", str(empty))
+    assert code == 0 and out == "" and "0 documents" in err
+
+
+def test_dedup_images(tmp_path: Path) -> None:
+    pytest.importorskip("PIL")
+    code, out, err = run("dedup", str(EXAMPLES / "images"), "-m", "phash", "-q")
+    assert code == 0, err
+    members = json.loads(out)["members"]
+    assert "photo.png" in members and "photo_half.png" in members
+    assert "photo_mirror.png" not in members
+
+
+def test_hash_and_compare(corpus: Path) -> None:
+    code, out, _ = run("hash", str(corpus / "a.txt"), str(corpus / "c.txt"))
+    assert code == 0
+    path, value = out.splitlines()[0].split("\t")
+    assert path.endswith("a.txt") and len(value) == 16
+    code, out, _ = run("compare", str(corpus / "a.txt"), str(corpus / "b.txt"), "-m", "simhash")
+    assert code == 0 and float(out.split("\t")[0].split("=")[1]) >= 0.9
+    code, out, _ = run("compare", str(corpus / "a.txt"), str(corpus / "c.txt"), "--format", "json")
+    assert code == 0 and json.loads(out)["similarity"] < 0.2
+    code, out, _ = run("hash", str(corpus / "a.txt"), "-m", "fuzzysum")
+    assert code == 0 and ":" in out.split("\t")[1]
+
+
+def test_plan() -> None:
+    code, out, _ = run("plan", "--threshold", "0.8", "--num-perm", "128")
+    assert code == 0 and out.startswith("bands=") and "S-curve" in out
+    code, _, err = run("plan", "--threshold", "1.5")
+    assert code == 1 and "threshold" in err
+
+
+def test_real_subprocess(corpus: Path) -> None:
+    exe = shutil.which("neardup") or ""
+    cmd = [exe] if exe else [sys.executable, "-m", "neardup"]
+    proc = subprocess.run(
+        [*cmd, "dedup", str(corpus), "-q"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["size"] == 2
+    proc = subprocess.run(
+        [sys.executable, "-m", "neardup", "dedup", "/nonexistent"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1 and proc.stderr.startswith("Error:")
