@@ -300,6 +300,6 @@ def test_pairs_equal_naive_banding_on_both_backends(rows: list[list[int]]) -> No
                 assert s == float(np.mean(sigs[a] == sigs[b]))
             hits = index.query_many(sigs)
             for q, found in enumerate(hits):
-                assert {k for k, _ in found} == {k for pair in expect if q in pair for k in pair} | (
-                    {q} if len(sigs) else set()
-                )
+                assert {k for k, _ in found} == {
+                    k for pair in expect if q in pair for k in pair
+                } | ({q} if len(sigs) else set())

@@ -175,7 +175,7 @@ def sketch_words(
         while i <= end:
             is_word = False
             step = 1
-            cp = 0
+            cp = np.int64(0)
             if i < end:
                 b0 = buf[i]
                 if b0 < 0x80:

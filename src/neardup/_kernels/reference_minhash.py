@@ -125,7 +125,7 @@ def minhash_double(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
 
     def permute(s: slice) -> U64:
         with np.errstate(over="ignore"):
-            return lo[None, s] + idx * hi[None, s]  # type: ignore[no-any-return]
+            return lo[None, s] + idx * hi[None, s]
 
     return _reduce(doc_offsets, num_perm, _MAX, permute)
 
@@ -142,7 +142,7 @@ def minhash_affine32(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
     h = h ^ (h >> np.uint32(16))
 
     def permute(s: slice) -> U64:
-        return (h[None, s] * a32 + b32).astype(np.uint64)  # type: ignore[no-any-return]
+        return (h[None, s] * a32 + b32).astype(np.uint64)
 
     return _reduce(doc_offsets, len(a), _MASK32, permute)
 
@@ -154,7 +154,7 @@ def minhash_legacy(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
 
     def permute(s: slice) -> U64:
         with np.errstate(over="ignore"):
-            return ((hv[None, s] * a2 + b2) % _PRIME61) & _MASK32  # type: ignore[no-any-return]
+            return ((hv[None, s] * a2 + b2) % _PRIME61) & _MASK32
 
     return _reduce(doc_offsets, len(a), _MASK32, permute)
 
@@ -210,9 +210,7 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
     n = sig.shape[0]
     cube = sig[:, : bands * rows].reshape(n, bands, rows).astype(np.uint64)
     with np.errstate(over="ignore"):
-        h = np.broadcast_to(
-            np.arange(1, bands + 1, dtype=np.uint64) * _MIX, (n, bands)
-        ).copy()
+        h = np.broadcast_to(np.arange(1, bands + 1, dtype=np.uint64) * _MIX, (n, bands)).copy()
         for c in range(rows):
             h = (_rotl(h, 27) ^ cube[:, :, c]) * _MIX
         return fmix64(h)

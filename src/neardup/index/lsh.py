@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from functools import cache
 from collections.abc import Hashable, Iterator, Sequence
+from functools import cache
+from types import ModuleType
 from typing import Literal
 
 import numpy as np
@@ -63,7 +64,7 @@ class LSHPlan:
 
         Examples:
             >>> round(plan_lsh(0.8, 128, method="txtfp").probability(0.8), 3)
-            0.169
+            0.204
         """
         return float(_prob(np.asarray(similarity), self.bands, self.rows))
 
@@ -76,7 +77,7 @@ class LSHPlan:
 
 
 def _prob(s: npt.NDArray[np.float64], bands: int, rows: int) -> npt.NDArray[np.float64]:
-    return 1.0 - (1.0 - s**rows) ** bands  # type: ignore[no-any-return]
+    return 1.0 - (1.0 - s**rows) ** bands
 
 
 def _rates(threshold: float, bands: int, rows: int) -> tuple[float, float]:
@@ -89,11 +90,11 @@ def _rates_many(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid)."""
     p = 1.0 - (1.0 - _GRID[None, :] ** rows[:, None]) ** bands[:, None]
-    below = _GRID <= threshold
-    above = _GRID >= threshold
+    below = threshold >= _GRID
+    above = threshold <= _GRID
     fp = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
     fn = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (1.0 - threshold)
-    return fp, fn
+    return np.asarray(fp, dtype=np.float64), np.asarray(fn, dtype=np.float64)
 
 
 def _txtfp_error(threshold: float, bands: int, rows: int) -> np.float32:
@@ -209,7 +210,7 @@ def _plan(threshold: float, num_perm: int, bands: int, rows: int) -> LSHPlan:
     return LSHPlan(bands, rows, fp, fn, threshold, num_perm, reach)
 
 
-def _kernels() -> object:
+def _kernels() -> ModuleType:
     if engine.backend_name() == "fast":
         from neardup._kernels import fast_minhash
 
@@ -219,7 +220,7 @@ def _kernels() -> object:
 
 def _fold(values: U64) -> U32:
     """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's)."""
-    return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)  # type: ignore[no-any-return]
+    return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)
 
 
 class LSHIndex:
@@ -308,7 +309,8 @@ class LSHIndex:
         return key in self._row
 
     def __repr__(self) -> str:
-        return f"LSHIndex(bands={self.bands}, rows={self.rows}, num_perm={self.num_perm}, n={len(self)})"
+        b, r = self.bands, self.rows
+        return f"LSHIndex(bands={b}, rows={r}, num_perm={self.num_perm}, n={len(self)})"
 
     @property
     def nbytes(self) -> int:
@@ -409,7 +411,8 @@ class LSHIndex:
     # ------------------------------------------------------------------ lookups
 
     def _band_keys(self, sig32: U32) -> U64:
-        return _kernels().band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)  # type: ignore[attr-defined,no-any-return]
+        keys: U64 = _kernels().band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)
+        return keys
 
     def _rebuild(self) -> None:
         """Fold every row into the sorted array (and drop removed rows from it)."""
@@ -512,7 +515,7 @@ class LSHIndex:
         """
         if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
             self._rebuild()
-        a, b = _kernels().band_pairs(self._skeys, self._srows)  # type: ignore[attr-defined]
+        a, b = _kernels().band_pairs(self._skeys, self._srows)
         if not len(a):
             return
         codes = np.unique(a * np.int64(self._n) + b)

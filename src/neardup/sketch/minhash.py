@@ -16,6 +16,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
+from types import ModuleType
 from typing import ClassVar, Literal
 
 import numpy as np
@@ -180,7 +181,11 @@ class MinHash:
             raise IncompatibleSketchError(
                 f"cannot {what} a MinHash with a {type(other).__name__}; pass a MinHash"
             )
-        if (self.scheme, self.num_perm, self.params) != (other.scheme, other.num_perm, other.params):
+        if (self.scheme, self.num_perm, self.params) != (
+            other.scheme,
+            other.num_perm,
+            other.params,
+        ):
             raise IncompatibleSketchError(
                 f"cannot {what} MinHash sketches made with different schemes or parameters "
                 f"({self.scheme}/{self.num_perm}/{self.params} vs "
@@ -327,7 +332,7 @@ def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U6
     return a.astype(np.uint64), b.astype(np.uint64)
 
 
-def _kernels() -> object:
+def _kernels() -> ModuleType:
     if engine.backend_name() == "fast":
         from neardup._kernels import fast_minhash
 
@@ -455,13 +460,13 @@ class MinHasher:
         if c.preset == "txtfp":
             spans = token_spans(self._tokenizer, canon)
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
-            return self._check_empty(kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm))  # type: ignore[attr-defined]
+            return self._check_empty(kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm))
         if c.preset.startswith("datasketch"):
             return self._check_empty(self._datasketch(token_spans(self._tokenizer, canon)))
         lo, hi, offsets = self._features(canon)
         if c.preset == "oph":
-            return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))  # type: ignore[attr-defined]
-        return self._check_empty(kern.minhash_double(lo, hi, offsets, c.num_perm))  # type: ignore[attr-defined]
+            return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))
+        return self._check_empty(kern.minhash_double(lo, hi, offsets, c.num_perm))
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -474,22 +479,26 @@ class MinHasher:
             >>> MinHasher(num_perm=4).sketch_tokens([b"a", "b"]).num_perm
             4
         """
-        items = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in tokens]
+        items = [
+            t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in tokens
+        ]
         spans = _spans_of_bytes(items)
         c = self._config
         kern = _kernels()
         if c.preset == "txtfp":
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
-            row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)  # type: ignore[attr-defined]
+            row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
         elif c.preset.startswith("datasketch"):
             row = self._datasketch(spans)
         else:
             toks, _ = engine.hash_spans(spans, "xxh3_64", c.seed)
-            lo, hi, offsets = kern.combine_shingles(toks, spans.doc_offsets, 1, True, np.uint64(c.seed))  # type: ignore[attr-defined]
+            lo, hi, offsets = kern.combine_shingles(
+                toks, spans.doc_offsets, 1, True, np.uint64(c.seed)
+            )
             if c.preset == "oph":
-                row = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))  # type: ignore[attr-defined]
+                row = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))
             else:
-                row = kern.minhash_double(lo, hi, offsets, c.num_perm)  # type: ignore[attr-defined]
+                row = kern.minhash_double(lo, hi, offsets, c.num_perm)
         return self._wrap(self._check_empty(row)[0])
 
     # ------------------------------------------------------------------ internals
@@ -515,7 +524,7 @@ class MinHasher:
         else:
             inner, k, joined = token_spans(tok, canon), 1, True
         toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
-        lo, hi, offsets = _kernels().combine_shingles(  # type: ignore[attr-defined]
+        lo, hi, offsets = _kernels().combine_shingles(
             toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
         )
         return lo, hi, offsets
@@ -534,9 +543,9 @@ class MinHasher:
         legacy = c.preset == "datasketch-legacy"
         a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
         kern = _kernels()
-        if legacy:
-            return kern.minhash_legacy(hv, spans.doc_offsets, a, b)  # type: ignore[attr-defined,no-any-return]
-        return kern.minhash_affine32(hv, spans.doc_offsets, a, b)  # type: ignore[attr-defined,no-any-return]
+        fn = kern.minhash_legacy if legacy else kern.minhash_affine32
+        out: U64 = fn(hv, spans.doc_offsets, a, b)
+        return out
 
     def _check_empty(self, out: U64) -> U64:
         if self._config.empty == "error" and len(out):
@@ -577,4 +586,3 @@ def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
     if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
         return None
     return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
-
