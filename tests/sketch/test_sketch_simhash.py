@@ -213,15 +213,33 @@ def test_weighting_changes_codes() -> None:
 # -- backends and properties ---------------------------------------------------------------
 
 
-@settings(max_examples=25)
+@settings(max_examples=60)
 @given(
     st.lists(st.text(max_size=60), max_size=6),
     st.sampled_from([64, 128, 256]),
     st.sampled_from(["occurrence", "binary"]),
-    st.sampled_from([None, NgramTokenizer(2), WordTokenizer("go")]),
+    st.sampled_from(
+        [
+            None,
+            NgramTokenizer(2),
+            WordTokenizer("go"),
+            WordTokenizer(),
+            ShingleTokenizer(2, WordTokenizer("go"), short="separate"),
+        ]
+    ),
+    st.sampled_from([None, {"ab": 2.5, "b": -1.0}]),
+    st.sampled_from(["xxh3_128", None]),
 )
-def test_fast_equals_reference(texts: list[str], bits: int, weighting: str, tok: object) -> None:
-    kwargs: dict[str, object] = {"weighting": weighting, "weights": {"ab": 2.5, "b": -1.0}}
+def test_fast_equals_reference(
+    texts: list[str],
+    bits: int,
+    weighting: str,
+    tok: object,
+    weights: dict[str, float] | None,
+    hash_name: str | None,
+) -> None:
+    """Covers the fused one-pass kernel (64 bits, word features, no weights) too."""
+    kwargs: dict[str, object] = {"weighting": weighting, "weights": weights, "hash": hash_name}
     if tok is not None:
         kwargs["tokenizer"] = tok
     with backend("fast"):

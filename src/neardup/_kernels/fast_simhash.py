@@ -8,7 +8,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["simhash_accumulate"]
+from neardup._kernels import xxh3
+from neardup._kernels.fast import _decode, _encode
+
+__all__ = ["simhash_accumulate", "simhash_words"]
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -50,3 +56,109 @@ def simhash_accumulate(hashes, weights, doc_offsets):  # type: ignore[no-untyped
                     code |= one << np.uint64(i)
             out[d, k] = code
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _feature_hash(buf, start, end, kind, seed):  # type: ignore[no-untyped-def]
+    if kind == 0:
+        h = _FNV_OFFSET
+        for i in range(start, end):
+            h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
+        return h
+    if kind == 1:
+        return xxh3.xxh3_64(buf, start, end, seed)
+    lo, _ = xxh3.xxh3_128(buf, start, end, seed)
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def simhash_words(buf, offsets, classes, lower, mask, min_bytes, k, joined, kind, seed):  # type: ignore[no-untyped-def]
+    """Fused word-shingle SimHash-64: tokenize, shingle, hash and accumulate in one pass.
+
+    Tokenization is :func:`neardup._kernels.fast.tokenize_words` (lowercased tokens joined by
+    one space per document), shingles of ``k`` tokens as :func:`~neardup._kernels.spans.
+    shingle_spans` (``joined``: fewer tokens give one shingle of all; else each token), the
+    feature hash ``kind`` 0 = FNV-1a 64, 1 = xxh3_64, 2 = low word of xxh3_128; +-1 per
+    occurrence. Returns (codes, feature counts).
+    """
+    n_docs = len(offsets) - 1
+    codes = np.zeros(n_docs, dtype=np.uint64)
+    counts = np.zeros(n_docs, dtype=np.int64)
+    longest = 0
+    for d in range(n_docs):
+        longest = max(longest, offsets[d + 1] - offsets[d])
+    scratch = np.empty(2 * longest + 16, dtype=np.uint8)
+    starts = np.empty(longest + 1, dtype=np.int64)
+    ends = np.empty(longest + 1, dtype=np.int64)
+    ones = np.zeros(64, dtype=np.int64)
+    one = np.uint64(1)
+    for d in range(n_docs):
+        # tokenize into scratch, exactly as fast.tokenize_words
+        i = offsets[d]
+        end = offsets[d + 1]
+        pos = 0
+        nt = 0
+        in_tok = False
+        tok_begin = 0
+        rollback = 0
+        while i <= end:
+            is_word = False
+            step = 1
+            cp = np.int64(0)
+            if i < end:
+                if buf[i] < 0x80:  # ASCII fast path
+                    cp = np.int64(buf[i])
+                else:
+                    cp, step = _decode(buf, i, end)
+                is_word = (classes[cp] & mask) != 0
+            if is_word:
+                if not in_tok:
+                    in_tok = True
+                    rollback = pos
+                    if nt > 0:
+                        scratch[pos] = 0x20
+                        pos += 1
+                    tok_begin = pos
+                low = lower[cp]
+                if low < 0x80:
+                    scratch[pos] = low
+                    pos += 1
+                else:
+                    pos = _encode(scratch, pos, low)
+            elif in_tok:
+                in_tok = False
+                if pos - tok_begin >= min_bytes:
+                    starts[nt] = tok_begin
+                    ends[nt] = pos
+                    nt += 1
+                else:
+                    pos = rollback
+            i += step
+        if nt == 0:
+            continue
+        ones[:] = 0
+        total = 0
+        if nt >= k:
+            nf = nt - k + 1
+        elif joined:
+            nf = 1
+        else:
+            nf = nt
+        for f in range(nf):
+            if nt >= k:
+                s, e = starts[f], ends[f + k - 1]
+            elif joined:
+                s, e = starts[0], ends[nt - 1]
+            else:
+                s, e = starts[f], ends[f]
+            h = _feature_hash(scratch, s, e, kind, seed)
+            for b in range(64):
+                ones[b] += np.int64((h >> np.uint64(b)) & one)
+            total += 1
+        code = np.uint64(0)
+        for b in range(64):
+            if 2 * ones[b] > total:
+                code |= one << np.uint64(b)
+        codes[d] = code
+        counts[d] = total
+    return codes, counts

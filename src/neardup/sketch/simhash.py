@@ -20,8 +20,9 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
+from neardup import tokenize
 from neardup._kernels import engine
-from neardup._kernels.spans import Spans, encode_text, spans_from_lists
+from neardup._kernels.spans import Spans, encode_text, pack, spans_from_lists
 from neardup.canonicalize import Canonicalizer
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
@@ -310,6 +311,7 @@ class SimHasher:
         "_config",
         "_default_q",
         "_fingerprint",
+        "_fused",
         "_key_hashes",
         "_key_q",
         "_tokenizer",
@@ -376,6 +378,7 @@ class SimHasher:
         elif self._default_q != WEIGHT_SCALE:
             raise ConfigError("default_weight only applies with weights=; pass a weight table")
         self._fingerprint = config.fingerprint()
+        self._fused = _fused_args(tok, config)
 
     @property
     def config(self) -> SimHashConfig:
@@ -425,21 +428,48 @@ class SimHasher:
         if self._canonicalizer is not None:
             canon = self._canonicalizer
             docs = [canon.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
+        if self._fused is not None and engine.backend_name() == "fast":
+            return self._sketch_fused(docs, self._fused)
         spans = token_spans(self._tokenizer, docs)
         hashes = self._feature_hashes(spans)
         doc_offsets = spans.doc_offsets
         weights = self._weights_of(hashes, doc_offsets)
         if self._config.weighting == "binary":
             hashes, weights, doc_offsets = _distinct(hashes, weights, doc_offsets)
-        counts = np.diff(doc_offsets)
+        self._check_empty(np.diff(doc_offsets))
+        codes = _accumulate(hashes, weights, doc_offsets)
+        return codes[:, 0].copy() if codes.shape[1] == 1 else codes
+
+    def _check_empty(self, counts: I64) -> None:
         if self._config.empty == "error" and len(counts) and not counts.all():
             first = int(np.flatnonzero(counts == 0)[0])
             raise EmptyInputError(
                 f"document {first} has no tokens after canonicalization; SimHash has no value "
                 "for it (skip empty documents, or use empty='zero')"
             )
-        codes = _accumulate(hashes, weights, doc_offsets)
-        return codes[:, 0].copy() if codes.shape[1] == 1 else codes
+
+    def _sketch_fused(self, docs: Sequence[str | bytes], args: tuple[int, int, int, bool]) -> U64:
+        """One-pass numba path for word / word-shingle features at 64 bits, no weights."""
+        from neardup._kernels import fast_simhash, tables
+
+        mask, min_bytes, k, joined = args
+        packed = pack(docs)
+        kind = _HASHES.index(self._config.hash)
+        codes, counts = fast_simhash.simhash_words(
+            packed.buf,
+            packed.offsets,
+            tables.char_classes(),
+            tables.simple_lower(),
+            mask,
+            min_bytes,
+            k,
+            joined,
+            kind,
+            np.uint64(self._config.seed),
+        )
+        self._check_empty(counts)
+        out: U64 = codes
+        return out
 
     def _feature_hashes(self, spans: Spans) -> U64:
         cfg = self._config
@@ -486,6 +516,22 @@ class SimHasher:
                 "use smaller weights or split the document"
             )
         return q
+
+
+def _fused_args(tok: Tokenizer, config: SimHashConfig) -> tuple[int, int, int, bool] | None:
+    """(mask, min_bytes, k, joined) when the fused kernel reproduces these parameters."""
+    if config.bits != 64 or config.weights or config.weighting != "occurrence":
+        return None
+    if type(tok) is ShingleTokenizer:
+        inner, k = tok.inner, tok.k
+        joined = "+sep" not in tok.name.split("/", 1)[0]
+    elif type(tok) is WordTokenizer:
+        inner, k, joined = tok, 1, True
+    else:
+        return None
+    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+        return None
+    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
 
 
 def _quantize_one(name: str, value: float) -> int:
