@@ -22,6 +22,7 @@ __all__ = [
     "combine_shingles",
     "minhash_affine32",
     "minhash_double",
+    "minhash_double32",
     "minhash_legacy",
     "oph",
     "sketch_words",
@@ -30,9 +31,11 @@ __all__ = [
 _F = TypeVar("_F", bound=Callable[..., Any])
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
+U32 = npt.NDArray[np.uint32]
 
 _MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MASK32 = np.uint64(0xFFFFFFFF)
+_MAX32_U32 = np.uint32(0xFFFFFFFF)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xFF51AFD7ED558CCD)
 _C2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -91,6 +94,29 @@ def _min_double(sig: U64, idx: U64, lo: np.uint64, hi: np.uint64) -> None:
         v = lo + idx[i] * hi
         if v < sig[i]:
             sig[i] = v
+
+
+@_kernel
+def _min_double32(sig: U32, idx: U32, lo: np.uint64, hi: np.uint64) -> None:
+    a = np.uint32(lo >> _S32)
+    b = np.uint32(hi >> _S32)
+    for i in range(sig.shape[0]):
+        sig[i] = min(sig[i], np.uint32(a + idx[i] * b))
+
+
+@_kernel
+def minhash_double32(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
+    """Slot i = min over the features of ``(lo >> 32) + i * (hi >> 32)`` (mod 2**32)."""
+    n_docs = doc_offsets.shape[0] - 1
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    idx = np.arange(num_perm).astype(np.uint32)
+    sig = np.empty(num_perm, dtype=np.uint32)
+    for d in range(n_docs):
+        sig[:] = _MAX32_U32
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            _min_double32(sig, idx, lo[j], hi[j])
+        out[d, :] = sig
+    return out
 
 
 @_kernel
@@ -153,14 +179,14 @@ def sketch_words(
     seed: np.uint64,
     num_perm: int,
 ) -> U64:
-    """Fused tokenize -> xxh3_64 per token -> k-shingle features -> double-hash MinHash.
+    """Fused tokenize -> xxh3_64 per token -> k-shingle features -> 32-bit double hashing.
 
     The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
     """
     n_docs = offsets.shape[0] - 1
     out = np.empty((n_docs, num_perm), dtype=np.uint64)
-    idx = np.arange(num_perm).astype(np.uint64)
-    sig = np.empty(num_perm, dtype=np.uint64)
+    idx = np.arange(num_perm).astype(np.uint32)
+    sig = np.empty(num_perm, dtype=np.uint32)
     maxlen = 0
     for d in range(n_docs):
         maxlen = max(maxlen, offsets[d + 1] - offsets[d])
@@ -194,19 +220,19 @@ def sketch_words(
                     toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
                     nt += 1
             i += step
-        sig[:] = _MAX
+        sig[:] = _MAX32_U32
         if nt >= k:
             for j in range(nt - k + 1):
                 flo, fhi = _feature(toks, j, k, seed)
-                _min_double(sig, idx, flo, fhi)
+                _min_double32(sig, idx, flo, fhi)
         elif nt > 0:
             if short_joined:
                 flo, fhi = _feature(toks, 0, nt, seed)
-                _min_double(sig, idx, flo, fhi)
+                _min_double32(sig, idx, flo, fhi)
             else:
                 for j in range(nt):
                     flo, fhi = _feature(toks, j, 1, seed)
-                    _min_double(sig, idx, flo, fhi)
+                    _min_double32(sig, idx, flo, fhi)
         out[d, :] = sig
     return out
 

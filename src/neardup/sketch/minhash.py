@@ -64,7 +64,7 @@ U64 = npt.NDArray[np.uint64]
 
 
 def _empty_value(scheme: str) -> np.uint64:
-    return _MAX32 if scheme.startswith("datasketch") else _MAX64
+    return _MAX64 if scheme in ("txtfp", "oph") else _MAX32
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -466,7 +466,7 @@ class MinHasher:
         lo, hi, offsets = self._features(canon)
         if c.preset == "oph":
             return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))
-        return self._check_empty(kern.minhash_double(lo, hi, offsets, c.num_perm))
+        return self._check_empty(kern.minhash_double32(lo, hi, offsets, c.num_perm))
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -498,7 +498,7 @@ class MinHasher:
             if c.preset == "oph":
                 row = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))
             else:
-                row = kern.minhash_double(lo, hi, offsets, c.num_perm)
+                row = kern.minhash_double32(lo, hi, offsets, c.num_perm)
         return self._wrap(self._check_empty(row)[0])
 
     # ------------------------------------------------------------------ internals
