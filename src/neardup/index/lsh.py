@@ -289,6 +289,7 @@ class LSHIndex:
         self._skeys = np.empty(0, dtype=np.uint64)
         self._srows = np.empty(0, dtype=np.int64)
         self._tail_keys: U64 | None = None
+        self._tail_parts: list[U64] = []
         self._dead = 0
         self._params: tuple[str, str] | None = None
 
@@ -352,6 +353,7 @@ class LSHIndex:
         empty = np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1)
         self._sig[lo:hi] = _fold(values)
         self._state[lo:hi] = np.where(empty, 2, 1)
+        self._tail_parts.append(self._band_keys(self._sig[lo:hi]))
         for i, key in enumerate(keys):
             self._keys.append(key)
             self._row[key] = lo + i
@@ -426,6 +428,7 @@ class LSHIndex:
         self._srows = np.repeat(live, self.bands)[order]
         self._sorted_upto = self._n
         self._tail_keys = None
+        self._tail_parts = []
 
     def _compact(self) -> None:
         live = np.flatnonzero(self._state[: self._n] != 0)
@@ -453,7 +456,8 @@ class LSHIndex:
         found = [np.repeat(qidx, counts).astype(np.int64) * self._n + rows]
         if self._sorted_upto < self._n:
             if self._tail_keys is None:
-                self._tail_keys = self._band_keys(self._sig[self._sorted_upto : self._n])
+                self._tail_keys = np.concatenate(self._tail_parts)
+                self._tail_parts = [self._tail_keys]
             hit = (self._tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
             qi, ti = np.nonzero(hit)
             found.append(qi.astype(np.int64) * self._n + self._sorted_upto + ti)
