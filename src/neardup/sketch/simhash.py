@@ -36,7 +36,14 @@ from neardup.errors import (
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
 
-__all__ = ["FORMAT_VERSION", "TXTFP_SEED", "SimHash", "SimHashConfig", "SimHasher"]
+__all__ = [
+    "FORMAT_VERSION",
+    "TXTFP_SEED",
+    "WEIGHT_SCALE",
+    "SimHash",
+    "SimHashConfig",
+    "SimHasher",
+]
 
 #: Version of the SimHash algorithm definition and of the headed byte format.
 FORMAT_VERSION = 1
