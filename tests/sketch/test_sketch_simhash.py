@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -50,9 +51,17 @@ def go_text(case: dict[str, str]) -> str:
     return bytes.fromhex(case["utf8_hex"]).decode("utf-8", "replace")
 
 
-def naive(features: list[str], bits: int, hash_name: str, seed: int, weights=None, default=1.0):
+def naive(
+    features: list[str],
+    bits: int,
+    hash_name: str,
+    seed: int,
+    weights: dict[str, float] | None = None,
+    default: float = 1.0,
+) -> int:
     """Per-feature Python SimHash: the slow reference of the documented definition."""
     sums = [0.0] * bits
+    h: int
     for f in features:
         data = f.encode("utf-8")
         if hash_name == "fnv1a64":
@@ -75,7 +84,7 @@ def naive(features: list[str], bits: int, hash_name: str, seed: int, weights=Non
 
 
 @pytest.mark.parametrize("case", GO["cases"], ids=lambda c: c["id"])
-def test_go_preset_matches_every_vector(case: dict[str, str]) -> None:
+def test_go_preset_matches_every_vector(case: dict[str, Any]) -> None:
     code = SimHasher(preset="go").sketch(go_text(case))
     assert code.to_hex() == case["compute_hex"]
     assert code.value == int(case["compute_dec"])
