@@ -51,6 +51,8 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 TLSH_SCALE = 300.0
 
 PairRow = tuple[int, int, float, int | None]
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
 
 
 class Method:
@@ -125,37 +127,52 @@ class MinHashMethod(Method):
         self._hasher = MinHasher(num_perm, tokenizer=self._tokenizer, canonicalizer=self._canon)
         self._index = LSHIndex(threshold=threshold, num_perm=num_perm)
         self._verify = verify
-        self._sets: dict[int, npt.NDArray[np.uint64]] = {}
+        self._set_values: list[U64] = []
+        self._set_sizes: list[I64] = []
 
     @property
     def params(self) -> str:
         return self._hasher.config.fingerprint()
 
-    def _shingle_sets(self, texts: Sequence[str]) -> list[npt.NDArray[np.uint64]]:
+    def _shingle_sets(self, texts: Sequence[str]) -> tuple[U64, I64]:
+        """Sorted unique 64-bit shingle hashes per document (CSR), for exact verification."""
         from neardup._kernels import engine
+        from neardup._kernels.sets import unique_per_doc
 
         canon = [self._canon.canonicalize(t) for t in texts]
         spans = token_spans(self._tokenizer, canon)
         lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
-        off = spans.doc_offsets
-        return [np.unique(lo[off[i] : off[i + 1]]) for i in range(len(texts))]
+        return unique_per_doc(lo, spans.doc_offsets)
 
     def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
         texts = _texts(docs)
         sigs = self._hasher.sketch_many(texts)
+        sets = self._shingle_sets(texts) if self._verify else None
         self._index.add_many([int(p) for p in positions], sigs)
-        if self._verify:
-            for p, s in zip(positions.tolist(), self._shingle_sets(texts), strict=True):
-                self._sets[p] = s
+        if sets is not None:
+            values, offsets = sets
+            self._set_values.append(values)
+            self._set_sizes.append(np.diff(offsets))
 
     def pairs(self) -> Iterator[PairRow]:
+        from neardup._kernels.sets import jaccard_pairs
+
         floor = None if self._verify else self.threshold
-        for a, b, est in self._index.pairs(min_similarity=floor):
-            i, j = _ordered(a, b)
-            if not self._verify:
+        rows = [(*_ordered(a, b), est) for a, b, est in self._index.pairs(min_similarity=floor)]
+        if not rows:
+            return
+        if not self._verify:
+            for i, j, est in rows:
                 yield i, j, float(est), None
-                continue
-            sim = _jaccard(self._sets[i], self._sets[j])
+            return
+        a = np.array([r[0] for r in rows], dtype=np.int64)
+        b = np.array([r[1] for r in rows], dtype=np.int64)
+        values = np.concatenate(self._set_values)
+        sizes = np.concatenate(self._set_sizes)
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        sims = jaccard_pairs(values, offsets, a, b)
+        for i, j, sim in zip(a.tolist(), b.tolist(), sims.tolist(), strict=True):
             if sim >= self.threshold:
                 yield i, j, sim, None
 
@@ -163,15 +180,11 @@ class MinHashMethod(Method):
         return self._hasher.sketch(_texts([doc])[0]).to_hex()
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
-        sa, sb = self._shingle_sets(_texts([a, b]))
-        return _jaccard(sa, sb), None
+        from neardup._kernels.sets import jaccard_pairs
 
-
-def _jaccard(a: npt.NDArray[np.uint64], b: npt.NDArray[np.uint64]) -> float:
-    if len(a) == 0 and len(b) == 0:
-        return 0.0
-    inter = len(np.intersect1d(a, b, assume_unique=True))
-    return inter / (len(a) + len(b) - inter)
+        values, offsets = self._shingle_sets(_texts([a, b]))
+        one, two = np.array([0]), np.array([1])
+        return float(jaccard_pairs(values, offsets, one, two)[0]), None
 
 
 class SimHashMethod(Method):
