@@ -81,3 +81,15 @@ def test_growth_cap_refuses_nfkc_bomb_before_expanding() -> None:
     with pytest.raises(InputTooLargeError, match="max_growth") as info:
         c.canonicalize(bomb)
     assert isinstance(info.value, NeardupError)
+
+
+def test_strip_set_is_exact() -> None:
+    from neardup.canonicalize import FORMAT_CHARACTERS
+
+    c = Canonicalizer()
+    for cp in sorted(FORMAT_CHARACTERS):
+        assert c.canonicalize(f"x{chr(cp)}y\u00e9") == "xy\u00e9", hex(cp)
+    for cp in (0x00AD, 0x061B, 0x180A, 0x2010, 0x2065, 0xFDFF, 0xE0000, 0xE01F0):
+        assert chr(cp) not in FORMAT_CHARACTERS
+        out = Canonicalizer(config=CanonicalConfig(normalization="none", casefold="none"))
+        assert out.canonicalize(f"x{chr(cp)}y\u00e9") == f"x{chr(cp)}y\u00e9", hex(cp)

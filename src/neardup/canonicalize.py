@@ -12,6 +12,7 @@ done, so a crafted input cannot exhaust memory.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import cache
 
@@ -79,7 +80,7 @@ class Canonicalizer:
         'Straße'
     """
 
-    __slots__ = ("_params", "_strip_table")
+    __slots__ = ("_params", "_strip")
 
     def __init__(self, preset: str = "txtfp", *, config: CanonicalConfig | None = None) -> None:
         if config is None:
@@ -94,7 +95,7 @@ class Canonicalizer:
             strip |= BIDI_CONTROLS
         if config.strip_format:
             strip |= FORMAT_CHARACTERS
-        self._strip_table: dict[int, None] = dict.fromkeys(strip)
+        self._strip: re.Pattern[str] | None = _char_class(strip) if strip else None
 
     @property
     def params(self) -> CanonicalConfig:
@@ -126,7 +127,7 @@ class Canonicalizer:
         if text.isascii():
             out = text.lower() if p.casefold != "none" else text
         else:
-            out = text.translate(self._strip_table) if self._strip_table else text
+            out = self._strip.sub("", text) if self._strip is not None else text
             if p.normalization != "none":
                 self._check_growth(out, len(text))
             out = self._normalize(out)
@@ -171,6 +172,25 @@ class Canonicalizer:
                 f"max_growth={self._params.max_growth} times its length; this is typical "
                 "of crafted input. Raise CanonicalConfig(max_growth=...) if it is genuine"
             )
+
+
+def _char_class(code_points: set[int]) -> re.Pattern[str]:
+    """A regex character class of the code points, written as ranges (much faster to scan
+    than ``str.translate`` with a dict, which looks up every character)."""
+    cps = sorted(code_points)
+    parts: list[str] = []
+    start = prev = cps[0]
+    for cp in [*cps[1:], -2]:
+        if cp == prev + 1:
+            prev = cp
+            continue
+        parts.append(
+            re.escape(chr(start))
+            if start == prev
+            else f"{re.escape(chr(start))}-{re.escape(chr(prev))}"
+        )
+        start = prev = cp
+    return re.compile("[" + "".join(parts) + "]")
 
 
 @cache

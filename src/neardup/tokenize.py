@@ -238,6 +238,11 @@ class ShingleTokenizer:
         return self._k
 
     @property
+    def short(self) -> str:
+        """What a text with fewer than ``k`` tokens gives: ``"joined"`` or ``"separate"``."""
+        return self._short
+
+    @property
     def inner(self) -> Tokenizer:
         """The tokenizer whose tokens are shingled."""
         return self._inner
