@@ -151,3 +151,10 @@ def test_real_subprocess(corpus: Path) -> None:
         check=False,
     )
     assert proc.returncode == 1 and proc.stderr.startswith("Error:")
+
+
+def test_dedup_jobs_gives_same_result(corpus: Path) -> None:
+    code1, out1, _ = run("dedup", str(corpus), "-q", "--batch-size", "1")
+    code2, out2, err = run("dedup", str(corpus), "-q", "--batch-size", "1", "--jobs", "2")
+    assert code1 == code2 == 0, err
+    assert out1 == out2 and out1

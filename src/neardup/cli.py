@@ -235,6 +235,14 @@ def _progress(quiet: bool) -> tuple[Callable[[str, int], None] | None, Callable[
 )
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="Processes that sketch in parallel.",
+)
+@click.option(
     "--num-perm", type=click.IntRange(8, 4096), default=None, help="MinHash slots (default 128)."
 )
 @click.option(
@@ -266,6 +274,7 @@ def dedup_cmd(
     exclude: tuple[str, ...],
     on_error: str,
     batch_size: int,
+    jobs: int,
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.canonicalize import Canonicalizer
-from neardup.errors import ConfigError, InputError, NeardupError
+from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 
@@ -61,6 +61,8 @@ class Method:
     name = "method"
     #: Read file documents as bytes (images, binary fuzzy hashing) instead of text.
     binary = False
+    #: Whether batches may be sketched in worker processes (``jobs > 1``).
+    parallel = True
 
     def __init__(self, threshold: float) -> None:
         if not isinstance(threshold, int | float) or not 0.0 <= threshold <= 1.0:
@@ -72,9 +74,21 @@ class Method:
         """Fingerprint of the sketch parameters, recorded in results and stores."""
         raise NotImplementedError
 
+    def sketch(self, docs: Sequence[Document]) -> Any:
+        """Sketch a batch (pure: runs in worker processes with ``jobs > 1``).
+
+        Raises:
+            NeardupError: a document cannot be sketched (the pipeline then skips or stops).
+        """
+        raise NotImplementedError
+
+    def index(self, positions: npt.NDArray[np.int64], payload: Any) -> None:
+        """Index what :meth:`sketch` returned for the documents at ``positions``."""
+        raise NotImplementedError
+
     def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
         """Sketch and index a batch of documents at the given input positions."""
-        raise NotImplementedError
+        self.index(positions, self.sketch(docs))
 
     def pairs(self) -> Iterator[PairRow]:
         """Yield ``(i, j, similarity, distance)`` for every accepted pair, ``i < j``."""
@@ -144,10 +158,16 @@ class MinHashMethod(Method):
         lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
         return unique_per_doc(lo, spans.doc_offsets)
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+    def sketch(self, docs: Sequence[Document]) -> tuple[U64, tuple[U64, I64] | None]:
         texts = _texts(docs)
-        sigs = self._hasher.sketch_many(texts)
-        sets = self._shingle_sets(texts) if self._verify else None
+        return self._hasher.sketch_many(texts), (
+            self._shingle_sets(texts) if self._verify else None
+        )
+
+    def index(
+        self, positions: npt.NDArray[np.int64], payload: tuple[U64, tuple[U64, I64] | None]
+    ) -> None:
+        sigs, sets = payload
         self._index.add_many([int(p) for p in positions], sigs)
         if sets is not None:
             values, offsets = sets
@@ -206,9 +226,11 @@ class SimHashMethod(Method):
     def params(self) -> str:
         return self._hasher.params
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
-        codes = self._hasher.sketch_many(_texts(docs))
-        self._index.add_many([int(p) for p in positions], codes)
+    def sketch(self, docs: Sequence[Document]) -> U64:
+        return self._hasher.sketch_many(_texts(docs))
+
+    def index(self, positions: npt.NDArray[np.int64], payload: U64) -> None:
+        self._index.add_many([int(p) for p in positions], payload)
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():
@@ -241,11 +263,13 @@ class CTPHMethod(Method):
 
         return CTPHParams().fingerprint()
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
+    def sketch(self, docs: Sequence[Document]) -> list[str]:
         from neardup.fuzzy import ctph_many
 
-        digests = ctph_many([d.read_bytes() for d in docs])
-        self._index.add_many(digests)
+        return ctph_many([d.read_bytes() for d in docs])
+
+    def index(self, positions: npt.NDArray[np.int64], payload: list[str]) -> None:
+        self._index.add_many(payload)
         self._positions.extend(positions.tolist())
 
     def pairs(self) -> Iterator[PairRow]:
@@ -284,17 +308,23 @@ class TLSHMethod(Method):
 
         return TLSHParams().fingerprint()
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
-        from neardup.fuzzy import tlsh
+    def sketch(self, docs: Sequence[Document]) -> list[str | None]:
+        from neardup.fuzzy import TLSHError, tlsh
 
-        for p, d in zip(positions.tolist(), docs, strict=True):
+        out: list[str | None] = []
+        for d in docs:
             try:
-                digest = tlsh(d.read_bytes())
-            except InputError as exc:
-                log.warning("%s: no TLSH digest (%s); left out", d.id, exc)
-                continue
-            self._index.add(digest)
-            self._positions.append(p)
+                out.append(tlsh(d.read_bytes()))
+            except TLSHError as exc:  # too short or too uniform: no digest exists
+                log.warning("%s: no TLSH digest (%s); left out of the comparison", d.id, exc)
+                out.append(None)
+        return out
+
+    def index(self, positions: npt.NDArray[np.int64], payload: list[str | None]) -> None:
+        for p, digest in zip(positions.tolist(), payload, strict=True):
+            if digest is not None:
+                self._index.add(digest)
+                self._positions.append(p)
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, dist in self._index.pairs(max_distance=self.max_distance):
@@ -338,19 +368,12 @@ class PHashMethod(Method):
 
         return phash(doc.path if doc.path is not None else doc.read_bytes(), preset=self._preset)
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
-        keys: list[int] = []
-        codes: list[int] = []
-        for p, d in zip(positions.tolist(), docs, strict=True):
-            try:
-                h = self._hash(d)
-            except NeardupError as exc:
-                log.warning("%s: not hashed (%s); left out", d.id, exc)
-                continue
-            keys.append(p)
-            codes.append(int(h))
-        if keys:
-            self._index.add_many(keys, codes)
+    def sketch(self, docs: Sequence[Document]) -> list[int]:
+        return [int(self._hash(d)) for d in docs]
+
+    def index(self, positions: npt.NDArray[np.int64], payload: list[int]) -> None:
+        if payload:
+            self._index.add_many([int(p) for p in positions], payload)
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():
@@ -378,6 +401,7 @@ class EmbeddingMethod(Method):
     """Cosine similarity of sentence embeddings from a local model (extra ``embeddings``)."""
 
     name = "embedding"
+    parallel = False  # the model uses all cores itself; copying it into workers gains nothing
 
     def __init__(self, threshold: float, *, model: str | None = None) -> None:
         super().__init__(threshold)
@@ -391,8 +415,11 @@ class EmbeddingMethod(Method):
     def params(self) -> str:
         return f"embedding-{self._provider.model_id}"
 
-    def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
-        self._vectors.append(np.asarray(self._provider.embed(_texts(docs)), dtype=np.float32))
+    def sketch(self, docs: Sequence[Document]) -> npt.NDArray[np.float32]:
+        return np.asarray(self._provider.embed(_texts(docs)), dtype=np.float32)
+
+    def index(self, positions: npt.NDArray[np.int64], payload: npt.NDArray[np.float32]) -> None:
+        self._vectors.append(payload)
         self._positions.extend(positions.tolist())
 
     def pairs(self) -> Iterator[PairRow]:

@@ -7,8 +7,11 @@ MinHash verification is on) grows with the corpus, never the text. See ``docs/de
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
 from typing import Any
 
@@ -51,6 +54,54 @@ def to_documents(docs: Iterable[DocLike]) -> Iterator[Document]:
             )
 
 
+_WORKER: Method | None = None
+
+
+def _worker_init(method: Method) -> None:
+    global _WORKER
+    _WORKER = method
+
+
+def _worker_sketch(batch: list[Document]) -> Any:
+    assert _WORKER is not None
+    try:
+        return _WORKER.sketch(batch)
+    except NeardupError as exc:
+        return exc
+
+
+def _sketched(
+    m: Method, stream: Iterator[Document], batch_size: int, jobs: int
+) -> Iterator[tuple[list[Document], Any]]:
+    """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
+
+    With ``jobs > 1`` batches are sketched by a pool of spawned processes, at most
+    ``2 * jobs`` batches in flight, so memory stays bounded.
+    """
+    batches = iter(lambda: list(islice(stream, batch_size)), [])
+    if jobs > 1 and not m.parallel:
+        log.info("method %s sketches in this process; --jobs ignored", m.name)
+        jobs = 1
+    if jobs == 1:
+        for batch in batches:
+            try:
+                yield batch, m.sketch(batch)
+            except NeardupError as exc:
+                yield batch, exc
+        return
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(m,)) as pool:
+        pending: deque[tuple[list[Document], Future[Any]]] = deque()
+        for batch in batches:
+            pending.append((batch, pool.submit(_worker_sketch, batch)))
+            if len(pending) >= 2 * jobs:
+                done, fut = pending.popleft()
+                yield done, fut.result()
+        while pending:
+            done, fut = pending.popleft()
+            yield done, fut.result()
+
+
 def dedup(
     docs: Iterable[DocLike],
     *,
@@ -59,6 +110,7 @@ def dedup(
     batch_size: int = 2048,
     on_error: str = "fail",
     progress: Progress | None = None,
+    jobs: int = 1,
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
@@ -73,6 +125,8 @@ def dedup(
         on_error: ``"fail"`` (default) stops at the first bad document; ``"skip"`` logs it
             and goes on (the document is left out of the result).
         progress: Called as ``progress(stage, count)`` after each batch and stage.
+        jobs: Processes that sketch batches in parallel (1 = in this process). Indexing and
+            clustering stay in this process, so results do not depend on ``jobs``.
         **options: Passed to the method (``num_perm``, ``verify``, ``bits``, ``model``...).
 
     Returns:
@@ -93,33 +147,29 @@ def dedup(
         raise ConfigError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
     m = method if isinstance(method, Method) else make_method(method, threshold, **options)
     t0 = time.perf_counter()
     ids: list[DocId] = []
     skipped = 0
-    stream = to_documents(docs)
-    while True:
-        batch = list(islice(stream, batch_size))
-        if not batch:
-            break
+    for batch, payload in _sketched(m, to_documents(docs), batch_size, jobs):
         base = len(ids)
-        positions = np.arange(base, base + len(batch), dtype=np.int64)
-        try:
-            m.add(positions, batch)
+        if not isinstance(payload, NeardupError):
+            m.index(np.arange(base, base + len(batch), dtype=np.int64), payload)
             ids.extend(d.id for d in batch)
-        except NeardupError:
-            if on_error == "fail":
-                raise
-            kept: list[Document] = []
+        elif on_error == "fail":
+            raise payload
+        else:
             for d in batch:
                 try:
-                    m.add(np.array([base + len(kept)], dtype=np.int64), [d])
+                    one = m.sketch([d])
                 except NeardupError as exc:
                     skipped += 1
                     log.warning("skipped %s: %s", d.id, exc)
                     continue
-                kept.append(d)
-            ids.extend(d.id for d in kept)
+                m.index(np.array([len(ids)], dtype=np.int64), one)
+                ids.append(d.id)
         if progress is not None:
             progress("sketch", len(ids))
     t_sketch = time.perf_counter()

@@ -1,0 +1,115 @@
+"""dedup(): correctness against brute force, determinism, errors."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import neardup
+from neardup.errors import ConfigError, InputError
+from neardup.io import Document
+from neardup.pipeline import kept_ids
+
+LICENSES = Path("/usr/share/common-licenses")
+EXAMPLES = Path(__file__).parents[1] / "examples" / "text"
+
+
+def _corpus(seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    base = [p.read_text(errors="replace") for p in sorted(EXAMPLES.glob("*.txt"))]
+    paras = [q for t in base for q in t.split("\n\n") if len(q.split()) > 25]
+    docs = list(paras)
+    for p in paras[:60]:
+        words = p.split()
+        for _ in range(rng.choice([1, 2, 4, 8])):
+            words[rng.randrange(len(words))] = f"w{rng.randrange(1000)}"
+        docs.append(" ".join(words))
+    rng.shuffle(docs)
+    return docs
+
+
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    toks = neardup.WordTokenizer().tokenize(neardup.Canonicalizer().canonicalize(text))
+    if len(toks) < 5:
+        return {tuple(toks)} if toks else set()
+    return {tuple(toks[i : i + 5]) for i in range(len(toks) - 4)}
+
+
+def test_minhash_matches_brute_force() -> None:
+    docs = _corpus()
+    sets = [_shingles(d) for d in docs]
+    truth = set()
+    for i in range(len(docs)):
+        for j in range(i + 1, len(docs)):
+            u = len(sets[i] | sets[j])
+            if u and len(sets[i] & sets[j]) / u >= 0.8:
+                truth.add((i, j))
+    result = neardup.dedup(list(enumerate(docs)), method="minhash", threshold=0.8)
+    found = {(int(p.a), int(p.b)) for p in result.pairs}
+    assert len(truth) > 30
+    for p in result.pairs:  # verification: nothing below the threshold is reported
+        a, b = sets[int(p.a)], sets[int(p.b)]
+        assert len(a & b) / len(a | b) >= 0.8 - 1e-12
+    assert len(found & truth) / len(truth) >= 0.99
+    assert found <= truth
+
+
+def test_simhash_is_exact_against_brute_force() -> None:
+    docs = _corpus(6)
+    hasher = neardup.SimHasher()
+    codes = [hasher.sketch(d).value for d in docs]
+    truth = {
+        (i, j)
+        for i in range(len(docs))
+        for j in range(i + 1, len(docs))
+        if (codes[i] ^ codes[j]).bit_count() <= 6
+    }
+    result = neardup.dedup(list(enumerate(docs)), method="simhash", threshold=0.9)
+    assert {(int(p.a), int(p.b)) for p in result.pairs} == truth
+
+
+def test_clusters_are_deterministic_and_ordered() -> None:
+    docs = [
+        "alpha beta gamma delta epsilon zeta eta",
+        "x y z",
+        "alpha beta gamma delta epsilon zeta eta!",
+        "one two three four five six seven",
+        "one two three four five six seven.",
+    ]
+    r = neardup.dedup(docs, method="simhash")
+    assert [(c.id, c.representative, c.members) for c in r.clusters] == [
+        (0, "0", ("0", "2")),
+        (1, "3", ("3", "4")),
+    ]
+    assert sorted(kept_ids(r)) == ["0", "1", "3"]
+    assert r.duplicates == 2
+
+
+def test_on_error_skip_and_fail() -> None:
+    docs = [
+        Document("a", "one two three four five six"),
+        Document("bad", None),
+        Document("c", "one two three four five six"),
+    ]
+    with pytest.raises(InputError, match="bad"):
+        neardup.dedup(docs, method="simhash", batch_size=2)
+    r = neardup.dedup(docs, method="simhash", batch_size=2, on_error="skip")
+    assert r.stats["skipped"] == 1 and [c.members for c in r.clusters] == [("a", "c")]
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ConfigError):
+        neardup.dedup(["x"], method="nope")
+    with pytest.raises(ConfigError):
+        neardup.dedup(["x"], threshold=1.5)
+    with pytest.raises(ConfigError):
+        neardup.dedup(["x"], jobs=0)
+    with pytest.raises(InputError):
+        neardup.dedup([42])  # type: ignore[list-item]
+
+
+def test_empty_corpus() -> None:
+    r = neardup.dedup([], method="minhash")
+    assert r.clusters == [] and r.pairs == [] and r.n_docs == 0
