@@ -1,0 +1,50 @@
+"""Dedup methods: bucket keys keep the pigeonhole guarantee; thresholds map as documented."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import ConfigError
+from neardup.methods import DEFAULT_THRESHOLDS, METHODS, hamming_block_keys, make_method
+
+
+@settings(max_examples=60)
+@given(st.sampled_from([64, 128, 256]), st.integers(0, 7), st.integers(0, 2**32), st.data())
+def test_block_keys_share_a_key_within_radius(
+    bits: int, radius: int, seed: int, data: st.DataObject
+) -> None:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2**63, size=bits // 64, dtype=np.uint64)
+    b = a.copy()
+    flips = data.draw(st.lists(st.integers(0, bits - 1), max_size=radius, unique=True))
+    for f in flips:
+        b[f // 64] ^= np.uint64(1) << np.uint64(f % 64)
+    codes = np.stack([a, b]) if bits > 64 else np.array([a[0], b[0]], dtype=np.uint64)
+    keys = hamming_block_keys(codes, bits, radius)
+    assert keys.shape == (2, radius + 1)
+    assert (keys[0] == keys[1]).any()
+
+
+def test_thresholds_and_radii() -> None:
+    assert set(DEFAULT_THRESHOLDS) == set(METHODS)
+    assert make_method("simhash", 0.9).radius == 6  # type: ignore[attr-defined]
+    assert make_method("phash").radius == 10  # type: ignore[attr-defined]
+    assert make_method("tlsh").max_distance == 45  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError):
+        make_method("minhash", num_perm=128, bogus=1)
+    with pytest.raises(ConfigError, match="no bucket keys"):
+        make_method("ctph").lookup_keys([])
+
+
+def test_minhash_lookup_keys_match_lsh_candidates() -> None:
+    from neardup.io import Document
+
+    m = make_method("minhash", 0.8)
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron"
+    payload = m.sketch([Document("a", text), Document("b", text + " pi"), Document("c", "x y")])
+    keys = m.lookup_keys(payload)
+    assert keys.shape[0] == 3
+    assert (keys[0] == keys[1]).any() and not (keys[0] == keys[2]).any()
