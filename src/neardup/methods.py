@@ -34,7 +34,7 @@ from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 
-__all__ = ["DEFAULT_THRESHOLDS", "METHODS", "Method", "make_method"]
+__all__ = ["DEFAULT_THRESHOLDS", "METHODS", "Method", "hamming_block_keys", "make_method"]
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,16 @@ class Method:
     def add(self, positions: npt.NDArray[np.int64], docs: Sequence[Document]) -> None:
         """Sketch and index a batch of documents at the given input positions."""
         self.index(positions, self.sketch(docs))
+
+    def lookup_keys(self, payload: Any) -> npt.NDArray[np.uint64]:
+        """``(n, bands)`` bucket keys of a sketched batch: two documents can be a pair only if
+        they share a key in some column (LSH bands, Hamming blocks). For engines that group
+        by key themselves (Spark, the SQLite store).
+
+        Raises:
+            ConfigError: the method has no bucket keys.
+        """
+        raise ConfigError(f"method {self.name!r} has no bucket keys")
 
     def pairs(self) -> Iterator[PairRow]:
         """Yield ``(i, j, similarity, distance)`` for every accepted pair, ``i < j``."""
@@ -174,6 +184,13 @@ class MinHashMethod(Method):
             self._set_values.append(values)
             self._set_sizes.append(np.diff(offsets))
 
+    def lookup_keys(self, payload: tuple[U64, tuple[U64, I64] | None]) -> U64:
+        """The LSH index's 64-bit band keys of each sketch: ``(n, bands)``."""
+        from neardup.index.lsh import _fold
+
+        keys: U64 = self._index._band_keys(_fold(payload[0]))
+        return keys
+
     def pairs(self) -> Iterator[PairRow]:
         from neardup._kernels.sets import jaccard_pairs
 
@@ -232,6 +249,11 @@ class SimHashMethod(Method):
     def index(self, positions: npt.NDArray[np.int64], payload: U64) -> None:
         self._index.add_many([int(p) for p in positions], payload)
 
+    def lookup_keys(self, payload: U64) -> U64:
+        """Pigeonhole block keys: ``radius + 1`` contiguous bit blocks of each code, each
+        tagged with its block number, so codes within the radius share at least one."""
+        return hamming_block_keys(payload, self.bits, self.radius)
+
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():
             i, j = _ordered(a, b)
@@ -243,6 +265,35 @@ class SimHashMethod(Method):
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
         ha, hb = (self._hasher.sketch(t) for t in _texts([a, b]))
         return ha.similarity(hb), ha.distance(hb)
+
+
+def hamming_block_keys(codes: U64, bits: int, radius: int) -> U64:
+    """``(n, radius + 1)`` keys: block ``k`` of each code (contiguous bits; the first
+    ``bits % (radius + 1)`` blocks one bit longer) in the low bits, ``k`` in the top 8 bits
+    (blocks of 56 bits or more are hashed down first). Two codes within ``radius`` bits agree
+    on at least one block (pigeonhole), so they share a key.
+
+    Examples:
+        >>> hamming_block_keys(np.array([0, 1], np.uint64), 64, 3)[:, 1].tolist()
+        [72057594037927936, 72057594037927936]
+    """
+    m = radius + 1
+    words = np.asarray(codes, dtype=np.uint64).reshape(len(codes), -1)
+    sizes = [bits // m + (1 if k < bits % m else 0) for k in range(m)]
+    out = np.empty((len(words), m), dtype=np.uint64)
+    start = 0
+    for k, size in enumerate(sizes):
+        value = np.zeros(len(words), dtype=np.uint64)
+        for b in range(size):  # bit-by-bit: simple, and blocks may straddle 64-bit words
+            pos = start + b
+            bit = (words[:, pos // 64] >> np.uint64(pos % 64)) & np.uint64(1)
+            if size <= 56:
+                value |= bit << np.uint64(b)
+            else:
+                value = (value * np.uint64(0x100000001B3)) ^ bit
+        out[:, k] = (value & np.uint64((1 << 56) - 1)) | (np.uint64(k) << np.uint64(56))
+        start += size
+    return out
 
 
 class CTPHMethod(Method):
@@ -374,6 +425,10 @@ class PHashMethod(Method):
     def index(self, positions: npt.NDArray[np.int64], payload: list[int]) -> None:
         if payload:
             self._index.add_many([int(p) for p in positions], payload)
+
+    def lookup_keys(self, payload: list[int]) -> U64:
+        """Pigeonhole block keys of the 64-bit hashes (see :func:`hamming_block_keys`)."""
+        return hamming_block_keys(np.array(payload, dtype=np.uint64), 64, self.radius)
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():
