@@ -30,12 +30,11 @@ from pathlib import Path
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
 
-from neardup.canonicalize import Canonicalizer  # noqa: E402
-from neardup.index.lsh import LSHIndex  # noqa: E402
-from neardup.sketch.minhash import MinHasher  # noqa: E402
-from neardup.tokenize import ShingleTokenizer, WordTokenizer  # noqa: E402
+from neardup.canonicalize import Canonicalizer
+from neardup.index.lsh import LSHIndex
+from neardup.sketch.minhash import MinHasher
+from neardup.tokenize import ShingleTokenizer, WordTokenizer
 
 NUM_PERM = 128
 K = 5
@@ -54,7 +53,11 @@ def build_corpus(megabytes: float, seed: int = 42) -> list[str]:
     total = 0
     for path in paths:
         try:
-            raw = gzip.open(path).read(80_000) if path.suffix == ".gz" else path.read_bytes()
+            if path.suffix == ".gz":
+                with gzip.open(path) as fh:
+                    raw = fh.read(80_000)
+            else:
+                raw = path.read_bytes()
         except (OSError, EOFError, gzip.BadGzipFile):
             continue
         if b"\x00" in raw[:4096]:
@@ -265,9 +268,8 @@ def main() -> None:
     print("\n## Memory per indexed document (threshold 0.8, 128 perms, int keys)\n")
     print("| index | bytes/doc | how measured |")
     print("|---|---:|---|")
-    print(
-        f"| neardup LSHIndex | {nd_bytes / n:,.0f} | tracemalloc (arrays {nd_index.nbytes / n:,.0f}) |"
-    )  # type: ignore[attr-defined]
+    arrays = nd_index.nbytes / n  # type: ignore[attr-defined]
+    print(f"| neardup LSHIndex | {nd_bytes / n:,.0f} | tracemalloc (arrays {arrays:,.0f}) |")
     print(f"| datasketch MinHashLSH | {ds_bytes / n:,.0f} | tracemalloc |")
     print(f"| rensa RMinHashLSH (b=16) | {rensa_bytes / n:,.0f} | RSS growth (coarse) |")
     print(f"neardup / datasketch = {nd_bytes / ds_bytes:.3f}")

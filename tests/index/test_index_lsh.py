@@ -285,7 +285,7 @@ def _naive_pairs(sigs: np.ndarray, bands: int, rows: int) -> set[tuple[int, int]
     return out
 
 
-@settings(max_examples=30)
+@settings(max_examples=20)
 @given(st.lists(st.lists(st.integers(0, 3), min_size=12, max_size=12), min_size=0, max_size=25))
 def test_pairs_equal_naive_banding_on_both_backends(rows: list[list[int]]) -> None:
     sigs = np.array(rows, dtype=np.uint64).reshape(-1, 12)

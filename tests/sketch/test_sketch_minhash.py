@@ -171,7 +171,7 @@ texts = st.lists(
 )
 
 
-@settings(max_examples=40)
+@settings(max_examples=20)
 @given(texts)
 def test_fast_equals_reference_xxh3_and_oph(docs: list[str]) -> None:
     for hasher in (
@@ -185,7 +185,7 @@ def test_fast_equals_reference_xxh3_and_oph(docs: list[str]) -> None:
         assert np.array_equal(fast, ref)
 
 
-@settings(max_examples=25)
+@settings(max_examples=15)
 @given(st.lists(st.binary(max_size=8), max_size=40), st.integers(1, 40))
 def test_fast_equals_reference_sketch_tokens(tokens: list[bytes], num_perm: int) -> None:
     for preset in ("xxh3", "oph", "datasketch"):
@@ -194,7 +194,7 @@ def test_fast_equals_reference_sketch_tokens(tokens: list[bytes], num_perm: int)
         assert fast == ref
 
 
-@settings(max_examples=25)
+@settings(max_examples=15)
 @given(st.text(max_size=200), st.text(max_size=200))
 def test_properties(a: str, b: str) -> None:
     h = MinHasher(32)

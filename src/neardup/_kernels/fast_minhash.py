@@ -20,6 +20,7 @@ __all__ = [
     "band_keys",
     "band_pairs",
     "combine_shingles",
+    "lookup",
     "minhash_affine32",
     "minhash_double",
     "minhash_double32",
@@ -316,7 +317,7 @@ def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
 
 
 @_kernel
-def band_pairs(skeys: U64, srows: npt.NDArray[np.int64]) -> tuple[I64, I64]:
+def band_pairs(skeys: U64, srows: npt.NDArray[np.int32]) -> tuple[I64, I64]:
     """All (row_a, row_b) pairs, row_a < row_b, sharing a key in the sorted key array."""
     n = skeys.shape[0]
     total = 0
@@ -364,3 +365,56 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
                 h *= _MIX
             out[d, j] = _fmix64(h)
     return out
+
+
+@_kernel
+def lookup(
+    skeys: U64,
+    srows: npt.NDArray[np.int32],
+    tail_keys: U64,
+    tail_start: int,
+    qkeys: U64,
+    state: npt.NDArray[np.uint8],
+    n: int,
+) -> I64:
+    """Sorted unique codes ``q * n + row`` of live rows sharing a band key with query ``q``."""
+    nq, bands = qkeys.shape
+    left = np.searchsorted(skeys, qkeys.ravel())
+    total = 0
+    for f in range(nq * bands):
+        p = left[f]
+        key = qkeys.ravel()[f]
+        while p < skeys.shape[0] and skeys[p] == key:
+            total += 1
+            p += 1
+    for q in range(nq):
+        for t in range(tail_keys.shape[0]):
+            for j in range(bands):
+                if tail_keys[t, j] == qkeys[q, j]:
+                    total += 1
+                    break
+    codes = np.empty(total, dtype=np.int64)
+    c = 0
+    for f in range(nq * bands):
+        q = f // bands
+        p = left[f]
+        key = qkeys.ravel()[f]
+        while p < skeys.shape[0] and skeys[p] == key:
+            codes[c] = q * n + srows[p]
+            c += 1
+            p += 1
+    for q in range(nq):
+        for t in range(tail_keys.shape[0]):
+            for j in range(bands):
+                if tail_keys[t, j] == qkeys[q, j]:
+                    codes[c] = q * n + tail_start + t
+                    c += 1
+                    break
+    codes.sort()
+    out = np.empty(total, dtype=np.int64)
+    m = 0
+    for i in range(total):
+        if (i == 0 or codes[i] != codes[i - 1]) and state[codes[i] % n] == 1:
+            out[m] = codes[i]
+            m += 1
+    return out[:m]

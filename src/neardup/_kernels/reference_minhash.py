@@ -31,6 +31,7 @@ __all__ = [
     "band_keys",
     "band_pairs",
     "combine_shingles",
+    "lookup",
     "minhash_affine32",
     "minhash_double",
     "minhash_double32",
@@ -200,7 +201,7 @@ def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
     return sig
 
 
-def band_pairs(skeys: U64, srows: I64) -> tuple[I64, I64]:
+def band_pairs(skeys: U64, srows: npt.NDArray[np.int32]) -> tuple[I64, I64]:
     """All (row_a, row_b) pairs, row_a < row_b, sharing a key in the sorted key array."""
     same = skeys[1:] == skeys[:-1]
     lefts: list[I64] = []
@@ -209,7 +210,7 @@ def band_pairs(skeys: U64, srows: I64) -> tuple[I64, I64]:
     dist = 1
     while run.any():
         i = np.flatnonzero(run)
-        a, b = srows[i], srows[i + dist]
+        a, b = srows[i].astype(np.int64), srows[i + dist].astype(np.int64)
         lefts.append(np.minimum(a, b))
         rights.append(np.maximum(a, b))
         dist += 1
@@ -229,3 +230,31 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
         for c in range(rows):
             h = (_rotl(h, 27) ^ cube[:, :, c]) * _MIX
         return fmix64(h)
+
+
+def lookup(
+    skeys: U64,
+    srows: npt.NDArray[np.int32],
+    tail_keys: U64,
+    tail_start: int,
+    qkeys: U64,
+    state: npt.NDArray[np.uint8],
+    n: int,
+) -> I64:
+    """Sorted unique codes ``q * n + row`` of live rows sharing a band key with query ``q``."""
+    nq, bands = qkeys.shape
+    flat = qkeys.ravel()
+    left = np.searchsorted(skeys, flat, side="left")
+    right = np.searchsorted(skeys, flat, side="right")
+    counts = right - left
+    total = int(counts.sum())
+    pos = np.repeat(left - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    rows = srows[np.arange(total) + pos].astype(np.int64)
+    qidx = np.repeat(np.repeat(np.arange(nq, dtype=np.int64), bands), counts)
+    found = [qidx * n + rows]
+    if len(tail_keys):
+        hit = (tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
+        qi, ti = np.nonzero(hit)
+        found.append(qi.astype(np.int64) * n + tail_start + ti)
+    codes: I64 = np.unique(np.concatenate(found))
+    return codes[state[codes % n] == 1]

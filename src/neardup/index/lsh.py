@@ -10,6 +10,7 @@ The whole index lives in memory (the algorithm needs random access to every band
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 from collections.abc import Hashable, Iterator, Sequence
 from functools import cache
@@ -280,6 +281,7 @@ class LSHIndex:
             check_range("threshold", threshold, 0.0, 1.0)
             self.plan = _plan(min(max(threshold, 1e-9), 1 - 1e-9), num_perm, b, r)
         self.num_perm = num_perm
+        self._kern = _kernels()
         self._sig = np.empty((0, num_perm), dtype=np.uint32)
         self._state = np.empty(0, dtype=np.uint8)  # 0 removed, 1 live, 2 live but empty
         self._keys: list[Hashable | None] = []
@@ -287,7 +289,7 @@ class LSHIndex:
         self._n = 0
         self._sorted_upto = 0
         self._skeys = np.empty(0, dtype=np.uint64)
-        self._srows = np.empty(0, dtype=np.int64)
+        self._srows = np.empty(0, dtype=np.int32)
         self._tail_keys: U64 | None = None
         self._tail_parts: list[U64] = []
         self._dead = 0
@@ -413,7 +415,7 @@ class LSHIndex:
     # ------------------------------------------------------------------ lookups
 
     def _band_keys(self, sig32: U32) -> U64:
-        keys: U64 = _kernels().band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)
+        keys: U64 = self._kern.band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)
         return keys
 
     def _rebuild(self) -> None:
@@ -425,7 +427,7 @@ class LSHIndex:
         flat = keys.ravel()
         order = np.argsort(flat, kind="stable")
         self._skeys = flat[order]
-        self._srows = np.repeat(live, self.bands)[order]
+        self._srows = np.repeat(live.astype(np.int32), self.bands)[order]
         self._sorted_upto = self._n
         self._tail_keys = None
         self._tail_parts = []
@@ -445,24 +447,22 @@ class LSHIndex:
             self._dead and self._dead > max(64, self._n // 4)
         ):
             self._rebuild()
-        qkeys = self._band_keys(q32)
-        left = np.searchsorted(self._skeys, qkeys.ravel(), side="left")
-        right = np.searchsorted(self._skeys, qkeys.ravel(), side="right")
-        counts = right - left
-        qidx = np.repeat(np.arange(len(q32)), self.bands)
-        total = int(counts.sum())
-        pos = np.repeat(left - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-        rows = self._srows[np.arange(total) + pos] if total else np.empty(0, np.int64)
-        found = [np.repeat(qidx, counts).astype(np.int64) * self._n + rows]
-        if self._sorted_upto < self._n:
-            if self._tail_keys is None:
-                self._tail_keys = np.concatenate(self._tail_parts)
-                self._tail_parts = [self._tail_keys]
-            hit = (self._tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
-            qi, ti = np.nonzero(hit)
-            found.append(qi.astype(np.int64) * self._n + self._sorted_upto + ti)
-        codes = np.unique(np.concatenate(found))
-        return codes[self._state[codes % self._n] == 1] if len(codes) else codes
+        if self._tail_keys is None:
+            parts = self._tail_parts
+            self._tail_keys = (
+                np.concatenate(parts) if parts else np.empty((0, self.bands), dtype=np.uint64)
+            )
+            self._tail_parts = [self._tail_keys]
+        codes: I64 = self._kern.lookup(
+            self._skeys,
+            self._srows,
+            self._tail_keys,
+            self._sorted_upto,
+            self._band_keys(q32),
+            self._state,
+            self._n,
+        )
+        return codes
 
     def query(
         self, mh: MinHash, *, min_similarity: float | None = None
@@ -480,9 +480,8 @@ class LSHIndex:
     ) -> list[list[tuple[Hashable, float]]]:
         """:meth:`query` for many sketches at once (one list of hits per sketch)."""
         values = self._matrix(sigs)
-        out: list[list[tuple[Hashable, float]]] = [[] for _ in range(len(values))]
         if not len(values) or not self._n:
-            return out
+            return [[] for _ in range(len(values))]
         q32 = _fold(values)
         nonempty = ~(np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1))
         codes = self._candidates(q32)
@@ -494,12 +493,13 @@ class LSHIndex:
             ok = est >= min_similarity
             qi, rows, est = qi[ok], rows[ok], est[ok]
         order = np.lexsort((rows, -est, qi))
-        keys = self._keys
-        for q, r, e in zip(
-            qi[order].tolist(), rows[order].tolist(), est[order].tolist(), strict=True
-        ):
-            out[q].append((keys[r], e))
-        return out
+        hit_keys = list(map(self._keys.__getitem__, rows[order].tolist()))
+        hit_est = est[order].tolist()
+        bounds = np.searchsorted(qi[order], np.arange(len(values) + 1)).tolist()
+        return [
+            list(zip(hit_keys[lo:hi], hit_est[lo:hi], strict=True))
+            for lo, hi in itertools.pairwise(bounds)
+        ]
 
     def _estimate(self, a32: U32, ai: I64, rows: I64) -> npt.NDArray[np.float64]:
         est = np.empty(len(ai), dtype=np.float64)
@@ -519,7 +519,7 @@ class LSHIndex:
         """
         if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
             self._rebuild()
-        a, b = _kernels().band_pairs(self._skeys, self._srows)
+        a, b = self._kern.band_pairs(self._skeys, self._srows)
         if not len(a):
             return
         codes = np.unique(a * np.int64(self._n) + b)
@@ -530,6 +530,5 @@ class LSHIndex:
         if min_similarity is not None:
             ok = est >= min_similarity
             a, b, est = a[ok], b[ok], est[ok]
-        keys = self._keys
-        for i, j, e in zip(a.tolist(), b.tolist(), est.tolist(), strict=True):
-            yield keys[i], keys[j], e
+        get = self._keys.__getitem__
+        yield from zip(map(get, a.tolist()), map(get, b.tolist()), est.tolist(), strict=True)
