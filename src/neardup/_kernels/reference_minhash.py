@@ -256,5 +256,6 @@ def lookup(
         hit = (tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
         qi, ti = np.nonzero(hit)
         found.append(qi.astype(np.int64) * n + tail_start + ti)
-    codes: I64 = np.unique(np.concatenate(found))
-    return codes[state[codes % n] == 1]
+    codes = np.unique(np.concatenate(found))
+    live: I64 = codes[state[codes % n] == 1]
+    return live
