@@ -158,3 +158,29 @@ def test_dedup_jobs_gives_same_result(corpus: Path) -> None:
     code2, out2, err = run("dedup", str(corpus), "-q", "--batch-size", "1", "--jobs", "2")
     assert code1 == code2 == 0, err
     assert out1 == out2 and out1
+
+
+def test_index_commands_and_cross_dataset_dedup(corpus: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    code, _, err = run("index", "add", str(corpus / "a.txt"), str(corpus / "c.txt"), "--index", db)
+    assert code == 0 and "holds 2" in err
+    code, out, _ = run("index", "query", str(corpus / "b.txt"), "--index", db)
+    assert code == 0
+    hits = [json.loads(line) for line in out.splitlines()]
+    assert [h["match"] for h in hits] == [str(corpus / "a.txt")] and hits[0]["similarity"] > 0.8
+    code, out, _ = run("index", "stats", "--index", db)
+    assert code == 0 and json.loads(out)["docs"] == 2
+    # new data deduplicated against everything seen before; the stored document comes first
+    code, out, _ = run("dedup", str(corpus / "b.txt"), "--index", db, "-q")
+    assert code == 0
+    row = json.loads(out)
+    assert row["members"] == [str(corpus / "a.txt"), str(corpus / "b.txt")]
+    code, out, _ = run("index", "stats", "--index", db)
+    assert json.loads(out)["docs"] == 3
+    code, _, err = run("index", "remove", str(corpus / "a.txt"), "--index", db)
+    assert code == 0 and "removed 1 of 1" in err
+    # an index built with other parameters refuses to mix
+    code, _, err = run("index", "query", str(corpus / "b.txt"), "--index", db, "-m", "simhash")
+    assert code == 1 and "cannot be mixed" in err
+    code, _, err = run("index", "stats", "--index", str(tmp_path / "missing.db"))
+    assert code == 1

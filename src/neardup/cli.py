@@ -227,6 +227,13 @@ def _progress(quiet: bool) -> tuple[Callable[[str, int], None] | None, Callable[
 @click.option("--include", multiple=True, help="Glob a walked file must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Glob that leaves a walked file out.")
 @click.option(
+    "--index",
+    "index_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also dedup against this persistent index and add the documents to it.",
+)
+@click.option(
     "--on-error",
     type=click.Choice(["fail", "skip"]),
     default="fail",
@@ -272,6 +279,7 @@ def dedup_cmd(
     text_field: str,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    index_path: str | None,
     on_error: str,
     batch_size: int,
     jobs: int,
@@ -309,10 +317,21 @@ def dedup_cmd(
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
     update, close = _progress(quiet)
+    store = _open_index(index_path, m) if index_path is not None else None
     try:
-        result = dedup(docs, method=m, batch_size=batch_size, on_error=on_error, progress=update)
+        result = dedup(
+            docs,
+            method=m,
+            batch_size=batch_size,
+            on_error=on_error,
+            progress=update,
+            jobs=jobs,
+            index=store,
+        )
     finally:
         close()
+        if store is not None:
+            store.close()
     out = sys.stdout
     if show_pairs:
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
@@ -441,3 +460,114 @@ def _check_threshold_defaults() -> None:
 
 
 _check_threshold_defaults()
+
+
+def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
+    from neardup.store.persistent import PersistentIndex
+
+    return PersistentIndex(path, m, readonly=readonly)
+
+
+STORABLE = ("minhash", "simhash", "phash")
+
+
+def _index_options(fn: F) -> F:
+    fn = click.option(
+        "--index",
+        "index_path",
+        type=click.Path(dir_okay=False),
+        required=True,
+        help="The SQLite index file.",
+    )(fn)
+    fn = click.option(
+        "--method",
+        "-m",
+        type=click.Choice(STORABLE),
+        default="minhash",
+        show_default=True,
+        help="Must match the index's.",
+    )(fn)
+    fn = click.option(
+        "--threshold",
+        "-t",
+        type=click.FloatRange(0.0, 1.0),
+        default=None,
+        help="Must match the index's (default: the method's).",
+    )(fn)
+    return fn
+
+
+@main.group("index")
+def index_group() -> None:
+    """A persistent index: add documents over time, ask what a document duplicates."""
+
+
+@index_group.command("add")
+@click.argument("paths", nargs=-1, required=True)
+@_index_options
+@click.option("--id-field", default="id", show_default=True)
+@click.option("--text-field", default="text", show_default=True)
+@_errors
+def index_add(
+    paths: tuple[str, ...],
+    index_path: str,
+    method: str,
+    threshold: float | None,
+    id_field: str,
+    text_field: str,
+) -> None:
+    """Sketch documents and add them to the index (a key already there is replaced)."""
+    m = make_method(method, threshold)
+    with _open_index(index_path, m) as idx:
+        n = idx.add(_documents(paths, binary=m.binary, id_field=id_field, text_field=text_field))
+        click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
+
+
+@index_group.command("query")
+@click.argument("paths", nargs=-1, required=True)
+@_index_options
+@click.option("--id-field", default="id", show_default=True)
+@click.option("--text-field", default="text", show_default=True)
+@_errors
+def index_query(
+    paths: tuple[str, ...],
+    index_path: str,
+    method: str,
+    threshold: float | None,
+    id_field: str,
+    text_field: str,
+) -> None:
+    """Print, as JSONL, every stored document each input near-duplicates."""
+    m = make_method(method, threshold)
+    with _open_index(index_path, m, readonly=True) as idx:
+        docs = _documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
+        for hit in idx.query(docs):
+            record: dict[str, Any] = {
+                "query": hit.query,
+                "match": hit.key,
+                "similarity": round(hit.similarity, 6),
+            }
+            if hit.distance is not None:
+                record["distance"] = hit.distance
+            click.echo(json.dumps(record, ensure_ascii=False))
+
+
+@index_group.command("remove")
+@click.argument("keys", nargs=-1, required=True)
+@_index_options
+@_errors
+def index_remove(
+    keys: tuple[str, ...], index_path: str, method: str, threshold: float | None
+) -> None:
+    """Remove documents from the index by key."""
+    with _open_index(index_path, make_method(method, threshold)) as idx:
+        click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
+
+
+@index_group.command("stats")
+@_index_options
+@_errors
+def index_stats(index_path: str, method: str, threshold: float | None) -> None:
+    """Print the index's statistics as JSON."""
+    with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
+        click.echo(json.dumps(idx.stats(), sort_keys=True))

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.canonicalize import Canonicalizer
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, FormatError, InputError
 from neardup.io import Document
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 
@@ -74,6 +74,16 @@ class Method:
         """Fingerprint of the sketch parameters, recorded in results and stores."""
         raise NotImplementedError
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Worker processes only sketch: the index and what it collected stay here."""
+        state = dict(self.__dict__)
+        for key in ("_index", "_set_values", "_set_sizes", "_positions", "_vectors"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     def sketch(self, docs: Sequence[Document]) -> Any:
         """Sketch a batch (pure: runs in worker processes with ``jobs > 1``).
 
@@ -99,6 +109,22 @@ class Method:
             ConfigError: the method has no bucket keys.
         """
         raise ConfigError(f"method {self.name!r} has no bucket keys")
+
+    @property
+    def index_params(self) -> str:
+        """What else, besides :attr:`params`, decides the bucket keys (a persistent store
+        records ``params|index_params`` and refuses to mix)."""
+        return f"t={self.threshold:g}"
+
+    def blobs(self, payload: Any) -> list[bytes]:
+        """One self-contained byte string per document of a sketched batch (for stores)."""
+        raise ConfigError(
+            f"method {self.name!r} cannot be stored; use minhash, simhash or phash with --index"
+        )
+
+    def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
+        """Similarity (and distance) of two documents from their :meth:`blobs`."""
+        raise ConfigError(f"method {self.name!r} cannot be stored")
 
     def pairs(self) -> Iterator[PairRow]:
         """Yield ``(i, j, similarity, distance)`` for every accepted pair, ``i < j``."""
@@ -191,6 +217,35 @@ class MinHashMethod(Method):
         keys: U64 = self._index._band_keys(_fold(payload[0]))
         return keys
 
+    @property
+    def index_params(self) -> str:
+        return f"lsh-{self._index.bands}x{self._index.rows}-verify={int(self._verify)}"
+
+    def blobs(self, payload: tuple[U64, tuple[U64, I64] | None]) -> list[bytes]:
+        """The sketch row, then (when verifying) the sorted shingle-hash set, little-endian."""
+        sigs, sets = payload
+        rows = np.ascontiguousarray(sigs, dtype="<u8")
+        if sets is None:
+            return [row.tobytes() for row in rows]
+        values, offsets = sets
+        vals = np.ascontiguousarray(values, dtype="<u8")
+        return [
+            rows[i].tobytes() + vals[offsets[i] : offsets[i + 1]].tobytes()
+            for i in range(len(rows))
+        ]
+
+    def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
+        n = self._hasher.num_perm * 8
+        if len(a) < n or len(b) < n or len(a) % 8 or len(b) % 8:
+            raise FormatError("a stored MinHash blob is truncated; rebuild the store")
+        if not self._verify:
+            x, y = np.frombuffer(a[:n], "<u8"), np.frombuffer(b[:n], "<u8")
+            return float(np.count_nonzero(x == y)) / len(x), None
+        x, y = np.frombuffer(a[n:], "<u8"), np.frombuffer(b[n:], "<u8")
+        inter = len(np.intersect1d(x, y, assume_unique=True))
+        union = len(x) + len(y) - inter
+        return (inter / union if union else 0.0), None
+
     def pairs(self) -> Iterator[PairRow]:
         from neardup._kernels.sets import jaccard_pairs
 
@@ -253,6 +308,21 @@ class SimHashMethod(Method):
         """Pigeonhole block keys: ``radius + 1`` contiguous bit blocks of each code, each
         tagged with its block number, so codes within the radius share at least one."""
         return hamming_block_keys(payload, self.bits, self.radius)
+
+    @property
+    def index_params(self) -> str:
+        return f"radius={self.radius}"
+
+    def blobs(self, payload: U64) -> list[bytes]:
+        """Each code's 64-bit words, least significant first, little-endian."""
+        rows = np.ascontiguousarray(payload, dtype="<u8").reshape(len(payload), -1)
+        return [row.tobytes() for row in rows]
+
+    def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
+        if len(a) != self.bits // 8 or len(b) != self.bits // 8:
+            raise FormatError(f"a stored SimHash blob is not {self.bits // 8} bytes")
+        d = (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).bit_count()
+        return 1.0 - d / self.bits, d
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():
@@ -429,6 +499,20 @@ class PHashMethod(Method):
     def lookup_keys(self, payload: list[int]) -> U64:
         """Pigeonhole block keys of the 64-bit hashes (see :func:`hamming_block_keys`)."""
         return hamming_block_keys(np.array(payload, dtype=np.uint64), 64, self.radius)
+
+    @property
+    def index_params(self) -> str:
+        return f"radius={self.radius}"
+
+    def blobs(self, payload: list[int]) -> list[bytes]:
+        """Each 64-bit hash, little-endian."""
+        return [int(h).to_bytes(8, "little") for h in payload]
+
+    def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
+        if len(a) != 8 or len(b) != 8:
+            raise FormatError("a stored pHash blob is not 8 bytes")
+        d = (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).bit_count()
+        return 1.0 - d / 64.0, d
 
     def pairs(self) -> Iterator[PairRow]:
         for a, b, d in self._index.pairs():

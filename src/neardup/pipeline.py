@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from neardup.io import Document
 from neardup.methods import Method, make_method
 from neardup.report import Cluster, DedupResult, Pair
 from neardup.types import DocId
+
+if TYPE_CHECKING:  # the store sits to the right of the pipeline; only its type is needed
+    from neardup.store.persistent import PersistentIndex
 
 __all__ = ["Progress", "dedup", "kept_ids", "to_documents"]
 
@@ -111,6 +114,7 @@ def dedup(
     on_error: str = "fail",
     progress: Progress | None = None,
     jobs: int = 1,
+    index: PersistentIndex | None = None,
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
@@ -125,6 +129,10 @@ def dedup(
         on_error: ``"fail"`` (default) stops at the first bad document; ``"skip"`` logs it
             and goes on (the document is left out of the result).
         progress: Called as ``progress(stage, count)`` after each batch and stage.
+        index: A persistent index to deduplicate against: documents already stored there
+            join the clusters of the new documents that match them (and come first in them,
+            as they were seen before), and every new document is added to it afterwards,
+            one transaction per batch. Its method is used (``method`` is ignored).
         jobs: Processes that sketch batches in parallel (1 = in this process). Indexing and
             clustering stay in this process, so results do not depend on ``jobs``.
         **options: Passed to the method (``num_perm``, ``verify``, ``bits``, ``model``...).
@@ -149,15 +157,26 @@ def dedup(
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
-    m = method if isinstance(method, Method) else make_method(method, threshold, **options)
+    if index is not None:
+        m = index.method
+    elif isinstance(method, Method):
+        m = method
+    else:
+        m = make_method(method, threshold, **options)
     t0 = time.perf_counter()
     ids: list[DocId] = []
     skipped = 0
+    seen: list[tuple[str, int, float, int | None]] = []  # (stored key, position, sim, dist)
     for batch, payload in _sketched(m, to_documents(docs), batch_size, jobs):
         base = len(ids)
         if not isinstance(payload, NeardupError):
             m.index(np.arange(base, base + len(batch), dtype=np.int64), payload)
             ids.extend(d.id for d in batch)
+            if index is not None:
+                pos = {d.id: base + k for k, d in enumerate(batch)}
+                for hit in index.query_payload(batch, payload, exclude_self=True):
+                    seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
+                index.add_payload(batch, payload)
         elif on_error == "fail":
             raise payload
         else:
@@ -169,12 +188,31 @@ def dedup(
                     log.warning("skipped %s: %s", d.id, exc)
                     continue
                 m.index(np.array([len(ids)], dtype=np.int64), one)
+                if index is not None:
+                    for hit in index.query_payload([d], one, exclude_self=True):
+                        seen.append((hit.key, len(ids), hit.similarity, hit.distance))
+                    index.add_payload([d], one)
                 ids.append(d.id)
         if progress is not None:
             progress("sketch", len(ids))
     t_sketch = time.perf_counter()
-    uf = UnionFind(len(ids))
     rows = sorted(m.pairs(), key=lambda r: (r[0], r[1]))
+    n_new = len(ids)
+    if seen:
+        # stored documents come first: positions 0..k-1, new documents shift by k
+        # A stored key that is also a new document's id was re-read: it is that document.
+        new_pos = {str(d): i for i, d in enumerate(ids)}
+        stored = list(dict.fromkeys(key for key, _, _, _ in seen if key not in new_pos))
+        k = len(stored)
+        at: dict[str, int] = {key: i for i, key in enumerate(stored)}
+        at.update({key: p + k for key, p in new_pos.items()})
+        rows = [(i + k, j + k, sim, dist) for i, j, sim, dist in rows]
+        extra = [(at[key], p + k, sim, dist) for key, p, sim, dist in seen]
+        rows += [(min(a, b), max(a, b), sim, dist) for a, b, sim, dist in extra if a != b]
+        rows = list({(a, b): (a, b, sim, dist) for a, b, sim, dist in rows}.values())
+        rows.sort(key=lambda r: (r[0], r[1]))
+        ids = [*stored, *ids]
+    uf = UnionFind(len(ids))
     for i, j, _, _ in rows:
         uf.union(i, j)
     pairs = [Pair(ids[i], ids[j], sim, dist) for i, j, sim, dist in rows]
@@ -187,6 +225,7 @@ def dedup(
     stats = {
         "documents": float(len(ids)),
         "skipped": float(skipped),
+        "stored_matches": float(len(seen)),
         "pairs": float(len(pairs)),
         "clusters": float(len(clusters)),
         "seconds_sketch": t_sketch - t0,
@@ -196,7 +235,7 @@ def dedup(
     return DedupResult(
         clusters=clusters,
         pairs=pairs,
-        n_docs=len(ids),
+        n_docs=n_new,
         method=m.name,
         threshold=m.threshold,
         params=m.params,
