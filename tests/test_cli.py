@@ -184,3 +184,8 @@ def test_index_commands_and_cross_dataset_dedup(corpus: Path, tmp_path: Path) ->
     assert code == 1 and "cannot be mixed" in err
     code, _, err = run("index", "stats", "--index", str(tmp_path / "missing.db"))
     assert code == 1
+
+
+def test_progress_bar_on_stderr(corpus: Path) -> None:
+    code, _, err = run("dedup", str(corpus), "--progress", "--batch-size", "1")
+    assert code == 0 and "doc" in err and "3 documents" in err

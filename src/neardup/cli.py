@@ -41,6 +41,10 @@ def _errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except NeardupError as exc:
             raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            # Stores commit one transaction per batch: what was committed is kept.
+            click.echo("neardup: interrupted; every batch committed so far is kept", err=True)
+            raise click.exceptions.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -161,8 +165,11 @@ def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mo
         click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
 
 
-def _progress(quiet: bool) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
-    if quiet or not sys.stderr.isatty():
+def _progress(
+    quiet: bool, force: bool | None = None
+) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    show = sys.stderr.isatty() if force is None else force
+    if quiet or not show:
         return None, lambda: None
     from tqdm import tqdm
 
@@ -265,6 +272,11 @@ def _progress(quiet: bool) -> tuple[Callable[[str, int], None] | None, Callable[
     help="Cap on members printed per cluster.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show the progress bar (default: when stderr is a terminal).",
+)
 @_errors
 def dedup_cmd(
     paths: tuple[str, ...],
@@ -287,6 +299,7 @@ def dedup_cmd(
     bits: str | None,
     max_members: int | None,
     quiet: bool,
+    progress: bool | None,
 ) -> None:
     """Find near-duplicate clusters in files, folders, JSONL/CSV or stdin (-)."""
     from neardup.pipeline import dedup
@@ -316,7 +329,7 @@ def dedup_cmd(
     )
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
-    update, close = _progress(quiet)
+    update, close = _progress(quiet, progress)
     store = _open_index(index_path, m) if index_path is not None else None
     try:
         result = dedup(
