@@ -20,6 +20,7 @@ __all__ = [
     "band_keys",
     "band_pairs",
     "combine_shingles",
+    "estimate",
     "lookup",
     "minhash_affine32",
     "minhash_double",
@@ -418,3 +419,21 @@ def lookup(
             out[m] = codes[i]
             m += 1
     return out[:m]
+
+
+@_kernel
+def estimate(
+    a32: npt.NDArray[np.uint32], ai: I64, b32: npt.NDArray[np.uint32], bi: I64
+) -> npt.NDArray[np.float64]:
+    """Fraction of equal slots between rows ``a32[ai[t]]`` and ``b32[bi[t]]``, for every t."""
+    num_perm = a32.shape[1]
+    out = np.empty(ai.shape[0], dtype=np.float64)
+    for t in range(ai.shape[0]):
+        x = ai[t]
+        y = bi[t]
+        same = 0
+        for i in range(num_perm):
+            if a32[x, i] == b32[y, i]:
+                same += 1
+        out[t] = same / num_perm
+    return out

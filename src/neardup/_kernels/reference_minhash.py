@@ -31,6 +31,7 @@ __all__ = [
     "band_keys",
     "band_pairs",
     "combine_shingles",
+    "estimate",
     "lookup",
     "minhash_affine32",
     "minhash_double",
@@ -259,3 +260,16 @@ def lookup(
     codes = np.unique(np.concatenate(found))
     live: I64 = codes[state[codes % n] == 1]
     return live
+
+
+def estimate(
+    a32: npt.NDArray[np.uint32], ai: I64, b32: npt.NDArray[np.uint32], bi: I64
+) -> npt.NDArray[np.float64]:
+    """Fraction of equal slots between rows ``a32[ai[t]]`` and ``b32[bi[t]]``, for every t."""
+    num_perm = a32.shape[1]
+    est = np.empty(len(ai), dtype=np.float64)
+    step = max(1, (1 << 22) // num_perm)
+    for s in range(0, len(ai), step):
+        eq = a32[ai[s : s + step]] == b32[bi[s : s + step]]
+        est[s : s + step] = np.count_nonzero(eq, axis=1) / num_perm
+    return est

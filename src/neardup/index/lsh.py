@@ -502,11 +502,9 @@ class LSHIndex:
         ]
 
     def _estimate(self, a32: U32, ai: I64, rows: I64) -> npt.NDArray[np.float64]:
-        est = np.empty(len(ai), dtype=np.float64)
-        step = max(1, (1 << 22) // self.num_perm)
-        for s in range(0, len(ai), step):
-            eq = a32[ai[s : s + step]] == self._sig[rows[s : s + step]]
-            est[s : s + step] = np.count_nonzero(eq, axis=1) / self.num_perm
+        est: npt.NDArray[np.float64] = self._kern.estimate(
+            np.ascontiguousarray(a32), ai, self._sig, rows
+        )
         return est
 
     def pairs(
