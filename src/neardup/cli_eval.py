@@ -1,0 +1,302 @@
+"""``neardup eval``: score a method against labels, brute-force truth or a perturbation suite.
+
+A thin layer over :mod:`neardup.evaluate`; the lead registers it with
+``main.add_command(eval_cmd)``. Results go to stdout; a NeardupError becomes a one-line
+message and exit code 1; usage errors exit with 2.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+import click
+
+from neardup.errors import NeardupError
+from neardup.io import read_inputs
+from neardup.methods import DEFAULT_THRESHOLDS
+
+__all__ = ["eval_cmd"]
+
+EVAL_METHODS = ("minhash", "simhash", "ctph", "tlsh", "phash", "embedding")
+
+
+def _list(spec: str | None, what: str) -> list[str]:
+    items = [x.strip() for x in (spec or "").split(",") if x.strip()]
+    if spec is not None and not items:
+        raise click.BadParameter(f"give a comma-separated list of {what}")
+    return items
+
+
+def _floats(spec: str | None) -> list[float] | None:
+    if spec is None:
+        return None
+    try:
+        return [float(x) for x in _list(spec, "strengths")]
+    except ValueError:
+        raise click.BadParameter("strengths are numbers in (0, 1], e.g. 0.05,0.1,0.2") from None
+
+
+def _scores_text(rows: list[dict[str, Any]]) -> str:
+    head = "threshold\tprecision\trecall\tf1\tari\ttp\tfp\tfn"
+    lines = [
+        f"{r['threshold']:g}\t{r['precision']:.4f}\t{r['recall']:.4f}\t{r['f1']:.4f}\t"
+        f"{r['ari']:.4f}\t{r['tp']}\t{r['fp']}\t{r['fn']}"
+        for r in rows
+    ]
+    return "\n".join([head, *lines]) + "\n"
+
+
+def _run(
+    paths: tuple[str, ...],
+    *,
+    labels_file: str | None,
+    truth: str | None,
+    method: str | None,
+    threshold: float | None,
+    sweep_spec: str | None,
+    plot: str | None,
+    synthetic: str | None,
+    kinds: str | None,
+    strengths: str | None,
+    sample: int | None,
+    seed: int,
+    transitive: bool,
+    workdir: Path,
+) -> dict[str, Any]:
+    from neardup.evaluate import (
+        DEFAULT_STRENGTHS,
+        IMAGE_KINDS,
+        TEXT_KINDS,
+        exact_truth,
+        lsh_curve,
+        lsh_panel,
+        parse_range,
+        perturbation_report,
+        read_labels,
+        sample_documents,
+        sweep,
+        sweep_panel,
+        synthetic_images,
+        synthetic_text,
+        write_svg,
+    )
+
+    sources = [x for x in (labels_file, truth, synthetic) if x is not None]
+    if len(sources) != 1:
+        raise click.UsageError("give exactly one of --labels FILE, --truth exact, --synthetic")
+    if threshold is not None and sweep_spec is not None:
+        raise click.UsageError("give --threshold or --sweep, not both")
+    if plot is not None and Path(plot).suffix.lower() != ".svg":
+        raise click.UsageError("--plot writes SVG: name the file *.svg")
+    m = method or ("phash" if synthetic == "image" else "minhash")
+    thresholds = (
+        parse_range(sweep_spec)
+        if sweep_spec is not None
+        else [DEFAULT_THRESHOLDS[m] if threshold is None else threshold]
+    )
+    out: dict[str, Any] = {"method": m}
+    corpus = None
+    binary = m == "phash"
+    if synthetic is not None:
+        strength_list = _floats(strengths) or list(DEFAULT_STRENGTHS)
+        if synthetic == "image":
+            originals = sample_documents(list(read_inputs(paths, binary=True)), sample or 200)
+            corpus = synthetic_images(
+                [d.path for d in originals if d.path is not None],
+                out_dir=workdir,
+                kinds=_list(kinds, "kinds") or list(IMAGE_KINDS),
+                strengths=strength_list,
+            )
+        else:
+            originals = sample_documents(list(read_inputs(paths)), sample or 200, seed=seed)
+            corpus = synthetic_text(
+                originals,
+                kinds=_list(kinds, "kinds") or list(TEXT_KINDS),
+                strengths=strength_list,
+                seed=seed,
+            )
+        docs, labels = corpus.documents, corpus.labels
+    elif truth is not None:
+        measure: Literal["jaccard", "hamming"] = "hamming" if binary else "jaccard"
+        cut = thresholds[0] if binary else DEFAULT_THRESHOLDS["minhash"]
+        docs, labels = exact_truth(
+            list(read_inputs(paths, binary=binary)),
+            measure=measure,
+            threshold=cut,
+            sample=sample or 1000,
+            seed=seed,
+            method=m,
+        )
+        out["truth"] = {"measure": measure, "threshold": cut}
+    else:
+        assert labels_file is not None
+        labels = read_labels(labels_file)
+        docs = list(read_inputs(paths, binary=binary))
+    out["documents"] = len(docs)
+    out["true_pairs"] = len(labels.pairs)
+    scores = sweep(docs, m, thresholds, labels, transitive=transitive)
+    out["scores"] = [s.to_dict() for s in scores]
+    if corpus is not None:
+        out["perturbation"] = perturbation_report(corpus, m, threshold=thresholds[0]).to_dict()
+    if plot is not None:
+        panels = [sweep_panel(scores, title=f"{m}: precision / recall")]
+        if m == "minhash":
+            curve = lsh_curve(docs, threshold=thresholds[0], sample=sample or 1000, seed=seed)
+            panels.append(lsh_panel(curve))
+            out["lsh_curve"] = {
+                "bands": curve.bands,
+                "rows": curve.rows,
+                "bins": [
+                    {
+                        "lo": b.lo,
+                        "hi": b.hi,
+                        "pairs": b.pairs,
+                        "measured": round(b.measured, 6),
+                        "predicted": round(b.predicted, 6),
+                    }
+                    for b in curve.bins
+                ],
+            }
+        write_svg(panels, plot)
+        out["plot"] = plot
+    return out
+
+
+def _text(out: dict[str, Any]) -> str:
+    parts = [
+        f"method {out['method']}: {out['documents']} documents, {out['true_pairs']} true pairs"
+    ]
+    if "truth" in out:
+        parts.append(f"truth: exact {out['truth']['measure']} >= {out['truth']['threshold']:g}")
+    parts.append(_scores_text(out["scores"]).rstrip("\n"))
+    if "perturbation" in out:
+        p = out["perturbation"]
+        parts.append(f"recall per perturbation at threshold {p['threshold']:g}")
+        parts.append("kind\tstrength\trecall\tfound")
+        parts += [
+            f"{r['kind']}\t{r['strength']:g}\t{r['recall']:.3f}\t{r['found']}/{r['variants']}"
+            for r in p["recall"]
+        ]
+        parts.append(
+            f"false positives: {p['original_pairs']} pairs among {p['originals']} originals, "
+            f"{p['cross_pairs']} across groups"
+        )
+    if "lsh_curve" in out:
+        c = out["lsh_curve"]
+        parts.append(f"LSH S-curve ({c['bands']} bands x {c['rows']} rows)")
+        parts.append("jaccard\tpairs\tmeasured\tpredicted")
+        parts += [
+            f"{b['lo']:.2f}-{b['hi']:.2f}\t{b['pairs']}\t{b['measured']:.3f}\t{b['predicted']:.3f}"
+            for b in c["bins"]
+        ]
+    if "plot" in out:
+        parts.append(f"plot written to {out['plot']}")
+    return "\n".join(parts) + "\n"
+
+
+@click.command("eval")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--labels",
+    "labels_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="True pairs (JSONL {a,b} / CSV a,b) or cluster ids (JSONL {id,cluster} / CSV).",
+)
+@click.option(
+    "--truth",
+    type=click.Choice(["exact"]),
+    help="Brute-force labels on a sample: exact word 5-shingle Jaccard >= 0.8 (text) or "
+    "pHash Hamming distance within the threshold's radius (images).",
+)
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(EVAL_METHODS),
+    help="Method to evaluate [default: minhash; phash with --synthetic image].",
+)
+@click.option("--threshold", "-t", type=click.FloatRange(0.0, 1.0), help="One threshold.")
+@click.option(
+    "--sweep",
+    "sweep_spec",
+    metavar="START:STOP:STEP",
+    help="Thresholds to sweep from one sketch pass, e.g. 0.5:0.95:0.05 (or a comma list).",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    help="Write an SVG: precision/recall/F1 by threshold, and the LSH S-curve for minhash.",
+)
+@click.option(
+    "--synthetic",
+    type=click.Choice(["text", "image"]),
+    help="Make labelled near-duplicates of the inputs and report recall per perturbation.",
+)
+@click.option("--kinds", help="Perturbation kinds, comma-separated [default: all].")
+@click.option("--strengths", help="Perturbation strengths in (0, 1] [default: 0.05,0.1,0.2,0.4].")
+@click.option(
+    "--sample",
+    type=click.IntRange(min=2),
+    help="Documents drawn [default: 1000 with --truth exact and for the S-curve; "
+    "200 originals with --synthetic].",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of samples and edits.")
+@click.option(
+    "--transitive",
+    is_flag=True,
+    help="Score every pair inside a predicted cluster, not only pairs accepted directly.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+def eval_cmd(
+    paths: tuple[str, ...],
+    labels_file: str | None,
+    truth: str | None,
+    method: str | None,
+    threshold: float | None,
+    sweep_spec: str | None,
+    plot: str | None,
+    synthetic: str | None,
+    kinds: str | None,
+    strengths: str | None,
+    sample: int | None,
+    seed: int,
+    transitive: bool,
+    fmt: str,
+) -> None:
+    """Measure precision, recall, F1 and adjusted Rand index of a method on PATH...
+
+    The truth comes from a label file (--labels), from brute force on a sample
+    (--truth exact), or from perturbed copies of the inputs (--synthetic text|image).
+    """
+    try:
+        with tempfile.TemporaryDirectory(prefix="neardup-eval-") as tmp:
+            out = _run(
+                paths,
+                labels_file=labels_file,
+                truth=truth,
+                method=method,
+                threshold=threshold,
+                sweep_spec=sweep_spec,
+                plot=plot,
+                synthetic=synthetic,
+                kinds=kinds,
+                strengths=strengths,
+                sample=sample,
+                seed=seed,
+                transitive=transitive,
+                workdir=Path(tmp),
+            )
+    except NeardupError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(
+        json.dumps(out, ensure_ascii=False) if fmt == "json" else _text(out), nl=fmt == "json"
+    )

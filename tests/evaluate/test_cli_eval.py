@@ -1,0 +1,91 @@
+"""``neardup eval`` through click's runner."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from neardup.cli_eval import eval_cmd
+
+BASE = (
+    "the quick brown fox jumps over the lazy dog while the cat sleeps on a warm mat "
+    "in the afternoon sun near the old stone wall by the river bank and far away"
+)
+
+
+def _corpus(tmp_path: Path) -> Path:
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "a.txt").write_text(BASE, encoding="utf-8")
+    (d / "b.txt").write_text(BASE + " again", encoding="utf-8")
+    (d / "c.txt").write_text(" ".join(reversed(BASE.split())) + " zz", encoding="utf-8")
+    return d
+
+
+def test_eval_with_labels_json(tmp_path: Path) -> None:
+    d = _corpus(tmp_path)
+    labels = tmp_path / "truth.jsonl"
+    labels.write_text('{"a": "a.txt", "b": "b.txt"}\n', encoding="utf-8")
+    r = CliRunner().invoke(
+        eval_cmd, [str(d), "--labels", str(labels), "-m", "simhash", "--format", "json"]
+    )
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["documents"] == 3 and out["true_pairs"] == 1
+    (s,) = out["scores"]
+    assert (s["tp"], s["fp"], s["fn"], s["precision"], s["recall"]) == (1, 0, 0, 1.0, 1.0)
+
+
+def test_eval_sweep_plot_synthetic(tmp_path: Path) -> None:
+    d = _corpus(tmp_path)
+    plot = tmp_path / "pr.svg"
+    r = CliRunner().invoke(
+        eval_cmd,
+        [
+            str(d),
+            "--synthetic",
+            "text",
+            "--kinds",
+            "truncate,typo",
+            "--strengths",
+            "0.05,0.5",
+            "--sweep",
+            "0.5:0.9:0.2",
+            "--plot",
+            str(plot),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "truncate\t0.05\t1.000\t3/3" in r.output
+    assert "LSH S-curve" in r.output and r.output.count("\n0.") >= 3
+    assert ET.parse(plot).getroot().tag.endswith("svg")
+
+
+def test_eval_truth_exact(tmp_path: Path) -> None:
+    r = CliRunner().invoke(eval_cmd, [str(_corpus(tmp_path)), "--truth", "exact", "-t", "0.8"])
+    assert r.exit_code == 0, r.output
+    assert "truth: exact jaccard >= 0.8" in r.output
+    assert "0.8\t1.0000\t1.0000" in r.output
+
+
+def test_eval_usage_and_input_errors(tmp_path: Path) -> None:
+    d = _corpus(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(eval_cmd, [str(d)]).exit_code == 2
+    assert (
+        runner.invoke(
+            eval_cmd, [str(d), "--truth", "exact", "-t", "0.5", "--sweep", "0.5:0.9:0.1"]
+        ).exit_code
+        == 2
+    )
+    assert runner.invoke(eval_cmd, [str(d), "--truth", "exact", "--plot", "x.png"]).exit_code == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{oops\n", encoding="utf-8")
+    r = runner.invoke(eval_cmd, [str(d), "--labels", str(bad)])
+    assert r.exit_code == 1 and "bad.jsonl:1" in r.output
+    r = runner.invoke(eval_cmd, [str(d), "--truth", "exact", "--sweep", "0.9:0.1:0.1"])
+    assert r.exit_code == 1 and "bad sweep" in r.output
+    assert "--synthetic" in runner.invoke(eval_cmd, ["--help"]).output
