@@ -212,10 +212,7 @@ class MinHashMethod(Method):
 
     def lookup_keys(self, payload: tuple[U64, tuple[U64, I64] | None]) -> U64:
         """The LSH index's 64-bit band keys of each sketch: ``(n, bands)``."""
-        from neardup.index.lsh import _fold
-
-        keys: U64 = self._index._band_keys(_fold(payload[0]))
-        return keys
+        return self._index.band_keys(payload[0])
 
     @property
     def index_params(self) -> str:
@@ -250,23 +247,21 @@ class MinHashMethod(Method):
         from neardup._kernels.sets import jaccard_pairs
 
         floor = None if self._verify else self.threshold
-        rows = [(*_ordered(a, b), est) for a, b, est in self._index.pairs(min_similarity=floor)]
-        if not rows:
-            return
-        if not self._verify:
-            for i, j, est in rows:
-                yield i, j, float(est), None
-            return
-        a = np.array([r[0] for r in rows], dtype=np.int64)
-        b = np.array([r[1] for r in rows], dtype=np.int64)
-        values = np.concatenate(self._set_values)
-        sizes = np.concatenate(self._set_sizes)
-        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        sims = jaccard_pairs(values, offsets, a, b)
-        for i, j, sim in zip(a.tolist(), b.tolist(), sims.tolist(), strict=True):
-            if sim >= self.threshold:
-                yield i, j, sim, None
+        a, b, est = self._index.pair_rows(min_similarity=floor)
+        # Keys are the input positions, added in order and never removed, so slot == key.
+        last = len(self._index) - 1
+        if last >= 0 and self._index.key_of(last) != last:
+            raise AssertionError("MinHash index slots no longer match input positions")
+        if self._verify and len(a):
+            values = np.concatenate(self._set_values)
+            sizes = np.concatenate(self._set_sizes)
+            offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+            np.cumsum(sizes, out=offsets[1:])
+            est = jaccard_pairs(values, offsets, a, b)
+            keep = est >= self.threshold
+            a, b, est = a[keep], b[keep], est[keep]
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        yield from zip(lo.tolist(), hi.tolist(), est.tolist(), [None] * len(lo), strict=True)
 
     def fingerprint(self, doc: Document) -> str:
         return self._hasher.sketch(_texts([doc])[0]).to_hex()

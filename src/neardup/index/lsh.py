@@ -507,19 +507,19 @@ class LSHIndex:
         )
         return est
 
-    def pairs(
+    def pair_rows(
         self, *, min_similarity: float | None = None
-    ) -> Iterator[tuple[Hashable, Hashable, float]]:
-        """Every candidate pair once, as ``(key_a, key_b, estimated Jaccard)``.
+    ) -> tuple[I64, I64, npt.NDArray[np.float64]]:
+        """Every candidate pair once as arrays ``(row_a, row_b, estimate)``, ``row_a < row_b``.
 
-        ``key_a`` was indexed before ``key_b``; pairs come in insertion order of ``key_a``.
-        Candidates come from one sort of all band keys (no per-document queries).
+        Rows are insertion slots; :meth:`key_of` maps them back to keys. This is the bulk
+        form of :meth:`pairs` (no Python object per pair), for pipelines.
         """
         if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
             self._rebuild()
         a, b = self._kern.band_pairs(self._skeys, self._srows)
         if not len(a):
-            return
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
         codes = np.unique(a * np.int64(self._n) + b)
         a, b = codes // self._n, codes % self._n
         live = (self._state[a] == 1) & (self._state[b] == 1)
@@ -528,5 +528,27 @@ class LSHIndex:
         if min_similarity is not None:
             ok = est >= min_similarity
             a, b, est = a[ok], b[ok], est[ok]
+        return a, b, est
+
+    def key_of(self, row: int) -> Hashable:
+        """The key indexed in insertion slot ``row`` (see :meth:`pair_rows`)."""
+        return self._keys[row]
+
+    def band_keys(self, sigs: Sequence[MinHash] | U64) -> U64:
+        """The ``(n, bands)`` 64-bit band keys this index computes for sketches: documents
+        are candidates exactly when they share a key in the same column. For engines that
+        group by key themselves (Spark, the SQLite store)."""
+        keys: U64 = self._band_keys(_fold(self._matrix(sigs)))
+        return keys
+
+    def pairs(
+        self, *, min_similarity: float | None = None
+    ) -> Iterator[tuple[Hashable, Hashable, float]]:
+        """Every candidate pair once, as ``(key_a, key_b, estimated Jaccard)``.
+
+        ``key_a`` was indexed before ``key_b``; pairs come in insertion order of ``key_a``.
+        Candidates come from one sort of all band keys (no per-document queries).
+        """
+        a, b, est = self.pair_rows(min_similarity=min_similarity)
         get = self._keys.__getitem__
         yield from zip(map(get, a.tolist()), map(get, b.tolist()), est.tolist(), strict=True)
