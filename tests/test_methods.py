@@ -48,3 +48,18 @@ def test_minhash_lookup_keys_match_lsh_candidates() -> None:
     keys = m.lookup_keys(payload)
     assert keys.shape[0] == 3
     assert (keys[0] == keys[1]).any() and not (keys[0] == keys[2]).any()
+
+
+def test_pickled_methods_compute_the_same_keys() -> None:
+    import pickle
+
+    from neardup.io import Document
+
+    docs = [Document("a", "one two three four five six seven eight nine ten")]
+    for name in ("minhash", "simhash"):
+        m = make_method(name)
+        worker = pickle.loads(pickle.dumps(m))
+        assert not hasattr(worker, "_index")
+        np.testing.assert_array_equal(
+            worker.lookup_keys(worker.sketch(docs)), m.lookup_keys(m.sketch(docs))
+        )

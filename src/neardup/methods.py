@@ -77,7 +77,7 @@ class Method:
     def __getstate__(self) -> dict[str, Any]:
         """Worker processes only sketch: the index and what it collected stay here."""
         state = dict(self.__dict__)
-        for key in ("_index", "_set_values", "_set_sizes", "_positions", "_vectors"):
+        for key in ("_index", "_keyer", "_set_values", "_set_sizes", "_positions", "_vectors"):
             state.pop(key, None)
         return state
 
@@ -176,6 +176,8 @@ class MinHashMethod(Method):
         self._tokenizer = ShingleTokenizer(k, WordTokenizer())
         self._hasher = MinHasher(num_perm, tokenizer=self._tokenizer, canonicalizer=self._canon)
         self._index = LSHIndex(threshold=threshold, num_perm=num_perm)
+        self._num_perm = num_perm
+        self._bands, self._rows = self._index.bands, self._index.rows
         self._verify = verify
         self._set_values: list[U64] = []
         self._set_sizes: list[I64] = []
@@ -212,7 +214,18 @@ class MinHashMethod(Method):
 
     def lookup_keys(self, payload: tuple[U64, tuple[U64, I64] | None]) -> U64:
         """The LSH index's 64-bit band keys of each sketch: ``(n, bands)``."""
-        return self._index.band_keys(payload[0])
+        index = self.__dict__.get("_index")
+        if index is None:  # an unpickled worker copy (Spark executors): a key-only index
+            index = self.__dict__.get("_keyer")
+            if index is None:
+                from neardup.index.lsh import LSHIndex
+
+                index = LSHIndex(
+                    self.threshold, self._num_perm, bands=self._bands, rows=self._rows
+                )
+                self.__dict__["_keyer"] = index
+        keys: U64 = index.band_keys(payload[0])
+        return keys
 
     @property
     def index_params(self) -> str:
