@@ -130,7 +130,8 @@ def read_jsonl(
         where = f"{name}:{number}"
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError,
+            # an integer over Python's digit limit, or arrays nested too deep
             raise InputError(f"{where}: not valid JSON ({exc}); fix or remove the line") from None
         text = _record_field(record, text_field, where)
         if not isinstance(text, str):

@@ -73,7 +73,11 @@ def _mode(value: TokenMode | str) -> TokenMode:
 
 
 def _check_bits(hash_bits: int) -> int:
-    if isinstance(hash_bits, bool) or hash_bits not in _HASH_ALGORITHMS:
+    if (
+        isinstance(hash_bits, bool)
+        or not isinstance(hash_bits, int)
+        or hash_bits not in _HASH_ALGORITHMS
+    ):
         raise ConfigError(f"hash_bits must be 64, 128 or 256, got {hash_bits!r}")
     return hash_bits
 

@@ -300,7 +300,7 @@ class ImageHash:
             if fields.pop("kind") != ImageHashParams.KIND:
                 raise ValueError("not image params")
             params = ImageHashParams(**fields)
-        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             raise FormatError(
                 f"the parameters stored in image hash bytes are invalid ({exc}); "
                 "the data is corrupt or from an incompatible neardup"

@@ -395,7 +395,7 @@ class HammingIndex:
             (klen,) = struct.unpack_from("<Q", data, pos)
             pos += 8
             keys = json.loads(data[pos : pos + klen].decode("utf-8"))
-        except (UnicodeDecodeError, struct.error, ValueError):
+        except (UnicodeDecodeError, struct.error, ValueError, RecursionError):
             raise FormatError("saved HammingIndex is truncated or corrupt") from None
         pos += klen
         words = bits // 64 if bits in (64, 128, 256) else 0
@@ -403,6 +403,7 @@ class HammingIndex:
             not words
             or not isinstance(keys, list)
             or len(keys) != count
+            or not all(isinstance(k, str | int) and not isinstance(k, bool) for k in keys)
             or len(data) != pos + count * words * 8
         ):
             raise FormatError("saved HammingIndex is truncated or corrupt")

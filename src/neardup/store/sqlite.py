@@ -219,6 +219,11 @@ class Store:
                     conn.executemany(
                         "INSERT INTO meta (name, value) VALUES (?, ?)", identity.items()
                     )
+        if "params" not in identity:
+            raise StoreError(
+                f"{self._path!r} is damaged: its meta table has no 'params' row; restore the "
+                "store from a backup or rebuild it"
+            )
         if identity["kind"] != self._kind or identity["params"] != self._params:
             raise IncompatibleSketchError(
                 f"the store {self._path!r} holds {identity['kind']!r} sketches with params "
@@ -264,6 +269,11 @@ class Store:
             ) from exc
         except sqlite3.Error as exc:
             raise StoreError(f"cannot {action} in {self._path!r}: {exc}") from exc
+        except UnicodeDecodeError as exc:  # SQLite's message quotes the damaged, non-UTF-8 bytes
+            raise StoreError(
+                f"cannot {action}: {self._path!r} is damaged (SQLite reported non-UTF-8 data); "
+                "check it with `sqlite3 FILE 'PRAGMA integrity_check'`, restore or rebuild it"
+            ) from exc
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -571,6 +581,13 @@ class Store:
             pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
             page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
             version = schema_version(conn)
+        try:
+            created = float(identity.get("created", ""))
+        except ValueError:
+            raise StoreError(
+                f"{self._path!r} is damaged: its 'created' time {identity.get('created')!r} is "
+                "not a number; restore the store from a backup or rebuild it"
+            ) from None
         return {
             "path": self._path,
             "docs": docs,
@@ -579,7 +596,7 @@ class Store:
             "params": identity["params"],
             "schema_version": version,
             "file_size": pages * page_size,
-            "created": float(identity["created"]),
+            "created": created,
             "readonly": self._readonly,
         }
 
