@@ -17,10 +17,10 @@ import run_all  # noqa: E402  (fuzz/ is not a package)
 #: Inputs per harness: together a few thousand, well under a minute on two cores.
 RUNS = {
     "fuzz_compat": 600,
-    "fuzz_fuzzy": 600,
-    "fuzz_image": 300,
-    "fuzz_markup": 300,
-    "fuzz_pdf": 300,  # scaled by run_all.RUN_SCALE to 3 (one process per input)
+    "fuzz_fuzzy": 300,
+    "fuzz_image": 150,
+    "fuzz_markup": 150,
+    "fuzz_pdf": 200,  # scaled by run_all.RUN_SCALE to 2 (one process per input)
     "fuzz_readers": 600,
     "fuzz_sketch_bytes": 1500,
     "fuzz_store": 300,
