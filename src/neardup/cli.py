@@ -584,3 +584,12 @@ def index_stats(index_path: str, method: str, threshold: float | None) -> None:
     """Print the index's statistics as JSON."""
     with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+def _register_eval() -> None:
+    from neardup.cli_eval import eval_cmd
+
+    main.add_command(eval_cmd)
+
+
+_register_eval()
