@@ -1,0 +1,285 @@
+"""neardup.spark: clusters equal to the local engine's, large-star/small-star against union-find,
+bad input, bucket caps, and the executor steps without Spark."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import random
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspark")
+pa = pytest.importorskip("pyarrow")
+
+import neardup  # noqa: E402  (after the importorskip guards)
+from neardup.cluster import connected_components as union_find_components  # noqa: E402
+from neardup.errors import ConfigError, InputError  # noqa: E402
+from neardup.io import Document  # noqa: E402
+from neardup.methods import make_method  # noqa: E402
+from neardup.spark import connected_components, dedup_dataframe, similar_pairs  # noqa: E402
+from neardup.spark.executor import accepted, sketch_arrays, sketch_batches  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "text"
+
+pytestmark = [
+    # pyspark's own modules still use APIs that newer Python / pandas flag as deprecated.
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:pyspark.*"),
+    pytest.mark.filterwarnings("ignore::FutureWarning:pyspark.*"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local[2] session for the module (about 3 s to start on an idle machine)."""
+    for var in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        os.environ[var] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("neardup-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.default.parallelism", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _corpus(n_base: int = 200, n_edited: int = 100, seed: int = 5) -> list[tuple[str, str]]:
+    """Paragraphs of the bundled licence texts plus edited copies (1-6 word edits)."""
+    paragraphs: list[str] = []
+    for path in sorted(EXAMPLES.glob("*.txt")):
+        for block in path.read_text(encoding="utf-8").split("\n\n"):
+            words = block.split()
+            if len(words) >= 15:
+                paragraphs.append(" ".join(words))
+    rng = random.Random(seed)
+    base = paragraphs[:n_base]
+    docs = list(base)
+    for _ in range(n_edited):
+        words = rng.choice(base).split()
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(words))
+            if rng.random() < 0.5:
+                words[i] = rng.choice(["foo", "bar", "licence", "software"])
+            elif len(words) > 5:
+                del words[i]
+        docs.append(" ".join(words))
+    order = list(range(len(docs)))
+    rng.shuffle(order)
+    return [(f"doc-{k:04d}", docs[k]) for k in order]
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[tuple[str, str]]:
+    return _corpus()
+
+
+def _groups(rows: list[Any], id_col: str = "id") -> set[frozenset[Any]]:
+    out: dict[Any, set[Any]] = {}
+    for r in rows:
+        out.setdefault(r["cluster"], set()).add(r[id_col])
+    for cluster, members in out.items():
+        assert cluster == min(members)  # cluster id = the smallest member id
+    return {frozenset(m) for m in out.values()}
+
+
+@pytest.mark.parametrize(
+    ("method", "threshold"), [("minhash", 0.7), ("simhash", 0.9), ("simhash", 0.8)]
+)
+def test_clusters_equal_local_engine(
+    spark: Any, corpus: list[tuple[str, str]], method: str, threshold: float
+) -> None:
+    local = neardup.dedup(corpus, method=method, threshold=threshold)
+    expected = {frozenset(c.members) for c in local.clusters}
+    assert len(expected) >= 20  # the corpus really has near-duplicates
+    assert any(len(c) > 2 for c in expected)
+    df = spark.createDataFrame(corpus, "id string, text string")
+    got = _groups(dedup_dataframe(df, method=method, threshold=threshold).collect())
+    assert got == expected
+
+
+def test_minhash_pairs_equal_local_engine(spark: Any, corpus: list[tuple[str, str]]) -> None:
+    local = neardup.dedup(corpus, method="minhash", threshold=0.6)
+    expected = {(p.a, p.b) if p.a < p.b else (p.b, p.a): p.similarity for p in local.pairs}
+    df = spark.createDataFrame(corpus, "id string, text string")
+    rows = similar_pairs(df, method="minhash", threshold=0.6).collect()
+    got = {(r["a"], r["b"]): r["similarity"] for r in rows}
+    assert got.keys() == expected.keys()
+    assert all(got[k] == pytest.approx(expected[k], abs=1e-12) for k in got)
+
+
+def test_integer_ids_singletons_and_unverified_minhash(
+    spark: Any, corpus: list[tuple[str, str]]
+) -> None:
+    docs = [(n, text) for n, (_, text) in enumerate(corpus[:150])]
+    local = neardup.dedup(
+        [(str(i), t) for i, t in docs], method="minhash", threshold=0.7, verify=False
+    )
+    expected = {frozenset(int(m) for m in c.members) for c in local.clusters}
+    df = spark.createDataFrame(docs, "doc long, body string")
+    out = dedup_dataframe(
+        df,
+        id_col="doc",
+        text_col="body",
+        threshold=0.7,
+        verify=False,
+        include_singletons=True,
+    )
+    assert out.schema["doc"].dataType.simpleString() == "bigint"
+    assert out.schema["cluster"].dataType.simpleString() == "bigint"
+    rows = out.collect()
+    assert len(rows) == len(docs)
+    groups = _groups(rows, "doc")
+    assert {g for g in groups if len(g) > 1} == expected
+    assert sum(len(g) == 1 for g in groups) == len(docs) - sum(len(g) for g in expected)
+
+
+def _random_graphs(seed: int = 11) -> tuple[int, list[tuple[int, int]]]:
+    """Disjoint graphs on one id range: a 200-node path (shuffled labels), a star, a cycle,
+    sparse random graphs, isolated nodes."""
+    rng = random.Random(seed)
+    edges: list[tuple[int, int]] = []
+    base = 0
+    path = list(range(base, base + 200))
+    rng.shuffle(path)
+    edges += list(itertools.pairwise(path))
+    base += 200
+    edges += [(base + 37, base + k) for k in range(60) if k != 37]  # star, centre not smallest
+    base += 60
+    edges += [(base + k, base + (k + 1) % 50) for k in range(50)]  # cycle
+    base += 50
+    for _ in range(4):
+        n = rng.randint(30, 120)
+        edges += [(base + rng.randrange(n), base + rng.randrange(n)) for _ in range(n)]
+        base += n
+    base += 25  # isolated nodes at the end
+    rng.shuffle(edges)
+    return base, edges
+
+
+def test_large_small_star_equals_union_find(spark: Any) -> None:
+    n, edges = _random_graphs()
+    roots = union_find_components(n, edges)
+    expected = {
+        (i, int(r)) for i, r in enumerate(roots.tolist()) if np.count_nonzero(roots == r) > 1
+    }
+    df = spark.createDataFrame(edges, "src long, dst long")
+    got = {(r["id"], r["component"]) for r in connected_components(df).collect()}
+    assert got == expected
+
+
+def test_components_with_string_ids_use_code_point_order(spark: Any) -> None:
+    edges = [("b", "é"), ("é", "Z"), ("x", "y"), ("y", "y")]
+    df = spark.createDataFrame(edges, "src string, dst string")
+    got = {(r["id"], r["component"]) for r in connected_components(df).collect()}
+    assert got == {("b", "Z"), ("é", "Z"), ("Z", "Z"), ("x", "x"), ("y", "x")}
+
+
+def test_oversized_bucket_is_capped_with_a_warning(
+    spark: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = "the same words in the same order make the same band keys every time"
+    docs = [(f"id{k:02d}", text) for k in range(8)] + [("other", "nothing in common here at all")]
+    df = spark.createDataFrame(docs, "id string, text string")
+    with caplog.at_level(logging.WARNING, logger="neardup.spark.dedup"):
+        rows = dedup_dataframe(df, method="simhash", max_bucket=3).collect()
+    assert "more than max_bucket=3" in caplog.text
+    # each member is still compared with the next two in id order: the chain keeps one cluster
+    assert _groups(rows) == {frozenset(f"id{k:02d}" for k in range(8))}
+    pairs = similar_pairs(df, method="simhash", max_bucket=3).collect()
+    assert len(pairs) == 7 + 6  # (k, k+1) and (k, k+2) only, not all 28
+
+
+def test_bad_input_fails_before_the_job(spark: Any) -> None:
+    df = spark.createDataFrame([("a", "x y z"), ("b", "x y z")], "id string, text string")
+    with pytest.raises(InputError, match="no column 'body'"):
+        dedup_dataframe(df, text_col="body")
+    with pytest.raises(InputError, match="no column 'key'"):
+        dedup_dataframe(df, id_col="key")
+    with pytest.raises(InputError, match="ids must be strings or integers"):
+        dedup_dataframe(spark.createDataFrame([(1.5, "x")], "id double, text string"))
+    with pytest.raises(InputError, match="must be a string"):
+        dedup_dataframe(spark.createDataFrame([("a", 3)], "id string, text int"))
+    with pytest.raises(ConfigError, match="no Spark engine"):
+        dedup_dataframe(df, method="ctph")
+    with pytest.raises(ConfigError, match="unknown method"):
+        dedup_dataframe(df, method="nope")
+    with pytest.raises(ConfigError, match="max_bucket"):
+        dedup_dataframe(df, max_bucket=1)
+    with pytest.raises(ConfigError, match="on_null"):
+        dedup_dataframe(df, on_null="ignore")
+    with pytest.raises(ConfigError, match="always verifies"):
+        dedup_dataframe(df, method="simhash", verify=False)
+    with pytest.raises(ConfigError, match="threshold"):
+        dedup_dataframe(df, threshold=1.5)
+    with pytest.raises(ConfigError, match="does not take"):
+        dedup_dataframe(df, colour="red")
+
+
+def test_null_and_duplicate_rows(spark: Any) -> None:
+    text = "one two three four five six seven eight"
+    nulls = spark.createDataFrame([("a", text), ("b", None), ("c", text)], "id string, text string")
+    with pytest.raises(InputError, match="1 rows have a null text"):
+        dedup_dataframe(nulls)
+    rows = dedup_dataframe(nulls, on_null="skip", include_singletons=True).collect()
+    assert {(r["id"], r["cluster"]) for r in rows} == {("a", "a"), ("c", "a")}
+    null_id = spark.createDataFrame([(None, text), ("b", text)], "id string, text string")
+    with pytest.raises(InputError, match="null id"):
+        dedup_dataframe(null_id)
+    dups = spark.createDataFrame([("a", text), ("a", text + " nine")], "id string, text string")
+    with pytest.raises(InputError, match=r"not unique.*'a'"):
+        dedup_dataframe(dups)
+
+
+# ----------------------------------------------------------------- executor steps, no Spark
+
+
+def test_executor_verification_matches_local_compare(corpus: list[tuple[str, str]]) -> None:
+    texts = [t for _, t in corpus[:40]]
+    for name, threshold in (("minhash", 0.5), ("simhash", 0.8)):
+        m = make_method(name, threshold)
+        _, _, data, offsets = sketch_arrays(m, texts)
+        chunks = [data[offsets[i] : offsets[i + 1]] for i in range(len(texts))]
+        a = [i for i in range(len(texts)) for j in range(i + 1, len(texts))]
+        b = [j for i in range(len(texts)) for j in range(i + 1, len(texts))]
+        ok, sims = accepted(
+            "jaccard" if name == "minhash" else "hamming",
+            pa.array([chunks[i] for i in a], pa.binary()),
+            pa.array([chunks[j] for j in b], pa.large_binary()).slice(0),
+            threshold=threshold,
+            radius=getattr(m, "radius", 0),
+        )
+        for k in range(0, len(a), 37):
+            da, db = Document("a", texts[a[k]]), Document("b", texts[b[k]])
+            sim, _ = m.compare(da, db)
+            assert sims[k] == pytest.approx(sim, abs=1e-12)
+            assert ok[k] == (sim >= threshold - 1e-12)
+
+
+def test_sketch_batches_drop_empty_sets_and_keep_ids() -> None:
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array([7, 8, 9], pa.int64()), pa.array(["a b c d e f g", "", "a b c d e f g"])],
+        names=["id", "text"],
+    )
+    (out,) = sketch_batches(
+        iter([batch]), method="minhash", threshold=0.8, options={}, drop_empty=True
+    )
+    assert out.column("id").to_pylist() == [7, 8, 9]
+    keys = out.column("keys").to_pylist()
+    assert keys[0] == keys[2] and len(keys[0]) > 1 and keys[1] == []
+    assert out.column("data").to_pylist()[1] == b""
+    assert out.schema.field("data").type == pa.binary()
