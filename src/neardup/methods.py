@@ -32,7 +32,7 @@ import numpy.typing as npt
 from neardup.canonicalize import Canonicalizer
 from neardup.errors import ConfigError, FormatError, InputError
 from neardup.io import Document
-from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
+from neardup.tokenize import ShingleTokenizer, WordTokenizer
 
 __all__ = ["DEFAULT_THRESHOLDS", "METHODS", "Method", "hamming_block_keys", "make_method"]
 
@@ -186,21 +186,15 @@ class MinHashMethod(Method):
     def params(self) -> str:
         return self._hasher.config.fingerprint()
 
-    def _shingle_sets(self, texts: Sequence[str]) -> tuple[U64, I64]:
-        """Sorted unique 64-bit shingle hashes per document (CSR), for exact verification."""
-        from neardup._kernels import engine
+    def sketch(self, docs: Sequence[Document]) -> tuple[U64, tuple[U64, I64] | None]:
         from neardup._kernels.sets import unique_per_doc
 
-        canon = [self._canon.canonicalize(t) for t in texts]
-        spans = token_spans(self._tokenizer, canon)
-        lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
-        return unique_per_doc(lo, spans.doc_offsets)
-
-    def sketch(self, docs: Sequence[Document]) -> tuple[U64, tuple[U64, I64] | None]:
         texts = _texts(docs)
-        return self._hasher.sketch_many(texts), (
-            self._shingle_sets(texts) if self._verify else None
-        )
+        if not self._verify:
+            return self._hasher.sketch_many(texts), None
+        # one pass gives the sketches and the shingle hashes that exact verification needs
+        sigs, feats, offsets = self._hasher.sketch_many_with_features(texts)
+        return sigs, unique_per_doc(feats, offsets)
 
     def index(
         self, positions: npt.NDArray[np.int64], payload: tuple[U64, tuple[U64, I64] | None]
@@ -220,9 +214,7 @@ class MinHashMethod(Method):
             if index is None:
                 from neardup.index.lsh import LSHIndex
 
-                index = LSHIndex(
-                    self.threshold, self._num_perm, bands=self._bands, rows=self._rows
-                )
+                index = LSHIndex(self.threshold, self._num_perm, bands=self._bands, rows=self._rows)
                 self.__dict__["_keyer"] = index
         keys: U64 = index.band_keys(payload[0])
         return keys
@@ -282,7 +274,10 @@ class MinHashMethod(Method):
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
         from neardup._kernels.sets import jaccard_pairs
 
-        values, offsets = self._shingle_sets(_texts([a, b]))
+        from neardup._kernels.sets import unique_per_doc
+
+        _, feats, doc_offsets = self._hasher.sketch_many_with_features(_texts([a, b]))
+        values, offsets = unique_per_doc(feats, doc_offsets)
         one, two = np.array([0]), np.array([1])
         return float(jaccard_pairs(values, offsets, one, two)[0]), None
 

@@ -169,6 +169,68 @@ def combine_shingles(
 
 
 @_kernel
+def _doc_tokens(
+    buf: npt.NDArray[np.uint8],
+    i: int,
+    end: int,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    seed: np.uint64,
+    scratch: npt.NDArray[np.uint8],
+    toks: U64,
+) -> int:
+    """xxh3_64 of each kept token of ``buf[i:end]`` into ``toks``; return how many.
+
+    The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
+    """
+    nt = 0
+    pos = 0
+    in_tok = False
+    while i <= end:
+        is_word = False
+        step = 1
+        cp = np.int64(0)
+        if i < end:
+            b0 = buf[i]
+            if b0 < 0x80:
+                cp = np.int64(b0)
+            else:
+                cp, step = fast._decode(buf, i, end)
+            is_word = (classes[cp] & mask) != 0
+        if is_word:
+            if not in_tok:
+                in_tok = True
+                pos = 0
+            pos = fast._encode(scratch, pos, lower[cp])
+        elif in_tok:
+            in_tok = False
+            if pos >= min_bytes:
+                toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                nt += 1
+        i += step
+    return nt
+
+
+@_kernel
+def _doc_features(
+    toks: U64, nt: int, k: int, short_joined: bool, seed: np.uint64, flo: U64, fhi: U64
+) -> int:
+    """The (lo, hi) feature hashes of one document's k-shingles; return how many."""
+    if nt >= k:
+        for j in range(nt - k + 1):
+            flo[j], fhi[j] = _feature(toks, j, k, seed)
+        return nt - k + 1
+    if nt > 0 and short_joined:
+        flo[0], fhi[0] = _feature(toks, 0, nt, seed)
+        return 1
+    for j in range(nt):
+        flo[j], fhi[j] = _feature(toks, j, 1, seed)
+    return nt
+
+
+@_kernel
 def sketch_words(
     buf: npt.NDArray[np.uint8],
     offsets: I64,
@@ -185,6 +247,28 @@ def sketch_words(
 
     The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
     """
+    out, _, _ = sketch_words_features(
+        buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm, False
+    )
+    return out
+
+
+@_kernel
+def sketch_words_features(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+    emit: bool,
+) -> tuple[U64, U64, I64]:
+    """:func:`sketch_words`, also returning (when ``emit``) every feature's ``lo`` hash and
+    the per-document feature offsets: the same values as ``combine_shingles`` gives."""
     n_docs = offsets.shape[0] - 1
     out = np.empty((n_docs, num_perm), dtype=np.uint64)
     idx = np.arange(num_perm).astype(np.uint32)
@@ -194,49 +278,26 @@ def sketch_words(
         maxlen = max(maxlen, offsets[d + 1] - offsets[d])
     scratch = np.empty(2 * maxlen + 8, dtype=np.uint8)
     toks = np.empty(maxlen + 1, dtype=np.uint64)
+    flo = np.empty(maxlen + 1, dtype=np.uint64)
+    fhi = np.empty(maxlen + 1, dtype=np.uint64)
+    cap = (buf.shape[0] // 2 + n_docs + 1) if emit else 0
+    feats = np.empty(cap, dtype=np.uint64)
+    feat_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    nf_total = 0
     for d in range(n_docs):
-        i = offsets[d]
-        end = offsets[d + 1]
-        nt = 0
-        pos = 0
-        in_tok = False
-        while i <= end:
-            is_word = False
-            step = 1
-            cp = np.int64(0)
-            if i < end:
-                b0 = buf[i]
-                if b0 < 0x80:
-                    cp = np.int64(b0)
-                else:
-                    cp, step = fast._decode(buf, i, end)
-                is_word = (classes[cp] & mask) != 0
-            if is_word:
-                if not in_tok:
-                    in_tok = True
-                    pos = 0
-                pos = fast._encode(scratch, pos, lower[cp])
-            elif in_tok:
-                in_tok = False
-                if pos >= min_bytes:
-                    toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
-                    nt += 1
-            i += step
+        nt = _doc_tokens(
+            buf, offsets[d], offsets[d + 1], classes, lower, mask, min_bytes, seed, scratch, toks
+        )
+        nf = _doc_features(toks, nt, k, short_joined, seed, flo, fhi)
         sig[:] = _MAX32_U32
-        if nt >= k:
-            for j in range(nt - k + 1):
-                flo, fhi = _feature(toks, j, k, seed)
-                _min_double32(sig, idx, flo, fhi)
-        elif nt > 0:
-            if short_joined:
-                flo, fhi = _feature(toks, 0, nt, seed)
-                _min_double32(sig, idx, flo, fhi)
-            else:
-                for j in range(nt):
-                    flo, fhi = _feature(toks, j, 1, seed)
-                    _min_double32(sig, idx, flo, fhi)
+        for j in range(nf):
+            _min_double32(sig, idx, flo[j], fhi[j])
         out[d, :] = sig
-    return out
+        if emit:
+            feats[nf_total : nf_total + nf] = flo[:nf]
+            nf_total += nf
+            feat_offsets[d + 1] = nf_total
+    return out, feats[:nf_total].copy(), feat_offsets
 
 
 @_kernel

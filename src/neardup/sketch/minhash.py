@@ -468,6 +468,51 @@ class MinHasher:
             return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))
         return self._check_empty(kern.minhash_double32(lo, hi, offsets, c.num_perm))
 
+    def sketch_many_with_features(
+        self, texts: Sequence[str | bytes]
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """:meth:`sketch_many`, plus the 64-bit hash of every feature (shingle) and the
+        per-document feature offsets, from the same single pass (``xxh3`` preset only).
+
+        The feature hashes identify shingles (exact set Jaccard for verification).
+
+        Raises:
+            ConfigError: another preset.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> sigs, feats, offsets = MinHasher(16).sketch_many_with_features(["a b c d e f"])
+            >>> sigs.shape, len(feats), offsets.tolist()
+            ((1, 16), 2, [0, 2])
+        """
+        c = self._config
+        if c.preset != "xxh3":
+            raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
+        canon = self._canonical(texts)
+        fused = _fused_args(self._tokenizer)
+        if fused is not None and engine.backend_name() == "fast":
+            from neardup._kernels import fast_minhash, tables
+
+            mask, min_bytes, k, joined = fused
+            p = pack(canon)
+            sigs, feats, offsets = fast_minhash.sketch_words_features(
+                p.buf,
+                p.offsets,
+                tables.char_classes(),
+                tables.simple_lower(),
+                mask,
+                min_bytes,
+                k,
+                joined,
+                np.uint64(c.seed),
+                c.num_perm,
+                True,
+            )
+            return self._check_empty(sigs), feats, offsets
+        lo, hi, offsets = self._features(canon)
+        sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
+        return self._check_empty(sigs), lo, offsets
+
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
 
