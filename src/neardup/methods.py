@@ -272,9 +272,7 @@ class MinHashMethod(Method):
         return self._hasher.sketch(_texts([doc])[0]).to_hex()
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
-        from neardup._kernels.sets import jaccard_pairs
-
-        from neardup._kernels.sets import unique_per_doc
+        from neardup._kernels.sets import jaccard_pairs, unique_per_doc
 
         _, feats, doc_offsets = self._hasher.sketch_many_with_features(_texts([a, b]))
         values, offsets = unique_per_doc(feats, doc_offsets)
