@@ -1,0 +1,136 @@
+"""Crash safety of ``index add``: SIGKILL a process in the middle of a large add, then check
+that the store is intact, holds exactly the batches committed before the kill, and that a
+resumed add completes. Also: two concurrent writers serialize or fail with a StoreError."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from neardup.errors import StoreError
+from neardup.io import Document
+from neardup.methods import make_method
+from neardup.store.persistent import PersistentIndex
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+N_DOCS = 3000
+BATCH = 50
+KILLS = 20
+
+ADDER = textwrap.dedent(
+    """
+    import sys
+    from neardup.io import Document
+    from neardup.methods import make_method
+    from neardup.store.persistent import PersistentIndex
+
+    path, n, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    docs = (Document(f"d{i:05d}", f"document {i} words {i % 97} and {i * 7 % 89} more")
+            for i in range(n))
+    with PersistentIndex(path, make_method("simhash")) as index:
+        index.add([next(docs) for _ in range(batch)], batch_size=batch)  # warm (numba)
+        print("ready", flush=True)
+        index.add(docs, batch_size=batch)
+    print("done", flush=True)
+    """
+)
+
+
+def _docs(n: int) -> list[Document]:
+    return [
+        Document(f"d{i:05d}", f"document {i} words {i % 97} and {i * 7 % 89} more")
+        for i in range(n)
+    ]
+
+
+def _check(path: Path) -> int:
+    """Integrity check, and the stored keys must be a prefix of whole batches; return count."""
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        keys = [k for (k,) in conn.execute("SELECT key FROM docs ORDER BY key")]
+        doc_ids = {d for (d,) in conn.execute("SELECT DISTINCT doc FROM keys")}
+        rowids = {r for (r,) in conn.execute("SELECT rowid FROM docs")}
+    finally:
+        conn.close()
+    assert len(keys) % BATCH == 0, f"partial batch: {len(keys)} documents"
+    assert keys == [f"d{i:05d}" for i in range(len(keys))]
+    assert doc_ids == rowids  # every document has its lookup rows, no orphan rows
+    return len(keys)
+
+
+def test_sigkill_during_index_add(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    rng = random.Random(11)
+    budget = time.monotonic() + 45
+    counts = []
+    path = tmp_path / "store.db"
+    for _ in range(KILLS):
+        path.unlink(missing_ok=True)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", ADDER, str(path), str(N_DOCS), str(BATCH)],
+            stdout=subprocess.PIPE,
+            env=env,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"ready"
+        time.sleep(rng.uniform(0.0, 0.6))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        proc.stdout.close()
+        counts.append(_check(path))
+        if time.monotonic() > budget:
+            break
+    assert len(counts) >= 5
+    assert any(0 < c < N_DOCS for c in counts), f"no kill landed mid-add: {counts}"
+    # resume: adding everything again completes and leaves each document once
+    with PersistentIndex(path, make_method("simhash")) as index:
+        index.add(_docs(N_DOCS), batch_size=BATCH)
+        assert len(index) == N_DOCS
+    assert _check(path) == N_DOCS
+
+
+def test_two_writers_wait_or_fail_cleanly(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    with PersistentIndex(path, make_method("simhash")) as index:
+        index.add(_docs(10))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another writer holds the lock
+    try:
+        from neardup.store import Store
+
+        with PersistentIndex(path, make_method("simhash")) as index:
+            params = index.store.stats()["params"]
+        start = time.monotonic()
+        with (
+            Store.open(path, kind="simhash", params=str(params), timeout=0.5) as store,
+            pytest.raises(StoreError, match="locked"),
+        ):
+            import numpy as np
+
+            store.add("x", b"\0" * 8, np.array([1]))
+        assert time.monotonic() - start >= 0.4  # it waited for the busy timeout first
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert _check_any(path) == 10
+
+
+def _check_any(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+    finally:
+        conn.close()
