@@ -4,6 +4,7 @@ bad input, bucket caps, and the executor steps without Spark."""
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import random
@@ -24,6 +25,7 @@ from neardup.errors import ConfigError, InputError  # noqa: E402
 from neardup.io import Document  # noqa: E402
 from neardup.methods import make_method  # noqa: E402
 from neardup.spark import connected_components, dedup_dataframe, similar_pairs  # noqa: E402
+from neardup.spark.cli import run_spark_dedup  # noqa: E402
 from neardup.spark.executor import accepted, sketch_arrays, sketch_batches  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "text"
@@ -243,6 +245,41 @@ def test_null_and_duplicate_rows(spark: Any) -> None:
     dups = spark.createDataFrame([("a", text), ("a", text + " nine")], "id string, text string")
     with pytest.raises(InputError, match=r"not unique.*'a'"):
         dedup_dataframe(dups)
+
+
+def test_run_spark_dedup_reads_jsonl_and_writes_parquet(
+    spark: Any, corpus: list[tuple[str, str]], tmp_path: Path
+) -> None:
+    docs = corpus[:120]
+    src = tmp_path / "docs.jsonl"
+    src.write_text(
+        "".join(json.dumps({"key": i, "body": t}) + "\n" for i, t in docs), encoding="utf-8"
+    )
+    out = tmp_path / "clusters.parquet"
+    summary = run_spark_dedup(
+        [str(src)],
+        method="simhash",
+        threshold=0.85,
+        id_field="key",
+        text_field="body",
+        output=str(out),
+        collect=True,
+    )
+    local = neardup.dedup(docs, method="simhash", threshold=0.85)
+    assert {c.members for c in summary.clusters} == {
+        tuple(sorted(c.members)) for c in local.clusters
+    }
+    assert all(c.representative == c.members[0] for c in summary.clusters)
+    assert summary.n_docs == len(docs)
+    assert summary.duplicates == local.duplicates
+    written = spark.read.parquet(str(out)).collect()
+    assert {(r["id"], r["cluster"]) for r in written} == {
+        (m, c.representative) for c in summary.clusters for m in c.members
+    }
+    with pytest.raises(InputError, match="cannot tell the format"):
+        run_spark_dedup([str(tmp_path / "docs.txt")])
+    with pytest.raises(InputError, match="no field 'text'"):
+        run_spark_dedup([str(src)], id_field="key")
 
 
 # ----------------------------------------------------------------- executor steps, no Spark
