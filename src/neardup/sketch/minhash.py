@@ -17,13 +17,13 @@ import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
 from types import ModuleType
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine, reference_minhash
-from neardup._kernels.spans import Spans, encode_text, pack
+from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
 from neardup.config import CanonicalConfig, Params, check_choice, check_range
 from neardup.errors import (
@@ -35,6 +35,9 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
+
+if TYPE_CHECKING:
+    from neardup.sketch.stream import MinHashStream
 
 __all__ = ["FORMAT_VERSION", "PRESETS", "TXTFP_SEED", "MinHash", "MinHashConfig", "MinHasher"]
 
@@ -429,6 +432,26 @@ class MinHasher:
         """
         return self._wrap(self.sketch_many([text])[0])
 
+    def stream(
+        self, *, max_bytes: int = 16 * 1024 * 1024, piece_bytes: int = 1 << 20
+    ) -> MinHashStream:
+        """A streaming sketcher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
+        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+
+        Args:
+            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
+            piece_bytes: Held text is cut into a piece once it passes this many bytes.
+
+        Examples:
+            >>> s = MinHasher(num_perm=8).stream()
+            >>> s.update("one two three four five six")
+            >>> s.digest() == MinHasher(num_perm=8).sketch("one two three four five six")
+            True
+        """
+        from neardup.sketch.stream import MinHashStream
+
+        return MinHashStream(self, max_bytes=max_bytes, piece_bytes=piece_bytes)
+
     def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
         """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.
 
@@ -561,18 +584,48 @@ class MinHasher:
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
         """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
-        c = self._config
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
             inner = token_spans(tok.inner, canon)
             k, joined = tok.k, "+sep" not in tok.name.split("/", 1)[0]
         else:
             inner, k, joined = token_spans(tok, canon), 1, True
+        return self._combine(inner, k, joined)
+
+    def _combine(
+        self, inner: Spans, k: int, joined: bool
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """(lo, hi, doc_offsets) of the k-shingle feature hashes of inner-token spans."""
+        c = self._config
         toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
         lo, hi, offsets = _kernels().combine_shingles(
             toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
         )
         return lo, hi, offsets
+
+    def _sketch_inner(self, inner: Spans) -> U64:
+        """Slot rows of documents given as spans of the *inner* tokens (before shingling).
+
+        The streaming path (:mod:`neardup.sketch.stream`): the same features and kernels as
+        :meth:`sketch_many`, without canonicalizing or tokenizing again; no empty check.
+        """
+        c = self._config
+        tok = self._tokenizer
+        k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
+        kern = _kernels()
+        if c.preset in ("xxh3", "oph"):
+            lo, hi, offsets = self._combine(inner, k, short == "joined")
+            if c.preset == "oph":
+                rows: U64 = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))
+                return rows
+            rows = kern.minhash_double32(lo, hi, offsets, c.num_perm)
+            return rows
+        spans = shingle_spans(inner, k, short=short)
+        if c.preset == "txtfp":
+            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
+            rows = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
+            return rows
+        return self._datasketch(spans)
 
     def _datasketch(self, spans: Spans) -> U64:
         c = self._config

@@ -14,7 +14,7 @@ import math
 import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,9 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
+
+if TYPE_CHECKING:
+    from neardup.sketch.stream import SimHashStream
 
 __all__ = [
     "FORMAT_VERSION",
@@ -447,6 +450,58 @@ class SimHasher:
         codes = _accumulate(hashes, weights, doc_offsets)
         return codes[:, 0].copy() if codes.shape[1] == 1 else codes
 
+    def stream(
+        self, *, max_bytes: int = 16 * 1024 * 1024, piece_bytes: int = 1 << 20
+    ) -> SimHashStream:
+        """A streaming hasher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
+        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+
+        Args:
+            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
+            piece_bytes: Held text is cut into a piece once it passes this many bytes.
+
+        Examples:
+            >>> s = SimHasher().stream()
+            >>> s.update(b"one two thr"); s.update("ee four")
+            >>> s.digest() == SimHasher().sketch("one two three four")
+            True
+        """
+        from neardup.sketch.stream import SimHashStream
+
+        return SimHashStream(self, max_bytes=max_bytes, piece_bytes=piece_bytes)
+
+    def sums(self, text: str | bytes) -> I64:
+        """Per-bit weighted sums of one document: bit ``b`` of :meth:`sketch` is ``sums[b] > 0``.
+
+        ``sums[b]`` is the sum over the document's features of ``+w`` (bit ``b`` of the feature
+        hash set) or ``-w`` (clear), with weights in units of ``1 / WEIGHT_SCALE`` when a weight
+        table is given (else 1 per feature). Sums of consecutive parts add up, which is what the
+        streaming hasher (:meth:`stream`) keeps. A document without features gives zeros (no
+        :class:`~neardup.errors.EmptyInputError` here).
+
+        Raises:
+            InputError: Not text, or bytes that are not UTF-8.
+
+        Examples:
+            >>> h = SimHasher()
+            >>> s = h.sums("the quick brown fox jumps")
+            >>> code = sum(1 << b for b in range(64) if s[b] > 0)
+            >>> s.shape, code == h.sketch("the quick brown fox jumps").value
+            ((64,), True)
+        """
+        doc = _as_str(text, 0)
+        if self._canonicalizer is not None:
+            doc = self._canonicalizer.canonicalize(doc)
+        return self._feature_sums(token_spans(self._tokenizer, [doc]))[0]
+
+    def _feature_sums(self, spans: Spans) -> tuple[I64, int, int]:
+        """(per-bit sums, feature count, total |weight|) of ONE document's feature spans."""
+        hashes = self._feature_hashes(spans)
+        weights = self._weights_of(hashes, spans.doc_offsets)
+        if self._config.weighting == "binary":
+            hashes, weights, _ = _distinct(hashes, weights, spans.doc_offsets)
+        return _bit_sums(hashes, weights), len(weights), int(np.abs(weights).sum())
+
     def _check_empty(self, counts: I64) -> None:
         if self._config.empty == "error" and len(counts) and not counts.all():
             first = int(np.flatnonzero(counts == 0)[0])
@@ -566,6 +621,22 @@ def _distinct(hashes: U64, weights: I64, doc_offsets: I64) -> tuple[U64, I64, I6
     new_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(counts, out=new_offsets[1:])
     return np.ascontiguousarray(hashes[keep]), weights[keep], new_offsets
+
+
+def _bit_sums(hashes: U64, weights: I64) -> I64:
+    """``sum(w if bit b of h else -w)`` per code bit over all rows: ``2 * ones - total``, the
+    quantity whose sign :func:`_accumulate` keeps."""
+    total = int(weights.sum())
+    unit = bool((weights == 1).all())
+    out = np.empty(64 * hashes.shape[1], dtype=np.int64)
+    one = np.uint64(1)
+    for k in range(hashes.shape[1]):
+        col = np.ascontiguousarray(hashes[:, k])
+        for i in range(64):
+            bit = (col >> np.uint64(i)) & one
+            ones = int(np.count_nonzero(bit)) if unit else int(weights @ bit.astype(np.int64))
+            out[64 * k + i] = 2 * ones - total
+    return out
 
 
 def _accumulate(hashes: U64, weights: I64, doc_offsets: I64) -> U64:

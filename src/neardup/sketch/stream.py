@@ -1,0 +1,468 @@
+"""Streaming fingerprinters: feed a document in chunks, get exactly the one-shot sketch.
+
+:meth:`MinHasher.stream() <neardup.sketch.minhash.MinHasher.stream>` and
+:meth:`SimHasher.stream() <neardup.sketch.simhash.SimHasher.stream>` return a
+:class:`MinHashStream` / :class:`SimHashStream` with ``update(chunk)``, ``digest()`` and
+``reset()`` (txtfp's streaming fingerprinters, spec section 4.8). ``digest()`` equals
+``sketch(whole_text)`` for every way of cutting the text into chunks.
+
+How memory stays bounded: decoded text is buffered until it passes ``piece_bytes``; it is then
+cut after its last ASCII whitespace character. For the supported pipelines (the
+:class:`~neardup.canonicalize.Canonicalizer`, word tokenizers and their shingles)
+canonicalization and tokenization never look across such a cut, so the piece is canonicalized
+and tokenized on its own. The last ``k - 1`` tokens are carried into the next piece so every
+shingle is counted exactly once; MinHash keeps the elementwise minimum of the pieces' slots
+(a set function), SimHash the per-bit sums (:meth:`SimHasher.sums
+<neardup.sketch.simhash.SimHasher.sums>`). Other pipelines are streamed by buffering the whole
+text up to ``max_bytes`` (:attr:`MinHashStream.bounded` is then False). See
+``docs/streaming.md``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+from collections.abc import Callable
+from os import PathLike
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels.spans import Spans, shingle_spans
+from neardup.canonicalize import Canonicalizer
+from neardup.errors import ConfigError, DecodeError, InputError, InputTooLargeError
+from neardup.sketch.minhash import MinHash, MinHasher
+from neardup.sketch.simhash import SimHash, SimHasher
+from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
+from neardup.types import Tokenizer
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_PIECE_BYTES",
+    "HASH_FILE_METHODS",
+    "MinHashStream",
+    "SimHashStream",
+    "hash_file",
+]
+
+log = logging.getLogger(__name__)
+
+#: txtfp's streaming cap: 16 MiB of text not yet cut into pieces (exactly 16 MiB is allowed).
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: Buffered text is cut into a piece once it passes this many UTF-8 bytes.
+DEFAULT_PIECE_BYTES = 1 << 20
+#: The methods :func:`hash_file` accepts (as ``neardup hash --method``).
+HASH_FILE_METHODS = ("minhash", "simhash", "simhash-go")
+_ASCII_SPACE = " \t\n\r\x0b\x0c"
+_READ_SIZE = 1 << 20
+_MAX_TOTAL_WEIGHT = 2**61
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _valid_prefix(pending: bytes) -> bool:
+    """Whether ``pending`` (an incomplete UTF-8 sequence) can still become a valid one
+    (CPython's decoder lets a surrogate prefix such as ``ED A0`` wait for more bytes)."""
+    if len(pending) < 2:
+        return True
+    second = pending[1]
+    lead = pending[0]
+    low, high = {
+        0xE0: (0xA0, 0xBF),
+        0xED: (0x80, 0x9F),
+        0xF0: (0x90, 0xBF),
+        0xF4: (0x80, 0x8F),
+    }.get(lead, (0x80, 0xBF))
+    return low <= second <= high
+
+
+def _split_tokenizer(tokenizer: Tokenizer) -> tuple[Tokenizer, int, str]:
+    """(inner tokenizer, k, short) of a tokenizer: a shingler's parts, or (it, 1, joined)."""
+    if isinstance(tokenizer, ShingleTokenizer):
+        return tokenizer.inner, tokenizer.k, tokenizer.short
+    return tokenizer, 1, "joined"
+
+
+def _cuttable(canonicalizer: object, tokenizer: Tokenizer) -> bool:
+    """Whether text may be cut at ASCII whitespace for this pipeline (see the module doc)."""
+    inner, _, _ = _split_tokenizer(tokenizer)
+    if type(tokenizer) not in (ShingleTokenizer, WordTokenizer) or type(inner) is not WordTokenizer:
+        return False
+    return canonicalizer is None or type(canonicalizer) is Canonicalizer
+
+
+def _prepend(carry: list[str], spans: Spans) -> Spans:
+    """One document's token spans with the ``carry`` tokens put in front (space-separated)."""
+    if not carry:
+        return spans
+    head = " ".join(carry).encode("utf-8", "surrogatepass") + b" "
+    lengths = [len(t.encode("utf-8", "surrogatepass")) for t in carry]
+    starts = np.cumsum([0, *[n + 1 for n in lengths[:-1]]], dtype=np.int64)
+    ends = starts + np.asarray(lengths, dtype=np.int64)
+    buf = np.concatenate((np.frombuffer(head, dtype=np.uint8), spans.buf))
+    shift = len(head)
+    return Spans(
+        buf,
+        np.concatenate((starts, spans.starts + shift)),
+        np.concatenate((ends, spans.ends + shift)),
+        np.array([0, len(carry) + len(spans.starts)], dtype=np.int64),
+    )
+
+
+def _tail(spans: Spans, n: int) -> list[str]:
+    """The last ``n`` tokens of a one-document span set, as strings."""
+    if n <= 0:
+        return []
+    raw = spans.buf
+    return [
+        raw[s:e].tobytes().decode("utf-8", "surrogatepass")
+        for s, e in zip(spans.starts[-n:].tolist(), spans.ends[-n:].tolist(), strict=True)
+    ]
+
+
+class _Stream:
+    """The shared part: UTF-8 carry-over, the cap, cutting pieces, the token carry."""
+
+    def __init__(
+        self,
+        canonicalize: Callable[[str], str] | None,
+        tokenizer: Tokenizer,
+        bounded: bool,
+        max_bytes: int,
+        piece_bytes: int,
+    ) -> None:
+        for name, value in (("max_bytes", max_bytes), ("piece_bytes", piece_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        self._canonicalize = canonicalize
+        self._inner, self._k, self._short = _split_tokenizer(tokenizer)
+        self._bounded = bounded
+        self._max_bytes = max_bytes
+        self._piece_bytes = piece_bytes
+        self.reset()
+
+    @property
+    def bounded(self) -> bool:
+        """True when memory stays bounded (pieces are sketched as they come); False when this
+        pipeline is streamed by buffering the whole text (then at most ``max_bytes``)."""
+        return self._bounded
+
+    @property
+    def max_bytes(self) -> int:
+        """The cap on the UTF-8 bytes of text held but not yet cut into pieces."""
+        return self._max_bytes
+
+    @property
+    def pending_bytes(self) -> int:
+        """UTF-8 bytes of text held now (counted against ``max_bytes``; an incomplete UTF-8
+        sequence carried from a bytes chunk is not counted)."""
+        return self._pending
+
+    def reset(self) -> None:
+        """Forget everything fed so far; the stream is as new."""
+        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self._parts: list[str] = []
+        self._pending = 0
+        self._space: tuple[int, int] | None = None  # (part, index) of the last ASCII space
+        self._carry: list[str] = []
+        self._started = False
+        self._clear()
+
+    def update(self, chunk: str | bytes) -> None:
+        """Feed the next chunk of the document (``str``, or UTF-8 ``bytes``; they may be mixed).
+
+        A UTF-8 sequence cut at the end of a bytes chunk is held until the next chunk. An
+        update that fails leaves the stream as it was before it.
+
+        Raises:
+            DecodeError: An invalid UTF-8 sequence, or a ``str`` chunk arriving while a UTF-8
+                sequence from the previous bytes chunk is incomplete.
+            InputTooLargeError: The held text would pass ``max_bytes``.
+            InputError: ``chunk`` is neither ``str`` nor bytes.
+        """
+        state = self._decoder.getstate()
+        if isinstance(chunk, str):
+            if state[0]:
+                raise DecodeError(
+                    "a str chunk arrived while a UTF-8 sequence from the previous bytes chunk "
+                    f"was incomplete ({state[0].hex()}); finish the sequence with bytes first"
+                )
+            text = chunk
+            size = _utf8_len(text)
+        elif isinstance(chunk, bytes | bytearray | memoryview):
+            data = bytes(chunk)
+            try:
+                text = self._decoder.decode(data)
+            except UnicodeDecodeError as exc:
+                self._decoder.setstate(state)
+                raise DecodeError(
+                    f"the stream is not valid UTF-8 ({exc.reason} in this chunk); decode it "
+                    "yourself with the right encoding and pass str chunks"
+                ) from None
+            held = self._decoder.getstate()[0]
+            if not _valid_prefix(held):
+                self._decoder.setstate(state)
+                raise DecodeError(
+                    f"the stream is not valid UTF-8 (bytes {held.hex()} start no valid "
+                    "sequence); decode it yourself with the right encoding and pass str chunks"
+                )
+            size = len(state[0]) + len(data) - len(held)
+        else:
+            raise InputError(
+                f"update() takes str or bytes, got {type(chunk).__name__}; pass text chunks"
+            )
+        if self._pending + size > self._max_bytes:
+            self._decoder.setstate(state)
+            raise InputTooLargeError(
+                f"the stream would hold {self._pending + size} bytes of uncut text, over "
+                f"max_bytes={self._max_bytes}"
+                + (
+                    "; feed smaller chunks, or raise max_bytes"
+                    if self._bounded
+                    else " (this pipeline is streamed by buffering the whole text); raise "
+                    "max_bytes or use a word tokenizer"
+                )
+            )
+        if not text:
+            return
+        self._parts.append(text)
+        self._pending += size
+        space = max(text.rfind(c) for c in _ASCII_SPACE)
+        if space > 0 or (space == 0 and len(self._parts) > 1):
+            self._space = (len(self._parts) - 1, space)
+        if self._bounded and self._pending > self._piece_bytes and self._space is not None:
+            part, index = self._space
+            piece = "".join([*self._parts[:part], self._parts[part][:index]])
+            rest = self._parts[part][index:]
+            self._parts = [rest, *self._parts[part + 1 :]]
+            self._pending -= _utf8_len(piece)
+            self._space = None
+            self._feed(piece)
+
+    def _tokens(self, text: str) -> Spans:
+        canon = self._canonicalize(text) if self._canonicalize is not None else text
+        return _prepend(self._carry, token_spans(self._inner, [canon]))
+
+    def _feed(self, piece: str) -> None:
+        spans = self._tokens(piece)
+        n = len(spans.starts)
+        if n >= self._k:
+            self._absorb(spans)
+            self._started = True
+            self._carry = _tail(spans, self._k - 1)
+        else:
+            self._carry = _tail(spans, n)
+
+    def _check_complete(self) -> None:
+        held = self._decoder.getstate()[0]
+        if held:
+            raise DecodeError(
+                f"the stream ends inside a UTF-8 sequence ({held.hex()}); the input is "
+                "truncated or not UTF-8"
+            )
+
+    def _final(self) -> tuple[Spans | None, Spans | None]:
+        """For the text held now, without changing the state: (the tokens still to absorb
+        when some were absorbed and they hold a new window, else None; the whole document's
+        tokens when nothing was absorbed yet, else None)."""
+        self._check_complete()
+        spans = self._tokens("".join(self._parts))
+        if self._started:
+            return (spans if len(spans.starts) >= self._k else None), None
+        return None, spans
+
+    def _whole(self) -> str:
+        self._check_complete()
+        return "".join(self._parts)
+
+    def _clear(self) -> None:
+        raise NotImplementedError
+
+    def _absorb(self, tokens: Spans) -> None:
+        """Count the complete ``k``-windows of ``tokens`` (at least ``k`` of them)."""
+        raise NotImplementedError
+
+
+class MinHashStream(_Stream):
+    """A MinHash fed in chunks (from :meth:`MinHasher.stream()
+    <neardup.sketch.minhash.MinHasher.stream>`): ``update(chunk)``, then ``digest()``.
+
+    Examples:
+        >>> h = MinHasher(num_perm=16)
+        >>> s = h.stream()
+        >>> for chunk in (b"the quick br", b"own fox jumps over the lazy d\\xc3", b"\\xb6g"):
+        ...     s.update(chunk)
+        >>> s.digest() == h.sketch("the quick brown fox jumps over the lazy dög")
+        True
+    """
+
+    def __init__(self, hasher: MinHasher, *, max_bytes: int, piece_bytes: int) -> None:
+        self._hasher = hasher
+        tok = hasher._tokenizer
+        bounded = hasher.config.preset != "oph" and _cuttable(hasher._canon, tok)
+        super().__init__(
+            lambda text: hasher._canonical([text])[0], tok, bounded, max_bytes, piece_bytes
+        )
+
+    def _clear(self) -> None:
+        self._row: U64 | None = None
+
+    def _absorb(self, tokens: Spans) -> None:
+        row = self._hasher._sketch_inner(tokens)[0]
+        self._row = row if self._row is None else np.minimum(self._row, row)
+
+    def digest(self) -> MinHash:
+        """The sketch of everything fed so far (the stream stays usable; more may follow).
+
+        Raises:
+            DecodeError: The text ends inside a UTF-8 sequence.
+            EmptyInputError: No features, with ``empty="error"`` or the txtfp preset.
+        """
+        h = self._hasher
+        if not self._bounded:
+            return h.sketch(self._whole())
+        rest, whole = self._final()
+        if whole is not None:
+            row = h._sketch_inner(whole)[0]
+        else:
+            assert self._row is not None
+            row = self._row
+            if rest is not None:
+                row = np.minimum(row, h._sketch_inner(rest)[0])
+        return h._wrap(h._check_empty(row.reshape(1, -1))[0])
+
+
+class SimHashStream(_Stream):
+    """A SimHash fed in chunks (from :meth:`SimHasher.stream()
+    <neardup.sketch.simhash.SimHasher.stream>`): ``update(chunk)``, then ``digest()``.
+
+    Examples:
+        >>> h = SimHasher(preset="go")
+        >>> s = h.stream()
+        >>> for chunk in ("Hello wo", b"rld, hello ", "world"):
+        ...     s.update(chunk)
+        >>> s.digest() == h.sketch("Hello world, hello world")
+        True
+    """
+
+    def __init__(self, hasher: SimHasher, *, max_bytes: int, piece_bytes: int) -> None:
+        self._hasher = hasher
+        canon = hasher._canonicalizer
+        tok = hasher._tokenizer
+        bounded = hasher.config.weighting != "binary" and _cuttable(canon, tok)
+        super().__init__(
+            canon.canonicalize if canon is not None else None, tok, bounded, max_bytes, piece_bytes
+        )
+
+    def _clear(self) -> None:
+        self._sums = np.zeros(self._hasher.bits, dtype=np.int64)
+        self._count = 0
+        self._weight = 0
+
+    def _add(self, features: Spans) -> tuple[I64, int, int]:
+        sums, count, weight = self._hasher._feature_sums(features)
+        if self._weight + weight >= _MAX_TOTAL_WEIGHT:
+            raise InputTooLargeError(
+                "the document's total feature weight overflows the exact sum; "
+                "use smaller weights or split the document"
+            )
+        return self._sums + sums, self._count + count, self._weight + weight
+
+    def _absorb(self, tokens: Spans) -> None:
+        self._sums, self._count, self._weight = self._add(shingle_spans(tokens, self._k))
+
+    def digest(self) -> SimHash:
+        """The code of everything fed so far (the stream stays usable; more may follow).
+
+        Raises:
+            DecodeError: The text ends inside a UTF-8 sequence.
+            EmptyInputError: No features, with ``empty="error"`` (the txtfp preset).
+        """
+        h = self._hasher
+        if not self._bounded:
+            return h.sketch(self._whole())
+        rest, whole = self._final()
+        if whole is not None:
+            sums, count, _ = self._add(shingle_spans(whole, self._k, short=self._short))
+        elif rest is not None:
+            sums, count, _ = self._add(shingle_spans(rest, self._k))
+        else:
+            sums, count = self._sums, self._count
+        h._check_empty(np.array([count], dtype=np.int64))
+        packed = np.packbits(sums > 0, bitorder="little").tobytes()
+        return SimHash(int.from_bytes(packed, "little"), h.bits, h.params)
+
+
+def hash_file(
+    path: str | PathLike[str],
+    method: str,
+    *,
+    errors: Literal["replace", "strict"] = "replace",
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> str:
+    """The fingerprint of a text file as ``neardup hash --method METHOD`` prints it, streamed
+    in 1 MiB chunks so memory stays flat however large the file is.
+
+    Args:
+        path: The file (read as UTF-8 bytes; no newline translation).
+        method: ``"minhash"`` (:meth:`MinHash.to_hex` of ``MinHasher()``), ``"simhash"``
+            (``SimHasher()``) or ``"simhash-go"`` (``SimHasher(preset="go")``).
+        errors: ``"replace"`` (as ``neardup hash``: invalid UTF-8 becomes U+FFFD, with a
+            logged warning) or ``"strict"`` (:class:`~neardup.errors.DecodeError`).
+        max_bytes: The stream's cap on text held but not yet cut (see :class:`MinHashStream`).
+
+    Returns:
+        The lowercase hex fingerprint.
+
+    Raises:
+        ConfigError: An unknown ``method``.
+        InputError: The file cannot be read.
+        DecodeError: Invalid UTF-8 with ``errors="strict"``.
+        InputTooLargeError: More than ``max_bytes`` of text without an ASCII whitespace.
+
+    Examples:
+        >>> import pathlib, tempfile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+        >>> _ = p.write_text("hello world")
+        >>> hash_file(p, "simhash-go") == SimHasher(preset="go").sketch("hello world").to_hex()
+        True
+    """
+    stream: MinHashStream | SimHashStream
+    if method == "minhash":
+        stream = MinHasher().stream(max_bytes=max_bytes)
+    elif method in ("simhash", "simhash-go"):
+        preset: Literal["go"] | None = "go" if method == "simhash-go" else None
+        stream = SimHasher(preset=preset).stream(max_bytes=max_bytes)
+    else:
+        raise ConfigError(f"hash_file method must be one of {', '.join(HASH_FILE_METHODS)}")
+    if errors not in ("replace", "strict"):
+        raise ConfigError(f"errors must be 'replace' or 'strict', got {errors!r}")
+    lenient = codecs.getincrementaldecoder("utf-8")("replace")
+    strict: codecs.IncrementalDecoder | None = codecs.getincrementaldecoder("utf-8")("strict")
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_READ_SIZE):
+                if errors == "strict":
+                    stream.update(chunk)
+                    continue
+                if strict is not None:
+                    try:
+                        strict.decode(chunk)
+                    except UnicodeDecodeError:
+                        log.warning(
+                            "%s is not valid UTF-8; undecodable bytes replaced by U+FFFD", path
+                        )
+                        strict = None
+                stream.update(lenient.decode(chunk))
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if errors == "replace":
+        if strict is not None and strict.getstate()[0]:
+            log.warning("%s is not valid UTF-8; undecodable bytes replaced by U+FFFD", path)
+        stream.update(lenient.decode(b"", final=True))
+    return stream.digest().to_hex()
