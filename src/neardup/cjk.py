@@ -46,7 +46,8 @@ log = logging.getLogger(__name__)
 CjkLang = Literal["zh", "ja", "ko"]
 
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\u30fc\uff70"  # + prolonged sound marks
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # reentrant: building one model may need another (Sudachi)
+_SUDACHI_LOCK = threading.Lock()
 _MODELS: dict[tuple[str, ...], Any] = {}
 # SudachiPy refuses longer inputs (49149 bytes); texts are cut into pieces below this.
 _SUDACHI_MAX_BYTES = 32 * 1024
@@ -234,7 +235,7 @@ class JapaneseTokenizer(_DictionaryTokenizer):
 
     def _pieces(self, text: str) -> list[str]:
         tokenizer = _model(("sudachi", self._mode), lambda: _sudachi(self._mode))
-        with _LOCK:  # a Sudachi tokenizer object is not safe to share between threads
+        with _SUDACHI_LOCK:  # a Sudachi tokenizer object is not safe to share between threads
             return [
                 m.surface()
                 for piece in _pieces_under(text, _SUDACHI_MAX_BYTES)

@@ -84,6 +84,9 @@ _TAG_RE = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
 _HIDDEN_STYLE_RE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.IGNORECASE)
 _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
 _BREAK = "\n"
+# markdown-it's nesting cap (its CommonMark preset has 20): content nested deeper (quotes in
+# quotes, lists in lists) is dropped by the parser; the cap keeps its recursion bounded.
+_MD_MAX_NESTING = 100
 
 
 def _check_size(nbytes: int, max_bytes: int, what: str) -> None:
@@ -317,7 +320,8 @@ def markdown_to_text(
 
     CommonMark plus pipe tables and strikethrough. Text, inline code and code blocks are kept
     (``include_code=False`` drops both kinds of code); emphasis, headings' ``#``, link URLs,
-    images, rules and raw HTML are dropped.
+    images, rules and raw HTML are dropped. Blocks nested more than 100 deep (Markdown bombs)
+    are dropped by the parser; the rest of the document is kept.
 
     Args:
         md: The document, as str or UTF-8 bytes.
@@ -338,7 +342,8 @@ def markdown_to_text(
     """
     text = _as_markup_text(md, max_bytes, "Markdown")
     markdown_it = require_extra("markup", "markdown_it")
-    parser = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    parser = markdown_it.MarkdownIt("commonmark", {"maxNesting": _MD_MAX_NESTING})
+    parser.enable(["table", "strikethrough"])
     parts: list[str] = []
     for token in parser.parse(text):
         kind = token.type
@@ -356,6 +361,8 @@ def markdown_to_text(
                 parts.extend((_BREAK, token.content, _BREAK))
         elif kind in ("th_open", "td_open"):
             parts.append(" ")
+        elif kind in ("th_close", "td_close"):
+            continue
         elif kind.endswith(("_open", "_close")) or kind == "hr":
             parts.append(_BREAK)
     return _normalize_lines("".join(parts))
