@@ -67,7 +67,7 @@ def test_auto_without_the_extra_falls_back(monkeypatch: pytest.MonkeyPatch) -> N
     for module in ("jieba", "sudachipy", "sudachidict_core", "kiwipiepy"):
         monkeypatch.setitem(sys.modules, module, None)  # as if not installed
     for lang in (None, "zh", "ja", "ko"):
-        tok = auto_cjk_tokenizer(lang)  # type: ignore[arg-type]
+        tok = auto_cjk_tokenizer(lang)
         assert isinstance(tok, CjkBigramTokenizer)
     tok = auto_cjk_tokenizer()
     assert jaccard(tok, NEWS_A, NEWS_B) >= 0.75 and jaccard(tok, NEWS_A, NEWS_C) <= 0.1
