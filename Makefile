@@ -35,5 +35,8 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
+fuzz: $(STAMP)
+	$(PY) fuzz/run_all.py --seconds 60
+
 clean:
 	rm -rf $(VENV) .coverage build src/*.egg-info

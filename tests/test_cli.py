@@ -189,3 +189,19 @@ def test_index_commands_and_cross_dataset_dedup(corpus: Path, tmp_path: Path) ->
 def test_progress_bar_on_stderr(corpus: Path) -> None:
     code, _, err = run("dedup", str(corpus), "--progress", "--batch-size", "1")
     assert code == 0 and "doc" in err and "3 documents" in err
+
+
+def test_input_format_html_and_markdown(tmp_path: Path) -> None:
+    pytest.importorskip("selectolax")
+    root = tmp_path / "web"
+    root.mkdir()
+    body = "The quick brown fox jumps over the lazy dog by the river bank today and tomorrow."
+    (root / "a.html").write_text(
+        f"<html><body><script>var tracking = 1</script><h1>Title</h1><p>{body}</p></body></html>"
+    )
+    (root / "b.md").write_text(f"# Title\n\n{body}\n")
+    code, out, err = run("dedup", str(root), "-m", "simhash", "-q")
+    assert code == 0, err
+    assert json.loads(out)["members"] == ["a.html", "b.md"]
+    code, out, _ = run("dedup", str(root), "-m", "simhash", "-q", "--input-format", "text")
+    assert code == 0 and out == ""

@@ -71,6 +71,7 @@ def _documents(
     text_field: str = "text",
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
+    input_format: str = "auto",
 ) -> Iterator[Document]:
     return read_inputs(
         paths,
@@ -79,6 +80,7 @@ def _documents(
         text_field=text_field,
         include=include,
         exclude=exclude,
+        input_format=input_format,
     )
 
 
@@ -234,6 +236,13 @@ def _progress(
 @click.option("--include", multiple=True, help="Glob a walked file must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Glob that leaves a walked file out.")
 @click.option(
+    "--input-format",
+    type=click.Choice(["auto", "text", "html", "markdown", "pdf"]),
+    default="auto",
+    show_default=True,
+    help="How files become text (auto: by extension, then content; needs the markup extra).",
+)
+@click.option(
     "--index",
     "index_path",
     type=click.Path(dir_okay=False),
@@ -291,6 +300,7 @@ def dedup_cmd(
     text_field: str,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    input_format: str,
     index_path: str | None,
     on_error: str,
     batch_size: int,
@@ -326,6 +336,7 @@ def dedup_cmd(
         text_field=text_field,
         include=include,
         exclude=exclude,
+        input_format=input_format,
     )
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
@@ -361,6 +372,7 @@ def dedup_cmd(
             text_field=text_field,
             include=include,
             exclude=exclude,
+            input_format=input_format,
         )
     if keep is not None and output is not None:
         n = _write_kept(
@@ -373,6 +385,7 @@ def dedup_cmd(
             text_field=text_field,
             include=include,
             exclude=exclude,
+            input_format=input_format,
         )
         log.info("kept %d documents in %s", n, output)
     if not quiet:

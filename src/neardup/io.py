@@ -16,9 +16,9 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from neardup.errors import InputError, InputTooLargeError
+from neardup.errors import ConfigError, InputError, InputTooLargeError
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_csv", "read_inputs", "read_jsonl"]
 
@@ -208,6 +208,7 @@ def read_inputs(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     stdin: BinaryIO | None = None,
+    input_format: str = "text",
 ) -> Iterator[Document]:
     """Read documents from paths: files, directories (walked), ``.jsonl``, ``.csv`` or ``-``.
 
@@ -221,10 +222,18 @@ def read_inputs(
         max_line_bytes: Cap on one JSONL line / CSV field.
         max_file_bytes: Cap on one file read as a document.
         stdin: The stream for ``-`` (default: ``sys.stdin.buffer``).
+        input_format: How files become text: ``text`` (default: UTF-8), ``html``,
+            ``markdown``, ``pdf``, or ``auto`` (by extension, then by sniffing; via
+            ``neardup.markup.to_text``, extra ``markup``). JSONL/CSV records are always text.
 
     Raises:
         InputError: a path does not exist, or a record is malformed.
+        ConfigError: unknown ``input_format``.
     """
+    if input_format not in INPUT_FORMATS:
+        raise ConfigError(
+            f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}"
+        )
     for raw in paths:
         if str(raw) == "-":
             yield from read_jsonl(
@@ -238,7 +247,13 @@ def read_inputs(
         if path.is_dir():
             for file in walk(path, include=include, exclude=exclude):
                 rel = file.relative_to(path).as_posix()
-                yield _file_document(file, rel, binary=binary, max_file_bytes=max_file_bytes)
+                yield _file_document(
+                    file,
+                    rel,
+                    binary=binary,
+                    max_file_bytes=max_file_bytes,
+                    input_format=input_format,
+                )
         elif path.is_file():
             suffix = path.suffix.lower()
             if suffix == ".jsonl" and not binary:
@@ -258,12 +273,46 @@ def read_inputs(
                     path, id_field=id_field, text_field=text_field, max_line_bytes=max_line_bytes
                 )
             else:
-                yield _file_document(path, str(path), binary=binary, max_file_bytes=max_file_bytes)
+                yield _file_document(
+                    path,
+                    str(path),
+                    binary=binary,
+                    max_file_bytes=max_file_bytes,
+                    input_format=input_format,
+                )
         else:
             raise InputError(f"{path} does not exist (or is not a file or directory)")
 
 
-def _file_document(path: Path, doc_id: str, *, binary: bool, max_file_bytes: int) -> Document:
+#: Formats ``input_format`` accepts; ``auto`` picks by extension, then by sniffing content.
+INPUT_FORMATS = ("auto", "text", "html", "markdown", "pdf")
+_MARKUP_SUFFIXES = {
+    ".html",
+    ".htm",
+    ".xhtml",
+    ".shtml",
+    ".md",
+    ".markdown",
+    ".mdown",
+    ".mkd",
+    ".pdf",
+}
+_MARKUP_MAGIC = (b"%pdf-", b"<!doctype html", b"<html")
+
+
+def _file_document(
+    path: Path, doc_id: str, *, binary: bool, max_file_bytes: int, input_format: str = "text"
+) -> Document:
     if binary:
         return Document(doc_id, None, path)
-    return Document(doc_id, _decode(_read_file(path, max_file_bytes), str(path)), path)
+    data = _read_file(path, max_file_bytes)
+    if input_format == "text" or (
+        input_format == "auto"
+        and path.suffix.lower() not in _MARKUP_SUFFIXES
+        and not data[:1024].lstrip().lower().startswith(_MARKUP_MAGIC)
+    ):
+        return Document(doc_id, _decode(data, str(path)), path)
+    from neardup.markup import to_text
+
+    fmt: Any = input_format
+    return Document(doc_id, to_text(data, input_format=fmt, name=path), path)
