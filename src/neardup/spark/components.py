@@ -71,7 +71,7 @@ def _is_star_forest(edges: DataFrame) -> bool:
 
 
 def _materialize(df: DataFrame, checkpoint: bool) -> DataFrame:
-    """Compute ``df`` now: a (local) checkpoint that cuts the lineage, or a persisted copy."""
+    """A (local) checkpoint that cuts the lineage (computed now), or a persisted copy."""
     from pyspark import StorageLevel
 
     if checkpoint:
@@ -79,9 +79,8 @@ def _materialize(df: DataFrame, checkpoint: bool) -> DataFrame:
         if sc.getCheckpointDir() is not None:
             return df.checkpoint(eager=True)
         return df.localCheckpoint(eager=True)
-    out = df.persist(StorageLevel.MEMORY_AND_DISK)
-    out.count()
-    return out
+    # persisted, filled by the convergence check that reads it next (no separate count job)
+    return df.persist(StorageLevel.MEMORY_AND_DISK)
 
 
 def connected_components(
@@ -117,7 +116,6 @@ def connected_components(
         ConfigError: bad ``checkpoint_every`` or ``max_iterations``.
         NeardupError: no convergence within ``max_iterations``.
     """
-    from pyspark import StorageLevel
     from pyspark.sql import functions as sf
 
     if isinstance(checkpoint_every, bool) or not isinstance(checkpoint_every, int):
@@ -132,16 +130,21 @@ def connected_components(
         checkpoint=True,
     )
     iteration = 0
-    while not _is_star_forest(cur):
+    prev: DataFrame | None = None
+    while not _is_star_forest(cur):  # this job also fills ``cur``'s cache
+        if prev is not None:
+            prev.unpersist()
         iteration += 1
         if iteration > max_iterations:
             raise NeardupError(
                 f"connected components did not converge in {max_iterations} iterations"
             )
-        nxt = _materialize(small_star(large_star(cur)), iteration % checkpoint_every == 0)
-        if cur.storageLevel != StorageLevel.NONE:
-            cur.unpersist()
-        cur = nxt
+        prev, cur = (
+            cur,
+            _materialize(small_star(large_star(cur)), iteration % checkpoint_every == 0),
+        )
+    if prev is not None:
+        prev.unpersist()
     log.info("connected components converged after %d iterations", iteration)
     return cur.select(sf.col("src").alias("id"), sf.col("dst").alias("component")).unionByName(
         cur.select(sf.col("dst").alias("id"), sf.col("dst").alias("component")).distinct()
