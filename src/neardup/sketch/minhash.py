@@ -433,14 +433,14 @@ class MinHasher:
         return self._wrap(self.sketch_many([text])[0])
 
     def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_bytes: int = 1 << 20
+        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
     ) -> MinHashStream:
         """A streaming sketcher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
         equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
 
         Args:
             max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_bytes: Held text is cut into a piece once it passes this many bytes.
+            piece_chars: Held text is cut into pieces of about this many code points.
 
         Examples:
             >>> s = MinHasher(num_perm=8).stream()
@@ -450,7 +450,7 @@ class MinHasher:
         """
         from neardup.sketch.stream import MinHashStream
 
-        return MinHashStream(self, max_bytes=max_bytes, piece_bytes=piece_bytes)
+        return MinHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
 
     def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
         """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.

@@ -451,14 +451,14 @@ class SimHasher:
         return codes[:, 0].copy() if codes.shape[1] == 1 else codes
 
     def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_bytes: int = 1 << 20
+        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
     ) -> SimHashStream:
         """A streaming hasher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
         equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
 
         Args:
             max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_bytes: Held text is cut into a piece once it passes this many bytes.
+            piece_chars: Held text is cut into pieces of about this many code points.
 
         Examples:
             >>> s = SimHasher().stream()
@@ -468,7 +468,7 @@ class SimHasher:
         """
         from neardup.sketch.stream import SimHashStream
 
-        return SimHashStream(self, max_bytes=max_bytes, piece_bytes=piece_bytes)
+        return SimHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
 
     def sums(self, text: str | bytes) -> I64:
         """Per-bit weighted sums of one document: bit ``b`` of :meth:`sketch` is ``sums[b] > 0``.

@@ -6,8 +6,9 @@
 ``reset()`` (txtfp's streaming fingerprinters, spec section 4.8). ``digest()`` equals
 ``sketch(whole_text)`` for every way of cutting the text into chunks.
 
-How memory stays bounded: decoded text is buffered until it passes ``piece_bytes``; it is then
-cut after its last ASCII whitespace character. For the supported pipelines (the
+How memory stays bounded: decoded text is buffered until it passes ``piece_chars`` code points;
+it is then cut into pieces of about that size, each ending just before an ASCII whitespace
+character. For the supported pipelines (the
 :class:`~neardup.canonicalize.Canonicalizer`, word tokenizers and their shingles)
 canonicalization and tokenization never look across such a cut, so the piece is canonicalized
 and tokenized on its own. The last ``k - 1`` tokens are carried into the next piece so every
@@ -39,7 +40,7 @@ from neardup.types import Tokenizer
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
-    "DEFAULT_PIECE_BYTES",
+    "DEFAULT_PIECE_CHARS",
     "HASH_FILE_METHODS",
     "MinHashStream",
     "SimHashStream",
@@ -50,8 +51,9 @@ log = logging.getLogger(__name__)
 
 #: txtfp's streaming cap: 16 MiB of text not yet cut into pieces (exactly 16 MiB is allowed).
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024
-#: Buffered text is cut into a piece once it passes this many UTF-8 bytes.
-DEFAULT_PIECE_BYTES = 1 << 20
+#: Held text is cut into pieces of about this many code points (peak memory is a small
+#: multiple of it: canonicalizing and tokenizing a piece take ~30 bytes per code point).
+DEFAULT_PIECE_CHARS = 1 << 16
 #: The methods :func:`hash_file` accepts (as ``neardup hash --method``).
 HASH_FILE_METHODS = ("minhash", "simhash", "simhash-go")
 _ASCII_SPACE = " \t\n\r\x0b\x0c"
@@ -134,16 +136,16 @@ class _Stream:
         tokenizer: Tokenizer,
         bounded: bool,
         max_bytes: int,
-        piece_bytes: int,
+        piece_chars: int,
     ) -> None:
-        for name, value in (("max_bytes", max_bytes), ("piece_bytes", piece_bytes)):
+        for name, value in (("max_bytes", max_bytes), ("piece_chars", piece_chars)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         self._canonicalize = canonicalize
         self._inner, self._k, self._short = _split_tokenizer(tokenizer)
         self._bounded = bounded
         self._max_bytes = max_bytes
-        self._piece_bytes = piece_bytes
+        self._piece_chars = piece_chars
         self.reset()
 
     @property
@@ -168,7 +170,7 @@ class _Stream:
         self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
         self._parts: list[str] = []
         self._pending = 0
-        self._space: tuple[int, int] | None = None  # (part, index) of the last ASCII space
+        self._space = False  # an ASCII space past the start of the held text
         self._carry: list[str] = []
         self._started = False
         self._clear()
@@ -187,7 +189,7 @@ class _Stream:
         """
         state = self._decoder.getstate()
         if isinstance(chunk, str):
-            if state[0]:
+            if state[0] and chunk:
                 raise DecodeError(
                     "a str chunk arrived while a UTF-8 sequence from the previous bytes chunk "
                     f"was incomplete ({state[0].hex()}); finish the sequence with bytes first"
@@ -234,15 +236,28 @@ class _Stream:
         self._pending += size
         space = max(text.rfind(c) for c in _ASCII_SPACE)
         if space > 0 or (space == 0 and len(self._parts) > 1):
-            self._space = (len(self._parts) - 1, space)
-        if self._bounded and self._pending > self._piece_bytes and self._space is not None:
-            part, index = self._space
-            piece = "".join([*self._parts[:part], self._parts[part][:index]])
-            rest = self._parts[part][index:]
-            self._parts = [rest, *self._parts[part + 1 :]]
-            self._pending -= _utf8_len(piece)
-            self._space = None
-            self._feed(piece)
+            self._space = True
+        if self._bounded and self._space and self._pending > self._piece_chars:
+            self._cut()
+
+    def _cut(self) -> None:
+        """Feed pieces of about ``piece_chars`` code points, each ending just before an ASCII
+        whitespace character; keep the rest."""
+        text = "".join(self._parts)
+        start, size = 0, self._piece_chars
+        while len(text) - start > size:
+            cut = max(text.rfind(c, start + 1, start + size + 1) for c in _ASCII_SPACE)
+            if cut < 0:  # no whitespace in this window: cut at the first one after it
+                after = [i for i in (text.find(c, start + size) for c in _ASCII_SPACE) if i >= 0]
+                if not after:
+                    break
+                cut = min(after)
+            self._feed(text[start:cut])
+            start = cut
+        rest = text[start:]
+        self._parts = [rest]
+        self._pending = _utf8_len(rest)
+        self._space = max(rest.rfind(c) for c in _ASCII_SPACE) > 0
 
     def _tokens(self, text: str) -> Spans:
         canon = self._canonicalize(text) if self._canonicalize is not None else text
@@ -301,12 +316,12 @@ class MinHashStream(_Stream):
         True
     """
 
-    def __init__(self, hasher: MinHasher, *, max_bytes: int, piece_bytes: int) -> None:
+    def __init__(self, hasher: MinHasher, *, max_bytes: int, piece_chars: int) -> None:
         self._hasher = hasher
         tok = hasher._tokenizer
         bounded = hasher.config.preset != "oph" and _cuttable(hasher._canon, tok)
         super().__init__(
-            lambda text: hasher._canonical([text])[0], tok, bounded, max_bytes, piece_bytes
+            lambda text: hasher._canonical([text])[0], tok, bounded, max_bytes, piece_chars
         )
 
     def _clear(self) -> None:
@@ -350,13 +365,13 @@ class SimHashStream(_Stream):
         True
     """
 
-    def __init__(self, hasher: SimHasher, *, max_bytes: int, piece_bytes: int) -> None:
+    def __init__(self, hasher: SimHasher, *, max_bytes: int, piece_chars: int) -> None:
         self._hasher = hasher
         canon = hasher._canonicalizer
         tok = hasher._tokenizer
         bounded = hasher.config.weighting != "binary" and _cuttable(canon, tok)
         super().__init__(
-            canon.canonicalize if canon is not None else None, tok, bounded, max_bytes, piece_bytes
+            canon.canonicalize if canon is not None else None, tok, bounded, max_bytes, piece_chars
         )
 
     def _clear(self) -> None:
