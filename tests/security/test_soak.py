@@ -35,8 +35,9 @@ def test_memory_grows_with_the_index_not_the_text() -> None:
     long_text = sum(len(t) for _, t in _stream(n, 300))
     short_peak = _peak(n, 40)
     long_peak = _peak(n, 300)
-    # Seven times the text (about 9 MB more) may only cost what one batch of it costs.
-    assert long_peak - short_peak < (long_text - short_text) / 5, (
+    # Seven times the text (about 12 MB more) may only cost what one batch of it costs
+    # (its packed and token buffers); keeping the text would cost all of it.
+    assert long_peak - short_peak < (long_text - short_text) / 2, (
         short_peak,
         long_peak,
         short_text,
