@@ -104,6 +104,13 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
             a, b = legacy_fuzzysum(doc.text or "")
             click.echo(f"{doc.id}\t{a}:{b}")
         return
+    if method in ("minhash", "simhash", "simhash-go"):
+        # streamed in 1 MiB chunks: memory stays flat however large the file
+        from neardup.sketch.stream import hash_file
+
+        for path in files:
+            click.echo(f"{path}\t{hash_file(path, method)}")
+        return
     m = make_method(method)
     for doc in _documents(files, binary=m.binary):
         click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
