@@ -25,9 +25,10 @@ __all__ = ["connected_components", "large_star", "small_star"]
 log = logging.getLogger(__name__)
 
 
-def large_star(edges: DataFrame) -> DataFrame:
+def large_star(edges: DataFrame, *, distinct: bool = True) -> DataFrame:
     """One large-star step: each node links its larger neighbours to its smallest neighbour
-    (or itself). Input and output: distinct ``(src, dst)`` with ``src > dst``."""
+    (or itself). Input and output: ``(src, dst)`` with ``src > dst``, distinct unless
+    ``distinct=False`` (when small-star, which de-duplicates, comes next)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as sf
 
@@ -35,12 +36,12 @@ def large_star(edges: DataFrame) -> DataFrame:
         edges.select(sf.col("dst").alias("u"), sf.col("src").alias("v"))
     )
     m = sf.least(sf.min("v").over(Window.partitionBy("u")), sf.col("u"))
-    return (
+    out = (
         sym.withColumn("m", m)
         .filter(sf.col("v") > sf.col("u"))
         .select(sf.col("v").alias("src"), sf.col("m").alias("dst"))
-        .distinct()
     )
+    return out.distinct() if distinct else out
 
 
 def small_star(edges: DataFrame) -> DataFrame:
@@ -141,7 +142,9 @@ def connected_components(
             )
         prev, cur = (
             cur,
-            _materialize(small_star(large_star(cur)), iteration % checkpoint_every == 0),
+            _materialize(
+                small_star(large_star(cur, distinct=False)), iteration % checkpoint_every == 0
+            ),
         )
     if prev is not None:
         prev.unpersist()
