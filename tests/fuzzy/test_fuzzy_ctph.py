@@ -143,8 +143,10 @@ def test_digests_equal_ppdeep_on_machine_files() -> None:
 
 
 def test_digests_equal_ppdeep_on_edited_copies() -> None:
-    edited = [e for _, _, e in edited_files()]
-    for (name, _, data), digest in zip(edited_files(), ctph_many(edited), strict=True):
+    # every third edited copy (about 330): ppdeep is pure Python and slow
+    sample = edited_files()[::3]
+    edited = [e for _, _, e in sample]
+    for (name, _, data), digest in zip(sample, ctph_many(edited), strict=True):
         assert digest == ppdeep.hash(data), name
 
 

@@ -106,7 +106,7 @@ def _has_surrogate(text: str) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(HASHERS))
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), text=texts, piece_chars=st.integers(1, 48))
 def test_stream_equals_one_shot(
     name: str, data: st.DataObject, text: str, piece_chars: int
@@ -122,7 +122,7 @@ def test_stream_equals_one_shot(
     assert outcome(lambda: streamed(hasher, chunks, piece_chars)) == expected
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     a=texts,
     b=texts,
@@ -142,7 +142,7 @@ def test_cut_at_ascii_whitespace_keeps_tokens(
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(text=texts, bits=st.sampled_from([64, 128, 256]), preset=st.sampled_from([None, "go"]))
 def test_sums_sign_gives_the_sketch(text: str, bits: int, preset: str | None) -> None:
     assume(preset is None or bits == 64)
