@@ -61,7 +61,7 @@ def machine() -> str:
         pass
     load = ""
     if hasattr(os, "getloadavg"):
-        load = ", load average at start {:.1f}".format(os.getloadavg()[0])
+        load = f", load average at start {os.getloadavg()[0]:.1f}"
     return (
         f"{cpu}, {os.cpu_count()} cores{mem}; {platform.system()} {platform.release()}; "
         f"Python {platform.python_version()}{load}"
