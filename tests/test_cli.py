@@ -205,3 +205,27 @@ def test_input_format_html_and_markdown(tmp_path: Path) -> None:
     assert json.loads(out)["members"] == ["a.html", "b.md"]
     code, out, _ = run("dedup", str(root), "-m", "simhash", "-q", "--input-format", "text")
     assert code == 0 and out == ""
+
+
+def test_dedup_engine_spark_equals_local(tmp_path: Path) -> None:
+    pytest.importorskip("pyspark")
+    import os
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    base = (EXAMPLES / "text" / "apache-2.0.txt").read_text()
+    rows = [
+        {"id": "a", "text": base},
+        {"id": "b", "text": base + " one more line"},
+        {"id": "c", "text": (EXAMPLES / "text" / "bsd.txt").read_text()},
+    ]
+    data = tmp_path / "docs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, local, _ = run("dedup", str(data), "-q")
+    assert code == 0
+    code, spark, err = run("dedup", str(data), "-q", "--engine", "spark", "--master", "local[2]")
+    assert code == 0, err
+    assert json.loads(spark)["members"] == json.loads(local)["members"] == ["a", "b"]
+    code, _, err = run("dedup", str(data), "--engine", "spark", "--pairs")
+    assert code == 2 and "--pairs" in err

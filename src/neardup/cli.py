@@ -287,6 +287,23 @@ def _progress(
     default=None,
     help="Cap on members printed per cluster.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="spark: run on Apache Spark (extra spark).",
+)
+@click.option(
+    "--master",
+    default=None,
+    help="Spark master URL (--engine spark; default: spark-submit's, else local[*]).",
+)
+@click.option(
+    "--spark-output",
+    default=None,
+    help="--engine spark: write (id, cluster) rows here (.parquet or JSON lines).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
@@ -315,6 +332,9 @@ def dedup_cmd(
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,
+    engine: str,
+    master: str | None,
+    spark_output: str | None,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -334,6 +354,27 @@ def dedup_cmd(
         if method != "simhash":
             raise click.UsageError("--bits applies to --method simhash")
         options["bits"] = int(bits)
+    if engine == "spark":
+        _spark_dedup(
+            paths,
+            method,
+            threshold,
+            id_field,
+            text_field,
+            spark_output,
+            master,
+            fmt,
+            show_pairs,
+            report,
+            keep,
+            index_path,
+            max_members,
+            quiet,
+            options,
+        )
+        return
+    if spark_output is not None or master is not None:
+        raise click.UsageError("--master and --spark-output go with --engine spark")
     m = make_method(method, threshold, **options)
     saved: dict[DocId, str] = {}
     docs = _documents(
@@ -613,3 +654,56 @@ def _register_eval() -> None:
 
 
 _register_eval()
+
+
+def _spark_dedup(
+    paths: tuple[str, ...],
+    method: str,
+    threshold: float | None,
+    id_field: str,
+    text_field: str,
+    output: str | None,
+    master: str | None,
+    fmt: str,
+    show_pairs: bool,
+    report: str | None,
+    keep: str | None,
+    index_path: str | None,
+    max_members: int | None,
+    quiet: bool,
+    options: dict[str, Any],
+) -> None:
+    """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
+    if method not in ("minhash", "simhash"):
+        raise click.UsageError("--engine spark supports --method minhash and simhash")
+    local_only = (
+        ("--pairs", show_pairs),
+        ("--report", report),
+        ("--keep", keep),
+        ("--index", index_path),
+    )
+    for flag, value in local_only:
+        if value:
+            raise click.UsageError(f"{flag} is not available with --engine spark")
+    from neardup.spark.cli import run_spark_dedup
+
+    summary = run_spark_dedup(
+        list(paths),
+        method=method,
+        threshold=threshold,
+        id_field=id_field,
+        text_field=text_field,
+        output=output,
+        master=master,
+        collect=output is None,
+        **options,
+    )
+    if output is None:
+        write_clusters(summary.clusters, sys.stdout, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
+    if not quiet:
+        click.echo(
+            f"neardup (spark): {summary.n_docs} documents, {len(summary.clusters)} clusters, "
+            f"{summary.n_clustered} clustered documents, "
+            f"{summary.stats.get('seconds_total', 0.0):.2f} s",
+            err=True,
+        )
