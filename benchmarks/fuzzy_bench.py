@@ -141,7 +141,7 @@ def main() -> None:
     # ------------------------------------------------------------------ comparing
     digests = ours[:1500]
     pairs = list(itertools.combinations(range(len(digests)), 2))
-    sample = random.Random(3).sample(pairs, 20000)
+    sample = random.Random(3).sample(pairs, min(20000, len(pairs)))
     t_cmp, s1 = best_of(lambda: [ctph_compare(digests[i], digests[j]) for i, j in sample], 1)
     t_ppc, s2 = best_of(
         lambda: [ppdeep.compare(digests[i], digests[j]) for i, j in sample[:2000]], 1
