@@ -24,7 +24,7 @@ from neardup import tokenize
 from neardup._kernels import engine
 from neardup._kernels.spans import Spans, encode_text, pack, spans_from_lists
 from neardup.canonicalize import Canonicalizer
-from neardup.config import Params, check_choice, check_range
+from neardup.config import CanonicalConfig, Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -324,6 +324,7 @@ class SimHasher:
         "_fused",
         "_key_hashes",
         "_key_q",
+        "_skip_ascii",
         "_tokenizer",
     )
 
@@ -389,6 +390,13 @@ class SimHasher:
             raise ConfigError("default_weight only applies with weights=; pass a weight table")
         self._fingerprint = config.fingerprint()
         self._fused = _fused_args(tok, config)
+        # ASCII text needs no canonicalizing when the fused kernel lowercases it: the default
+        # (txtfp) canonical form of ASCII text is its ASCII lowercase.
+        self._skip_ascii = (
+            self._fused is not None
+            and isinstance(canon, Canonicalizer)
+            and canon.params == CanonicalConfig()
+        )
 
     @property
     def config(self) -> SimHashConfig:
@@ -435,10 +443,13 @@ class SimHasher:
         if isinstance(texts, str | bytes):
             raise InputError("sketch_many takes a sequence of documents; use sketch(text) for one")
         docs: Sequence[str | bytes] = texts if isinstance(texts, Sequence) else list(texts)
+        fast = self._fused is not None and engine.backend_name() == "fast"
         if self._canonicalizer is not None:
-            canon = self._canonicalizer
-            docs = [canon.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
-        if self._fused is not None and engine.backend_name() == "fast":
+            canon = self._canonicalizer.canonicalize
+            skip = fast and self._skip_ascii
+            texts_ = [_as_str(d, i) for i, d in enumerate(docs)]
+            docs = [t if skip and t.isascii() else canon(t) for t in texts_]
+        if fast and self._fused is not None:
             return self._sketch_fused(docs, self._fused)
         spans = token_spans(self._tokenizer, docs)
         hashes = self._feature_hashes(spans)
