@@ -90,7 +90,8 @@ def main() -> None:
         if jaccard(shingles(docs[a]), shingles(docs[b])) >= args.threshold
     ]
     print(
-        f"corpus: {len(docs)} docs, {mb:.1f} MB; planted pairs with J >= {args.threshold}: {len(truth)}"
+        f"corpus: {len(docs)} docs, {mb:.1f} MB; "
+        f"planted pairs with J >= {args.threshold}: {len(truth)}"
     )
 
     t = time.perf_counter()
@@ -109,7 +110,8 @@ def main() -> None:
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"neardup dedup:   {t_nd:7.2f} s  {len(docs) / t_nd:9.0f} docs/s  pairs={len(result.pairs)} "
+        f"neardup dedup:   {t_nd:7.2f} s  {len(docs) / t_nd:9.0f} docs/s  "
+        f"pairs={len(result.pairs)} "
         f"recall={rec_nd:.4f} pairs-below-threshold={below} peak RSS so far={peak:.0f} MB"
     )
     if args.skip_datasketch:
@@ -119,7 +121,8 @@ def main() -> None:
     t_ds = time.perf_counter() - t
     rec_ds = sum((a, b) in ds_pairs for a, b in truth) / max(1, len(truth))
     print(
-        f"datasketch+UF:   {t_ds:7.2f} s  {len(docs) / t_ds:9.0f} docs/s  pairs={len(ds_pairs)} recall={rec_ds:.4f}"
+        f"datasketch+UF:   {t_ds:7.2f} s  {len(docs) / t_ds:9.0f} docs/s  "
+        f"pairs={len(ds_pairs)} recall={rec_ds:.4f}"
     )
     print(f"speed ratio neardup/datasketch: x{t_ds / t_nd:.1f}")
 

@@ -34,8 +34,17 @@ def main() -> None:
     shutil.rmtree(IMAGES, ignore_errors=True)
     TEXT.mkdir()
     IMAGES.mkdir()
-    for name in ["GPL-2", "GPL-3", "LGPL-2.1", "LGPL-3", "Apache-2.0", "MPL-2.0", "BSD",
-                 "Artistic", "CC0-1.0"]:
+    for name in [
+        "GPL-2",
+        "GPL-3",
+        "LGPL-2.1",
+        "LGPL-3",
+        "Apache-2.0",
+        "MPL-2.0",
+        "BSD",
+        "Artistic",
+        "CC0-1.0",
+    ]:
         (TEXT / f"{name.lower()}.txt").write_text((LICENSES / name).read_text())
     gpl3 = (LICENSES / "GPL-3").read_text()
     (TEXT / "gpl-3-typos.txt").write_text(typos(gpl3, 0.01, rng))
@@ -70,8 +79,16 @@ def main() -> None:
     lorem = (corpora / "lorem_ipsum.txt").read_text()
     disguised = lorem.replace("a", "\u0430").replace("o", "\u043e").replace("e", "\u0435")
     (TEXT / "txtfp-lorem_ipsum-homoglyphs.txt").write_text(disguised)
-    for name in ["photo.png", "photo_half.png", "photo_q90.jpg", "photo_bright.png",
-                 "photo_mirror.png", "synth_photo.png", "noise_seed42.png", "grad_diag_rgb.png"]:
+    for name in [
+        "photo.png",
+        "photo_half.png",
+        "photo_q90.jpg",
+        "photo_bright.png",
+        "photo_mirror.png",
+        "synth_photo.png",
+        "noise_seed42.png",
+        "grad_diag_rgb.png",
+    ]:
         shutil.copyfile(VECTORS / "images" / name, IMAGES / name)
 
 
