@@ -215,3 +215,13 @@ def test_from_dict_unhashable_bits() -> None:
     for bits in ([], {}, 64.0):
         with pytest.raises(NeardupError):
             SimHashFingerprint.from_dict({**good, "hash_bits": bits})
+
+
+@pytest.mark.parametrize("b64", ["//EI/wg/Pbcp", "AP+/z//f"])
+def test_damaged_store_findings_raise_store_errors(b64: str) -> None:
+    # Fuzz findings: a damaged store made iter_sketches raise TypeError and add_many KeyError.
+    import base64
+
+    import fuzz_store
+
+    fuzz_store.target(base64.b64decode(b64))  # only NeardupError may escape, and is caught

@@ -384,6 +384,11 @@ class Store:
             ids = self._rowids(conn, [key for key, _, _ in rows])
             doc_of = np.full(n, -1, dtype=np.int64)
             for i in kept:
+                if keys[i] not in ids:
+                    raise StoreError(
+                        f"the store lost the row of {keys[i]!r} it just wrote: its key index "
+                        "is damaged; run PRAGMA integrity_check, then REINDEX or rebuild the store"
+                    )
                 doc_of[i] = ids[keys[i]]
             docs = doc_of[doc_index]
             use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
@@ -550,6 +555,11 @@ class Store:
                     rows = cursor.fetchmany(batch)
                 if not rows:
                     return
+                if any(b is None or k is None for k, b in rows):
+                    raise StoreError(
+                        "the store holds a document row without a key or sketch: the file is "
+                        "damaged; run PRAGMA integrity_check on it or rebuild the index"
+                    )
                 yield [str(k) for k, _ in rows], [bytes(b) for _, b in rows]
         finally:
             if self._conn is not None:  # close() already finalized the cursor's statement
