@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $@
 
 run: $(STAMP)
-	$(VENV)/bin/neardup dedup examples/text --format text --report report.html
+	$(VENV)/bin/neardup dedup examples/text --threshold 0.5 --canonicalize secure --format text --report report.html
 	$(VENV)/bin/neardup dedup examples/images --method phash --format text
 	@echo "report: $(abspath report.html)"
 

