@@ -15,13 +15,10 @@ reference), ``fast`` or ``reference``. The kernel is compiled on first use, neve
 
 from __future__ import annotations
 
-import os
-from functools import cache
-
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import ConfigError, MissingExtraError
+from neardup._kernels.engine import backend_name
 
 __all__ = ["B64", "backend_name", "digest_packed", "reference_digest", "rolling_sums"]
 
@@ -31,40 +28,6 @@ _HASH_INIT = 0x27  # 0x28021967 mod 64: only the low 6 bits of the FNV state are
 _FNV_PRIME_LOW6 = 0x01000193 & 63
 _SPAMSUM_LENGTH = 64
 _MIN_BLOCKSIZE = 3
-
-
-def backend_name() -> str:
-    """Return ``"fast"`` or ``"reference"``, the CTPH kernels in use, per ``NEARDUP_BACKEND``.
-
-    Raises:
-        ConfigError: ``NEARDUP_BACKEND`` is not ``auto``, ``fast`` or ``reference``.
-        MissingExtraError: ``NEARDUP_BACKEND=fast`` but numba is not installed.
-
-    Examples:
-        >>> backend_name() in ("fast", "reference")
-        True
-    """
-    wanted = os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() or "auto"
-    if wanted not in ("auto", "fast", "reference"):
-        raise ConfigError(
-            f"NEARDUP_BACKEND={wanted!r} is not a backend; use auto, fast or reference"
-        )
-    if wanted == "reference":
-        return "reference"
-    if _numba_available():
-        return "fast"
-    if wanted == "fast":
-        raise MissingExtraError("NEARDUP_BACKEND=fast needs numba; install it: pip install numba")
-    return "reference"
-
-
-@cache
-def _numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def rolling_sums(data: bytes) -> npt.NDArray[np.uint32]:
