@@ -38,7 +38,7 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
-        ["dedup_bench.py", "--docs", "100000"],
+        ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
     ),
 ]
