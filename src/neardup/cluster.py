@@ -14,7 +14,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["UnionFind", "cluster_labels", "connected_components"]
+__all__ = ["UnionFind", "cluster_labels", "components", "connected_components"]
 
 
 class UnionFind:
@@ -68,9 +68,30 @@ def connected_components(n: int, pairs: Iterable[tuple[int, int]]) -> npt.NDArra
         >>> connected_components(5, [(4, 2), (2, 0)]).tolist()
         [0, 1, 0, 3, 0]
     """
+    edges = np.array([(int(a), int(b)) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    return components(n, edges[:, 0], edges[:, 1])
+
+
+def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Roots (smallest members) of the components of ``n`` elements joined by edges
+    ``(a[k], b[k])``: a numba kernel, with :class:`UnionFind` as its reference.
+
+    Examples:
+        >>> components(4, np.array([3]), np.array([1])).tolist()
+        [0, 1, 2, 1]
+    """
+    from neardup._kernels.engine import backend_name
+
+    if backend_name() == "fast":
+        from neardup._kernels.fast_sets import components as fast
+
+        roots: npt.NDArray[np.int64] = fast(
+            n, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64)
+        )
+        return roots
     uf = UnionFind(n)
-    for a, b in pairs:
-        uf.union(int(a), int(b))
+    for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        uf.union(x, y)
     return uf.roots()
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup.cluster import UnionFind, cluster_labels
+from neardup.cluster import cluster_labels, components
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, make_method
@@ -212,14 +212,13 @@ def dedup(
         rows = list({(a, b): (a, b, sim, dist) for a, b, sim, dist in rows}.values())
         rows.sort(key=lambda r: (r[0], r[1]))
         ids = [*stored, *ids]
-    uf = UnionFind(len(ids))
-    for i, j, _, _ in rows:
-        uf.union(i, j)
+    edges = np.array([(i, j) for i, j, _, _ in rows], dtype=np.int64).reshape(-1, 2)
+    roots = components(len(ids), edges[:, 0], edges[:, 1])
     pairs = [Pair(ids[i], ids[j], sim, dist) for i, j, sim, dist in rows]
     t_pairs = time.perf_counter()
     if progress is not None:
         progress("pairs", len(pairs))
-    groups = cluster_labels(uf.roots())
+    groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
     t_end = time.perf_counter()
     stats = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["intersections", "unique_per_doc"]
+__all__ = ["components", "intersections", "unique_per_doc"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -48,3 +48,29 @@ def unique_per_doc(values, doc_offsets):  # type: ignore[no-untyped-def]
                 pos += 1
         offsets[d + 1] = pos
     return out[:pos].copy(), offsets
+
+
+@numba.njit(cache=True, nogil=True)
+def components(n, a, b):  # type: ignore[no-untyped-def]
+    """Union-find over ``n`` elements and the edges ``(a[k], b[k])``; every element's root is
+    the smallest member of its component (the rule of :mod:`neardup.cluster`)."""
+    parent = np.arange(n)
+    for k in range(len(a)):
+        x = a[k]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        y = b[k]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x < y:
+            parent[y] = x
+        elif y < x:
+            parent[x] = y
+    for i in range(n):
+        r = i
+        while parent[r] != r:
+            r = parent[r]
+        parent[i] = r
+    return parent

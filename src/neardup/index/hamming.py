@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from neardup._kernels import engine
 from neardup._kernels.reference_hamming import block_values as _block_values
+from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
 
@@ -299,7 +300,7 @@ class HammingIndex:
                 v = _block_values(qv, s, e)[0]
                 lo, hi = np.searchsorted(values, v, "left"), np.searchsorted(values, v, "right")
                 parts.append(order[lo:hi])
-            cand = np.unique(np.concatenate(parts))
+            cand = sorted_unique(np.concatenate(parts))
         cand = cand[self._alive[cand]]
         d = np.bitwise_count(self._codes[cand] ^ q).sum(axis=1, dtype=np.int64)
         keep = d <= r

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine, reference_minhash
+from neardup._kernels.sets import sorted_unique
 from neardup.config import check_choice, check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
 from neardup.sketch.minhash import MinHash
@@ -520,7 +521,7 @@ class LSHIndex:
         a, b = self._kern.band_pairs(self._skeys, self._srows)
         if not len(a):
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
-        codes = np.unique(a * np.int64(self._n) + b)
+        codes = sorted_unique(a * np.int64(self._n) + b)
         a, b = codes // self._n, codes % self._n
         live = (self._state[a] == 1) & (self._state[b] == 1)
         a, b = a[live], b[live]

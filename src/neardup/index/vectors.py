@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
+from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, InputError
 
 __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_rows"]
@@ -515,7 +516,7 @@ class VectorIndex:
         j = np.concatenate(found_j) if found_j else np.zeros(0, np.int64)
         if i.size == 0:
             return i, j, np.zeros(0, np.float32)
-        packed = np.unique(i * n + j)
+        packed = sorted_unique(i * n + j)
         i, j = packed // n, packed % n
         sims = np.einsum("ij,ij->i", self._data[i], self._data[j])
         keep = sims >= threshold
