@@ -286,18 +286,6 @@ def read_inputs(
 
 #: Formats ``input_format`` accepts; ``auto`` picks by extension, then by sniffing content.
 INPUT_FORMATS = ("auto", "text", "html", "markdown", "pdf")
-_MARKUP_SUFFIXES = {
-    ".html",
-    ".htm",
-    ".xhtml",
-    ".shtml",
-    ".md",
-    ".markdown",
-    ".mdown",
-    ".mkd",
-    ".pdf",
-}
-_MARKUP_MAGIC = (b"%pdf-", b"<!doctype html", b"<html")
 
 
 def _file_document(
@@ -306,13 +294,14 @@ def _file_document(
     if binary:
         return Document(doc_id, None, path)
     data = _read_file(path, max_file_bytes)
-    if input_format == "text" or (
-        input_format == "auto"
-        and path.suffix.lower() not in _MARKUP_SUFFIXES
-        and not data[:1024].lstrip().lower().startswith(_MARKUP_MAGIC)
-    ):
+    fmt: Any = input_format
+    if fmt == "auto":
+        # markup's own detector; importing neardup.markup loads none of its parsers
+        from neardup.markup import detect_format
+
+        fmt = detect_format(data, name=path)
+    if fmt == "text":
         return Document(doc_id, _decode(data, str(path)), path)
     from neardup.markup import to_text
 
-    fmt: Any = input_format
     return Document(doc_id, to_text(data, input_format=fmt, name=path), path)

@@ -174,9 +174,8 @@ def dedup(
             ids.extend(d.id for d in batch)
             if index is not None:
                 pos = {d.id: base + k for k, d in enumerate(batch)}
-                for hit in index.query_payload(batch, payload, exclude_self=True):
+                for hit in index.query_then_add(batch, payload):
                     seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
-                index.add_payload(batch, payload)
         elif on_error == "fail":
             raise payload
         else:
@@ -189,9 +188,8 @@ def dedup(
                     continue
                 m.index(np.array([len(ids)], dtype=np.int64), one)
                 if index is not None:
-                    for hit in index.query_payload([d], one, exclude_self=True):
+                    for hit in index.query_then_add([d], one):
                         seen.append((hit.key, len(ids), hit.similarity, hit.distance))
-                    index.add_payload([d], one)
                 ids.append(d.id)
         if progress is not None:
             progress("sketch", len(ids))

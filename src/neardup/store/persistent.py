@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Self
 
 import numpy as np
+import numpy.typing as npt
 
 from neardup.errors import ConfigError
 from neardup.io import Document
@@ -112,15 +113,35 @@ class PersistentIndex:
 
     def add_payload(self, batch: list[Document], payload: object) -> int:
         """Store an already sketched batch (one transaction); return how many were added."""
-        keys = self.method.lookup_keys(payload).view(np.int64)
-        return self.store.add_many([d.id for d in batch], self.method.blobs(payload), keys)
+        keys, blobs = self._encode(payload)
+        return self.store.add_many([d.id for d in batch], blobs, keys)
+
+    def _encode(self, payload: object) -> tuple[npt.NDArray[np.int64], list[bytes]]:
+        return self.method.lookup_keys(payload).view(np.int64), self.method.blobs(payload)
+
+    def query_then_add(self, batch: list[Document], payload: object) -> list[Match]:
+        """:meth:`query_payload` (each document's own old entry excluded), then store the
+        batch, encoding it once."""
+        keys, blobs = self._encode(payload)
+        found = self._query(batch, keys, blobs, exclude_self=True)
+        self.store.add_many([d.id for d in batch], blobs, keys)
+        return found
 
     def query_payload(
         self, batch: list[Document], payload: object, *, exclude_self: bool = False
     ) -> list[Match]:
         """Stored documents at or above the threshold for an already sketched batch."""
-        keys = self.method.lookup_keys(payload).view(np.int64)
-        blobs = self.method.blobs(payload)
+        keys, blobs = self._encode(payload)
+        return self._query(batch, keys, blobs, exclude_self=exclude_self)
+
+    def _query(
+        self,
+        batch: list[Document],
+        keys: npt.NDArray[np.int64],
+        blobs: list[bytes],
+        *,
+        exclude_self: bool,
+    ) -> list[Match]:
         out: list[Match] = []
         for doc, row, blob in zip(batch, keys, blobs, strict=True):
             for key, stored in self.store.candidates(row):
