@@ -38,3 +38,47 @@ def test_jaccard_matches_python_sets(docs: list[list[int]], data: st.DataObject)
         x, y = set(docs[a[k]]), set(docs[b[k]])
         want = len(x & y) / len(x | y) if x | y else 0.0
         assert got[k] == pytest.approx(want)
+
+
+def _both(fn, *args):  # type: ignore[no-untyped-def]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", "reference")
+        ref = fn(*args)
+        mp.setenv("NEARDUP_BACKEND", "fast")
+        got = fn(*args)
+    return ref, got
+
+
+@given(
+    buckets=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 30)), max_size=60),
+    cap=st.integers(2, 8),
+)
+def test_bucket_pairs_match_brute_force(buckets: list[tuple[int, int]], cap: int) -> None:
+    keys = np.array([k for k, _ in buckets], dtype=np.uint64)
+    items = np.array([i for _, i in buckets], dtype=np.int64)
+    ref, got = _both(sets.bucket_pairs, keys, items, cap)
+    assert sorted(zip(*ref[:2], strict=True)) == sorted(zip(*got[:2], strict=True))
+    assert ref[2:] == got[2:]
+    want: set[tuple[int, int]] = set()
+    over, largest = 0, 0
+    for key in set(keys.tolist()):
+        run = sorted(items[keys == key].tolist())
+        largest = max(largest, len(run))
+        over += len(run) > cap
+        for u in range(len(run)):
+            for v in range(u + 1, min(len(run), u + cap)):
+                if run[u] != run[v]:
+                    want.add((run[u], run[v]))
+    pairs = list(zip(got[0].tolist(), got[1].tolist(), strict=True))
+    assert set(pairs) == want and all(a < b for a, b in pairs)
+    assert got[2:] == (over, largest)
+
+
+@given(pairs=st.lists(st.tuples(st.integers(0, 9), st.integers(-5, 2**40)), max_size=80))
+def test_unique_pairs_match_python_sets(pairs: list[tuple[int, int]]) -> None:
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    ref, got = _both(sets.unique_pairs, a, b, 10)
+    want = sorted(set(pairs))
+    for x, y in (ref, got):
+        assert list(zip(x.tolist(), y.tolist(), strict=True)) == want

@@ -25,8 +25,24 @@ from neardup.errors import ConfigError, InputError  # noqa: E402
 from neardup.io import Document  # noqa: E402
 from neardup.methods import make_method  # noqa: E402
 from neardup.spark import connected_components, dedup_dataframe, similar_pairs  # noqa: E402
+from neardup.spark.blobs import pack, unpack  # noqa: E402
 from neardup.spark.cli import run_spark_dedup  # noqa: E402
-from neardup.spark.executor import accepted, sketch_arrays, sketch_batches  # noqa: E402
+from neardup.spark.dedup import dest_table  # noqa: E402
+from neardup.spark.executor import (  # noqa: E402
+    DATA,
+    FORWARD,
+    KEYS,
+    NEEDS,
+    NULL_TEXT,
+    PAIRS,
+    bucket_step,
+    forward_step,
+    method_kind,
+    similarities,
+    sketch_arrays,
+    sketch_step,
+    verify_step,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "text"
 
@@ -100,17 +116,21 @@ def _groups(rows: list[Any], id_col: str = "id") -> set[frozenset[Any]]:
 
 
 @pytest.mark.parametrize(
-    ("method", "threshold"), [("minhash", 0.7), ("simhash", 0.9), ("simhash", 0.8)]
+    ("method", "threshold", "limit"),
+    [("minhash", 0.7, None), ("minhash", 0.7, 0), ("simhash", 0.9, None), ("simhash", 0.8, 0)],
 )
 def test_clusters_equal_local_engine(
-    spark: Any, corpus: list[tuple[str, str]], method: str, threshold: float
+    spark: Any, corpus: list[tuple[str, str]], method: str, threshold: float, limit: int | None
 ) -> None:
+    """limit 0 forces the large-star / small-star iterations; the default uses one task's
+    union-find for a graph this small."""
     local = neardup.dedup(corpus, method=method, threshold=threshold)
     expected = {frozenset(c.members) for c in local.clusters}
     assert len(expected) >= 20  # the corpus really has near-duplicates
     assert any(len(c) > 2 for c in expected)
     df = spark.createDataFrame(corpus, "id string, text string")
-    got = _groups(dedup_dataframe(df, method=method, threshold=threshold).collect())
+    extra = {} if limit is None else {"union_find_limit": limit}
+    got = _groups(dedup_dataframe(df, method=method, threshold=threshold, **extra).collect())
     assert got == expected
 
 
@@ -222,6 +242,10 @@ def test_bad_input_fails_before_the_job(spark: Any) -> None:
         dedup_dataframe(df, method="nope")
     with pytest.raises(ConfigError, match="max_bucket"):
         dedup_dataframe(df, max_bucket=1)
+    with pytest.raises(ConfigError, match="union_find_limit"):
+        dedup_dataframe(df, union_find_limit=-1)
+    with pytest.raises(ConfigError, match="partitions"):
+        dedup_dataframe(df, partitions=0)
     with pytest.raises(ConfigError, match="on_null"):
         dedup_dataframe(df, on_null="ignore")
     with pytest.raises(ConfigError, match="always verifies"):
@@ -287,16 +311,18 @@ def test_run_spark_dedup_reads_jsonl_and_writes_parquet(
 
 def test_executor_verification_matches_local_compare(corpus: list[tuple[str, str]]) -> None:
     texts = [t for _, t in corpus[:40]]
+    n = len(texts)
     for name, threshold in (("minhash", 0.5), ("simhash", 0.8)):
         m = make_method(name, threshold)
         _, _, data, offsets = sketch_arrays(m, texts)
-        chunks = [data[offsets[i] : offsets[i + 1]] for i in range(len(texts))]
-        a = [i for i in range(len(texts)) for j in range(i + 1, len(texts))]
-        b = [j for i in range(len(texts)) for j in range(i + 1, len(texts))]
-        ok, sims = accepted(
+        a = np.array([i for i in range(n) for j in range(i + 1, n)])
+        b = np.array([j for i in range(n) for j in range(i + 1, n)])
+        ok, sims = similarities(
             "jaccard" if name == "minhash" else "hamming",
-            pa.array([chunks[i] for i in a], pa.binary()),
-            pa.array([chunks[j] for j in b], pa.large_binary()).slice(0),
+            np.frombuffer(data, np.uint8),
+            offsets,
+            a,
+            b,
             threshold=threshold,
             radius=getattr(m, "radius", 0),
         )
@@ -307,16 +333,179 @@ def test_executor_verification_matches_local_compare(corpus: list[tuple[str, str
             assert ok[k] == (sim >= threshold - 1e-12)
 
 
-def test_sketch_batches_drop_empty_sets_and_keep_ids() -> None:
+def _run_steps(
+    docs: list[tuple[Any, str]], method: str, threshold: float, mode: str, tasks: int = 3
+) -> list[Any]:
+    """The four executor steps without Spark: each row goes to the task of its dest value."""
+    table = dest_table(tasks)
+    task_of = {d: t for t, d in enumerate(table)}
+    m = make_method(method, threshold)
+    kind = method_kind(m)
+    string_ids = isinstance(docs[0][0], str)
+    id_type = pa.string() if string_ids else pa.int64()
+
+    def shuffle(batches: list[Any], kinds: set[int]) -> list[list[Any]]:
+        inbox: list[list[Any]] = [[] for _ in range(tasks)]
+        for batch in batches:
+            for row in batch.to_pylist():
+                if row["kind"] in kinds:
+                    inbox[task_of[row["dest"]]].append(row)
+        return [
+            [pa.RecordBatch.from_pylist(rows, schema=batches[0].schema)] if rows else []
+            for rows in inbox
+        ]
+
+    sketched = []
+    for part in range(2):  # two input partitions
+        chunk = docs[part::2]
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array([d[0] for d in chunk], id_type), pa.array([d[1] for d in chunk])],
+            names=["id", "text"],
+        )
+        sketched += list(
+            sketch_step(
+                iter([batch]),
+                method=method,
+                threshold=threshold,
+                options={},
+                dest_table=table,
+                drop_empty=kind == "jaccard",
+                partition=part,
+            )
+        )
+    pairs = [
+        out
+        for inbox in shuffle(sketched, {KEYS})
+        for out in bucket_step(iter(inbox), max_bucket=10_000, dest_table=table)
+    ]
+    fwd_in = shuffle(pairs + sketched, {PAIRS, NEEDS, DATA}) if pairs else []
+    fwd = [
+        out
+        for inbox in fwd_in
+        for out in forward_step(iter(inbox), dest_table=table, string_ids=string_ids)
+    ]
+    ver_in = shuffle(fwd, {FORWARD, DATA}) if fwd else []
+    return [
+        row
+        for inbox in ver_in
+        for out in verify_step(
+            iter(inbox),
+            kind=kind,
+            threshold=threshold,
+            id_type=id_type,
+            mode=mode,
+            radius=getattr(m, "radius", 0),
+        )  # type: ignore[arg-type]
+        for row in out.to_pylist()
+    ]
+
+
+@pytest.mark.parametrize(("method", "threshold"), [("minhash", 0.6), ("simhash", 0.85)])
+def test_executor_steps_without_spark_equal_local(
+    corpus: list[tuple[str, str]], method: str, threshold: float
+) -> None:
+    local = neardup.dedup(corpus, method=method, threshold=threshold)
+    rows = _run_steps(corpus, method, threshold, "pairs")
+    expected = {(min(p.a, p.b), max(p.a, p.b)): p.similarity for p in local.pairs}
+    got = {(r["a"], r["b"]): r["similarity"] for r in rows}
+    assert got.keys() == expected.keys() and len(rows) == len(got)
+    assert all(got[k] == pytest.approx(expected[k], abs=1e-12) for k in got)
+    # edges: a forest per task, with the local components
+    edges = _run_steps(corpus, method, threshold, "edges")
+    ids = sorted({i for e in edges for i in (e["src"], e["dst"])})
+    pos = {x: k for k, x in enumerate(ids)}
+    roots = union_find_components(len(ids), [(pos[e["src"]], pos[e["dst"]]) for e in edges])
+    groups: dict[int, set[str]] = {}
+    for k, r in enumerate(roots.tolist()):
+        groups.setdefault(r, set()).add(ids[k])
+    assert {frozenset(g) for g in groups.values()} == {frozenset(c.members) for c in local.clusters}
+    assert all(e["src"] > e["dst"] for e in edges)
+
+
+def test_executor_steps_with_integer_ids(corpus: list[tuple[str, str]]) -> None:
+    docs = [(10_000 - n, text) for n, (_, text) in enumerate(corpus)]
+    local = neardup.dedup([(str(i), t) for i, t in docs], method="minhash", threshold=0.6)
+    rows = _run_steps(docs, "minhash", 0.6, "pairs")
+    assert {(r["a"], r["b"]) for r in rows} == {
+        tuple(sorted((int(p.a), int(p.b)))) for p in local.pairs
+    }
+
+
+def test_sketch_step_drops_empty_sets_and_keeps_ids() -> None:
     batch = pa.RecordBatch.from_arrays(
         [pa.array([7, 8, 9], pa.int64()), pa.array(["a b c d e f g", "", "a b c d e f g"])],
         names=["id", "text"],
     )
-    (out,) = sketch_batches(
-        iter([batch]), method="minhash", threshold=0.8, options={}, drop_empty=True
+    table = dest_table(2)
+    (out,) = sketch_step(
+        iter([batch]),
+        method="minhash",
+        threshold=0.8,
+        options={},
+        dest_table=table,
+        drop_empty=True,
+        partition=5,
     )
-    assert out.column("id").to_pylist() == [7, 8, 9]
-    keys = out.column("keys").to_pylist()
-    assert keys[0] == keys[2] and len(keys[0]) > 1 and keys[1] == []
-    assert out.column("data").to_pylist()[1] == b""
-    assert out.schema.field("data").type == pa.binary()
+    rows = out.to_pylist()
+    keys = [unpack(r["blob"]) for r in rows if r["kind"] == KEYS]
+    refs = np.concatenate([k[1] for k in keys])
+    assert set(refs.tolist()) == {5 << 32, (5 << 32) | 2}  # the empty document has no keys
+    assert all(r["dest"] in table for r in rows)
+    (data,) = [unpack(r["blob"]) for r in rows if r["kind"] == DATA]
+    assert data[0].tolist() == [5 << 32, (5 << 32) | 1, (5 << 32) | 2]
+    assert data[1].tolist() == [7, 8, 9]
+    assert np.diff(data[-1]).tolist()[1] == 0 and len(data[2]) == int(data[-1][-1])
+
+
+def test_blobs_round_trip_and_spark_hash_routing(spark: Any) -> None:
+    from pyspark.sql import functions as sf
+
+    arrays = [
+        np.arange(5, dtype=np.int64),
+        np.array([1, 2**64 - 1], np.uint64),
+        np.zeros(3, np.uint8),
+        np.array([9], np.uint32),
+        np.zeros(0, np.int64),
+    ]
+    back = unpack(pack(*arrays))
+    assert all(
+        x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(arrays, back, strict=True)
+    )
+    for tasks in (1, 2, 7):
+        table = dest_table(tasks)
+        df = spark.createDataFrame([(d,) for d in table], "dest int").repartition(tasks, "dest")
+        placed = {
+            r["dest"]: r["p"]
+            for r in df.select("dest", sf.spark_partition_id().alias("p")).collect()
+        }
+        assert placed == {d: t for t, d in enumerate(table)}
+
+
+def test_sketch_step_guards_null_texts() -> None:
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array(["a", "b", "c"]), pa.array(["one two three four five", None, "six seven"])],
+        names=["id", "text"],
+    )
+    table = dest_table(1)
+    with pytest.raises(InputError, match=NULL_TEXT):
+        list(
+            sketch_step(
+                iter([batch]),
+                method="simhash",
+                threshold=0.9,
+                options={},
+                dest_table=table,
+                partition=0,
+            )
+        )
+    (out,) = sketch_step(
+        iter([batch]),
+        method="simhash",
+        threshold=0.9,
+        options={},
+        dest_table=table,
+        on_null="skip",
+        partition=0,
+    )
+    (data,) = [unpack(r["blob"]) for r in out.to_pylist() if r["kind"] == DATA]
+    assert data[0].tolist() == [0, 1]  # two documents kept, numbered in order

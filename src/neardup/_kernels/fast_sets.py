@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["components", "intersections", "unique_per_doc"]
+__all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -74,3 +74,72 @@ def components(n, a, b):  # type: ignore[no-untyped-def]
             r = parent[r]
         parent[i] = r
     return parent
+
+
+@numba.njit(cache=True, nogil=True)
+def bucket_pairs(keys, items, cap):  # type: ignore[no-untyped-def]
+    """Pairs of items sharing a key, from arrays sorted by key (``items`` is sorted within
+    each run, in place): in a run of ``m`` items each one pairs with the next
+    ``min(m, cap) - 1``. Returns (a, b, over, largest)."""
+    n = len(keys)
+    total = 0
+    over = 0
+    largest = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and keys[j] == keys[i]:
+            j += 1
+        m = j - i
+        largest = max(largest, m)
+        if m > cap:
+            over += 1
+        w = min(m, cap) - 1
+        total += (m - w) * w + w * (w - 1) // 2
+        i = j
+    left = np.empty(total, dtype=np.int64)
+    right = np.empty(total, dtype=np.int64)
+    p = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and keys[j] == keys[i]:
+            j += 1
+        if j - i > 1:
+            items[i:j] = np.sort(items[i:j])
+        w = min(j - i, cap) - 1
+        for u in range(i, j):
+            for v in range(u + 1, min(j, u + 1 + w)):
+                if items[u] != items[v]:
+                    left[p] = items[u]
+                    right[p] = items[v]
+                    p += 1
+        i = j
+    return left[:p], right[:p], over, largest
+
+
+@numba.njit(cache=True, nogil=True)
+def unique_pairs(a, b, n):  # type: ignore[no-untyped-def]
+    """Distinct (a, b) pairs sorted by a then b, for ``0 <= a < n``: a counting sort by
+    ``a``, then a sort of each group's ``b`` values."""
+    starts = np.zeros(n + 1, dtype=np.int64)
+    for k in range(len(a)):
+        starts[a[k] + 1] += 1
+    for i in range(n):
+        starts[i + 1] += starts[i]
+    grouped = np.empty(len(b), dtype=np.int64)
+    pos = starts[:-1].copy()
+    for k in range(len(a)):
+        grouped[pos[a[k]]] = b[k]
+        pos[a[k]] += 1
+    out_a = np.empty(len(a), dtype=np.int64)
+    out_b = np.empty(len(b), dtype=np.int64)
+    p = 0
+    for i in range(n):
+        run = np.sort(grouped[starts[i] : starts[i + 1]])
+        for j in range(len(run)):
+            if j == 0 or run[j] != run[j - 1]:
+                out_a[p] = i
+                out_b[p] = run[j]
+                p += 1
+    return out_a[:p].copy(), out_b[:p].copy()

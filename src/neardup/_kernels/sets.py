@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["intersections", "jaccard_pairs", "sorted_unique", "unique_per_doc"]
+__all__ = [
+    "bucket_pairs",
+    "intersections",
+    "jaccard_pairs",
+    "sorted_unique",
+    "unique_pairs",
+    "unique_per_doc",
+]
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -106,8 +113,94 @@ def sorted_unique(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """
     if len(values) == 0:
         return values.copy()
-    out = np.sort(values, kind="stable")
+    out = np.sort(values)
     keep = np.empty(len(out), dtype=bool)
     keep[0] = True
     np.not_equal(out[1:], out[:-1], out=keep[1:])
     return out[keep]
+
+
+def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
+    """The distinct ``(a[k], b[k])`` pairs, sorted by ``a`` then ``b``, for ``0 <= a < n``.
+
+    The numba kernel counting-sorts by ``a`` and sorts each group's ``b`` (linear in the
+    pairs for small groups; ``np.lexsort`` of 10 million pairs takes seconds).
+
+    Examples:
+        >>> x, y = unique_pairs(np.array([2, 1, 2]), np.array([5, 9, 5]), 3)
+        >>> x.tolist(), y.tolist()
+        ([1, 2], [9, 5])
+    """
+    from neardup._kernels.engine import backend_name
+
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    b = np.ascontiguousarray(b, dtype=np.int64)
+    if backend_name() == "fast":
+        from neardup._kernels.fast_sets import unique_pairs as fast
+
+        x: I64
+        y: I64
+        x, y = fast(a, b, np.int64(n))
+        return x, y
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    keep = np.ones(len(a), dtype=bool)
+    if len(a) > 1:
+        keep[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return a[keep], b[keep]
+
+
+def _bucket_pairs_reference(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
+    n = len(keys)
+    if n == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64), 0, 0
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    lefts: list[I64] = [np.empty(0, np.int64)]
+    rights: list[I64] = [np.empty(0, np.int64)]
+    same = keys[1:] == keys[:-1]
+    run = same.copy()
+    dist = 1
+    while dist < cap and run.any():
+        i = np.flatnonzero(run)
+        lefts.append(items[i])
+        rights.append(items[i + dist])
+        dist += 1
+        run = run[:-1] & same[dist - 1 :]
+    a, b = np.concatenate(lefts), np.concatenate(rights)
+    distinct = a != b
+    return a[distinct], b[distinct], int(np.count_nonzero(sizes > cap)), int(sizes.max())
+
+
+def bucket_pairs(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
+    """Candidate pairs of items that share a key (a bucket), for engines that group keys.
+
+    Within a bucket of ``m`` items sorted ascending, each item is paired with the next
+    ``min(m, cap) - 1``: every pair when ``m <= cap``, a sliding window above (linear work;
+    a run of equal items stays connected through the chain of windows).
+
+    Returns:
+        ``(a, b, oversized, largest)``: pairs with ``a < b`` (a pair may repeat when it
+        shares several keys), the number of buckets larger than ``cap`` and the largest
+        bucket size.
+
+    Examples:
+        >>> a, b, over, big = bucket_pairs(
+        ...     np.array([7, 7, 7, 9], np.uint64), np.array([3, 1, 2, 4]), 2)
+        >>> a.tolist(), b.tolist(), over, big
+        ([1, 2], [2, 3], 1, 3)
+    """
+    from neardup._kernels.engine import backend_name
+
+    if backend_name() == "fast":
+        from neardup._kernels.fast_sets import bucket_pairs as fast
+
+        order = np.argsort(keys)  # the kernel sorts the items of each run
+        a, b, over, largest = fast(
+            np.ascontiguousarray(keys[order], dtype=np.uint64),
+            np.ascontiguousarray(items[order], dtype=np.int64),
+            np.int64(cap),
+        )
+        return a, b, int(over), int(largest)
+    order = np.lexsort((items, keys))
+    return _bucket_pairs_reference(keys[order], items[order].astype(np.int64), cap)

@@ -20,21 +20,43 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from neardup.errors import ConfigError, InputError
 from neardup.methods import Method, make_method
-from neardup.spark.executor import method_kind, sketch_batches, verify_batches
+from neardup.spark.executor import (
+    DATA,
+    KEYS,
+    NULL_TEXT,
+    ROWS,
+    bucket_step,
+    components_step,
+    forward_step,
+    method_kind,
+    sketch_step,
+    verify_step,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["DEFAULT_MAX_BUCKET", "dedup_dataframe", "similar_pairs"]
+__all__ = [
+    "DEFAULT_MAX_BUCKET",
+    "DEFAULT_UNION_FIND_LIMIT",
+    "dedup_dataframe",
+    "dest_table",
+    "similar_pairs",
+]
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Default bucket cap: buckets up to this size give every pair (the local engine's result).
 DEFAULT_MAX_BUCKET = 10_000
+#: Graphs (after each verify task's union-find) of up to this many edges get their
+#: components from union-find in one task instead of large-star / small-star iterations.
+DEFAULT_UNION_FIND_LIMIT = 5_000_000
 
 _ON_NULL = ("fail", "skip")
 
@@ -73,16 +95,24 @@ def _check_columns(df: DataFrame, id_col: str, text_col: str) -> None:
 
 
 def _check_rows(df: DataFrame, id_col: str, text_col: str, on_null: str, check_ids: bool) -> Any:
-    """Null and duplicate checks (one aggregation, and one grouping when ``check_ids``)."""
+    """Null and duplicate checks before the job: one aggregation that reads only the id
+    column (a second one runs only to name duplicates), and a count of null texts, which
+    Parquet answers from its row-group statistics without reading the texts."""
     from pyspark.sql import functions as sf
 
-    row = df.agg(
-        sf.count(sf.when(sf.col(id_col).isNull(), 1)).alias("ids"),
-        sf.count(sf.when(sf.col(text_col).isNull(), 1)).alias("texts"),
-    ).first()
-    null_ids, null_texts = (int(row["ids"]), int(row["texts"])) if row is not None else (0, 0)
-    if null_ids:
-        raise InputError(f"{null_ids} rows have a null id in {id_col!r}; every row needs an id")
+    aggs = [sf.count(sf.when(sf.col(id_col).isNull(), 1)).alias("ids")]
+    if check_ids:
+        aggs += [sf.count(id_col).alias("n"), sf.count_distinct(id_col).alias("distinct")]
+    row = df.agg(*aggs).first()
+    if row is not None and row["ids"]:
+        raise InputError(f"{row['ids']} rows have a null id in {id_col!r}; every row needs an id")
+    if check_ids and row is not None and row["n"] != row["distinct"]:
+        dups = df.groupBy(id_col).count().filter(sf.col("count") > 1).limit(3).collect()
+        shown = ", ".join(repr(r[id_col]) for r in dups)
+        raise InputError(
+            f"ids in {id_col!r} are not unique (e.g. {shown}); give every row its own id"
+        )
+    null_texts = df.filter(sf.col(text_col).isNull()).count()
     if null_texts:
         if on_null == "fail":
             raise InputError(
@@ -91,14 +121,52 @@ def _check_rows(df: DataFrame, id_col: str, text_col: str, on_null: str, check_i
             )
         log.warning("leaving out %d rows with a null text in %r", null_texts, text_col)
         df = df.filter(sf.col(text_col).isNotNull())
-    if check_ids:
-        dups = df.groupBy(id_col).count().filter(sf.col("count") > 1).limit(3).collect()
-        if dups:
-            shown = ", ".join(repr(r[id_col]) for r in dups)
-            raise InputError(
-                f"ids in {id_col!r} are not unique (e.g. {shown}); give every row its own id"
-            )
     return df
+
+
+def _run(action: Callable[[], T], text_col: str, on_null: str, nulls: Any) -> T:
+    """Run the job; turn a null-text failure in an executor (a DataFrame whose rows changed
+    since the checks) into InputError."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PythonException
+
+    try:
+        result = action()
+    except (PythonException, Py4JJavaError) as exc:
+        if NULL_TEXT not in str(exc):
+            raise
+        raise InputError(
+            f"the text column {text_col!r} has null values; drop or fill them, or pass "
+            "on_null='skip' to leave those rows out"
+        ) from None
+    if on_null == "skip" and nulls.value:
+        log.warning("left out %d more rows with a null text in %r", nulls.value, text_col)
+    return result
+
+
+def dest_table(tasks: int) -> list[int]:
+    """For each task ``t`` of a ``repartition(tasks, "dest")``, an int ``dest`` value that
+    Spark's hash partitioning sends to task ``t``: ``pmod(murmur3_x86_32(dest, seed 42),
+    tasks) == t`` (Spark's ``Murmur3Hash`` of an int column).
+
+    Routing by these values gives every task its share exactly; results never depend on it
+    (a task processes whatever rows it receives), only the balance does.
+
+    Examples:
+        >>> dest_table(2)
+        [0, 2]
+    """
+    import mmh3
+
+    table: list[int | None] = [None] * tasks
+    left, value = tasks, 0
+    while left:
+        t = mmh3.hash(value.to_bytes(4, "little", signed=True), 42) % tasks
+        if table[t] is None:
+            table[t] = value
+            left -= 1
+        value += 1
+    return [int(v) for v in table if v is not None]
 
 
 def _build_method(
@@ -120,6 +188,16 @@ def _build_method(
     return m, options
 
 
+class _MaxParam:
+    """Accumulator parameter: the largest value added."""
+
+    def zero(self, value: int) -> int:
+        return 0
+
+    def addInPlace(self, a: int, b: int) -> int:  # noqa: N802  (pyspark's protocol)
+        return max(a, b)
+
+
 def _pairs(
     df: DataFrame,
     *,
@@ -131,81 +209,107 @@ def _pairs(
     verify: bool,
     on_null: str,
     check_ids: bool,
+    partitions: int | None,
+    mode: Literal["pairs", "edges"],
     options: dict[str, Any],
-) -> tuple[DataFrame, list[DataFrame]]:
-    """The verified pairs (lazy) and the persisted frames to release once they are used."""
+) -> tuple[DataFrame, DataFrame, Callable[[Callable[[], Any]], Any], Any]:
+    """The verify step's output (lazy; ``mode`` "pairs" or "edges"), the persisted sketches
+    to release once it is computed, and a callable that logs the bucket-cap warning."""
     _pyspark()
     from pyspark import StorageLevel
     from pyspark.sql import functions as sf
+
+    from neardup.spark.blobs import arrow_type
 
     if on_null not in _ON_NULL:
         raise ConfigError(f"on_null must be 'fail' or 'skip', got {on_null!r}")
     if isinstance(max_bucket, bool) or not isinstance(max_bucket, int) or max_bucket < 2:
         raise ConfigError(f"max_bucket must be an integer >= 2, got {max_bucket!r}")
+    if partitions is not None and (
+        isinstance(partitions, bool) or not isinstance(partitions, int) or partitions < 1
+    ):
+        raise ConfigError(f"partitions must be a positive integer, got {partitions!r}")
     _check_columns(df, id_col, text_col)
     m, options = _build_method(method, threshold, verify, options)
     kind = method_kind(m)
     df = _check_rows(df, id_col, text_col, on_null, check_ids)
 
     docs = df.select(sf.col(id_col).alias("id"), sf.col(text_col).alias("text"))
-    id_type = docs.schema["id"].dataType.simpleString()
-    sketch = functools.partial(
-        sketch_batches,
-        method=m.name,
-        threshold=m.threshold,
-        options=options,
-        drop_empty=kind == "jaccard" and m.threshold > 0,
-    )
-    sketched = docs.mapInArrow(sketch, f"id {id_type}, keys array<bigint>, data binary").persist(
-        StorageLevel.MEMORY_AND_DISK
-    )
-    buckets = (
-        sketched.select("id", sf.explode("keys").alias("key"))
-        .groupBy("key")
-        .agg(sf.sort_array(sf.collect_list("id")).alias("ids"))
-        .filter(sf.size("ids") > 1)
-        .persist(StorageLevel.MEMORY_AND_DISK)
-    )
-    over = buckets.filter(sf.size("ids") > max_bucket).agg(
-        sf.count("*").alias("n"), sf.max(sf.size("ids")).alias("largest")
-    )
-    row = over.first()
-    if row is not None and row["n"]:
-        log.warning(
-            "%d buckets have more than max_bucket=%d documents (largest %d); in those, each "
-            "document is compared only with the next %d in id order, so pairs may be lost",
-            row["n"],
-            max_bucket,
-            row["largest"],
-            max_bucket - 1,
+    id_field = docs.schema["id"]
+    sc = df.sparkSession.sparkContext
+    tasks = partitions or max(sc.defaultParallelism, docs.rdd.getNumPartitions())
+    table = dest_table(tasks)
+    oversized, largest = sc.accumulator(0), sc.accumulator(0, _MaxParam())  # type: ignore[arg-type]
+    nulls, emitted = sc.accumulator(0), sc.accumulator(0)
+    sketched = docs.mapInArrow(
+        functools.partial(
+            sketch_step,
+            method=m.name,
+            threshold=m.threshold,
+            options=options,
+            dest_table=table,
+            drop_empty=kind == "jaccard" and m.threshold > 0,
+            on_null=on_null,
+            nulls=nulls,
+        ),
+        ROWS,
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+    data = sketched.filter(sf.col("kind") == DATA)
+    pairs = (
+        sketched.filter(sf.col("kind") == KEYS)
+        .repartition(tasks, "dest")
+        .mapInArrow(
+            functools.partial(
+                bucket_step,
+                max_bucket=max_bucket,
+                dest_table=table,
+                oversized=oversized,
+                largest=largest,
+            ),
+            ROWS,
         )
-    i = sf.col("i")
-    size = sf.size("ids")
-    candidates = (
-        buckets.select(sf.posexplode("ids").alias("i", "a"), "ids")
-        .select(
-            "a",
-            sf.explode(
-                sf.slice("ids", i + 2, sf.least(size - i - 1, sf.lit(max_bucket - 1)))
-            ).alias("b"),
-        )
-        .distinct()
     )
-    data = sketched.select("id", "data")
-    joined = candidates.join(
-        data.select(sf.col("id").alias("a"), sf.col("data").alias("da")), "a"
-    ).join(data.select(sf.col("id").alias("b"), sf.col("data").alias("db")), "b")
-    verify_step = functools.partial(
-        verify_batches,
-        kind=kind,
-        threshold=m.threshold,
-        radius=int(getattr(m, "radius", 0)),
-        bits=int(getattr(m, "bits", 64)),
+    string_ids = id_field.dataType.simpleString() == "string"
+    forwarded = (
+        pairs.unionByName(data)
+        .repartition(tasks, "dest")
+        .mapInArrow(functools.partial(forward_step, dest_table=table, string_ids=string_ids), ROWS)
     )
-    pairs = joined.select("a", "b", "da", "db").mapInArrow(
-        verify_step, f"a {id_type}, b {id_type}, similarity double"
+    id_type = id_field.dataType.simpleString()
+    schema = (
+        f"a {id_type}, b {id_type}, similarity double"
+        if mode == "pairs"
+        else f"src {id_type}, dst {id_type}"
     )
-    return pairs, [sketched, buckets]
+    verified = forwarded.repartition(tasks, "dest").mapInArrow(
+        functools.partial(
+            verify_step,
+            kind=kind,
+            threshold=m.threshold,
+            id_type=arrow_type(id_type),
+            mode=mode,
+            emitted=emitted,
+            radius=int(getattr(m, "radius", 0)),
+            bits=int(getattr(m, "bits", 64)),
+        ),
+        schema,
+    )
+
+    def run(action: Callable[[], T]) -> T:
+        result = _run(action, text_col, on_null, nulls)
+        if oversized.value:
+            log.warning(
+                "%d buckets have more than max_bucket=%d documents (largest %d); in those, "
+                "each document is compared only with the next %d in input order, so pairs "
+                "may be lost",
+                oversized.value,
+                max_bucket,
+                largest.value,
+                max_bucket - 1,
+            )
+        return result
+
+    return verified, sketched, run, emitted
 
 
 def similar_pairs(
@@ -219,6 +323,7 @@ def similar_pairs(
     verify: bool = True,
     on_null: str = "fail",
     check_ids: bool = True,
+    partitions: int | None = None,
     **options: Any,
 ) -> DataFrame:
     """The accepted near-duplicate pairs of a DataFrame: ``(a, b, similarity)`` with ``a < b``.
@@ -231,7 +336,9 @@ def similar_pairs(
     Raises:
         ConfigError, InputError, MissingExtraError: as :func:`dedup_dataframe`.
     """
-    pairs, _ = _pairs(
+    from pyspark import StorageLevel
+
+    pairs, sketched, run, _ = _pairs(
         df,
         id_col=id_col,
         text_col=text_col,
@@ -241,9 +348,14 @@ def similar_pairs(
         verify=verify,
         on_null=on_null,
         check_ids=check_ids,
+        partitions=partitions,
+        mode="pairs",
         options=options,
     )
-    return pairs
+    done: DataFrame = pairs.persist(StorageLevel.MEMORY_AND_DISK)
+    run(done.count)
+    sketched.unpersist()
+    return done
 
 
 def dedup_dataframe(
@@ -259,6 +371,8 @@ def dedup_dataframe(
     check_ids: bool = True,
     include_singletons: bool = False,
     checkpoint_every: int = 3,
+    partitions: int | None = None,
+    union_find_limit: int = DEFAULT_UNION_FIND_LIMIT,
     **options: Any,
 ) -> DataFrame:
     """Cluster the near-duplicate documents of a DataFrame: ``(id, cluster)`` rows.
@@ -301,12 +415,19 @@ def dedup_dataframe(
         >>> out = dedup_dataframe(spark.createDataFrame(rows, "id string, text string"),
         ...                       method="simhash")  # doctest: +SKIP
     """
+    for name, value, low in (
+        ("union_find_limit", union_find_limit, 0),
+        ("checkpoint_every", checkpoint_every, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
     _pyspark()
     from pyspark.sql import functions as sf
 
+    from neardup.spark.blobs import arrow_type
     from neardup.spark.components import connected_components
 
-    pairs, held = _pairs(
+    edges, sketched, run, emitted = _pairs(
         df,
         id_col=id_col,
         text_col=text_col,
@@ -316,14 +437,24 @@ def dedup_dataframe(
         verify=verify,
         on_null=on_null,
         check_ids=check_ids,
+        partitions=partitions,
+        mode="edges",
         options=options,
     )
-    comp = connected_components(
-        pairs.select(sf.col("b").alias("src"), sf.col("a").alias("dst")),
-        checkpoint_every=checkpoint_every,
-    )
-    for frame in held:
-        frame.unpersist()
+    edges = run(lambda: edges.localCheckpoint(eager=True))  # runs the pipeline
+    sketched.unpersist()
+    if emitted.value <= union_find_limit:
+        id_type = edges.schema["src"].dataType.simpleString()
+        comp = (
+            edges.coalesce(1)
+            .mapInArrow(
+                functools.partial(components_step, id_type=arrow_type(id_type)),
+                f"id {id_type}, component {id_type}",
+            )
+            .localCheckpoint(eager=True)
+        )
+    else:
+        comp = connected_components(edges, checkpoint_every=checkpoint_every)
     out = comp.select(sf.col("id").alias(id_col), sf.col("component").alias("cluster"))
     if include_singletons:
         ids = df.select(id_col)
@@ -332,4 +463,5 @@ def dedup_dataframe(
         out = ids.join(out, on=id_col, how="left").select(
             id_col, sf.coalesce(sf.col("cluster"), sf.col(id_col)).alias("cluster")
         )
-    return out
+    result: DataFrame = out
+    return result

@@ -3,10 +3,27 @@
 Pure functions of pyarrow record batches and numpy arrays (no Spark session needed), so they
 are tested directly and shipped to executors by reference. They call the same
 :class:`~neardup.methods.Method` objects as the local engine (``sketch``, ``lookup_keys``) and
-the same verification kernels (:func:`neardup._kernels.sets.jaccard_pairs`, popcount), which is
+the same kernels (:func:`~neardup._kernels.sets.jaccard_pairs`, popcount, union-find), which is
 what makes the Spark clusters equal the local ones.
 
-Verification data per document (the ``data`` binary column):
+Every shuffled frame has the rows ``(dest int, kind tinyint, blob binary)`` (:data:`ROWS`): a
+blob (:mod:`neardup.spark.blobs`) carries all the arrays that one task sends to one
+destination task. A document is known by its *ref*, ``partition << 32 | row``: the input
+partition that sketched it and its row there.
+
+==========  ======================================================================
+kind        blob
+==========  ======================================================================
+KEYS        bucket keys and the refs of their documents (sketch -> bucket step)
+DATA        documents' refs, ids, verification bytes and offsets: all of a chunk (sketch ->
+            forward step), or those another task's pairs need (forward -> verify step)
+PAIRS       candidate pairs ``(home, other)`` (:func:`home_side`; bucket -> forward step)
+NEEDS       refs of documents that are the other end of a pair (bucket -> forward step)
+FORWARD     pairs with the ids and verification bytes of their home document (forward ->
+            verify step)
+==========  ======================================================================
+
+Verification bytes per document:
 
 ==========  ============================================================================
 kind        bytes
@@ -20,13 +37,15 @@ hamming     SimHash: the code's 64-bit words (``bits / 64`` of them)
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import ConfigError, InputTooLargeError
+from neardup.errors import ConfigError, InputError, InputTooLargeError
 from neardup.io import Document
+from neardup.spark.blobs import ids_from_arrow, ids_to_arrow, pack, take_ids, take_rows, unpack
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -34,23 +53,42 @@ if TYPE_CHECKING:
     from neardup.methods import Method
 
 __all__ = [
-    "SKETCH_CHUNK",
+    "DATA",
+    "FORWARD",
+    "KEYS",
+    "NEEDS",
+    "NULL_TEXT",
+    "PAIRS",
+    "ROWS",
     "Kind",
-    "accepted",
+    "bucket_step",
+    "components_step",
+    "forward_step",
+    "home_side",
     "method_kind",
+    "similarities",
     "sketch_arrays",
-    "sketch_batches",
-    "verify_batches",
+    "sketch_step",
+    "verify_step",
 ]
 
-#: Documents sketched per call of ``Method.sketch`` inside an executor.
-SKETCH_CHUNK = 1024
-#: Largest byte buffer of one Arrow binary column (32-bit offsets).
-_MAX_BUFFER = 2**31 - 1
+#: How a null-text error raised in an executor starts (the driver re-raises it as InputError).
+NULL_TEXT = "null texts:"
+#: Schema of every shuffled frame.
+ROWS = "dest int, kind tinyint, blob binary"
+KEYS, DATA, PAIRS, FORWARD, NEEDS = 0, 1, 2, 3, 4
+#: Most documents, and most text bytes, sketched per call of ``Method.sketch``.
+SKETCH_DOCS = 8192
+SKETCH_BYTES = 32 << 20
 
 Kind = Literal["jaccard", "estimate", "hamming"]
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
+_ITEM: dict[str, np.dtype[Any]] = {
+    "jaccard": np.dtype("<u8"),
+    "estimate": np.dtype("<u4"),
+    "hamming": np.dtype("<u8"),
+}
 
 
 def method_kind(method: Method) -> Kind:
@@ -101,24 +139,23 @@ def sketch_arrays(
     from neardup.index.lsh import _fold
 
     kind = method_kind(method)
-    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    docs = [Document("", t) for t in texts]
     payload: Any = method.sketch(docs)
     n = len(docs)
     key_matrix = np.ascontiguousarray(method.lookup_keys(payload), dtype=np.uint64)
     per_doc = np.full(n, key_matrix.shape[1] if n else 0, dtype=np.int64)
     if kind == "jaccard":
         values, offsets = payload[1]
-        values = np.ascontiguousarray(values, dtype=np.uint64)
-        data = values.tobytes()
+        data = np.ascontiguousarray(values, dtype="<u8").tobytes()
         data_offsets = np.asarray(offsets, dtype=np.int64) * 8
         if drop_empty:
             per_doc[np.diff(offsets) == 0] = 0
     elif kind == "estimate":
-        folded = np.ascontiguousarray(_fold(payload[0]))
+        folded = np.ascontiguousarray(_fold(payload[0]), dtype="<u4")
         data = folded.tobytes()
         data_offsets = np.arange(n + 1, dtype=np.int64) * folded.shape[1] * 4
     else:
-        codes = np.ascontiguousarray(payload, dtype=np.uint64).reshape(n, -1)
+        codes = np.ascontiguousarray(payload, dtype="<u8").reshape(n, -1)
         data = codes.tobytes()
         data_offsets = np.arange(n + 1, dtype=np.int64) * codes.shape[1] * 8
     key_offsets = np.zeros(n + 1, dtype=np.int64)
@@ -128,90 +165,335 @@ def sketch_arrays(
     return keys, key_offsets, data, data_offsets
 
 
-def _binary_array(data: bytes, offsets: I64) -> pa.Array:
+def _partition_id(partition: int | None) -> int:
+    if partition is not None:
+        return partition
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return ctx.partitionId() if ctx is not None else 0
+
+
+def _rows(dests: list[int], kinds: list[int], blobs: list[bytes]) -> pa.RecordBatch:
     import pyarrow as pa
 
-    if len(data) > _MAX_BUFFER:
-        raise InputTooLargeError(
-            f"one batch of sketches needs {len(data)} bytes, over Arrow's 2 GiB; lower "
-            "spark.sql.execution.arrow.maxRecordsPerBatch or split the largest documents"
-        )
-    n = len(offsets) - 1
-    return pa.Array.from_buffers(
-        pa.binary(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(dests, pa.int32()), pa.array(kinds, pa.int8()), pa.array(blobs, pa.binary())],
+        names=["dest", "kind", "blob"],
     )
 
 
-def sketch_batches(
+def _route(
+    targets: I64, dest_table: Sequence[int], kind: int, arrays: Sequence[npt.NDArray[Any]]
+) -> tuple[list[int], list[int], list[bytes]]:
+    """One blob per target task: the rows of ``arrays`` whose target is that task."""
+    order = np.argsort(targets, kind="stable")
+    sorted_targets = targets[order]
+    cuts = np.flatnonzero(np.r_[True, sorted_targets[1:] != sorted_targets[:-1], True])
+    dests: list[int] = []
+    blobs: list[bytes] = []
+    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        sel = order[lo:hi]
+        dests.append(dest_table[int(sorted_targets[lo])])
+        blobs.append(pack(*(arr[sel] for arr in arrays)))
+    return dests, [kind] * len(dests), blobs
+
+
+def _chunks(texts: pa.Array) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` runs of at most SKETCH_DOCS documents and about SKETCH_BYTES of text."""
+    import pyarrow as pa
+
+    n = len(texts)
+    arr = texts.cast(pa.large_string())
+    off = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset : arr.offset + n + 1]
+    start = 0
+    while start < n:
+        limit = int(off[start]) + SKETCH_BYTES
+        stop = int(np.searchsorted(off, limit, side="right")) - 1
+        stop = min(max(stop, start + 1), start + SKETCH_DOCS, n)
+        yield start, stop
+        start = stop
+
+
+def sketch_step(
     batches: Iterator[pa.RecordBatch],
     *,
     method: str,
     threshold: float,
     options: Mapping[str, Any],
+    dest_table: Sequence[int],
     drop_empty: bool = False,
+    on_null: str = "fail",
+    nulls: Any = None,
+    partition: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` step: ``(id, text)`` batches to ``(id, keys array<bigint>, data binary)``.
+    """``mapInArrow`` step: ``(id, text)`` batches to KEYS and DATA rows.
 
     The method is rebuilt in the executor by :func:`~neardup.methods.make_method` from its
-    name, threshold and options (methods pickle without their index, which ``lookup_keys``
-    needs). Keys are the unsigned 64-bit bucket keys reinterpreted as signed (Spark has no
-    unsigned type); equality, which is all that grouping needs, is unchanged.
+    name, threshold and options. Each key goes to task ``key % len(dest_table)`` (keys are
+    hashes, so this spreads them evenly); the DATA rows go to task
+    ``partition % len(dest_table)``.
 
     Args:
         batches: Record batches with columns ``id`` and ``text`` (no nulls).
         method: The method name (``minhash``, ``simhash``...).
         threshold: Its similarity threshold.
         options: Its options (``num_perm``, ``verify``, ``bits``...).
+        dest_table: ``dest`` value that Spark's hash partitioning sends to each task.
         drop_empty: See :func:`sketch_arrays`.
+        on_null: ``"fail"``: a null text raises InputError; ``"skip"``: rows with a null text
+            are left out and counted in ``nulls``.
+        nulls: A Spark accumulator for the skipped rows, or None.
+        partition: This input partition's number (default: the Spark task's).
+
+    Raises:
+        InputError: a null text with ``on_null="fail"`` (the message starts with
+            :data:`NULL_TEXT`, which the driver recognizes).
+        InputTooLargeError: more than 2**32 documents in one input partition.
     """
-    import pyarrow as pa
+    import pyarrow.compute as pc
 
     from neardup.methods import make_method
 
+    pid = _partition_id(partition)
+    tasks = len(dest_table)
     m = make_method(method, threshold, **options)
+    row = 0
     for batch in batches:
-        ids = batch.column("id")
-        texts = batch.column("text").to_pylist()
-        for start in range(0, max(len(texts), 1), SKETCH_CHUNK):
-            chunk = texts[start : start + SKETCH_CHUNK]
-            if not chunk:
-                break
-            keys, key_offsets, data, data_offsets = sketch_arrays(m, chunk, drop_empty=drop_empty)
-            key_list = pa.ListArray.from_arrays(
-                pa.array(key_offsets.astype(np.int32)), pa.array(keys.view(np.int64))
+        if batch.column("text").null_count:
+            missing = batch.column("text").null_count
+            if on_null != "skip":
+                raise InputError(f"{NULL_TEXT} {missing} in one batch of partition {pid}")
+            if nulls is not None:
+                nulls.add(missing)
+            batch = batch.filter(pc.is_valid(batch.column("text")))
+        ids, texts = batch.column("id"), batch.column("text")
+        for start, stop in _chunks(texts):
+            n = stop - start
+            if row + n > 2**32:
+                raise InputTooLargeError(
+                    "over 2**32 documents in one Spark partition; repartition the input"
+                )
+            keys, key_offsets, data, data_offsets = sketch_arrays(
+                m, texts.slice(start, n).to_pylist(), drop_empty=drop_empty
             )
-            yield pa.RecordBatch.from_arrays(
-                [ids.slice(start, len(chunk)), key_list, _binary_array(data, data_offsets)],
-                names=["id", "keys", "data"],
+            refs = (np.int64(pid) << np.int64(32)) | (row + np.arange(n, dtype=np.int64))
+            key_refs = np.repeat(refs, np.diff(key_offsets))
+            targets = (keys % np.uint64(tasks)).astype(np.int64)
+            dests, kinds, blobs = _route(targets, dest_table, KEYS, (keys, key_refs))
+            dests.append(dest_table[pid % tasks])
+            kinds.append(DATA)
+            blobs.append(
+                pack(
+                    refs,
+                    *ids_from_arrow(ids.slice(start, n)),
+                    np.frombuffer(data, dtype=np.uint8),
+                    data_offsets,
+                )
             )
+            yield _rows(dests, kinds, blobs)
+            row += n
 
 
-def _csr(arr: pa.Array, itemsize: int) -> tuple[npt.NDArray[Any], I64]:
-    """Values and per-row offsets (in items) of a binary Arrow array, copied and aligned."""
-    import pyarrow as pa
+@dataclass
+class _Docs:
+    """The documents of the DATA blobs a task received: refs, ids, verification CSR."""
 
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    arr = arr.cast(pa.large_binary())
-    bufs = arr.buffers()
-    off = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
-    raw = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    lo, hi = (int(off[0]), int(off[-1])) if len(off) else (0, 0)
-    dtype = {8: np.uint64, 4: np.uint32}[itemsize]
-    values = raw[lo:hi].copy().view(dtype)
-    return values, (off - lo) // itemsize
+    refs: I64
+    ids: list[npt.NDArray[Any]]
+    data: npt.NDArray[np.uint8]
+    offsets: I64
+
+    @classmethod
+    def from_blobs(cls, blobs: list[bytes], string_ids: bool) -> _Docs:
+        chunks = [unpack(b) for b in blobs]
+        if not chunks:
+            empty: list[npt.NDArray[Any]] = (
+                [np.zeros(0, np.uint8), np.zeros(1, np.int64)]
+                if string_ids
+                else [np.zeros(0, np.int64)]
+            )
+            return cls(np.zeros(0, np.int64), empty, np.zeros(0, np.uint8), np.zeros(1, np.int64))
+        offsets: list[I64] = []
+        base = 0
+        for c in chunks:
+            offsets.append(c[-1] + base if not offsets else c[-1][1:] + base)
+            base += len(c[-2])
+        return cls(
+            np.concatenate([c[0] for c in chunks]),
+            _concat_ids([c[1:-2] for c in chunks]),
+            np.concatenate([c[-2] for c in chunks]),
+            np.concatenate(offsets),
+        )
+
+    def rows_of(self, refs: I64) -> I64:
+        """Row of each ref (they must all be here)."""
+        order = self.__dict__.get("_order")
+        if order is None:
+            order = self.__dict__["_order"] = np.argsort(self.refs)
+        sorted_refs = self.refs[order]
+        pos = np.searchsorted(sorted_refs, refs)
+        if len(refs) and (
+            pos.max(initial=0) >= len(sorted_refs) or not np.array_equal(sorted_refs[pos], refs)
+        ):
+            raise AssertionError("a candidate pair names a document this task did not receive")
+        rows: I64 = order[pos]
+        return rows
+
+    def blob(self, rows: I64) -> bytes:
+        """A DATA blob of the documents at ``rows``."""
+        return pack(
+            self.refs[rows], *take_ids(self.ids, rows), *take_rows(self.data, self.offsets, rows)
+        )
 
 
-def accepted(
+def _concat_ids(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
+    if len(parts[0]) == 1:
+        return [np.concatenate([p[0] for p in parts])]
+    datas, offs, base = [], [], 0
+    for k, (data, off) in enumerate(parts):
+        datas.append(data)
+        offs.append(off + base if k == 0 else off[1:] + base)
+        base += len(data)
+    return [np.concatenate(datas), np.concatenate(offs)]
+
+
+def _split(batches: Iterator[pa.RecordBatch]) -> dict[int, list[bytes]]:
+    """The blobs of a task's input rows, by kind."""
+    out: dict[int, list[bytes]] = {KEYS: [], DATA: [], PAIRS: [], FORWARD: [], NEEDS: []}
+    for batch in batches:
+        kinds = batch.column("kind").to_numpy(zero_copy_only=False)
+        blobs = batch.column("blob")
+        for k, blob in zip(kinds.tolist(), blobs, strict=True):
+            out[k].append(blob.as_buffer())
+    return out
+
+
+def bucket_step(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    max_bucket: int,
+    dest_table: Sequence[int],
+    oversized: Any = None,
+    largest: Any = None,
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` step: KEYS rows to PAIRS rows (:func:`~neardup._kernels.sets.bucket_pairs`).
+
+    All documents sharing a key are in this task (keys are routed by value). Pairs are
+    de-duplicated here, then each goes to the task that holds its home document's data, and
+    the refs of the other ends (NEEDS) go to the tasks that hold theirs.
+    ``oversized`` and ``largest`` are Spark accumulators (sum, max) for the bucket-cap
+    warning, or None.
+    """
+    from neardup._kernels.sets import bucket_pairs, sorted_unique, unique_pairs
+
+    parts = [unpack(b) for b in _split(batches)[KEYS]]
+    if not parts:
+        return
+    keys = np.concatenate([p[0] for p in parts])
+    # dense numbers in ref order: pairs then de-duplicate by a counting sort
+    refs, dense = np.unique(np.concatenate([p[1] for p in parts]), return_inverse=True)
+    a, b, over, big = bucket_pairs(keys, dense, max_bucket)
+    if over and oversized is not None and largest is not None:
+        oversized.add(over)
+        largest.add(big)
+    if not len(a):
+        return
+    a, b = unique_pairs(a, b, len(refs))
+    home, other = home_side(refs[a], refs[b])
+    tasks = len(dest_table)
+    dests, kinds, blobs = _route((home >> np.int64(32)) % tasks, dest_table, PAIRS, (home, other))
+    needed = sorted_unique(other)
+    more = _route((needed >> np.int64(32)) % tasks, dest_table, NEEDS, (needed,))
+    yield _rows(dests + more[0], kinds + more[1], blobs + more[2])
+
+
+def home_side(a: I64, b: I64) -> tuple[I64, I64]:
+    """Each pair as ``(home, other)``: the end whose task verifies it is the other one, and
+    the home end's data travels there. A hash of the pair picks the home, so that the work
+    spreads over the tasks evenly (``a < b`` would send most pairs to the first partitions).
+
+    Examples:
+        >>> home, other = home_side(np.array([1, 1]), np.array([2, 2]))
+        >>> home.tolist() == other.tolist()[::-1] or home.tolist() == [1, 1]
+        True
+    """
+    with np.errstate(over="ignore"):
+        mix = (a.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ b.astype(np.uint64)
+        mix *= np.uint64(0xBF58476D1CE4E5B9)
+    flip = (mix >> np.uint64(63)).astype(bool)
+    return np.where(flip, b, a), np.where(flip, a, b)
+
+
+def forward_step(
+    batches: Iterator[pa.RecordBatch], *, dest_table: Sequence[int], string_ids: bool
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` step: PAIRS, NEEDS and DATA rows to FORWARD and DATA rows.
+
+    This task has the data of every pair's home document. It removes pairs repeated across
+    bucket tasks, then sends each pair, with the id and verification bytes of its home
+    document (once per destination), to the task that verifies it: the one that holds the
+    other document's data. It also sends that task the data of the documents it holds that
+    some pair needs as its other end, and only those (most documents of a large corpus have
+    no candidate pair).
+    """
+    from neardup._kernels.sets import sorted_unique, unique_pairs
+
+    blobs = _split(batches)
+    if not blobs[PAIRS] and not blobs[NEEDS]:
+        return
+    docs = _Docs.from_blobs(blobs[DATA], string_ids)
+    tasks = len(dest_table)
+    dests: list[int] = []
+    kinds: list[int] = []
+    out: list[bytes] = []
+    if blobs[NEEDS]:
+        needed = sorted_unique(np.concatenate([unpack(b)[0] for b in blobs[NEEDS]]))
+        rows = docs.rows_of(needed)
+        targets = (needed >> np.int64(32)) % tasks
+        for task in np.unique(targets).tolist():
+            dests.append(dest_table[task])
+            kinds.append(DATA)
+            out.append(docs.blob(rows[targets == task]))
+    if blobs[PAIRS]:
+        parts = [unpack(b) for b in blobs[PAIRS]]
+        rows, b = unique_pairs(
+            docs.rows_of(np.concatenate([p[0] for p in parts])),
+            np.concatenate([p[1] for p in parts]),
+            len(docs.refs),
+        )
+        targets = (b >> np.int64(32)) % tasks
+        order = np.argsort(targets, kind="stable")
+        cuts = np.flatnonzero(np.r_[True, targets[order][1:] != targets[order][:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            sel = order[lo:hi]
+            uniq, local = np.unique(rows[sel], return_inverse=True)
+            out.append(
+                pack(
+                    *take_ids(docs.ids, uniq),
+                    *take_rows(docs.data, docs.offsets, uniq),
+                    local.astype(np.int64),
+                    b[sel],
+                )
+            )
+            dests.append(dest_table[int(targets[order[lo]])])
+            kinds.append(FORWARD)
+    yield _rows(dests, kinds, out)
+
+
+def similarities(
     kind: Kind,
-    data_a: pa.Array,
-    data_b: pa.Array,
+    data: npt.NDArray[np.uint8],
+    offsets: I64,
+    a: I64,
+    b: I64,
     *,
     threshold: float,
     radius: int = 0,
     bits: int = 64,
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
-    """Verify candidate pairs from their documents' verification bytes.
+    """Verify pairs ``(a[k], b[k])`` of documents whose verification bytes are
+    ``data[offsets[i]:offsets[i + 1]]``.
 
     The rules are the local engine's: ``jaccard`` accepts an exact Jaccard of the shingle-hash
     sets ``>= threshold``; ``estimate`` accepts the fraction of equal folded signature slots
@@ -221,66 +503,144 @@ def accepted(
         ``(ok, similarity)`` per pair; for ``hamming`` the similarity is ``1 - d / bits``.
 
     Examples:
-        >>> import pyarrow as pa
-        >>> a = pa.array([np.array([1, 2, 3], np.uint64).tobytes()], pa.binary())
-        >>> b = pa.array([np.array([2, 3, 4], np.uint64).tobytes()], pa.binary())
-        >>> ok, sim = accepted("jaccard", a, b, threshold=0.5)
+        >>> sets = np.array([1, 2, 3, 2, 3, 4], np.uint64).view(np.uint8)
+        >>> ok, sim = similarities("jaccard", sets, np.array([0, 24, 48]), np.array([0]),
+        ...                        np.array([1]), threshold=0.5)
         >>> ok.tolist(), sim.tolist()
         ([True], [0.5])
     """
     from neardup._kernels.sets import jaccard_pairs
 
-    n = len(data_a)
+    item = _ITEM[kind]
+    values = data.view(item) if len(data) else np.zeros(0, item)
+    off = offsets // item.itemsize
     if kind == "jaccard":
-        va, oa = _csr(data_a, 8)
-        vb, ob = _csr(data_b, 8)
-        values = np.concatenate((va, vb))
-        offsets = np.concatenate((oa, ob[1:] + oa[-1])) if n else np.zeros(1, np.int64)
-        idx = np.arange(n, dtype=np.int64)
-        sims = jaccard_pairs(values, offsets, idx, idx + n)
+        sims = jaccard_pairs(values.astype(np.uint64, copy=False), off, a, b)
         return sims >= threshold, sims
+    width = int(off[1] - off[0]) if len(off) > 1 else 1
+    rows = values.reshape(-1, width)
     if kind == "estimate":
-        va, oa = _csr(data_a, 4)
-        vb, _ = _csr(data_b, 4)
-        width = int(oa[1] - oa[0]) if n else 1
-        eq = va.reshape(n, width) == vb.reshape(n, width)
-        est = np.count_nonzero(eq, axis=1) / width
+        est = np.count_nonzero(rows[a] == rows[b], axis=1) / width
         return est >= threshold, est.astype(np.float64)
-    va, oa = _csr(data_a, 8)
-    vb, _ = _csr(data_b, 8)
-    words = int(oa[1] - oa[0]) if n else 1
-    d = np.bitwise_count(va.reshape(n, words) ^ vb.reshape(n, words)).sum(axis=1, dtype=np.int64)
+    d = np.bitwise_count(rows[a] ^ rows[b]).sum(axis=1, dtype=np.int64)
     limit = min(radius, bits - 1)  # the local HammingIndex caps the radius the same way
     return d <= limit, 1.0 - d / bits
 
 
-def verify_batches(
+def verify_step(
     batches: Iterator[pa.RecordBatch],
     *,
     kind: Kind,
     threshold: float,
+    id_type: pa.DataType,
+    mode: Literal["pairs", "edges"],
     radius: int = 0,
     bits: int = 64,
+    emitted: Any = None,
 ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` step: ``(a, b, da, db)`` candidate batches to accepted
-    ``(a, b, similarity)`` rows (see :func:`accepted`)."""
-    import pyarrow as pa
+    """``mapInArrow`` step: FORWARD and DATA rows to accepted pairs or component edges.
 
-    for batch in batches:
-        ok, sims = accepted(
-            kind,
-            batch.column("da"),
-            batch.column("db"),
-            threshold=threshold,
-            radius=radius,
-            bits=bits,
-        )
-        mask = pa.array(ok)
+    ``mode="pairs"``: rows ``(a, b, similarity)`` with ``a < b`` (id order). ``mode="edges"``:
+    the accepted pairs of this task reduced by union-find to ``(src, dst)`` edges from each
+    node to the smallest id of its local component, a forest with the same connected
+    components and at most one edge per document. ``emitted`` is a Spark accumulator for
+    the number of rows written, or None.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    blobs = _split(batches)
+    if not blobs[FORWARD]:
+        return
+    string_ids = pa.types.is_string(id_type) or pa.types.is_large_string(id_type)
+    docs = _Docs.from_blobs(blobs[DATA], string_ids)
+    n_ids = 2 if string_ids else 1
+    datas, offs, a_rows, b_rows, a_ids = [docs.data], [docs.offsets], [], [], []
+    n_docs, base = len(docs.refs), len(docs.data)
+    for blob in blobs[FORWARD]:
+        parts = unpack(blob)
+        ids, (data, off, local, b) = parts[:n_ids], parts[n_ids:]
+        a_ids.append(ids_to_arrow(ids))
+        a_rows.append(local + n_docs)
+        b_rows.append(docs.rows_of(b))
+        datas.append(data)
+        offs.append(off[1:] + base)
+        n_docs += len(off) - 1
+        base += len(data)
+    a_idx, b_idx = np.concatenate(a_rows), np.concatenate(b_rows)
+    ok, sims = similarities(
+        kind,
+        np.concatenate(datas),
+        np.concatenate(offs),
+        a_idx,
+        b_idx,
+        threshold=threshold,
+        radius=radius,
+        bits=bits,
+    )
+    n_local = len(docs.refs)
+    all_a = pa.concat_arrays(
+        [arr.cast(pa.large_string() if string_ids else pa.int64()) for arr in a_ids]
+    )
+    ida = all_a.take(pa.array(a_idx[ok] - n_local))
+    idb = ids_to_arrow(take_ids(docs.ids, b_idx[ok]))
+    if emitted is not None:
+        emitted.add(len(ida))
+    if mode == "pairs":
+        first = pc.less(ida, idb)
         yield pa.RecordBatch.from_arrays(
             [
-                batch.column("a").filter(mask),
-                batch.column("b").filter(mask),
+                pc.if_else(first, ida, idb).cast(id_type),
+                pc.if_else(first, idb, ida).cast(id_type),
                 pa.array(sims[ok], pa.float64()),
             ],
             names=["a", "b", "similarity"],
         )
+        return
+    yield _star_edges(ida, idb, id_type)
+
+
+def components_step(
+    batches: Iterator[pa.RecordBatch], *, id_type: pa.DataType
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` step: all the ``(src, dst)`` edges of a graph (one task) to
+    ``(id, component)`` rows, component = the smallest id of the node's component, by
+    union-find (:func:`neardup.cluster.components`)."""
+    import pyarrow as pa
+
+    src, dst = [], []
+    for batch in batches:
+        src.append(batch.column("src"))
+        dst.append(batch.column("dst"))
+    if not src or not sum(len(s) for s in src):
+        return
+    star = _star_edges(pa.concat_arrays(src), pa.concat_arrays(dst), id_type, roots=True)
+    yield star.rename_columns(["id", "component"])
+
+
+def _star_edges(
+    ida: pa.Array, idb: pa.Array, id_type: pa.DataType, *, roots: bool = False
+) -> pa.RecordBatch:
+    """Edges ``node -> smallest id of its component`` for the graph of pairs ``(ida, idb)``
+    (with ``roots``, also ``root -> root`` for every component)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from neardup.cluster import components
+
+    ends = pa.concat_arrays([ida, idb])
+    rank = pc.rank(ends, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(np.int64)
+    rank -= 1
+    n = int(rank.max()) + 1 if len(rank) else 0
+    k = len(ida)
+    roots_of = components(n, rank[:k], rank[k:])
+    where = np.empty(n, dtype=np.int64)
+    where[rank] = np.arange(len(rank), dtype=np.int64)
+    nodes = np.arange(n) if roots else np.flatnonzero(roots_of != np.arange(n))
+    return pa.RecordBatch.from_arrays(
+        [
+            ends.take(pa.array(where[nodes])).cast(id_type),
+            ends.take(pa.array(where[roots_of[nodes]])).cast(id_type),
+        ],
+        names=["src", "dst"],
+    )
