@@ -41,6 +41,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
     ),
+    (
+        "Spark engine, local[1] and local[2] (vs the local engine, per core)",
+        ["spark_bench.py", "--docs", "100000"],
+        ["--docs", "20000", "--repeat", "1"],
+    ),
 ]
 
 

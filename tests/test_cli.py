@@ -224,11 +224,15 @@ def test_dedup_engine_spark_equals_local(tmp_path: Path) -> None:
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     code, local, _ = run("dedup", str(data), "-q")
     assert code == 0
-    code, spark, err = run("dedup", str(data), "-q", "--engine", "spark", "--master", "local[2]")
+    code, spark, err = run(
+        "dedup", str(data), "-q", "--engine", "spark", "--master", "local[2]", "--partitions", "3"
+    )
     assert code == 0, err
     assert json.loads(spark)["members"] == json.loads(local)["members"] == ["a", "b"]
     code, _, err = run("dedup", str(data), "--engine", "spark", "--pairs")
     assert code == 2 and "--pairs" in err
+    code, _, err = run("dedup", str(data), "--partitions", "3")
+    assert code == 2 and "--partitions go with --engine spark" in err
 
 
 def test_canonicalize_secure_unmasks_homoglyphs(tmp_path: Path) -> None:

@@ -312,6 +312,12 @@ def _progress(
     default=None,
     help="--engine spark: write (id, cluster) rows here (.parquet or JSON lines).",
 )
+@click.option(
+    "--partitions",
+    type=click.IntRange(min=1),
+    default=None,
+    help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
@@ -344,6 +350,7 @@ def dedup_cmd(
     engine: str,
     master: str | None,
     spark_output: str | None,
+    partitions: int | None,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -370,6 +377,8 @@ def dedup_cmd(
 
         options["canonicalizer"] = Canonicalizer(canonical)
     if engine == "spark":
+        if partitions is not None:
+            options["partitions"] = partitions
         _spark_dedup(
             paths,
             method,
@@ -388,8 +397,8 @@ def dedup_cmd(
             options,
         )
         return
-    if spark_output is not None or master is not None:
-        raise click.UsageError("--master and --spark-output go with --engine spark")
+    if spark_output is not None or master is not None or partitions is not None:
+        raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     m = make_method(method, threshold, **options)
     saved: dict[DocId, str] = {}
     docs = _documents(

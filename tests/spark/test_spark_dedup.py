@@ -29,7 +29,9 @@ from neardup.spark.blobs import pack, unpack  # noqa: E402
 from neardup.spark.cli import run_spark_dedup  # noqa: E402
 from neardup.spark.dedup import dest_table  # noqa: E402
 from neardup.spark.executor import (  # noqa: E402
+    ACCEPTED,
     DATA,
+    DUPLICATE_IDS,
     FORWARD,
     KEYS,
     NEEDS,
@@ -379,12 +381,18 @@ def _run_steps(
         for out in bucket_step(iter(inbox), max_bucket=10_000, dest_table=table)
     ]
     fwd_in = shuffle(pairs + sketched, {PAIRS, NEEDS, DATA}) if pairs else []
+    rule = {
+        "kind": kind,
+        "args": {"threshold": threshold, "radius": getattr(m, "radius", 0), "bits": 64},
+    }
     fwd = [
         out
         for inbox in fwd_in
-        for out in forward_step(iter(inbox), dest_table=table, string_ids=string_ids)
+        for out in forward_step(iter(inbox), dest_table=table, string_ids=string_ids, rule=rule)
     ]
-    ver_in = shuffle(fwd, {FORWARD, DATA}) if fwd else []
+    sent = {row["kind"] for batch in fwd for row in batch.to_pylist()}
+    assert {FORWARD, ACCEPTED, DATA} <= sent  # pairs across tasks and within one task
+    ver_in = shuffle(fwd, {FORWARD, DATA, ACCEPTED}) if fwd else []
     return [
         row
         for inbox in ver_in
@@ -509,3 +517,29 @@ def test_sketch_step_guards_null_texts() -> None:
     )
     (data,) = [unpack(r["blob"]) for r in out.to_pylist() if r["kind"] == DATA]
     assert data[0].tolist() == [0, 1]  # two documents kept, numbered in order
+
+
+@pytest.mark.parametrize(("ids", "twice"), [(["x", "é", "x", "y"], "x"), ([3, 9, 4, 9], 9)])
+def test_bucket_step_finds_duplicate_ids(ids: list[Any], twice: Any) -> None:
+    table = dest_table(1)
+    string_ids = isinstance(ids[0], str)
+
+    def bucket(some: list[Any]) -> list[Any]:
+        batch = pa.RecordBatch.from_arrays(
+            [pa.array(some), pa.array(["one two three four five six"] * len(some))],
+            names=["id", "text"],
+        )
+        rows = sketch_step(
+            iter([batch]),
+            method="simhash",
+            threshold=0.9,
+            options={},
+            dest_table=table,
+            check_ids=True,
+            partition=0,
+        )
+        return list(bucket_step(rows, max_bucket=10, dest_table=table, string_ids=string_ids))
+
+    with pytest.raises(InputError, match=f"{DUPLICATE_IDS} {twice!r}$"):
+        bucket(ids)
+    assert bucket(ids[:2])  # distinct ids: the pair goes on

@@ -33,14 +33,14 @@ __all__ = [
     "unpack",
 ]
 
-_DTYPES = (np.dtype("<u1"), np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4"))
+_DTYPES = (np.dtype("<u1"), np.dtype("<i8"), np.dtype("<u8"), np.dtype("<u4"), np.dtype("<f8"))
 _CODES = {dt: code for code, dt in enumerate(_DTYPES)}
 #: Largest blob: a Spark binary value is a Java byte array.
 MAX_BLOB = 2**31 - 64
 
 
 def pack(*arrays: npt.NDArray[Any]) -> bytes:
-    """Pack 1-D arrays (uint8, int64, uint64 or uint32) into one blob.
+    """Pack 1-D arrays (uint8, int64, uint64, uint32 or float64) into one blob.
 
     Raises:
         InputTooLargeError: the blob would exceed Spark's 2 GiB value limit.

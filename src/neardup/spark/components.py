@@ -20,7 +20,7 @@ from neardup.errors import ConfigError, NeardupError
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["connected_components", "large_star", "small_star"]
+__all__ = ["checkpoint", "connected_components", "large_star", "small_star"]
 
 log = logging.getLogger(__name__)
 
@@ -71,15 +71,20 @@ def _is_star_forest(edges: DataFrame) -> bool:
     return bool(bad.isEmpty())
 
 
-def _materialize(df: DataFrame, checkpoint: bool) -> DataFrame:
-    """A (local) checkpoint that cuts the lineage (computed now), or a persisted copy."""
+def checkpoint(df: DataFrame) -> DataFrame:
+    """``df`` computed now, its lineage cut: a reliable checkpoint when
+    ``SparkContext.setCheckpointDir`` was called, else a local one (executor storage)."""
+    if df.sparkSession.sparkContext.getCheckpointDir() is not None:
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)
+
+
+def _materialize(df: DataFrame, cut: bool) -> DataFrame:
+    """A checkpoint (:func:`checkpoint`), or a persisted copy."""
     from pyspark import StorageLevel
 
-    if checkpoint:
-        sc = df.sparkSession.sparkContext
-        if sc.getCheckpointDir() is not None:
-            return df.checkpoint(eager=True)
-        return df.localCheckpoint(eager=True)
+    if cut:
+        return checkpoint(df)
     # persisted, filled by the convergence check that reads it next (no separate count job)
     return df.persist(StorageLevel.MEMORY_AND_DISK)
 
@@ -128,7 +133,7 @@ def connected_components(
         edges.filter(a != b)
         .select(sf.greatest(a, b).alias("src"), sf.least(a, b).alias("dst"))
         .distinct(),
-        checkpoint=True,
+        cut=True,
     )
     iteration = 0
     prev: DataFrame | None = None

@@ -1,17 +1,21 @@
 """DataFrame entry points: near-duplicate pairs and clusters of a Spark DataFrame of texts.
 
-The steps, each a Spark operation (see ``docs/spark.md``):
+The steps (see ``docs/spark.md``); shuffles move packed arrays (:mod:`neardup.spark.blobs`),
+one binary value per pair of tasks, and the executors run the local engine's objects and
+kernels (:mod:`neardup.spark.executor`):
 
-1. **Sketch** (``mapInArrow``, executors): the same :class:`~neardup.methods.Method` object as
-   the local engine sketches each Arrow batch and gives the documents' bucket keys
-   (``lookup_keys``: MinHash LSH band keys, SimHash pigeonhole block keys) and their
-   verification bytes (shingle-hash sets, folded signatures or codes).
-2. **Candidates**: keys are exploded to ``(id, key)`` rows and grouped by key; each bucket's
-   sorted ids give the pairs ``a < b``, deduplicated across bands.
-3. **Verify** (``mapInArrow``, executors): both documents' bytes are joined to each candidate and
-   checked by the local engine's rule (exact Jaccard, signature estimate, or popcount).
-4. **Cluster**: large-star / small-star connected components
-   (:mod:`neardup.spark.components`); cluster = the smallest member id.
+1. **Checks** before the job: null ids and texts (Parquet statistics); duplicate ids are
+   found by the bucket step.
+2. **Sketch**: the same :class:`~neardup.methods.Method` as the local engine gives each
+   document its bucket keys (``lookup_keys``: MinHash LSH band keys, SimHash pigeonhole block
+   keys) and its verification bytes (shingle-hash sets, folded signatures or codes).
+3. **Bucket**: keys are routed by value; each task pairs the documents of its buckets.
+4. **Forward / verify**: each pair meets both documents' bytes and is checked by the local
+   engine's rule (exact Jaccard, signature estimate, or popcount); only documents that have
+   a candidate pair move a second time.
+5. **Cluster**: per-task union-find, then one task's union-find for a small graph or
+   large-star / small-star iterations (:mod:`neardup.spark.components`); cluster = the
+   smallest member id.
 
 With the default bucket cap nothing is lost and the clusters equal ``neardup.dedup``'s.
 """
@@ -27,7 +31,10 @@ from neardup.errors import ConfigError, InputError
 from neardup.methods import Method, make_method
 from neardup.spark.executor import (
     DATA,
+    DUPLICATE_IDS,
+    IDS,
     KEYS,
+    NULL_IDS,
     NULL_TEXT,
     ROWS,
     bucket_step,
@@ -94,51 +101,54 @@ def _check_columns(df: DataFrame, id_col: str, text_col: str) -> None:
         )
 
 
-def _check_rows(df: DataFrame, id_col: str, text_col: str, on_null: str, check_ids: bool) -> Any:
-    """Null and duplicate checks before the job: one aggregation that reads only the id
-    column (a second one runs only to name duplicates), and a count of null texts, which
-    Parquet answers from its row-group statistics without reading the texts."""
+def _check_rows(df: DataFrame, id_col: str, text_col: str, on_null: str) -> Any:
+    """Null ids and texts, before the job: one count, which Parquet answers from its
+    row-group statistics without reading the columns (other sources scan them). Duplicate
+    ids are found inside the job, by the bucket step."""
     from pyspark.sql import functions as sf
 
-    aggs = [sf.count(sf.when(sf.col(id_col).isNull(), 1)).alias("ids")]
-    if check_ids:
-        aggs += [sf.count(id_col).alias("n"), sf.count_distinct(id_col).alias("distinct")]
-    row = df.agg(*aggs).first()
-    if row is not None and row["ids"]:
-        raise InputError(f"{row['ids']} rows have a null id in {id_col!r}; every row needs an id")
-    if check_ids and row is not None and row["n"] != row["distinct"]:
-        dups = df.groupBy(id_col).count().filter(sf.col("count") > 1).limit(3).collect()
-        shown = ", ".join(repr(r[id_col]) for r in dups)
+    ids, texts = sf.col(id_col), sf.col(text_col)
+    if not df.filter(ids.isNull() | texts.isNull()).limit(1).count():
+        return df
+    row = df.agg(
+        sf.count(sf.when(ids.isNull(), 1)).alias("ids"),
+        sf.count(sf.when(texts.isNull(), 1)).alias("texts"),
+    ).first()
+    null_ids, null_texts = (int(row["ids"]), int(row["texts"])) if row is not None else (0, 0)
+    if null_ids:
+        raise InputError(f"{null_ids} rows have a null id in {id_col!r}; every row needs an id")
+    if null_texts and on_null == "fail":
         raise InputError(
-            f"ids in {id_col!r} are not unique (e.g. {shown}); give every row its own id"
+            f"{null_texts} rows have a null text in {text_col!r}; drop or fill them, or "
+            "pass on_null='skip' to leave them out"
         )
-    null_texts = df.filter(sf.col(text_col).isNull()).count()
-    if null_texts:
-        if on_null == "fail":
-            raise InputError(
-                f"{null_texts} rows have a null text in {text_col!r}; drop or fill them, or "
-                "pass on_null='skip' to leave them out"
-            )
-        log.warning("leaving out %d rows with a null text in %r", null_texts, text_col)
-        df = df.filter(sf.col(text_col).isNotNull())
-    return df
+    log.warning("leaving out %d rows with a null text in %r", null_texts, text_col)
+    return df.filter(texts.isNotNull())
 
 
-def _run(action: Callable[[], T], text_col: str, on_null: str, nulls: Any) -> T:
-    """Run the job; turn a null-text failure in an executor (a DataFrame whose rows changed
-    since the checks) into InputError."""
+def _run(action: Callable[[], T], id_col: str, text_col: str, on_null: str, nulls: Any) -> T:
+    """Run the job; turn the input errors raised in executors (duplicate ids, or nulls in a
+    DataFrame whose rows changed since the checks) into InputError."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PythonException
 
     try:
         result = action()
     except (PythonException, Py4JJavaError) as exc:
-        if NULL_TEXT not in str(exc):
-            raise
-        raise InputError(
-            f"the text column {text_col!r} has null values; drop or fill them, or pass "
-            "on_null='skip' to leave those rows out"
-        ) from None
+        text = str(exc)
+        if DUPLICATE_IDS in text:
+            shown = text.split(DUPLICATE_IDS, 1)[1].splitlines()[0].strip()
+            raise InputError(
+                f"ids in {id_col!r} are not unique (e.g. {shown}); give every row its own id"
+            ) from None
+        if NULL_IDS in text:
+            raise InputError(f"the id column {id_col!r} has null values") from None
+        if NULL_TEXT in text:
+            raise InputError(
+                f"the text column {text_col!r} has null values; drop or fill them, or pass "
+                "on_null='skip' to leave those rows out"
+            ) from None
+        raise
     if on_null == "skip" and nulls.value:
         log.warning("left out %d more rows with a null text in %r", nulls.value, text_col)
     return result
@@ -232,13 +242,14 @@ def _pairs(
     _check_columns(df, id_col, text_col)
     m, options = _build_method(method, threshold, verify, options)
     kind = method_kind(m)
-    df = _check_rows(df, id_col, text_col, on_null, check_ids)
+    df = _check_rows(df, id_col, text_col, on_null)
 
     docs = df.select(sf.col(id_col).alias("id"), sf.col(text_col).alias("text"))
     id_field = docs.schema["id"]
     sc = df.sparkSession.sparkContext
     tasks = partitions or max(sc.defaultParallelism, docs.rdd.getNumPartitions())
     table = dest_table(tasks)
+    string_ids = id_field.dataType.simpleString() == "string"
     oversized, largest = sc.accumulator(0), sc.accumulator(0, _MaxParam())  # type: ignore[arg-type]
     nulls, emitted = sc.accumulator(0), sc.accumulator(0)
     sketched = docs.mapInArrow(
@@ -251,12 +262,13 @@ def _pairs(
             drop_empty=kind == "jaccard" and m.threshold > 0,
             on_null=on_null,
             nulls=nulls,
+            check_ids=check_ids,
         ),
         ROWS,
     ).persist(StorageLevel.MEMORY_AND_DISK)
     data = sketched.filter(sf.col("kind") == DATA)
     pairs = (
-        sketched.filter(sf.col("kind") == KEYS)
+        sketched.filter(sf.col("kind").isin(KEYS, IDS))
         .repartition(tasks, "dest")
         .mapInArrow(
             functools.partial(
@@ -265,15 +277,23 @@ def _pairs(
                 dest_table=table,
                 oversized=oversized,
                 largest=largest,
+                string_ids=string_ids,
             ),
             ROWS,
         )
     )
-    string_ids = id_field.dataType.simpleString() == "string"
+    radius, bits = int(getattr(m, "radius", 0)), int(getattr(m, "bits", 64))
+    rule = {
+        "kind": kind,
+        "args": {"threshold": m.threshold, "radius": radius, "bits": bits},
+    }
     forwarded = (
         pairs.unionByName(data)
         .repartition(tasks, "dest")
-        .mapInArrow(functools.partial(forward_step, dest_table=table, string_ids=string_ids), ROWS)
+        .mapInArrow(
+            functools.partial(forward_step, dest_table=table, string_ids=string_ids, rule=rule),
+            ROWS,
+        )
     )
     id_type = id_field.dataType.simpleString()
     schema = (
@@ -289,14 +309,14 @@ def _pairs(
             id_type=arrow_type(id_type),
             mode=mode,
             emitted=emitted,
-            radius=int(getattr(m, "radius", 0)),
-            bits=int(getattr(m, "bits", 64)),
+            radius=radius,
+            bits=bits,
         ),
         schema,
     )
 
     def run(action: Callable[[], T]) -> T:
-        result = _run(action, text_col, on_null, nulls)
+        result = _run(action, id_col, text_col, on_null, nulls)
         if oversized.value:
             log.warning(
                 "%d buckets have more than max_bucket=%d documents (largest %d); in those, "
@@ -330,8 +350,8 @@ def similar_pairs(
 
     The same pairs as the local ``neardup.dedup(...).pairs`` (same method, threshold and
     options) as long as no bucket exceeds ``max_bucket``. Arguments as for
-    :func:`dedup_dataframe`. The result is lazy, and it reads a persisted copy of the sketches
-    that stays cached for the session (``spark.catalog.clearCache()`` releases it).
+    :func:`dedup_dataframe`. The pairs are computed and persisted before it returns (so
+    that the bucket-cap warning can be logged); ``.unpersist()`` releases them.
 
     Raises:
         ConfigError, InputError, MissingExtraError: as :func:`dedup_dataframe`.
@@ -385,17 +405,24 @@ def dedup_dataframe(
         threshold: Similarity threshold in [0, 1] (default: the method's).
         max_bucket: Bucket cap. A bucket (documents sharing a band or block key) of up to
             this many documents yields all its pairs; in a larger one each document is paired
-            only with the next ``max_bucket - 1`` documents in id order, which bounds the work
-            but can lose pairs (a warning is logged when it happens).
+            only with the next ``max_bucket - 1`` documents in input order, which bounds the
+            work but can lose pairs (a warning is logged when it happens).
         verify: MinHash: verify candidates by the exact Jaccard of their shingle-hash sets
             (default, as locally); ``False`` accepts a signature estimate >= threshold.
             SimHash always verifies (popcount).
         on_null: ``"fail"`` (default): null texts raise InputError; ``"skip"``: rows with a
             null text are left out (with a logged count).
-        check_ids: Check that ids are unique (one grouping job) before the run.
+        check_ids: Check that ids are unique: the sketch step sends every id, routed by
+            its hash, to the bucket step, which fails the job with InputError on a
+            duplicate (before any pair is verified).
         include_singletons: Also return documents without a near-duplicate, each as its own
             cluster (default: only clusters of two or more).
         checkpoint_every: Connected-components iterations between lineage checkpoints.
+        partitions: Tasks per shuffle step (default: the larger of the input's partition
+            count and the default parallelism); each holds that share of the keys and data.
+        union_find_limit: Graphs left with at most this many edges after the per-task
+            union-find get their components in one task; larger ones go through
+            large-star / small-star iterations (``0``: always iterate).
         **options: Passed to the method (``num_perm``, ``bits``, ``preset``...).
 
     Returns:
@@ -406,7 +433,8 @@ def dedup_dataframe(
         and the components are computed before it returns (a checkpoint of the final edges).
 
     Raises:
-        ConfigError: unknown method or option, a bad threshold, ``max_bucket`` or ``on_null``.
+        ConfigError: unknown method or option, a bad threshold, ``max_bucket``, ``on_null``,
+            ``partitions``, ``union_find_limit`` or ``checkpoint_every``.
         InputError: missing columns, ids that are not strings or integers, texts that are not
             strings, null ids, null texts (with ``on_null="fail"``), duplicate ids.
         MissingExtraError: pyspark is not installed.
@@ -425,7 +453,7 @@ def dedup_dataframe(
     from pyspark.sql import functions as sf
 
     from neardup.spark.blobs import arrow_type
-    from neardup.spark.components import connected_components
+    from neardup.spark.components import checkpoint, connected_components
 
     edges, sketched, run, emitted = _pairs(
         df,
@@ -441,18 +469,15 @@ def dedup_dataframe(
         mode="edges",
         options=options,
     )
-    edges = run(lambda: edges.localCheckpoint(eager=True))  # runs the pipeline
+    edges = run(lambda: checkpoint(edges))  # runs the pipeline
     sketched.unpersist()
     if emitted.value <= union_find_limit:
         id_type = edges.schema["src"].dataType.simpleString()
-        comp = (
-            edges.coalesce(1)
-            .mapInArrow(
-                functools.partial(components_step, id_type=arrow_type(id_type)),
-                f"id {id_type}, component {id_type}",
-            )
-            .localCheckpoint(eager=True)
+        comp = edges.coalesce(1).mapInArrow(
+            functools.partial(components_step, id_type=arrow_type(id_type)),
+            f"id {id_type}, component {id_type}",
         )
+        comp = checkpoint(comp)
     else:
         comp = connected_components(edges, checkpoint_every=checkpoint_every)
     out = comp.select(sf.col("id").alias(id_col), sf.col("component").alias("cluster"))

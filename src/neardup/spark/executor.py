@@ -21,6 +21,10 @@ PAIRS       candidate pairs ``(home, other)`` (:func:`home_side`; bucket -> forw
 NEEDS       refs of documents that are the other end of a pair (bucket -> forward step)
 FORWARD     pairs with the ids and verification bytes of their home document (forward ->
             verify step)
+ACCEPTED    the ids of verified pairs and their similarities (forward -> verify step): pairs
+            whose two documents' data is in the same task are verified there
+IDS         hashes of ids and the ids, routed by hash (sketch -> bucket step), where
+            duplicate ids are found
 ==========  ======================================================================
 
 Verification bytes per document:
@@ -36,6 +40,7 @@ hamming     SimHash: the code's 64-bit words (``bits / 64`` of them)
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,16 +58,21 @@ if TYPE_CHECKING:
     from neardup.methods import Method
 
 __all__ = [
+    "ACCEPTED",
     "DATA",
+    "DUPLICATE_IDS",
     "FORWARD",
+    "IDS",
     "KEYS",
     "NEEDS",
+    "NULL_IDS",
     "NULL_TEXT",
     "PAIRS",
     "ROWS",
     "Kind",
     "bucket_step",
     "components_step",
+    "duplicate_ids",
     "forward_step",
     "home_side",
     "method_kind",
@@ -72,11 +82,13 @@ __all__ = [
     "verify_step",
 ]
 
-#: How a null-text error raised in an executor starts (the driver re-raises it as InputError).
+#: How the errors raised in executors start (the driver re-raises them as InputError).
 NULL_TEXT = "null texts:"
+NULL_IDS = "null ids:"
+DUPLICATE_IDS = "duplicate ids:"
 #: Schema of every shuffled frame.
 ROWS = "dest int, kind tinyint, blob binary"
-KEYS, DATA, PAIRS, FORWARD, NEEDS = 0, 1, 2, 3, 4
+KEYS, DATA, PAIRS, FORWARD, NEEDS, ACCEPTED, IDS = 0, 1, 2, 3, 4, 5, 6
 #: Most documents, and most text bytes, sketched per call of ``Method.sketch``.
 SKETCH_DOCS = 8192
 SKETCH_BYTES = 32 << 20
@@ -183,20 +195,70 @@ def _rows(dests: list[int], kinds: list[int], blobs: list[bytes]) -> pa.RecordBa
     )
 
 
+def _by_target(targets: I64) -> Iterator[tuple[int, I64]]:
+    """``(target, positions)`` for each distinct target, in target order."""
+    if not len(targets):
+        return
+    order = np.argsort(targets, kind="stable")
+    ordered = targets[order]
+    cuts = [*np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]).tolist(), len(order)]
+    for lo, hi in itertools.pairwise(cuts):
+        yield int(ordered[lo]), order[lo:hi]
+
+
 def _route(
     targets: I64, dest_table: Sequence[int], kind: int, arrays: Sequence[npt.NDArray[Any]]
 ) -> tuple[list[int], list[int], list[bytes]]:
     """One blob per target task: the rows of ``arrays`` whose target is that task."""
-    order = np.argsort(targets, kind="stable")
-    sorted_targets = targets[order]
-    cuts = np.flatnonzero(np.r_[True, sorted_targets[1:] != sorted_targets[:-1], True])
     dests: list[int] = []
     blobs: list[bytes] = []
-    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        sel = order[lo:hi]
-        dests.append(dest_table[int(sorted_targets[lo])])
+    for target, sel in _by_target(targets):
+        dests.append(dest_table[target])
         blobs.append(pack(*(arr[sel] for arr in arrays)))
     return dests, [kind] * len(dests), blobs
+
+
+def _id_hashes(parts: list[npt.NDArray[Any]]) -> U64:
+    """A 64-bit hash of every id (xxh3 of a string id's UTF-8 bytes; a mix of an integer)."""
+    if len(parts) == 1:
+        with np.errstate(over="ignore"):
+            x = parts[0].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+            return x ^ (x >> np.uint64(29))
+    from neardup._kernels.engine import hash_spans
+    from neardup._kernels.spans import Spans
+
+    data, off = parts
+    spans = Spans(data, off[:-1].copy(), off[1:].copy(), np.array([0, len(off) - 1]))
+    lo, _ = hash_spans(spans, "xxh3_64")
+    return lo
+
+
+def duplicate_ids(blobs: list[bytes], string_ids: bool, limit: int = 3) -> list[Any]:
+    """Up to ``limit`` ids that occur more than once among IDS blobs (hash, then bytes).
+
+    Examples:
+        >>> ids = [np.array([5, 7, 5])]
+        >>> duplicate_ids([pack(_id_hashes(ids), *ids)], string_ids=False)
+        [5]
+    """
+    if not blobs:
+        return []
+    parts = [unpack(b) for b in blobs]
+    hashes = np.concatenate([p[0] for p in parts])
+    ids = _concat_ids([p[1:] for p in parts])
+    order = np.argsort(hashes, kind="stable")
+    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
+    if not len(same):
+        return []
+    values = ids_to_arrow(ids).to_pylist()
+    found: list[Any] = []
+    for k in same.tolist():
+        a, b = values[order[k]], values[order[k + 1]]
+        if a == b and a not in found:  # equal hashes of different ids are collisions
+            found.append(a)
+            if len(found) == limit:
+                break
+    return found
 
 
 def _chunks(texts: pa.Array) -> Iterator[tuple[int, int]]:
@@ -225,6 +287,7 @@ def sketch_step(
     drop_empty: bool = False,
     on_null: str = "fail",
     nulls: Any = None,
+    check_ids: bool = False,
     partition: int | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` step: ``(id, text)`` batches to KEYS and DATA rows.
@@ -244,11 +307,13 @@ def sketch_step(
         on_null: ``"fail"``: a null text raises InputError; ``"skip"``: rows with a null text
             are left out and counted in ``nulls``.
         nulls: A Spark accumulator for the skipped rows, or None.
+        check_ids: Also send every id, routed by its hash, to the bucket step, which
+            raises InputError on duplicates (:func:`bucket_step`).
         partition: This input partition's number (default: the Spark task's).
 
     Raises:
-        InputError: a null text with ``on_null="fail"`` (the message starts with
-            :data:`NULL_TEXT`, which the driver recognizes).
+        InputError: a null id, or a null text with ``on_null="fail"`` (the messages start
+            with :data:`NULL_IDS` and :data:`NULL_TEXT`, which the driver recognizes).
         InputTooLargeError: more than 2**32 documents in one input partition.
     """
     import pyarrow.compute as pc
@@ -260,6 +325,8 @@ def sketch_step(
     m = make_method(method, threshold, **options)
     row = 0
     for batch in batches:
+        if batch.column("id").null_count:
+            raise InputError(f"{NULL_IDS} {batch.column('id').null_count} in partition {pid}")
         if batch.column("text").null_count:
             missing = batch.column("text").null_count
             if on_null != "skip":
@@ -281,6 +348,20 @@ def sketch_step(
             key_refs = np.repeat(refs, np.diff(key_offsets))
             targets = (keys % np.uint64(tasks)).astype(np.int64)
             dests, kinds, blobs = _route(targets, dest_table, KEYS, (keys, key_refs))
+            if check_ids:
+                id_parts = ids_from_arrow(ids.slice(start, n))
+                hashes = _id_hashes(id_parts)
+                more = _route(
+                    (hashes % np.uint64(tasks)).astype(np.int64),
+                    dest_table,
+                    IDS,
+                    (hashes, np.arange(n, dtype=np.int64)),
+                )
+                for dest, blob in zip(more[0], more[2], strict=True):
+                    sel = unpack(blob)[1]
+                    dests.append(dest)
+                    kinds.append(IDS)
+                    blobs.append(pack(hashes[sel], *take_ids(id_parts, sel)))
             dests.append(dest_table[pid % tasks])
             kinds.append(DATA)
             blobs.append(
@@ -360,7 +441,9 @@ def _concat_ids(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
 
 def _split(batches: Iterator[pa.RecordBatch]) -> dict[int, list[bytes]]:
     """The blobs of a task's input rows, by kind."""
-    out: dict[int, list[bytes]] = {KEYS: [], DATA: [], PAIRS: [], FORWARD: [], NEEDS: []}
+    out: dict[int, list[bytes]] = {
+        k: [] for k in (KEYS, DATA, PAIRS, FORWARD, NEEDS, ACCEPTED, IDS)
+    }
     for batch in batches:
         kinds = batch.column("kind").to_numpy(zero_copy_only=False)
         blobs = batch.column("blob")
@@ -376,6 +459,7 @@ def bucket_step(
     dest_table: Sequence[int],
     oversized: Any = None,
     largest: Any = None,
+    string_ids: bool = True,
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` step: KEYS rows to PAIRS rows (:func:`~neardup._kernels.sets.bucket_pairs`).
 
@@ -384,10 +468,18 @@ def bucket_step(
     the refs of the other ends (NEEDS) go to the tasks that hold theirs.
     ``oversized`` and ``largest`` are Spark accumulators (sum, max) for the bucket-cap
     warning, or None.
+
+    Raises:
+        InputError: IDS rows show an id twice (the message starts with
+            :data:`DUPLICATE_IDS`, then the ``repr`` of up to 3 of them).
     """
     from neardup._kernels.sets import bucket_pairs, sorted_unique, unique_pairs
 
-    parts = [unpack(b) for b in _split(batches)[KEYS]]
+    blobs = _split(batches)
+    twice = duplicate_ids(blobs[IDS], string_ids)
+    if twice:
+        raise InputError(f"{DUPLICATE_IDS} {', '.join(map(repr, twice))}")
+    parts = [unpack(b) for b in blobs[KEYS]]
     if not parts:
         return
     keys = np.concatenate([p[0] for p in parts])
@@ -402,10 +494,12 @@ def bucket_step(
     a, b = unique_pairs(a, b, len(refs))
     home, other = home_side(refs[a], refs[b])
     tasks = len(dest_table)
-    dests, kinds, blobs = _route((home >> np.int64(32)) % tasks, dest_table, PAIRS, (home, other))
-    needed = sorted_unique(other)
+    home_task, other_task = (home >> np.int64(32)) % tasks, (other >> np.int64(32)) % tasks
+    dests, kinds, out = _route(home_task, dest_table, PAIRS, (home, other))
+    # the forward step verifies pairs whose two ends are in the same task without NEEDS
+    needed = sorted_unique(other[home_task != other_task])
     more = _route((needed >> np.int64(32)) % tasks, dest_table, NEEDS, (needed,))
-    yield _rows(dests + more[0], kinds + more[1], blobs + more[2])
+    yield _rows(dests + more[0], kinds + more[1], out + more[2])
 
 
 def home_side(a: I64, b: I64) -> tuple[I64, I64]:
@@ -426,7 +520,11 @@ def home_side(a: I64, b: I64) -> tuple[I64, I64]:
 
 
 def forward_step(
-    batches: Iterator[pa.RecordBatch], *, dest_table: Sequence[int], string_ids: bool
+    batches: Iterator[pa.RecordBatch],
+    *,
+    dest_table: Sequence[int],
+    string_ids: bool,
+    rule: Mapping[str, Any],
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` step: PAIRS, NEEDS and DATA rows to FORWARD and DATA rows.
 
@@ -435,7 +533,8 @@ def forward_step(
     document (once per destination), to the task that verifies it: the one that holds the
     other document's data. It also sends that task the data of the documents it holds that
     some pair needs as its other end, and only those (most documents of a large corpus have
-    no candidate pair).
+    no candidate pair). Pairs whose other document is in this task too are verified here by
+    ``rule`` (the keyword arguments of :func:`similarities`), and only their result moves.
     """
     from neardup._kernels.sets import sorted_unique, unique_pairs
 
@@ -450,11 +549,10 @@ def forward_step(
     if blobs[NEEDS]:
         needed = sorted_unique(np.concatenate([unpack(b)[0] for b in blobs[NEEDS]]))
         rows = docs.rows_of(needed)
-        targets = (needed >> np.int64(32)) % tasks
-        for task in np.unique(targets).tolist():
-            dests.append(dest_table[task])
+        for target, sel in _by_target((needed >> np.int64(32)) % tasks):
+            dests.append(dest_table[target])
             kinds.append(DATA)
-            out.append(docs.blob(rows[targets == task]))
+            out.append(docs.blob(rows[sel]))
     if blobs[PAIRS]:
         parts = [unpack(b) for b in blobs[PAIRS]]
         rows, b = unique_pairs(
@@ -463,10 +561,18 @@ def forward_step(
             len(docs.refs),
         )
         targets = (b >> np.int64(32)) % tasks
-        order = np.argsort(targets, kind="stable")
-        cuts = np.flatnonzero(np.r_[True, targets[order][1:] != targets[order][:-1], True])
-        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            sel = order[lo:hi]
+        here = targets == (docs.refs[rows] >> np.int64(32)) % tasks
+        if here.any():
+            near = docs.rows_of(b[here])
+            ok, sims = similarities(
+                rule["kind"], docs.data, docs.offsets, rows[here], near, **rule["args"]
+            )
+            mine = rows[here][ok]
+            out.append(pack(*take_ids(docs.ids, mine), *take_ids(docs.ids, near[ok]), sims[ok]))
+            dests.append(dest_table[int(targets[here][0])])
+            kinds.append(ACCEPTED)
+            rows, b, targets = rows[~here], b[~here], targets[~here]
+        for target, sel in _by_target(targets):
             uniq, local = np.unique(rows[sel], return_inverse=True)
             out.append(
                 pack(
@@ -476,7 +582,7 @@ def forward_step(
                     b[sel],
                 )
             )
-            dests.append(dest_table[int(targets[order[lo]])])
+            dests.append(dest_table[target])
             kinds.append(FORWARD)
     yield _rows(dests, kinds, out)
 
@@ -538,7 +644,8 @@ def verify_step(
     bits: int = 64,
     emitted: Any = None,
 ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` step: FORWARD and DATA rows to accepted pairs or component edges.
+    """``mapInArrow`` step: FORWARD, DATA and ACCEPTED rows to accepted pairs or component
+    edges.
 
     ``mode="pairs"``: rows ``(a, b, similarity)`` with ``a < b`` (id order). ``mode="edges"``:
     the accepted pairs of this task reduced by union-find to ``(src, dst)`` edges from each
@@ -550,40 +657,49 @@ def verify_step(
     import pyarrow.compute as pc
 
     blobs = _split(batches)
-    if not blobs[FORWARD]:
+    if not blobs[FORWARD] and not blobs[ACCEPTED]:
         return
     string_ids = pa.types.is_string(id_type) or pa.types.is_large_string(id_type)
-    docs = _Docs.from_blobs(blobs[DATA], string_ids)
+    wide = pa.large_string() if string_ids else pa.int64()
     n_ids = 2 if string_ids else 1
-    datas, offs, a_rows, b_rows, a_ids = [docs.data], [docs.offsets], [], [], []
-    n_docs, base = len(docs.refs), len(docs.data)
-    for blob in blobs[FORWARD]:
+    firsts: list[pa.Array] = []
+    seconds: list[pa.Array] = []
+    scores: list[npt.NDArray[np.float64]] = []
+    for blob in blobs[ACCEPTED]:
         parts = unpack(blob)
-        ids, (data, off, local, b) = parts[:n_ids], parts[n_ids:]
-        a_ids.append(ids_to_arrow(ids))
-        a_rows.append(local + n_docs)
-        b_rows.append(docs.rows_of(b))
-        datas.append(data)
-        offs.append(off[1:] + base)
-        n_docs += len(off) - 1
-        base += len(data)
-    a_idx, b_idx = np.concatenate(a_rows), np.concatenate(b_rows)
-    ok, sims = similarities(
-        kind,
-        np.concatenate(datas),
-        np.concatenate(offs),
-        a_idx,
-        b_idx,
-        threshold=threshold,
-        radius=radius,
-        bits=bits,
-    )
-    n_local = len(docs.refs)
-    all_a = pa.concat_arrays(
-        [arr.cast(pa.large_string() if string_ids else pa.int64()) for arr in a_ids]
-    )
-    ida = all_a.take(pa.array(a_idx[ok] - n_local))
-    idb = ids_to_arrow(take_ids(docs.ids, b_idx[ok]))
+        firsts.append(ids_to_arrow(parts[:n_ids]).cast(wide))
+        seconds.append(ids_to_arrow(parts[n_ids : 2 * n_ids]).cast(wide))
+        scores.append(parts[-1])
+    if blobs[FORWARD]:
+        docs = _Docs.from_blobs(blobs[DATA], string_ids)
+        datas, offs, a_rows, b_rows, a_ids = [docs.data], [docs.offsets], [], [], []
+        n_docs, base = len(docs.refs), len(docs.data)
+        for blob in blobs[FORWARD]:
+            parts = unpack(blob)
+            ids, (data, off, local, b) = parts[:n_ids], parts[n_ids:]
+            a_ids.append(ids_to_arrow(ids).cast(wide))
+            a_rows.append(local + n_docs)
+            b_rows.append(docs.rows_of(b))
+            datas.append(data)
+            offs.append(off[1:] + base)
+            n_docs += len(off) - 1
+            base += len(data)
+        a_idx, b_idx = np.concatenate(a_rows), np.concatenate(b_rows)
+        ok, sims = similarities(
+            kind,
+            np.concatenate(datas),
+            np.concatenate(offs),
+            a_idx,
+            b_idx,
+            threshold=threshold,
+            radius=radius,
+            bits=bits,
+        )
+        firsts.append(pa.concat_arrays(a_ids).take(pa.array(a_idx[ok] - len(docs.refs))))
+        seconds.append(ids_to_arrow(take_ids(docs.ids, b_idx[ok])).cast(wide))
+        scores.append(sims[ok])
+    ida, idb = pa.concat_arrays(firsts), pa.concat_arrays(seconds)
+    score = np.concatenate(scores)
     if emitted is not None:
         emitted.add(len(ida))
     if mode == "pairs":
@@ -592,7 +708,7 @@ def verify_step(
             [
                 pc.if_else(first, ida, idb).cast(id_type),
                 pc.if_else(first, idb, ida).cast(id_type),
-                pa.array(sims[ok], pa.float64()),
+                pa.array(score, pa.float64()),
             ],
             names=["a", "b", "similarity"],
         )
