@@ -49,14 +49,29 @@ def _both(fn, *args):  # type: ignore[no-untyped-def]
     return ref, got
 
 
+def _bucket_pairs(keys, items, cap, codes, radius):  # type: ignore[no-untyped-def]
+    return sets.bucket_pairs(keys, items, cap, codes=codes, radius=radius)
+
+
 @given(
     buckets=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 30)), max_size=60),
     cap=st.integers(2, 8),
+    radius=st.integers(-1, 3),
 )
-def test_bucket_pairs_match_brute_force(buckets: list[tuple[int, int]], cap: int) -> None:
+def test_bucket_pairs_match_brute_force(
+    buckets: list[tuple[int, int]], cap: int, radius: int
+) -> None:
     keys = np.array([k for k, _ in buckets], dtype=np.uint64)
     items = np.array([i for _, i in buckets], dtype=np.int64)
-    ref, got = _both(sets.bucket_pairs, keys, items, cap)
+    # each item has one 2-word code; the Hamming filter keeps pairs within ``radius``
+    code_of = {i: [(i * 7) % 5, (i * 3) % 4] for i in range(31)}
+    codes = np.array([code_of[i] for i in items.tolist()], dtype=np.uint64).reshape(-1, 2)
+
+    def close(x: int, y: int) -> bool:
+        bits = sum(bin(p ^ q).count("1") for p, q in zip(code_of[x], code_of[y], strict=True))
+        return radius < 0 or bits <= radius
+
+    ref, got = _both(_bucket_pairs, keys, items, cap, codes, radius)
     assert sorted(zip(*ref[:2], strict=True)) == sorted(zip(*got[:2], strict=True))
     assert ref[2:] == got[2:]
     want: set[tuple[int, int]] = set()
@@ -67,7 +82,7 @@ def test_bucket_pairs_match_brute_force(buckets: list[tuple[int, int]], cap: int
         over += len(run) > cap
         for u in range(len(run)):
             for v in range(u + 1, min(len(run), u + cap)):
-                if run[u] != run[v]:
+                if run[u] != run[v] and close(run[u], run[v]):
                     want.add((run[u], run[v]))
     pairs = list(zip(got[0].tolist(), got[1].tolist(), strict=True))
     assert set(pairs) == want and all(a < b for a, b in pairs)

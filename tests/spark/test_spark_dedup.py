@@ -378,7 +378,12 @@ def _run_steps(
     pairs = [
         out
         for inbox in shuffle(sketched, {KEYS})
-        for out in bucket_step(iter(inbox), max_bucket=10_000, dest_table=table)
+        for out in bucket_step(
+            iter(inbox),
+            max_bucket=10_000,
+            dest_table=table,
+            radius=getattr(m, "radius", 0) if kind == "hamming" else -1,
+        )
     ]
     fwd_in = shuffle(pairs + sketched, {PAIRS, NEEDS, DATA}) if pairs else []
     rule = {
@@ -408,10 +413,20 @@ def _run_steps(
     ]
 
 
-@pytest.mark.parametrize(("method", "threshold"), [("minhash", 0.6), ("simhash", 0.85)])
+@pytest.mark.parametrize(
+    ("method", "threshold", "blob_bytes"),
+    [("minhash", 0.6, None), ("simhash", 0.85, None), ("minhash", 0.6, 2048)],
+)
 def test_executor_steps_without_spark_equal_local(
-    corpus: list[tuple[str, str]], method: str, threshold: float
+    corpus: list[tuple[str, str]],
+    method: str,
+    threshold: float,
+    blob_bytes: int | None,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """With tiny blobs every step cuts its output into many pieces: same result."""
+    if blob_bytes is not None:
+        monkeypatch.setattr("neardup.spark.executor.BLOB_BYTES", blob_bytes)
     local = neardup.dedup(corpus, method=method, threshold=threshold)
     rows = _run_steps(corpus, method, threshold, "pairs")
     expected = {(min(p.a, p.b), max(p.a, p.b)): p.similarity for p in local.pairs}

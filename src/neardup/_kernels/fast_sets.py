@@ -5,6 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from neardup._kernels.fast_hamming import _popcount
+
 __all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
 
 
@@ -77,11 +79,22 @@ def components(n, a, b):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, nogil=True)
-def bucket_pairs(keys, items, cap):  # type: ignore[no-untyped-def]
-    """Pairs of items sharing a key, from arrays sorted by key (``items`` is sorted within
-    each run, in place): in a run of ``m`` items each one pairs with the next
-    ``min(m, cap) - 1``. Returns (a, b, over, largest)."""
+def _close(codes, u, v, radius):  # type: ignore[no-untyped-def]
+    """Whether rows u and v of ``codes`` are within Hamming distance ``radius``."""
+    d = 0
+    for w in range(codes.shape[1]):
+        d += _popcount(codes[u, w] ^ codes[v, w])
+    return d <= radius
+
+
+@numba.njit(cache=True, nogil=True)
+def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-def]
+    """Pairs of items sharing a key, from arrays sorted by key (``items``, and the rows of
+    ``codes``, are sorted within each run, in place): in a run of ``m`` items each one pairs
+    with the next ``min(m, cap) - 1``. With ``radius >= 0``, only pairs whose ``codes`` rows
+    are within that Hamming distance. Returns (a, b, over, largest)."""
     n = len(keys)
+    check = radius >= 0
     total = 0
     over = 0
     largest = 0
@@ -94,8 +107,19 @@ def bucket_pairs(keys, items, cap):  # type: ignore[no-untyped-def]
         largest = max(largest, m)
         if m > cap:
             over += 1
+        if m > 1:
+            perm = np.argsort(items[i:j])
+            items[i:j] = items[i:j][perm]
+            if check:
+                codes[i:j] = codes[i:j][perm]
         w = min(m, cap) - 1
-        total += (m - w) * w + w * (w - 1) // 2
+        if check:
+            for u in range(i, j):
+                for v in range(u + 1, min(j, u + 1 + w)):
+                    if items[u] != items[v] and _close(codes, u, v, radius):
+                        total += 1
+        else:
+            total += (m - w) * w + w * (w - 1) // 2
         i = j
     left = np.empty(total, dtype=np.int64)
     right = np.empty(total, dtype=np.int64)
@@ -105,12 +129,10 @@ def bucket_pairs(keys, items, cap):  # type: ignore[no-untyped-def]
         j = i + 1
         while j < n and keys[j] == keys[i]:
             j += 1
-        if j - i > 1:
-            items[i:j] = np.sort(items[i:j])
         w = min(j - i, cap) - 1
         for u in range(i, j):
             for v in range(u + 1, min(j, u + 1 + w)):
-                if items[u] != items[v]:
+                if items[u] != items[v] and (not check or _close(codes, u, v, radius)):
                     left[p] = items[u]
                     right[p] = items[v]
                     p += 1

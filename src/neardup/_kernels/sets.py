@@ -150,7 +150,9 @@ def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
     return a[keep], b[keep]
 
 
-def _bucket_pairs_reference(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
+def _bucket_pairs_reference(
+    keys: U64, items: I64, codes: U64 | None, cap: int, radius: int
+) -> tuple[I64, I64, int, int]:
     n = len(keys)
     if n == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64), 0, 0
@@ -163,21 +165,28 @@ def _bucket_pairs_reference(keys: U64, items: I64, cap: int) -> tuple[I64, I64, 
     dist = 1
     while dist < cap and run.any():
         i = np.flatnonzero(run)
-        lefts.append(items[i])
-        rights.append(items[i + dist])
+        keep = items[i] != items[i + dist]
+        if codes is not None:
+            d = np.bitwise_count(codes[i] ^ codes[i + dist]).sum(axis=1, dtype=np.int64)
+            keep &= d <= radius
+        lefts.append(items[i][keep])
+        rights.append(items[i + dist][keep])
         dist += 1
         run = run[:-1] & same[dist - 1 :]
     a, b = np.concatenate(lefts), np.concatenate(rights)
-    distinct = a != b
-    return a[distinct], b[distinct], int(np.count_nonzero(sizes > cap)), int(sizes.max())
+    return a, b, int(np.count_nonzero(sizes > cap)), int(sizes.max())
 
 
-def bucket_pairs(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
+def bucket_pairs(
+    keys: U64, items: I64, cap: int, *, codes: U64 | None = None, radius: int = -1
+) -> tuple[I64, I64, int, int]:
     """Candidate pairs of items that share a key (a bucket), for engines that group keys.
 
     Within a bucket of ``m`` items sorted ascending, each item is paired with the next
     ``min(m, cap) - 1``: every pair when ``m <= cap``, a sliding window above (linear work;
-    a run of equal items stays connected through the chain of windows).
+    a run of equal items stays connected through the chain of windows). With ``codes`` (one
+    row of 64-bit words per key) and ``radius >= 0``, only pairs within that Hamming
+    distance are kept, without materializing the others.
 
     Returns:
         ``(a, b, oversized, largest)``: pairs with ``a < b`` (a pair may repeat when it
@@ -192,6 +201,12 @@ def bucket_pairs(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
     """
     from neardup._kernels.engine import backend_name
 
+    check = codes is not None and radius >= 0 and len(keys) > 0
+    rows = (
+        np.ascontiguousarray(codes, dtype=np.uint64).reshape(len(keys), -1)
+        if check and codes is not None
+        else np.zeros((0, 1), dtype=np.uint64)
+    )
     if backend_name() == "fast":
         from neardup._kernels.fast_sets import bucket_pairs as fast
 
@@ -199,8 +214,12 @@ def bucket_pairs(keys: U64, items: I64, cap: int) -> tuple[I64, I64, int, int]:
         a, b, over, largest = fast(
             np.ascontiguousarray(keys[order], dtype=np.uint64),
             np.ascontiguousarray(items[order], dtype=np.int64),
+            np.ascontiguousarray(rows[order]) if check else rows,
             np.int64(cap),
+            np.int64(radius if check else -1),
         )
         return a, b, int(over), int(largest)
     order = np.lexsort((items, keys))
-    return _bucket_pairs_reference(keys[order], items[order].astype(np.int64), cap)
+    return _bucket_pairs_reference(
+        keys[order], items[order].astype(np.int64), rows[order] if check else None, cap, radius
+    )

@@ -250,6 +250,7 @@ def _pairs(
     tasks = partitions or max(sc.defaultParallelism, docs.rdd.getNumPartitions())
     table = dest_table(tasks)
     string_ids = id_field.dataType.simpleString() == "string"
+    radius, bits = int(getattr(m, "radius", 0)), int(getattr(m, "bits", 64))
     oversized, largest = sc.accumulator(0), sc.accumulator(0, _MaxParam())  # type: ignore[arg-type]
     nulls, emitted = sc.accumulator(0), sc.accumulator(0)
     sketched = docs.mapInArrow(
@@ -278,11 +279,11 @@ def _pairs(
                 oversized=oversized,
                 largest=largest,
                 string_ids=string_ids,
+                radius=min(radius, bits - 1) if kind == "hamming" else -1,
             ),
             ROWS,
         )
     )
-    radius, bits = int(getattr(m, "radius", 0)), int(getattr(m, "bits", 64))
     rule = {
         "kind": kind,
         "args": {"threshold": m.threshold, "radius": radius, "bits": bits},

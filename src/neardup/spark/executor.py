@@ -89,6 +89,10 @@ DUPLICATE_IDS = "duplicate ids:"
 #: Schema of every shuffled frame.
 ROWS = "dest int, kind tinyint, blob binary"
 KEYS, DATA, PAIRS, FORWARD, NEEDS, ACCEPTED, IDS = 0, 1, 2, 3, 4, 5, 6
+#: Target size of one blob, and about the most bytes of blobs in one Arrow batch / 4: a
+#: Spark row is built in one JVM byte buffer, so a pair-heavy task must not make one huge
+#: value.
+BLOB_BYTES = 16 << 20
 #: Most documents, and most text bytes, sketched per call of ``Method.sketch``.
 SKETCH_DOCS = 8192
 SKETCH_BYTES = 32 << 20
@@ -186,13 +190,35 @@ def _partition_id(partition: int | None) -> int:
     return ctx.partitionId() if ctx is not None else 0
 
 
-def _rows(dests: list[int], kinds: list[int], blobs: list[bytes]) -> pa.RecordBatch:
+def _rows(dests: list[int], kinds: list[int], blobs: list[bytes]) -> Iterator[pa.RecordBatch]:
+    """The rows, in Arrow batches of about ``4 * BLOB_BYTES`` at most."""
     import pyarrow as pa
 
-    return pa.RecordBatch.from_arrays(
-        [pa.array(dests, pa.int32()), pa.array(kinds, pa.int8()), pa.array(blobs, pa.binary())],
-        names=["dest", "kind", "blob"],
-    )
+    start, size = 0, 0
+    for k, blob in enumerate(blobs):
+        size += len(blob)
+        if size >= 4 * BLOB_BYTES or k == len(blobs) - 1:
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(dests[start : k + 1], pa.int32()),
+                    pa.array(kinds[start : k + 1], pa.int8()),
+                    pa.array(blobs[start : k + 1], pa.binary()),
+                ],
+                names=["dest", "kind", "blob"],
+            )
+            start, size = k + 1, 0
+
+
+def _pieces(positions: I64, cost: I64) -> Iterator[I64]:
+    """``positions`` cut into consecutive runs of about ``BLOB_BYTES`` (``cost`` per row),
+    at least one row each."""
+    if not len(positions):
+        return
+    before = np.cumsum(cost) - cost
+    piece = before // BLOB_BYTES
+    cuts = [*np.flatnonzero(np.r_[True, piece[1:] != piece[:-1]]).tolist(), len(positions)]
+    for lo, hi in itertools.pairwise(cuts):
+        yield positions[lo:hi]
 
 
 def _by_target(targets: I64) -> Iterator[tuple[int, I64]]:
@@ -209,12 +235,15 @@ def _by_target(targets: I64) -> Iterator[tuple[int, I64]]:
 def _route(
     targets: I64, dest_table: Sequence[int], kind: int, arrays: Sequence[npt.NDArray[Any]]
 ) -> tuple[list[int], list[int], list[bytes]]:
-    """One blob per target task: the rows of ``arrays`` whose target is that task."""
+    """Blobs of about ``BLOB_BYTES`` for each target task: the rows of ``arrays`` whose
+    target is that task."""
     dests: list[int] = []
     blobs: list[bytes] = []
+    width = sum(arr.dtype.itemsize for arr in arrays)
     for target, sel in _by_target(targets):
-        dests.append(dest_table[target])
-        blobs.append(pack(*(arr[sel] for arr in arrays)))
+        for piece in _pieces(sel, np.full(len(sel), width, dtype=np.int64)):
+            dests.append(dest_table[target])
+            blobs.append(pack(*(arr[piece] for arr in arrays)))
     return dests, [kind] * len(dests), blobs
 
 
@@ -323,6 +352,7 @@ def sketch_step(
     pid = _partition_id(partition)
     tasks = len(dest_table)
     m = make_method(method, threshold, **options)
+    kind = method_kind(m)
     row = 0
     for batch in batches:
         if batch.column("id").null_count:
@@ -346,8 +376,12 @@ def sketch_step(
             )
             refs = (np.int64(pid) << np.int64(32)) | (row + np.arange(n, dtype=np.int64))
             key_refs = np.repeat(refs, np.diff(key_offsets))
+            arrays: tuple[npt.NDArray[Any], ...] = (keys, key_refs)
+            if kind == "hamming":  # the bucket step filters pairs by distance: codes go along
+                codes = np.frombuffer(data, dtype="<u8").reshape(n, -1)
+                arrays += (np.repeat(codes, np.diff(key_offsets), axis=0).ravel(),)
             targets = (keys % np.uint64(tasks)).astype(np.int64)
-            dests, kinds, blobs = _route(targets, dest_table, KEYS, (keys, key_refs))
+            dests, kinds, blobs = _route(targets, dest_table, KEYS, arrays)
             if check_ids:
                 id_parts = ids_from_arrow(ids.slice(start, n))
                 hashes = _id_hashes(id_parts)
@@ -372,7 +406,7 @@ def sketch_step(
                     data_offsets,
                 )
             )
-            yield _rows(dests, kinds, blobs)
+            yield from _rows(dests, kinds, blobs)
             row += n
 
 
@@ -421,11 +455,21 @@ class _Docs:
         rows: I64 = order[pos]
         return rows
 
-    def blob(self, rows: I64) -> bytes:
-        """A DATA blob of the documents at ``rows``."""
-        return pack(
-            self.refs[rows], *take_ids(self.ids, rows), *take_rows(self.data, self.offsets, rows)
-        )
+    def sizes(self, rows: I64) -> I64:
+        """About the bytes that the documents at ``rows`` add to a blob."""
+        size: I64 = self.offsets[rows + 1] - self.offsets[rows] + 32
+        if len(self.ids) == 2:
+            size += self.ids[1][rows + 1] - self.ids[1][rows]
+        return size
+
+    def blobs(self, rows: I64) -> Iterator[bytes]:
+        """DATA blobs (about ``BLOB_BYTES`` each) of the documents at ``rows``."""
+        for piece in _pieces(rows, self.sizes(rows)):
+            yield pack(
+                self.refs[piece],
+                *take_ids(self.ids, piece),
+                *take_rows(self.data, self.offsets, piece),
+            )
 
 
 def _concat_ids(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
@@ -460,6 +504,7 @@ def bucket_step(
     oversized: Any = None,
     largest: Any = None,
     string_ids: bool = True,
+    radius: int = -1,
 ) -> Iterator[pa.RecordBatch]:
     """``mapInArrow`` step: KEYS rows to PAIRS rows (:func:`~neardup._kernels.sets.bucket_pairs`).
 
@@ -467,7 +512,9 @@ def bucket_step(
     de-duplicated here, then each goes to the task that holds its home document's data, and
     the refs of the other ends (NEEDS) go to the tasks that hold theirs.
     ``oversized`` and ``largest`` are Spark accumulators (sum, max) for the bucket-cap
-    warning, or None.
+    warning, or None. SimHash KEYS carry the documents' codes: with ``radius >= 0`` only
+    pairs within that distance leave this step (the verify step's rule, applied before the
+    pairs are materialized).
 
     Raises:
         InputError: IDS rows show an id twice (the message starts with
@@ -485,7 +532,10 @@ def bucket_step(
     keys = np.concatenate([p[0] for p in parts])
     # dense numbers in ref order: pairs then de-duplicate by a counting sort
     refs, dense = np.unique(np.concatenate([p[1] for p in parts]), return_inverse=True)
-    a, b, over, big = bucket_pairs(keys, dense, max_bucket)
+    codes = (
+        np.concatenate([p[2] for p in parts]).reshape(len(keys), -1) if len(parts[0]) > 2 else None
+    )
+    a, b, over, big = bucket_pairs(keys, dense, max_bucket, codes=codes, radius=radius)
     if over and oversized is not None and largest is not None:
         oversized.add(over)
         largest.add(big)
@@ -499,7 +549,7 @@ def bucket_step(
     # the forward step verifies pairs whose two ends are in the same task without NEEDS
     needed = sorted_unique(other[home_task != other_task])
     more = _route((needed >> np.int64(32)) % tasks, dest_table, NEEDS, (needed,))
-    yield _rows(dests + more[0], kinds + more[1], out + more[2])
+    yield from _rows(dests + more[0], kinds + more[1], out + more[2])
 
 
 def home_side(a: I64, b: I64) -> tuple[I64, I64]:
@@ -550,9 +600,10 @@ def forward_step(
         needed = sorted_unique(np.concatenate([unpack(b)[0] for b in blobs[NEEDS]]))
         rows = docs.rows_of(needed)
         for target, sel in _by_target((needed >> np.int64(32)) % tasks):
-            dests.append(dest_table[target])
-            kinds.append(DATA)
-            out.append(docs.blob(rows[sel]))
+            for blob in docs.blobs(rows[sel]):
+                dests.append(dest_table[target])
+                kinds.append(DATA)
+                out.append(blob)
     if blobs[PAIRS]:
         parts = [unpack(b) for b in blobs[PAIRS]]
         rows, b = unique_pairs(
@@ -567,24 +618,37 @@ def forward_step(
             ok, sims = similarities(
                 rule["kind"], docs.data, docs.offsets, rows[here], near, **rule["args"]
             )
-            mine = rows[here][ok]
-            out.append(pack(*take_ids(docs.ids, mine), *take_ids(docs.ids, near[ok]), sims[ok]))
-            dests.append(dest_table[int(targets[here][0])])
-            kinds.append(ACCEPTED)
+            mine, theirs, score = rows[here][ok], near[ok], sims[ok]
+            cost = docs.sizes(mine) + docs.sizes(theirs)
+            for piece in _pieces(np.arange(len(mine)), cost):
+                out.append(
+                    pack(
+                        *take_ids(docs.ids, mine[piece]),
+                        *take_ids(docs.ids, theirs[piece]),
+                        score[piece],
+                    )
+                )
+                dests.append(dest_table[int(targets[here][0])])
+                kinds.append(ACCEPTED)
             rows, b, targets = rows[~here], b[~here], targets[~here]
         for target, sel in _by_target(targets):
-            uniq, local = np.unique(rows[sel], return_inverse=True)
-            out.append(
-                pack(
-                    *take_ids(docs.ids, uniq),
-                    *take_rows(docs.data, docs.offsets, uniq),
-                    local.astype(np.int64),
-                    b[sel],
+            sel = sel[np.argsort(rows[sel], kind="stable")]  # each home's pairs together
+            home = rows[sel]
+            first = np.r_[True, home[1:] != home[:-1]]
+            cost = 16 + np.where(first, docs.sizes(home), 0)
+            for piece in _pieces(sel, cost):
+                uniq, local = np.unique(rows[piece], return_inverse=True)
+                out.append(
+                    pack(
+                        *take_ids(docs.ids, uniq),
+                        *take_rows(docs.data, docs.offsets, uniq),
+                        local.astype(np.int64),
+                        b[piece],
+                    )
                 )
-            )
-            dests.append(dest_table[target])
-            kinds.append(FORWARD)
-    yield _rows(dests, kinds, out)
+                dests.append(dest_table[target])
+                kinds.append(FORWARD)
+    yield from _rows(dests, kinds, out)
 
 
 def similarities(
