@@ -29,6 +29,15 @@ from neardup.spark.blobs import pack, unpack  # noqa: E402
 from neardup.spark.cli import run_spark_dedup  # noqa: E402
 from neardup.spark.dedup import dest_table  # noqa: E402
 from neardup.spark.executor import (  # noqa: E402
+    bucket_step,
+    forward_step,
+    method_kind,
+    similarities,
+    sketch_arrays,
+    sketch_step,
+    verify_step,
+)
+from neardup.spark.routing import (  # noqa: E402
     ACCEPTED,
     DATA,
     DUPLICATE_IDS,
@@ -37,13 +46,6 @@ from neardup.spark.executor import (  # noqa: E402
     NEEDS,
     NULL_TEXT,
     PAIRS,
-    bucket_step,
-    forward_step,
-    method_kind,
-    similarities,
-    sketch_arrays,
-    sketch_step,
-    verify_step,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "text"
@@ -426,7 +428,7 @@ def test_executor_steps_without_spark_equal_local(
 ) -> None:
     """With tiny blobs every step cuts its output into many pieces: same result."""
     if blob_bytes is not None:
-        monkeypatch.setattr("neardup.spark.executor.BLOB_BYTES", blob_bytes)
+        monkeypatch.setattr("neardup.spark.routing.BLOB_BYTES", blob_bytes)
     local = neardup.dedup(corpus, method=method, threshold=threshold)
     rows = _run_steps(corpus, method, threshold, "pairs")
     expected = {(min(p.a, p.b), max(p.a, p.b)): p.similarity for p in local.pairs}

@@ -30,6 +30,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from neardup.errors import ConfigError, InputError
 from neardup.methods import Method, make_method
 from neardup.spark.executor import (
+    bucket_step,
+    components_step,
+    forward_step,
+    method_kind,
+    sketch_step,
+    verify_step,
+)
+from neardup.spark.routing import (
     DATA,
     DUPLICATE_IDS,
     IDS,
@@ -37,12 +45,6 @@ from neardup.spark.executor import (
     NULL_IDS,
     NULL_TEXT,
     ROWS,
-    bucket_step,
-    components_step,
-    forward_step,
-    method_kind,
-    sketch_step,
-    verify_step,
 )
 
 if TYPE_CHECKING:
@@ -163,8 +165,8 @@ def dest_table(tasks: int) -> list[int]:
     (a task processes whatever rows it receives), only the balance does.
 
     Examples:
-        >>> dest_table(2)
-        [0, 2]
+        >>> dest_table(2)  # Spark puts dest 2 in task 0 and dest 0 in task 1
+        [2, 0]
     """
     import mmh3
 

@@ -4,28 +4,8 @@ Pure functions of pyarrow record batches and numpy arrays (no Spark session need
 are tested directly and shipped to executors by reference. They call the same
 :class:`~neardup.methods.Method` objects as the local engine (``sketch``, ``lookup_keys``) and
 the same kernels (:func:`~neardup._kernels.sets.jaccard_pairs`, popcount, union-find), which is
-what makes the Spark clusters equal the local ones.
-
-Every shuffled frame has the rows ``(dest int, kind tinyint, blob binary)`` (:data:`ROWS`): a
-blob (:mod:`neardup.spark.blobs`) carries all the arrays that one task sends to one
-destination task. A document is known by its *ref*, ``partition << 32 | row``: the input
-partition that sketched it and its row there.
-
-==========  ======================================================================
-kind        blob
-==========  ======================================================================
-KEYS        bucket keys and the refs of their documents (sketch -> bucket step)
-DATA        documents' refs, ids, verification bytes and offsets: all of a chunk (sketch ->
-            forward step), or those another task's pairs need (forward -> verify step)
-PAIRS       candidate pairs ``(home, other)`` (:func:`home_side`; bucket -> forward step)
-NEEDS       refs of documents that are the other end of a pair (bucket -> forward step)
-FORWARD     pairs with the ids and verification bytes of their home document (forward ->
-            verify step)
-ACCEPTED    the ids of verified pairs and their similarities (forward -> verify step): pairs
-            whose two documents' data is in the same task are verified there
-IDS         hashes of ids and the ids, routed by hash (sketch -> bucket step), where
-            duplicate ids are found
-==========  ======================================================================
+what makes the Spark clusters equal the local ones. What they exchange is described in
+:mod:`neardup.spark.routing`.
 
 Verification bytes per document:
 
@@ -40,9 +20,7 @@ hamming     SimHash: the code's 64-bit words (``bits / 64`` of them)
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -51,6 +29,28 @@ import numpy.typing as npt
 from neardup.errors import ConfigError, InputError, InputTooLargeError
 from neardup.io import Document
 from neardup.spark.blobs import ids_from_arrow, ids_to_arrow, pack, take_ids, take_rows, unpack
+from neardup.spark.routing import (
+    ACCEPTED,
+    DATA,
+    DUPLICATE_IDS,
+    FORWARD,
+    IDS,
+    KEYS,
+    NEEDS,
+    NULL_IDS,
+    NULL_TEXT,
+    PAIRS,
+    Docs,
+    by_target,
+    duplicate_ids,
+    home_side,
+    id_hashes,
+    partition_id,
+    pieces,
+    route,
+    rows_batches,
+    split_kinds,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -58,23 +58,10 @@ if TYPE_CHECKING:
     from neardup.methods import Method
 
 __all__ = [
-    "ACCEPTED",
-    "DATA",
-    "DUPLICATE_IDS",
-    "FORWARD",
-    "IDS",
-    "KEYS",
-    "NEEDS",
-    "NULL_IDS",
-    "NULL_TEXT",
-    "PAIRS",
-    "ROWS",
     "Kind",
     "bucket_step",
     "components_step",
-    "duplicate_ids",
     "forward_step",
-    "home_side",
     "method_kind",
     "similarities",
     "sketch_arrays",
@@ -82,17 +69,6 @@ __all__ = [
     "verify_step",
 ]
 
-#: How the errors raised in executors start (the driver re-raises them as InputError).
-NULL_TEXT = "null texts:"
-NULL_IDS = "null ids:"
-DUPLICATE_IDS = "duplicate ids:"
-#: Schema of every shuffled frame.
-ROWS = "dest int, kind tinyint, blob binary"
-KEYS, DATA, PAIRS, FORWARD, NEEDS, ACCEPTED, IDS = 0, 1, 2, 3, 4, 5, 6
-#: Target size of one blob, and about the most bytes of blobs in one Arrow batch / 4: a
-#: Spark row is built in one JVM byte buffer, so a pair-heavy task must not make one huge
-#: value.
-BLOB_BYTES = 16 << 20
 #: Most documents, and most text bytes, sketched per call of ``Method.sketch``.
 SKETCH_DOCS = 8192
 SKETCH_BYTES = 32 << 20
@@ -181,115 +157,6 @@ def sketch_arrays(
     return keys, key_offsets, data, data_offsets
 
 
-def _partition_id(partition: int | None) -> int:
-    if partition is not None:
-        return partition
-    from pyspark import TaskContext
-
-    ctx = TaskContext.get()
-    return ctx.partitionId() if ctx is not None else 0
-
-
-def _rows(dests: list[int], kinds: list[int], blobs: list[bytes]) -> Iterator[pa.RecordBatch]:
-    """The rows, in Arrow batches of about ``4 * BLOB_BYTES`` at most."""
-    import pyarrow as pa
-
-    start, size = 0, 0
-    for k, blob in enumerate(blobs):
-        size += len(blob)
-        if size >= 4 * BLOB_BYTES or k == len(blobs) - 1:
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array(dests[start : k + 1], pa.int32()),
-                    pa.array(kinds[start : k + 1], pa.int8()),
-                    pa.array(blobs[start : k + 1], pa.binary()),
-                ],
-                names=["dest", "kind", "blob"],
-            )
-            start, size = k + 1, 0
-
-
-def _pieces(positions: I64, cost: I64) -> Iterator[I64]:
-    """``positions`` cut into consecutive runs of about ``BLOB_BYTES`` (``cost`` per row),
-    at least one row each."""
-    if not len(positions):
-        return
-    before = np.cumsum(cost) - cost
-    piece = before // BLOB_BYTES
-    cuts = [*np.flatnonzero(np.r_[True, piece[1:] != piece[:-1]]).tolist(), len(positions)]
-    for lo, hi in itertools.pairwise(cuts):
-        yield positions[lo:hi]
-
-
-def _by_target(targets: I64) -> Iterator[tuple[int, I64]]:
-    """``(target, positions)`` for each distinct target, in target order."""
-    if not len(targets):
-        return
-    order = np.argsort(targets, kind="stable")
-    ordered = targets[order]
-    cuts = [*np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]).tolist(), len(order)]
-    for lo, hi in itertools.pairwise(cuts):
-        yield int(ordered[lo]), order[lo:hi]
-
-
-def _route(
-    targets: I64, dest_table: Sequence[int], kind: int, arrays: Sequence[npt.NDArray[Any]]
-) -> tuple[list[int], list[int], list[bytes]]:
-    """Blobs of about ``BLOB_BYTES`` for each target task: the rows of ``arrays`` whose
-    target is that task."""
-    dests: list[int] = []
-    blobs: list[bytes] = []
-    width = sum(arr.dtype.itemsize for arr in arrays)
-    for target, sel in _by_target(targets):
-        for piece in _pieces(sel, np.full(len(sel), width, dtype=np.int64)):
-            dests.append(dest_table[target])
-            blobs.append(pack(*(arr[piece] for arr in arrays)))
-    return dests, [kind] * len(dests), blobs
-
-
-def _id_hashes(parts: list[npt.NDArray[Any]]) -> U64:
-    """A 64-bit hash of every id (xxh3 of a string id's UTF-8 bytes; a mix of an integer)."""
-    if len(parts) == 1:
-        with np.errstate(over="ignore"):
-            x = parts[0].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-            return x ^ (x >> np.uint64(29))
-    from neardup._kernels.engine import hash_spans
-    from neardup._kernels.spans import Spans
-
-    data, off = parts
-    spans = Spans(data, off[:-1].copy(), off[1:].copy(), np.array([0, len(off) - 1]))
-    lo, _ = hash_spans(spans, "xxh3_64")
-    return lo
-
-
-def duplicate_ids(blobs: list[bytes], string_ids: bool, limit: int = 3) -> list[Any]:
-    """Up to ``limit`` ids that occur more than once among IDS blobs (hash, then bytes).
-
-    Examples:
-        >>> ids = [np.array([5, 7, 5])]
-        >>> duplicate_ids([pack(_id_hashes(ids), *ids)], string_ids=False)
-        [5]
-    """
-    if not blobs:
-        return []
-    parts = [unpack(b) for b in blobs]
-    hashes = np.concatenate([p[0] for p in parts])
-    ids = _concat_ids([p[1:] for p in parts])
-    order = np.argsort(hashes, kind="stable")
-    same = np.flatnonzero(hashes[order][1:] == hashes[order][:-1])
-    if not len(same):
-        return []
-    values = ids_to_arrow(ids).to_pylist()
-    found: list[Any] = []
-    for k in same.tolist():
-        a, b = values[order[k]], values[order[k + 1]]
-        if a == b and a not in found:  # equal hashes of different ids are collisions
-            found.append(a)
-            if len(found) == limit:
-                break
-    return found
-
-
 def _chunks(texts: pa.Array) -> Iterator[tuple[int, int]]:
     """``(start, stop)`` runs of at most SKETCH_DOCS documents and about SKETCH_BYTES of text."""
     import pyarrow as pa
@@ -349,7 +216,7 @@ def sketch_step(
 
     from neardup.methods import make_method
 
-    pid = _partition_id(partition)
+    pid = partition_id(partition)
     tasks = len(dest_table)
     m = make_method(method, threshold, **options)
     kind = method_kind(m)
@@ -381,11 +248,11 @@ def sketch_step(
                 codes = np.frombuffer(data, dtype="<u8").reshape(n, -1)
                 arrays += (np.repeat(codes, np.diff(key_offsets), axis=0).ravel(),)
             targets = (keys % np.uint64(tasks)).astype(np.int64)
-            dests, kinds, blobs = _route(targets, dest_table, KEYS, arrays)
+            dests, kinds, blobs = route(targets, dest_table, KEYS, arrays)
             if check_ids:
                 id_parts = ids_from_arrow(ids.slice(start, n))
-                hashes = _id_hashes(id_parts)
-                more = _route(
+                hashes = id_hashes(id_parts)
+                more = route(
                     (hashes % np.uint64(tasks)).astype(np.int64),
                     dest_table,
                     IDS,
@@ -406,94 +273,8 @@ def sketch_step(
                     data_offsets,
                 )
             )
-            yield from _rows(dests, kinds, blobs)
+            yield from rows_batches(dests, kinds, blobs)
             row += n
-
-
-@dataclass
-class _Docs:
-    """The documents of the DATA blobs a task received: refs, ids, verification CSR."""
-
-    refs: I64
-    ids: list[npt.NDArray[Any]]
-    data: npt.NDArray[np.uint8]
-    offsets: I64
-
-    @classmethod
-    def from_blobs(cls, blobs: list[bytes], string_ids: bool) -> _Docs:
-        chunks = [unpack(b) for b in blobs]
-        if not chunks:
-            empty: list[npt.NDArray[Any]] = (
-                [np.zeros(0, np.uint8), np.zeros(1, np.int64)]
-                if string_ids
-                else [np.zeros(0, np.int64)]
-            )
-            return cls(np.zeros(0, np.int64), empty, np.zeros(0, np.uint8), np.zeros(1, np.int64))
-        offsets: list[I64] = []
-        base = 0
-        for c in chunks:
-            offsets.append(c[-1] + base if not offsets else c[-1][1:] + base)
-            base += len(c[-2])
-        return cls(
-            np.concatenate([c[0] for c in chunks]),
-            _concat_ids([c[1:-2] for c in chunks]),
-            np.concatenate([c[-2] for c in chunks]),
-            np.concatenate(offsets),
-        )
-
-    def rows_of(self, refs: I64) -> I64:
-        """Row of each ref (they must all be here)."""
-        order = self.__dict__.get("_order")
-        if order is None:
-            order = self.__dict__["_order"] = np.argsort(self.refs)
-        sorted_refs = self.refs[order]
-        pos = np.searchsorted(sorted_refs, refs)
-        if len(refs) and (
-            pos.max(initial=0) >= len(sorted_refs) or not np.array_equal(sorted_refs[pos], refs)
-        ):
-            raise AssertionError("a candidate pair names a document this task did not receive")
-        rows: I64 = order[pos]
-        return rows
-
-    def sizes(self, rows: I64) -> I64:
-        """About the bytes that the documents at ``rows`` add to a blob."""
-        size: I64 = self.offsets[rows + 1] - self.offsets[rows] + 32
-        if len(self.ids) == 2:
-            size += self.ids[1][rows + 1] - self.ids[1][rows]
-        return size
-
-    def blobs(self, rows: I64) -> Iterator[bytes]:
-        """DATA blobs (about ``BLOB_BYTES`` each) of the documents at ``rows``."""
-        for piece in _pieces(rows, self.sizes(rows)):
-            yield pack(
-                self.refs[piece],
-                *take_ids(self.ids, piece),
-                *take_rows(self.data, self.offsets, piece),
-            )
-
-
-def _concat_ids(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
-    if len(parts[0]) == 1:
-        return [np.concatenate([p[0] for p in parts])]
-    datas, offs, base = [], [], 0
-    for k, (data, off) in enumerate(parts):
-        datas.append(data)
-        offs.append(off + base if k == 0 else off[1:] + base)
-        base += len(data)
-    return [np.concatenate(datas), np.concatenate(offs)]
-
-
-def _split(batches: Iterator[pa.RecordBatch]) -> dict[int, list[bytes]]:
-    """The blobs of a task's input rows, by kind."""
-    out: dict[int, list[bytes]] = {
-        k: [] for k in (KEYS, DATA, PAIRS, FORWARD, NEEDS, ACCEPTED, IDS)
-    }
-    for batch in batches:
-        kinds = batch.column("kind").to_numpy(zero_copy_only=False)
-        blobs = batch.column("blob")
-        for k, blob in zip(kinds.tolist(), blobs, strict=True):
-            out[k].append(blob.as_buffer())
-    return out
 
 
 def bucket_step(
@@ -522,7 +303,7 @@ def bucket_step(
     """
     from neardup._kernels.sets import bucket_pairs, sorted_unique, unique_pairs
 
-    blobs = _split(batches)
+    blobs = split_kinds(batches)
     twice = duplicate_ids(blobs[IDS], string_ids)
     if twice:
         raise InputError(f"{DUPLICATE_IDS} {', '.join(map(repr, twice))}")
@@ -545,28 +326,11 @@ def bucket_step(
     home, other = home_side(refs[a], refs[b])
     tasks = len(dest_table)
     home_task, other_task = (home >> np.int64(32)) % tasks, (other >> np.int64(32)) % tasks
-    dests, kinds, out = _route(home_task, dest_table, PAIRS, (home, other))
+    dests, kinds, out = route(home_task, dest_table, PAIRS, (home, other))
     # the forward step verifies pairs whose two ends are in the same task without NEEDS
     needed = sorted_unique(other[home_task != other_task])
-    more = _route((needed >> np.int64(32)) % tasks, dest_table, NEEDS, (needed,))
-    yield from _rows(dests + more[0], kinds + more[1], out + more[2])
-
-
-def home_side(a: I64, b: I64) -> tuple[I64, I64]:
-    """Each pair as ``(home, other)``: the end whose task verifies it is the other one, and
-    the home end's data travels there. A hash of the pair picks the home, so that the work
-    spreads over the tasks evenly (``a < b`` would send most pairs to the first partitions).
-
-    Examples:
-        >>> home, other = home_side(np.array([1, 1]), np.array([2, 2]))
-        >>> home.tolist() == other.tolist()[::-1] or home.tolist() == [1, 1]
-        True
-    """
-    with np.errstate(over="ignore"):
-        mix = (a.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) ^ b.astype(np.uint64)
-        mix *= np.uint64(0xBF58476D1CE4E5B9)
-    flip = (mix >> np.uint64(63)).astype(bool)
-    return np.where(flip, b, a), np.where(flip, a, b)
+    more = route((needed >> np.int64(32)) % tasks, dest_table, NEEDS, (needed,))
+    yield from rows_batches(dests + more[0], kinds + more[1], out + more[2])
 
 
 def forward_step(
@@ -588,10 +352,10 @@ def forward_step(
     """
     from neardup._kernels.sets import sorted_unique, unique_pairs
 
-    blobs = _split(batches)
+    blobs = split_kinds(batches)
     if not blobs[PAIRS] and not blobs[NEEDS]:
         return
-    docs = _Docs.from_blobs(blobs[DATA], string_ids)
+    docs = Docs.from_blobs(blobs[DATA], string_ids)
     tasks = len(dest_table)
     dests: list[int] = []
     kinds: list[int] = []
@@ -599,7 +363,7 @@ def forward_step(
     if blobs[NEEDS]:
         needed = sorted_unique(np.concatenate([unpack(b)[0] for b in blobs[NEEDS]]))
         rows = docs.rows_of(needed)
-        for target, sel in _by_target((needed >> np.int64(32)) % tasks):
+        for target, sel in by_target((needed >> np.int64(32)) % tasks):
             for blob in docs.blobs(rows[sel]):
                 dests.append(dest_table[target])
                 kinds.append(DATA)
@@ -620,7 +384,7 @@ def forward_step(
             )
             mine, theirs, score = rows[here][ok], near[ok], sims[ok]
             cost = docs.sizes(mine) + docs.sizes(theirs)
-            for piece in _pieces(np.arange(len(mine)), cost):
+            for piece in pieces(np.arange(len(mine)), cost):
                 out.append(
                     pack(
                         *take_ids(docs.ids, mine[piece]),
@@ -631,12 +395,12 @@ def forward_step(
                 dests.append(dest_table[int(targets[here][0])])
                 kinds.append(ACCEPTED)
             rows, b, targets = rows[~here], b[~here], targets[~here]
-        for target, sel in _by_target(targets):
+        for target, sel in by_target(targets):
             sel = sel[np.argsort(rows[sel], kind="stable")]  # each home's pairs together
             home = rows[sel]
             first = np.r_[True, home[1:] != home[:-1]]
             cost = 16 + np.where(first, docs.sizes(home), 0)
-            for piece in _pieces(sel, cost):
+            for piece in pieces(sel, cost):
                 uniq, local = np.unique(rows[piece], return_inverse=True)
                 out.append(
                     pack(
@@ -648,7 +412,7 @@ def forward_step(
                 )
                 dests.append(dest_table[target])
                 kinds.append(FORWARD)
-    yield from _rows(dests, kinds, out)
+    yield from rows_batches(dests, kinds, out)
 
 
 def similarities(
@@ -720,7 +484,7 @@ def verify_step(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    blobs = _split(batches)
+    blobs = split_kinds(batches)
     if not blobs[FORWARD] and not blobs[ACCEPTED]:
         return
     string_ids = pa.types.is_string(id_type) or pa.types.is_large_string(id_type)
@@ -735,7 +499,7 @@ def verify_step(
         seconds.append(ids_to_arrow(parts[n_ids : 2 * n_ids]).cast(wide))
         scores.append(parts[-1])
     if blobs[FORWARD]:
-        docs = _Docs.from_blobs(blobs[DATA], string_ids)
+        docs = Docs.from_blobs(blobs[DATA], string_ids)
         datas, offs, a_rows, b_rows, a_ids = [docs.data], [docs.offsets], [], [], []
         n_docs, base = len(docs.refs), len(docs.data)
         for blob in blobs[FORWARD]:
