@@ -107,11 +107,12 @@ def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-de
         largest = max(largest, m)
         if m > cap:
             over += 1
-        if m > 1:
+        if m > 1 and check:
             perm = np.argsort(items[i:j])
             items[i:j] = items[i:j][perm]
-            if check:
-                codes[i:j] = codes[i:j][perm]
+            codes[i:j] = codes[i:j][perm]
+        elif m > 1:
+            items[i:j] = np.sort(items[i:j])
         w = min(m, cap) - 1
         if check:
             for u in range(i, j):

@@ -383,7 +383,7 @@ def forward_step(
                 rule["kind"], docs.data, docs.offsets, rows[here], near, **rule["args"]
             )
             mine, theirs, score = rows[here][ok], near[ok], sims[ok]
-            cost = docs.sizes(mine) + docs.sizes(theirs)
+            cost = docs.sizes(mine, data=False) + docs.sizes(theirs, data=False)
             for piece in pieces(np.arange(len(mine)), cost):
                 out.append(
                     pack(

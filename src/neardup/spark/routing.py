@@ -239,9 +239,12 @@ class Docs:
         rows: I64 = order[pos]
         return rows
 
-    def sizes(self, rows: I64) -> I64:
-        """About the bytes that the documents at ``rows`` add to a blob."""
-        size: I64 = self.offsets[rows + 1] - self.offsets[rows] + 32
+    def sizes(self, rows: I64, *, data: bool = True) -> I64:
+        """About the bytes that the documents at ``rows`` add to a blob: ref, id and (with
+        ``data``) verification bytes."""
+        size: I64 = np.full(len(rows), 24, dtype=np.int64)
+        if data:
+            size += self.offsets[rows + 1] - self.offsets[rows]
         if len(self.ids) == 2:
             size += self.ids[1][rows + 1] - self.ids[1][rows]
         return size
