@@ -226,7 +226,9 @@ def _pairs(
     options: dict[str, Any],
 ) -> tuple[DataFrame, DataFrame, Callable[[Callable[[], Any]], Any], Any]:
     """The verify step's output (lazy; ``mode`` "pairs" or "edges"), the persisted sketches
-    to release once it is computed, and a callable that logs the bucket-cap warning."""
+    to release once it is computed, ``run(action)`` (runs the job, re-raises the executors'
+    input errors as InputError and logs the bucket-cap warning), and the accumulator of the
+    rows the verify step wrote."""
     _pyspark()
     from pyspark import StorageLevel
     from pyspark.sql import functions as sf

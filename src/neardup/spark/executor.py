@@ -252,15 +252,8 @@ def sketch_step(
             if check_ids:
                 id_parts = ids_from_arrow(ids.slice(start, n))
                 hashes = id_hashes(id_parts)
-                more = route(
-                    (hashes % np.uint64(tasks)).astype(np.int64),
-                    dest_table,
-                    IDS,
-                    (hashes, np.arange(n, dtype=np.int64)),
-                )
-                for dest, blob in zip(more[0], more[2], strict=True):
-                    sel = unpack(blob)[1]
-                    dests.append(dest)
+                for target, sel in by_target((hashes % np.uint64(tasks)).astype(np.int64)):
+                    dests.append(dest_table[target])
                     kinds.append(IDS)
                     blobs.append(pack(hashes[sel], *take_ids(id_parts, sel)))
             dests.append(dest_table[pid % tasks])
