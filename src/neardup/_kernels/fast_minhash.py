@@ -18,7 +18,6 @@ from neardup._kernels import fast, xxh3
 
 __all__ = [
     "band_keys",
-    "band_pairs",
     "combine_shingles",
     "estimate",
     "lookup",
@@ -376,42 +375,6 @@ def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
                     t += np.uint64(1)
         out[d, :] = sig
     return out
-
-
-@_kernel
-def band_pairs(skeys: U64, srows: npt.NDArray[np.int32]) -> tuple[I64, I64]:
-    """All (row_a, row_b) pairs, row_a < row_b, sharing a key in the sorted key array."""
-    n = skeys.shape[0]
-    total = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and skeys[j] == skeys[i]:
-            j += 1
-        m = j - i
-        total += m * (m - 1) // 2
-        i = j
-    left = np.empty(total, dtype=np.int64)
-    right = np.empty(total, dtype=np.int64)
-    p = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and skeys[j] == skeys[i]:
-            j += 1
-        for u in range(i, j):
-            for v in range(u + 1, j):
-                ra = srows[u]
-                rb = srows[v]
-                if ra < rb:
-                    left[p] = ra
-                    right[p] = rb
-                else:
-                    left[p] = rb
-                    right[p] = ra
-                p += 1
-        i = j
-    return left, right
 
 
 @_kernel

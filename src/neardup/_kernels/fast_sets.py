@@ -88,14 +88,12 @@ def _close(codes, u, v, radius):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, nogil=True)
-def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-def]
-    """Pairs of items sharing a key, from arrays sorted by key (``items``, and the rows of
-    ``codes``, are sorted within each run, in place): in a run of ``m`` items each one pairs
-    with the next ``min(m, cap) - 1``. With ``radius >= 0``, only pairs whose ``codes`` rows
-    are within that Hamming distance. Returns (a, b, over, largest)."""
+def _walk_buckets(keys, items, codes, cap, radius, left, right, fill):  # type: ignore[no-untyped-def]
+    """One pass over the runs of equal keys. The first pass (``fill`` false) sorts each
+    run's items (with their ``codes`` rows) and counts the pairs; the second writes them."""
     n = len(keys)
     check = radius >= 0
-    total = 0
+    p = 0
     over = 0
     largest = 0
     i = 0
@@ -104,41 +102,40 @@ def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-de
         while j < n and keys[j] == keys[i]:
             j += 1
         m = j - i
-        largest = max(largest, m)
-        if m > cap:
-            over += 1
-        if m > 1 and check:
-            perm = np.argsort(items[i:j])
-            items[i:j] = items[i:j][perm]
-            codes[i:j] = codes[i:j][perm]
-        elif m > 1:
-            items[i:j] = np.sort(items[i:j])
+        if not fill:
+            largest = max(largest, m)
+            if m > cap:
+                over += 1
+            if m > 1 and check:
+                perm = np.argsort(items[i:j])
+                items[i:j] = items[i:j][perm]
+                codes[i:j] = codes[i:j][perm]
+            elif m > 1:
+                items[i:j] = np.sort(items[i:j])
         w = min(m, cap) - 1
-        if check:
-            for u in range(i, j):
-                for v in range(u + 1, min(j, u + 1 + w)):
-                    if items[u] != items[v] and _close(codes, u, v, radius):
-                        total += 1
-        else:
-            total += (m - w) * w + w * (w - 1) // 2
-        i = j
-    left = np.empty(total, dtype=np.int64)
-    right = np.empty(total, dtype=np.int64)
-    p = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        while j < n and keys[j] == keys[i]:
-            j += 1
-        w = min(j - i, cap) - 1
         for u in range(i, j):
             for v in range(u + 1, min(j, u + 1 + w)):
                 if items[u] != items[v] and (not check or _close(codes, u, v, radius)):
-                    left[p] = items[u]
-                    right[p] = items[v]
+                    if fill:
+                        left[p] = items[u]
+                        right[p] = items[v]
                     p += 1
         i = j
-    return left[:p], right[:p], over, largest
+    return p, over, largest
+
+
+@numba.njit(cache=True, nogil=True)
+def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-def]
+    """Pairs of items sharing a key, from arrays sorted by key (``items``, and the rows of
+    ``codes``, are sorted within each run, in place): in a run of ``m`` items each one pairs
+    with the next ``min(m, cap) - 1``. With ``radius >= 0``, only pairs whose ``codes`` rows
+    are within that Hamming distance. Returns (a, b, over, largest)."""
+    none = np.empty(0, dtype=np.int64)
+    total, over, largest = _walk_buckets(keys, items, codes, cap, radius, none, none, False)
+    left = np.empty(total, dtype=np.int64)
+    right = np.empty(total, dtype=np.int64)
+    _walk_buckets(keys, items, codes, cap, radius, left, right, True)
+    return left, right, over, largest
 
 
 @numba.njit(cache=True, nogil=True)

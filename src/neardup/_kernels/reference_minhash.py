@@ -29,7 +29,6 @@ import numpy.typing as npt
 
 __all__ = [
     "band_keys",
-    "band_pairs",
     "combine_shingles",
     "estimate",
     "lookup",
@@ -200,25 +199,6 @@ def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
             todo_d, todo_i = todo_d[~hit], todo_i[~hit]
             t = t + np.uint64(1)
     return sig
-
-
-def band_pairs(skeys: U64, srows: npt.NDArray[np.int32]) -> tuple[I64, I64]:
-    """All (row_a, row_b) pairs, row_a < row_b, sharing a key in the sorted key array."""
-    same = skeys[1:] == skeys[:-1]
-    lefts: list[I64] = []
-    rights: list[I64] = []
-    run = same.copy()
-    dist = 1
-    while run.any():
-        i = np.flatnonzero(run)
-        a, b = srows[i].astype(np.int64), srows[i + dist].astype(np.int64)
-        lefts.append(np.minimum(a, b))
-        rights.append(np.maximum(a, b))
-        dist += 1
-        run = run[:-1] & same[dist - 1 :]
-    if not lefts:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    return np.concatenate(lefts), np.concatenate(rights)
 
 
 def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:

@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine, reference_minhash
-from neardup._kernels.sets import sorted_unique
+from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_choice, check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
 from neardup.sketch.minhash import MinHash
@@ -518,7 +518,8 @@ class LSHIndex:
         """
         if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
             self._rebuild()
-        a, b = self._kern.band_pairs(self._skeys, self._srows)
+        # every pair in each bucket (no cap); a pair shared by several bands repeats here
+        a, b, _, _ = bucket_pairs(self._skeys, self._srows.astype(np.int64), self._n + 1)
         if not len(a):
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
         codes = sorted_unique(a * np.int64(self._n) + b)

@@ -249,8 +249,8 @@ def sketch_step(
                 arrays += (np.repeat(codes, np.diff(key_offsets), axis=0).ravel(),)
             targets = (keys % np.uint64(tasks)).astype(np.int64)
             dests, kinds, blobs = route(targets, dest_table, KEYS, arrays)
+            id_parts = ids_from_arrow(ids.slice(start, n))
             if check_ids:
-                id_parts = ids_from_arrow(ids.slice(start, n))
                 hashes = id_hashes(id_parts)
                 for target, sel in by_target((hashes % np.uint64(tasks)).astype(np.int64)):
                     dests.append(dest_table[target])
@@ -261,7 +261,7 @@ def sketch_step(
             blobs.append(
                 pack(
                     refs,
-                    *ids_from_arrow(ids.slice(start, n)),
+                    *id_parts,
                     np.frombuffer(data, dtype=np.uint8),
                     data_offsets,
                 )
