@@ -29,6 +29,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+import regex
 
 from neardup._kernels.spans import Spans, shingle_spans
 from neardup.canonicalize import Canonicalizer
@@ -57,6 +58,13 @@ DEFAULT_PIECE_CHARS = 1 << 16
 #: The methods :func:`hash_file` accepts (as ``neardup hash --method``).
 HASH_FILE_METHODS = ("minhash", "simhash", "simhash-go")
 _ASCII_SPACE = " \t\n\r\x0b\x0c"
+#: Where held text may be cut: before an ASCII whitespace whose run is followed by a
+#: character that is not a combining mark or a format character. A canonicalizer that trims
+#: leading whitespace would otherwise move such a mark from the space onto the next word
+#: (``"a \u0300b"``); and whitespace at the end of the held text waits for its next character.
+_CUT_PATTERN = r"[ \t\n\r\x0b\x0c](?=[ \t\n\r\x0b\x0c]*[^ \t\n\r\x0b\x0c\p{M}\p{Cf}])"
+_CUT = regex.compile(_CUT_PATTERN)
+_CUT_LAST = regex.compile(_CUT_PATTERN, flags=regex.REVERSE)
 _READ_SIZE = 1 << 20
 _MAX_TOTAL_WEIGHT = 2**61
 I64 = npt.NDArray[np.int64]
@@ -242,22 +250,22 @@ class _Stream:
 
     def _cut(self) -> None:
         """Feed pieces of about ``piece_chars`` code points, each ending just before an ASCII
-        whitespace character; keep the rest."""
+        whitespace character (:data:`_CUT_PATTERN`); keep the rest."""
         text = "".join(self._parts)
         start, size = 0, self._piece_chars
         while len(text) - start > size:
-            cut = max(text.rfind(c, start + 1, start + size + 1) for c in _ASCII_SPACE)
-            if cut < 0:  # no whitespace in this window: cut at the first one after it
-                after = [i for i in (text.find(c, start + size) for c in _ASCII_SPACE) if i >= 0]
-                if not after:
+            found = _CUT_LAST.search(text, start + 1, start + size + 1)
+            if found is None:  # no cut in this window: take the first one after it
+                found = _CUT.search(text, start + size)
+                if found is None:
                     break
-                cut = min(after)
+            cut = found.start()
             self._feed(text[start:cut])
             start = cut
         rest = text[start:]
         self._parts = [rest]
         self._pending = _utf8_len(rest)
-        self._space = max(rest.rfind(c) for c in _ASCII_SPACE) > 0
+        self._space = _CUT.search(rest, 1) is not None
 
     def _tokens(self, text: str) -> Spans:
         canon = self._canonicalize(text) if self._canonicalize is not None else text
