@@ -486,7 +486,7 @@ def _write_report(
     binary: bool,
     **read: Any,
 ) -> None:
-    from neardup.html_report import write_html
+    from neardup.report.html import write_html
 
     wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
     wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}

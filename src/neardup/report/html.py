@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 from neardup.errors import ConfigError, MissingExtraError, NeardupError
-from neardup.report import Cluster, DedupResult, Pair
+from neardup.report.results import Cluster, DedupResult, Pair
 from neardup.types import DocId
 
 if TYPE_CHECKING:
