@@ -318,6 +318,14 @@ def _progress(
     default=None,
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
@@ -351,6 +359,7 @@ def dedup_cmd(
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    clustering: str,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -377,6 +386,8 @@ def dedup_cmd(
 
         options["canonicalizer"] = Canonicalizer(canonical)
     if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
         _spark_dedup(
@@ -423,6 +434,7 @@ def dedup_cmd(
             progress=update,
             jobs=jobs,
             index=store,
+            clustering=clustering,
         )
     finally:
         close()

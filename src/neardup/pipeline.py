@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from neardup.cluster import cluster_labels, components
+from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_labels, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, make_method
@@ -30,6 +30,11 @@ if TYPE_CHECKING:  # the store sits to the right of the pipeline; only its type 
 __all__ = ["Progress", "dedup", "kept_ids", "to_documents"]
 
 log = logging.getLogger(__name__)
+
+#: dedup()'s clustering unless told otherwise (see docs/dedup.md for the measurement).
+DEFAULT_CLUSTERING = "components"
+#: Clusters of at least this many members are logged as a warning.
+GIANT_CLUSTER = 100
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
@@ -115,6 +120,8 @@ def dedup(
     progress: Progress | None = None,
     jobs: int = 1,
     index: PersistentIndex | None = None,
+    clustering: str = DEFAULT_CLUSTERING,
+    giant_cluster: int = GIANT_CLUSTER,
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
@@ -135,6 +142,11 @@ def dedup(
             one transaction per batch. Its method is used (``method`` is ignored).
         jobs: Processes that sketch batches in parallel (1 = in this process). Indexing and
             clustering stay in this process, so results do not depend on ``jobs``.
+        clustering: ``"center"`` (every member has a pair with its representative, so it
+            is within the threshold of it) or ``"components"`` (union-find: documents can
+            chain); see :mod:`neardup.cluster`.
+        giant_cluster: Clusters of at least this many members are logged as a warning with
+            their lowest similarity (they often chain through boilerplate).
         **options: Passed to the method (``num_perm``, ``verify``, ``bits``, ``model``...).
 
     Returns:
@@ -157,6 +169,8 @@ def dedup(
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
+    if clustering not in CLUSTERINGS:
+        raise ConfigError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {clustering!r}")
     if index is not None:
         m = index.method
     elif isinstance(method, Method):
@@ -210,14 +224,17 @@ def dedup(
         rows = list({(a, b): (a, b, sim, dist) for a, b, sim, dist in rows}.values())
         rows.sort(key=lambda r: (r[0], r[1]))
         ids = [*stored, *ids]
-    edges = np.array([(i, j) for i, j, _, _ in rows], dtype=np.int64).reshape(-1, 2)
-    roots = components(len(ids), edges[:, 0], edges[:, 1])
+    pi = np.array([r[0] for r in rows], dtype=np.int64)
+    pj = np.array([r[1] for r in rows], dtype=np.int64)
+    ps = np.array([r[2] for r in rows], dtype=np.float64)
+    roots, to_root = cluster_roots(len(ids), pi, pj, ps, clustering=clustering)
     pairs = [Pair(ids[i], ids[j], sim, dist) for i, j, sim, dist in rows]
     t_pairs = time.perf_counter()
     if progress is not None:
         progress("pairs", len(pairs))
     groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
+    _warn_giant(clusters, cluster_stats(roots, pi, pj, ps, to_root), giant_cluster, clustering)
     t_end = time.perf_counter()
     stats = {
         "documents": float(len(ids)),
@@ -238,7 +255,30 @@ def dedup(
         params=m.params,
         stats=stats,
         doc_ids=ids,
+        clustering=clustering,
     )
+
+
+def _warn_giant(clusters: list[Cluster], st: ClusterStats, giant: int, clustering: str) -> None:
+    """Log each cluster of ``giant`` or more members with its lowest similarity."""
+    for k in np.flatnonzero(st.sizes >= giant).tolist():
+        c = clusters[k]
+        lowest = f"lowest pair similarity {st.min_similarity[k]:.3f}"
+        if st.min_to_root is not None:
+            lowest += f", lowest similarity to the representative {st.min_to_root[k]:.3f}"
+        hint = (
+            "; --clustering center keeps every member within the threshold of its representative"
+            if clustering == "components"
+            else ""
+        )
+        log.warning(
+            "giant cluster %d: %d members (representative %s), %s%s",
+            c.id,
+            c.size,
+            c.representative,
+            lowest,
+            hint,
+        )
 
 
 def kept_ids(

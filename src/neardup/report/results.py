@@ -70,6 +70,8 @@ class DedupResult:
         params: The sketcher's parameter fingerprint.
         stats: Counters and timings (candidates, verified, seconds per stage, ...).
         doc_ids: Every document id in input order.
+        clustering: How clusters were formed: ``components`` or ``center`` (see
+            :mod:`neardup.cluster`).
     """
 
     clusters: list[Cluster]
@@ -80,6 +82,7 @@ class DedupResult:
     params: str
     stats: dict[str, float] = field(default_factory=dict)
     doc_ids: list[DocId] = field(default_factory=list)
+    clustering: str = "components"
 
     @property
     def duplicates(self) -> int:
