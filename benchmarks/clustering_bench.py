@@ -2,8 +2,9 @@
 
 The corpus is text from the machine (man pages, licences, /usr/share/doc, the stdlib; see
 ``corpus.py``), plus planted groups: for some documents, 1-4 edited copies (0.5-2 % word
-edits, Jaccard of 5-shingles about 0.9) placed at random positions, so a copy often comes before its original. Both clusterings get
-the same accepted pairs from one ``neardup.dedup`` run per method; only the clustering differs.
+edits, Jaccard of 5-shingles about 0.9) placed at random positions, so a copy often comes
+before its original. Both clusterings get the same accepted pairs from one ``neardup.dedup``
+run per method; only the clustering differs.
 
 Measured per clustering:
 
