@@ -540,7 +540,10 @@ def _page(result: DedupResult, title: str, generated: str | None, blob: str, not
     csp = (
         f"default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src {script_hash()}"
     )
-    meta = _e(describe_method(result.method, result.threshold, result.clustering))
+    meta = (
+        f"{_e(result.method)} at threshold {result.threshold:.3f}, "
+        f"{_e(result.clustering)} clustering."
+    )
     if generated is not None:
         meta += f" Generated {_e(generated)}."
     clusters = (
