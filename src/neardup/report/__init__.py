@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from neardup.report.results import Cluster, DedupResult, Pair
+from neardup.report.results import Cluster, DedupResult, Pair, PairList
 from neardup.report.writers import OutputFormat, write_clusters, write_pairs
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "DedupResult",
     "OutputFormat",
     "Pair",
+    "PairList",
     "write_clusters",
     "write_pairs",
 ]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias, cast
 
@@ -40,7 +40,7 @@ from neardup.errors import ConfigError
 from neardup.report.assets import CSS, SCRIPT, script_hash
 from neardup.report.diff import escape as _e
 from neardup.report.diff import render_diff
-from neardup.report.results import Cluster, DedupResult, Pair
+from neardup.report.results import Cluster, DedupResult, Pair, PairList
 from neardup.report.thumbs import Thumbnails
 from neardup.types import DocId
 
@@ -145,11 +145,14 @@ def _snippet(text: str | None) -> str | None:
     return flat
 
 
-def _histogram(pairs: list[Pair], threshold: float) -> str:
+def _histogram(pairs: Sequence[Pair], threshold: float) -> str:
     """An inline SVG histogram of pair similarities, axes labelled, the threshold marked."""
     if not pairs:
         return '<p id="histogram" class="more">No pairs, so there is nothing to plot.</p>'
-    sims = np.fromiter((p.similarity for p in pairs), dtype=np.float64, count=len(pairs))
+    if isinstance(pairs, PairList):
+        sims = np.array(pairs.arrays[2], dtype=np.float64)
+    else:
+        sims = np.fromiter((p.similarity for p in pairs), dtype=np.float64, count=len(pairs))
     sims = np.clip(np.nan_to_num(sims, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
     lo = min(float(sims.min()), min(max(threshold, 0.0), 1.0))
     lo = min(int(lo * _HIST_BINS) / _HIST_BINS, 1.0 - 1.0 / _HIST_BINS)

@@ -5,12 +5,16 @@ Their ``to_dict`` forms are the public JSON contract (``API.md``) that ``writers
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
 
 from neardup.types import DocId
 
-__all__ = ["Cluster", "DedupResult", "Pair"]
+__all__ = ["Cluster", "DedupResult", "Pair", "PairList"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,83 @@ class Pair:
         if self.distance is not None:
             out["distance"] = self.distance
         return out
+
+
+class PairList(Sequence[Pair]):
+    """The accepted pairs of a run as a read-only sequence of :class:`Pair`, kept as arrays of
+    row numbers: a :class:`Pair` is made only for the pairs that are looked at or written.
+
+    Examples:
+        >>> p = PairList(["x", "y"], np.array([0]), np.array([1]), np.array([0.5]))
+        >>> len(p), p[0], p == [Pair("x", "y", 0.5)]
+        (1, Pair(a='x', b='y', similarity=0.5, distance=None), True)
+    """
+
+    __slots__ = ("_a", "_b", "_dist", "_ids", "_sim")
+
+    def __init__(
+        self,
+        ids: Sequence[DocId],
+        a: npt.NDArray[np.int64],
+        b: npt.NDArray[np.int64],
+        similarity: npt.NDArray[np.float64],
+        distance: npt.NDArray[np.int64] | None = None,
+    ) -> None:
+        self._ids = ids
+        self._a, self._b, self._sim = a, b, similarity
+        self._dist = np.full(len(a), -1, np.int64) if distance is None else distance
+
+    @property
+    def arrays(
+        self,
+    ) -> tuple[
+        npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]
+    ]:
+        """``(a, b, similarity, distance)``: row numbers into the result's ``doc_ids``,
+        similarities, distances (``-1`` where the measure is not a count)."""
+        return self._a, self._b, self._sim, self._dist
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def _pair(self, k: int) -> Pair:
+        d = int(self._dist[k])
+        return Pair(
+            self._ids[int(self._a[k])],
+            self._ids[int(self._b[k])],
+            float(self._sim[k]),
+            None if d < 0 else d,
+        )
+
+    @overload
+    def __getitem__(self, k: int) -> Pair: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[Pair]: ...
+    def __getitem__(self, k: int | slice) -> Pair | list[Pair]:
+        if isinstance(k, slice):
+            return [self._pair(i) for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("pair index out of range")
+        return self._pair(k)
+
+    def __iter__(self) -> Iterator[Pair]:
+        ids = self._ids
+        for a, b, s, d in zip(
+            self._a.tolist(), self._b.tolist(), self._sim.tolist(), self._dist.tolist(), strict=True
+        ):
+            yield Pair(ids[a], ids[b], s, None if d < 0 else d)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PairList | list | tuple):
+            return len(self) == len(other) and all(x == y for x, y in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PairList({len(self)} pairs)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,18 +151,21 @@ class DedupResult:
         params: The sketcher's parameter fingerprint.
         stats: Counters and timings (candidates, verified, seconds per stage, ...).
         doc_ids: Every document id in input order.
+        records: For mapping input, each document's other fields in input order (``None``
+            where it had none); ``None`` when no document had any.
         clustering: How clusters were formed: ``components`` or ``center`` (see
             :mod:`neardup.cluster`).
     """
 
     clusters: list[Cluster]
-    pairs: list[Pair]
+    pairs: Sequence[Pair]
     n_docs: int
     method: str
     threshold: float
     params: str
     stats: dict[str, float] = field(default_factory=dict)
     doc_ids: list[DocId] = field(default_factory=list)
+    records: list[Mapping[str, Any] | None] | None = None
     clustering: str = "components"
 
     @property
