@@ -152,10 +152,14 @@ def test_untrusted_text_and_ids_are_escaped() -> None:
     pairs = [Pair("good", evil_id, 0.9)]
     result = DedupResult(clusters, pairs, 2, "<b>m</b>", 0.8, "<i>p</i>", {"<u>k</u>": 1.0})
     page = render_html(result, texts={"good": "fine text\n" + evil, evil_id: "fine text\n"})
-    assert page.count("<script") == 2 and "<img src=x" not in page and "<b>m</b>" not in page
+    assert page.count("<script") == 2 and "<b>m</b>" not in page
+    outside = DATA_RE.sub("", page)  # the page itself carries no document text unescaped
+    assert "<img src=x" not in outside and "pwned" not in outside
     d = data(page)
-    assert evil_id in d["docs"]
+    assert evil_id in d["docs"]  # plain strings, which the script sets as textContent
+    assert "<img src=x" in d["snip"][str(d["docs"].index("good"))]
     assert "&lt;script&gt;" in d["details"][0] and "<script" not in d["details"][0]
+    assert "<img" not in d["details"][0]
 
 
 def test_lone_surrogates_do_not_break_writing(tmp_path: Path) -> None:
@@ -175,7 +179,7 @@ def test_diff_marks_shared_shingles_and_changed_words() -> None:
     assert "unchanged lines" in frag
     sh = shared_shingles(a, b)
     assert 0 < sh.shared < sh.union and f"Jaccard {sh.jaccard:.3f}" in frag
-    assert sh.mask_a[: len("alpha beta gamma")] == b"\x01" * len("alpha beta gamma")
+    assert sh.marks_a[0] == (0, len("alpha beta gamma"))
     capped = render_diff(a, b, ("a", "b"), max_lines=2)
     assert "more diff lines" in capped
 

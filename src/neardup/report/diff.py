@@ -11,11 +11,14 @@ text is HTML-escaped.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import html
 import re
 from dataclasses import dataclass
 from typing import TypeAlias
+
+import numpy as np
 
 __all__ = ["SharedShingles", "escape", "render_diff", "shared_shingles"]
 
@@ -34,18 +37,19 @@ def escape(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SharedShingles:
-    """Which characters of two texts lie in a shingle both have, and how many are shared.
+    """Which parts of two texts lie in a shingle both have, and how many are shared.
 
     Attributes:
-        mask_a: One byte per character of ``a``: 1 inside a shared shingle.
-        mask_b: The same for ``b``.
+        marks_a: Sorted, disjoint ``(start, end)`` character ranges of ``a`` inside shared
+            shingles (a run of consecutive shared words is one range).
+        marks_b: The same for ``b``.
         shared: Distinct shingles in both texts.
         union: Distinct shingles in either text.
         k: Words per shingle.
     """
 
-    mask_a: bytearray
-    mask_b: bytearray
+    marks_a: list[tuple[int, int]]
+    marks_b: list[tuple[int, int]]
     shared: int
     union: int
     k: int
@@ -57,26 +61,23 @@ class SharedShingles:
 
 
 def _shingles(text: str, k: int) -> tuple[list[tuple[int, int]], list[tuple[str, ...]]]:
-    words = [(m.start(), m.end(), m.group().casefold()) for m in _SHINGLE_WORD.finditer(text)]
-    spans = [(s, e) for s, e, _ in words]
-    folded = [w for _, _, w in words]
+    spans = [m.span() for m in _SHINGLE_WORD.finditer(text)]
+    folded = [text[s:e].casefold() for s, e in spans]
     n = max(len(folded) - k + 1, 1 if folded else 0)
-    return spans, [tuple(folded[i : i + k]) for i in range(n)]
+    return spans, list(zip(*(folded[i : i + n] for i in range(min(k, len(folded)))), strict=False))
 
 
-def _mask(
-    text: str,
-    spans: list[tuple[int, int]],
-    grams: list[tuple[str, ...]],
-    common: set[tuple[str, ...]],
-    k: int,
-) -> bytearray:
-    mask = bytearray(len(text))
-    for i, g in enumerate(grams):
-        if g in common:
-            s, e = spans[i][0], spans[min(i + k, len(spans)) - 1][1]
-            mask[s:e] = b"\x01" * (e - s)
-    return mask
+def _marks(
+    spans: list[tuple[int, int]], grams: list[tuple[str, ...]], common: set[tuple[str, ...]], k: int
+) -> list[tuple[int, int]]:
+    """Character ranges of the runs of words that lie in a shared shingle."""
+    if not grams or not common:
+        return []
+    starts = np.fromiter((g in common for g in grams), dtype=np.int8, count=len(grams))
+    width = min(k, len(spans))
+    covered = np.convolve(starts, np.ones(width, dtype=np.int8))[: len(spans)] > 0
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], covered.view(np.int8), [0]))))
+    return [(spans[i][0], spans[j - 1][1]) for i, j in zip(edges[::2], edges[1::2], strict=True)]
 
 
 def shared_shingles(a: str, b: str, *, k: int = SHINGLE_WORDS) -> SharedShingles:
@@ -84,35 +85,40 @@ def shared_shingles(a: str, b: str, *, k: int = SHINGLE_WORDS) -> SharedShingles
 
     Examples:
         >>> s = shared_shingles("the quick brown fox", "The quick brown dog")
-        >>> s.shared, s.union, bytes(s.mask_a).count(1), len("the quick brown")
-        (1, 3, 15, 15)
+        >>> s.shared, s.union, s.marks_a, s.marks_b
+        (1, 3, [(0, 15)], [(0, 15)])
     """
     spans_a, grams_a = _shingles(a, k)
     spans_b, grams_b = _shingles(b, k)
     set_a, set_b = set(grams_a), set(grams_b)
     common = set_a & set_b
     return SharedShingles(
-        _mask(a, spans_a, grams_a, common, k),
-        _mask(b, spans_b, grams_b, common, k),
+        _marks(spans_a, grams_a, common, k),
+        _marks(spans_b, grams_b, common, k),
         len(common),
         len(set_a | set_b),
         k,
     )
 
 
-def _marked(text: str, start: int, mask: bytearray) -> str:
-    """``text`` (which starts at ``start`` in the document) escaped, shared runs marked."""
+def _marked(text: str, start: int, marks: list[tuple[int, int]]) -> str:
+    """``text`` (which starts at ``start`` in the document) escaped, marked ranges wrapped."""
+    end = start + len(text)
     out: list[str] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        on = start + i < len(mask) and mask[start + i] == 1
-        j = i + 1
-        while j < n and (start + j < len(mask) and mask[start + j] == 1) == on:
-            j += 1
-        piece = escape(text[i:j])
-        out.append(f'<mark class="sh">{piece}</mark>' if on else piece)
-        i = j
+    pos = start
+    k = bisect.bisect_right(marks, (start, end)) - 1
+    k = max(k, 0)
+    while k < len(marks) and marks[k][0] < end:
+        s, e = max(marks[k][0], start), min(marks[k][1], end)
+        k += 1
+        if e <= s:
+            continue
+        if s > pos:
+            out.append(escape(text[pos - start : s - start]))
+        out.append(f'<mark class="sh">{escape(text[s - start : e - start])}</mark>')
+        pos = e
+    if pos < end:
+        out.append(escape(text[pos - start :]))
     return "".join(out)
 
 
@@ -128,8 +134,8 @@ def _word_diff(a: str, sa: int, b: str, sb: int, sh: SharedShingles) -> tuple[st
     out_a: list[str] = []
     out_b: list[str] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, ta, tb, autojunk=False).get_opcodes():
-        pa = _marked("".join(ta[i1:i2]), oa[i1], sh.mask_a)
-        pb = _marked("".join(tb[j1:j2]), ob[j1], sh.mask_b)
+        pa = _marked("".join(ta[i1:i2]), oa[i1], sh.marks_a)
+        pb = _marked("".join(tb[j1:j2]), ob[j1], sh.marks_b)
         out_a.append(pa if tag == "equal" or not pa else f"<del>{pa}</del>")
         out_b.append(pb if tag == "equal" or not pb else f"<ins>{pb}</ins>")
     return "".join(out_a), "".join(out_b)
@@ -221,8 +227,8 @@ def render_diff(
             assert ia is not None and ib is not None
             ha, hb = _word_diff(la[ia], sa[ia], lb[ib], sb[ib], sh)
         else:
-            ha = _marked(la[ia], sa[ia], sh.mask_a) if ia is not None else ""
-            hb = _marked(lb[ib], sb[ib], sh.mask_b) if ib is not None else ""
+            ha = _marked(la[ia], sa[ia], sh.marks_a) if ia is not None else ""
+            hb = _marked(lb[ib], sb[ib], sh.marks_b) if ib is not None else ""
         na = "" if ia is None else ia + 1
         nb = "" if ib is None else ib + 1
         out.append(

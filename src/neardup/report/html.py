@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeAlias, cast
@@ -76,6 +77,7 @@ LinkLookup: TypeAlias = (
 )
 
 _SNIPPET_CHARS = 200
+_SCRIPT_OPEN = re.compile(r"<(?=!--|script)", re.IGNORECASE)
 
 _METHODS = {
     "minhash": "MinHash over word 5-shingles with banded LSH; every candidate pair verified "
@@ -167,6 +169,7 @@ class _Builder:
         self.bad: dict[int, str] = {}
         self.details: list[str] = []
         self.used = 0
+        self.diffs = 0
 
     def doc(self, d: DocId) -> int:
         k = self.index.get(d)
@@ -229,8 +232,16 @@ class _Builder:
                 f'<p class="more">{crossing:,} more accepted pairs join a member to another '
                 "cluster (center clustering keeps each member with one representative).</p>"
             )
-        for p in order[: self.o["max_diffs"]]:
-            out.append(self.pair_view(p, text, thumbs))
+        room = max(self.o["max_diff_total"] - self.diffs, 0)
+        views = order[: min(self.o["max_diffs"], room)]
+        self.diffs += len(views)
+        out.extend(self.pair_view(p, text, thumbs) for p in views)
+        if pairs and not views and self.o["max_diffs"]:
+            out.append(
+                f'<p class="more">Diffs are shown for the first {self.o["max_diff_total"]:,} '
+                "pairs, largest clusters first (max_diff_total); this cluster's texts are above."
+                "</p>"
+            )
         return "".join(out), snips, thumbs
 
     def pair_view(
@@ -287,6 +298,7 @@ def render_html(
     max_members: int = 20,
     max_pairs: int = 50,
     max_diffs: int = 3,
+    max_diff_total: int = 300,
     max_diff_lines: int = 200,
     max_text_chars: int = 20_000,
     max_bytes: int = 20_000_000,
@@ -309,6 +321,8 @@ def render_html(
         max_members: Members listed per cluster.
         max_pairs: Pairs listed per cluster (least similar first).
         max_diffs: Pairs per cluster shown with a diff (or both thumbnails).
+        max_diff_total: Diffs in the whole page (they cost the most time and bytes), given to
+            the largest clusters first.
         max_diff_lines: Rows per diff.
         max_text_chars: Characters of each text that a diff compares.
         max_bytes: Budget for the embedded snippets, details and thumbnails; clusters get
@@ -329,14 +343,17 @@ def render_html(
         >>> r = DedupResult([Cluster(0, ("a", "b"), "a")], [Pair("a", "b", 0.9)], 3,
         ...                 "minhash", 0.8, "minhash:v1")
         >>> page = render_html(r, texts={"a": "one <b>two</b>", "b": "one <b>too</b>"})
-        >>> page.startswith("<!DOCTYPE html>"), 'id="cluster-list"' in page, "<b>" in page
-        (True, True, False)
+        >>> page.startswith("<!DOCTYPE html>"), 'id="cluster-list"' in page
+        (True, True)
+        >>> "&lt;b&gt;" in page, "<b>t" in page.split('id="report-data"')[0]  # escaped
+        (True, False)
     """
     caps = {
         "max_clusters": max_clusters,
         "max_members": max_members,
         "max_pairs": max_pairs,
         "max_diffs": max_diffs,
+        "max_diff_total": max_diff_total,
         "max_diff_lines": max_diff_lines,
         "max_text_chars": max_text_chars,
         "max_bytes": max_bytes,
@@ -367,8 +384,10 @@ def render_html(
         rep = b.doc(c.representative)
         detail = -1
         if not spent:
+            diffs_before = b.diffs
             html_, snips, thumbs_ = b.detail(c, ps, crossing.get(c.id, 0))
-            cost = len(html_) + sum(len(s) + 12 for s in snips.values())
+            cost = len(json.dumps(html_, ensure_ascii=False)) + 12
+            cost += sum(len(json.dumps(x, ensure_ascii=False)) + 12 for x in snips.values())
             cost += sum(len(u) + 12 for u in thumbs_.values())
             if b.used + cost <= max_bytes:
                 b.used += cost
@@ -379,6 +398,7 @@ def render_html(
                 with_details += 1
             else:
                 spent = True
+                b.diffs = diffs_before
         index.append([c.id, len(c.members), rep, lo, hi, len(ps), members, detail])
     data = {
         "clusters": index,
@@ -394,9 +414,16 @@ def render_html(
     }
     blob = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     blob = blob.encode("utf-8", "replace").decode("utf-8")  # lone surrogates become "?"
-    blob = blob.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    blob = _script_safe(blob)
     notes = _notes(result, len(order), with_details, thumbs, images is not None, max_thumbnails)
     return _page(result, title, generated, blob, notes)
+
+
+def _script_safe(blob: str) -> str:
+    """JSON that cannot end its ``<script>`` element: ``</`` and ``<!--`` are escaped (the
+    JSON value is unchanged), and so is ``<script`` (no page can count it as a tag); HTML
+    fragments keep their size."""
+    return _SCRIPT_OPEN.sub(r"\\u003c", blob.replace("</", "<\\/"))
 
 
 def _notes(
@@ -532,6 +559,7 @@ def write_html(
     max_members: int = 20,
     max_pairs: int = 50,
     max_diffs: int = 3,
+    max_diff_total: int = 300,
     max_diff_lines: int = 200,
     max_text_chars: int = 20_000,
     max_bytes: int = 20_000_000,
@@ -570,6 +598,7 @@ def write_html(
         max_members=max_members,
         max_pairs=max_pairs,
         max_diffs=max_diffs,
+        max_diff_total=max_diff_total,
         max_diff_lines=max_diff_lines,
         max_text_chars=max_text_chars,
         max_bytes=max_bytes,
