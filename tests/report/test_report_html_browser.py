@@ -57,8 +57,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pairs += [
             Pair(members[0], d, 0.8 + ((k * 7 + j) % 19) / 100) for j, d in enumerate(members[1:])
         ]
-    texts["c7/doc0.txt"] = "a needle-word only here\n" + texts["c7/doc0.txt"]
-    texts["c7/doc1.txt"] += "\n" + INJECTED
+    texts["c2/doc0.txt"] = "a needle-word only here\n" + texts["c2/doc0.txt"]
+    texts["c2/doc1.txt"] += "\n" + INJECTED
     result = DedupResult(
         clusters, pairs, 400, "minhash", 0.8, "minhash-606d34eaff98478c", {"seconds_total": 0.25}
     )
@@ -134,7 +134,7 @@ def test_search_paging_and_an_opened_cluster_with_its_marked_diff(
 ) -> None:
     found = Dom(chromium(tmp_path, "--dump-dom", report.as_uri() + "#q=needle-word&open=1").stdout)
     rows = found.find("details", "cluster")
-    assert [a["id"] for a in rows] == ["cluster-7"] and "open" in rows[0]
+    assert [a["id"] for a in rows] == ["cluster-2"] and "open" in rows[0]
     # opened: members (the representative marked), pairs, and the diff with shared shingles
     assert found.find("li", "rep") and "Members (" in found.all_text
     assert "least similar first" in found.all_text
@@ -144,6 +144,27 @@ def test_search_paging_and_an_opened_cluster_with_its_marked_diff(
     ids = [a["id"] for a in last.find("details", "cluster")]
     assert ids == [f"cluster-{k}" for k in range(100, N_CLUSTERS)]
     assert "Page 3 of 3" in last.all_text
+
+
+def test_image_thumbnails_open_in_the_overlay(tmp_path: Path) -> None:
+    image_mod = pytest.importorskip("PIL.Image")
+    paths = {}
+    for k, size in enumerate([(800, 600), (400, 300), (640, 480)]):
+        p = tmp_path / f"img{k}.png"
+        image_mod.new("RGB", size, (40 * k, 120, 200)).save(p)
+        paths[p.name] = p
+    ids = tuple(paths)
+    pairs = [Pair(ids[0], ids[1], 0.97), Pair(ids[0], ids[2], 0.95)]
+    result = DedupResult([Cluster(0, ids, ids[0])], pairs, 3, "phash", 0.84, "image-1")
+    report = write_html(result, tmp_path / "images.html", images=paths, links=paths)
+    dom = Dom(chromium(tmp_path, "--dump-dom", report.as_uri() + "#open=1&overlay=1").stdout)
+    assert len(dom.find("img", "thumb")) == 7  # three members, both sides of the two pairs
+    overlay = [a for t, a in dom.tags if a.get("id") == "overlay"]
+    assert overlay and "open" in (overlay[0].get("class") or "")
+    big = [a for t, a in dom.tags if a.get("id") == "overlay-img"]
+    assert big and (big[0].get("src") or "").startswith("data:image/")
+    link = [a for t, a in dom.tags if a.get("id") == "overlay-link"]
+    assert link and link[0].get("href") == paths["img0.png"].resolve().as_uri()
 
 
 def _png_pixels(data: bytes) -> tuple[int, int, set[bytes]]:

@@ -244,6 +244,8 @@ SCRIPT = r"""
       first.setAttribute("data-filled", "1");
       fill(first, view[page * D.pageSize]);
       first.open = true;
+      var shot = first.querySelector("img.thumb");
+      if (params.has("overlay") && shot) { shot.click(); }
     }
   }
   body.setAttribute("data-ready", "1");
