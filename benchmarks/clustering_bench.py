@@ -75,13 +75,31 @@ def score(roots: np.ndarray, group: list[int]) -> dict[str, float]:
     }
 
 
+def kernel_times(n_pairs: int) -> None:
+    """Both clusterings on ``n_pairs`` random pairs over ``n_pairs // 2`` rows (warm)."""
+    rng = np.random.default_rng(1)
+    n = n_pairs // 2
+    a = rng.integers(0, n, n_pairs)
+    b = rng.integers(0, n, n_pairs)
+    i, j = np.minimum(a, b), np.maximum(a, b)
+    s = rng.uniform(0.8, 1.0, n_pairs)
+    for clustering in ("components", "center"):
+        cluster_roots(10, i[:5] % 10, j[:5] % 10, s[:5], clustering=clustering)  # compile
+        t0 = time.perf_counter()
+        cluster_roots(n, i, j, s, clustering=clustering)
+        print(f"kernel {clustering:10} {n_pairs:,} pairs: {time.perf_counter() - t0:.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=8.0, help="MB of machine text")
     ap.add_argument("--groups", type=int, default=600, help="planted groups")
     ap.add_argument("--methods", default="minhash,simhash")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--kernel", type=int, default=0, help="also time both kernels on N pairs")
     args = ap.parse_args()
+    if args.kernel:
+        kernel_times(args.kernel)
     docs, group = build(args.mb, args.groups, args.seed)
     n_planted = sum(1 for x in group if x >= 0)
     print(f"{len(docs)} documents, {args.groups} planted groups ({n_planted} documents)")

@@ -44,8 +44,8 @@ def test_long_chain_and_labels() -> None:
 
 
 def _center_oracle(n: int, edges: list[tuple[int, int, float]]) -> tuple[list[int], list[float]]:
-    """CENTER by hand over adjacency sets: visit rows in order, a free row takes its free
-    neighbors (the best similarity when a pair repeats is irrelevant: the first one wins)."""
+    """CENTER by hand over adjacency lists: visit rows in order, a free row takes its free
+    neighbors (a pair given twice counts with its highest similarity)."""
     nbrs: dict[int, list[tuple[int, float]]] = {u: [] for u in range(n)}
     for k, (a, b, s) in enumerate(edges):
         nbrs[a].append((b, s, k))  # type: ignore[arg-type]
@@ -56,9 +56,11 @@ def _center_oracle(n: int, edges: list[tuple[int, int, float]]) -> tuple[list[in
         if root[u] != -1:
             continue
         root[u] = u
-        for v, s, _ in sorted(nbrs[u], key=lambda t: t[2]):  # type: ignore[misc]
+        for v, s, _ in nbrs[u]:  # type: ignore[misc]
             if root[v] == -1:
                 root[v], to_root[v] = u, s
+            elif root[v] == u and v != u:
+                to_root[v] = max(to_root[v], s)
     return root, to_root
 
 

@@ -145,19 +145,43 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
 
 
 def _adjacency(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
-    """CSR of the undirected pair graph: ``(indptr, neighbor, edge)`` (edge = pair index)."""
+    """CSR of the undirected pair graph: ``(indptr, neighbor, edge)`` (edge = pair index);
+    the numpy reference (a stable sort by row)."""
     m = len(i)
     src = np.concatenate((i, j))
     dst = np.concatenate((j, i))
     edge = np.concatenate((np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64)))
-    order = np.lexsort((edge, src))  # by row, then pair index: a repeated pair's first wins
+    order = np.argsort(src, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
     return indptr, dst[order], edge[order]
 
 
+def _adjacency_counting(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
+    """The same CSR by a counting sort in one pass (compiled by numba; no sort)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(len(i)):
+        indptr[i[k] + 1] += 1
+        indptr[j[k] + 1] += 1
+    for u in range(n):
+        indptr[u + 1] += indptr[u]
+    fill = indptr[:-1].copy()
+    nbr = np.empty(2 * len(i), dtype=np.int64)
+    edge = np.empty(2 * len(i), dtype=np.int64)
+    for k in range(len(i)):
+        a, b = i[k], j[k]
+        nbr[fill[a]] = b
+        edge[fill[a]] = k
+        fill[a] += 1
+        nbr[fill[b]] = a
+        edge[fill[b]] = k
+        fill[b] += 1
+    return indptr, nbr, edge
+
+
 def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
-    """The sequential CENTER pass (reference; numba compiles the same source)."""
+    """The sequential CENTER pass (reference; numba compiles the same source). A pair given
+    twice counts with its highest similarity, so the order of a row's neighbors is free."""
     n = len(indptr) - 1
     root = np.full(n, -1, dtype=np.int64)
     to_root = np.ones(n, dtype=np.float64)
@@ -167,20 +191,30 @@ def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
         root[u] = u
         for k in range(indptr[u], indptr[u + 1]):
             v = nbr[k]
+            if v == u:
+                continue
             if root[v] == -1:
                 root[v] = u
+                to_root[v] = sim[edge[k]]
+            elif root[v] == u and sim[edge[k]] > to_root[v]:
                 to_root[v] = sim[edge[k]]
     return root, to_root
 
 
 @cache
-def _center_fast() -> Callable[[I64, I64, I64, F64], tuple[I64, F64]]:
+def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
     import numba
 
-    kernel: Callable[[I64, I64, I64, F64], tuple[I64, F64]] = numba.njit(cache=True, nogil=True)(
-        _center_loop
-    )
-    return kernel
+    jit = numba.njit(cache=True, nogil=True)
+    counting = jit(_adjacency_counting)
+    loop = jit(_center_loop)
+
+    def both(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
+        indptr, nbr, edge = counting(n, i, j)
+        out: tuple[I64, F64] = loop(indptr, nbr, edge, sim)
+        return out
+
+    return both
 
 
 def _check_pairs(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, I64, F64]:
@@ -203,8 +237,9 @@ def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
     Rows are visited in order; a row not yet in a cluster becomes a center and takes every
     neighbor not yet in a cluster. The center is its cluster's smallest row (a smaller row
     adjacent to it would have taken it), as with :func:`components`, and every member has a
-    pair with it. A numba kernel, with the same source run by the interpreter as reference
-    (``NEARDUP_BACKEND=reference``).
+    pair with it. A numba kernel (a counting sort builds the adjacency, then one pass), with
+    a numpy sort and the same pass run by the interpreter as reference
+    (``NEARDUP_BACKEND=reference``). A pair given twice counts with its highest similarity.
 
     Args:
         n: Number of rows (documents).
@@ -226,11 +261,12 @@ def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
         ([0, 0, 2, 2], [1.0, 0.9, 1.0, 0.95])
     """
     a, b, s = _check_pairs(n, i, j, sim)
-    indptr, nbr, edge = _adjacency(n, a, b)
     from neardup._kernels.engine import backend_name
 
-    loop = _center_fast() if backend_name() == "fast" else _center_loop
-    return loop(indptr, nbr, edge, s)
+    if backend_name() == "fast":
+        return _center_fast()(n, a, b, s)
+    indptr, nbr, edge = _adjacency(n, a, b)
+    return _center_loop(indptr, nbr, edge, s)
 
 
 def cluster_roots(
