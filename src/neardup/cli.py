@@ -91,6 +91,11 @@ def _documents(
     )
 
 
+def _one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
+
+
 @main.command("hash")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
@@ -405,20 +410,28 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     m = make_method(method, threshold, **options)
-    docs = _documents(
-        paths,
-        binary=m.binary,
-        id_field=id_field,
-        text_field=text_field,
-        include=include,
-        exclude=exclude,
-        input_format=input_format,
-        main_content=main_content,
-    )
+    docs: Any
     source = None
-    if report is not None:
-        source = _report_source(input_format, main_content)
-        docs = source.tap(docs)
+    if _one_jsonl(paths) and not m.binary and report is None:
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field, text_field, batch_size)
+    else:
+        docs = _documents(
+            paths,
+            binary=m.binary,
+            id_field=id_field,
+            text_field=text_field,
+            include=include,
+            exclude=exclude,
+            input_format=input_format,
+            main_content=main_content,
+        )
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = _report_source(input_format, main_content)
+            docs = source.tap(docs)
     from neardup.cli_progress import count_documents, make_progress
 
     update, close = make_progress(
