@@ -117,3 +117,8 @@ def test_cluster_roots_rejects_bad_input() -> None:
         center_clusters(2, np.array([0]), np.array([2]), np.array([1.0]))
     with pytest.raises(ConfigError, match="length"):
         center_clusters(2, np.array([0]), np.array([1, 0]), np.array([1.0]))
+
+
+def test_labels_of_singletons_only_are_empty() -> None:
+    assert cluster_labels(np.arange(4)) == []
+    assert cluster_labels(np.array([], dtype=np.int64)) == []

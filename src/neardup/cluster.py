@@ -142,6 +142,8 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
         return []
     # only members of clusters: a root that is not its own, or a root that others point to
     clustered = np.flatnonzero(roots != np.arange(len(roots)))
+    if len(clustered) == 0:  # no clusters (else the split below gives one empty group)
+        return []
     heads = np.unique(roots[clustered])
     members = np.concatenate((clustered, heads))
     order = members[np.argsort(roots[members], kind="stable")]
