@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
-from types import ModuleType
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.reference_hamming import block_values as _block_values
+from neardup._kernels.hamming.reference import block_values as _block_values
 from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
@@ -263,7 +262,7 @@ class HammingIndex:
             self._rebuild()
 
     def _rebuild(self) -> None:
-        kern = _kernels()
+        kern = engine.kernels("hamming")
         self._tables = [kern.block_order(self._codes, s, e) for s, e in self._bounds]
         self._n_sorted = len(self._keys)
 
@@ -325,7 +324,7 @@ class HammingIndex:
         codes = self._codes if len(self._rows) == len(self._keys) else self._codes[self._alive]
         starts = np.array([s for s, _ in self._bounds], dtype=np.int64)
         ends = np.array([e for _, e in self._bounds], dtype=np.int64)
-        a, b, d = _kernels().all_pairs(codes, starts, ends, self._masks, r)
+        a, b, d = engine.kernels("hamming").all_pairs(codes, starts, ends, self._masks, r)
         srt = np.lexsort((b, a))
         # positions among live rows == positions in keys()
         return a[srt], b[srt], d[srt]
@@ -416,14 +415,3 @@ class HammingIndex:
         index._params = params
         index.add_many(keys, codes.reshape(count, words))
         return index
-
-
-def _kernels() -> ModuleType:
-    """The Hamming kernels of the selected backend."""
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_hamming
-
-        return fast_hamming
-    from neardup._kernels import reference_hamming
-
-    return reference_hamming

@@ -14,13 +14,12 @@ import itertools
 import logging
 from collections.abc import Hashable, Iterator, Sequence
 from functools import cache
-from types import ModuleType
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
 from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_choice, check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
@@ -212,14 +211,6 @@ def _plan(threshold: float, num_perm: int, bands: int, rows: int) -> LSHPlan:
     return LSHPlan(bands, rows, fp, fn, threshold, num_perm, reach)
 
 
-def _kernels() -> ModuleType:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
-
-
 def _fold(values: U64) -> U32:
     """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's)."""
     return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)
@@ -282,7 +273,7 @@ class LSHIndex:
             check_range("threshold", threshold, 0.0, 1.0)
             self.plan = _plan(min(max(threshold, 1e-9), 1 - 1e-9), num_perm, b, r)
         self.num_perm = num_perm
-        self._kern = _kernels()
+        self._kern = engine.kernels("minhash")
         self._sig = np.empty((0, num_perm), dtype=np.uint32)
         self._state = np.empty(0, dtype=np.uint8)  # 0 removed, 1 live, 2 live but empty
         self._keys: list[Hashable | None] = []

@@ -1,4 +1,4 @@
-"""numba kernels of the batch engine, bit-identical to :mod:`neardup._kernels.reference`.
+"""numba kernels of the batch engine, bit-identical to :mod:`neardup._kernels.text.reference`.
 
 Every function is compiled lazily on first call with ``cache=True`` (so later processes load
 the machine code from ``__pycache__``); importing this module compiles nothing. Only

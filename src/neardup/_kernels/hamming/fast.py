@@ -1,6 +1,6 @@
 """numba kernels of the Hamming index: block sorting and the all-pairs scan.
 
-Same results as :mod:`neardup._kernels.reference_hamming` (the pair set, and a valid sort).
+Same results as :mod:`neardup._kernels.hamming.reference` (the pair set, and a valid sort).
 Compiled lazily on first call (``cache=True``); importing this module compiles nothing.
 """
 

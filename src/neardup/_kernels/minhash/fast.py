@@ -1,8 +1,8 @@
-"""numba kernels of MinHash and banded LSH, bit-identical to :mod:`.reference_minhash`.
+"""numba kernels of MinHash and banded LSH, bit-identical to :mod:`.reference`.
 
 Compiled lazily on first call with ``cache=True``; importing this module compiles nothing.
 The definitions (feature hash, slot formulas, densification) are documented in
-:mod:`neardup._kernels.reference_minhash`, the oracle these kernels are tested against.
+:mod:`neardup._kernels.minhash.reference`, the oracle these kernels are tested against.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import fast, xxh3
+from neardup._kernels.text import fast
+from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = [
     "band_keys",

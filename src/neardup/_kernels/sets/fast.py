@@ -5,7 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from neardup._kernels.fast_hamming import _popcount
+from neardup._kernels.hamming.fast import _popcount
 
 __all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
 

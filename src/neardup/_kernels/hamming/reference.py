@@ -1,4 +1,4 @@
-"""numpy reference of the Hamming index kernels (the oracle of :mod:`fast_hamming`)."""
+"""numpy reference of the Hamming index kernels (the oracle of :mod:`.fast`)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def block_order(codes: U64, start: int, end: int) -> tuple[U64, I64]:
 
 
 def all_pairs(codes: U64, starts: I64, ends: I64, masks: U64, radius: int) -> tuple[I64, I64, I64]:
-    """Reference of :func:`neardup._kernels.fast_hamming.all_pairs` (same contract)."""
+    """Reference of :func:`neardup._kernels.hamming.fast.all_pairs` (same contract)."""
     out: list[tuple[I64, I64, I64]] = []
     n = len(codes)
     for j in range(len(starts)):

@@ -1,4 +1,4 @@
-"""numba kernel of SimHash accumulation, bit-identical to :mod:`reference_simhash`.
+"""numba kernel of SimHash accumulation, bit-identical to :mod:`neardup._kernels.simhash.reference`.
 
 Compiled lazily on first call (``cache=True``); importing this module compiles nothing.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from neardup._kernels import xxh3
-from neardup._kernels.fast import _decode, _encode
+from neardup._kernels.text.fast import _decode, _encode
+from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = ["simhash_accumulate", "simhash_words"]
 
@@ -75,7 +75,7 @@ def _feature_hash(buf, start, end, kind, seed):  # type: ignore[no-untyped-def]
 def simhash_words(buf, offsets, classes, lower, mask, min_bytes, k, joined, kind, seed):  # type: ignore[no-untyped-def]
     """Fused word-shingle SimHash-64: tokenize, shingle, hash and accumulate in one pass.
 
-    Tokenization is :func:`neardup._kernels.fast.tokenize_words` (lowercased tokens joined by
+    Tokenization is :func:`neardup._kernels.text.fast.tokenize_words` (lowercased tokens joined by
     one space per document), shingles of ``k`` tokens as :func:`~neardup._kernels.spans.
     shingle_spans` (``joined``: fewer tokens give one shingle of all; else each token), the
     feature hash ``kind`` 0 = FNV-1a 64, 1 = xxh3_64, 2 = low word of xxh3_128; +-1 per
