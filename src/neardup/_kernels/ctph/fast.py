@@ -11,9 +11,10 @@ only :func:`neardup._kernels.engine.kernels` imports it, when the fast backend i
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import numpy.typing as npt
+
+from neardup._kernels.cache import njit
 
 __all__ = ["ctph_batch", "digest_packed"]
 
@@ -27,7 +28,7 @@ _HASH_INIT = 0x27
 _MASK32 = 0xFFFFFFFF
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def ctph_batch(buf, offsets, out_bi, out_p1, out_l1, out_p2, out_l2):  # type: ignore[no-untyped-def]
     """Digest documents ``buf[offsets[d]:offsets[d+1]]``.
 
