@@ -105,6 +105,8 @@ def _exercise() -> None:
         index.add_many([f"d{i}" for i in range(len(sigs))], sigs)
         list(index.pairs())
         index.query(hasher.sketch(_TEXTS[1]))
+        index.add("one", hasher.sketch(_TEXTS[2]))  # the per-call paths (read-only slots)
+        index.query_many(sigs)
     for tok in (WordTokenizer(), ShingleTokenizer(3)):
         MinHasher(64, tokenizer=tok).sketch_many(_TEXTS)
     for bits in (64, 128, 256):
@@ -113,6 +115,8 @@ def _exercise() -> None:
         ham.add_many([f"d{i}" for i in range(len(codes))], codes)
         list(ham.pairs())
         ham.query(codes[0])
+        ham.add("one", int(codes[0].reshape(-1)[0]) if bits == 64 else codes[0])
+        ham.query(int(codes[1].reshape(-1)[0]) if bits == 64 else codes[1])
     values, offsets = unique_per_doc(
         np.array([3, 1, 2, 2, 5], np.uint64), np.array([0, 3, 5], np.int64)
     )
