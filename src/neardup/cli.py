@@ -63,6 +63,8 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+    # the one line saying that kernels compile on this first use (docs/engine.md)
+    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))
 
 
 def _documents(
@@ -674,6 +676,23 @@ def index_stats(index_path: str, method: str, threshold: float | None) -> None:
     """Print the index's statistics as JSON."""
     with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+@main.command("warmup")
+@_errors
+def warmup_cmd() -> None:
+    """Compile the numba kernels now (run once after installing; later calls only load them)."""
+    from neardup.warmup import warmup
+
+    report = warmup()
+    if report.backend != "fast":
+        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
+        return
+    click.echo(
+        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
+        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        err=True,
+    )
 
 
 def _register_eval() -> None:

@@ -182,35 +182,20 @@ def read_jsonl_packed(
         >>> [(d.id, d.text) for b in read_jsonl_packed(p) for d in b]
         [('7', 'hi'), ('3', 'yoé')]
     """
-    from neardup._kernels.engine import backend_name
+    from neardup._kernels import engine
 
     p = Path(path)
     id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
     text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
-    fast = backend_name() == "fast"
+    kern = engine.kernels("jsonl")
     for chunk, first_line in _chunks(p, max_line_bytes):
         data = np.frombuffer(chunk, np.uint8)
-        if fast:
-            from neardup._kernels.jsonl import fast as kern
-
-            starts, ends = kern.line_bounds(data, len(data))
-            texts = np.empty(len(data), np.uint8)
-            idbuf = np.empty(len(data), np.uint8)
-            status, toff, ioff, kind = kern.scan_lines(
-                data, starts, ends, id_key, text_key, texts, idbuf
-            )
-        else:
-            nl = np.flatnonzero(data == 10)
-            starts = np.concatenate(([0], nl[:-1] + 1)).astype(np.int64)
-            ends = nl.astype(np.int64)
-            # every line through json.loads; blank lines are skipped as read_jsonl does
-            status = np.array(
-                [2 if not chunk[a:b].strip() else 1 for a, b in zip(starts, ends, strict=True)],
-                dtype=np.uint8,
-            )
-            texts = idbuf = np.empty(0, np.uint8)
-            toff = ioff = np.zeros(len(starts) + 1, np.int64)
-            kind = np.zeros(len(starts), np.uint8)
+        starts, ends = kern.line_bounds(data, len(data))
+        texts = np.empty(len(data), np.uint8)
+        idbuf = np.empty(len(data), np.uint8)
+        status, toff, ioff, kind = kern.scan_lines(
+            data, starts, ends, id_key, text_key, texts, idbuf
+        )
         too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
         if len(too_long):
             n = first_line + int(too_long[0]) + 1

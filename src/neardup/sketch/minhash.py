@@ -5,7 +5,7 @@ the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable 
 ``"xxh3"`` (default, pinned), ``"txtfp"`` (byte-exact with txtfp 0.2.2), ``"datasketch"`` and
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
 hashing with optimal densification, Shrivastava 2017). The batch path runs in the kernels of
-:mod:`neardup._kernels.fast_minhash` (numba) or :mod:`neardup._kernels.reference_minhash`
+:mod:`neardup._kernels.minhash.fast` (numba) or :mod:`neardup._kernels.minhash.reference`
 (numpy), which give the same bits. See ``docs/minhash.md`` for the definitions and byte layout.
 """
 
@@ -16,13 +16,12 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
 from neardup._kernels.sets import sorted_unique
 from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
@@ -336,14 +335,6 @@ def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U6
     return a.astype(np.uint64), b.astype(np.uint64)
 
 
-def _kernels() -> ModuleType:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
-
-
 class MinHasher:
     """Sketch documents with MinHash.
 
@@ -462,13 +453,13 @@ class MinHasher:
         c = self._config
         canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
             p = pack(canon)
-            out: U64 = fast_minhash.sketch_words(
+            out: U64 = engine.kernels("minhash").sketch_words(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -515,11 +506,11 @@ class MinHasher:
         canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
             p = pack(canon)
-            sigs, feats, offsets = fast_minhash.sketch_words_features(
+            sigs, feats, offsets = engine.kernels("minhash").sketch_words_features(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -534,7 +525,7 @@ class MinHasher:
             )
             return self._check_empty(sigs), feats, offsets
         lo, hi, offsets = self._features(canon)
-        sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
+        sigs = engine.kernels("minhash").minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
 
     def sketch_packed_with_features(
@@ -565,13 +556,13 @@ class MinHasher:
             or engine.backend_name() != "fast"
         ):
             return self.sketch_many_with_features(_decode_all(buf, offsets))
-        from neardup._kernels import fast_minhash, tables
+        from neardup._kernels import tables
 
         high = np.flatnonzero(buf >= 0x80)
         if len(high):
             buf, offsets = self._canonical_spliced(buf, offsets, high)
         mask, min_bytes, k, joined = fused
-        sigs, feats, feat_offsets = fast_minhash.sketch_words_features(
+        sigs, feats, feat_offsets = engine.kernels("minhash").sketch_words_features(
             buf,
             np.ascontiguousarray(offsets, dtype=np.int64),
             tables.char_classes(),
@@ -630,7 +621,7 @@ class MinHasher:
         ]
         spans = _spans_of_bytes(items)
         c = self._config
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "txtfp":
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
             row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
@@ -661,7 +652,7 @@ class MinHasher:
         return out
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
+        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see ``minhash.reference``)."""
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
             inner = token_spans(tok.inner, canon)
@@ -676,7 +667,7 @@ class MinHasher:
         """(lo, hi, doc_offsets) of the k-shingle feature hashes of inner-token spans."""
         c = self._config
         toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
-        lo, hi, offsets = _kernels().combine_shingles(
+        lo, hi, offsets = engine.kernels("minhash").combine_shingles(
             toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
         )
         return lo, hi, offsets
@@ -690,7 +681,7 @@ class MinHasher:
         c = self._config
         tok = self._tokenizer
         k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset in ("xxh3", "oph"):
             lo, hi, offsets = self._combine(inner, k, short == "joined")
             if c.preset == "oph":
@@ -718,7 +709,7 @@ class MinHasher:
         )
         legacy = c.preset == "datasketch-legacy"
         a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         fn = kern.minhash_legacy if legacy else kern.minhash_affine32
         out: U64 = fn(hv, spans.doc_offsets, a, b)
         return out
