@@ -14,7 +14,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -24,6 +24,9 @@ from neardup.io import Document, read_inputs
 from neardup.methods import REGISTRY, make_method, method_info, method_names
 from neardup.report import DedupResult, write_clusters, write_pairs
 from neardup.types import DocId
+
+if TYPE_CHECKING:
+    from neardup.report.sources import DocumentSource
 
 __all__ = ["main"]
 
@@ -76,6 +79,7 @@ def _documents(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     input_format: str = "auto",
+    main_content: bool = False,
 ) -> Iterator[Document]:
     return read_inputs(
         paths,
@@ -85,6 +89,7 @@ def _documents(
         include=include,
         exclude=exclude,
         input_format=input_format,
+        main_content=main_content,
     )
 
 
@@ -183,25 +188,6 @@ def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mo
         click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
 
 
-def _progress(
-    quiet: bool, force: bool | None = None
-) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
-    show = sys.stderr.isatty() if force is None else force
-    if quiet or not show:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
-
-    def update(stage: str, n: int) -> None:
-        if stage == "sketch":
-            bar.update(n - bar.n)
-        else:
-            bar.set_description(f"{stage}: {n}")
-
-    return update, bar.close
-
-
 @main.command("dedup")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -259,6 +245,11 @@ def _progress(
     default="auto",
     show_default=True,
     help="How files become text (auto: by extension, then content; needs the markup extra).",
+)
+@click.option(
+    "--main-content",
+    is_flag=True,
+    help="For HTML input, keep only the main content (no navigation, headers or footers).",
 )
 @click.option(
     "--index",
@@ -328,11 +319,20 @@ def _progress(
     default=None,
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar (default: when stderr is a terminal).",
+    help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+    "every 10 s (default: on when stderr is a terminal).",
 )
 @_errors
 def dedup_cmd(
@@ -349,6 +349,7 @@ def dedup_cmd(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     input_format: str,
+    main_content: bool,
     index_path: str | None,
     on_error: str,
     batch_size: int,
@@ -361,6 +362,7 @@ def dedup_cmd(
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    clustering: str,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -385,6 +387,8 @@ def dedup_cmd(
             raise click.UsageError(f"{flag} applies to --method {' and '.join(users)}")
         options[name] = value
     if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
         _spark_dedup(
@@ -408,9 +412,9 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     m = make_method(method, threshold, **options)
-    saved: dict[DocId, str] = {}
     docs: Any
-    if _one_jsonl(paths) and not m.binary:
+    source = None
+    if _one_jsonl(paths) and not m.binary and report is None:
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
@@ -424,10 +428,19 @@ def dedup_cmd(
             include=include,
             exclude=exclude,
             input_format=input_format,
+            main_content=main_content,
         )
-    if report is not None and "-" in paths:
-        docs = _remember(docs, saved)
-    update, close = _progress(quiet, progress)
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = _report_source(input_format, main_content)
+            docs = source.tap(docs)
+    from neardup.cli_progress import count_documents, make_progress
+
+    update, close = make_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
+    )
     store = _open_index(index_path, m) if index_path is not None else None
     try:
         result = dedup(
@@ -439,6 +452,7 @@ def dedup_cmd(
             jobs=jobs if jobs is not None else min(8, os.cpu_count() or 1),
             index=store,
             pairs=show_pairs or report is not None,
+            clustering=clustering,
         )
     finally:
         close()
@@ -449,19 +463,8 @@ def dedup_cmd(
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
-    if report is not None:
-        _write_report(
-            result,
-            report,
-            paths,
-            saved,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+    if report is not None and source is not None:
+        _write_report(result, report, source, binary=m.binary)
     if keep is not None and output is not None:
         n = _write_kept(
             result,
@@ -474,6 +477,7 @@ def dedup_cmd(
             include=include,
             exclude=exclude,
             input_format=input_format,
+            main_content=main_content,
         )
         log.info("kept %d documents in %s", n, output)
     if not quiet:
@@ -486,37 +490,30 @@ def dedup_cmd(
         )
 
 
-def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
-    for d in docs:
-        if d.text is not None:
-            saved[d.id] = d.text
-        yield d
+def _report_source(input_format: str, main_content: bool) -> DocumentSource:
+    """Remembers where each document is while the run streams them (no second read)."""
+    from neardup.io import read_file_text
+    from neardup.report.sources import DocumentSource
+
+    def load(path: Path) -> str:
+        return read_file_text(path, input_format=input_format, main_content=main_content)
+
+    return DocumentSource(loader=load)
 
 
 def _write_report(
-    result: DedupResult,
-    report: str,
-    paths: tuple[str, ...],
-    saved: dict[DocId, str],
-    *,
-    binary: bool,
-    **read: Any,
+    result: DedupResult, report: str, source: DocumentSource, *, binary: bool
 ) -> None:
     from neardup.report.html import write_html
 
-    wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
-    wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
-    texts: dict[DocId, str] = {k: v for k, v in saved.items() if k in wanted}
-    images: dict[DocId, Path] = {}
-    if "-" not in paths:
-        for d in _documents(paths, binary=binary, **read):
-            if d.id not in wanted:
-                continue
-            if binary and d.path is not None:
-                images[d.id] = d.path
-            elif d.text is not None:
-                texts[d.id] = d.text
-    write_html(result, report, texts=texts, images=images or None)
+    with source:
+        write_html(
+            result,
+            report,
+            texts=None if binary else source.text,
+            images=source.path if binary else None,
+            links=source.path,
+        )
     log.info("report written to %s", report)
 
 
