@@ -126,6 +126,11 @@ class Method:
         """Similarity (and distance) of two documents from their :meth:`blobs`."""
         raise ConfigError(f"method {self.name!r} cannot be stored")
 
+    @property
+    def options(self) -> dict[str, object]:
+        """The options that rebuild this method with :func:`make_method` (for stores)."""
+        return {}
+
     def pairs(self) -> Iterator[PairRow]:
         """Yield ``(i, j, similarity, distance)`` for every accepted pair, ``i < j``."""
         raise NotImplementedError
@@ -143,6 +148,21 @@ def _ordered(a: object, b: object) -> tuple[int, int]:
     """Two index keys (our positions) as ints, smaller first."""
     i, j = int(cast(SupportsInt, a)), int(cast(SupportsInt, b))
     return (i, j) if i < j else (j, i)
+
+
+def _preset_of(canon: Canonicalizer | None) -> str:
+    """The preset name of a canonicalizer (what a store records to rebuild it)."""
+    from neardup.canonicalize import PRESETS
+
+    if canon is None:
+        return "txtfp"
+    for name, config in PRESETS.items():
+        if canon.params == config:
+            return name
+    raise ConfigError(
+        "this canonicalizer is not one of the presets; a store can record only "
+        f"{', '.join(PRESETS)}"
+    )
 
 
 def _texts(docs: Sequence[Document]) -> list[str]:
@@ -177,6 +197,7 @@ class MinHashMethod(Method):
         self._hasher = MinHasher(num_perm, tokenizer=self._tokenizer, canonicalizer=self._canon)
         self._index = LSHIndex(threshold=threshold, num_perm=num_perm)
         self._num_perm = num_perm
+        self._k = k
         self._bands, self._rows = self._index.bands, self._index.rows
         self._verify = verify
         self._set_values: list[U64] = []
@@ -224,29 +245,33 @@ class MinHashMethod(Method):
         return f"lsh-{self._index.bands}x{self._index.rows}-verify={int(self._verify)}"
 
     def blobs(self, payload: tuple[U64, tuple[U64, I64] | None]) -> list[bytes]:
-        """The sketch row, then (when verifying) the sorted shingle-hash set, little-endian."""
+        """Compact blobs (:mod:`neardup.sketch.setcodec`): with verification, the shingle-hash
+        set (cut to ``log2(n) + 10`` bits, delta-coded, pcodec); without, the sketch row
+        folded to 32-bit slots."""
+        from neardup.sketch.setcodec import encode_rows, encode_sets
+
         sigs, sets = payload
-        rows = np.ascontiguousarray(sigs, dtype="<u8")
         if sets is None:
-            return [row.tobytes() for row in rows]
-        values, offsets = sets
-        vals = np.ascontiguousarray(values, dtype="<u8")
-        return [
-            rows[i].tobytes() + vals[offsets[i] : offsets[i + 1]].tobytes()
-            for i in range(len(rows))
-        ]
+            return encode_rows(sigs)
+        return encode_sets(*sets)
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
-        n = self._hasher.num_perm * 8
-        if len(a) < n or len(b) < n or len(a) % 8 or len(b) % 8:
-            raise FormatError("a stored MinHash blob is truncated; rebuild the store")
+        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity
+
         if not self._verify:
-            x, y = np.frombuffer(a[:n], "<u8"), np.frombuffer(b[:n], "<u8")
-            return float(np.count_nonzero(x == y)) / len(x), None
-        x, y = np.frombuffer(a[n:], "<u8"), np.frombuffer(b[n:], "<u8")
-        inter = len(np.intersect1d(x, y, assume_unique=True))
-        union = len(x) + len(y) - inter
-        return (inter / union if union else 0.0), None
+            n = self._hasher.num_perm
+            return row_similarity(decode_row(a, n), decode_row(b, n)), None
+        return set_similarity(decode_set(a), decode_set(b)), None
+
+    @property
+    def options(self) -> dict[str, object]:
+        """The options that rebuild this method with :func:`make_method` (for stores)."""
+        return {
+            "num_perm": self._num_perm,
+            "verify": self._verify,
+            "canonicalize": _preset_of(self._canon),
+            "k": self._k,
+        }
 
     def pairs(self) -> Iterator[PairRow]:
         from neardup._kernels.sets import jaccard_pairs
@@ -298,6 +323,8 @@ class SimHashMethod(Method):
         from neardup.sketch.simhash import SimHasher
 
         self._hasher = SimHasher(bits, preset=preset, canonicalizer=canonicalizer)  # type: ignore[arg-type]
+        self._canon = canonicalizer
+        self._preset = preset
         self.bits = bits
         self.radius = int(np.floor((1.0 - self.threshold) * bits + 1e-9))
         self._index = HammingIndex(bits, radius=min(self.radius, bits - 1))
@@ -320,6 +347,11 @@ class SimHashMethod(Method):
     @property
     def index_params(self) -> str:
         return f"radius={self.radius}"
+
+    @property
+    def options(self) -> dict[str, object]:
+        """The options that rebuild this method with :func:`make_method` (for stores)."""
+        return {"bits": self.bits, "canonicalize": _preset_of(self._canon)}
 
     def blobs(self, payload: U64) -> list[bytes]:
         """Each code's 64-bit words, least significant first, little-endian."""
@@ -512,6 +544,11 @@ class PHashMethod(Method):
     def index_params(self) -> str:
         return f"radius={self.radius}"
 
+    @property
+    def options(self) -> dict[str, object]:
+        """The options that rebuild this method with :func:`make_method` (for stores)."""
+        return {"preset": self._preset}
+
     def blobs(self, payload: list[int]) -> list[bytes]:
         """Each 64-bit hash, little-endian."""
         return [int(h).to_bytes(8, "little") for h in payload]
@@ -542,6 +579,11 @@ class SimHashGoMethod(SimHashMethod):
 
     def __init__(self, threshold: float) -> None:
         super().__init__(threshold, bits=64, preset="go")
+
+    @property
+    def options(self) -> dict[str, object]:
+        """No options: the Go preset is fixed."""
+        return {}
 
 
 class EmbeddingMethod(Method):
