@@ -61,6 +61,7 @@ def _v2_compact(conn: sqlite3.Connection) -> None:
     version-1 store holds sketches in the old formats and no configuration to rebuild its
     method, so one with documents is refused (rebuild it); an empty one is converted.
     """
+    conn.execute("DROP INDEX IF EXISTS keys_doc")  # version 1's; re-running step 1 recreates it
     columns = [row[1] for row in conn.execute("PRAGMA table_info(keys)").fetchall()]
     if "band" in columns:  # the version-1 layout
         if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
@@ -70,7 +71,6 @@ def _v2_compact(conn: sqlite3.Connection) -> None:
                 "the method's configuration; rebuild it from the documents with "
                 "`neardup index add --index NEW.db ...` (the old file was left unchanged)"
             )
-        conn.execute("DROP INDEX IF EXISTS keys_doc")
         conn.execute("DROP TABLE keys")
         conn.execute("DROP TABLE docs")
     conn.execute(

@@ -419,7 +419,7 @@ class Store:
                 raise InputError(f"key {i} is a {type(key).__name__}; document keys are str")
             encodable(key, i)
             last[key] = i
-        kept = list(last.values())  # first-occurrence order, last occurrence's value
+        kept = sorted(last.values())  # each key at its last occurrence (a re-add moves it)
         doc_index, bands, values = triples(lookup, n)
         folded = fold(bands, values)
         now = int(time.time())
