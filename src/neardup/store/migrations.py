@@ -146,6 +146,11 @@ def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRA
     """
     current = schema_version(conn)
     target = len(migrations)
+    if current < 0:
+        raise SchemaVersionError(
+            f"the store has the impossible schema version {current}: the file header is "
+            "damaged; restore the store from a backup or rebuild it"
+        )
     if current > target:
         raise SchemaVersionError(
             f"the store has schema version {current} but this neardup reads up to version "

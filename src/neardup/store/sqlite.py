@@ -194,6 +194,8 @@ class Store:
         conn = self._live()
         version = schema_version(conn)  # the first read: fails here on a non-database file
         app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        if version < 0:
+            raise damaged(self._path, f"its header records schema version {version}")
         if version > SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"the store {self._path!r} has schema version {version} but this neardup reads "
