@@ -123,7 +123,9 @@ def test_unsorted_or_repeated_values_are_refused() -> None:
 
     good = encode_sets(np.array([1 << 62, 2 << 62], np.uint64), np.array([0, 2]))[0]
     head = good[:7]
-    repeated = standalone.simple_compress(np.array([5, 0], np.uint32), ChunkConfig())  # 5, 5: a repeat
+    repeated = standalone.simple_compress(
+        np.array([5, 0], np.uint32), ChunkConfig()
+    )  # 5, 5: a repeat
     with pytest.raises(FormatError, match="sorted"):
         decode_set(head + repeated)
 
@@ -156,7 +158,7 @@ def test_stored_set_similarity_is_a_bounded_symmetric_jaccard(
 def test_a_lookup_key_of_the_wrong_type_only_stops_matching(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     _store(db)
-    _edit(db, "UPDATE keys SET k = CAST(doc AS BLOB)")
+    _edit(db, "UPDATE keys SET k = CAST(k AS BLOB)")
     with Store.open(db, kind=KIND, params=PARAMS) as store:
         assert store.candidates(np.array([1, 2])) == []  # no match, no crash, no wrong row
 
