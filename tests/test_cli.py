@@ -197,9 +197,12 @@ def test_index_remembers_its_config(corpus: Path, tmp_path: Path) -> None:
     code, out, _ = run("index", "stats", "--index", db)
     stats = json.loads(out)
     assert stats["config"] == {
-        "method": "minhash",
+        "kind": "minhash",
         "threshold": 0.5,
-        "options": {"canonicalize": "txtfp", "k": 5, "num_perm": 128, "verify": True},
+        "canonicalize": "txtfp",
+        "k": 5,
+        "num_perm": 128,
+        "verify": True,
     }
     assert stats["readonly"] is False and stats["docs"] == 3
     # an explicit option that contradicts the store names both values

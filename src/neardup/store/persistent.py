@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -24,7 +24,14 @@ import numpy.typing as npt
 
 from neardup.errors import ConfigError, StoreError
 from neardup.io import Document
-from neardup.methods import Method, make_method
+from neardup.methods import (
+    Method,
+    build,
+    config_from_json,
+    make_method,
+    method_info,
+    method_names,
+)
 from neardup.store.sqlite import Store
 
 __all__ = ["Match", "PersistentIndex", "method_config", "rebuild_method"]
@@ -48,50 +55,33 @@ class Match:
 
 
 def method_config(method: Method) -> str:
-    """The canonical JSON that rebuilds ``method`` (sorted keys, no spaces).
+    """The canonical JSON that rebuilds ``method`` (its registry configuration).
 
     Examples:
         >>> method_config(make_method("simhash", 0.9))
-        '{"method":"simhash","options":{"bits":64,"canonicalize":"txtfp"},"threshold":0.9}'
+        '{"bits":64,"canonicalize":"txtfp","kind":"simhash","threshold":0.9}'
     """
-    config = {"method": method.name, "threshold": method.threshold, "options": method.options}
-    return json.dumps(config, sort_keys=True, separators=(",", ":"))
+    return method.config.to_json()
 
 
-def _parse(text: str, path: str) -> tuple[str, float, dict[str, ConfigValue]]:
-    try:
-        data = json.loads(text)
-        name, threshold, options = data["method"], data["threshold"], data["options"]
-    except (ValueError, KeyError, TypeError):
-        raise StoreError(
-            f"the store {path!r} has no readable method configuration ({text[:80]!r}); "
-            "it was not written by PersistentIndex: open it with the method it was built with"
-        ) from None
-    if not isinstance(name, str) or not isinstance(threshold, int | float):
-        raise StoreError(f"the store {path!r} has a damaged method configuration; rebuild it")
-    if not isinstance(options, dict) or not all(
-        isinstance(v, str | int | float | bool) for v in options.values()
-    ):
-        raise StoreError(f"the store {path!r} has damaged method options; rebuild it")
-    return name, float(threshold), options
+def rebuild_method(text: str, path: str = "") -> Method:
+    """Build the method a store's configuration text describes.
 
-
-def rebuild_method(
-    name: str, threshold: float | None, options: Mapping[str, ConfigValue]
-) -> Method:
-    """Build a method from a stored configuration (``canonicalize`` is a preset name).
+    Raises:
+        StoreError: the text is not a method configuration (the store is damaged or was
+            not written by :class:`PersistentIndex`).
 
     Examples:
-        >>> rebuild_method("minhash", 0.7, {"num_perm": 64, "canonicalize": "none"}).threshold
+        >>> rebuild_method('{"kind":"minhash","num_perm":64,"threshold":0.7}').threshold
         0.7
     """
-    opts: dict[str, object] = dict(options)
-    preset = opts.pop("canonicalize", None)
-    if preset is not None:
-        from neardup.canonicalize import Canonicalizer
-
-        opts["canonicalizer"] = Canonicalizer(str(preset))
-    return make_method(name, threshold, **opts)
+    try:
+        return build(config_from_json(text))
+    except ConfigError as exc:
+        raise StoreError(
+            f"the store {path!r} has no usable method configuration ({exc}); it was not "
+            "written by PersistentIndex or is damaged: rebuild it"
+        ) from None
 
 
 class PersistentIndex:
@@ -130,9 +120,10 @@ class PersistentIndex:
         readonly: bool = False,
         write_docs: int = WRITE_DOCS,
     ) -> None:
-        if method is not None and type(method).blobs is Method.blobs:
+        if method is not None and not method_info(method.name).storable:
             raise ConfigError(
-                f"method {method.name!r} cannot be stored; use minhash, simhash or phash"
+                f"method {method.name!r} cannot be stored; use "
+                f"{', '.join(method_names(storable=True))}"
             )
         self._write_docs = max(1, write_docs)
         self._pending: list[tuple[list[str], list[bytes], npt.NDArray[np.int64]]] = []
@@ -140,7 +131,7 @@ class PersistentIndex:
         if method is None:
             self.store = Store.open(path, kind=None, params=None, create=False, readonly=readonly)
             try:
-                self.method = rebuild_method(*_parse(self.store.config, str(path)))
+                self.method = rebuild_method(self.store.config, str(path))
                 expected = f"{self.method.params}|{self.method.index_params}"
                 if self.store.params != expected:
                     raise StoreError(
@@ -201,16 +192,12 @@ class PersistentIndex:
                     f"no index at {str(path)!r}; check the path, or build one with "
                     "`neardup index add --index FILE ...`"
                 )
-            return cls(path, rebuild_method(method or "minhash", threshold, given))
+            return cls(path, make_method(method or "minhash", threshold, **given))
         index = cls(path, readonly=readonly)
         try:
-            stored = json.loads(index.store.config)
+            have = index.method.config.to_dict()
+            have["method"] = have.pop("kind")
             wanted = {"method": method, "threshold": threshold, **given}
-            have = {
-                "method": stored["method"],
-                "threshold": stored["threshold"],
-                **stored["options"],
-            }
             for name, value in wanted.items():
                 if value is None:
                     continue
