@@ -20,15 +20,12 @@ the busy timeout. A :class:`Store` object belongs to one thread.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 import numpy as np
 import numpy.typing as npt
@@ -40,18 +37,17 @@ from neardup.errors import (
     StoreError,
 )
 from neardup.store._lookup import Lookup, blob, fold, pairs, triples
+from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import (
     checksum,
     damaged,
-    doc_row,
     encodable,
     integer,
     json_list,
-    text_or_none,
 )
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
-__all__ = ["APPLICATION_ID", "Lookup", "Store"]
+__all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
 
 logger = logging.getLogger(__name__)
 
@@ -59,12 +55,10 @@ APPLICATION_ID = 0x4E445550
 """``PRAGMA application_id`` of a neardup store (ASCII ``NDUP``); other SQLite files are refused."""
 
 
-StatValue = str | int | float
-
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
 
 
-class Store:
+class Store(StoreReads):
     """A persistent SQLite store of one kind of sketch, searchable by lookup keys.
 
     Open it with :meth:`Store.open` (not the constructor); it is a context manager. Duplicate
@@ -80,25 +74,6 @@ class Store:
         2
         [('b', b'B')]
     """
-
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        *,
-        path: str,
-        kind: str | None,
-        params: str | None,
-        readonly: bool,
-        timeout: float,
-    ) -> None:
-        """Wrap an open connection; use :meth:`Store.open` instead."""
-        self._config = ""
-        self._conn: sqlite3.Connection | None = conn
-        self._path = path
-        self._kind = kind
-        self._params = params
-        self._readonly = readonly
-        self._timeout = timeout
 
     # ----------------------------------------------------------------------------- opening
 
@@ -260,111 +235,6 @@ class Store:
                 "open it with the kind and parameters it was built with, or use a new store "
                 "file for these parameters"
             )
-
-    def _identity(self) -> dict[str, str]:
-        rows = self._live().execute("SELECT name, value FROM meta").fetchall()
-        out: dict[str, str] = {}
-        for name, value in rows:
-            if type(name) is not str or type(value) is not str:
-                raise damaged(self._path, "its meta table holds a value that is not text")
-            out[name] = value
-        return out
-
-    @property
-    def kind(self) -> str:
-        """The sketch kind the store holds."""
-        return self._kind or ""
-
-    @property
-    def params(self) -> str:
-        """The params fingerprint the store holds."""
-        return self._params or ""
-
-    # ------------------------------------------------------------------------------ helpers
-
-    def _live(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreError(f"the store {self._path!r} is closed; open it again with Store.open")
-        return self._conn
-
-    @contextlib.contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
-        """Turn sqlite3 errors into StoreError with a message that says what to do."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            text = str(exc)
-            if "locked" in text or "busy" in text:
-                raise StoreError(
-                    f"cannot {action}: the store {self._path!r} stayed locked by another writer "
-                    f"for longer than the busy timeout ({self._timeout:g} s); retry when it is "
-                    "done, or open the store with a larger timeout"
-                ) from exc
-            raise StoreError(
-                f"cannot {action} in {self._path!r}: {text}; check the file, its directory's "
-                "permissions and free disk space"
-            ) from exc
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot {action}: {self._path!r} is not a neardup store or is damaged ({exc}); "
-                "check the path; a damaged store can be checked with "
-                "`sqlite3 FILE 'PRAGMA integrity_check'` and must be restored or rebuilt"
-            ) from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot {action} in {self._path!r}: {exc}") from exc
-        except UnicodeDecodeError as exc:  # SQLite's message quotes the damaged, non-UTF-8 bytes
-            raise StoreError(
-                f"cannot {action}: {self._path!r} is damaged (SQLite reported non-UTF-8 data); "
-                "check it with `sqlite3 FILE 'PRAGMA integrity_check'`, restore or rebuild it"
-            ) from exc
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
-        conn = self._live()
-        if self._readonly:
-            raise StoreError(
-                f"the store {self._path!r} was opened read-only; open it with readonly=False "
-                "to change it"
-            )
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction, so that several statements see the same snapshot."""
-        conn = self._live()
-        if conn.in_transaction:
-            yield conn
-            return
-        conn.execute("BEGIN")
-        try:
-            yield conn
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
-
-    def _stale(self, conn: sqlite3.Connection) -> int:
-        row = conn.execute("SELECT value FROM meta WHERE name = 'stale'").fetchone()
-        if row is None:
-            return 0
-        try:
-            return int(str(row[0]))
-        except ValueError:
-            raise damaged(self._path, f"its stale count {row[0]!r} is not a number") from None
-
-    def _set_stale(self, conn: sqlite3.Connection, stale: int) -> None:
-        conn.execute(
-            "INSERT INTO meta (name, value) VALUES ('stale', ?) "
-            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            (str(stale),),
-        )
 
     # ------------------------------------------------------------------------------ writing
 
@@ -553,265 +423,3 @@ class Store:
             cur = conn.execute("DELETE FROM keys WHERE doc NOT IN (SELECT rowid FROM docs)")
             self._set_stale(conn, 0)
             return max(0, int(cur.rowcount))
-
-    # ------------------------------------------------------------------------------ reading
-
-    def get(self, key: str) -> bytes | None:
-        """Return the stored sketch bytes of ``key``, or None.
-
-        Raises:
-            StoreError: the row is damaged (wrong types, checksum mismatch).
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     s.add("k", b"sk", np.array([5]))
-            ...     s.get("k"), s.get("missing")
-            (b'sk', None)
-        """
-        with self._errors("read a document"):
-            row = (
-                self._live()
-                .execute("SELECT key, sketch, checksum FROM docs WHERE key = ?", (key,))
-                .fetchone()
-            )
-        return None if row is None else doc_row(self._path, *row)[1]
-
-    def get_meta(self, key: str) -> str | None:
-        """Return the caller metadata stored with ``key`` (None if absent or not set).
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     s.add("k", b"sk", np.array([5]), meta='{"len": 3}')
-            ...     s.get_meta("k")
-            '{"len": 3}'
-        """
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT meta FROM docs WHERE key = ?", (key,)).fetchone()
-        return None if row is None else text_or_none(self._path, row[0], "a metadata value")
-
-    def __contains__(self, key: object) -> bool:
-        """Return whether ``key`` is stored."""
-        if not isinstance(key, str):
-            return False
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone()
-        return row is not None
-
-    def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
-        """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
-
-        This is exactly banded LSH's candidate rule; for Hamming-block search pass the block
-        values (band = block index). The result is a superset of the true matches (the
-        32-bit folding adds a false candidate with probability about ``2**-32`` per stored
-        key): decode the sketches and verify. Documents come once each, in the order they
-        were last added. One read transaction, so one consistent snapshot.
-
-        Args:
-            lookup: A 1-D integer array (band ``j`` = position ``j``, the form of one row of
-                :meth:`add_many`'s array) or an ``(m, 2)`` array of ``(band, value)`` rows.
-
-        Returns:
-            ``(key, sketch bytes)`` pairs.
-
-        Raises:
-            InputError: ``lookup`` has another shape or a non-integer dtype.
-            StoreError: a row read is damaged.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
-            ...     s.candidates(np.array([1, 1])), s.candidates(np.array([2, 9]))
-            ([('a', b'A'), ('b', b'B')], [('b', b'B')])
-        """
-        return self.candidates_many([pairs(lookup, "lookup")])[0]
-
-    def candidates_many(self, lookup: Lookup) -> list[list[tuple[str, bytes]]]:
-        """:meth:`candidates` for a batch of queries, in two SQL statements.
-
-        Args:
-            lookup: The queries' keys, in the forms :meth:`add_many` takes.
-
-        Returns:
-            One list of ``(key, sketch bytes)`` per query, each in insertion order.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
-            ...     s.candidates_many(np.array([[1, 1], [2, 9], [7, 7]]))
-            [[('a', b'A'), ('b', b'B')], [('b', b'B')], []]
-        """
-        n = len(lookup)
-        query, _, _ = triples(lookup, n)
-        _, bands, values = triples(lookup, n)
-        folded = fold(bands, values)
-        out: list[list[tuple[str, bytes]]] = [[] for _ in range(n)]
-        if not folded.size:
-            return out
-        order = np.argsort(folded, kind="stable")
-        sorted_keys, sorted_query = folded[order], query[order]
-        unique = np.unique(sorted_keys)
-        with self._errors("find candidates"), self._read() as conn:
-            hits = conn.execute(
-                "SELECT k, doc FROM keys WHERE k IN (SELECT value FROM json_each(?))",
-                (json_list(unique.tolist()),),
-            ).fetchall()
-            if not hits:
-                return out
-            found = np.array(
-                [
-                    (
-                        integer(self._path, k, "a lookup key"),
-                        integer(self._path, d, "a document id"),
-                    )
-                    for k, d in hits
-                ],
-                dtype=np.int64,
-            )
-            lo = np.searchsorted(sorted_keys, found[:, 0], side="left")
-            hi = np.searchsorted(sorted_keys, found[:, 0], side="right")
-            counts = hi - lo
-            starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
-            where = starts + np.arange(int(counts.sum()))
-            pair = np.unique(
-                np.stack([np.repeat(found[:, 1], counts), sorted_query[where]], axis=1), axis=0
-            )  # (doc, query), sorted by document id = insertion order
-            rows: dict[int, tuple[str, bytes]] = {}
-            for rowid, key, sketch, check in conn.execute(
-                "SELECT rowid, key, sketch, checksum FROM docs "
-                "WHERE rowid IN (SELECT value FROM json_each(?))",
-                (json_list(np.unique(pair[:, 0]).tolist()),),
-            ):
-                rows[integer(self._path, rowid, "a document id")] = doc_row(
-                    self._path, key, sketch, check
-                )
-        for doc, q in pair.tolist():
-            got = rows.get(doc)
-            if got is not None:  # absent: a stale lookup row of a replaced document
-                out[q].append(got)
-        return out
-
-    def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
-        """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.
-
-        The iteration is one SQL statement, hence one snapshot: documents committed by other
-        connections meanwhile do not appear, and until the iteration ends (or the generator is
-        closed) this ``Store``'s other reads see the same snapshot. Do not write through this
-        same ``Store`` while iterating. Memory holds one batch at a time.
-
-        Args:
-            batch: Documents per yielded batch (at least 1).
-
-        Yields:
-            Lists of keys and of sketch bytes, of equal length.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     _ = s.add_many(["a", "b", "c"], [b"A", b"B", b"C"], np.zeros((3, 1), np.int64))
-            ...     list(s.iter_sketches(batch=2))
-            [(['a', 'b'], [b'A', b'B']), (['c'], [b'C'])]
-        """
-        if batch < 1:
-            raise InputError(f"batch must be at least 1, got {batch}")
-        with self._errors("read documents"):
-            cursor = self._live().execute("SELECT key, sketch, checksum FROM docs ORDER BY rowid")
-        try:
-            while True:
-                with self._errors("read documents"):
-                    rows = cursor.fetchmany(batch)
-                if not rows:
-                    return
-                checked = [doc_row(self._path, *row) for row in rows]
-                yield [k for k, _ in checked], [b for _, b in checked]
-        finally:
-            if self._conn is not None:  # close() already finalized the cursor's statement
-                cursor.close()
-
-    def __len__(self) -> int:
-        """Return the number of stored documents."""
-        with self._errors("count documents"):
-            value = self._live().execute("SELECT count(*) FROM docs").fetchone()[0]
-        return integer(self._path, value, "the document count")
-
-    @property
-    def config(self) -> str:
-        """The configuration text recorded when the store was created ("" if none)."""
-        with self._errors("read the configuration"):
-            return self._identity().get("config", "")
-
-    def stats(self) -> dict[str, StatValue]:
-        """Return a summary of the store.
-
-        Returns:
-            ``path``, ``docs`` (documents), ``lookup_rows``, ``stale_docs`` (replaced or
-            removed documents whose lookup rows :meth:`compact` will drop), ``kind``,
-            ``params``, ``config``, ``schema_version``, ``file_size`` (bytes of the database
-            pages, committed WAL content included), ``sketch_bytes`` (total stored sketch
-            bytes), ``created`` (Unix time) and ``readonly``.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     st = s.stats()
-            >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 2)
-        """
-        with self._errors("read statistics"), self._read() as conn:
-            identity = self._identity()
-            docs, sketch_bytes = conn.execute(
-                "SELECT count(*), coalesce(sum(length(sketch)), 0) FROM docs"
-            ).fetchone()
-            lookup_rows = conn.execute("SELECT count(*) FROM keys").fetchone()[0]
-            pages = conn.execute("PRAGMA page_count").fetchone()[0]
-            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
-            version = schema_version(conn)
-            stale = self._stale(conn)
-        try:
-            created = float(identity.get("created", ""))
-        except ValueError:
-            raise damaged(
-                self._path, f"its 'created' time {identity.get('created')!r} is not a number"
-            ) from None
-        return {
-            "path": self._path,
-            "docs": integer(self._path, docs, "the document count"),
-            "lookup_rows": integer(self._path, lookup_rows, "the lookup row count"),
-            "stale_docs": stale,
-            "kind": identity["kind"],
-            "params": identity["params"],
-            "config": identity.get("config", ""),
-            "schema_version": version,
-            "file_size": int(pages) * int(page_size),
-            "sketch_bytes": integer(self._path, sketch_bytes, "the sketch byte count"),
-            "created": created,
-            "readonly": self._readonly,
-        }
-
-    # ------------------------------------------------------------------------------ closing
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._conn is None
-
-    def close(self) -> None:
-        """Close the connection; calling it again does nothing."""
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
-
-    def __enter__(self) -> Self:
-        """Return the store itself."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the store."""
-        self.close()
-
-    def __repr__(self) -> str:
-        """Return ``Store(path, kind, params)``."""
-        state = " closed" if self.closed else ""
-        return f"<Store {self._path!r} {self._kind} {self._params}{state}>"
