@@ -190,6 +190,23 @@ class MinHashMethod(Method):
             return row_similarity(decode_row(a, n), decode_row(b, n)), None
         return set_similarity(decode_set(a), decode_set(b)), None
 
+    def blob_similarities(
+        self, a: Sequence[bytes], b: Sequence[bytes]
+    ) -> list[tuple[float, int | None]]:
+        """Each distinct blob is decoded once (a stored document is often many queries'
+        candidate)."""
+        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity
+
+        if not self.config.verify:
+            n = self._hasher.num_perm
+            rows: dict[bytes, npt.NDArray[np.uint32]] = {}
+            for blob in (*a, *b):
+                if blob not in rows:
+                    rows[blob] = decode_row(blob, n)
+            return [(row_similarity(rows[x], rows[y]), None) for x, y in zip(a, b, strict=True)]
+        sets = {blob: decode_set(blob) for blob in {*a, *b}}
+        return [(set_similarity(sets[x], sets[y]), None) for x, y in zip(a, b, strict=True)]
+
     def fingerprint(self, doc: Document) -> str:
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()
 

@@ -247,7 +247,9 @@ class PersistentIndex:
         return self.store.add_many(keys, blobs, lookup)
 
     def __len__(self) -> int:
-        return len(self.store) + self._pending_docs
+        """The number of stored documents (gathered writes are written first)."""
+        self.flush()
+        return len(self.store)
 
     def _batches(
         self, docs: Iterable[Document], batch_size: int
@@ -324,17 +326,25 @@ class PersistentIndex:
         *,
         exclude_self: bool,
     ) -> list[Match]:
-        out: list[Match] = []
-        threshold = self.method.threshold
-        similarity = self.method.blob_similarity
+        queries: list[str] = []
+        stored_keys: list[str] = []
+        mine: list[bytes] = []
+        theirs: list[bytes] = []
         for doc, blob, stored in zip(batch, blobs, self.store.candidates_many(keys), strict=True):
             for key, other in stored:
                 if exclude_self and key == doc.id:
                     continue
-                sim, dist = similarity(blob, other)
-                if sim >= threshold:
-                    out.append(Match(doc.id, key, sim, dist))
-        return out
+                queries.append(doc.id)
+                stored_keys.append(key)
+                mine.append(blob)
+                theirs.append(other)
+        threshold = self.method.threshold
+        scores = self.method.blob_similarities(mine, theirs) if mine else []
+        return [
+            Match(q, k, sim, dist)
+            for q, k, (sim, dist) in zip(queries, stored_keys, scores, strict=True)
+            if sim >= threshold
+        ]
 
     def query(self, docs: Iterable[Document], *, batch_size: int = 2048) -> list[Match]:
         """Stored documents whose similarity to each query is at or above the threshold,
