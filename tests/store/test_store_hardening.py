@@ -166,3 +166,24 @@ def test_a_lookup_key_of_the_wrong_type_only_stops_matching(tmp_path: Path) -> N
 def test_similarity_of_empty_sets_is_zero() -> None:
     empty = StoredSet(np.zeros(0, np.uint32), 10)
     assert set_similarity(empty, empty) == 0.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 12))
+def test_batched_set_similarities_equal_the_one_by_one_form(seed: int, n: int) -> None:
+    from neardup.sketch.setcodec import set_similarities
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([0, 3, 40, 90, 200, 700, 3000], size=n)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    base = rng.integers(0, 2**64, size=int(sizes.max(initial=0)), dtype=np.uint64)
+    values = np.concatenate(
+        [np.sort(np.unique(base[: int(k)])) for k in sizes] or [np.zeros(0, np.uint64)]
+    ).astype(np.uint64)
+    decoded = [decode_set(blob) for blob in encode_sets(values, offsets)]
+    a = rng.integers(0, n, size=20)
+    b = rng.integers(0, n, size=20)
+    got = set_similarities(decoded, a, b)
+    want = [set_similarity(decoded[i], decoded[j]) for i, j in zip(a, b, strict=True)]
+    assert np.allclose(got, want) and bool(np.all((got >= 0) & (got <= 1)))

@@ -203,7 +203,7 @@ class MinHashMethod(Method):
     ) -> list[tuple[float, int | None]]:
         """Each distinct blob is decoded once (a stored document is often many queries'
         candidate)."""
-        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity
+        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarities
 
         if not self.config.verify:
             n = self._hasher.num_perm
@@ -212,8 +212,13 @@ class MinHashMethod(Method):
                 if blob not in rows:
                     rows[blob] = decode_row(blob, n)
             return [(row_similarity(rows[x], rows[y]), None) for x, y in zip(a, b, strict=True)]
-        sets = {blob: decode_set(blob) for blob in {*a, *b}}
-        return [(set_similarity(sets[x], sets[y]), None) for x, y in zip(a, b, strict=True)]
+        slot: dict[bytes, int] = {}
+        for blob in (*a, *b):
+            slot.setdefault(blob, len(slot))
+        sets = [decode_set(blob) for blob in slot]
+        ia = np.array([slot[x] for x in a], dtype=np.int64)
+        ib = np.array([slot[y] for y in b], dtype=np.int64)
+        return [(sim, None) for sim in set_similarities(sets, ia, ib).tolist()]
 
     def fingerprint(self, doc: Document) -> str:
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()
