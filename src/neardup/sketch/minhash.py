@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine, reference_minhash
-from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
+from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
-from neardup.config import CanonicalConfig, Params, check_choice, check_range
+from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -367,7 +367,7 @@ class MinHasher:
         (True, (2, 32))
     """
 
-    __slots__ = ("_canon", "_config", "_skip_ascii", "_tokenizer")
+    __slots__ = ("_canon", "_config", "_tokenizer")
 
     def __init__(
         self,
@@ -398,13 +398,6 @@ class MinHasher:
             canonicalizer=self._canon.config,
             tokenizer=self._tokenizer.name,
             empty=empty,
-        )
-        # ASCII text needs no canonicalizing when the tokenizer lowercases ASCII itself: the
-        # txtfp canonical form of ASCII text is its ASCII lowercase.
-        self._skip_ascii = (
-            isinstance(self._canon, Canonicalizer)
-            and self._canon.params == CanonicalConfig()
-            and _fused_args(self._tokenizer) is not None
         )
 
     @property
@@ -459,14 +452,13 @@ class MinHasher:
             EmptyInputError: A document without features, with ``empty="error"``.
         """
         c = self._config
-        canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
         kern = _kernels()
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
             from neardup._kernels import fast_minhash, tables
 
             mask, min_bytes, k, joined = fused
-            p = pack(canon)
+            p = self._canonical_packed(texts)
             out: U64 = fast_minhash.sketch_words(
                 p.buf,
                 p.offsets,
@@ -480,6 +472,7 @@ class MinHasher:
                 c.num_perm,
             )
             return self._check_empty(out)
+        canon = self._canonical(texts)
         if c.preset == "txtfp":
             spans = token_spans(self._tokenizer, canon)
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
@@ -511,13 +504,12 @@ class MinHasher:
         c = self._config
         if c.preset != "xxh3":
             raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
-        canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
             from neardup._kernels import fast_minhash, tables
 
             mask, min_bytes, k, joined = fused
-            p = pack(canon)
+            p = self._canonical_packed(texts)
             sigs, feats, offsets = fast_minhash.sketch_words_features(
                 p.buf,
                 p.offsets,
@@ -532,7 +524,7 @@ class MinHasher:
                 True,
             )
             return self._check_empty(sigs), feats, offsets
-        lo, hi, offsets = self._features(canon)
+        lo, hi, offsets = self._features(self._canonical(texts))
         sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
 
@@ -571,16 +563,24 @@ class MinHasher:
 
     # ------------------------------------------------------------------ internals
 
+    def _canonical_packed(self, texts: Sequence[str | bytes]) -> Packed:
+        """The canonical documents packed for a fused kernel (which lowercases ASCII)."""
+        if isinstance(texts, str | bytes):
+            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            return self._canon.canonicalize_packed(texts, lower_ascii=False)
+        return pack(self._canonical(texts))
+
     def _canonical(self, texts: Sequence[str | bytes]) -> list[str]:
         if isinstance(texts, str | bytes):
             raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
-        out: list[str] = []
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            return self._canon.canonicalize_many(texts)
         canon = self._canon.canonicalize
-        skip = self._skip_ascii
-        for i, t in enumerate(texts):
-            text = t if isinstance(t, str) else encode_text(t, i).decode("utf-8")
-            out.append(text if skip and text.isascii() else canon(text))
-        return out
+        return [
+            canon(t if isinstance(t, str) else encode_text(t, i).decode("utf-8"))
+            for i, t in enumerate(texts)
+        ]
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
         """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
@@ -672,8 +672,6 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
     """(mask, min_bytes, k, joined) when the fused numba kernel reproduces ``tokenizer``."""
-    from neardup import tokenize
-
     if type(tokenizer) is ShingleTokenizer:
         inner, k = tokenizer.inner, tokenizer.k
         joined = "+sep" not in tokenizer.name.split("/", 1)[0]
@@ -681,6 +679,7 @@ def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
         inner, k, joined = tokenizer, 1, True
     else:
         return None
-    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+    args = inner.kernel_args if type(inner) is WordTokenizer else None
+    if args is None:
         return None
-    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
+    return args[0], args[1], k, joined

@@ -20,11 +20,10 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from neardup import tokenize
 from neardup._kernels import engine
-from neardup._kernels.spans import Spans, encode_text, pack, spans_from_lists
+from neardup._kernels.spans import Packed, Spans, encode_text, pack, spans_from_lists
 from neardup.canonicalize import Canonicalizer
-from neardup.config import CanonicalConfig, Params, check_choice, check_range
+from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -324,7 +323,6 @@ class SimHasher:
         "_fused",
         "_key_hashes",
         "_key_q",
-        "_skip_ascii",
         "_tokenizer",
     )
 
@@ -390,13 +388,6 @@ class SimHasher:
             raise ConfigError("default_weight only applies with weights=; pass a weight table")
         self._fingerprint = config.fingerprint()
         self._fused = _fused_args(tok, config)
-        # ASCII text needs no canonicalizing when the fused kernel lowercases it: the default
-        # (txtfp) canonical form of ASCII text is its ASCII lowercase.
-        self._skip_ascii = (
-            self._fused is not None
-            and isinstance(canon, Canonicalizer)
-            and canon.params == CanonicalConfig()
-        )
 
     @property
     def config(self) -> SimHashConfig:
@@ -444,13 +435,22 @@ class SimHasher:
             raise InputError("sketch_many takes a sequence of documents; use sketch(text) for one")
         docs: Sequence[str | bytes] = texts if isinstance(texts, Sequence) else list(texts)
         fast = self._fused is not None and engine.backend_name() == "fast"
-        if self._canonicalizer is not None:
-            canon = self._canonicalizer.canonicalize
-            skip = fast and self._skip_ascii
-            texts_ = [_as_str(d, i) for i, d in enumerate(docs)]
-            docs = [t if skip and t.isascii() else canon(t) for t in texts_]
+        canonicalizer = self._canonicalizer
         if fast and self._fused is not None:
-            return self._sketch_fused(docs, self._fused)
+            if isinstance(canonicalizer, Canonicalizer) and canonicalizer.batch_kernel:
+                # the fused kernel lowercases ASCII itself
+                packed = canonicalizer.canonicalize_packed(docs, lower_ascii=False)
+            elif canonicalizer is not None:
+                packed = pack(
+                    [canonicalizer.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
+                )
+            else:
+                packed = pack(docs)
+            return self._sketch_fused(packed, self._fused)
+        if isinstance(canonicalizer, Canonicalizer) and canonicalizer.batch_kernel:
+            docs = canonicalizer.canonicalize_many(docs)
+        elif canonicalizer is not None:
+            docs = [canonicalizer.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
         spans = token_spans(self._tokenizer, docs)
         hashes = self._feature_hashes(spans)
         doc_offsets = spans.doc_offsets
@@ -521,12 +521,11 @@ class SimHasher:
                 "for it (skip empty documents, or use empty='zero')"
             )
 
-    def _sketch_fused(self, docs: Sequence[str | bytes], args: tuple[int, int, int, bool]) -> U64:
+    def _sketch_fused(self, packed: Packed, args: tuple[int, int, int, bool]) -> U64:
         """One-pass numba path for word / word-shingle features at 64 bits, no weights."""
         from neardup._kernels import fast_simhash, tables
 
         mask, min_bytes, k, joined = args
-        packed = pack(docs)
         kind = _HASHES.index(self._config.hash)
         codes, counts = fast_simhash.simhash_words(
             packed.buf,
@@ -602,9 +601,10 @@ def _fused_args(tok: Tokenizer, config: SimHashConfig) -> tuple[int, int, int, b
         inner, k, joined = tok, 1, True
     else:
         return None
-    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+    args = inner.kernel_args if type(inner) is WordTokenizer else None
+    if args is None:
         return None
-    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
+    return args[0], args[1], k, joined
 
 
 def _quantize_one(name: str, value: float) -> int:

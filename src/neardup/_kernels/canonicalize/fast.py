@@ -1,0 +1,248 @@
+"""numba kernel of the canonicalizer, bit-identical to :mod:`.reference` (the standard library).
+
+One pass over the packed documents. Per document: pure ASCII is copied (lowercased unless the
+caller's tokenizer lowercases ASCII itself); text that passes the quick check of
+:mod:`.tables` (no flagged code point, combining classes in canonical order) is copied as it
+is (but for its ASCII letters, lowercased like a pure-ASCII document: case folding maps
+A-Z to a-z whatever surrounds them); anything else is decoded, stripped, and run through
+NFKC -> full case folding -> NFKC with the tables: NFKD per code point, the canonical
+ordering algorithm, canonical composition (UAX #15; the Unicode Standard, chapter 3,
+section 3.11). Compiled lazily with ``cache=True``; importing this module compiles nothing.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from neardup._kernels.fast import _decode, _encode
+
+__all__ = ["canonicalize"]
+
+_CHANGES = 4
+_OUTSIDE = 8
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(arr, need):  # type: ignore[no-untyped-def]
+    """``arr`` itself if it holds ``need`` items, else a copy at least twice as large."""
+    if need <= arr.shape[0]:
+        return arr
+    bigger = np.empty(max(need, 2 * arr.shape[0]), dtype=arr.dtype)
+    bigger[: arr.shape[0]] = arr
+    return bigger
+
+
+@numba.njit(cache=True, nogil=True)
+def _ccc(ccc, cp):  # type: ignore[no-untyped-def]
+    if cp < ccc.shape[0]:
+        return np.int64(ccc[cp])
+    return np.int64(0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _expand(src, n, dst, off, data):  # type: ignore[no-untyped-def]
+    """Map every code point of ``src[:n]`` through a CSR table (empty row: itself) into
+    ``dst`` (grown as needed); return (dst, length)."""
+    m = 0
+    dense = off.shape[0] - 1
+    for i in range(n):
+        cp = src[i]
+        if cp < dense and off[cp + 1] > off[cp]:
+            a = off[cp]
+            b = off[cp + 1]
+            dst = _grow(dst, m + (b - a))
+            for j in range(a, b):
+                dst[m] = data[j]
+                m += 1
+        else:
+            dst = _grow(dst, m + 1)
+            dst[m] = cp
+            m += 1
+    return dst, m
+
+
+@numba.njit(cache=True, nogil=True)
+def _reorder(seq, n, ccc):  # type: ignore[no-untyped-def]
+    """The canonical ordering algorithm: a stable sort by combining class of every run of
+    non-starters (insertion sort; runs are short)."""
+    for i in range(1, n):
+        c = _ccc(ccc, seq[i])
+        if c == 0:
+            continue
+        j = i
+        while j > 0:
+            p = _ccc(ccc, seq[j - 1])
+            if p <= c:
+                break
+            seq[j], seq[j - 1] = seq[j - 1], seq[j]
+            j -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair(keys, vals, first, second):  # type: ignore[no-untyped-def]
+    """The primary composite of (first, second), or -1."""
+    key = (np.int64(first) << 21) | np.int64(second)
+    lo = 0
+    hi = keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < keys.shape[0] and keys[lo] == key:
+        return np.int64(vals[lo])
+    return np.int64(-1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _compose(seq, n, ccc, keys, vals):  # type: ignore[no-untyped-def]
+    """Canonical composition of ``seq[:n]`` (decomposed, canonically ordered) in place;
+    return the new length."""
+    m = 0
+    starter = -1
+    last = 0
+    for i in range(n):
+        cp = seq[i]
+        c = _ccc(ccc, cp)
+        if starter >= 0 and (m - 1 == starter or (last != 0 and last < c)):
+            p = _pair(keys, vals, seq[starter], cp)
+            if p >= 0:
+                seq[starter] = p
+                continue
+        if c == 0:
+            starter = m
+        last = c
+        seq[m] = cp
+        m += 1
+    return m
+
+
+@numba.njit(cache=True, nogil=True)
+def _nfkc(a, n, b, ccc, dec_off, dec_data, keys, vals):  # type: ignore[no-untyped-def]
+    """NFKC of ``a[:n]`` into ``b`` (grown as needed); return (b, length)."""
+    b, m = _expand(a, n, b, dec_off, dec_data)
+    _reorder(b, m, ccc)
+    m = _compose(b, m, ccc, keys, vals)
+    return b, m
+
+
+@numba.njit(cache=True, nogil=True)
+def canonicalize(  # type: ignore[no-untyped-def]
+    buf,
+    offsets,
+    flags,
+    strip_mask,
+    ccc,
+    dec_off,
+    dec_data,
+    cf_off,
+    cf_data,
+    pair_keys,
+    pair_vals,
+    lower_ascii,
+    fallback_from,
+):
+    """NFKC o casefold o NFKC of every document, after dropping the code points whose flags
+    meet ``strip_mask``.
+
+    Args:
+        buf, offsets: The packed documents (UTF-8, surrogates allowed).
+        flags ... pair_vals: The tables of :mod:`neardup._kernels.canonicalize.tables`.
+        strip_mask: The flag bits of the code points to drop (BIDI | FORMAT for txtfp).
+        lower_ascii: Lowercase the ASCII letters A-Z of the documents copied without a
+            rewrite (pure ASCII, or passing the quick check): part of their canonical form.
+            When False their ASCII case is kept (for a tokenizer that lowercases it itself).
+        fallback_from: Documents of at least this many bytes are left to the caller.
+
+    Returns:
+        (out_buf, out_offsets, status): the canonical documents packed the same way, and per
+        document 0 (copied unchanged), 1 (rewritten) or 2 (left to the caller: copied
+        unchanged; over ``fallback_from`` bytes, or a code point outside the tables).
+    """
+    n_docs = offsets.shape[0] - 1
+    out = np.empty(buf.shape[0] + 16, dtype=np.uint8)
+    out_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    status = np.zeros(n_docs, dtype=np.uint8)
+    a = np.empty(256, dtype=np.int32)
+    b = np.empty(256, dtype=np.int32)
+    pos = 0
+    slow_mask = np.uint8(strip_mask | _CHANGES)
+    for d in range(n_docs):
+        start = offsets[d]
+        end = offsets[d + 1]
+        # ---- classify: ASCII, quick-check stable, or needs work
+        ascii_only = True
+        for i in range(start, end):
+            if buf[i] >= 0x80:
+                ascii_only = False
+                break
+        stable = True
+        if not ascii_only:
+            last = 0
+            i = start
+            while i < end:
+                if buf[i] < 0x80:
+                    last = 0
+                    i += 1
+                    continue
+                cp, step = _decode(buf, i, end)
+                if (flags[cp] & slow_mask) != 0:
+                    stable = False
+                    break
+                c = _ccc(ccc, cp)
+                if c != 0 and last > c:
+                    stable = False
+                    break
+                last = c
+                i += step
+        if ascii_only or stable or end - start >= fallback_from:
+            out = _grow(out, pos + (end - start))
+            if lower_ascii and (ascii_only or stable):
+                for i in range(start, end):
+                    ch = buf[i]
+                    if 0x41 <= ch <= 0x5A:
+                        ch += 0x20
+                        status[d] = 1
+                    out[pos] = ch
+                    pos += 1
+            else:
+                out[pos : pos + (end - start)] = buf[start:end]
+                pos += end - start
+                if not (ascii_only or stable):
+                    status[d] = 2
+            out_offsets[d + 1] = pos
+            continue
+        # ---- decode, dropping the stripped code points
+        a = _grow(a, end - start)
+        n = 0
+        i = start
+        outside = False
+        while i < end:
+            cp, step = _decode(buf, i, end)
+            i += step
+            f = flags[cp]
+            if (f & strip_mask) != 0:
+                continue
+            if (f & _OUTSIDE) != 0:
+                outside = True
+            a[n] = cp
+            n += 1
+        if outside:
+            out = _grow(out, pos + (end - start))
+            out[pos : pos + (end - start)] = buf[start:end]
+            pos += end - start
+            status[d] = 2
+            out_offsets[d + 1] = pos
+            continue
+        # ---- NFKC, full case folding, NFKC
+        b, m = _nfkc(a, n, b, ccc, dec_off, dec_data, pair_keys, pair_vals)
+        a, n = _expand(b, m, a, cf_off, cf_data)
+        b, m = _nfkc(a, n, b, ccc, dec_off, dec_data, pair_keys, pair_vals)
+        out = _grow(out, pos + 4 * m)
+        for j in range(m):
+            pos = _encode(out, pos, np.int64(b[j]))
+        status[d] = 1
+        out_offsets[d + 1] = pos
+    return out[:pos].copy(), out_offsets, status
