@@ -53,6 +53,8 @@ def run(
         t["dec_data"],
         t["cf_off"],
         t["cf_data"],
+        t["one_off"],
+        t["one_data"],
         t["pair_keys"],
         t["pair_vals"],
         lower_ascii,

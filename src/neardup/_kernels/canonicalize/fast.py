@@ -21,6 +21,7 @@ __all__ = ["canonicalize"]
 
 _CHANGES = 4
 _OUTSIDE = 8
+_SECOND = 16
 
 
 @numba.njit(cache=True, nogil=True)
@@ -44,19 +45,23 @@ def _ccc(ccc, cp):  # type: ignore[no-untyped-def]
 def _expand(src, n, dst, off, data):  # type: ignore[no-untyped-def]
     """Map every code point of ``src[:n]`` through a CSR table (empty row: itself) into
     ``dst`` (grown as needed); return (dst, length)."""
-    m = 0
     dense = off.shape[0] - 1
+    need = 0
     for i in range(n):
         cp = src[i]
         if cp < dense and off[cp + 1] > off[cp]:
-            a = off[cp]
-            b = off[cp + 1]
-            dst = _grow(dst, m + (b - a))
-            for j in range(a, b):
+            need += off[cp + 1] - off[cp]
+        else:
+            need += 1
+    dst = _grow(dst, need)
+    m = 0
+    for i in range(n):
+        cp = src[i]
+        if cp < dense and off[cp + 1] > off[cp]:
+            for j in range(off[cp], off[cp + 1]):
                 dst[m] = data[j]
                 m += 1
         else:
-            dst = _grow(dst, m + 1)
             dst[m] = cp
             m += 1
     return dst, m
@@ -97,16 +102,21 @@ def _pair(keys, vals, first, second):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, nogil=True)
-def _compose(seq, n, ccc, keys, vals):  # type: ignore[no-untyped-def]
+def _compose(seq, n, flags, ccc, keys, vals):  # type: ignore[no-untyped-def]
     """Canonical composition of ``seq[:n]`` (decomposed, canonically ordered) in place;
-    return the new length."""
+    return the new length. Only code points flagged SECOND can join a starter."""
     m = 0
     starter = -1
-    last = 0
+    last = np.int64(0)
+    dense = ccc.shape[0]
     for i in range(n):
         cp = seq[i]
-        c = _ccc(ccc, cp)
-        if starter >= 0 and (m - 1 == starter or (last != 0 and last < c)):
+        c = np.int64(ccc[cp]) if cp < dense else np.int64(0)
+        if (
+            starter >= 0
+            and (flags[cp] & _SECOND) != 0
+            and (m - 1 == starter or (last != 0 and last < c))
+        ):
             p = _pair(keys, vals, seq[starter], cp)
             if p >= 0:
                 seq[starter] = p
@@ -120,12 +130,60 @@ def _compose(seq, n, ccc, keys, vals):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True, nogil=True)
-def _nfkc(a, n, b, ccc, dec_off, dec_data, keys, vals):  # type: ignore[no-untyped-def]
+def _nfkc(a, n, b, flags, ccc, dec_off, dec_data, keys, vals):  # type: ignore[no-untyped-def]
     """NFKC of ``a[:n]`` into ``b`` (grown as needed); return (b, length)."""
     b, m = _expand(a, n, b, dec_off, dec_data)
     _reorder(b, m, ccc)
-    m = _compose(b, m, ccc, keys, vals)
+    m = _compose(b, m, flags, ccc, keys, vals)
     return b, m
+
+
+@numba.njit(cache=True, nogil=True)
+def _copy_lower(buf, lo, hi, out, pos):  # type: ignore[no-untyped-def]
+    """Copy ``buf[lo:hi]`` to ``out[pos:]`` with ASCII A-Z lowercased; return (out, pos)."""
+    out = _grow(out, pos + (hi - lo))
+    for i in range(lo, hi):
+        ch = buf[i]
+        if 0x41 <= ch <= 0x5A:
+            ch += 0x20
+        out[pos] = ch
+        pos += 1
+    return out, pos
+
+
+@numba.njit(cache=True, nogil=True)
+def _segment(  # type: ignore[no-untyped-def]
+    buf, lo, hi, out, pos, a, b, flags, strip_mask, ccc, dec_off, dec_data, cf_off, cf_data,
+    one_off, one_data, keys, vals,
+):  # fmt: skip
+    """Canonicalize the bytes ``buf[lo:hi]`` into ``out[pos:]``: decode dropping the stripped
+    code points, NFKC, full case folding, NFKC, encode. Returns (out, pos, a, b), the work
+    arrays grown as needed."""
+    a = _grow(a, hi - lo)
+    n = 0
+    i = lo
+    while i < hi:
+        cp, step = _decode(buf, i, hi)
+        i += step
+        if (flags[cp] & strip_mask) == 0:
+            a[n] = cp
+            n += 1
+    if n == 1 and a[0] < one_off.shape[0] - 1:
+        # one code point alone: its canonical form is in a table
+        cp = a[0]
+        out = _grow(out, pos + 4 * 18)
+        if one_off[cp + 1] == one_off[cp]:
+            return out, _encode(out, pos, np.int64(cp)), a, b
+        for j in range(one_off[cp], one_off[cp + 1]):
+            pos = _encode(out, pos, np.int64(one_data[j]))
+        return out, pos, a, b
+    b, m = _nfkc(a, n, b, flags, ccc, dec_off, dec_data, keys, vals)
+    a, n = _expand(b, m, a, cf_off, cf_data)
+    b, m = _nfkc(a, n, b, flags, ccc, dec_off, dec_data, keys, vals)
+    out = _grow(out, pos + 4 * m)
+    for j in range(m):
+        pos = _encode(out, pos, np.int64(b[j]))
+    return out, pos, a, b
 
 
 @numba.njit(cache=True, nogil=True)
@@ -139,6 +197,8 @@ def canonicalize(  # type: ignore[no-untyped-def]
     dec_data,
     cf_off,
     cf_data,
+    one_off,
+    one_data,
     pair_keys,
     pair_vals,
     lower_ascii,
@@ -169,6 +229,11 @@ def canonicalize(  # type: ignore[no-untyped-def]
     b = np.empty(256, dtype=np.int32)
     pos = 0
     slow_mask = np.uint8(strip_mask | _CHANGES)
+    longest = 0
+    for d in range(n_docs):
+        longest = max(longest, offsets[d + 1] - offsets[d])
+    seg_lo = np.empty(longest + 1, dtype=np.int64)
+    seg_hi = np.empty(longest + 1, dtype=np.int64)
     for d in range(n_docs):
         start = offsets[d]
         end = offsets[d + 1]
@@ -214,35 +279,60 @@ def canonicalize(  # type: ignore[no-untyped-def]
                     status[d] = 2
             out_offsets[d + 1] = pos
             continue
-        # ---- decode, dropping the stripped code points
-        a = _grow(a, end - start)
-        n = 0
-        i = start
+        # ---- rewrite segment by segment. A segment starts at a "boundary" code point: ASCII,
+        # or one no step changes, strips, or joins to what precedes it (no flag of slow_mask,
+        # combining class 0). Nothing crosses a boundary in any of the three steps, so each
+        # segment is canonicalized on its own; a segment of one boundary code point is copied
+        # (ASCII lowercased).
+        # Pass 1 finds the dirty segments (no array is reassigned in this loop, which keeps
+        # it free of reference counting); pass 2 copies and rewrites.
+        doc_pos = pos
+        n_seg = 0
+        seg = start
+        dirty = False
         outside = False
+        i = start
         while i < end:
-            cp, step = _decode(buf, i, end)
+            b0 = buf[i]
+            if b0 < 0x80:
+                boundary = True
+                step = 1
+            else:
+                cp, step = _decode(buf, i, end)
+                f = flags[cp]
+                boundary = (f & slow_mask) == 0 and _ccc(ccc, cp) == 0
+                if (f & _OUTSIDE) != 0:
+                    outside = True
+            if boundary:
+                if dirty:
+                    seg_lo[n_seg] = seg
+                    seg_hi[n_seg] = i
+                    n_seg += 1
+                    dirty = False
+                seg = i
+            else:
+                dirty = True
             i += step
-            f = flags[cp]
-            if (f & strip_mask) != 0:
-                continue
-            if (f & _OUTSIDE) != 0:
-                outside = True
-            a[n] = cp
-            n += 1
-        if outside:
+        if dirty:
+            seg_lo[n_seg] = seg
+            seg_hi[n_seg] = end
+            n_seg += 1
+        clean_from = start
+        for k in range(n_seg):
+            out, pos = _copy_lower(buf, clean_from, seg_lo[k], out, pos)
+            out, pos, a, b = _segment(
+                buf, seg_lo[k], seg_hi[k], out, pos, a, b, flags, strip_mask, ccc, dec_off,
+                dec_data, cf_off, cf_data, one_off, one_data, pair_keys, pair_vals,
+            )  # fmt: skip
+            clean_from = seg_hi[k]
+        out, pos = _copy_lower(buf, clean_from, end, out, pos)
+        if outside:  # a code point the tables do not cover: left to the caller
+            pos = doc_pos
             out = _grow(out, pos + (end - start))
             out[pos : pos + (end - start)] = buf[start:end]
             pos += end - start
             status[d] = 2
-            out_offsets[d + 1] = pos
-            continue
-        # ---- NFKC, full case folding, NFKC
-        b, m = _nfkc(a, n, b, ccc, dec_off, dec_data, pair_keys, pair_vals)
-        a, n = _expand(b, m, a, cf_off, cf_data)
-        b, m = _nfkc(a, n, b, ccc, dec_off, dec_data, pair_keys, pair_vals)
-        out = _grow(out, pos + 4 * m)
-        for j in range(m):
-            pos = _encode(out, pos, np.int64(b[j]))
-        status[d] = 1
+        else:
+            status[d] = 1
         out_offsets[d + 1] = pos
     return out[:pos].copy(), out_offsets, status

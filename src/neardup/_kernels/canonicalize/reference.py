@@ -34,6 +34,8 @@ def canonicalize(
     dec_data: I32,
     cf_off: I32,
     cf_data: I32,
+    one_off: I32,
+    one_data: I32,
     pair_keys: I64,
     pair_vals: I32,
     lower_ascii: bool,
@@ -41,7 +43,7 @@ def canonicalize(
 ) -> tuple[U8, I64, U8]:
     """Reference of :func:`neardup._kernels.canonicalize.fast.canonicalize` (same arguments
     and result)."""
-    del dec_off, dec_data, cf_off, cf_data, pair_keys, pair_vals  # the stdlib's own tables
+    del dec_off, dec_data, cf_off, cf_data, one_off, one_data, pair_keys, pair_vals  # stdlib
     raw = buf.tobytes()
     n_docs = len(offsets) - 1
     status = np.zeros(n_docs, dtype=np.uint8)

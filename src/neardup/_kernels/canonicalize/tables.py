@@ -13,6 +13,9 @@ kernels reproduce ``unicodedata.normalize`` and ``str.casefold`` of that Python 
 * ``dec_off``/``dec_data``: the full compatibility decomposition (NFKD) of each code point,
   as rows of a CSR table (an empty row means the code point decomposes to itself).
 * ``cf_off``/``cf_data``: the full case folding (``str.casefold``), the same way.
+* ``one_off``/``one_data``: the whole canonicalization (NFKC o casefold o NFKC) of each
+  code point on its own, for the kernel's most common rewrite: one code point between two
+  boundaries (an accented capital, a ligature, a fullwidth letter).
 * ``pair_keys``/``pair_vals``: the canonical composition pairs, ``first << 21 | second``
   sorted, and the primary composite each gives (Hangul LV and LVT syllables included).
 
@@ -20,7 +23,8 @@ The dense tables cover code points below :data:`DENSE` (``0x40000``); above it o
 (tags, variation selectors) holds characters outside private use, and none of them
 decomposes, folds or has a combining class. Should a future Unicode version change that, the
 builder flags such a code point :data:`OUTSIDE` and the kernels hand its document to the
-standard library. Built once per Unicode and Python
+standard library. :data:`SECOND` marks the second code points of the composition pairs
+(the only ones the composition step looks up). Built once per Unicode and Python
 version and cached on disk (:mod:`neardup._kernels.unicode_cache`).
 """
 
@@ -34,16 +38,17 @@ import numpy.typing as npt
 
 from neardup._kernels.unicode_cache import cached_tables
 
-__all__ = ["BIDI", "CHANGES", "DENSE", "FORMAT", "OUTSIDE", "tables"]
+__all__ = ["BIDI", "CHANGES", "DENSE", "FORMAT", "OUTSIDE", "SECOND", "tables"]
 
 BIDI = 1
 FORMAT = 2
 CHANGES = 4
 OUTSIDE = 8
+SECOND = 16
 
 DENSE = 0x40000
 _MAX = 0x110000
-_VERSION = 1
+_VERSION = 3
 
 # Bidi controls (Trojan Source, CVE-2021-42574) and txtfp's curated format characters; the
 # canonicalize module holds the same sets as its public BIDI_CONTROLS / FORMAT_CHARACTERS
@@ -85,6 +90,7 @@ def _build() -> Tables:
     ccc = np.zeros(DENSE, dtype=np.uint8)
     decomp: dict[int, list[int]] = {}
     folds: dict[int, list[int]] = {}
+    alone: dict[int, list[int]] = {}
     pairs: dict[int, int] = {}
     nfkc = unicodedata.normalize
     combining = unicodedata.combining
@@ -102,6 +108,9 @@ def _build() -> Tables:
             folds[cp] = [ord(x) for x in f]
         if nfkc("NFKC", ch) != ch or f != ch:
             flags[cp] |= CHANGES
+            canon = nfkc("NFKC", nfkc("NFKC", ch).casefold())
+            if canon != ch:
+                alone[cp] = [ord(x) for x in canon]
         if _S_BASE <= cp < _S_BASE + _S_COUNT:
             s = cp - _S_BASE
             if s % _T_COUNT == 0:
@@ -118,7 +127,8 @@ def _build() -> Tables:
         if len(parts) == 2 and nfkc("NFC", chr(parts[0]) + chr(parts[1])) == ch:
             pairs[parts[0] << 21 | parts[1]] = cp
     for key in pairs:
-        flags[key & 0x1FFFFF] |= CHANGES  # NFKC_QC = Maybe: composes with what precedes it
+        # NFKC_QC = Maybe: composes with what precedes it
+        flags[key & 0x1FFFFF] |= CHANGES | SECOND
     # Above DENSE only plane 14 (tags, variation selectors) is assigned outside private use;
     # should a future Unicode version give one of them a mapping, take the slow path for it.
     for cp in range(0xE0000, 0xE1000):
@@ -129,6 +139,7 @@ def _build() -> Tables:
     flags[list(_FORMAT)] |= FORMAT
     dec_off, dec_data = _csr(decomp)
     cf_off, cf_data = _csr(folds)
+    one_off, one_data = _csr(alone)
     keys = np.array(sorted(pairs), dtype=np.int64)
     vals = np.array([pairs[k] for k in keys.tolist()], dtype=np.int32)
     return {
@@ -138,6 +149,8 @@ def _build() -> Tables:
         "dec_data": dec_data,
         "cf_off": cf_off,
         "cf_data": cf_data,
+        "one_off": one_off,
+        "one_data": one_data,
         "pair_keys": keys,
         "pair_vals": vals,
     }
@@ -150,6 +163,8 @@ _LAYOUT: dict[str, tuple[str, int | None]] = {
     "dec_data": ("int32", None),
     "cf_off": ("int32", DENSE + 1),
     "cf_data": ("int32", None),
+    "one_off": ("int32", DENSE + 1),
+    "one_data": ("int32", None),
     "pair_keys": ("int64", None),
     "pair_vals": ("int32", None),
 }
