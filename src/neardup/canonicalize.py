@@ -170,7 +170,7 @@ class Canonicalizer:
             InputTooLargeError: as :meth:`canonicalize`.
 
         Examples:
-            >>> Canonicalizer().canonicalize_many(["ＡＢＣ", b"Stra\xc3\x9fe"])
+            >>> Canonicalizer().canonicalize_many(["ＡＢＣ", b"Stra\\xc3\\x9fe"])
             ['abc', 'strasse']
         """
         packed = self.canonicalize_packed(texts)

@@ -17,7 +17,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -35,9 +35,6 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
-
-if TYPE_CHECKING:
-    from neardup.sketch.stream import MinHashStream
 
 __all__ = ["FORMAT_VERSION", "PRESETS", "TXTFP_SEED", "MinHash", "MinHashConfig", "MinHasher"]
 
@@ -425,25 +422,50 @@ class MinHasher:
         """
         return self._wrap(self.sketch_many([text])[0])
 
-    def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
-    ) -> MinHashStream:
-        """A streaming sketcher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
-        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+    # ------------------------------------------------ the hook streams sketch through
+    # (neardup.sketch.stream.MinHashStream takes a hasher and calls only these)
 
-        Args:
-            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_chars: Held text is cut into pieces of about this many code points.
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The feature extractor."""
+        return self._tokenizer
+
+    @property
+    def canonicalizer(self) -> CanonicalizerLike:
+        """The canonicalizer applied before tokenizing."""
+        return self._canon
+
+    def canonical_text(self, text: str | bytes) -> str:
+        """The canonical form of one text, as :meth:`sketch` tokenizes it.
 
         Examples:
-            >>> s = MinHasher(num_perm=8).stream()
-            >>> s.update("one two three four five six")
-            >>> s.digest() == MinHasher(num_perm=8).sketch("one two three four five six")
+            >>> MinHasher(4).canonical_text("ＡＢＣ")
+            'abc'
+        """
+        return self._canonical([text])[0]
+
+    def slots_of_tokens(self, inner: Spans) -> U64:
+        """Slot rows of documents given as spans of the *inner* tokens (before shingling):
+        the same features and kernels as :meth:`sketch_many`, without canonicalizing or
+        tokenizing again, and no empty check. The minimum of the rows of consecutive pieces
+        (whose spans overlap by ``k - 1`` tokens) is the row of the whole text.
+
+        Examples:
+            >>> from neardup._kernels.spans import spans_from_lists
+            >>> h = MinHasher(4)
+            >>> row = h.slots_of_tokens(spans_from_lists([["a", "b", "c", "d", "e"]]))
+            >>> h.from_slots(row[0]) == h.sketch("a b c d e")
             True
         """
-        from neardup.sketch.stream import MinHashStream
+        return self._sketch_inner(inner)
 
-        return MinHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
+    def from_slots(self, row: U64) -> MinHash:
+        """The sketch of one slot row of this hasher.
+
+        Raises:
+            EmptyInputError: The row has no features, with ``empty="error"``.
+        """
+        return self._wrap(self._check_empty(np.asarray(row, dtype=np.uint64).reshape(1, -1))[0])
 
     def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
         """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.

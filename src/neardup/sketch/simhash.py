@@ -14,7 +14,7 @@ import math
 import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -34,9 +34,6 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
-
-if TYPE_CHECKING:
-    from neardup.sketch.stream import SimHashStream
 
 __all__ = [
     "FORMAT_VERSION",
@@ -461,25 +458,42 @@ class SimHasher:
         codes = _accumulate(hashes, weights, doc_offsets)
         return codes[:, 0].copy() if codes.shape[1] == 1 else codes
 
-    def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
-    ) -> SimHashStream:
-        """A streaming hasher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
-        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+    # ------------------------------------------------ the hook streams hash through
+    # (neardup.sketch.stream.SimHashStream takes a hasher and calls only these)
 
-        Args:
-            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_chars: Held text is cut into pieces of about this many code points.
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The feature extractor."""
+        return self._tokenizer
+
+    @property
+    def canonicalizer(self) -> CanonicalizerLike | None:
+        """The canonicalizer applied before tokenizing (``None``: none)."""
+        return self._canonicalizer
+
+    def feature_sums(self, spans: Spans) -> tuple[I64, int, int]:
+        """(per-bit sums, feature count, total absolute weight) of ONE document given as
+        its feature spans; sums of consecutive parts add up (see :meth:`sums`).
 
         Examples:
-            >>> s = SimHasher().stream()
-            >>> s.update(b"one two thr"); s.update("ee four")
-            >>> s.digest() == SimHasher().sketch("one two three four")
+            >>> from neardup._kernels.spans import spans_from_lists
+            >>> h = SimHasher()
+            >>> sums, count, _ = h.feature_sums(spans_from_lists([["a b c", "b c d"]]))
+            >>> h.from_sums(sums, count) == h.sketch("a b c d")  # word 3-shingles
             True
         """
-        from neardup.sketch.stream import SimHashStream
+        return self._feature_sums(spans)
 
-        return SimHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
+    def from_sums(self, sums: I64, count: int) -> SimHash:
+        """The code of per-bit sums (bit ``b`` set where ``sums[b] > 0``) over ``count``
+        features.
+
+        Raises:
+            EmptyInputError: ``count`` is 0, with ``empty="error"``.
+        """
+        self._check_empty(np.array([count], dtype=np.int64))
+        packed = np.packbits(np.asarray(sums) > 0, bitorder="little").tobytes()
+        return SimHash(int.from_bytes(packed, "little"), self.bits, self._fingerprint)
 
     def sums(self, text: str | bytes) -> I64:
         """Per-bit weighted sums of one document: bit ``b`` of :meth:`sketch` is ``sums[b] > 0``.
@@ -487,8 +501,8 @@ class SimHasher:
         ``sums[b]`` is the sum over the document's features of ``+w`` (bit ``b`` of the feature
         hash set) or ``-w`` (clear), with weights in units of ``1 / WEIGHT_SCALE`` when a weight
         table is given (else 1 per feature). Sums of consecutive parts add up, which is what the
-        streaming hasher (:meth:`stream`) keeps. A document without features gives zeros (no
-        :class:`~neardup.errors.EmptyInputError` here).
+        streaming hasher (:class:`~neardup.sketch.stream.SimHashStream`) keeps. A document
+        without features gives zeros (no :class:`~neardup.errors.EmptyInputError` here).
 
         Raises:
             InputError: Not text, or bytes that are not UTF-8.
