@@ -208,10 +208,34 @@ class Canonicalizer:
             raise InputError("canonicalize_many takes a sequence of documents, not one str")
         if self._kernel_mask is None and not self._is_identity():
             return pack([self.canonicalize(_as_str(t, i)) for i, t in enumerate(texts)])
-        packed = pack(texts)
+        return self.canonicalize_buffer(pack(texts), lower_ascii=lower_ascii)
+
+    def canonicalize_buffer(self, packed: Packed, *, lower_ascii: bool = True) -> Packed:
+        """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
+        surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
+
+        Raises:
+            InputTooLargeError: as :meth:`canonicalize`.
+
+        Examples:
+            >>> from neardup._kernels.spans import pack
+            >>> Canonicalizer().canonicalize_buffer(pack(["Ｘ", "ok"])).buf.tobytes()
+            b'xok'
+        """
         sizes = np.diff(packed.offsets)
         if len(sizes) and int(sizes.max()) > self._params.max_bytes:
-            self._check_size(_as_str(texts[int(np.argmax(sizes))], 0))
+            big = int(np.argmax(sizes))
+            lo, hi = int(packed.offsets[big]), int(packed.offsets[big + 1])
+            self._check_size(packed.buf[lo:hi].tobytes().decode("utf-8", "surrogatepass"))
+        if self._kernel_mask is None and not self._is_identity():
+            raw = packed.buf.tobytes()
+            o = packed.offsets.tolist()
+            return pack(
+                [
+                    self.canonicalize(raw[o[i] : o[i + 1]].decode("utf-8", "surrogatepass"))
+                    for i in range(len(o) - 1)
+                ]
+            )
         if self._kernel_mask is None:
             return packed  # the identity ("none" preset)
         from neardup._kernels import canonicalize as kernel

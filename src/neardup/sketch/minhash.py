@@ -550,6 +550,54 @@ class MinHasher:
         sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
 
+    def sketch_packed_with_features(
+        self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """:meth:`sketch_many_with_features` of documents given as one UTF-8 buffer and
+        ``n + 1`` offsets (as :class:`~neardup.packed.PackedDocs` holds them): the same bits,
+        without a Python string per document (canonicalization runs in the kernel over the
+        buffer).
+
+        Raises:
+            ConfigError: another preset than ``xxh3``.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> h = MinHasher(16)
+            >>> raw = "a b c d e f".encode()
+            >>> buf, offs = np.frombuffer(raw, np.uint8), np.array([0, len(raw)])
+            >>> sigs, _, _ = h.sketch_packed_with_features(buf, offs)
+            >>> bool((sigs == h.sketch_many_with_features(["a b c d e f"])[0]).all())
+            True
+        """
+        c = self._config
+        fused = _fused_args(self._tokenizer)
+        if c.preset != "xxh3" or fused is None or engine.backend_name() != "fast":
+            return self.sketch_many_with_features(_decode_all(buf, offsets))
+        from neardup._kernels import fast_minhash, tables
+
+        packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            # one kernel pass; the fused kernel lowercases ASCII itself
+            packed = self._canon.canonicalize_buffer(packed, lower_ascii=False)
+        else:
+            packed = pack(self._canonical(_decode_all(buf, offsets)))
+        mask, min_bytes, k, joined = fused
+        sigs, feats, feat_offsets = fast_minhash.sketch_words_features(
+            packed.buf,
+            packed.offsets,
+            tables.char_classes(),
+            tables.simple_lower(),
+            mask,
+            min_bytes,
+            k,
+            joined,
+            np.uint64(c.seed),
+            c.num_perm,
+            True,
+        )
+        return self._check_empty(sigs), feats, feat_offsets
+
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
 
@@ -690,6 +738,12 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
         ends,
         np.array([0, len(items)], dtype=np.int64),
     )
+
+
+def _decode_all(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
+    raw = buf.tobytes()
+    o = offsets.tolist()
+    return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(o) - 1)]
 
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
