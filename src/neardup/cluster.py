@@ -209,9 +209,9 @@ def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
 
 @cache
 def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
-    import numba
+    from neardup._kernels.cache import njit
 
-    jit = numba.njit(cache=True, nogil=True)
+    jit = njit()
     counting = jit(_adjacency_counting)
     loop = jit(_center_loop)
 

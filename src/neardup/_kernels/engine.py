@@ -41,6 +41,7 @@ _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 #: and ``fast.py``.
 FAMILIES = (
     "buckets",
+    "canonicalize",
     "ctph",
     "hamming",
     "jsonl",
