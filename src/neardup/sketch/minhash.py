@@ -577,9 +577,12 @@ class MinHasher:
         out: list[str] = []
         canon = self._canon.canonicalize
         skip = self._skip_ascii
+        # the skip must not skip the size cap: a long ASCII text goes through canonicalize,
+        # which refuses it (ASCII: one byte per character)
+        cap = self._canon.params.max_bytes if isinstance(self._canon, Canonicalizer) else 0
         for i, t in enumerate(texts):
             text = t if isinstance(t, str) else encode_text(t, i).decode("utf-8")
-            out.append(text if skip and text.isascii() else canon(text))
+            out.append(text if skip and len(text) <= cap and text.isascii() else canon(text))
         return out
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:

@@ -447,8 +447,14 @@ class SimHasher:
         if self._canonicalizer is not None:
             canon = self._canonicalizer.canonicalize
             skip = fast and self._skip_ascii
+            # the skip must not skip the size cap: a long ASCII text goes through canonicalize
+            cap = (
+                self._canonicalizer.params.max_bytes
+                if isinstance(self._canonicalizer, Canonicalizer)
+                else 0
+            )
             texts_ = [_as_str(d, i) for i, d in enumerate(docs)]
-            docs = [t if skip and t.isascii() else canon(t) for t in texts_]
+            docs = [t if skip and len(t) <= cap and t.isascii() else canon(t) for t in texts_]
         if fast and self._fused is not None:
             return self._sketch_fused(docs, self._fused)
         spans = token_spans(self._tokenizer, docs)
