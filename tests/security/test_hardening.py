@@ -4,13 +4,21 @@ the secure canonicalizer, SimHash bytes and messages. Caps are tested with small
 from __future__ import annotations
 
 import io
+import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 from neardup import MinHasher, SimHasher
+from neardup._paths import copy_target
 from neardup.canonicalize import CanonicalConfig
-from neardup.errors import InputTooLargeError
+from neardup.cli import main
+from neardup.errors import InputError, InputTooLargeError
+from neardup.io import read_csv, read_inputs, read_jsonl
+from neardup.report import Cluster, Pair, write_clusters, write_pairs
 
 # ---------------------------------------------------------------- size caps
 
@@ -54,3 +62,136 @@ def test_box_reduce_rounds_and_keeps_the_tail() -> None:
     a = np.array([[[1, 2, 3, 4, 5, 6, 7]]], dtype=np.uint8)
     assert _box_reduce(a, 2, 3).tolist() == [[[2, 5, 7]]]
     assert _box_reduce(a.transpose(0, 2, 1), 1, 2).ravel().tolist() == [2, 4, 6, 7]
+
+
+# ---------------------------------------------------------------- ids
+
+
+def _jsonl(*lines: str) -> io.BytesIO:
+    return io.BytesIO("\n".join(lines).encode("utf-8") + b"\n")
+
+
+def test_lone_surrogate_ids_are_refused_and_writers_survive(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="lone surrogate"):
+        list(read_jsonl(_jsonl('{"id": "a\\ud800", "text": "x"}')))
+    # a library user's ids still reach the writers: they escape rather than crash
+    buf = io.StringIO()
+    write_clusters([Cluster(0, ("a\ud800", "b"), "b")], buf)
+    assert json.loads(buf.getvalue())["members"][0] == "a\ud800"
+    for fmt in ("csv", "text"):
+        out = io.StringIO()
+        write_pairs([Pair("a\ud800", "b", 0.9)], out, fmt=fmt)  # type: ignore[arg-type]
+        out.getvalue().encode("utf-8")
+    # a file name that is not UTF-8 gets a printable id
+    name = os.fsdecode(b"caf\xe9.txt")
+    try:
+        (tmp_path / name).write_text("hello")
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("the file system refuses non-UTF-8 names")
+    (doc,) = read_inputs([tmp_path])
+    assert doc.id == "caf\\xe9.txt" and doc.text == "hello"
+
+
+def test_csv_with_bom_keeps_the_id_column(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_bytes(b"\xef\xbb\xbfid,text\nx1,hello\nx2,world\n")
+    assert [(d.id, d.text) for d in read_csv(path)] == [("x1", "hello"), ("x2", "world")]
+
+
+def test_json_null_and_odd_ids() -> None:
+    docs = list(read_jsonl(_jsonl('{"id": null, "text": "a"}', '{"id": null, "text": "b"}')))
+    assert [d.id for d in docs] == ["1", "2"]  # null: the line number, like a missing id
+    assert next(read_jsonl(_jsonl('{"id": 7, "text": "a"}'))).id == "7"
+    for bad in ("true", "[1]", '{"a": 1}'):
+        with pytest.raises(InputError, match="not a string or number"):
+            list(read_jsonl(_jsonl(f'{{"id": {bad}, "text": "a"}}')))
+
+
+def test_duplicate_ids_name_both_places(tmp_path: Path) -> None:
+    one = tmp_path / "one.jsonl"
+    one.write_text('{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n')
+    two = tmp_path / "two.jsonl"
+    two.write_text('{"id": "c", "text": "x"}\n{"id": "a", "text": "z"}\n')
+    with pytest.raises(InputError, match=r"one\.jsonl \(document 1\).*two\.jsonl \(document 2\)"):
+        list(read_inputs([one, two]))
+    (tmp_path / "d1").mkdir()
+    (tmp_path / "d2").mkdir()
+    (tmp_path / "d1" / "same.txt").write_text("x")
+    (tmp_path / "d2" / "same.txt").write_text("y")
+    with pytest.raises(InputError, match="common parent folder"):
+        list(read_inputs([tmp_path / "d1", tmp_path / "d2"]))
+    result = CliRunner().invoke(main, ["dedup", str(one), str(two)])
+    assert result.exit_code == 1 and "duplicate id 'a'" in result.output
+
+
+# ---------------------------------------------------------------- paths
+
+
+def _corpus(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "the quick brown fox jumps over the lazy dog " * 5
+    (folder / "a.txt").write_text(text)
+    (folder / "b.txt").write_text(text)
+    (folder / "c.txt").write_text("something else entirely, unrelated words here")
+
+
+def test_keep_into_the_input_folder_is_refused_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _corpus(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    result = runner.invoke(main, ["dedup", "a.txt", "b.txt", "--keep", "first", "--output", "."])
+    assert result.exit_code == 1 and "overwrite the input" in result.output
+    result = runner.invoke(main, ["dedup", ".", "--keep", "first", "--output", "sub"])
+    assert result.exit_code == 1 and "inside the input folder" in result.output
+
+
+def test_dotdot_inputs_stay_inside_the_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _corpus(tmp_path / "src")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    result = CliRunner().invoke(
+        main,
+        ["dedup", "../src/a.txt", "../src/c.txt", "--keep", "first", "--output", "out", "-q"],
+    )
+    assert result.exit_code == 0, result.output
+    copied = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.txt"))
+    assert Path("work/out/src/a.txt") in copied and Path("work/out/src/c.txt") in copied
+    assert len(copied) == 5  # three inputs, two copies, nothing outside out/
+
+
+def test_bad_report_and_output_paths_fail_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _corpus(tmp_path / "in")
+    import neardup.pipeline
+
+    def no_run(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(neardup.pipeline, "dedup", no_run)
+    runner = CliRunner()
+    src = str(tmp_path / "in")
+    cases = [
+        (["--report", str(tmp_path / "missing" / "r.html")], "does not exist"),
+        (["--report", str(tmp_path)], "is a"),  # click refuses it (exit 2), or neardup
+        (["--keep", "first", "--output", str(tmp_path / "in" / "a.txt")], "existing file"),
+        (["--keep", "first", "--output", str(tmp_path / "nope" / "k.jsonl")], "does not exist"),
+    ]
+    for extra, message in cases:
+        result = runner.invoke(main, ["dedup", src, *extra])
+        assert result.exit_code in (1, 2) and message in result.output, (extra, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_copy_target_never_leaves_the_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    assert copy_target(out, "../../x.txt", tmp_path / "x.txt") == out / "x.txt"
+    assert copy_target(out, "..", tmp_path / "y.txt") == out / "y.txt"
+    (out / "link").symlink_to(tmp_path)
+    with pytest.raises(InputError, match="symbolic link"):
+        copy_target(out, "link/z.txt", tmp_path / "z.txt")
