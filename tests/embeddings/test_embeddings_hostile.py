@@ -8,10 +8,10 @@ import logging
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-
 from neardup.embeddings import OpenAIProvider, RetryPolicy
 from neardup.errors import ConfigError, ProviderError
+
+httpx = pytest.importorskip("httpx")
 
 KEY = "sk-test-SECRET-42"
 

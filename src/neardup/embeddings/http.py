@@ -326,9 +326,9 @@ class RetryingClient:
             return json.loads(body)
         except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep
             raise ProviderError(
-                f"{self.service} returned HTTP {status} with a body that is not JSON, or not usable "
-                f"JSON (malformed or nested too deep); check that base_url {self.base_url!r} points "
-                f"at a {self.service}-compatible embeddings API"
+                f"{self.service} returned HTTP {status} with a body that is not JSON, or not "
+                f"usable JSON (malformed or nested too deep); check that base_url "
+                f"{self.base_url!r} points at a {self.service}-compatible embeddings API"
             ) from None
 
     def _fatal_message(self, status: int, text: str) -> str:
