@@ -65,8 +65,8 @@ def _read_file(path: Path, max_bytes: int) -> bytes:
         size = path.stat().st_size
         if size > max_bytes:
             raise InputTooLargeError(
-                f"{path} is {size} bytes, over the {max_bytes}-byte cap; raise the cap "
-                "(--max-file-bytes) or leave the file out (--exclude)"
+                f"{path} is {size} bytes, over the {max_bytes}-byte cap; leave the file out "
+                "(--exclude) or split it (from Python: raise read_inputs(max_file_bytes=...))"
             )
         return path.read_bytes()
     except OSError as exc:
@@ -154,8 +154,8 @@ def _iter_lines(stream: BinaryIO, max_line: int, where: str) -> Iterator[tuple[i
     for number, line in enumerate(iter(lambda: stream.readline(max_line + 1), b""), 1):
         if len(line) > max_line:
             raise InputTooLargeError(
-                f"{where}:{number}: line longer than {max_line} bytes; raise --max-line-bytes "
-                "or split the record"
+                f"{where}:{number}: line longer than {max_line} bytes; split the record "
+                "(from Python: raise read_inputs/read_jsonl(max_line_bytes=...))"
             )
         yield number, line
 

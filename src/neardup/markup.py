@@ -99,8 +99,8 @@ def _check_size(nbytes: int, max_bytes: int, what: str) -> None:
         raise ConfigError(f"max_bytes must be a positive number of bytes, got {max_bytes}")
     if nbytes > max_bytes:
         raise InputTooLargeError(
-            f"{what} is {nbytes} bytes, over the {max_bytes}-byte cap; raise max_bytes "
-            "if you trust the input, or split it"
+            f"{what} is {nbytes} bytes, over the {max_bytes}-byte cap; split it or leave it "
+            "out (--exclude); from Python, raise max_bytes if you trust the input"
         )
 
 

@@ -233,3 +233,21 @@ def test_secure_keeps_ascii_and_mixed_text_consistent(secure: object) -> None:
     # an ASCII capital folds the same whether or not the text holds other scripts
     assert canon("Income tax").split() == canon("Income tax é").split()[:2]
     assert secure.config.endswith("conf2-ws")  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- messages
+
+
+def test_cap_messages_name_only_real_options(tmp_path: Path) -> None:
+    from neardup.cli import main as cli
+
+    options = {p.opts[0] for c in cli.commands.values() for p in getattr(c, "params", [])}
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 100)
+    with pytest.raises(InputTooLargeError) as file_cap:
+        list(read_inputs([big], max_file_bytes=10))
+    with pytest.raises(InputTooLargeError) as line_cap:
+        list(read_jsonl(_jsonl('{"id": 1, "text": "' + "x" * 100 + '"}'), max_line_bytes=10))
+    for message in (str(file_cap.value), str(line_cap.value)):
+        named = {w.strip("(),;") for w in message.split() if w.startswith(("--", "(--"))}
+        assert named <= options, (named - options, message)
