@@ -251,3 +251,27 @@ def test_cap_messages_name_only_real_options(tmp_path: Path) -> None:
     for message in (str(file_cap.value), str(line_cap.value)):
         named = {w.strip("(),;") for w in message.split() if w.startswith(("--", "(--"))}
         assert named <= options, (named - options, message)
+
+
+# ---------------------------------------------------------------- SimHash text form
+
+
+def test_simhash_text_form_carries_params() -> None:
+    from neardup.errors import FormatError, IncompatibleSketchError
+    from neardup.sketch.simhash import SimHash
+
+    a = SimHasher(preset="go").sketch("the quick brown fox jumps over the lazy dog")
+    b = SimHasher(bits=128).sketch("the quick brown fox jumps over the lazy dog")
+    text = a.to_hex(params=True)
+    assert text.startswith("ndsh1:") and SimHash.from_hex(text) == a
+    assert SimHash.from_hex(a.to_hex()).params == ""  # the old bare form still reads
+    assert SimHash.from_bytes(a.to_bytes(header=True)) == a
+    c = SimHasher(seed=7).sketch("the quick brown fox jumps over the lazy dog")
+    with pytest.raises(IncompatibleSketchError):
+        SimHash.from_hex(text).distance(SimHash.from_hex(c.to_hex(params=True)))
+    with pytest.raises(IncompatibleSketchError):
+        SimHash.from_hex(text, params=c.params)
+    for bad in ("ndsh9:" + text[6:], "ndsh1:nope:" + a.to_hex(), "ndsh1" + a.to_hex()):
+        with pytest.raises(FormatError):
+            SimHash.from_hex(bad)
+    assert b.to_hex(params=True).count(":") == 2
