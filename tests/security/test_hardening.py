@@ -275,3 +275,27 @@ def test_simhash_text_form_carries_params() -> None:
         with pytest.raises(FormatError):
             SimHash.from_hex(bad)
     assert b.to_hex(params=True).count(":") == 2
+
+
+# ---------------------------------------------------------------- other parsers
+
+
+def test_ctph_parser_is_fast_on_huge_parts() -> None:
+    import time
+
+    from neardup.errors import FormatError
+    from neardup.fuzzy.ctph import _eliminate_sequences, parse_ctph
+
+    start = time.monotonic()
+    # libfuzzy cuts runs before the 64-character limit, so this parses, and must be quick
+    assert parse_ctph("3:" + "a" * 2_000_000 + ":" + "b" * 2_000_000).part1 == "aaa"
+    with pytest.raises(FormatError, match="longer than 64"):
+        parse_ctph("3:" + "ab" * 1_000_000 + ":x")
+    assert time.monotonic() - start < 5  # the Python loop took about 5 s per 2 MB
+    for part in ("", "a", "aaaa", "aaaabbbbbaaa", "abcabc", "AAAAAAAB", "++++/"):
+        want, out = [], list(part[:3])
+        for ch in part[3:]:
+            if not (ch == out[-1] == out[-2] == out[-3]):
+                out.append(ch)
+        want = "".join(out) if len(part) > 3 else part
+        assert _eliminate_sequences(part) == want
