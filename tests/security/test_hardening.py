@@ -299,3 +299,20 @@ def test_ctph_parser_is_fast_on_huge_parts() -> None:
                 out.append(ch)
         want = "".join(out) if len(part) > 3 else part
         assert _eliminate_sequences(part) == want
+
+
+def test_label_files_refuse_hostile_lines(tmp_path: Path) -> None:
+    from neardup.evaluate.labels import read_labels
+
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + ', "b": "y"}\n')
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text('{"a": ' + "1" * 5000 + ', "b": "y"}\n')
+    wide = tmp_path / "wide.csv"
+    wide.write_text("a,b\n" + "x" * 200_000 + ",y\n")
+    for path in (deep, huge, wide):
+        with pytest.raises(InputError, match=path.name):
+            read_labels(path)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbfa,b\nx,y\n")
+    assert sorted(read_labels(bom).pairs) == [("x", "y")]
