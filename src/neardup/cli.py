@@ -86,6 +86,11 @@ def _documents(
     )
 
 
+def _one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
+
+
 @main.command("hash")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
@@ -405,15 +410,22 @@ def dedup_cmd(
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     m = make_method(method, threshold, **options)
     saved: dict[DocId, str] = {}
-    docs = _documents(
-        paths,
-        binary=m.binary,
-        id_field=id_field,
-        text_field=text_field,
-        include=include,
-        exclude=exclude,
-        input_format=input_format,
-    )
+    docs: Any
+    if _one_jsonl(paths) and not m.binary:
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field, text_field, batch_size)
+    else:
+        docs = _documents(
+            paths,
+            binary=m.binary,
+            id_field=id_field,
+            text_field=text_field,
+            include=include,
+            exclude=exclude,
+            input_format=input_format,
+        )
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
     update, close = _progress(quiet, progress)
