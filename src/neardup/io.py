@@ -128,24 +128,32 @@ def _path_id(text: str) -> str:
 
 
 class _UniqueIds:
-    """Remembers where each id was read, and refuses an id read twice."""
+    """Remembers where each id was read, and refuses an id read twice.
 
-    __slots__ = ("_seen",)
+    One small int per id (source index and position packed), so the check costs little next
+    to the ids themselves, which a dedup run keeps anyway.
+    """
+
+    __slots__ = ("_seen", "_sources")
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[str, int]] = {}
+        self._seen: dict[str, int] = {}
+        self._sources: list[str] = []
 
     def check(self, docs: Iterable[Document], source: str) -> Iterator[Document]:
+        index = len(self._sources)
+        self._sources.append(source)
+        seen = self._seen
         for number, doc in enumerate(docs, 1):
-            here = (source, number)
-            first = self._seen.setdefault(doc.id, here)
-            if first is not here:
+            here = index << 40 | number
+            first = seen.setdefault(doc.id, here)
+            if first != here:
                 raise InputError(
-                    f"duplicate id {doc.id!r}: read from {first[0]} (document {first[1]}) and "
-                    f"again from {source} (document {number}); ids "
-                    "must be unique (fix the data, or pick another field with --id-field; "
-                    "files in different folders get the same id when their paths relative to "
-                    "the folders match, so pass their common parent folder instead)"
+                    f"duplicate id {doc.id!r}: read from {self._sources[first >> 40]} "
+                    f"(document {first & (1 << 40) - 1}) and again from {source} (document "
+                    f"{number}); ids must be unique (fix the data, or pick another field with "
+                    "--id-field; files in different folders get the same id when their paths "
+                    "relative to the folders match, so pass their common parent folder instead)"
                 )
             yield doc
 
