@@ -34,12 +34,22 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["simhash_bench.py"],
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],
     ),
+    (
+        "canonicalization kernel and MinHash on non-ASCII text (vs the stdlib path, rensa)",
+        ["canonicalize_bench.py"],
+        ["--mb", "2", "--rounds", "2"],
+    ),
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
+    ),
+    (
+        "persistent store: build vs plain dedup, size, query latency at N and 1M (vs datasketch)",
+        ["store_bench.py", "--docs", "100000", "--big", "1000000"],
+        ["--docs", "20000", "--big", "200000"],
     ),
     (
         "Spark engine, local[1] and local[2] (vs the local engine, per core)",

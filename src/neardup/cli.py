@@ -66,6 +66,8 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+    # the one line saying that kernels compile on this first use (docs/engine.md)
+    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))
 
 
 def _documents(
@@ -371,6 +373,9 @@ def dedup_cmd(
         raise click.UsageError("--keep and --output go together")
     if keep is not None and "-" in paths:
         raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, report=report, output=output)  # before the work, not after it
     options: dict[str, Any] = {}
     takes = method_info(method).options
     for flag, name, value in (
@@ -409,7 +414,20 @@ def dedup_cmd(
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
-    m = make_method(method, threshold, **options)
+    store = None
+    if index_path is not None:
+        explicit = click.get_current_context().get_parameter_source("method")
+        store = _open_index(
+            index_path,
+            method if explicit is not click.core.ParameterSource.DEFAULT else None,
+            threshold,
+            num_perm=num_perm,
+            bits=None if bits is None else int(bits),
+            canonicalize=canonical,
+        )
+        m = store.method
+    else:
+        m = make_method(method, threshold, **options)
     docs: Any
     source = None
     if _one_jsonl(paths) and not m.binary and report is None:
@@ -439,7 +457,6 @@ def dedup_cmd(
         progress,
         lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
     )
-    store = _open_index(index_path, m) if index_path is not None else None
     try:
         result = dedup(
             docs,
@@ -534,20 +551,28 @@ def _write_kept(
     kept = kept_ids(result, keep=keep, sizes=sizes)
     n = 0
     if output.suffix.lower() == ".jsonl":
+        from neardup.report.writers import _json_line
+
         tmp = output.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for d in _documents(paths, binary=binary, **read):
-                if d.id in kept:
-                    record = (
-                        {"id": d.id, "text": d.text}
-                        if d.text is not None
-                        else {"id": d.id, "path": str(d.path)}
-                    )
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    n += 1
-        tmp.replace(output)
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for d in _documents(paths, binary=binary, **read):
+                    if d.id in kept:
+                        record = (
+                            {"id": d.id, "text": d.text}
+                            if d.text is not None
+                            else {"id": d.id, "path": str(d.path)}
+                        )
+                        fh.write(_json_line(record))
+                        n += 1
+            tmp.replace(output)
+        finally:
+            tmp.unlink(missing_ok=True)
         return n
+    from neardup._paths import copy_target
+
     output.mkdir(parents=True, exist_ok=True)
+    written: dict[Path, str] = {}
     for d in _documents(paths, binary=binary, **read):
         if d.id not in kept:
             continue
@@ -555,17 +580,34 @@ def _write_kept(
             raise InputError(
                 f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
             )
-        target = output / d.id if not Path(d.id).is_absolute() else output / d.path.name
+        target = copy_target(output, d.id, d.path)
+        if target in written:
+            raise InputError(
+                f"{d.id!r} and {written[target]!r} would both be copied to {target}; pass "
+                "inputs whose relative paths differ (e.g. their common parent folder)"
+            )
+        written[target] = d.id
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(d.path, target)
         n += 1
     return n
 
 
-def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
+def _open_index(
+    path: str,
+    method: str | None,
+    threshold: float | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    **options: str | int | None,
+) -> Any:
+    """Open an index, rebuilding its method; explicit options must agree with the store's."""
     from neardup.store.persistent import PersistentIndex
 
-    return PersistentIndex(path, m, readonly=readonly)
+    return PersistentIndex.open(
+        path, readonly=readonly, create=create, method=method, threshold=threshold, **options
+    )
 
 
 STORABLE = method_names(storable=True)
@@ -583,18 +625,59 @@ def _index_options(fn: F) -> F:
         "--method",
         "-m",
         type=click.Choice(STORABLE),
-        default="minhash",
-        show_default=True,
-        help="Must match the index's.",
+        default=None,
+        help="A new index's method (default minhash); an existing index uses its own.",
     )(fn)
     fn = click.option(
         "--threshold",
         "-t",
         type=click.FloatRange(0.0, 1.0),
         default=None,
-        help="Must match the index's (default: the method's).",
+        help="A new index's threshold (default: the method's); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--num-perm",
+        type=click.IntRange(8, 4096),
+        default=None,
+        help="MinHash slots of a new index (default 128); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--bits",
+        type=click.Choice(["64", "128", "256"]),
+        default=None,
+        help="SimHash width of a new index (default 64); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--canonicalize",
+        "canonical",
+        type=click.Choice(["txtfp", "secure", "none"]),
+        default=None,
+        help="Canonicalizer of a new index (default txtfp); must match an existing one's.",
     )(fn)
     return fn
+
+
+def _index_open(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+) -> Any:
+    return _open_index(
+        index_path,
+        method,
+        threshold,
+        readonly=readonly,
+        create=create,
+        num_perm=num_perm,
+        bits=None if bits is None else int(bits),
+        canonicalize=canonical,
+    )
 
 
 @main.group("index")
@@ -611,15 +694,20 @@ def index_group() -> None:
 def index_add(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m) as idx:
-        n = idx.add(_documents(paths, binary=m.binary, id_field=id_field, text_field=text_field))
+    from neardup.store.persistent import WRITE_DOCS
+
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical) as idx:
+        docs = _documents(paths, binary=idx.method.binary, id_field=id_field, text_field=text_field)
+        n = idx.add(docs, write_size=WRITE_DOCS)
         click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
 
 
@@ -632,14 +720,19 @@ def index_add(
 def index_query(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Print, as JSONL, every stored document each input near-duplicates."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m, readonly=True) as idx:
+    with _index_open(
+        index_path, method, threshold, num_perm, bits, canonical, readonly=True
+    ) as idx:
+        m = idx.method
         docs = _documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
         for hit in idx.query(docs):
             record: dict[str, Any] = {
@@ -657,20 +750,50 @@ def index_query(
 @_index_options
 @_errors
 def index_remove(
-    keys: tuple[str, ...], index_path: str, method: str, threshold: float | None
+    keys: tuple[str, ...],
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
 ) -> None:
     """Remove documents from the index by key."""
-    with _open_index(index_path, make_method(method, threshold)) as idx:
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
 
 
 @index_group.command("stats")
 @_index_options
 @_errors
-def index_stats(index_path: str, method: str, threshold: float | None) -> None:
-    """Print the index's statistics as JSON."""
-    with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
+def index_stats(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+) -> None:
+    """Print the index's statistics and the configuration it was built with, as JSON."""
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+@main.command("warmup")
+@_errors
+def warmup_cmd() -> None:
+    """Compile the numba kernels now (run once after installing; later calls only load them)."""
+    from neardup.warmup import warmup
+
+    report = warmup()
+    if report.backend != "fast":
+        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
+        return
+    click.echo(
+        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
+        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        err=True,
+    )
 
 
 def _register_eval() -> None:

@@ -116,12 +116,10 @@ def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> np
         >>> components(4, np.array([3]), np.array([1])).tolist()
         [0, 1, 2, 1]
     """
-    from neardup._kernels.engine import backend_name
+    from neardup._kernels import engine
 
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import components as fast
-
-        roots: npt.NDArray[np.int64] = fast(
+    if engine.backend_name() == "fast":
+        roots: npt.NDArray[np.int64] = engine.kernels("sets").components(
             n, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64)
         )
         return roots
@@ -213,9 +211,9 @@ def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
 
 @cache
 def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
-    import numba
+    from neardup._kernels.cache import njit
 
-    jit = numba.njit(cache=True, nogil=True)
+    jit = njit()
     counting = jit(_adjacency_counting)
     loop = jit(_center_loop)
 
