@@ -21,9 +21,8 @@ Both take pairs as arrays ``(i, j, similarity)`` with row numbers as ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from itertools import pairwise
 from typing import Literal
 
@@ -165,31 +164,10 @@ def _adjacency(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
     return indptr, dst[order], edge[order]
 
 
-def _adjacency_counting(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
-    """The same CSR by a counting sort in one pass (compiled by numba; no sort)."""
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for k in range(len(i)):
-        indptr[i[k] + 1] += 1
-        indptr[j[k] + 1] += 1
-    for u in range(n):
-        indptr[u + 1] += indptr[u]
-    fill = indptr[:-1].copy()
-    nbr = np.empty(2 * len(i), dtype=np.int64)
-    edge = np.empty(2 * len(i), dtype=np.int64)
-    for k in range(len(i)):
-        a, b = i[k], j[k]
-        nbr[fill[a]] = b
-        edge[fill[a]] = k
-        fill[a] += 1
-        nbr[fill[b]] = a
-        edge[fill[b]] = k
-        fill[b] += 1
-    return indptr, nbr, edge
-
-
 def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
-    """The sequential CENTER pass (reference; numba compiles the same source). A pair given
-    twice counts with its highest similarity, so the order of a row's neighbors is free."""
+    """The sequential CENTER pass (the reference of ``_kernels.sets.fast.center_pass``). A
+    pair given twice counts with its highest similarity, so the order of a row's neighbors
+    is free."""
     n = len(indptr) - 1
     root = np.full(n, -1, dtype=np.int64)
     to_root = np.ones(n, dtype=np.float64)
@@ -207,22 +185,6 @@ def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
             elif root[v] == u and sim[edge[k]] > to_root[v]:
                 to_root[v] = sim[edge[k]]
     return root, to_root
-
-
-@cache
-def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
-    from neardup._kernels.cache import njit
-
-    jit = njit()
-    counting = jit(_adjacency_counting)
-    loop = jit(_center_loop)
-
-    def both(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
-        indptr, nbr, edge = counting(n, i, j)
-        out: tuple[I64, F64] = loop(indptr, nbr, edge, sim)
-        return out
-
-    return both
 
 
 def _check_pairs(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, I64, F64]:
@@ -272,7 +234,12 @@ def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
     from neardup._kernels.engine import backend_name
 
     if backend_name() == "fast":
-        return _center_fast()(n, a, b, s)
+        from neardup._kernels import engine
+
+        fast = engine.kernels("sets")
+        indptr, nbr, edge = fast.center_adjacency(n, a, b)
+        out: tuple[I64, F64] = fast.center_pass(indptr, nbr, edge, s)
+        return out
     indptr, nbr, edge = _adjacency(n, a, b)
     return _center_loop(indptr, nbr, edge, s)
 

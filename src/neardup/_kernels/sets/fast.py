@@ -7,7 +7,15 @@ import numpy as np
 from neardup._kernels.cache import njit
 from neardup._kernels.hamming.fast import _popcount
 
-__all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
+__all__ = [
+    "bucket_pairs",
+    "center_adjacency",
+    "center_pass",
+    "components",
+    "intersections",
+    "unique_pairs",
+    "unique_per_doc",
+]
 
 
 @njit()
@@ -163,3 +171,52 @@ def unique_pairs(a, b, n):  # type: ignore[no-untyped-def]
                 out_b[p] = run[j]
                 p += 1
     return out_a[:p].copy(), out_b[:p].copy()
+
+
+@njit()
+def center_adjacency(n, i, j):  # type: ignore[no-untyped-def]
+    """CSR ``(indptr, neighbor, edge)`` of the pairs ``(i[k], j[k])`` by a counting sort (the
+    reference sorts with numpy; :func:`center_pass` does not depend on the order)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(len(i)):
+        indptr[i[k] + 1] += 1
+        indptr[j[k] + 1] += 1
+    for u in range(n):
+        indptr[u + 1] += indptr[u]
+    fill = indptr[:-1].copy()
+    nbr = np.empty(2 * len(i), dtype=np.int64)
+    edge = np.empty(2 * len(i), dtype=np.int64)
+    for k in range(len(i)):
+        a = i[k]
+        b = j[k]
+        nbr[fill[a]] = b
+        edge[fill[a]] = k
+        fill[a] += 1
+        nbr[fill[b]] = a
+        edge[fill[b]] = k
+        fill[b] += 1
+    return indptr, nbr, edge
+
+
+@njit()
+def center_pass(indptr, nbr, edge, sim):  # type: ignore[no-untyped-def]
+    """CENTER clustering in row order (``neardup.cluster._center_loop`` is the reference):
+    a free row becomes a center and takes its free neighbors; a pair given twice counts with
+    its highest similarity."""
+    n = len(indptr) - 1
+    root = np.full(n, -1, dtype=np.int64)
+    to_root = np.ones(n, dtype=np.float64)
+    for u in range(n):
+        if root[u] != -1:
+            continue
+        root[u] = u
+        for k in range(indptr[u], indptr[u + 1]):
+            v = nbr[k]
+            if v == u:
+                continue
+            if root[v] == -1:
+                root[v] = u
+                to_root[v] = sim[edge[k]]
+            elif root[v] == u and sim[edge[k]] > to_root[v]:
+                to_root[v] = sim[edge[k]]
+    return root, to_root
