@@ -9,20 +9,22 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from neardup import __version__
-from neardup.errors import ConfigError, InputError, NeardupError
-from neardup.io import Document, read_inputs
+from neardup.errors import ConfigError, NeardupError
+from neardup.io import Document
 from neardup.methods import DEFAULT_THRESHOLDS, METHODS, make_method
 from neardup.report import DedupResult, write_clusters, write_pairs
 from neardup.types import DocId
+
+if TYPE_CHECKING:
+    from neardup.readers import ReadStats
 
 __all__ = ["main"]
 
@@ -67,21 +69,29 @@ def _documents(
     paths: tuple[str, ...],
     *,
     binary: bool,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str | None = None,
+    text_field: str | tuple[str, ...] = "text",
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     input_format: str = "auto",
+    follow_symlinks: bool = False,
+    on_error: str = "fail",
+    keep_fields: bool = False,
+    stats: ReadStats | None = None,
 ) -> Iterator[Document]:
-    return read_inputs(
-        paths,
-        binary=binary,
-        id_field=id_field,
-        text_field=text_field,
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
+
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field),
         include=include,
         exclude=exclude,
+        binary=binary,
         input_format=input_format,
+        follow_symlinks=follow_symlinks,
+        on_error=on_error,
+        keep_fields=keep_fields,
     )
+    return read_documents(paths, options, stats=stats)
 
 
 @main.command("hash")
@@ -193,6 +203,23 @@ def _progress(
     return update, bar.close
 
 
+def _record_options(fn: F) -> F:
+    """``--id-field`` and ``--text-field``: where records keep their id and text."""
+    fn = click.option(
+        "--text-field",
+        multiple=True,
+        default=("text",),
+        show_default=True,
+        help="Record field with the text (nested: a.b); repeat to join several with newlines.",
+    )(fn)
+    fn = click.option(
+        "--id-field",
+        default=None,
+        help="Record field with the id (nested: a.b); default: id if present, else the row.",
+    )(fn)
+    return fn
+
+
 @main.command("dedup")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -238,10 +265,26 @@ def _progress(
     default=None,
     help="Where the deduplicated copy goes: a .jsonl file or a directory.",
 )
-@click.option("--id-field", default="id", show_default=True, help="JSONL/CSV id field.")
-@click.option("--text-field", default="text", show_default=True, help="JSONL/CSV text field.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+)
+@click.option(
+    "--annotate",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write every input record with cluster_id, is_duplicate, duplicate_of and "
+    "similarity here (.parquet, .jsonl, .jsonl.gz, .jsonl.zst or .csv).",
+)
+@_record_options
 @click.option("--include", multiple=True, help="Glob a walked file must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Glob that leaves a walked file out.")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Follow symbolic links in folders (each real folder once: cycle-safe).",
+)
 @click.option(
     "--input-format",
     type=click.Choice(["auto", "text", "html", "markdown", "pdf"]),
@@ -261,7 +304,7 @@ def _progress(
     type=click.Choice(["fail", "skip"]),
     default="fail",
     show_default=True,
-    help="Stop at a bad document, or log and skip it.",
+    help="Stop at a bad record, file or document, or skip it and count it in the summary.",
 )
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @click.option(
@@ -334,10 +377,13 @@ def dedup_cmd(
     report: str | None,
     keep: str | None,
     output: str | None,
-    id_field: str,
-    text_field: str,
+    force: bool,
+    annotate: str | None,
+    id_field: str | None,
+    text_field: tuple[str, ...],
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    follow_symlinks: bool,
     input_format: str,
     index_path: str | None,
     on_error: str,
@@ -354,13 +400,24 @@ def dedup_cmd(
     quiet: bool,
     progress: bool | None,
 ) -> None:
-    """Find near-duplicate clusters in files, folders, JSONL/CSV or stdin (-)."""
+    """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
+    Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
+    from neardup.corpus.output import check_target
     from neardup.pipeline import dedup
+    from neardup.readers import ReadStats
 
-    if (keep is None) != (output is None):
+    if output is not None and keep is None:
         raise click.UsageError("--keep and --output go together")
-    if keep is not None and "-" in paths:
-        raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
+    if keep is not None and output is None and annotate is None:
+        raise click.UsageError("--keep goes with --output (or --annotate)")
+    if output is not None and "-" in paths:
+        raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
+    if output is not None and not output.lower().endswith(".jsonl"):
+        check_target(Path(output), force=force)
+    if annotate is not None:
+        from neardup.corpus.records import record_format
+
+        record_format(annotate)
     options: dict[str, Any] = {}
     if num_perm is not None:
         if method != "minhash":
@@ -390,84 +447,87 @@ def dedup_cmd(
             fmt,
             show_pairs,
             report,
-            keep,
+            keep if annotate is None else None,
             index_path,
             max_members,
             quiet,
             options,
+            annotate=annotate,
+            annotate_keep=keep or "first",
         )
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     m = make_method(method, threshold, **options)
     saved: dict[DocId, str] = {}
-    docs = _documents(
-        paths,
-        binary=m.binary,
-        id_field=id_field,
-        text_field=text_field,
-        include=include,
-        exclude=exclude,
-        input_format=input_format,
-    )
+    read: dict[str, Any] = {
+        "id_field": id_field,
+        "text_field": text_field,
+        "include": include,
+        "exclude": exclude,
+        "input_format": input_format,
+        "follow_symlinks": follow_symlinks,
+        "on_error": on_error,
+    }
+    stats = ReadStats()
+    docs = _documents(paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read)
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
+    spool = None
+    if annotate is not None:
+        from neardup.corpus.records import RecordSpool
+
+        spool = RecordSpool(Path(annotate).resolve().parent)
+        docs = spool.tee(docs)
     update, close = _progress(quiet, progress)
     store = _open_index(index_path, m) if index_path is not None else None
     try:
-        result = dedup(
-            docs,
-            method=m,
-            batch_size=batch_size,
-            on_error=on_error,
-            progress=update,
-            jobs=jobs,
-            index=store,
-        )
+        try:
+            result = dedup(
+                docs,
+                method=m,
+                batch_size=batch_size,
+                on_error=on_error,
+                progress=update,
+                jobs=jobs,
+                index=store,
+            )
+        finally:
+            close()
+            if store is not None:
+                store.close()
+        if spool is not None and annotate is not None:
+            from neardup.corpus.annotate import annotate_records
+
+            n_annotated = annotate_records(
+                spool, result, Path(annotate), keep=keep or "first", method=m
+            )
+            log.info("annotated %d records in %s", n_annotated, annotate)
     finally:
-        close()
-        if store is not None:
-            store.close()
+        if spool is not None:
+            spool.close()
     out = sys.stdout
     if show_pairs:
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
     if report is not None:
-        _write_report(
-            result,
-            report,
-            paths,
-            saved,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+        _write_report(result, report, paths, saved, binary=m.binary, **read)
     if keep is not None and output is not None:
-        n = _write_kept(
-            result,
-            paths,
-            Path(output),
-            keep,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+        n = _write_kept(result, paths, Path(output), keep, binary=m.binary, force=force, **read)
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         s = result.stats
         click.echo(
             f"neardup: {result.n_docs} documents, {len(result.clusters)} clusters, "
             f"{result.duplicates} duplicates, {len(result.pairs)} pairs, "
-            f"{int(s.get('skipped', 0))} skipped, {s.get('seconds_total', 0.0):.2f} s",
+            f"{int(s.get('skipped', 0)) + stats.bad_records} skipped, "
+            f"{s.get('seconds_total', 0.0):.2f} s",
             err=True,
         )
+        left = stats.summary()
+        if left:
+            click.echo(f"neardup: {left}", err=True)
 
 
 def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
@@ -511,8 +571,10 @@ def _write_kept(
     keep: str,
     *,
     binary: bool,
+    force: bool = False,
     **read: Any,
 ) -> int:
+    from neardup.corpus.output import write_kept_copy
     from neardup.pipeline import kept_ids
 
     sizes: dict[DocId, int] | None = None
@@ -521,34 +583,9 @@ def _write_kept(
         for d in _documents(paths, binary=binary, **read):
             sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
     kept = kept_ids(result, keep=keep, sizes=sizes)
-    n = 0
-    if output.suffix.lower() == ".jsonl":
-        tmp = output.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for d in _documents(paths, binary=binary, **read):
-                if d.id in kept:
-                    record = (
-                        {"id": d.id, "text": d.text}
-                        if d.text is not None
-                        else {"id": d.id, "path": str(d.path)}
-                    )
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    n += 1
-        tmp.replace(output)
-        return n
-    output.mkdir(parents=True, exist_ok=True)
-    for d in _documents(paths, binary=binary, **read):
-        if d.id not in kept:
-            continue
-        if d.path is None:
-            raise InputError(
-                f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
-            )
-        target = output / d.id if not Path(d.id).is_absolute() else output / d.path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(d.path, target)
-        n += 1
-    return n
+    return write_kept_copy(
+        _documents(paths, binary=binary, **read), {str(k) for k in kept}, output, force=force
+    )
 
 
 def _check_threshold_defaults() -> None:
@@ -684,8 +721,8 @@ def _spark_dedup(
     paths: tuple[str, ...],
     method: str,
     threshold: float | None,
-    id_field: str,
-    text_field: str,
+    id_field: str | None,
+    text_field: tuple[str, ...],
     output: str | None,
     master: str | None,
     fmt: str,
@@ -696,6 +733,9 @@ def _spark_dedup(
     max_members: int | None,
     quiet: bool,
     options: dict[str, Any],
+    *,
+    annotate: str | None = None,
+    annotate_keep: str = "first",
 ) -> None:
     """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
     if method not in ("minhash", "simhash"):
@@ -720,6 +760,8 @@ def _spark_dedup(
         output=output,
         master=master,
         collect=output is None,
+        annotate=annotate,
+        keep=annotate_keep,
         **options,
     )
     if output is None:
