@@ -441,7 +441,7 @@ def annotate_dataframe(df: DataFrame, clusters: DataFrame, *, keep: str, method:
 
         return float(method.compare(Document("a", a), Document("b", b))[0])
 
-    sim = sf.udf(similarity, st.DoubleType())
+    sim = sf.udf(similarity, st.DoubleType(), useArrow=False)
     out = both.select(
         *[sf.col(f"`{c}`") for c in df.columns],
         sf.col("cluster_id"),
