@@ -331,6 +331,24 @@ def _record_options(fn: F) -> F:
     help="Cap on members printed per cluster.",
 )
 @click.option(
+    "--exact-first/--no-exact-first",
+    default=False,
+    show_default=True,
+    help="Remove exact copies (equal canonical text) before the near-duplicate method runs.",
+)
+@click.option(
+    "--bloom-capacity",
+    type=click.IntRange(1),
+    default=None,
+    help="--method exact: Bloom-filter mode for corpora beyond RAM, sized for N documents.",
+)
+@click.option(
+    "--bloom-fp-rate",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=None,
+    help="--method exact with --bloom-capacity: the filter's false-positive rate (0.001).",
+)
+@click.option(
     "--canonicalize",
     "canonical",
     type=click.Choice(["txtfp", "secure", "none"]),
@@ -392,6 +410,9 @@ def dedup_cmd(
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,
+    exact_first: bool,
+    bloom_capacity: int | None,
+    bloom_fp_rate: float | None,
     canonical: str | None,
     engine: str,
     master: str | None,
@@ -427,9 +448,19 @@ def dedup_cmd(
         if method != "simhash":
             raise click.UsageError("--bits applies to --method simhash")
         options["bits"] = int(bits)
+    if bloom_capacity is not None or bloom_fp_rate is not None:
+        if method != "exact" or bloom_capacity is None:
+            raise click.UsageError("--bloom-capacity (and --bloom-fp-rate) go with --method exact")
+        options["bloom_capacity"] = bloom_capacity
+        if bloom_fp_rate is not None:
+            options["bloom_fp_rate"] = bloom_fp_rate
+    if exact_first and (method == "exact" or index_path is not None or engine == "spark"):
+        raise click.UsageError(
+            "--exact-first goes with a near-duplicate method, locally, no --index"
+        )
     if canonical is not None:
-        if method not in ("minhash", "simhash"):
-            raise click.UsageError("--canonicalize applies to --method minhash and simhash")
+        if method not in ("minhash", "simhash", "exact"):
+            raise click.UsageError("--canonicalize applies to --method minhash, simhash, exact")
         from neardup.canonicalize import Canonicalizer
 
         options["canonicalizer"] = Canonicalizer(canonical)
@@ -483,15 +514,27 @@ def dedup_cmd(
     store = _open_index(index_path, m) if index_path is not None else None
     try:
         try:
-            result = dedup(
-                docs,
-                method=m,
-                batch_size=batch_size,
-                on_error=on_error,
-                progress=update,
-                jobs=jobs,
-                index=store,
-            )
+            if exact_first:
+                from neardup.corpus.exact import exact_first as run_exact_first
+
+                result = run_exact_first(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=jobs,
+                )
+            else:
+                result = dedup(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=jobs,
+                    index=store,
+                )
         finally:
             close()
             if store is not None:

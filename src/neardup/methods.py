@@ -17,6 +17,7 @@ method         similarity, index, verification
 ``tlsh``       ``max(0, 1 - d/300)`` of the TLSH distance ``d`` (0.85 = distance 45)
 ``phash``      ``1 - d/64`` of imagehash's 64-bit pHash (images); exact HammingIndex
 ``embedding``  cosine of the local model's embeddings (extra ``embeddings``)
+``exact``      1.0 when the canonical texts' XXH3-128 digests are equal (neardup.corpus.exact)
 =============  =========================================================================
 """
 
@@ -47,6 +48,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "tlsh": 0.85,
     "phash": 0.84,
     "embedding": 0.9,
+    "exact": 1.0,
 }
 TLSH_SCALE = 300.0
 
@@ -600,6 +602,17 @@ METHODS: dict[str, type[Method]] = {
     "phash": PHashMethod,
     "embedding": EmbeddingMethod,
 }
+
+
+def _register_exact() -> None:
+    """``exact`` lives in its own module (neardup.corpus.exact); it subclasses Method, so it
+    is imported once Method exists."""
+    from neardup.corpus.exact import ExactMethod
+
+    METHODS["exact"] = ExactMethod
+
+
+_register_exact()
 
 
 def make_method(name: str, threshold: float | None = None, **options: Any) -> Method:
