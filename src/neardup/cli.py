@@ -631,6 +631,76 @@ def _write_kept(
     )
 
 
+def _corpus_inputs(fn: F) -> F:
+    """Options shared by ``lines`` and ``substrings``: input, output and record fields."""
+    for opt in reversed(
+        [
+            click.option(
+                "--output",
+                "-o",
+                type=click.Path(dir_okay=False),
+                required=True,
+                help="Cleaned records (.jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet).",
+            ),
+            _record_options,
+            click.option("--include", multiple=True, help="Glob a walked file must match."),
+            click.option("--exclude", multiple=True, help="Glob that leaves a walked file out."),
+            click.option("--follow-symlinks", is_flag=True, help="Follow links (cycle-safe)."),
+            click.option(
+                "--on-error",
+                type=click.Choice(["fail", "skip"]),
+                default="fail",
+                show_default=True,
+                help="Stop at a bad record or file, or skip and count it.",
+            ),
+            click.option("--quiet", "-q", is_flag=True, help="No summary line."),
+        ]
+    ):
+        fn = opt(fn)
+    return fn
+
+
+def _corpus_reader(paths: tuple[str, ...], kw: dict[str, Any]) -> Callable[[], Iterator[Document]]:
+    if "-" in paths:
+        raise click.UsageError("this command reads its inputs twice; save stdin to a file first")
+    if len(kw["text_field"]) != 1:
+        raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    return lambda: _documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
+
+
+@main.command("lines")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-docs",
+    type=click.IntRange(2),
+    required=True,
+    help="Remove a line (paragraph) found in at least this many documents.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["line", "paragraph"]),
+    default="line",
+    show_default=True,
+    help="Compare lines, or paragraphs (lines between blank lines).",
+)
+@_corpus_inputs
+@_errors
+def lines_cmd(
+    paths: tuple[str, ...], min_docs: int, unit: str, output: str, quiet: bool, **kw: Any
+) -> None:
+    """Remove lines or paragraphs that occur in at least --min-docs documents (boilerplate)."""
+    from neardup.corpus.lines import LinesSummary, remove_frequent_units
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+
+    record_format(output)
+    read = _corpus_reader(paths, kw)
+    summary = LinesSummary(unit, min_docs)
+    docs = remove_frequent_units(read, min_docs=min_docs, unit=unit, summary=summary)
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup lines: {summary.line()}", err=True)
+
+
 def _check_threshold_defaults() -> None:
     missing = set(METHODS) - set(DEFAULT_THRESHOLDS)
     if missing:

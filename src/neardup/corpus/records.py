@@ -19,7 +19,7 @@ from neardup.corpus.output import atomic_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 
-__all__ = ["RECORD_FORMATS", "RecordSpool", "record_format", "write_records"]
+__all__ = ["RECORD_FORMATS", "RecordSpool", "cleaned_records", "record_format", "write_records"]
 
 #: Output formats by extension.
 RECORD_FORMATS = {
@@ -203,3 +203,41 @@ def write_records(
             if fmt == "csv" and cw is None and columns is not None:
                 csv.DictWriter(fh, list(columns)).writeheader()
     return n
+
+
+def _set_path(record: dict[str, object], parts: Sequence[str], value: object) -> None:
+    node: Any = record
+    for part in parts[:-1]:
+        child = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        else:
+            child = dict(child)  # copy on write: the spooled record is not changed
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def cleaned_records(
+    docs: Iterable[Document], *, text_field: str = "text", batch_size: int = 1024
+) -> Iterator[list[dict[str, object]]]:
+    """Records for documents whose text was rewritten (``lines``, ``substrings``): the record
+    as read with ``text_field`` (a path such as ``meta.body``) set to the new text; a file
+    document becomes ``{"id", "path", "text"}``."""
+    parts = text_field.split(".")
+    batch: list[dict[str, object]] = []
+    for d in docs:
+        if d.fields is not None and not (d.path is not None and "path" in d.fields):
+            record = dict(d.fields)
+            _set_path(record, parts, d.text)
+        else:
+            record = {"id": d.id, "text": d.text}
+            if d.path is not None:
+                record["path"] = str(d.path)
+        batch.append(record)
+        if len(batch) >= batch_size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
