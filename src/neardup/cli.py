@@ -701,6 +701,53 @@ def lines_cmd(
         click.echo(f"neardup lines: {summary.line()}", err=True)
 
 
+@main.command("substrings")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-length",
+    type=click.IntRange(8),
+    required=True,
+    help="Remove every repeat of at least this many UTF-8 bytes (the first copy stays).",
+)
+@click.option(
+    "--shard-bytes",
+    type=click.IntRange(1024),
+    default=32 * 1024 * 1024,
+    show_default=True,
+    help="Text per suffix-array shard; bounds memory (about 26 bytes per shard byte).",
+)
+@_corpus_inputs
+@_errors
+def substrings_cmd(
+    paths: tuple[str, ...],
+    min_length: int,
+    shard_bytes: int,
+    output: str,
+    quiet: bool,
+    **kw: Any,
+) -> None:
+    """Remove exact repeated substrings across the corpus (suffix array, Lee et al. 2022)."""
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+    from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+
+    record_format(output)
+    if "-" in paths:
+        raise click.UsageError("substrings reads files; save stdin to a file first")
+    if len(kw["text_field"]) != 1:
+        raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    summary = SubstringSummary(min_length)
+    docs = remove_repeated_substrings(
+        _documents(paths, binary=False, keep_fields=True, input_format="text", **kw),
+        min_length=min_length,
+        shard_bytes=shard_bytes,
+        summary=summary,
+        workdir=Path(output).resolve().parent,
+    )
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup substrings: {summary.line()}", err=True)
+
+
 def _check_threshold_defaults() -> None:
     missing = set(METHODS) - set(DEFAULT_THRESHOLDS)
     if missing:
