@@ -11,9 +11,9 @@ import csv
 import json
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from neardup.errors import InputError, InputTooLargeError
 
@@ -35,14 +35,15 @@ class Document:
         id: Stable identifier (path or record id).
         text: The text (``None`` for binary inputs such as images before they are read).
         path: The file it came from, if any.
-        fields: The whole input record (every field, as read), when the reader was asked to
-            keep it (``--annotate`` writes it back with the dedup columns); else ``None``.
+        fields: The record's fields, if any: a mapping given to ``dedup()`` keeps its other
+            fields here; a reader asked to keep records (``--annotate``, ``lines``,
+            ``substrings``) puts the whole record as read.
     """
 
     id: str
     text: str | None = None
     path: Path | None = None
-    fields: Mapping[str, object] | None = None
+    fields: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def read_bytes(self, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes:
         """Return the raw bytes: the file's content, or the text as UTF-8.

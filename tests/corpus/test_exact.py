@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from neardup.canonicalize import Canonicalizer
 from neardup.cli import main
-from neardup.corpus.exact import BloomFilter, ExactMethod, exact_digests, exact_first
+from neardup.corpus.exact import BloomFilter, exact_digests, exact_first
 from neardup.io import Document
 from neardup.methods import make_method
 from neardup.pipeline import dedup
@@ -30,7 +30,7 @@ def _reference(texts: list[str]) -> set[tuple[str, ...]]:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(["a b", "A b", "c", "", "dé", "DÉ", "x y z"]), max_size=30))
 def test_exact_equals_grouping_by_canonical_text(texts: list[str]) -> None:
-    for method in (ExactMethod(), ExactMethod(bloom_capacity=8, bloom_fp_rate=0.2)):
+    for method in (make_method("exact"), make_method("exact", bloom_capacity=8, bloom_fp_rate=0.2)):
         r = dedup(texts, method=method, batch_size=7)
         assert {c.members for c in r.clusters} == _reference(texts)
         assert all(p.similarity == 1.0 for p in r.pairs)
@@ -40,7 +40,7 @@ def test_bloom_mode_equals_memory_mode_beyond_capacity() -> None:
     rng = random.Random(3)
     texts = [f"doc {rng.randrange(400)}" for _ in range(3000)]
     plain = dedup(texts, method="exact")
-    bloom = dedup(texts, method=ExactMethod(bloom_capacity=100, bloom_fp_rate=0.01))
+    bloom = dedup(texts, method=make_method("exact", bloom_capacity=100, bloom_fp_rate=0.01))
     assert [c.members for c in plain.clusters] == [c.members for c in bloom.clusters]
     assert [(p.a, p.b) for p in plain.pairs] == [(p.a, p.b) for p in bloom.pairs]
 
@@ -65,7 +65,7 @@ def test_digest_is_xxh3_128_of_canonical_utf8() -> None:
     d = exact_digests(["Straße"])
     value = xxhash.xxh3_128_intdigest(Canonicalizer("txtfp").canonicalize("Straße").encode())
     assert (int(d[0, 1]) << 64) | int(d[0, 0]) == value
-    assert ExactMethod().fingerprint(Document("a", "Straße")) == f"{value:032x}"
+    assert make_method("exact").fingerprint(Document("a", "Straße")) == f"{value:032x}"
 
 
 def _corpus() -> list[Document]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import gzip
 import io
 import json
@@ -72,7 +73,8 @@ class RecordSpool:
         self.count = 0
 
     def tee(self, docs: Iterable[Document]) -> Iterator[Document]:
-        """Yield ``docs`` unchanged, appending ``(id, text, record)`` rows to the spool."""
+        """Yield ``docs`` without their fields (the spool holds them, on disk, so that dedup
+        keeps none in memory), appending ``(id, text, record)`` rows to the spool."""
         assert self._fh is not None, "spool already written"
         batch: list[tuple[str, str | None, dict[str, object]]] = []
         for d in docs:
@@ -81,7 +83,7 @@ class RecordSpool:
                 pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
                 self.count += len(batch)
                 batch = []
-            yield d
+            yield d if d.fields is None else dataclasses.replace(d, fields=None)
         if batch:
             pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
             self.count += len(batch)
