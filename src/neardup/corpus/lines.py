@@ -279,11 +279,14 @@ def remove_frequent_units(
         per_doc_units = np.bincount(spans.doc[drop_unit], minlength=len(batch))
         changed = np.flatnonzero(per_doc_units)
         raw = buf.tobytes()
-        line_doc = spans.line_doc
+        # lines come grouped by document, in order: each document's lines are one range
+        bounds = np.searchsorted(spans.line_doc, np.arange(len(batch) + 1), side="left")
+        starts, ends = spans.line_starts.tolist(), spans.line_ends.tolist()
         out = list(batch)
         for k in changed.tolist():
-            sel = np.flatnonzero((line_doc == k) & ~drop_line)
-            text = b"\n".join(raw[spans.line_starts[i] : spans.line_ends[i]] for i in sel.tolist())
+            lo, hi = int(bounds[k]), int(bounds[k + 1])
+            sel = (lo + np.flatnonzero(~drop_line[lo:hi])).tolist()
+            text = b"\n".join(raw[starts[i] : ends[i]] for i in sel)
             new = text.decode("utf-8", "surrogatepass")
             s.bytes_removed += int(offsets[k + 1] - offsets[k]) - len(text)
             out[k] = replace(batch[k], text=new)
