@@ -8,8 +8,9 @@ the number of documents it occurs in; the second drops the frequent units. A uni
 surrounding whitespace, keyed by its XXH3-64 (a collision among ``u`` distinct units has
 probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
-Batches travel as one UTF-8 buffer plus offsets: unit spans come from numpy over the buffer,
-and the hashes from the batch engine's kernel. Memory: the counts table, 16 bytes per
+Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
+the buffer (:mod:`neardup._kernels.lines`, numba with a numpy reference), and the hashes from
+the batch engine's XXH3 kernel. Memory: the counts table, 16 bytes per
 distinct unit (the algorithm needs every unit's count), plus one batch.
 """
 
@@ -33,8 +34,6 @@ log = logging.getLogger(__name__)
 UNITS = ("line", "paragraph")
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
-_WS = np.zeros(256, dtype=bool)
-_WS[[9, 10, 11, 12, 13, 32]] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +58,7 @@ class UnitSpans:
 
 
 def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> UnitSpans:
-    """Split packed documents into lines and units (``line`` or ``paragraph``), vectorized.
+    """Split packed documents into lines and units (``line`` or ``paragraph``).
 
     Examples:
         >>> from neardup._kernels.spans import pack
@@ -70,29 +69,10 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
     """
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
-    n_docs = len(offsets) - 1
-    nl = np.flatnonzero(buf == 10)
-    # line ends: every newline plus every document end; starts follow the previous end
-    ends = np.concatenate([nl, offsets[1:]]).astype(np.int64)
-    kinds = np.concatenate([np.zeros(len(nl), np.int8), np.ones(n_docs, np.int8)])
-    docs = np.concatenate(
-        [np.searchsorted(offsets[1:], nl, side="right"), np.arange(n_docs)]
-    ).astype(np.int64)
-    order = np.lexsort((kinds, ends, docs))
-    ends, kinds, doc = ends[order], kinds[order], docs[order]
-    starts = np.empty_like(ends)
-    starts[0:1] = 0
-    starts[1:] = ends[:-1] + (kinds[:-1] == 0)
-    starts = np.maximum(starts, offsets[doc])
-    # trim: next non-space at or after each byte, last non-space at or before it
-    n = len(buf)
-    idx = np.arange(n, dtype=np.int64)
-    solid = ~_WS[buf] if n else np.zeros(0, dtype=bool)
-    nxt = np.minimum.accumulate(np.where(solid, idx, n)[::-1])[::-1] if n else idx
-    prv = np.maximum.accumulate(np.where(solid, idx, -1)) if n else idx
-    t_start = np.where(starts < n, nxt[np.minimum(starts, n - 1)] if n else starts, n)
-    t_end = np.where(ends > 0, prv[np.maximum(ends - 1, 0)] + 1 if n else ends, 0)
-    blank = (ends <= starts) | (t_start >= ends) | (t_end <= starts)
+    from neardup._kernels.lines import line_spans
+
+    starts, ends, t_start, t_end, doc = line_spans(buf, offsets)
+    blank = t_start >= t_end
     line_unit = np.full(len(ends), -1, dtype=np.int64)
     solid_lines = np.flatnonzero(~blank)
     if unit == "line":
@@ -210,6 +190,25 @@ def _pack(batch: Sequence[Document]) -> tuple[npt.NDArray[np.uint8], I64]:
     return p.buf, p.offsets
 
 
+def _kept_bytes(n: int, spans: UnitSpans, kept: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Byte mask of ``"\\n".join(kept lines)`` per document: the kept lines' bytes, and the
+    newline before each kept line that follows another kept line of its document."""
+    delta = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(delta, spans.line_starts[kept], 1)
+    np.add.at(delta, spans.line_ends[kept], -1)
+    mask = np.cumsum(delta[:-1]) > 0
+    doc = spans.line_doc
+    first = np.ones(len(doc), dtype=bool)
+    first[1:] = doc[1:] != doc[:-1]
+    # kept lines before each line in its document
+    count: npt.NDArray[np.int64] = np.cumsum(kept) - kept
+    base = np.maximum.accumulate(np.where(first, np.arange(len(doc)), 0))
+    before: npt.NDArray[np.int64] = count - count[base]
+    sep = kept & ~first & (before > 0)
+    mask[spans.line_starts[sep] - 1] = True
+    return mask
+
+
 def _doc_unique(spans: UnitSpans, hashes: U64) -> U64:
     """Each (document, hash) once: the hashes to count."""
     if not len(hashes):
@@ -278,18 +277,13 @@ def remove_frequent_units(
         drop_line[solid] = drop_unit[spans.line_unit[solid]]
         per_doc_units = np.bincount(spans.doc[drop_unit], minlength=len(batch))
         changed = np.flatnonzero(per_doc_units)
-        raw = buf.tobytes()
-        # lines come grouped by document, in order: each document's lines are one range
-        bounds = np.searchsorted(spans.line_doc, np.arange(len(batch) + 1), side="left")
-        starts, ends = spans.line_starts.tolist(), spans.line_ends.tolist()
+        keep = _kept_bytes(len(buf), spans, ~drop_line)
         out = list(batch)
         for k in changed.tolist():
-            lo, hi = int(bounds[k]), int(bounds[k + 1])
-            sel = (lo + np.flatnonzero(~drop_line[lo:hi])).tolist()
-            text = b"\n".join(raw[starts[i] : ends[i]] for i in sel)
-            new = text.decode("utf-8", "surrogatepass")
-            s.bytes_removed += int(offsets[k + 1] - offsets[k]) - len(text)
-            out[k] = replace(batch[k], text=new)
+            lo, hi = int(offsets[k]), int(offsets[k + 1])
+            text = buf[lo:hi][keep[lo:hi]].tobytes()
+            s.bytes_removed += (hi - lo) - len(text)
+            out[k] = replace(batch[k], text=text.decode("utf-8", "surrogatepass"))
         s.units_removed += int(np.count_nonzero(drop_unit))
         s.documents_changed += len(changed)
         yield from out

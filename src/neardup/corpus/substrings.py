@@ -77,38 +77,10 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
     mask = np.zeros(n, dtype=bool)
     if n < 2 * min_length:
         return mask
+    from neardup._kernels.repeats import repeat_mask
+
     sa, lcp = _suffix_array(text)
-    sa = sa.astype(np.int64)
-    # bytes to the next separator (or the end): a match may not run into one
-    idx = np.arange(n, dtype=np.int64)
-    sep_at = np.where(text == SEP, idx, n)
-    next_sep = np.minimum.accumulate(sep_at[::-1])[::-1]
-    room = next_sep - idx
-    common = np.minimum(lcp[:-1].astype(np.int64), np.minimum(room[sa[:-1]], room[sa[1:]]))
-    link = common >= min_length  # link[i]: sa[i] and sa[i + 1] share >= min_length bytes
-    if not link.any():
-        return mask
-    # runs of linked suffixes: sa[i] is in a run when linked to its left or right neighbour
-    left = np.concatenate([[False], link])
-    right = np.concatenate([link, [False]])
-    in_run = left | right
-    members = sa[in_run]
-    run_of = np.cumsum(~left[in_run]) - 1  # a member not linked to its left starts a run
-    n_runs = int(run_of[-1]) + 1
-    if prefix > 0:
-        has_ref = np.zeros(n_runs, dtype=bool)
-        np.logical_or.at(has_ref, run_of, members < prefix)
-        marked = members[(members >= prefix) & has_ref[run_of]]
-    else:
-        first = np.full(n_runs, n, dtype=np.int64)
-        np.minimum.at(first, run_of, members)
-        marked = members[members != first[run_of]]
-    delta = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(delta, marked, 1)
-    np.add.at(delta, marked + min_length, -1)
-    mask = np.cumsum(delta[:-1]) > 0
-    mask[:prefix] = False
-    return mask
+    return repeat_mask(text, sa, lcp, min_length, prefix)
 
 
 def _char_mask(text: U8, mask: B) -> B:
