@@ -96,6 +96,11 @@ def _documents(
     return read_documents(paths, options, stats=stats)
 
 
+def _one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
+
+
 @main.command("hash")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
@@ -500,7 +505,17 @@ def dedup_cmd(
         "on_error": on_error,
     }
     stats = ReadStats()
-    docs = _documents(paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read)
+    docs: Any
+    plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
+    if _one_jsonl(paths) and not m.binary and plain and annotate is None and on_error == "fail":
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+    else:
+        docs = _documents(
+            paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read
+        )
     if report is not None and "-" in paths:
         docs = _remember(docs, saved)
     spool = None

@@ -10,6 +10,7 @@ clusters, whatever order the pairs arrive in.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -102,8 +103,15 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
         >>> cluster_labels(np.array([0, 1, 0, 3, 3]))
         [[0, 2], [3, 4]]
     """
-    order = np.argsort(roots, kind="stable")
-    sorted_roots = roots[order]
-    bounds = np.flatnonzero(np.diff(sorted_roots)) + 1
-    groups = np.split(order, bounds)
-    return [g.tolist() for g in groups if len(g) > 1]
+    if len(roots) == 0:
+        return []
+    # only members of clusters: a root that is not its own, or a root that others point to
+    clustered = np.flatnonzero(roots != np.arange(len(roots)))
+    heads = np.unique(roots[clustered])
+    members = np.concatenate((clustered, heads))
+    order = members[np.argsort(roots[members], kind="stable")]
+    keys = roots[order]
+    bounds = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    flat = order.tolist()
+    edges = [0, *bounds.tolist(), len(flat)]
+    return [sorted(flat[a:b]) for a, b in pairwise(edges)]

@@ -24,6 +24,7 @@ from neardup.cluster import cluster_labels, components
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
+from neardup.packed import PackedBatches, PackedDocs
 from neardup.report import Cluster, DedupResult, PairList
 from neardup.types import DocId
 
@@ -100,7 +101,7 @@ def to_documents(
             )
 
 
-def _sketch_or_error(m: Method, batch: list[Document]) -> Any:
+def _sketch_or_error(m: Method, batch: Sequence[Document]) -> Any:
     try:
         return m.sketch(batch)
     except NeardupError as exc:
@@ -108,14 +109,13 @@ def _sketch_or_error(m: Method, batch: list[Document]) -> Any:
 
 
 def _sketched(
-    m: Method, stream: Iterator[Document], batch_size: int, jobs: int
-) -> Iterator[tuple[list[Document], Any]]:
+    m: Method, batches: Iterator[Sequence[Document]], jobs: int
+) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
     With ``jobs > 1`` batches are sketched by ``jobs`` threads (the kernels release the GIL;
     reading goes on in this thread meanwhile), at most ``2 * jobs`` batches in flight.
     """
-    batches = iter(lambda: list(islice(stream, batch_size)), [])
     if jobs > 1 and not method_info(m.name).parallel:
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
@@ -124,7 +124,7 @@ def _sketched(
             yield batch, _sketch_or_error(m, batch)
         return
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
-        pending: deque[tuple[list[Document], Future[Any]]] = deque()
+        pending: deque[tuple[Sequence[Document], Future[Any]]] = deque()
         for batch in batches:
             pending.append((batch, pool.submit(_sketch_or_error, m, batch)))
             if len(pending) >= 2 * jobs:
@@ -147,7 +147,7 @@ class _Run:
 
 def _collect(
     m: Method,
-    docs: Iterable[DocLike],
+    docs: Iterable[DocLike] | PackedBatches,
     *,
     batch_size: int,
     jobs: int,
@@ -160,22 +160,32 @@ def _collect(
     collector = m.collector()
     run = _Run([], 0, [], None)
 
-    def remember(batch: list[Document]) -> None:
+    def remember(batch: Sequence[Document]) -> None:
+        if isinstance(batch, PackedDocs):
+            if run.fields is not None:
+                run.fields.extend([None] * len(batch))
+            run.ids.extend(batch.ids)
+            return
         if run.fields is None and any(d.fields for d in batch):
             run.fields = [None] * len(run.ids)
         if run.fields is not None:
             run.fields.extend(d.fields for d in batch)
         run.ids.extend(d.id for d in batch)
 
-    def stored(batch: list[Document], payload: Any, base: int) -> None:
+    def stored(batch: Sequence[Document], payload: Any, base: int) -> None:
         if known is None:
             return
-        pos = {d.id: base + k for k, d in enumerate(batch)}
-        for hit in known.query_then_add(batch, payload):
+        docs = list(batch)
+        pos = {d.id: base + k for k, d in enumerate(docs)}
+        for hit in known.query_then_add(docs, payload):
             run.seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
 
-    stream = to_documents(docs, id_key=id_key, text_key=text_key)
-    for batch, payload in _sketched(m, stream, batch_size, jobs):
+    if isinstance(docs, PackedBatches):
+        batches: Iterator[Sequence[Document]] = iter(docs)
+    else:
+        stream = to_documents(docs, id_key=id_key, text_key=text_key)
+        batches = iter(lambda: list(islice(stream, batch_size)), [])
+    for batch, payload in _sketched(m, batches, jobs):
         base = len(run.ids)
         if not isinstance(payload, NeardupError):
             collector.add(np.arange(base, base + len(batch), dtype=np.int64), payload)
@@ -221,7 +231,7 @@ def _with_stored(
 
 
 def dedup(
-    docs: Iterable[DocLike],
+    docs: Iterable[DocLike] | PackedBatches,
     *,
     method: str | Method = "minhash",
     threshold: float | None = None,
@@ -240,7 +250,8 @@ def dedup(
     Args:
         docs: Documents: :class:`~neardup.io.Document`, strings, ``(id, text)`` pairs, or
             mappings such as ``{"id": ..., "text": ...}`` (their other fields are kept in
-            :attr:`DedupResult.records`).
+            :attr:`DedupResult.records`), or a :class:`~neardup.packed.PackedBatches` file
+            (read in batches whose texts never become Python strings).
         method: ``minhash`` (default), ``simhash``, ``simhash-go``, ``ctph``, ``tlsh``,
             ``phash``, ``embedding`` (see :mod:`neardup.methods.registry`), or a
             :class:`~neardup.methods.Method`.
@@ -305,13 +316,13 @@ def dedup(
     ids = run.ids
     n_new = len(ids)
     if pairs or run.seen:
-        found = collector.pairs()
+        found = collector.pairs(jobs=jobs)
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
         roots = components(len(ids), found.a, found.b)
     else:
         found = PairArrays.empty()
-        roots = collector.components(len(ids))
+        roots = collector.components(len(ids), jobs=jobs)
     pair_list = PairList(ids, found.a, found.b, found.similarity, found.distance)
     t_pairs = time.perf_counter()
     if progress is not None:

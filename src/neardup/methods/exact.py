@@ -202,7 +202,7 @@ class ExactCollector(Collector):
         if flagged.any():
             self._flagged.append(payload[flagged])
 
-    def pairs(self) -> PairArrays:
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
         if self._bloom is None:
             if not self._digests:
                 return PairArrays.empty()

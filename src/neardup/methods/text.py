@@ -92,7 +92,7 @@ class MinHashCollector(Collector):
         else:
             self._sigs.append(_fold(sigs))
 
-    def _run(self, join: bool) -> tuple[I64, I64, npt.NDArray[np.float64], I64]:
+    def _run(self, join: bool, jobs: int) -> tuple[I64, I64, npt.NDArray[np.float64], I64]:
         from neardup._kernels.buckets import bucket_pairs_verified
 
         m = self._method
@@ -106,20 +106,24 @@ class MinHashCollector(Collector):
             np.cumsum(sizes, out=offsets[1:])
             values = np.concatenate(self._values)
             a, b, sim, roots, _ = bucket_pairs_verified(
-                keys, threshold=m.threshold, values=values, offsets=offsets, join=join
+                keys, threshold=m.threshold, values=values, offsets=offsets, join=join, jobs=jobs
             )
         else:
             a, b, sim, roots, _ = bucket_pairs_verified(
-                keys, threshold=m.threshold, sigs=np.concatenate(self._sigs), join=join
+                keys,
+                threshold=m.threshold,
+                sigs=np.concatenate(self._sigs),
+                join=join,
+                jobs=jobs,
             )
         return a, b, sim, roots
 
-    def pairs(self) -> PairArrays:
-        a, b, sim, _ = self._run(join=False)
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
+        a, b, sim, _ = self._run(join=False, jobs=jobs)
         return PairArrays.of(a, b, sim)
 
-    def components(self, n: int) -> I64:
-        roots = self._run(join=True)[3]
+    def components(self, n: int, *, jobs: int = 1) -> I64:
+        roots = self._run(join=True, jobs=jobs)[3]
         if len(roots) < n:
             roots = np.concatenate((roots, np.arange(len(roots), n, dtype=np.int64)))
         return roots
@@ -155,7 +159,11 @@ class MinHashMethod(Method):
 
     def sketch(self, docs: Sequence[Document]) -> MinHashPayload:
         from neardup._kernels.sets import unique_per_doc
+        from neardup.packed import PackedDocs
 
+        if isinstance(docs, PackedDocs) and self.config.verify:
+            sigs, feats, offsets = self._hasher.sketch_packed_with_features(docs.buf, docs.offsets)
+            return sigs, unique_per_doc(feats, offsets)
         texts = texts_of(docs)
         if not self.config.verify:
             return self._hasher.sketch_many(texts), None
@@ -257,7 +265,7 @@ class HammingCollector(Collector):
         if len(codes):
             self._index.add_many(positions.tolist(), codes)
 
-    def pairs(self) -> PairArrays:
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
         if len(self._index) == 0:
             return PairArrays.empty()
         a, b, d = self._index.pair_rows()

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine, reference_minhash
+from neardup._kernels.sets import sorted_unique
 from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
 from neardup.config import CanonicalConfig, Params, check_choice, check_range
@@ -536,6 +537,83 @@ class MinHasher:
         sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
 
+    def sketch_packed_with_features(
+        self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """:meth:`sketch_many_with_features` of documents given as one UTF-8 buffer and
+        ``n + 1`` offsets (as :class:`~neardup.packed.PackedDocs` holds them): the same bits,
+        without a Python string per document when the text needs no canonicalizing.
+
+        Raises:
+            ConfigError: another preset than ``xxh3``.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> h = MinHasher(16)
+            >>> raw = "a b c d e f".encode()
+            >>> buf, offs = np.frombuffer(raw, np.uint8), np.array([0, len(raw)])
+            >>> sigs, _, _ = h.sketch_packed_with_features(buf, offs)
+            >>> bool((sigs == h.sketch_many_with_features(["a b c d e f"])[0]).all())
+            True
+        """
+        c = self._config
+        fused = _fused_args(self._tokenizer)
+        if (
+            c.preset != "xxh3"
+            or fused is None
+            or not self._skip_ascii
+            or engine.backend_name() != "fast"
+        ):
+            return self.sketch_many_with_features(_decode_all(buf, offsets))
+        from neardup._kernels import fast_minhash, tables
+
+        high = np.flatnonzero(buf >= 0x80)
+        if len(high):
+            buf, offsets = self._canonical_spliced(buf, offsets, high)
+        mask, min_bytes, k, joined = fused
+        sigs, feats, feat_offsets = fast_minhash.sketch_words_features(
+            buf,
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            tables.char_classes(),
+            tables.simple_lower(),
+            mask,
+            min_bytes,
+            k,
+            joined,
+            np.uint64(c.seed),
+            c.num_perm,
+            True,
+        )
+        return self._check_empty(sigs), feats, feat_offsets
+
+    def _canonical_spliced(
+        self,
+        buf: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64],
+        high: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+        """The buffer with each document that holds a non-ASCII byte (at ``high``) replaced by
+        its canonical form; ASCII documents are left as they are (the kernel lowercases them)."""
+        docs = sorted_unique(np.searchsorted(offsets, high, side="right") - 1).tolist()
+        o = offsets.tolist()
+        raw = buf.tobytes()
+        canon = self._canonical(
+            [raw[o[d] : o[d + 1]].decode("utf-8", "surrogatepass") for d in docs]
+        )
+        parts: list[bytes] = []
+        lengths = np.diff(offsets)
+        prev = 0
+        for d, text in zip(docs, canon, strict=True):
+            parts.append(raw[o[prev] : o[d]])
+            enc = encode_text(text, d)
+            parts.append(enc)
+            lengths[d] = len(enc)
+            prev = d + 1
+        parts.append(raw[o[prev] :])
+        new_offsets = np.zeros(len(offsets), dtype=np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        return np.frombuffer(b"".join(parts), np.uint8), new_offsets
+
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
 
@@ -668,6 +746,12 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
         ends,
         np.array([0, len(items)], dtype=np.int64),
     )
+
+
+def _decode_all(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
+    raw = buf.tobytes()
+    o = offsets.tolist()
+    return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(o) - 1)]
 
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
