@@ -109,7 +109,6 @@ def datatrove_lines(docs: list[Document]) -> int:
         SentenceDedupSignature,
         SentenceFindDedups,
     )
-
     from datatrove.utils.hashing import HashConfig
 
     # datatrove 0.10's xxhash path hashes str unencoded and fails; its sha1 path works
@@ -158,12 +157,19 @@ def main() -> None:
     t_ex, r_ex = best(lambda: neardup.dedup(docs, method="exact"), args.repeat)
     dups = r_ex.duplicates
     rate("neardup exact", t_ex, f"duplicates={dups} vs minhash x{t_min / t_ex:.1f}")
+    raw = make_method("exact", canonicalize="none")
+    t_raw, r_raw = best(lambda: neardup.dedup(docs, method=raw), args.repeat)
+    rate("neardup exact --canonicalize none", t_raw, f"duplicates={r_raw.duplicates}")
     bloom = make_method("exact", bloom_capacity=n, bloom_fp_rate=1e-3)
     t_bl, r_bl = best(lambda: neardup.dedup(docs, method=bloom), args.repeat)
     rate("neardup exact (bloom 0.001)", t_bl, f"duplicates={r_bl.duplicates}")
     if not args.skip_datatrove:
         t_dt, dt_dups = best(lambda: datatrove_exact(docs), args.repeat)
-        rate("datatrove exact", t_dt, f"duplicates={dt_dups}; neardup x{t_dt / t_ex:.1f}")
+        rate(
+            "datatrove exact (raw text)",
+            t_dt,
+            f"duplicates={dt_dups}; neardup x{t_dt / t_ex:.1f}, raw x{t_dt / t_raw:.1f}",
+        )
 
     summary = LinesSummary("line", args.min_docs)
 
