@@ -296,6 +296,20 @@ def _progress(
     "look-alike characters).",
 )
 @click.option(
+    "--model",
+    default=None,
+    help="--method embedding: static (default: the bundled static model), minilm (the "
+    "sentence-transformers model, ~100x slower), a model folder (model2vec or "
+    "sentence-transformers), or openai:/voyage:/cohere:MODEL.",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="--method embedding: keep vectors in this SQLite file (by model and text hash) so "
+    "a re-run embeds only new texts.",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "spark"]),
     default="local",
@@ -347,6 +361,8 @@ def dedup_cmd(
     bits: str | None,
     max_members: int | None,
     canonical: str | None,
+    model: str | None,
+    embedding_cache: str | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
@@ -376,6 +392,10 @@ def dedup_cmd(
         from neardup.canonicalize import Canonicalizer
 
         options["canonicalizer"] = Canonicalizer(canonical)
+    if model is not None or embedding_cache is not None:
+        if method != "embedding":
+            raise click.UsageError("--model and --embedding-cache apply to --method embedding")
+        options.update(_embedding_options(model, embedding_cache))
     if engine == "spark":
         if partitions is not None:
             options["partitions"] = partitions
@@ -468,6 +488,16 @@ def dedup_cmd(
             f"{int(s.get('skipped', 0))} skipped, {s.get('seconds_total', 0.0):.2f} s",
             err=True,
         )
+
+
+def _embedding_options(model: str | None, cache: str | None) -> dict[str, Any]:
+    """``make_method`` options of ``--model`` / ``--embedding-cache``."""
+    if cache is None:
+        return {"model": model}
+    from neardup.embeddings import provider_for
+    from neardup.store.embcache import CachedProvider
+
+    return {"provider": CachedProvider(provider_for(model), cache)}
 
 
 def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:

@@ -16,7 +16,7 @@ method         similarity, index, verification
 ``ctph``       ssdeep score / 100; 7-gram index then exact ssdeep comparison
 ``tlsh``       ``max(0, 1 - d/300)`` of the TLSH distance ``d`` (0.85 = distance 45)
 ``phash``      ``1 - d/64`` of imagehash's 64-bit pHash (images); exact HammingIndex
-``embedding``  cosine of the local model's embeddings (extra ``embeddings``)
+``embedding``  cosine of text embeddings, the static model by default (extra ``embeddings``)
 =============  =========================================================================
 """
 
@@ -545,16 +545,25 @@ class SimHashGoMethod(SimHashMethod):
 
 
 class EmbeddingMethod(Method):
-    """Cosine similarity of sentence embeddings from a local model (extra ``embeddings``)."""
+    """Cosine similarity of text embeddings (extra ``embeddings``).
+
+    ``model`` is what :func:`neardup.embeddings.provider_for` takes: ``"static"`` (default,
+    the bundled static model), ``"minilm"``, a model folder or ``"openai:MODEL"`` and the
+    like; ``provider`` passes a ready provider instead (for example one behind a
+    :class:`neardup.store.embcache.CachedProvider`). Texts that embed to a zero vector (empty,
+    or no known token) pair with nothing.
+    """
 
     name = "embedding"
     parallel = False  # the model uses all cores itself; copying it into workers gains nothing
 
-    def __init__(self, threshold: float, *, model: str | None = None) -> None:
+    def __init__(self, threshold: float, *, model: str | None = None, provider: Any = None) -> None:
         super().__init__(threshold)
-        from neardup.embeddings import LocalProvider
+        from neardup.embeddings import provider_for
 
-        self._provider = LocalProvider(model)
+        if provider is not None and model is not None:
+            raise ConfigError("pass model= or provider=, not both")
+        self._provider = provider_for(model) if provider is None else provider
         self._vectors: list[npt.NDArray[np.float32]] = []
         self._positions: list[int] = []
 
@@ -575,8 +584,9 @@ class EmbeddingMethod(Method):
         if not self._vectors:
             return
         matrix = np.concatenate(self._vectors)
+        live = np.flatnonzero(np.any(matrix != 0, axis=1))  # zero rows have no direction
         index = VectorIndex(matrix.shape[1])
-        index.add_many(self._positions, matrix)
+        index.add_many([self._positions[k] for k in live.tolist()], matrix[live])
         for a, b, sim in index.pairs(self.threshold):
             i, j = _ordered(a, b)
             yield i, j, float(sim), None

@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from neardup.embeddings.choose import provider_for
 from neardup.embeddings.http import RetryPolicy
 from neardup.embeddings.local import LocalProvider
 from neardup.embeddings.providers import CohereProvider, OpenAIProvider, VoyageProvider
@@ -40,6 +41,7 @@ __all__ = [
     "StaticProvider",
     "VoyageProvider",
     "embed_texts",
+    "provider_for",
     "semantic_similarity",
 ]
 

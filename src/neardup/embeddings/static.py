@@ -443,8 +443,8 @@ class StaticProvider:
 
     def _reset_words(self) -> None:
         self._words = {}
-        self._word_ids= []
-        self._word_ends= []
+        self._word_ids = []
+        self._word_ends = []
         self._word_total = 0
         self._word_table = None
 
