@@ -41,13 +41,14 @@ def main() -> None:
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--threshold", type=float, default=0.9)
     ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--margin", type=float, default=0.03)
     args = ap.parse_args()
     t0 = time.perf_counter()
     x = clustered(args.n, args.dim)
     gen = time.perf_counter() - t0
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0 = time.perf_counter()
-    i, j, _ = partitioned_pairs(x, args.threshold)
+    i, j, _ = partitioned_pairs(x, args.threshold, margin=args.margin)
     took = time.perf_counter() - t0
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     rng = np.random.default_rng(1)
@@ -63,7 +64,8 @@ def main() -> None:
     hit = len(want & got)
     print(
         f"{args.n:,} x {args.dim} float32 vectors ({x.nbytes / 2**20:.0f} MiB, generated in "
-        f"{gen:.0f} s): partitioned all-pairs at cosine >= {args.threshold} in {took:.0f} s, "
+        f"{gen:.0f} s): partitioned all-pairs at cosine >= {args.threshold} "
+        f"(margin {args.margin}) in {took:.0f} s, "
         f"{len(got):,} pairs; peak RSS {rss0:.0f} MiB before, {rss1:.0f} MiB after "
         f"(+{rss1 - rss0:.0f} MiB); recall on the pairs of {args.queries} random rows "
         f"{hit}/{len(want)} = {hit / max(1, len(want)):.4f}"
