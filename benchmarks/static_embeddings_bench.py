@@ -8,7 +8,7 @@
    ``paraphrase_set.py`` (see its docstring for how it is built), static vs MiniLM; ratio.
 3. **Semantic dedup vs semhash** (MinishLab), same static model folder, same threshold: the
    corpus is passages plus edited copies (a word dropped, two words swapped, case changed,
-   punctuation added) of a third of them; ``neardup.dedup(method=EmbeddingMethod(...))``
+   punctuation added) of a third of them; ``neardup.dedup(method=make_method("embedding", ...))``
    against ``SemHash.from_records(...).self_deduplicate(threshold)``, in alternating rounds
    (median seconds); duplicates removed by each and the overlap of the removed texts.
 
@@ -29,7 +29,7 @@ from embeddings_bench import passages
 
 import neardup
 from neardup.embeddings import LocalProvider, StaticProvider
-from neardup.methods import EmbeddingMethod
+from neardup.methods import make_method
 
 
 def bench_throughput(count: int, local_count: int, rounds: int) -> None:
@@ -126,7 +126,7 @@ def bench_semhash(count: int, threshold: float, rounds: int) -> None:
     theirs_removed: Counter[str] = Counter()
     for _ in range(rounds):
         t0 = time.perf_counter()
-        method = EmbeddingMethod(threshold, model=str(path))
+        method = make_method("embedding", threshold, model=str(path))
         result = neardup.dedup(list(enumerate(texts)), method=method)
         ours_s.append(time.perf_counter() - t0)
         ours_removed = Counter(

@@ -51,8 +51,8 @@ def test_default_method_is_static_and_skips_zero_vectors(tmp_path: Path) -> None
     docs = [("a", "the cat sat"), ("b", "The CAT sat qqq"), ("c", ""), ("d", "zzz"), ("e", "")]
     result = neardup.dedup(docs, method=make_method("embedding", 0.95, model=str(tiny)))
     assert [c.members for c in result.clusters] == [("a", "b")]
-    with pytest.raises(ConfigError, match="not both"):
-        make_method("embedding", model="static", provider=StaticProvider())
+    with pytest.raises(ConfigError, match="non-empty string"):
+        make_method("embedding", model="")
 
 
 def test_cli_model_and_embedding_cache(tmp_path: Path) -> None:
