@@ -389,6 +389,9 @@ def dedup_cmd(
         raise click.UsageError("--keep and --output go together")
     if keep is not None and "-" in paths:
         raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, report=report, output=output)  # before the work, not after it
     options: dict[str, Any] = {}
     takes = method_info(method).options
     for flag, name, value in (
@@ -566,20 +569,28 @@ def _write_kept(
     kept = kept_ids(result, keep=keep, sizes=sizes)
     n = 0
     if output.suffix.lower() == ".jsonl":
+        from neardup.report.writers import _json_line
+
         tmp = output.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for d in _documents(paths, binary=binary, **read):
-                if d.id in kept:
-                    record = (
-                        {"id": d.id, "text": d.text}
-                        if d.text is not None
-                        else {"id": d.id, "path": str(d.path)}
-                    )
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    n += 1
-        tmp.replace(output)
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                for d in _documents(paths, binary=binary, **read):
+                    if d.id in kept:
+                        record = (
+                            {"id": d.id, "text": d.text}
+                            if d.text is not None
+                            else {"id": d.id, "path": str(d.path)}
+                        )
+                        fh.write(_json_line(record))
+                        n += 1
+            tmp.replace(output)
+        finally:
+            tmp.unlink(missing_ok=True)
         return n
+    from neardup._paths import copy_target
+
     output.mkdir(parents=True, exist_ok=True)
+    written: dict[Path, str] = {}
     for d in _documents(paths, binary=binary, **read):
         if d.id not in kept:
             continue
@@ -587,7 +598,13 @@ def _write_kept(
             raise InputError(
                 f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
             )
-        target = output / d.id if not Path(d.id).is_absolute() else output / d.path.name
+        target = copy_target(output, d.id, d.path)
+        if target in written:
+            raise InputError(
+                f"{d.id!r} and {written[target]!r} would both be copied to {target}; pass "
+                "inputs whose relative paths differ (e.g. their common parent folder)"
+            )
+        written[target] = d.id
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(d.path, target)
         n += 1
