@@ -42,6 +42,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (
+        "whole-process `neardup dedup` vs the rensa and datasketch scripts (issue 16)",
+        ["e2e_bench.py"],
+        ["--docs", "20000", "--pages-mb", "4"],
+    ),
+    (
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
