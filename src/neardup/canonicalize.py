@@ -31,7 +31,13 @@ from neardup._kernels.spans import Packed, encode_text, pack
 from neardup.config import CanonicalConfig
 from neardup.errors import ConfigError, InputError, InputTooLargeError
 
-__all__ = ["BIDI_CONTROLS", "FORMAT_CHARACTERS", "PRESETS", "Canonicalizer"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "FORMAT_CHARACTERS",
+    "IGNORABLE_CHARACTERS",
+    "PRESETS",
+    "Canonicalizer",
+]
 
 #: Bidi controls stripped by ``strip_bidi`` (Trojan Source, CVE-2021-42574).
 BIDI_CONTROLS: frozenset[int] = frozenset(
@@ -53,6 +59,32 @@ FORMAT_CHARACTERS: frozenset[int] = frozenset(
         *BIDI_CONTROLS,
     ]
 )
+
+#: Unicode's Default_Ignorable_Code_Point characters (DerivedCoreProperties.txt): invisible
+#: whatever their category, e.g. the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 (letters)
+#: and the combining grapheme joiner U+034F (a mark). ``confusables=True`` strips them all.
+IGNORABLE_CHARACTERS: frozenset[int] = frozenset(
+    [
+        0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810),
+        *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0x3164,
+        *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0, *range(0xFFF0, 0xFFF9),
+        *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000),
+    ]
+)  # fmt: skip
+
+# Small capitals and other lowercase prototypes of the UTS #39 table that stand for a Latin
+# letter once case is folded (Cyrillic в н к т and Greek κ τ map to ʙ ʜ ĸ ᴛ), and Greek χ.
+_CASELESS_PROTOTYPES = str.maketrans(
+    {
+        "ʙ": "b", "ʜ": "h", "ĸ": "k", "ᴋ": "k", "ᴛ": "t", "ᴍ": "m", "ɴ": "n", "ʀ": "r",
+        "ᴀ": "a", "ᴇ": "e", "ɪ": "i", "ᴏ": "o", "ᴘ": "p", "ᴄ": "c", "ᴜ": "u", "ᴠ": "v",
+        "ᴡ": "w", "ᴢ": "z", "ʏ": "y", "ɢ": "g", "ʟ": "l", "ᴅ": "d", "ᴊ": "j", "ꜰ": "f",
+        "ꜱ": "s", "ꞓ": "e", "χ": "x",
+    }
+)  # fmt: skip
+
+# Right-to-left override ... pop (or the end of the line): displayed reversed.
+_RLO_RUN = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)(?:\u202c|(?=\n)|$)")
 
 #: Named configurations. ``txtfp`` is byte-exact with txtfp 0.2.2's default canonicalizer;
 #: ``secure`` adds the confusable skeleton and whitespace collapse (the recommended setting
@@ -103,6 +135,8 @@ class Canonicalizer:
             strip |= BIDI_CONTROLS
         if config.strip_format:
             strip |= FORMAT_CHARACTERS
+        if config.confusables:
+            strip |= IGNORABLE_CHARACTERS
         self._strip: re.Pattern[str] | None = _char_class(strip) if strip else None
         # The strip mask of the batch kernel, or None when the kernel does not cover config.
         self._kernel_mask: int | None = None
@@ -277,10 +311,17 @@ class Canonicalizer:
             if p.confusables:
                 out = _skeleton(out)
         else:
+            if p.confusables and "\u202e" in text:
+                # Trojan Source: an override run displays reversed; compare what is shown
+                text = _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)
             out = self._strip.sub("", text) if self._strip is not None else text
             if p.normalization != "none":
                 self._check_growth(out, len(text))
             out = self._normalize(out)
+            if p.confusables:
+                # capitals before case folding, so that they meet Latin capitals (Cyrillic В
+                # and Greek Β are B, not the small capital ʙ that lowercase в maps to)
+                out = out.translate(_capital_prototypes())
             if p.casefold == "full":
                 out = out.casefold()
             elif p.casefold == "lower":
@@ -291,7 +332,7 @@ class Canonicalizer:
             if p.confusables:
                 # after case folding, as UTS #39 prescribes for case-insensitive matching
                 # (so Greek capitals, folded to ε etc., do not meet Latin ones: see security.md)
-                out = _skeleton(out)
+                out = _skeleton(out).translate(_CASELESS_PROTOTYPES)
         if p.collapse_whitespace:
             out = " ".join(out.split())
         return out
@@ -393,6 +434,18 @@ def _confusable_map() -> dict[int, str]:
             continue
         mapping[ord(src)] = "".join(chr(int(h, 16)) for h in fields[1].split())
     return mapping
+
+
+@cache
+def _capital_prototypes() -> dict[int, str]:
+    """The prototypes of non-ASCII capitals (Greek Ε -> E, Cyrillic В -> B), taken before case
+    folding. ASCII is never mapped here, so that text with and without other scripts folds
+    the same; a capital whose prototype is ``l`` (Greek Ι, Cyrillic І) maps to ``I``."""
+    return {
+        cp: "I" if proto == "l" else proto
+        for cp, proto in _confusable_map().items()
+        if cp >= 0x80 and chr(cp).isupper()
+    }
 
 
 def _skeleton(text: str) -> str:

@@ -54,6 +54,7 @@ _MAX_WEIGHT = float(1 << 24)
 _MAGIC = b"NDSH"
 _HEADER = struct.Struct("<4sBBHH")
 _PARAMS_RE = re.compile(r"[a-z0-9_]+-[0-9a-f]{16}")
+_TEXT_PREFIX = "ndsh"
 _WIDTHS = (64, 128, 256)
 _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 _MASK64 = (1 << 64) - 1
@@ -246,16 +247,35 @@ class SimHash:
         value = int.from_bytes(data[_HEADER.size + plen :], "little")
         return cls(value, bits, stored or params)
 
-    def to_hex(self) -> str:
-        """The code as ``bits // 4`` lowercase hex digits, most significant first."""
-        return f"{self.value:0{self.bits // 4}x}"
+    def to_hex(self, *, params: bool = False) -> str:
+        """The code as ``bits // 4`` lowercase hex digits, most significant first.
+
+        Args:
+            params: ``False`` (default): the bare digits (the Go package's and txtfp's text
+                form; they carry no params, so a code read back from them compares with a code
+                of any configuration). ``True``: the self-describing text form
+                ``ndsh<version>:<params>:<digits>``, which :meth:`from_hex` reads back with its
+                params, so codes of different configurations are refused after a round trip.
+
+        Examples:
+            >>> SimHash(255, params="simhash-00000000000000ff").to_hex(params=True)
+            'ndsh1:simhash-00000000000000ff:00000000000000ff'
+            >>> SimHash.from_hex(_).params
+            'simhash-00000000000000ff'
+        """
+        digits = f"{self.value:0{self.bits // 4}x}"
+        return f"{_TEXT_PREFIX}{FORMAT_VERSION}:{self.params}:{digits}" if params else digits
 
     @classmethod
     def from_hex(cls, text: str, *, params: str = "") -> SimHash:
         """Parse :meth:`to_hex` output (16, 32 or 64 hex digits, any case).
 
+        Accepts the bare digits and the ``ndsh1:<params>:<digits>`` form of
+        ``to_hex(params=True)``.
+
         Raises:
-            FormatError: Not a string of 16, 32 or 64 hex digits.
+            FormatError: Not a string of 16, 32 or 64 hex digits (after a valid prefix).
+            IncompatibleSketchError: ``params`` differs from the params in the text form.
 
         Examples:
             >>> SimHash.from_hex("A430D84680AABD0B").value == 0xA430D84680AABD0B
@@ -263,6 +283,19 @@ class SimHash:
         """
         if not isinstance(text, str):
             raise FormatError(f"SimHash.from_hex needs a str, got {type(text).__name__}")
+        if text.startswith(_TEXT_PREFIX):
+            version, _, rest = text[len(_TEXT_PREFIX) :].partition(":")
+            stored, sep, text = rest.partition(":")
+            if version != str(FORMAT_VERSION) or not sep:
+                raise FormatError(
+                    f"{text[:80]!r} is not a SimHash text form this neardup reads "
+                    f"(ndsh{FORMAT_VERSION}:<params>:<hex>); upgrade neardup or re-serialize it"
+                )
+            if stored and not _PARAMS_RE.fullmatch(stored):
+                raise FormatError(f"{stored[:80]!r} is not a SimHash params fingerprint")
+            if params and stored and params != stored:
+                raise IncompatibleSketchError(f"SimHash was made with {stored}, not {params}")
+            params = stored or params
         if len(text) not in (16, 32, 64) or not all(c in "0123456789abcdefABCDEF" for c in text):
             raise FormatError(
                 f"{text[:80]!r} is not a SimHash in hex; expected 16, 32 or 64 hex digits"
