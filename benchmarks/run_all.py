@@ -1,9 +1,9 @@
 """Run every benchmark side by side with its peers and write benchmarks/RESULTS.md.
 
 ``make bench`` runs this. Each script measures neardup and the peers installed from PyPI
-(datasketch, rensa, simhash, imagehash, ppdeep, py-tlsh) in one process on the same corpus
-(text and images already on the machine), in interleaved rounds, and prints medians and
-ratios; this runner collects their output verbatim under a description of the machine.
+(datasketch, rensa, simhash, imagehash, ppdeep, py-tlsh, semhash, model2vec) in one process
+on the same corpus (text and images already on the machine), in interleaved rounds, and prints
+medians and ratios; this runner collects their output verbatim under a description of the machine.
 The ratios, not the absolute times, are the headline: the machine is shared and noisy.
 
     python benchmarks/run_all.py [--quick] [--only minhash,simhash]
@@ -45,6 +45,16 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
+    ),
+    (
+        "static embeddings: throughput and paraphrase ranking vs MiniLM, semantic dedup vs semhash",
+        ["static_embeddings_bench.py"],
+        ["--quick"],
+    ),
+    (
+        "K-means-partitioned semantic dedup (SemDeDup) of 1M vectors: time, memory, recall",
+        ["semdedup_million.py"],
+        ["--n", "200000"],
     ),
     (
         "persistent store: build vs plain dedup, size, query latency at N and 1M (vs datasketch)",

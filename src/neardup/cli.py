@@ -359,6 +359,20 @@ def _record_options(fn: F) -> F:
     "look-alike characters).",
 )
 @click.option(
+    "--model",
+    default=None,
+    help="--method embedding: static (default: the bundled static model), minilm (the "
+    "sentence-transformers model, ~100x slower), a model folder (model2vec or "
+    "sentence-transformers), or openai:/voyage:/cohere:MODEL.",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="--method embedding: keep vectors in this SQLite file (by model and text hash) so "
+    "a re-run embeds only new texts.",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "spark"]),
     default="local",
@@ -426,6 +440,8 @@ def dedup_cmd(
     bloom_capacity: int | None,
     bloom_fp_rate: float | None,
     canonical: str | None,
+    model: str | None,
+    embedding_cache: str | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
@@ -463,6 +479,8 @@ def dedup_cmd(
         ("--canonicalize", "canonicalize", canonical),
         ("--bloom-capacity", "bloom_capacity", bloom_capacity),
         ("--bloom-fp-rate", "bloom_fp_rate", bloom_fp_rate),
+        ("--model", "model", model),
+        ("--embedding-cache", "cache", embedding_cache),
     ):
         if value is None:
             continue
