@@ -1,0 +1,20 @@
+"""LSH Forest prefix-search kernels (Bawa, Condie and Ganesan 2005)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from neardup._kernels import engine
+
+__all__ = ["kernels"]
+
+
+def kernels() -> ModuleType:
+    """The backend selected by ``NEARDUP_BACKEND``: :mod:`.fast` (numba) or :mod:`.reference`."""
+    if engine.backend_name() == "fast":
+        from neardup._kernels.forest import fast
+
+        return fast
+    from neardup._kernels.forest import reference
+
+    return reference

@@ -1,0 +1,20 @@
+"""HyperLogLog register kernels (Flajolet et al. 2007; Heule, Nunkesser and Hall 2013)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from neardup._kernels import engine
+
+__all__ = ["kernels"]
+
+
+def kernels() -> ModuleType:
+    """The backend selected by ``NEARDUP_BACKEND``: :mod:`.fast` (numba) or :mod:`.reference`."""
+    if engine.backend_name() == "fast":
+        from neardup._kernels.hll import fast
+
+        return fast
+    from neardup._kernels.hll import reference
+
+    return reference
