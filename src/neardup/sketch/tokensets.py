@@ -19,8 +19,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels import affine as affine_kernels
 from neardup._kernels import engine, reference_minhash
 from neardup._kernels import sha1 as sha1_kernels
+from neardup._kernels.spans import Spans
 from neardup.config import check_choice
 from neardup.errors import ConfigError, InputError
 
@@ -83,19 +85,34 @@ def permutations(num_perm: int, seed: int, scheme: str) -> npt.NDArray[np.unsign
     return out
 
 
-def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32) -> U64:
-    """SHA-1 of each byte token: datasketch's ``sha1_hash32`` (``bits=32``) or
-    ``sha1_hash64`` (``bits=64``), in one kernel call.
+def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32, hash: str = "sha1") -> U64:
+    """Hash each byte token in one kernel call.
+
+    ``hash="sha1"``: datasketch's ``sha1_hash32`` (``bits=32``) or ``sha1_hash64``
+    (``bits=64``). ``hash="xxh3"``: XXH3-64 with seed 0, cut to the low ``bits`` bits (what
+    ``hashfunc=lambda b: xxhash.xxh3_64_intdigest(b) & 0xFFFFFFFF`` gives datasketch).
 
     Examples:
         >>> hash_tokens([b"hello"]).tolist()
         [499578026]
     """
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    return _hash_packed(b"".join(tokens), lengths, "affine64" if bits == 64 else "", hash)
+
+
+def _hash_packed(raw: bytes, lengths: I64, scheme: str, hash: str) -> U64:
+    """Hashes of tokens packed back to back in ``raw`` (64-bit for ``affine64``)."""
+    check_choice("hash", hash, ("sha1", "xxh3"))
     ends = np.cumsum(lengths)
-    buf = np.frombuffer(b"".join(tokens), dtype=np.uint8)
+    starts = ends - lengths
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    wide = scheme == "affine64"
+    if hash == "xxh3":
+        spans = Spans(buf, starts, ends, np.array([0, len(lengths)], dtype=np.int64))
+        lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
+        return lo if wide else lo & _MAX32
     kern = sha1_kernels.kernels()
-    out: U64 = (kern.sha1_64 if bits == 64 else kern.sha1_32)(buf, ends - lengths, ends)
+    out: U64 = (kern.sha1_64 if wide else kern.sha1_32)(buf, starts, ends)
     return out
 
 
@@ -147,24 +164,14 @@ def permute(
                     part = mixed[start : min(hi, start + 4096), None] * ab[0] + ab[1]
                     np.minimum(out64[d], part.min(axis=0), out=out64[d])
         return out64
-    kern = _minhash_kernels()
-    a, b = ab[0].astype(np.uint64), ab[1].astype(np.uint64)
     if scheme == "legacy":
-        legacy: U64 = kern.minhash_legacy(h, offsets, a, b)
+        a, b = ab[0].astype(np.uint64), ab[1].astype(np.uint64)
+        legacy: U64 = _minhash_kernels().minhash_legacy(h, offsets, a, b)
         return legacy
-    rows: U64 = kern.minhash_affine32(h, offsets, a, b)
-    return rows.astype(np.uint32)
-
-
-def _as_bytes(token: object) -> bytes:
-    if isinstance(token, bytes):
-        return token
-    if isinstance(token, bytearray | memoryview):
-        return bytes(token)
-    raise InputError(
-        f"tokens must be bytes for the SHA-1 hash, got {type(token).__name__}; encode str "
-        "tokens (e.g. t.encode('utf-8')) or pass your own hash function"
+    rows: npt.NDArray[np.uint32] = affine_kernels.kernels().affine32(
+        h.astype(np.uint32), offsets, ab[0], ab[1]
     )
+    return rows
 
 
 def sketch_token_sets(
@@ -173,12 +180,14 @@ def sketch_token_sets(
     num_perm: int = 128,
     seed: int = 1,
     scheme: str = "affine32",
+    hash: str = "sha1",
 ) -> npt.NDArray[np.unsignedinteger]:
     """MinHash slots of many byte-token sets: ``(n, num_perm)``, datasketch's hashvalues.
 
     Row ``i`` equals ``datasketch.MinHash(num_perm, seed, scheme=scheme)`` after
-    ``update_batch(token_sets[i])``. One SHA-1 kernel call and one permutation kernel call
-    for the whole batch.
+    ``update_batch(token_sets[i])``. One hash kernel call and one permutation kernel call
+    for the whole batch. ``hash="xxh3"`` replaces SHA-1 (most of the time) by XXH3, as a
+    datasketch user passing an xxh3 ``hashfunc`` would (see :func:`hash_tokens`).
 
     Raises:
         InputError: A token that is not bytes.
@@ -191,14 +200,23 @@ def sketch_token_sets(
     """
     if num_perm < 1:
         raise ConfigError(f"num_perm must be at least 1, got {num_perm}")
-    flat: list[bytes] = []
+    parts: list[bytes] = []
+    lengths: list[int] = []
     offsets = [0]
     for tokens in token_sets:
         if isinstance(tokens, bytes | str):
             raise InputError("each token set must be an iterable of tokens, not one str/bytes")
-        flat.extend(map(_as_bytes, tokens))
-        offsets.append(len(flat))
-    hashes = hash_tokens(flat, bits=64 if scheme == "affine64" else 32)
+        items = tokens if isinstance(tokens, list | tuple) else list(tokens)
+        try:
+            parts.append(b"".join(items))  # C-speed: no Python call per token
+        except TypeError:
+            raise InputError(
+                "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. "
+                "t.encode('utf-8')) or pass your own hash function"
+            ) from None
+        lengths.extend(map(len, items))
+        offsets.append(len(lengths))
+    hashes = _hash_packed(b"".join(parts), np.array(lengths, dtype=np.int64), scheme, hash)
     return permute(
         hashes, np.array(offsets, dtype=np.int64), num_perm=num_perm, seed=seed, scheme=scheme
     )

@@ -56,25 +56,20 @@ def _compress(src: U8, off: int, w: npt.NDArray[np.uint32], h: npt.NDArray[np.ui
     for t in range(16, 80):
         w[t] = _rotl(np.uint32(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]), 1)
     a, b, c, d, e = h[0], h[1], h[2], h[3], h[4]
-    for t in range(80):
-        if t < 20:
-            f = np.uint32((b & c) | (~b & d))
-            k = np.uint32(0x5A827999)
-        elif t < 40:
-            f = np.uint32(b ^ c ^ d)
-            k = np.uint32(0x6ED9EBA1)
-        elif t < 60:
-            f = np.uint32((b & c) | (b & d) | (c & d))
-            k = np.uint32(0x8F1BBCDC)
-        else:
-            f = np.uint32(b ^ c ^ d)
-            k = np.uint32(0xCA62C1D6)
-        tmp = np.uint32(_rotl(a, 5) + f + e + k + w[t])
-        e = d
-        d = c
-        c = _rotl(b, 30)
-        b = a
-        a = tmp
+    for t in range(20):  # the four round functions in separate loops: no branch per round
+        tmp = np.uint32(_rotl(a, 5) + ((b & c) | (~b & d)) + e + np.uint32(0x5A827999) + w[t])
+        e, d, c, b, a = d, c, _rotl(b, 30), a, tmp
+    for t in range(20, 40):
+        tmp = np.uint32(_rotl(a, 5) + (b ^ c ^ d) + e + np.uint32(0x6ED9EBA1) + w[t])
+        e, d, c, b, a = d, c, _rotl(b, 30), a, tmp
+    for t in range(40, 60):
+        tmp = np.uint32(
+            _rotl(a, 5) + ((b & c) | (b & d) | (c & d)) + e + np.uint32(0x8F1BBCDC) + w[t]
+        )
+        e, d, c, b, a = d, c, _rotl(b, 30), a, tmp
+    for t in range(60, 80):
+        tmp = np.uint32(_rotl(a, 5) + (b ^ c ^ d) + e + np.uint32(0xCA62C1D6) + w[t])
+        e, d, c, b, a = d, c, _rotl(b, 30), a, tmp
     h[0] = np.uint32(h[0] + a)
     h[1] = np.uint32(h[1] + b)
     h[2] = np.uint32(h[2] + c)
@@ -97,8 +92,7 @@ def _digest(
         _compress(buf, start + 64 * blk, w, h)
     rest = n - 64 * full
     size = 64 if rest < 56 else 128  # the tail: leftover bytes, 0x80, zeros, 8-byte length
-    for i in range(size):
-        tail[i] = 0
+    tail[rest:size] = 0
     for i in range(rest):
         tail[i] = buf[start + 64 * full + i]
     tail[rest] = 0x80

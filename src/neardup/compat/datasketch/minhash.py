@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.compat.datasketch.hashfunc import sha1_hash32, sha1_hash64
+from neardup.errors import InputError
 from neardup.sketch import tokensets
 
 __all__ = ["MinHash"]
@@ -237,9 +238,13 @@ class MinHash:
         if not items:
             return
         scheme = self.scheme
-        if _is_default_hash(self.hashfunc, scheme) and all(type(x) is bytes for x in items):
-            hv = tokensets.hash_tokens(items, bits=64 if scheme == _SCHEME_AFFINE64 else 32)  # type: ignore[arg-type]
-        else:
+        hv = None
+        if _is_default_hash(self.hashfunc, scheme):
+            try:  # one SHA-1 kernel call when every value is bytes
+                hv = tokensets.hash_tokens(items, bits=64 if scheme == _SCHEME_AFFINE64 else 32)  # type: ignore[arg-type]
+            except TypeError:
+                hv = None  # not bytes: hashfunc raises datasketch's own error below
+        if hv is None:
             hv = self._hash_input_array([self.hashfunc(x) for x in items]).astype(np.uint64)  # type: ignore[arg-type]
         self._apply(hv)
 
@@ -365,17 +370,18 @@ class MinHash:
         """One MinHash per set of values: for default hashing, one kernel call for all."""
         m = cls(**minhash_kwargs)  # type: ignore[arg-type]
         sets = [s if isinstance(s, list | tuple) else list(s) for s in b]
-        if not (m._uses_defaults() and _is_default_hash(m.hashfunc, m.scheme)) or not all(
-            type(x) is bytes for s in sets for x in s
-        ):
+        if not (m._uses_defaults() and _is_default_hash(m.hashfunc, m.scheme)):
             return list(cls.generator(sets, **minhash_kwargs))
         m._check_gpu()
-        rows = tokensets.sketch_token_sets(
-            sets,  # type: ignore[arg-type]  # every value was checked to be bytes
-            num_perm=len(m),
-            seed=m.seed,
-            scheme=m.scheme,
-        )
+        try:  # every set in one SHA-1 and one permutation kernel call
+            rows = tokensets.sketch_token_sets(
+                sets,  # type: ignore[arg-type]  # non-bytes raise InputError
+                num_perm=len(m),
+                seed=m.seed,
+                scheme=m.scheme,
+            )
+        except InputError:
+            return list(cls.generator(sets, **minhash_kwargs))
         out: list[MinHash] = []
         for row in rows:
             new = object.__new__(cls)
