@@ -107,7 +107,7 @@ def test_lsh_matches_datasketch(threshold: float, num_perm: int) -> None:
         a.insert(i, x)
         b.insert(i, y)
     for x, y in zip(ma, mb, strict=True):
-        assert sorted(a.query(x)) == sorted(b.query(y))
+        assert set(a.query(x)) == set(b.query(y))
     assert a.get_counts() == b.get_counts()
     assert a.get_subset_counts(1, 2, 3) == b.get_subset_counts(1, 2, 3)
     for i in range(0, 40, 3):
@@ -116,7 +116,7 @@ def test_lsh_matches_datasketch(threshold: float, num_perm: int) -> None:
     assert sorted(a.keys.keys()) == sorted(b.keys.keys())
     assert a.get_counts() == b.get_counts() and a.is_empty() == b.is_empty()
     b2 = pickle.loads(pickle.dumps(b))
-    assert sorted(b2.query(mb[50])) == sorted(b.query(mb[50]))
+    assert set(b2.query(mb[50])) == set(b.query(mb[50]))
 
 
 def test_lsh_merge_matches_datasketch() -> None:
@@ -134,7 +134,7 @@ def test_lsh_merge_matches_datasketch() -> None:
             one.merge(two, check_overlap=True)
     a, b = pairs
     assert a.get_counts() == b.get_counts()
-    assert all(sorted(a.query(x)) == sorted(b.query(y)) for x, y in zip(ma, mb, strict=True))
+    assert all(set(a.query(x)) == set(b.query(y)) for x, y in zip(ma, mb, strict=True))
     with pytest.raises(ValueError, match="different initialization"):
         b.merge(nd.MinHashLSH(threshold=0.5, num_perm=128))
 
@@ -149,7 +149,7 @@ def test_lsh_weighted_prepickle_and_storage() -> None:
         a.insert(("k", i), ga.minhash(v))
         b.insert(("k", i), gb.minhash(v))
     for v in vecs[:5]:
-        assert sorted(a.query(ga.minhash(v))) == sorted(b.query(gb.minhash(v)))
+        assert set(a.query(ga.minhash(v))) == set(b.query(gb.minhash(v)))
     with pytest.raises(ConfigError, match="in-memory"):
         nd.MinHashLSH(storage_config={"type": "redis", "redis": {}})
 
@@ -166,7 +166,7 @@ def test_forest_matches_datasketch() -> None:
     fb.index()
     for k in (1, 5, 20):
         for x, y in zip(ma[:40], mb[:40], strict=True):
-            assert sorted(fa.query(x, k)) == sorted(fb.query(y, k))
+            assert set(fa.query(x, k)) == set(fb.query(y, k))
     np.testing.assert_array_equal(fb.get_minhash_hashvalues(3), mb[3].hashvalues)
 
 
@@ -184,7 +184,7 @@ def test_ensemble_matches_datasketch() -> None:
     eb.index([(i, m, len(set(s))) for i, (m, s) in enumerate(zip(mb, sets, strict=True))])
     assert ea.uppers == eb.uppers and np.array_equal(ea.params, eb.params)
     for x, y, s in zip(ma[:30], mb[:30], sets[:30], strict=True):
-        assert sorted(set(ea.query(x, len(s)))) == sorted(set(eb.query(y, len(s))))
+        assert set(ea.query(x, len(s))) == set(eb.query(y, len(s)))
 
 
 def test_weighted_matches_datasketch() -> None:
@@ -199,7 +199,7 @@ def test_weighted_matches_datasketch() -> None:
     for mat in (x, sp.csr_matrix(x)):
         for w, g in zip(ga.minhash_many(mat), gb.minhash_many(mat), strict=True):
             assert (w is None) == (g is None)
-            if w is not None:
+            if w is not None and g is not None:
                 np.testing.assert_array_equal(g.hashvalues, w.hashvalues)
                 assert g.jaccard(g) == 1.0
     v = x[0].astype(np.float32)

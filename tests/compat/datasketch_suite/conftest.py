@@ -53,7 +53,7 @@ def _install_shim() -> None:
 
     fake_hash_func.__module__ = "test.utils"  # picklable by reference, as upstream's
     fake_hash_func.__qualname__ = "fake_hash_func"
-    utils.fake_hash_func = fake_hash_func  # type: ignore[attr-defined]
+    utils.fake_hash_func = fake_hash_func
     pkg = sys.modules.get("test")
     if pkg is None or not hasattr(pkg, "__path__"):
         pkg = types.ModuleType("test")
