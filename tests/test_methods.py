@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup.errors import ConfigError
-from neardup.methods import DEFAULT_THRESHOLDS, METHODS, hamming_block_keys, make_method
+from neardup.index.hamming import hamming_block_keys
+from neardup.methods import DEFAULT_THRESHOLDS, METHODS, make_method
 
 
 @settings(max_examples=60)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
@@ -18,9 +19,9 @@ from typing import Any, TypeVar
 import click
 
 from neardup import __version__
-from neardup.errors import ConfigError, InputError, NeardupError
+from neardup.errors import InputError, NeardupError
 from neardup.io import Document, read_inputs
-from neardup.methods import DEFAULT_THRESHOLDS, METHODS, make_method
+from neardup.methods import REGISTRY, make_method, method_info, method_names
 from neardup.report import DedupResult, write_clusters, write_pairs
 from neardup.types import DocId
 
@@ -29,7 +30,8 @@ __all__ = ["main"]
 log = logging.getLogger("neardup")
 F = TypeVar("F", bound=Callable[..., Any])
 
-HASH_METHODS = ("simhash-go", "simhash", "minhash", "ctph", "tlsh", "phash", "fuzzysum")
+#: ``neardup hash`` computes every method's fingerprint, and FuzzySum's.
+HASH_METHODS = (*method_names(streams=True), *method_names(streams=False), "fuzzysum")
 
 
 def _errors(fn: F) -> F:
@@ -104,7 +106,7 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
             a, b = legacy_fuzzysum(doc.text or "")
             click.echo(f"{doc.id}\t{a}:{b}")
         return
-    if method in ("minhash", "simhash", "simhash-go"):
+    if method != "fuzzysum" and method_info(method).streams:
         # streamed in 1 MiB chunks: memory stays flat however large the file
         from neardup.sketch.stream import hash_file
 
@@ -122,7 +124,7 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
 @click.option(
     "--method",
     "-m",
-    type=click.Choice(sorted(METHODS)),
+    type=click.Choice(list(REGISTRY)),
     default="minhash",
     show_default=True,
     help="How to compare.",
@@ -198,10 +200,12 @@ def _progress(
 @click.option(
     "--method",
     "-m",
-    type=click.Choice(sorted(METHODS)),
+    type=click.Choice(list(REGISTRY)),
     default="minhash",
     show_default=True,
-    help="Fingerprint and index to use.",
+    help="Fingerprint and index to use: "
+    + "; ".join(f"{n}: {i.summary}" for n, i in REGISTRY.items())
+    + ".",
 )
 @click.option(
     "--threshold",
@@ -268,9 +272,8 @@ def _progress(
     "--jobs",
     "-j",
     type=click.IntRange(1, 256),
-    default=1,
-    show_default=True,
-    help="Processes that sketch in parallel.",
+    default=None,
+    help="Threads that sketch in parallel (default: one per core).",
 )
 @click.option(
     "--num-perm", type=click.IntRange(8, 4096), default=None, help="MinHash slots (default 128)."
@@ -342,7 +345,7 @@ def dedup_cmd(
     index_path: str | None,
     on_error: str,
     batch_size: int,
-    jobs: int,
+    jobs: int | None,
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,
@@ -362,20 +365,18 @@ def dedup_cmd(
     if keep is not None and "-" in paths:
         raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
     options: dict[str, Any] = {}
-    if num_perm is not None:
-        if method != "minhash":
-            raise click.UsageError("--num-perm applies to --method minhash")
-        options["num_perm"] = num_perm
-    if bits is not None:
-        if method != "simhash":
-            raise click.UsageError("--bits applies to --method simhash")
-        options["bits"] = int(bits)
-    if canonical is not None:
-        if method not in ("minhash", "simhash"):
-            raise click.UsageError("--canonicalize applies to --method minhash and simhash")
-        from neardup.canonicalize import Canonicalizer
-
-        options["canonicalizer"] = Canonicalizer(canonical)
+    takes = method_info(method).options
+    for flag, name, value in (
+        ("--num-perm", "num_perm", num_perm),
+        ("--bits", "bits", None if bits is None else int(bits)),
+        ("--canonicalize", "canonicalize", canonical),
+    ):
+        if value is None:
+            continue
+        if name not in takes:
+            users = [n for n, info in REGISTRY.items() if name in info.options]
+            raise click.UsageError(f"{flag} applies to --method {' and '.join(users)}")
+        options[name] = value
     if engine == "spark":
         if partitions is not None:
             options["partitions"] = partitions
@@ -421,8 +422,9 @@ def dedup_cmd(
             batch_size=batch_size,
             on_error=on_error,
             progress=update,
-            jobs=jobs,
+            jobs=jobs if jobs is not None else min(8, os.cpu_count() or 1),
             index=store,
+            pairs=show_pairs or report is not None,
         )
     finally:
         close()
@@ -486,7 +488,7 @@ def _write_report(
     binary: bool,
     **read: Any,
 ) -> None:
-    from neardup.html_report import write_html
+    from neardup.report.html import write_html
 
     wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
     wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
@@ -551,22 +553,13 @@ def _write_kept(
     return n
 
 
-def _check_threshold_defaults() -> None:
-    missing = set(METHODS) - set(DEFAULT_THRESHOLDS)
-    if missing:
-        raise ConfigError(f"methods without a default threshold: {sorted(missing)}")
-
-
-_check_threshold_defaults()
-
-
 def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
     from neardup.store.persistent import PersistentIndex
 
     return PersistentIndex(path, m, readonly=readonly)
 
 
-STORABLE = ("minhash", "simhash", "phash")
+STORABLE = method_names(storable=True)
 
 
 def _index_options(fn: F) -> F:

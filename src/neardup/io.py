@@ -13,8 +13,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -38,11 +38,13 @@ class Document:
         id: Stable identifier (path or record id).
         text: The text (``None`` for binary inputs such as images before they are read).
         path: The file it came from, if any.
+        fields: The record's other fields (JSONL/CSV/mapping input), if any.
     """
 
     id: str
     text: str | None = None
     path: Path | None = None
+    fields: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def read_bytes(self, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes:
         """Return the raw bytes: the file's content, or the text as UTF-8.

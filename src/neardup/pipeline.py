@@ -1,48 +1,79 @@
 """``dedup()``: compose read -> sketch -> index -> pairs -> verify -> cluster over a stream.
 
-Documents are consumed in batches; only the index (sketches, and the shingle-hash sets when
-MinHash verification is on) grows with the corpus, never the text. See ``docs/dedup.md``.
+Documents are consumed in batches; only the collector (band keys, and the shingle-hash sets
+when MinHash verification is on) grows with the corpus, never the text. Pairs stay arrays of
+row numbers from the index through verification to clustering; a :class:`~neardup.report.Pair`
+is made only for a pair that is looked at. See ``docs/dedup.md``.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from neardup.cluster import cluster_labels, components
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
-from neardup.methods import Method, make_method
-from neardup.report import Cluster, DedupResult, Pair
+from neardup.methods import Method, PairArrays, make_method, method_info
+from neardup.report import Cluster, DedupResult, PairList
 from neardup.types import DocId
 
-if TYPE_CHECKING:  # the store sits to the right of the pipeline; only its type is needed
-    from neardup.store.persistent import PersistentIndex
-
-__all__ = ["Progress", "dedup", "kept_ids", "to_documents"]
+__all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to_documents"]
 
 log = logging.getLogger(__name__)
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
 
-DocLike = Document | str | tuple[DocId, str]
+DocLike = Document | str | tuple[DocId, str] | Mapping[str, Any]
+I64 = npt.NDArray[np.int64]
 
 
-def to_documents(docs: Iterable[DocLike]) -> Iterator[Document]:
-    """Accept Documents, plain strings (ids 0, 1, ...) or ``(id, text)`` pairs.
+class StoredMatch(Protocol):
+    """A stored document that matched a new one (what :class:`KnownDocuments` returns)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def query(self) -> str: ...
+    @property
+    def similarity(self) -> float: ...
+    @property
+    def distance(self) -> int | None: ...
+
+
+class KnownDocuments(Protocol):
+    """Documents seen before (a persistent index): the pipeline asks it for the stored
+    documents that match each new batch and hands it the batch to keep."""
+
+    @property
+    def method(self) -> Method: ...
+
+    def query_then_add(self, batch: list[Document], payload: Any) -> Sequence[StoredMatch]: ...
+
+
+def to_documents(
+    docs: Iterable[DocLike], *, id_key: str = "id", text_key: str = "text"
+) -> Iterator[Document]:
+    """Accept Documents, plain strings (ids 0, 1, ...), ``(id, text)`` pairs, or mappings
+    with ``id_key`` (optional: the position is the id) and ``text_key``; a mapping's other
+    fields ride along in :attr:`Document.fields`.
+
+    Raises:
+        InputError: an item of another type, or a mapping without a string text.
 
     Examples:
-        >>> [d.id for d in to_documents(["a", ("x", "b")])]
-        ['0', 'x']
+        >>> [d.id for d in to_documents(["a", ("x", "b"), {"id": 7, "text": "c"}])]
+        ['0', 'x', '7']
     """
     for n, d in enumerate(docs):
         if isinstance(d, Document):
@@ -51,24 +82,27 @@ def to_documents(docs: Iterable[DocLike]) -> Iterator[Document]:
             yield Document(str(n), d)
         elif isinstance(d, tuple) and len(d) == 2 and isinstance(d[1], str):
             yield Document(str(d[0]), d[1])
+        elif isinstance(d, Mapping):
+            text = d.get(text_key)
+            if not isinstance(text, str):
+                raise InputError(
+                    f"document {n}: key {text_key!r} is missing or not a string; "
+                    "pass text_key= to name the field that holds the text"
+                )
+            doc_id = d.get(id_key, n)
+            if doc_id is None:
+                raise InputError(f"document {n}: its id ({id_key!r}) is null; give it an id")
+            rest = {k: v for k, v in d.items() if k not in (id_key, text_key)}
+            yield Document(str(doc_id), text, fields=rest or None)
         else:
             raise InputError(
-                f"document {n} is a {type(d).__name__}; pass str, (id, text) or Document"
+                f"document {n} is a {type(d).__name__}; pass str, (id, text), a mapping or Document"
             )
 
 
-_WORKER: Method | None = None
-
-
-def _worker_init(method: Method) -> None:
-    global _WORKER
-    _WORKER = method
-
-
-def _worker_sketch(batch: list[Document]) -> Any:
-    assert _WORKER is not None
+def _sketch_or_error(m: Method, batch: list[Document]) -> Any:
     try:
-        return _WORKER.sketch(batch)
+        return m.sketch(batch)
     except NeardupError as exc:
         return exc
 
@@ -78,31 +112,112 @@ def _sketched(
 ) -> Iterator[tuple[list[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
-    With ``jobs > 1`` batches are sketched by a pool of spawned processes, at most
-    ``2 * jobs`` batches in flight, so memory stays bounded.
+    With ``jobs > 1`` batches are sketched by ``jobs`` threads (the kernels release the GIL;
+    reading goes on in this thread meanwhile), at most ``2 * jobs`` batches in flight.
     """
     batches = iter(lambda: list(islice(stream, batch_size)), [])
-    if jobs > 1 and not m.parallel:
-        log.info("method %s sketches in this process; --jobs ignored", m.name)
+    if jobs > 1 and not method_info(m.name).parallel:
+        log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
     if jobs == 1:
         for batch in batches:
-            try:
-                yield batch, m.sketch(batch)
-            except NeardupError as exc:
-                yield batch, exc
+            yield batch, _sketch_or_error(m, batch)
         return
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_worker_init, initargs=(m,)) as pool:
+    with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
         pending: deque[tuple[list[Document], Future[Any]]] = deque()
         for batch in batches:
-            pending.append((batch, pool.submit(_worker_sketch, batch)))
+            pending.append((batch, pool.submit(_sketch_or_error, m, batch)))
             if len(pending) >= 2 * jobs:
                 done, fut = pending.popleft()
                 yield done, fut.result()
         while pending:
             done, fut = pending.popleft()
             yield done, fut.result()
+
+
+@dataclass
+class _Run:
+    """What one run gathers besides the collector: ids, skips, stored matches, fields."""
+
+    ids: list[DocId]
+    skipped: int
+    seen: list[tuple[str, int, float, int | None]]  # (stored key, position, sim, dist)
+    fields: list[Mapping[str, Any] | None] | None
+
+
+def _collect(
+    m: Method,
+    docs: Iterable[DocLike],
+    *,
+    batch_size: int,
+    jobs: int,
+    on_error: str,
+    known: KnownDocuments | None,
+    progress: Progress | None,
+    id_key: str,
+    text_key: str,
+) -> tuple[Any, _Run]:
+    collector = m.collector()
+    run = _Run([], 0, [], None)
+
+    def remember(batch: list[Document]) -> None:
+        if run.fields is None and any(d.fields for d in batch):
+            run.fields = [None] * len(run.ids)
+        if run.fields is not None:
+            run.fields.extend(d.fields for d in batch)
+        run.ids.extend(d.id for d in batch)
+
+    def stored(batch: list[Document], payload: Any, base: int) -> None:
+        if known is None:
+            return
+        pos = {d.id: base + k for k, d in enumerate(batch)}
+        for hit in known.query_then_add(batch, payload):
+            run.seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
+
+    stream = to_documents(docs, id_key=id_key, text_key=text_key)
+    for batch, payload in _sketched(m, stream, batch_size, jobs):
+        base = len(run.ids)
+        if not isinstance(payload, NeardupError):
+            collector.add(np.arange(base, base + len(batch), dtype=np.int64), payload)
+            stored(batch, payload, base)
+            remember(batch)
+        elif on_error == "fail":
+            raise payload
+        else:
+            for d in batch:
+                try:
+                    one = m.sketch([d])
+                except NeardupError as exc:
+                    run.skipped += 1
+                    log.warning("skipped %s: %s", d.id, exc)
+                    continue
+                collector.add(np.array([len(run.ids)], dtype=np.int64), one)
+                stored([d], one, len(run.ids))
+                remember([d])
+        if progress is not None:
+            progress("sketch", len(run.ids))
+    return collector, run
+
+
+def _with_stored(
+    ids: list[DocId], pairs: PairArrays, seen: list[tuple[str, int, float, int | None]]
+) -> tuple[list[DocId], PairArrays]:
+    """Put the stored documents that matched first (positions ``0..k-1``, as they were seen
+    before) and add their pairs; a stored key that is also a new document's id was re-read:
+    it is that document."""
+    new_pos = {str(d): i for i, d in enumerate(ids)}
+    stored = list(dict.fromkeys(key for key, _, _, _ in seen if key not in new_pos))
+    k = len(stored)
+    at: dict[str, int] = {key: i for i, key in enumerate(stored)}
+    at.update({key: p + k for key, p in new_pos.items()})
+    extra = [(at[key], p + k, sim, -1 if dist is None else dist) for key, p, sim, dist in seen]
+    extra = [row for row in extra if row[0] != row[1]]
+    if extra:
+        a, b, s, d = (list(col) for col in zip(*extra, strict=True))
+        merged = PairArrays.concat([pairs.shifted(k), PairArrays.of(a, b, s, d)])
+    else:
+        merged = pairs.shifted(k)
+    return [*stored, *ids], merged.sorted()
 
 
 def dedup(
@@ -114,28 +229,39 @@ def dedup(
     on_error: str = "fail",
     progress: Progress | None = None,
     jobs: int = 1,
-    index: PersistentIndex | None = None,
+    index: KnownDocuments | None = None,
+    pairs: bool = True,
+    id_key: str = "id",
+    text_key: str = "text",
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
 
     Args:
-        docs: Documents: :class:`~neardup.io.Document`, strings, or ``(id, text)`` pairs.
-        method: ``minhash`` (default), ``simhash``, ``ctph``, ``tlsh``, ``phash``,
-            ``embedding``, or a :class:`~neardup.methods.Method` instance.
+        docs: Documents: :class:`~neardup.io.Document`, strings, ``(id, text)`` pairs, or
+            mappings such as ``{"id": ..., "text": ...}`` (their other fields are kept in
+            :attr:`DedupResult.records`).
+        method: ``minhash`` (default), ``simhash``, ``simhash-go``, ``ctph``, ``tlsh``,
+            ``phash``, ``embedding`` (see :mod:`neardup.methods.registry`), or a
+            :class:`~neardup.methods.Method`.
         threshold: Similarity threshold in [0, 1] (default: the method's, see
             :data:`neardup.methods.DEFAULT_THRESHOLDS`).
         batch_size: Documents sketched per batch.
         on_error: ``"fail"`` (default) stops at the first bad document; ``"skip"`` logs it
             and goes on (the document is left out of the result).
         progress: Called as ``progress(stage, count)`` after each batch and stage.
-        index: A persistent index to deduplicate against: documents already stored there
-            join the clusters of the new documents that match them (and come first in them,
-            as they were seen before), and every new document is added to it afterwards,
-            one transaction per batch. Its method is used (``method`` is ignored).
-        jobs: Processes that sketch batches in parallel (1 = in this process). Indexing and
-            clustering stay in this process, so results do not depend on ``jobs``.
-        **options: Passed to the method (``num_perm``, ``verify``, ``bits``, ``model``...).
+        jobs: Threads that sketch batches in parallel (1 = this thread only). Indexing and
+            clustering do not depend on ``jobs``: the results are the same.
+        index: Documents seen before (a :class:`~neardup.store.PersistentIndex`): stored
+            documents join the clusters of the new documents that match them (and come
+            first in them, as they were seen before), and every new document is added to
+            it, one transaction per batch. Its method is used (``method`` is ignored).
+        pairs: Collect every accepted pair (``result.pairs``). With ``False`` only the
+            clusters are computed, which lets MinHash skip verifying candidates already in
+            one cluster (the clusters are the same); ``result.pairs`` is then empty.
+        id_key: The id key of mapping documents.
+        text_key: The text key of mapping documents.
+        **options: The method's options (``num_perm``, ``verify``, ``bits``, ``model``...).
 
     Returns:
         A :class:`~neardup.report.DedupResult`: clusters (representative = the member that
@@ -164,66 +290,40 @@ def dedup(
     else:
         m = make_method(method, threshold, **options)
     t0 = time.perf_counter()
-    ids: list[DocId] = []
-    skipped = 0
-    seen: list[tuple[str, int, float, int | None]] = []  # (stored key, position, sim, dist)
-    for batch, payload in _sketched(m, to_documents(docs), batch_size, jobs):
-        base = len(ids)
-        if not isinstance(payload, NeardupError):
-            m.index(np.arange(base, base + len(batch), dtype=np.int64), payload)
-            ids.extend(d.id for d in batch)
-            if index is not None:
-                pos = {d.id: base + k for k, d in enumerate(batch)}
-                for hit in index.query_then_add(batch, payload):
-                    seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
-        elif on_error == "fail":
-            raise payload
-        else:
-            for d in batch:
-                try:
-                    one = m.sketch([d])
-                except NeardupError as exc:
-                    skipped += 1
-                    log.warning("skipped %s: %s", d.id, exc)
-                    continue
-                m.index(np.array([len(ids)], dtype=np.int64), one)
-                if index is not None:
-                    for hit in index.query_then_add([d], one):
-                        seen.append((hit.key, len(ids), hit.similarity, hit.distance))
-                ids.append(d.id)
-        if progress is not None:
-            progress("sketch", len(ids))
+    collector, run = _collect(
+        m,
+        docs,
+        batch_size=batch_size,
+        jobs=jobs,
+        on_error=on_error,
+        known=index,
+        progress=progress,
+        id_key=id_key,
+        text_key=text_key,
+    )
     t_sketch = time.perf_counter()
-    rows = sorted(m.pairs(), key=lambda r: (r[0], r[1]))
+    ids = run.ids
     n_new = len(ids)
-    if seen:
-        # stored documents come first: positions 0..k-1, new documents shift by k
-        # A stored key that is also a new document's id was re-read: it is that document.
-        new_pos = {str(d): i for i, d in enumerate(ids)}
-        stored = list(dict.fromkeys(key for key, _, _, _ in seen if key not in new_pos))
-        k = len(stored)
-        at: dict[str, int] = {key: i for i, key in enumerate(stored)}
-        at.update({key: p + k for key, p in new_pos.items()})
-        rows = [(i + k, j + k, sim, dist) for i, j, sim, dist in rows]
-        extra = [(at[key], p + k, sim, dist) for key, p, sim, dist in seen]
-        rows += [(min(a, b), max(a, b), sim, dist) for a, b, sim, dist in extra if a != b]
-        rows = list({(a, b): (a, b, sim, dist) for a, b, sim, dist in rows}.values())
-        rows.sort(key=lambda r: (r[0], r[1]))
-        ids = [*stored, *ids]
-    edges = np.array([(i, j) for i, j, _, _ in rows], dtype=np.int64).reshape(-1, 2)
-    roots = components(len(ids), edges[:, 0], edges[:, 1])
-    pairs = [Pair(ids[i], ids[j], sim, dist) for i, j, sim, dist in rows]
+    if pairs or run.seen:
+        found = collector.pairs()
+        if run.seen:
+            ids, found = _with_stored(ids, found, run.seen)
+        roots = components(len(ids), found.a, found.b)
+    else:
+        found = PairArrays.empty()
+        roots = collector.components(len(ids))
+    pair_list = PairList(ids, found.a, found.b, found.similarity, found.distance)
     t_pairs = time.perf_counter()
     if progress is not None:
-        progress("pairs", len(pairs))
+        progress("pairs", len(pair_list))
     groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
     t_end = time.perf_counter()
     stats = {
         "documents": float(len(ids)),
-        "skipped": float(skipped),
-        "stored_matches": float(len(seen)),
-        "pairs": float(len(pairs)),
+        "skipped": float(run.skipped),
+        "stored_matches": float(len(run.seen)),
+        "pairs": float(len(pair_list)),
         "clusters": float(len(clusters)),
         "seconds_sketch": t_sketch - t0,
         "seconds_pairs": t_pairs - t_sketch,
@@ -231,13 +331,14 @@ def dedup(
     }
     return DedupResult(
         clusters=clusters,
-        pairs=pairs,
+        pairs=pair_list,
         n_docs=n_new,
         method=m.name,
         threshold=m.threshold,
         params=m.params,
         stats=stats,
         doc_ids=ids,
+        records=run.fields,
     )
 
 

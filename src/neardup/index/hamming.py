@@ -25,7 +25,7 @@ from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
 
-__all__ = ["Code", "HammingIndex"]
+__all__ = ["Code", "HammingIndex", "hamming_block_keys"]
 
 #: A code: an ``int``, a :class:`SimHash`, or a uint64 numpy row / scalar (least significant
 #: word first).
@@ -427,3 +427,32 @@ def _kernels() -> ModuleType:
     from neardup._kernels import reference_hamming
 
     return reference_hamming
+
+
+def hamming_block_keys(codes: U64, bits: int, radius: int) -> U64:
+    """``(n, radius + 1)`` keys: block ``k`` of each code (contiguous bits; the first
+    ``bits % (radius + 1)`` blocks one bit longer) in the low bits, ``k`` in the top 8 bits
+    (blocks of 56 bits or more are hashed down first). Two codes within ``radius`` bits agree
+    on at least one block (pigeonhole), so they share a key.
+
+    Examples:
+        >>> hamming_block_keys(np.array([0, 1], np.uint64), 64, 3)[:, 1].tolist()
+        [72057594037927936, 72057594037927936]
+    """
+    m = radius + 1
+    words = np.asarray(codes, dtype=np.uint64).reshape(len(codes), -1)
+    sizes = [bits // m + (1 if k < bits % m else 0) for k in range(m)]
+    out = np.empty((len(words), m), dtype=np.uint64)
+    start = 0
+    for k, size in enumerate(sizes):
+        value = np.zeros(len(words), dtype=np.uint64)
+        for b in range(size):  # bit-by-bit: simple, and blocks may straddle 64-bit words
+            pos = start + b
+            bit = (words[:, pos // 64] >> np.uint64(pos % 64)) & np.uint64(1)
+            if size <= 56:
+                value |= bit << np.uint64(b)
+            else:
+                value = (value * np.uint64(0x100000001B3)) ^ bit
+        out[:, k] = (value & np.uint64((1 << 56) - 1)) | (np.uint64(k) << np.uint64(56))
+        start += size
+    return out

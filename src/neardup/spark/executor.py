@@ -94,14 +94,16 @@ def method_kind(method: Method) -> Kind:
         >>> method_kind(make_method("simhash")), method_kind(make_method("minhash"))
         ('hamming', 'jaccard')
     """
-    from neardup.methods import MinHashMethod, SimHashMethod
+    from neardup.methods import method_info, method_names
 
-    if isinstance(method, MinHashMethod):
-        return "jaccard" if method._verify else "estimate"
-    if isinstance(method, SimHashMethod):
+    spark = method_info(method.name).spark
+    if spark == "bands":
+        return "jaccard" if getattr(method.config, "verify", True) else "estimate"
+    if spark == "blocks" and not method_info(method.name).binary:
         return "hamming"
+    runs = [n for n in method_names() if method_info(n).spark and not method_info(n).binary]
     raise ConfigError(
-        f"method {method.name!r} has no Spark engine; use minhash or simhash "
+        f"method {method.name!r} has no Spark engine; use {' or '.join(runs)} "
         "(or the local engine for the others)"
     )
 

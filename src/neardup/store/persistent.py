@@ -66,9 +66,12 @@ class PersistentIndex:
     """
 
     def __init__(self, path: str | Path, method: Method, *, readonly: bool = False) -> None:
-        if type(method).blobs is Method.blobs:
+        from neardup.methods import method_info, method_names
+
+        if not method_info(method.name).storable:
             raise ConfigError(
-                f"method {method.name!r} cannot be stored; use minhash, simhash or phash"
+                f"method {method.name!r} cannot be stored; use "
+                f"{', '.join(method_names(storable=True))}"
             )
         self.method = method
         self.store = Store.open(

@@ -27,12 +27,12 @@ import logging
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 from neardup.errors import ConfigError, MissingExtraError, NeardupError
-from neardup.report import Cluster, DedupResult, Pair
+from neardup.report.results import Cluster, DedupResult, Pair
 from neardup.types import DocId
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def _shrink(im: PILImage.Image, size: tuple[int, int]) -> PILImage.Image:
     return thumb
 
 
-def _histogram(pairs: list[Pair], threshold: float) -> str:
+def _histogram(pairs: Sequence[Pair], threshold: float) -> str:
     """An inline SVG histogram of pair similarities, with the threshold marked."""
     if not pairs:
         return '<p id="histogram" class="more">No pairs, so there is nothing to plot.</p>'

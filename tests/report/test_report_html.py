@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from neardup.errors import ConfigError
-from neardup.html_report import render_html, write_html
 from neardup.report import Cluster, DedupResult, Pair
+from neardup.report.html import render_html, write_html
 
 
 class Page(HTMLParser):
@@ -307,7 +307,7 @@ def test_bad_images_get_a_placeholder(tmp_path: Path, caplog: pytest.LogCaptureF
     }
     images_all: dict[str, Path] = {**images, **bad}
     result = DedupResult([Cluster(0, tuple(images_all), "big.png")], [], 6, "phash", 0.9, "p")
-    with caplog.at_level(logging.WARNING, logger="neardup.html_report"):
+    with caplog.at_level(logging.WARNING, logger="neardup.report.html"):
         page = Page(render_html(result, images=images_all))
     holders = page.classed("span", "placeholder")
     assert len(holders) == 3 and len(page.find("img")) == 3

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from neardup.html_report import write_html
 from neardup.report import Cluster, DedupResult, Pair
+from neardup.report.html import write_html
 
 pytestmark = pytest.mark.slow
 

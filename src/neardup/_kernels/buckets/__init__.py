@@ -1,0 +1,81 @@
+"""Verify the documents that share a bucket key: the pairs (or only the clusters) of a batch
+of band keys, in one walk (numba) or by the candidate list (numpy reference).
+
+A pair is verified in the first band where its two rows share a key, so each pair is checked
+once without a list of candidates. In *join* mode the walk skips pairs whose rows are already
+in one cluster: the clusters are the same as verifying every candidate (the components of the
+accepted pairs do not depend on edges inside a component), at a fraction of the checks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels.engine import backend_name
+
+__all__ = ["bucket_pairs_verified"]
+
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+def bucket_pairs_verified(
+    keys: U64,
+    *,
+    threshold: float,
+    values: U64 | None = None,
+    offsets: I64 | None = None,
+    sigs: npt.NDArray[np.uint32] | None = None,
+    join: bool = False,
+) -> tuple[I64, I64, F64, I64, int]:
+    """Accepted pairs and cluster roots of the rows of ``keys`` (``(n, bands)`` bucket keys).
+
+    Args:
+        keys: Bucket keys; rows sharing a key in some column are candidates.
+        threshold: Accept a pair whose similarity is at least this.
+        values: With ``offsets``, each row's sorted set of feature hashes (CSR): exact
+            Jaccard. Otherwise ``sigs`` (32-bit MinHash slots) give the estimate.
+        offsets: See ``values``.
+        sigs: ``(n, num_perm)`` folded signatures, when ``values`` is not given.
+        join: Only the clusters are wanted (see the module docstring).
+
+    Returns:
+        ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` (with ``join``
+        only those that joined two clusters in the fast kernel), each row's cluster root (its
+        smallest member) and how many pairs were verified.
+
+    Examples:
+        >>> keys = np.array([[1, 5], [1, 6], [2, 6]], np.uint64)
+        >>> vals = np.array([1, 2, 3, 1, 2, 3, 1, 2, 4], np.uint64)
+        >>> offs = np.array([0, 3, 6, 9])
+        >>> found = bucket_pairs_verified(keys, threshold=0.5, values=vals, offsets=offs)
+        >>> a, b, s, roots, _ = found
+        >>> a.tolist(), b.tolist(), s.tolist(), roots.tolist()
+        ([0, 1], [1, 2], [1.0, 0.5], [0, 0, 0])
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    n = keys.shape[0]
+    exact = values is not None
+    v = np.ascontiguousarray(values if values is not None else np.empty(0), dtype=np.uint64)
+    o = np.ascontiguousarray(offsets if offsets is not None else np.zeros(n + 1), dtype=np.int64)
+    s = np.ascontiguousarray(sigs if sigs is not None else np.empty((n, 0)), dtype=np.uint32)
+    if exact and len(o) != n + 1:
+        raise ValueError("offsets must have one entry more than keys has rows")
+    if not exact and s.shape[0] != n:
+        raise ValueError("sigs must have one row per row of keys")
+    if backend_name() == "fast":
+        from neardup._kernels.buckets import fast
+
+        a, b, sim, roots, verified = fast.bucket_pairs_verified(
+            keys, v, o, s, exact, float(threshold), join
+        )
+    else:
+        from neardup._kernels.buckets import reference
+
+        a, b, sim, roots, verified = reference.bucket_pairs_verified(
+            keys, v, o, s, exact, float(threshold), join
+        )
+    order = np.lexsort((b, a))
+    return a[order], b[order], sim[order], roots, int(verified)

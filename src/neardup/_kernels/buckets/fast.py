@@ -1,0 +1,145 @@
+"""numba kernels: verify the documents that share a bucket key, in one walk over the buckets.
+
+Bit-identical to :mod:`neardup._kernels.buckets.reference`; see :mod:`neardup._kernels.buckets`.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def _find(parent, x):  # type: ignore[no-untyped-def]
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@numba.njit(cache=True, nogil=True)
+def _jaccard(values, offsets, u, v, threshold):  # type: ignore[no-untyped-def]
+    """Exact Jaccard of the sorted sets of rows u and v, or -1.0 once it cannot reach
+    ``threshold`` (size filter, then a merge that stops when the rest cannot catch up)."""
+    i, ie = offsets[u], offsets[u + 1]
+    j, je = offsets[v], offsets[v + 1]
+    na, nb = ie - i, je - j
+    if na + nb == 0:
+        return 0.0
+    lo, hi = min(na, nb), max(na, nb)
+    if lo / hi < threshold:
+        return -1.0
+    # inter / (na + nb - inter) >= t  needs  inter >= t * (na + nb) / (1 + t); one less for
+    # rounding, so the stop is conservative and the reported value is the plain quotient
+    need = np.int64(np.ceil(threshold * (na + nb) / (1.0 + threshold))) - 1
+    inter = 0
+    while i < ie and j < je:
+        if inter + min(ie - i, je - j) < need:
+            return -1.0
+        x = values[i]
+        y = values[j]
+        if x == y:
+            inter += 1
+            i += 1
+            j += 1
+        elif x < y:
+            i += 1
+        else:
+            j += 1
+    return inter / (na + nb - inter)
+
+
+@numba.njit(cache=True, nogil=True)
+def _estimate(sigs, u, v):  # type: ignore[no-untyped-def]
+    same = 0
+    num_perm = sigs.shape[1]
+    for k in range(num_perm):
+        if sigs[u, k] == sigs[v, k]:
+            same += 1
+    return same / num_perm
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
+    """Whether rows u and v share no key in a band before ``band``."""
+    for k in range(band):  # noqa: SIM110 (numba compiles no generator expressions)
+        if keys[u, k] == keys[v, k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def bucket_pairs_verified(keys, values, offsets, sigs, exact, threshold, join):  # type: ignore[no-untyped-def]
+    """Walk every bucket of every band column of ``keys``; verify each pair of its rows once
+    (in the first band they share) by exact Jaccard (``exact``) or signature estimate.
+
+    With ``join`` a pair whose rows are already in one component is not verified and only
+    the accepted pairs that join two components are returned (a spanning forest); without
+    it every accepted pair is. Returns ``(a, b, similarity, roots, verified)``.
+    """
+    n, nb = keys.shape
+    parent = np.arange(n)
+    cap = 1024
+    oa = np.empty(cap, dtype=np.int64)
+    ob = np.empty(cap, dtype=np.int64)
+    os_ = np.empty(cap, dtype=np.float64)
+    m = 0
+    verified = 0
+    col = np.empty(n, dtype=np.uint64)
+    for band in range(nb):
+        for r in range(n):
+            col[r] = keys[r, band]
+        order = np.argsort(col, kind="mergesort")
+        s = 0
+        while s < n:
+            e = s + 1
+            key = col[order[s]]
+            while e < n and col[order[e]] == key:
+                e += 1
+            for x in range(s, e - 1):
+                u = order[x]
+                for y in range(x + 1, e):
+                    v = order[y]
+                    if band > 0 and not _first_band(keys, u, v, band):
+                        continue
+                    if join and _find(parent, u) == _find(parent, v):
+                        continue
+                    if exact:
+                        sim = _jaccard(values, offsets, u, v, threshold)
+                    else:
+                        sim = _estimate(sigs, u, v)
+                    verified += 1
+                    if sim < threshold:
+                        continue
+                    if join:
+                        ru = _find(parent, u)
+                        rv = _find(parent, v)
+                        if ru < rv:
+                            parent[rv] = ru
+                        else:
+                            parent[ru] = rv
+                    if m == cap:
+                        cap *= 2
+                        na_ = np.empty(cap, dtype=np.int64)
+                        nb_ = np.empty(cap, dtype=np.int64)
+                        ns_ = np.empty(cap, dtype=np.float64)
+                        na_[:m] = oa[:m]
+                        nb_[:m] = ob[:m]
+                        ns_[:m] = os_[:m]
+                        oa, ob, os_ = na_, nb_, ns_
+                    oa[m] = min(u, v)
+                    ob[m] = max(u, v)
+                    os_[m] = sim
+                    m += 1
+            s = e
+    if not join:
+        for k in range(m):
+            x = _find(parent, oa[k])
+            y = _find(parent, ob[k])
+            if x < y:
+                parent[y] = x
+            elif y < x:
+                parent[x] = y
+    for i in range(n):
+        parent[i] = _find(parent, i)
+    return oa[:m].copy(), ob[:m].copy(), os_[:m].copy(), parent, verified

@@ -1,0 +1,60 @@
+"""numpy reference of :mod:`neardup._kernels.buckets.fast`: candidates from the buckets of every
+band, de-duplicated, verified all at once, then union-find. Slower, independent of the walk."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels.sets import jaccard_pairs
+
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+def _candidates(keys: U64) -> tuple[I64, I64]:
+    n, nb = keys.shape
+    codes: list[I64] = []
+    for band in range(nb):
+        col = keys[:, band]
+        order = np.argsort(col, kind="stable")
+        bounds = np.flatnonzero(np.diff(col[order])) + 1
+        for group in np.split(order, bounds):
+            if len(group) > 1:
+                i, j = np.triu_indices(len(group), 1)
+                a, b = group[i], group[j]
+                codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+    if not codes:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    c = np.unique(np.concatenate(codes))
+    return c // n, c % n
+
+
+def bucket_pairs_verified(
+    keys: U64,
+    values: U64,
+    offsets: I64,
+    sigs: npt.NDArray[np.uint32],
+    exact: bool,
+    threshold: float,
+    join: bool,
+) -> tuple[I64, I64, F64, I64, int]:
+    """See :func:`neardup._kernels.buckets.fast.bucket_pairs_verified`. With ``join`` the
+    accepted pairs returned here are all of them (a superset of the fast kernel's forest)."""
+    from neardup.cluster import UnionFind
+
+    n = keys.shape[0]
+    a, b = _candidates(keys)
+    if exact:
+        sim = jaccard_pairs(values, offsets, a, b)
+    else:
+        sim = (
+            np.count_nonzero(sigs[a] == sigs[b], axis=1) / sigs.shape[1] if len(a) else np.empty(0)
+        )
+    ok = sim >= threshold
+    a, b, sim = a[ok], b[ok], np.asarray(sim, dtype=np.float64)[ok]
+    uf = UnionFind(n)
+    for x, y in zip(a.tolist(), b.tolist(), strict=True):
+        uf.union(x, y)
+    return a, b, sim, uf.roots(), len(ok)

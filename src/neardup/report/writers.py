@@ -1,0 +1,89 @@
+"""Writers of dedup results to a text stream: JSONL, CSV and text (HTML lives in ``html``).
+
+The JSONL shapes are the public contract (``API.md``): one object per cluster of two or more
+members ``{"cluster", "size", "representative", "members"}``, or with pairs one object per pair
+``{"a", "b", "similarity"}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from typing import Literal, TextIO
+
+from neardup.errors import ConfigError
+from neardup.report.results import Cluster, Pair
+
+__all__ = ["OutputFormat", "write_clusters", "write_pairs"]
+
+OutputFormat = Literal["jsonl", "csv", "text"]
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("jsonl", "csv", "text"):
+        raise ConfigError(f"unknown output format {fmt!r}; use jsonl, csv or text")
+
+
+def write_clusters(
+    clusters: Iterable[Cluster],
+    out: TextIO,
+    *,
+    fmt: OutputFormat = "jsonl",
+    max_members: int | None = None,
+) -> int:
+    """Write clusters to ``out``; return how many were written.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> write_clusters([Cluster(0, ("a", "b"), "a")], buf)
+        1
+        >>> buf.getvalue()
+        '{"cluster": 0, "size": 2, "representative": "a", "members": ["a", "b"]}\\n'
+    """
+    _check_format(fmt)
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(["cluster", "size", "representative", "member"])
+    for c in clusters:
+        n += 1
+        if fmt == "jsonl":
+            out.write(json.dumps(c.to_dict(max_members=max_members), ensure_ascii=False) + "\n")
+        elif writer is not None:
+            members = c.members if max_members is None else c.members[:max_members]
+            for m in members:
+                writer.writerow([c.id, c.size, c.representative, m])
+        else:
+            shown = c.members if max_members is None else c.members[:max_members]
+            more = f" (+{c.size - len(shown)} more)" if c.size > len(shown) else ""
+            out.write(f"cluster {c.id} ({c.size}): {', '.join(map(str, shown))}{more}\n")
+    return n
+
+
+def write_pairs(pairs: Iterable[Pair], out: TextIO, *, fmt: OutputFormat = "jsonl") -> int:
+    """Write pairs to ``out``; return how many were written.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> write_pairs([Pair("a", "b", 0.875)], buf, fmt="text")
+        1
+        >>> buf.getvalue()
+        'a\\tb\\t0.875000\\n'
+    """
+    _check_format(fmt)
+    n = 0
+    writer = csv.writer(out) if fmt == "csv" else None
+    if writer is not None:
+        writer.writerow(["a", "b", "similarity"])
+    for p in pairs:
+        n += 1
+        if fmt == "jsonl":
+            out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+        elif writer is not None:
+            writer.writerow([p.a, p.b, f"{p.similarity:.6f}"])
+        else:
+            out.write(f"{p.a}\t{p.b}\t{p.similarity:.6f}\n")
+    return n
