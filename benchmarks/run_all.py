@@ -34,6 +34,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["simhash_bench.py"],
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],
     ),
+    (
+        "datasketch family: compat package and native classes (vs datasketch, rensa)",
+        ["datasketch_bench.py"],
+        ["--mb", "1", "--rounds", "2"],
+    ),
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (

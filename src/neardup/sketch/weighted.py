@@ -6,7 +6,7 @@ non-negative weight vectors ``u, v`` the probability that one sample agrees is t
 (``r ~ Gamma(2, 1)``, ``c ~ Gamma(2, 1)``, ``beta ~ U(0, 1)``, drawn from
 ``numpy.random.RandomState(seed)``) and the float32 arithmetic equal datasketch 2.0.0's
 ``WeightedMinHashGenerator``, so the samples are the same. The batch path is the kernel in
-:mod:`neardup._kernels.weighted`. See ``docs/weighted.md``.
+:mod:`neardup._kernels.weighted`. See ``docs/datasketch.md``.
 """
 
 from __future__ import annotations
