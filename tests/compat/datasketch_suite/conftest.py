@@ -12,9 +12,12 @@ copies the files from a datasketch checkout.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import types
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -39,33 +42,80 @@ _SKIP_WORDS = {
 }
 
 
-def _install_shim() -> None:
-    compat = importlib.import_module("neardup.compat.datasketch")
-    sys.modules["datasketch"] = compat
+def _fake_hash_func(data: object) -> object:
+    return data
+
+
+_fake_hash_func.__module__ = "test.utils"  # picklable by reference, as upstream's
+_fake_hash_func.__name__ = _fake_hash_func.__qualname__ = "fake_hash_func"
+
+
+def _shim() -> dict[str, types.ModuleType]:
+    """The sys.modules entries that make datasketch's test files import the compat package."""
+    mods: dict[str, types.ModuleType] = {
+        "datasketch": importlib.import_module("neardup.compat.datasketch")
+    }
     for name in _MODULES:
-        sys.modules[f"datasketch.{name}"] = importlib.import_module(
-            f"neardup.compat.datasketch.{name}"
-        )
+        mods[f"datasketch.{name}"] = importlib.import_module(f"neardup.compat.datasketch.{name}")
     utils = types.ModuleType("test.utils")
-
-    def fake_hash_func(data: object) -> object:
-        return data
-
-    fake_hash_func.__module__ = "test.utils"  # picklable by reference, as upstream's
-    fake_hash_func.__qualname__ = "fake_hash_func"
-    utils.fake_hash_func = fake_hash_func
-    pkg = sys.modules.get("test")
-    if pkg is None or not hasattr(pkg, "__path__"):
-        pkg = types.ModuleType("test")
-        pkg.__path__ = []  # type: ignore[attr-defined]
-        sys.modules["test"] = pkg
+    utils.fake_hash_func = _fake_hash_func  # type: ignore[attr-defined]
+    pkg = types.ModuleType("test")
+    pkg.__path__ = []  # type: ignore[attr-defined]
     pkg.utils = utils  # type: ignore[attr-defined]
-    sys.modules["test.utils"] = utils
-    if "mockredis" not in sys.modules:
-        try:
-            importlib.import_module("mockredis")
-        except ImportError:  # only the skipped Redis tests use it
-            sys.modules["mockredis"] = types.ModuleType("mockredis")
+    mods["test"] = pkg
+    mods["test.utils"] = utils
+    try:
+        importlib.import_module("mockredis")
+    except ImportError:  # only the skipped Redis tests use it
+        mods["mockredis"] = types.ModuleType("mockredis")
+    return mods
+
+
+@contextlib.contextmanager
+def _shimmed() -> Iterator[None]:
+    """Install the shim, and restore sys.modules afterwards: the rest of the test session
+    (the oracle tests) must see the real datasketch."""
+    mods = _shim()
+    saved = {name: sys.modules.get(name) for name in mods}
+    sys.modules.update(mods)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
+
+
+class _ShimModule(pytest.Module):
+    """A test module imported with ``datasketch`` mapped to the compat package."""
+
+    def _getobj(self) -> types.ModuleType:
+        with _shimmed():
+            return super()._getobj()  # type: ignore[no-any-return]
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module:
+    return _ShimModule.from_parent(parent, path=module_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(
+    file_path: Path, parent: pytest.Collector
+) -> Iterator[list[pytest.Collector]]:
+    """No doctest collection of datasketch's files: it would import them without the shim."""
+    result: list[pytest.Collector] = yield  # type: ignore[misc]
+    if file_path.parent == Path(__file__).parent and file_path.name.startswith("test_"):
+        return [c for c in result if type(c).__name__ != "DoctestModule"]  # type: ignore[return-value]
+    return result  # type: ignore[return-value]
+
+
+@pytest.fixture(autouse=True)
+def _datasketch_is_compat() -> Iterator[None]:
+    """While a suite test runs (pickle looks modules up by name), keep the shim in place."""
+    with _shimmed():
+        yield
 
 
 #: Tests of datasketch's repository snapshot (1.10.0) that encode behaviour datasketch 2.0.0
@@ -76,8 +126,6 @@ _CHANGED_IN_2_0 = {
     "test_lshforest.py::TestMinHashLSHForest::test_get_minhash_hashvalues",
     "test_minhash.py::TestMinHash::test_byte_tokens",
 }
-
-_install_shim()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
