@@ -23,6 +23,7 @@ import numpy.typing as npt
 from neardup._kernels import hll as hll_kernels
 from neardup._kernels import sha1 as sha1_kernels
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
+from neardup.sketch.tokensets import _hash_packed, pack_token_sets
 
 __all__ = ["FORMAT_VERSION", "HyperLogLog", "count_registers", "hash_tokens"]
 
@@ -270,13 +271,13 @@ class HyperLogLog:
             >>> regs.shape, count_registers(regs).round(1).tolist()
             ((2, 16), [2.1, 1.0])
         """
-        flat: list[bytes] = []
-        offsets = [0]
-        for tokens in token_sets:
-            flat.extend(_as_bytes(tokens))
-            offsets.append(len(flat))
-        hashes = hash_tokens(flat, bits=64 if plus else 32)
-        return cls.registers_many(hashes, np.array(offsets, dtype=np.int64), p=p, plus=plus)
+        sets = [t if isinstance(t, list | tuple) else list(t) for t in token_sets]
+        try:
+            raw, lengths, offsets = pack_token_sets(sets)  # type: ignore[arg-type]
+        except InputError:  # str tokens: encode them first
+            raw, lengths, offsets = pack_token_sets([_as_bytes(t) for t in sets])
+        hashes = _hash_packed(raw, lengths, "affine64" if plus else "", "sha1")
+        return cls.registers_many(hashes, offsets, p=p, plus=plus)
 
     def count(self) -> float:
         """Estimated number of distinct values."""

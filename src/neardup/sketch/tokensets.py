@@ -11,6 +11,7 @@ bit for bit; :mod:`neardup.compat.datasketch` is built on it. See ``docs/minhash
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from types import ModuleType
@@ -32,6 +33,7 @@ __all__ = [
     "cardinality",
     "hash_tokens",
     "max_hash",
+    "pack_token_sets",
     "permutations",
     "permute",
     "sketch_token_sets",
@@ -98,6 +100,31 @@ def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32, hash: str = "sha1") 
     """
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     return _hash_packed(b"".join(tokens), lengths, "affine64" if bits == 64 else "", hash)
+
+
+def pack_token_sets(sets: Sequence[Sequence[bytes]]) -> tuple[bytes, I64, I64]:
+    """``(raw, lengths, doc_offsets)``: every token back to back, each token's length, and
+    where each set's tokens start; two C-level passes, no Python call per token.
+
+    Raises:
+        InputError: A token that is not bytes.
+    """
+    flat = itertools.chain.from_iterable(sets)
+    try:
+        raw = b"".join(flat)
+    except TypeError:
+        raise InputError(
+            "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. "
+            "t.encode('utf-8')) or pass your own hash function"
+        ) from None
+    counts = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
+    offsets = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    lengths = np.fromiter(
+        map(len, itertools.chain.from_iterable(sets)), dtype=np.int64, count=total
+    )
+    return raw, lengths, offsets
 
 
 def _hash_packed(raw: bytes, lengths: I64, scheme: str, hash: str) -> U64:
@@ -200,26 +227,14 @@ def sketch_token_sets(
     """
     if num_perm < 1:
         raise ConfigError(f"num_perm must be at least 1, got {num_perm}")
-    parts: list[bytes] = []
-    lengths: list[int] = []
-    offsets = [0]
-    for tokens in token_sets:
-        if isinstance(tokens, bytes | str):
+    sets: list[Sequence[bytes]] = []
+    for t in token_sets:
+        if isinstance(t, bytes | str):
             raise InputError("each token set must be an iterable of tokens, not one str/bytes")
-        items = tokens if isinstance(tokens, list | tuple) else list(tokens)
-        try:
-            parts.append(b"".join(items))  # C-speed: no Python call per token
-        except TypeError:
-            raise InputError(
-                "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. "
-                "t.encode('utf-8')) or pass your own hash function"
-            ) from None
-        lengths.extend(map(len, items))
-        offsets.append(len(lengths))
-    hashes = _hash_packed(b"".join(parts), np.array(lengths, dtype=np.int64), scheme, hash)
-    return permute(
-        hashes, np.array(offsets, dtype=np.int64), num_perm=num_perm, seed=seed, scheme=scheme
-    )
+        sets.append(t if isinstance(t, list | tuple) else list(t))
+    raw, lengths, offsets = pack_token_sets(sets)
+    hashes = _hash_packed(raw, lengths, scheme, hash)
+    return permute(hashes, offsets, num_perm=num_perm, seed=seed, scheme=scheme)
 
 
 def cardinality(hashvalues: npt.ArrayLike, *, scheme: str = "affine32") -> float:

@@ -120,21 +120,19 @@ class MinHashLSH:
         hv = minhash.hashvalues  # type: ignore[attr-defined]
         if len(hv) != self.h:
             raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
-        raw = (
-            hv.byteswap().tobytes()
-            if hv.flags.c_contiguous
-            else np.ascontiguousarray(hv).byteswap().tobytes()
-        )
-        width = len(raw) // self.h
-        if self._cuts[0] != width:
+        raw = hv.byteswap().tobytes()  # big-endian slots, C order; one copy for all bands
+        width, cuts = self._cuts
+        if width != hv.itemsize * (hv.size // self.h):
+            width = hv.itemsize * (hv.size // self.h)
             step = width * self.r
-            self._cuts = (width, [(i * step, (i + 1) * step) for i in range(self.b)])
-        cuts = self._cuts[1] if b is None else self._cuts[1][:b]
-        keys = [raw[s:e] for s, e in cuts]
+            cuts = [(i * step, (i + 1) * step) for i in range(self.b)]
+            self._cuts = (width, cuts)
+        if b is not None:
+            cuts = cuts[:b]
         if self.hashfunc:
             fn = self.hashfunc
-            keys = [fn(k) for k in keys]
-        return keys
+            return [fn(raw[s:e]) for s, e in cuts]
+        return [raw[s:e] for s, e in cuts]
 
     # ------------------------------------------------------------------ insert / merge
 
