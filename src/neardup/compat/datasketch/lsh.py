@@ -10,7 +10,9 @@ a single ``insert`` or ``query`` several times faster than datasketch's.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Hashable, Mapping
+from collections import defaultdict, deque
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from itertools import repeat
 from types import TracebackType
 
 import numpy as np
@@ -25,6 +27,10 @@ from neardup.compat.datasketch.storage import (
 from neardup.index.lshparams import jaccard_params
 
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
+
+_bucket = defaultdict.__getitem__  # the bucket of a band key, created when missing
+_sink: deque[object] = deque(maxlen=0)
+_consume: Callable[[Iterable[object]], None] = _sink.extend  # run an iterator for effects
 
 
 def _optimal_param(
@@ -91,12 +97,11 @@ class MinHashLSH:
             raise ValueError("The number of bands are too small (b < 2)")
         self.prepickle = False if prepickle is None else prepickle
         self.hashfunc = hashfunc
-        new = dict.__new__  # an empty storage without the per-table config check
-        self.hashtables: list[DictSetStorage] = [new(DictSetStorage) for _ in range(self.b)]
+        self.hashtables: list[DictSetStorage] = [DictSetStorage() for _ in range(self.b)]
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
         self.keys: DictListStorage = DictListStorage()
         self._minhash_scheme: str | None = None
-        self._cuts: tuple[int, list[tuple[int, int]]] = (0, [])
+        self._cuts: tuple[int, list[slice]] = (0, [])
 
     @property
     def buffer_size(self) -> int:
@@ -125,14 +130,14 @@ class MinHashLSH:
         if width != hv.itemsize * (hv.size // self.h):
             width = hv.itemsize * (hv.size // self.h)
             step = width * self.r
-            cuts = [(i * step, (i + 1) * step) for i in range(self.b)]
+            cuts = [slice(i * step, (i + 1) * step) for i in range(self.b)]
             self._cuts = (width, cuts)
         if b is not None:
             cuts = cuts[:b]
+        keys = list(map(raw.__getitem__, cuts))  # C-level loop over the bands
         if self.hashfunc:
-            fn = self.hashfunc
-            return [fn(raw[s:e]) for s, e in cuts]
-        return [raw[s:e] for s, e in cuts]
+            return list(map(self.hashfunc, keys))
+        return keys
 
     # ------------------------------------------------------------------ insert / merge
 
@@ -161,12 +166,9 @@ class MinHashLSH:
             keys[key] = hs
         else:
             old.extend(hs)
-        for h, table in zip(hs, self.hashtables, strict=False):
-            bucket = dict.get(table, h)
-            if bucket is None:
-                table[h] = {key}
-            else:
-                bucket.add(key)
+        # the buckets (created on demand by the defaultdict), then the key into each: two
+        # C-level loops, no Python bytecode per band
+        _consume(map(set.add, map(_bucket, self.hashtables, hs), repeat(key)))
 
     def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
         """Insert many (key, MinHash) pairs (a loop over :meth:`insert`; neardup addition)."""
@@ -225,11 +227,7 @@ class MinHashLSH:
         hs = self._band_keys(minhash)
         if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
             _check_scheme_consistency(self._minhash_scheme, minhash)
-        candidates: set[Hashable] = set()
-        for h, table in zip(hs, self.hashtables, strict=False):
-            bucket = dict.get(table, h)
-            if bucket:
-                candidates.update(bucket)
+        candidates: set[Hashable] = set().union(*filter(None, map(dict.get, self.hashtables, hs)))
         if self.prepickle:
             return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
         return list(candidates)

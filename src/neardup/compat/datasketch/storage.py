@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import string
+from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping
 
 from neardup.errors import ConfigError
@@ -129,8 +130,16 @@ class DictListStorage(OrderedStorage):
             lst.extend(vals)
 
 
-class DictSetStorage(UnorderedStorage):
-    """``key -> set`` storage (datasketch's ``DictSetStorage``)."""
+class DictSetStorage(UnorderedStorage, defaultdict):  # type: ignore[type-arg]
+    """``key -> set`` storage (datasketch's ``DictSetStorage``, a ``defaultdict(set)``)."""
+
+    def __init__(self, config: Mapping[str, object] | None = None) -> None:
+        if config is not None:
+            _check_config(config)
+        defaultdict.__init__(self, set)
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]  # pickle with the set factory
+        return (type(self), (), None, None, iter(self.items()))
 
     def get(self, key: Hashable, default: object = None) -> set[object]:
         """The set under ``key`` (empty when absent)."""
