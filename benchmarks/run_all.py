@@ -47,6 +47,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["--docs", "20000"],
     ),
     (
+        "persistent store: build vs plain dedup, size, query latency at N and 1M (vs datasketch)",
+        ["store_bench.py", "--docs", "100000", "--big", "1000000"],
+        ["--docs", "20000", "--big", "200000"],
+    ),
+    (
         "Spark engine, local[1] and local[2] (vs the local engine, per core)",
         ["spark_bench.py", "--docs", "100000"],
         ["--docs", "20000", "--repeat", "1"],

@@ -14,7 +14,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -24,6 +24,9 @@ from neardup.io import Document, read_inputs
 from neardup.methods import REGISTRY, make_method, method_info, method_names
 from neardup.report import DedupResult, write_clusters, write_pairs
 from neardup.types import DocId
+
+if TYPE_CHECKING:
+    from neardup.report.sources import DocumentSource
 
 __all__ = ["main"]
 
@@ -63,6 +66,8 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+    # the one line saying that kernels compile on this first use (docs/engine.md)
+    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))
 
 
 def _documents(
@@ -74,6 +79,7 @@ def _documents(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     input_format: str = "auto",
+    main_content: bool = False,
 ) -> Iterator[Document]:
     return read_inputs(
         paths,
@@ -83,7 +89,13 @@ def _documents(
         include=include,
         exclude=exclude,
         input_format=input_format,
+        main_content=main_content,
     )
+
+
+def _one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
 
 
 @main.command("hash")
@@ -176,25 +188,6 @@ def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mo
         click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
 
 
-def _progress(
-    quiet: bool, force: bool | None = None
-) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
-    show = sys.stderr.isatty() if force is None else force
-    if quiet or not show:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
-
-    def update(stage: str, n: int) -> None:
-        if stage == "sketch":
-            bar.update(n - bar.n)
-        else:
-            bar.set_description(f"{stage}: {n}")
-
-    return update, bar.close
-
-
 @main.command("dedup")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -252,6 +245,11 @@ def _progress(
     default="auto",
     show_default=True,
     help="How files become text (auto: by extension, then content; needs the markup extra).",
+)
+@click.option(
+    "--main-content",
+    is_flag=True,
+    help="For HTML input, keep only the main content (no navigation, headers or footers).",
 )
 @click.option(
     "--index",
@@ -321,11 +319,20 @@ def _progress(
     default=None,
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar (default: when stderr is a terminal).",
+    help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+    "every 10 s (default: on when stderr is a terminal).",
 )
 @_errors
 def dedup_cmd(
@@ -342,6 +349,7 @@ def dedup_cmd(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     input_format: str,
+    main_content: bool,
     index_path: str | None,
     on_error: str,
     batch_size: int,
@@ -354,6 +362,7 @@ def dedup_cmd(
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    clustering: str,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -378,6 +387,8 @@ def dedup_cmd(
             raise click.UsageError(f"{flag} applies to --method {' and '.join(users)}")
         options[name] = value
     if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
         _spark_dedup(
@@ -400,21 +411,49 @@ def dedup_cmd(
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
-    m = make_method(method, threshold, **options)
-    saved: dict[DocId, str] = {}
-    docs = _documents(
-        paths,
-        binary=m.binary,
-        id_field=id_field,
-        text_field=text_field,
-        include=include,
-        exclude=exclude,
-        input_format=input_format,
+    store = None
+    if index_path is not None:
+        explicit = click.get_current_context().get_parameter_source("method")
+        store = _open_index(
+            index_path,
+            method if explicit is not click.core.ParameterSource.DEFAULT else None,
+            threshold,
+            num_perm=num_perm,
+            bits=None if bits is None else int(bits),
+            canonicalize=canonical,
+        )
+        m = store.method
+    else:
+        m = make_method(method, threshold, **options)
+    docs: Any
+    source = None
+    if _one_jsonl(paths) and not m.binary and report is None:
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field, text_field, batch_size)
+    else:
+        docs = _documents(
+            paths,
+            binary=m.binary,
+            id_field=id_field,
+            text_field=text_field,
+            include=include,
+            exclude=exclude,
+            input_format=input_format,
+            main_content=main_content,
+        )
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = _report_source(input_format, main_content)
+            docs = source.tap(docs)
+    from neardup.cli_progress import count_documents, make_progress
+
+    update, close = make_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
     )
-    if report is not None and "-" in paths:
-        docs = _remember(docs, saved)
-    update, close = _progress(quiet, progress)
-    store = _open_index(index_path, m) if index_path is not None else None
     try:
         result = dedup(
             docs,
@@ -425,6 +464,7 @@ def dedup_cmd(
             jobs=jobs if jobs is not None else min(8, os.cpu_count() or 1),
             index=store,
             pairs=show_pairs or report is not None,
+            clustering=clustering,
         )
     finally:
         close()
@@ -435,19 +475,8 @@ def dedup_cmd(
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
-    if report is not None:
-        _write_report(
-            result,
-            report,
-            paths,
-            saved,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+    if report is not None and source is not None:
+        _write_report(result, report, source, binary=m.binary)
     if keep is not None and output is not None:
         n = _write_kept(
             result,
@@ -460,6 +489,7 @@ def dedup_cmd(
             include=include,
             exclude=exclude,
             input_format=input_format,
+            main_content=main_content,
         )
         log.info("kept %d documents in %s", n, output)
     if not quiet:
@@ -472,37 +502,30 @@ def dedup_cmd(
         )
 
 
-def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
-    for d in docs:
-        if d.text is not None:
-            saved[d.id] = d.text
-        yield d
+def _report_source(input_format: str, main_content: bool) -> DocumentSource:
+    """Remembers where each document is while the run streams them (no second read)."""
+    from neardup.io import read_file_text
+    from neardup.report.sources import DocumentSource
+
+    def load(path: Path) -> str:
+        return read_file_text(path, input_format=input_format, main_content=main_content)
+
+    return DocumentSource(loader=load)
 
 
 def _write_report(
-    result: DedupResult,
-    report: str,
-    paths: tuple[str, ...],
-    saved: dict[DocId, str],
-    *,
-    binary: bool,
-    **read: Any,
+    result: DedupResult, report: str, source: DocumentSource, *, binary: bool
 ) -> None:
     from neardup.report.html import write_html
 
-    wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
-    wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
-    texts: dict[DocId, str] = {k: v for k, v in saved.items() if k in wanted}
-    images: dict[DocId, Path] = {}
-    if "-" not in paths:
-        for d in _documents(paths, binary=binary, **read):
-            if d.id not in wanted:
-                continue
-            if binary and d.path is not None:
-                images[d.id] = d.path
-            elif d.text is not None:
-                texts[d.id] = d.text
-    write_html(result, report, texts=texts, images=images or None)
+    with source:
+        write_html(
+            result,
+            report,
+            texts=None if binary else source.text,
+            images=source.path if binary else None,
+            links=source.path,
+        )
     log.info("report written to %s", report)
 
 
@@ -553,10 +576,21 @@ def _write_kept(
     return n
 
 
-def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
+def _open_index(
+    path: str,
+    method: str | None,
+    threshold: float | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    **options: str | int | None,
+) -> Any:
+    """Open an index, rebuilding its method; explicit options must agree with the store's."""
     from neardup.store.persistent import PersistentIndex
 
-    return PersistentIndex(path, m, readonly=readonly)
+    return PersistentIndex.open(
+        path, readonly=readonly, create=create, method=method, threshold=threshold, **options
+    )
 
 
 STORABLE = method_names(storable=True)
@@ -574,18 +608,59 @@ def _index_options(fn: F) -> F:
         "--method",
         "-m",
         type=click.Choice(STORABLE),
-        default="minhash",
-        show_default=True,
-        help="Must match the index's.",
+        default=None,
+        help="A new index's method (default minhash); an existing index uses its own.",
     )(fn)
     fn = click.option(
         "--threshold",
         "-t",
         type=click.FloatRange(0.0, 1.0),
         default=None,
-        help="Must match the index's (default: the method's).",
+        help="A new index's threshold (default: the method's); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--num-perm",
+        type=click.IntRange(8, 4096),
+        default=None,
+        help="MinHash slots of a new index (default 128); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--bits",
+        type=click.Choice(["64", "128", "256"]),
+        default=None,
+        help="SimHash width of a new index (default 64); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--canonicalize",
+        "canonical",
+        type=click.Choice(["txtfp", "secure", "none"]),
+        default=None,
+        help="Canonicalizer of a new index (default txtfp); must match an existing one's.",
     )(fn)
     return fn
+
+
+def _index_open(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+) -> Any:
+    return _open_index(
+        index_path,
+        method,
+        threshold,
+        readonly=readonly,
+        create=create,
+        num_perm=num_perm,
+        bits=None if bits is None else int(bits),
+        canonicalize=canonical,
+    )
 
 
 @main.group("index")
@@ -602,15 +677,20 @@ def index_group() -> None:
 def index_add(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m) as idx:
-        n = idx.add(_documents(paths, binary=m.binary, id_field=id_field, text_field=text_field))
+    from neardup.store.persistent import WRITE_DOCS
+
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical) as idx:
+        docs = _documents(paths, binary=idx.method.binary, id_field=id_field, text_field=text_field)
+        n = idx.add(docs, write_size=WRITE_DOCS)
         click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
 
 
@@ -623,14 +703,19 @@ def index_add(
 def index_query(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Print, as JSONL, every stored document each input near-duplicates."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m, readonly=True) as idx:
+    with _index_open(
+        index_path, method, threshold, num_perm, bits, canonical, readonly=True
+    ) as idx:
+        m = idx.method
         docs = _documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
         for hit in idx.query(docs):
             record: dict[str, Any] = {
@@ -648,20 +733,50 @@ def index_query(
 @_index_options
 @_errors
 def index_remove(
-    keys: tuple[str, ...], index_path: str, method: str, threshold: float | None
+    keys: tuple[str, ...],
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
 ) -> None:
     """Remove documents from the index by key."""
-    with _open_index(index_path, make_method(method, threshold)) as idx:
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
 
 
 @index_group.command("stats")
 @_index_options
 @_errors
-def index_stats(index_path: str, method: str, threshold: float | None) -> None:
-    """Print the index's statistics as JSON."""
-    with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
+def index_stats(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+) -> None:
+    """Print the index's statistics and the configuration it was built with, as JSON."""
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+@main.command("warmup")
+@_errors
+def warmup_cmd() -> None:
+    """Compile the numba kernels now (run once after installing; later calls only load them)."""
+    from neardup.warmup import warmup
+
+    report = warmup()
+    if report.backend != "fast":
+        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
+        return
+    click.echo(
+        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
+        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        err=True,
+    )
 
 
 def _register_eval() -> None:

@@ -20,7 +20,14 @@ from typing import Any, BinaryIO
 
 from neardup.errors import ConfigError, InputError, InputTooLargeError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_csv", "read_inputs", "read_jsonl"]
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "Document",
+    "read_csv",
+    "read_file_text",
+    "read_inputs",
+    "read_jsonl",
+]
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +218,7 @@ def read_inputs(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     stdin: BinaryIO | None = None,
     input_format: str = "text",
+    main_content: bool = False,
 ) -> Iterator[Document]:
     """Read documents from paths: files, directories (walked), ``.jsonl``, ``.csv`` or ``-``.
 
@@ -227,6 +235,8 @@ def read_inputs(
         input_format: How files become text: ``text`` (default: UTF-8), ``html``,
             ``markdown``, ``pdf``, or ``auto`` (by extension, then by sniffing; via
             ``neardup.markup.to_text``, extra ``markup``). JSONL/CSV records are always text.
+        main_content: For HTML files, keep only the main content (the article, without
+            navigation, headers and footers; see ``neardup.markup.html_to_text``).
 
     Raises:
         InputError: a path does not exist, or a record is malformed.
@@ -255,6 +265,7 @@ def read_inputs(
                     binary=binary,
                     max_file_bytes=max_file_bytes,
                     input_format=input_format,
+                    main_content=main_content,
                 )
         elif path.is_file():
             suffix = path.suffix.lower()
@@ -281,6 +292,7 @@ def read_inputs(
                     binary=binary,
                     max_file_bytes=max_file_bytes,
                     input_format=input_format,
+                    main_content=main_content,
                 )
         else:
             raise InputError(f"{path} does not exist (or is not a file or directory)")
@@ -291,10 +303,42 @@ INPUT_FORMATS = ("auto", "text", "html", "markdown", "pdf")
 
 
 def _file_document(
-    path: Path, doc_id: str, *, binary: bool, max_file_bytes: int, input_format: str = "text"
+    path: Path,
+    doc_id: str,
+    *,
+    binary: bool,
+    max_file_bytes: int,
+    input_format: str = "text",
+    main_content: bool = False,
 ) -> Document:
     if binary:
         return Document(doc_id, None, path)
+    return Document(
+        doc_id,
+        read_file_text(
+            path,
+            input_format=input_format,
+            main_content=main_content,
+            max_file_bytes=max_file_bytes,
+        ),
+        path,
+    )
+
+
+def read_file_text(
+    path: Path,
+    *,
+    input_format: str = "text",
+    main_content: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> str:
+    """The text of one file as :func:`read_inputs` reads a file document (a report reads
+    the few documents it shows again this way).
+
+    Raises:
+        InputError: the file cannot be read or decoded.
+        InputTooLargeError: the file is over ``max_file_bytes``.
+    """
     data = _read_file(path, max_file_bytes)
     fmt: Any = input_format
     if fmt == "auto":
@@ -303,7 +347,7 @@ def _file_document(
 
         fmt = detect_format(data, name=path)
     if fmt == "text":
-        return Document(doc_id, _decode(data, str(path)), path)
+        return _decode(data, str(path))
     from neardup.markup import to_text
 
-    return Document(doc_id, to_text(data, input_format=fmt, name=path), path)
+    return to_text(data, input_format=fmt, name=path, main_content=main_content)

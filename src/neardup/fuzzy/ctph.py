@@ -15,9 +15,9 @@ from typing import ClassVar, Literal, NamedTuple
 
 import numpy as np
 
+from neardup._kernels import engine
 from neardup.config import Params, check_range
 from neardup.errors import DecodeError, FormatError, InputError, InputTooLargeError
-from neardup.fuzzy import _ctph_kernels
 
 __all__ = [
     "CTPHDigest",
@@ -89,7 +89,8 @@ def _digest_batch(raws: list[bytes]) -> list[str]:
     offsets = np.zeros(len(raws) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
-    return _ctph_kernels.digest_packed(buf, offsets)
+    result: list[str] = engine.kernels("ctph").digest_packed(buf, offsets)
+    return result
 
 
 def ctph(data: Data, *, params: CTPHParams | None = None) -> str:

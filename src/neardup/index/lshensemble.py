@@ -18,7 +18,7 @@ from types import ModuleType
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
 from neardup.config import check_range
 from neardup.errors import ConfigError, InputError
 from neardup.index.lshparams import containment_params
@@ -87,11 +87,7 @@ def optimal_partitions(
 
 def _kernels() -> ModuleType:
     """The selected backend's MinHash kernels."""
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
+    return engine.kernels("minhash")
 
 
 class LSHEnsemble:

@@ -26,7 +26,8 @@ import numpy.typing as npt
 
 from neardup._extras import require_extra
 from neardup._kernels.sets import sorted_unique
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, FormatError, InputError
+from neardup.index import _serial
 
 __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_rows"]
 
@@ -297,6 +298,64 @@ class VectorIndex:
 
     def __len__(self) -> int:
         return len(self._keys)
+
+    def __getstate__(self) -> dict[str, object]:
+        # the usearch graph does not pickle; it is rebuilt from the vectors on first use
+        return {**self.__dict__, "_ann": None, "_ann_count": 0}
+
+    def to_bytes(self) -> bytes:
+        """Serialize: parameters, keys (JSON) and the unit vectors (``b"NDVI"``).
+
+        The approximate graph is not saved; it is rebuilt from the vectors when needed.
+
+        Raises:
+            InputError: A key is not a str or int (only those can be saved; pickle keeps any).
+        """
+        if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in self._keys):
+            raise InputError("only str and int keys can be saved; map other keys to str first")
+        params = {
+            name: getattr(self, name)
+            for name in (
+                "dim",
+                "metric",
+                "method",
+                "approx_above",
+                "block_size",
+                "neighbors",
+                "connectivity",
+                "expansion_add",
+                "expansion_search",
+                "threads",
+            )
+        }
+        meta = {"params": params, "keys": self._keys}
+        return _serial.dump(b"NDVI", 1, meta, [self._data[: len(self._keys)]])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> VectorIndex:
+        """Read :meth:`to_bytes` output.
+
+        Raises:
+            FormatError: Malformed or truncated data, or an unknown version.
+        """
+        meta, arrays = _serial.load(data, b"NDVI", 1, "VectorIndex")
+        params, keys = meta.get("params"), meta.get("keys")
+        if not isinstance(params, dict) or not isinstance(keys, list) or len(arrays) != 1:
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        try:
+            index = cls(**params)
+        except (ConfigError, TypeError) as exc:
+            raise FormatError(f"saved VectorIndex has bad parameters: {exc}") from None
+        vectors = arrays[0]
+        if vectors.dtype != np.float32 or vectors.shape != (len(keys), index.dim):
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        if len(set(keys)) != len(keys):
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        index._data = np.zeros((max(16, len(keys)), index.dim), dtype=np.float32)
+        index._data[: len(keys)] = vectors
+        index._keys = list(keys)
+        index._rows = {k: i for i, k in enumerate(keys)}
+        return index
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows

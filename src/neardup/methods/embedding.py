@@ -42,7 +42,7 @@ class EmbeddingCollector(Collector):
         self._vectors.append(payload)
         self._positions.extend(positions.tolist())
 
-    def pairs(self) -> PairArrays:
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
         from neardup.index.vectors import VectorIndex
 
         if not self._vectors:

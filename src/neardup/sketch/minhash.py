@@ -5,7 +5,7 @@ the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable 
 ``"xxh3"`` (default, pinned), ``"txtfp"`` (byte-exact with txtfp 0.2.2), ``"datasketch"`` and
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
 hashing with optimal densification, Shrivastava 2017). The batch path runs in the kernels of
-:mod:`neardup._kernels.fast_minhash` (numba) or :mod:`neardup._kernels.reference_minhash`
+:mod:`neardup._kernels.minhash.fast` (numba) or :mod:`neardup._kernels.minhash.reference`
 (numpy), which give the same bits. See ``docs/minhash.md`` for the definitions and byte layout.
 """
 
@@ -16,13 +16,13 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
+from neardup._kernels.sets import sorted_unique
 from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
 from neardup.config import CanonicalConfig, Params, check_choice, check_range
@@ -335,14 +335,6 @@ def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U6
     return a.astype(np.uint64), b.astype(np.uint64)
 
 
-def _kernels() -> ModuleType:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
-
-
 class MinHasher:
     """Sketch documents with MinHash.
 
@@ -461,13 +453,13 @@ class MinHasher:
         c = self._config
         canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
             p = pack(canon)
-            out: U64 = fast_minhash.sketch_words(
+            out: U64 = engine.kernels("minhash").sketch_words(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -514,11 +506,11 @@ class MinHasher:
         canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
             p = pack(canon)
-            sigs, feats, offsets = fast_minhash.sketch_words_features(
+            sigs, feats, offsets = engine.kernels("minhash").sketch_words_features(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -533,8 +525,85 @@ class MinHasher:
             )
             return self._check_empty(sigs), feats, offsets
         lo, hi, offsets = self._features(canon)
-        sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
+        sigs = engine.kernels("minhash").minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
+
+    def sketch_packed_with_features(
+        self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
+        """:meth:`sketch_many_with_features` of documents given as one UTF-8 buffer and
+        ``n + 1`` offsets (as :class:`~neardup.packed.PackedDocs` holds them): the same bits,
+        without a Python string per document when the text needs no canonicalizing.
+
+        Raises:
+            ConfigError: another preset than ``xxh3``.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> h = MinHasher(16)
+            >>> raw = "a b c d e f".encode()
+            >>> buf, offs = np.frombuffer(raw, np.uint8), np.array([0, len(raw)])
+            >>> sigs, _, _ = h.sketch_packed_with_features(buf, offs)
+            >>> bool((sigs == h.sketch_many_with_features(["a b c d e f"])[0]).all())
+            True
+        """
+        c = self._config
+        fused = _fused_args(self._tokenizer)
+        if (
+            c.preset != "xxh3"
+            or fused is None
+            or not self._skip_ascii
+            or engine.backend_name() != "fast"
+        ):
+            return self.sketch_many_with_features(_decode_all(buf, offsets))
+        from neardup._kernels import tables
+
+        high = np.flatnonzero(buf >= 0x80)
+        if len(high):
+            buf, offsets = self._canonical_spliced(buf, offsets, high)
+        mask, min_bytes, k, joined = fused
+        sigs, feats, feat_offsets = engine.kernels("minhash").sketch_words_features(
+            buf,
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            tables.char_classes(),
+            tables.simple_lower(),
+            mask,
+            min_bytes,
+            k,
+            joined,
+            np.uint64(c.seed),
+            c.num_perm,
+            True,
+        )
+        return self._check_empty(sigs), feats, feat_offsets
+
+    def _canonical_spliced(
+        self,
+        buf: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64],
+        high: npt.NDArray[np.int64],
+    ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+        """The buffer with each document that holds a non-ASCII byte (at ``high``) replaced by
+        its canonical form; ASCII documents are left as they are (the kernel lowercases them)."""
+        docs = sorted_unique(np.searchsorted(offsets, high, side="right") - 1).tolist()
+        o = offsets.tolist()
+        raw = buf.tobytes()
+        canon = self._canonical(
+            [raw[o[d] : o[d + 1]].decode("utf-8", "surrogatepass") for d in docs]
+        )
+        parts: list[bytes] = []
+        lengths = np.diff(offsets)
+        prev = 0
+        for d, text in zip(docs, canon, strict=True):
+            parts.append(raw[o[prev] : o[d]])
+            enc = encode_text(text, d)
+            parts.append(enc)
+            lengths[d] = len(enc)
+            prev = d + 1
+        parts.append(raw[o[prev] :])
+        new_offsets = np.zeros(len(offsets), dtype=np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        return np.frombuffer(b"".join(parts), np.uint8), new_offsets
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -552,7 +621,7 @@ class MinHasher:
         ]
         spans = _spans_of_bytes(items)
         c = self._config
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "txtfp":
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
             row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
@@ -583,7 +652,7 @@ class MinHasher:
         return out
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
+        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see ``minhash.reference``)."""
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
             inner = token_spans(tok.inner, canon)
@@ -598,7 +667,7 @@ class MinHasher:
         """(lo, hi, doc_offsets) of the k-shingle feature hashes of inner-token spans."""
         c = self._config
         toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
-        lo, hi, offsets = _kernels().combine_shingles(
+        lo, hi, offsets = engine.kernels("minhash").combine_shingles(
             toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
         )
         return lo, hi, offsets
@@ -612,7 +681,7 @@ class MinHasher:
         c = self._config
         tok = self._tokenizer
         k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset in ("xxh3", "oph"):
             lo, hi, offsets = self._combine(inner, k, short == "joined")
             if c.preset == "oph":
@@ -640,7 +709,7 @@ class MinHasher:
         )
         legacy = c.preset == "datasketch-legacy"
         a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         fn = kern.minhash_legacy if legacy else kern.minhash_affine32
         out: U64 = fn(hv, spans.doc_offsets, a, b)
         return out
@@ -668,6 +737,12 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
         ends,
         np.array([0, len(items)], dtype=np.int64),
     )
+
+
+def _decode_all(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
+    raw = buf.tobytes()
+    o = offsets.tolist()
+    return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(o) - 1)]
 
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:

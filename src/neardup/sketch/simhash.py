@@ -523,12 +523,12 @@ class SimHasher:
 
     def _sketch_fused(self, docs: Sequence[str | bytes], args: tuple[int, int, int, bool]) -> U64:
         """One-pass numba path for word / word-shingle features at 64 bits, no weights."""
-        from neardup._kernels import fast_simhash, tables
+        from neardup._kernels import tables
 
         mask, min_bytes, k, joined = args
         packed = pack(docs)
         kind = _HASHES.index(self._config.hash)
-        codes, counts = fast_simhash.simhash_words(
+        codes, counts = engine.kernels("simhash").simhash_words(
             packed.buf,
             packed.offsets,
             tables.char_classes(),
@@ -651,11 +651,5 @@ def _bit_sums(hashes: U64, weights: I64) -> I64:
 
 
 def _accumulate(hashes: U64, weights: I64, doc_offsets: I64) -> U64:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_simhash
-
-        out: U64 = fast_simhash.simhash_accumulate(hashes, weights, doc_offsets)
-        return out
-    from neardup._kernels import reference_simhash
-
-    return reference_simhash.simhash_accumulate(hashes, weights, doc_offsets)
+    out: U64 = engine.kernels("simhash").simhash_accumulate(hashes, weights, doc_offsets)
+    return out

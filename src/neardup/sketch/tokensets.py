@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import affine as affine_kernels
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
 from neardup._kernels import sha1 as sha1_kernels
 from neardup._kernels.spans import Spans
 from neardup.config import check_choice
@@ -145,11 +145,7 @@ def _hash_packed(raw: bytes, lengths: I64, scheme: str, hash: str) -> U64:
 
 def _minhash_kernels() -> ModuleType:
     """The selected backend's MinHash kernels."""
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
+    return engine.kernels("minhash")
 
 
 def _fmix64(h: U64) -> U64:

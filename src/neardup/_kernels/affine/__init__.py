@@ -10,11 +10,5 @@ __all__ = ["kernels"]
 
 
 def kernels() -> ModuleType:
-    """The backend selected by ``NEARDUP_BACKEND``: :mod:`.fast` (numba) or :mod:`.reference`."""
-    if engine.backend_name() == "fast":
-        from neardup._kernels.affine import fast
-
-        return fast
-    from neardup._kernels.affine import reference
-
-    return reference
+    """The backend ``NEARDUP_BACKEND`` selects: ``engine.kernels("affine")``."""
+    return engine.kernels("affine")

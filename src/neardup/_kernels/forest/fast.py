@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import numba
 import numpy as np
 import numpy.typing as npt
+
+from neardup._kernels.cache import njit
 
 __all__ = ["query"]
 
@@ -18,7 +19,7 @@ U8 = npt.NDArray[np.uint8]
 
 
 def _kernel(fn: _F) -> _F:
-    return cast(_F, numba.njit(cache=True, nogil=True)(fn))
+    return cast(_F, njit()(fn))
 
 
 @_kernel

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import numba
 import numpy as np
 import numpy.typing as npt
+
+from neardup._kernels.cache import njit
 
 __all__ = ["sha1_32", "sha1_64"]
 
@@ -25,7 +26,7 @@ _M32 = np.uint32(0xFFFFFFFF)
 
 
 def _kernel(fn: _F) -> _F:
-    return cast(_F, numba.njit(cache=True, nogil=True)(fn))
+    return cast(_F, njit()(fn))
 
 
 @_kernel

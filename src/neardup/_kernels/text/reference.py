@@ -1,6 +1,6 @@
 """numpy reference of every kernel: the oracle for the fast kernels, and their fallback.
 
-Written independently of :mod:`neardup._kernels.fast` (per-document decoding through Python's
+Written independently of :mod:`neardup._kernels.text.fast` (per-document decoding through Python's
 codecs, vectorised numpy within a document), so the test suite's agreement checks compare two
 real implementations. Selected with ``NEARDUP_BACKEND=reference`` or when numba is missing.
 """
@@ -29,7 +29,7 @@ def tokenize_words(
     min_bytes: int,
     do_lower: bool,
 ) -> tuple[U8, I64, I64, I64]:
-    """Reference of :func:`neardup._kernels.fast.tokenize_words` (same arguments and result)."""
+    """Reference of :func:`neardup._kernels.text.fast.tokenize_words` (same contract)."""
     raw = buf.tobytes()
     parts: list[bytes] = []
     starts: list[int] = []

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from neardup._kernels.fast_hamming import _popcount
+from neardup._kernels.cache import njit
+from neardup._kernels.hamming.fast import _popcount
 
 __all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def intersections(values, offsets, a, b):  # type: ignore[no-untyped-def]
     """Merge-count the common values of sorted runs ``a[k]`` and ``b[k]``."""
     out = np.empty(len(a), dtype=np.int64)
@@ -35,7 +35,7 @@ def intersections(values, offsets, a, b):  # type: ignore[no-untyped-def]
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def unique_per_doc(values, doc_offsets):  # type: ignore[no-untyped-def]
     """Sort and de-duplicate each document's run of values; return (values, offsets)."""
     n_docs = len(doc_offsets) - 1
@@ -52,7 +52,7 @@ def unique_per_doc(values, doc_offsets):  # type: ignore[no-untyped-def]
     return out[:pos].copy(), offsets
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def components(n, a, b):  # type: ignore[no-untyped-def]
     """Union-find over ``n`` elements and the edges ``(a[k], b[k])``; every element's root is
     the smallest member of its component (the rule of :mod:`neardup.cluster`)."""
@@ -78,7 +78,7 @@ def components(n, a, b):  # type: ignore[no-untyped-def]
     return parent
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _close(codes, u, v, radius):  # type: ignore[no-untyped-def]
     """Whether rows u and v of ``codes`` are within Hamming distance ``radius``."""
     d = 0
@@ -87,7 +87,7 @@ def _close(codes, u, v, radius):  # type: ignore[no-untyped-def]
     return d <= radius
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _walk_buckets(keys, items, codes, cap, radius, left, right, fill):  # type: ignore[no-untyped-def]
     """One pass over the runs of equal keys. The first pass (``fill`` false) sorts each
     run's items (with their ``codes`` rows) and counts the pairs; the second writes them."""
@@ -124,7 +124,7 @@ def _walk_buckets(keys, items, codes, cap, radius, left, right, fill):  # type: 
     return p, over, largest
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-def]
     """Pairs of items sharing a key, from arrays sorted by key (``items``, and the rows of
     ``codes``, are sorted within each run, in place): in a run of ``m`` items each one pairs
@@ -138,7 +138,7 @@ def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-de
     return left, right, over, largest
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def unique_pairs(a, b, n):  # type: ignore[no-untyped-def]
     """Distinct (a, b) pairs sorted by a then b, for ``0 <= a < n``: a counting sort by
     ``a``, then a sort of each group's ``b`` values."""

@@ -1,15 +1,15 @@
-"""numba kernel of SimHash accumulation, bit-identical to :mod:`reference_simhash`.
+"""numba kernel of SimHash accumulation, bit-identical to :mod:`neardup._kernels.simhash.reference`.
 
 Compiled lazily on first call (``cache=True``); importing this module compiles nothing.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from neardup._kernels import xxh3
-from neardup._kernels.fast import _decode, _encode
+from neardup._kernels.cache import njit
+from neardup._kernels.text.fast import _decode, _encode
+from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = ["simhash_accumulate", "simhash_words"]
 
@@ -17,7 +17,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def simhash_accumulate(hashes, weights, doc_offsets):  # type: ignore[no-untyped-def]
     """SimHash codes of feature hashes grouped per document.
 
@@ -58,7 +58,7 @@ def simhash_accumulate(hashes, weights, doc_offsets):  # type: ignore[no-untyped
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _feature_hash(buf, start, end, kind, seed):  # type: ignore[no-untyped-def]
     if kind == 0:
         h = _FNV_OFFSET
@@ -71,11 +71,11 @@ def _feature_hash(buf, start, end, kind, seed):  # type: ignore[no-untyped-def]
     return lo
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def simhash_words(buf, offsets, classes, lower, mask, min_bytes, k, joined, kind, seed):  # type: ignore[no-untyped-def]
     """Fused word-shingle SimHash-64: tokenize, shingle, hash and accumulate in one pass.
 
-    Tokenization is :func:`neardup._kernels.fast.tokenize_words` (lowercased tokens joined by
+    Tokenization is :func:`neardup._kernels.text.fast.tokenize_words` (lowercased tokens joined by
     one space per document), shingles of ``k`` tokens as :func:`~neardup._kernels.spans.
     shingle_spans` (``joined``: fewer tokens give one shingle of all; else each token), the
     feature hash ``kind`` 0 = FNV-1a 64, 1 = xxh3_64, 2 = low word of xxh3_128; +-1 per

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels import engine
+
 __all__ = [
     "bucket_pairs",
     "intersections",
@@ -33,38 +35,11 @@ def unique_per_doc(values: U64, doc_offsets: I64) -> tuple[U64, I64]:
         >>> v.tolist(), o.tolist()
         ([1, 3, 2], [0, 2, 3])
     """
-    from neardup._kernels.engine import backend_name
-
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import unique_per_doc as fast
-
-        result: tuple[U64, I64] = fast(
-            np.ascontiguousarray(values, dtype=np.uint64),
-            np.ascontiguousarray(doc_offsets, dtype=np.int64),
-        )
-        return result
-    n_docs = len(doc_offsets) - 1
-    doc = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(doc_offsets))
-    order = np.lexsort((values, doc))
-    v = values[order]
-    d = doc[order]
-    keep = np.ones(len(v), dtype=bool)
-    if len(v) > 1:
-        keep[1:] = (v[1:] != v[:-1]) | (d[1:] != d[:-1])
-    v = v[keep]
-    counts = np.bincount(d[keep], minlength=n_docs)
-    offsets = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return v, offsets
-
-
-def _intersections_reference(values: U64, offsets: I64, a: I64, b: I64) -> I64:
-    out = np.empty(len(a), dtype=np.int64)
-    for k, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        x = values[offsets[i] : offsets[i + 1]]
-        y = values[offsets[j] : offsets[j + 1]]
-        out[k] = len(np.intersect1d(x, y, assume_unique=True))
-    return out
+    result: tuple[U64, I64] = engine.kernels("sets").unique_per_doc(
+        np.ascontiguousarray(values, dtype=np.uint64),
+        np.ascontiguousarray(doc_offsets, dtype=np.int64),
+    )
+    return result
 
 
 def intersections(values: U64, offsets: I64, a: I64, b: I64) -> I64:
@@ -75,16 +50,10 @@ def intersections(values: U64, offsets: I64, a: I64, b: I64) -> I64:
         >>> intersections(v, o, np.array([0]), np.array([1])).tolist()
         [2]
     """
-    from neardup._kernels.engine import backend_name
-
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import intersections as fast
-
-        result: I64 = fast(values, offsets, a, b)
-        return result
-    return _intersections_reference(values, offsets, a, b)
+    result: I64 = engine.kernels("sets").intersections(values, offsets, a, b)
+    return result
 
 
 def jaccard_pairs(values: U64, offsets: I64, a: I64, b: I64) -> npt.NDArray[np.float64]:
@@ -131,50 +100,12 @@ def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
         >>> x.tolist(), y.tolist()
         ([1, 2], [9, 5])
     """
-    from neardup._kernels.engine import backend_name
-
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import unique_pairs as fast
-
-        x: I64
-        y: I64
-        x, y = fast(a, b, np.int64(n))
-        return x, y
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    keep = np.ones(len(a), dtype=bool)
-    if len(a) > 1:
-        keep[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    return a[keep], b[keep]
-
-
-def _bucket_pairs_reference(
-    keys: U64, items: I64, codes: U64 | None, cap: int, radius: int
-) -> tuple[I64, I64, int, int]:
-    n = len(keys)
-    if n == 0:
-        return np.empty(0, np.int64), np.empty(0, np.int64), 0, 0
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    sizes = np.diff(np.r_[starts, n])
-    lefts: list[I64] = [np.empty(0, np.int64)]
-    rights: list[I64] = [np.empty(0, np.int64)]
-    same = keys[1:] == keys[:-1]
-    run = same.copy()
-    dist = 1
-    while dist < cap and run.any():
-        i = np.flatnonzero(run)
-        keep = items[i] != items[i + dist]
-        if codes is not None:
-            d = np.bitwise_count(codes[i] ^ codes[i + dist]).sum(axis=1, dtype=np.int64)
-            keep &= d <= radius
-        lefts.append(items[i][keep])
-        rights.append(items[i + dist][keep])
-        dist += 1
-        run = run[:-1] & same[dist - 1 :]
-    a, b = np.concatenate(lefts), np.concatenate(rights)
-    return a, b, int(np.count_nonzero(sizes > cap)), int(sizes.max())
+    x: I64
+    y: I64
+    x, y = engine.kernels("sets").unique_pairs(a, b, np.int64(n))
+    return x, y
 
 
 def bucket_pairs(
@@ -199,27 +130,18 @@ def bucket_pairs(
         >>> a.tolist(), b.tolist(), over, big
         ([1, 2], [2, 3], 1, 3)
     """
-    from neardup._kernels.engine import backend_name
-
     check = codes is not None and radius >= 0 and len(keys) > 0
     rows = (
         np.ascontiguousarray(codes, dtype=np.uint64).reshape(len(keys), -1)
         if check and codes is not None
         else np.zeros((0, 1), dtype=np.uint64)
     )
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import bucket_pairs as fast
-
-        order = np.argsort(keys)  # the kernel sorts the items of each run
-        a, b, over, largest = fast(
-            np.ascontiguousarray(keys[order], dtype=np.uint64),
-            np.ascontiguousarray(items[order], dtype=np.int64),
-            np.ascontiguousarray(rows[order]) if check else rows,
-            np.int64(cap),
-            np.int64(radius if check else -1),
-        )
-        return a, b, int(over), int(largest)
-    order = np.lexsort((items, keys))
-    return _bucket_pairs_reference(
-        keys[order], items[order].astype(np.int64), rows[order] if check else None, cap, radius
+    order = np.argsort(keys)  # the kernel sorts the items of each run
+    a, b, over, largest = engine.kernels("sets").bucket_pairs(
+        np.ascontiguousarray(keys[order], dtype=np.uint64),
+        np.ascontiguousarray(items[order], dtype=np.int64),
+        np.ascontiguousarray(rows[order]) if check else rows,
+        np.int64(cap),
+        np.int64(radius if check else -1),
     )
+    return a, b, int(over), int(largest)

@@ -1,8 +1,8 @@
-"""numba kernels of MinHash and banded LSH, bit-identical to :mod:`.reference_minhash`.
+"""numba kernels of MinHash and banded LSH, bit-identical to :mod:`.reference`.
 
 Compiled lazily on first call with ``cache=True``; importing this module compiles nothing.
 The definitions (feature hash, slot formulas, densification) are documented in
-:mod:`neardup._kernels.reference_minhash`, the oracle these kernels are tested against.
+:mod:`neardup._kernels.minhash.reference`, the oracle these kernels are tested against.
 """
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import fast, xxh3
+from neardup._kernels.cache import njit
+from neardup._kernels.text import fast
+from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = [
     "band_keys",
     "combine_shingles",
     "estimate",
-    "lookup",
     "minhash_affine32",
     "minhash_double",
     "minhash_double32",
@@ -57,7 +57,7 @@ _S37 = np.uint64(37)
 
 def _kernel(fn: _F) -> _F:
     """Wrap ``fn`` in a lazily compiled, disk-cached numba dispatcher."""
-    return cast(_F, numba.njit(cache=True, nogil=True)(fn))
+    return cast(_F, njit()(fn))
 
 
 @_kernel
@@ -390,59 +390,6 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
                 h *= _MIX
             out[d, j] = _fmix64(h)
     return out
-
-
-@_kernel
-def lookup(
-    skeys: U64,
-    srows: npt.NDArray[np.int32],
-    tail_keys: U64,
-    tail_start: int,
-    qkeys: U64,
-    state: npt.NDArray[np.uint8],
-    n: int,
-) -> I64:
-    """Sorted unique codes ``q * n + row`` of live rows sharing a band key with query ``q``."""
-    nq, bands = qkeys.shape
-    left = np.searchsorted(skeys, qkeys.ravel())
-    total = 0
-    for f in range(nq * bands):
-        p = left[f]
-        key = qkeys.ravel()[f]
-        while p < skeys.shape[0] and skeys[p] == key:
-            total += 1
-            p += 1
-    for q in range(nq):
-        for t in range(tail_keys.shape[0]):
-            for j in range(bands):
-                if tail_keys[t, j] == qkeys[q, j]:
-                    total += 1
-                    break
-    codes = np.empty(total, dtype=np.int64)
-    c = 0
-    for f in range(nq * bands):
-        q = f // bands
-        p = left[f]
-        key = qkeys.ravel()[f]
-        while p < skeys.shape[0] and skeys[p] == key:
-            codes[c] = q * n + srows[p]
-            c += 1
-            p += 1
-    for q in range(nq):
-        for t in range(tail_keys.shape[0]):
-            for j in range(bands):
-                if tail_keys[t, j] == qkeys[q, j]:
-                    codes[c] = q * n + tail_start + t
-                    c += 1
-                    break
-    codes.sort()
-    out = np.empty(total, dtype=np.int64)
-    m = 0
-    for i in range(total):
-        if (i == 0 or codes[i] != codes[i - 1]) and state[codes[i] % n] == 1:
-            out[m] = codes[i]
-            m += 1
-    return out[:m]
 
 
 @_kernel

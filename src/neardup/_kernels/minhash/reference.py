@@ -31,7 +31,6 @@ __all__ = [
     "band_keys",
     "combine_shingles",
     "estimate",
-    "lookup",
     "minhash_affine32",
     "minhash_double",
     "minhash_double32",
@@ -211,35 +210,6 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
         for c in range(rows):
             h = (_rotl(h, 27) ^ cube[:, :, c]) * _MIX
         return fmix64(h)
-
-
-def lookup(
-    skeys: U64,
-    srows: npt.NDArray[np.int32],
-    tail_keys: U64,
-    tail_start: int,
-    qkeys: U64,
-    state: npt.NDArray[np.uint8],
-    n: int,
-) -> I64:
-    """Sorted unique codes ``q * n + row`` of live rows sharing a band key with query ``q``."""
-    nq, bands = qkeys.shape
-    flat = qkeys.ravel()
-    left = np.searchsorted(skeys, flat, side="left")
-    right = np.searchsorted(skeys, flat, side="right")
-    counts = right - left
-    total = int(counts.sum())
-    pos = np.repeat(left - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
-    rows = srows[np.arange(total) + pos].astype(np.int64)
-    qidx = np.repeat(np.repeat(np.arange(nq, dtype=np.int64), bands), counts)
-    found = [qidx * n + rows]
-    if len(tail_keys):
-        hit = (tail_keys[None, :, :] == qkeys[:, None, :]).any(axis=2)
-        qi, ti = np.nonzero(hit)
-        found.append(qi.astype(np.int64) * n + tail_start + ti)
-    codes = np.unique(np.concatenate(found))
-    live: I64 = codes[state[codes % n] == 1]
-    return live
 
 
 def estimate(

@@ -6,26 +6,29 @@ Adler-like rolling hash over a 7-byte window triggers piece boundaries for every
 the truncated second part), and block sizes that can no longer be chosen are dropped.
 
 Compiled lazily on first call with ``cache=True``; importing this module compiles nothing, and
-only :mod:`neardup.fuzzy._ctph_kernels` imports it, when the fast backend is first used.
+only :func:`neardup._kernels.engine.kernels` imports it, when the fast backend is first used.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+import numpy.typing as npt
 
-__all__ = ["ctph_batch"]
+from neardup._kernels.cache import njit
+
+__all__ = ["ctph_batch", "digest_packed"]
 
 _B64 = np.frombuffer(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", dtype=np.uint8
 ).copy()
 _NUM_BLOCKHASHES = 31
 _SPAMSUM_LENGTH = 64
+_MIN_BLOCKSIZE = 3
 _HASH_INIT = 0x27
 _MASK32 = 0xFFFFFFFF
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def ctph_batch(buf, offsets, out_bi, out_p1, out_l1, out_p2, out_l2):  # type: ignore[no-untyped-def]
     """Digest documents ``buf[offsets[d]:offsets[d+1]]``.
 
@@ -163,3 +166,32 @@ def ctph_batch(buf, offsets, out_bi, out_p1, out_l1, out_p2, out_l2):  # type: i
             out_p2[d, 0] = b64[bh_h[bi]]
             n2 = 1
         out_l2[d] = n2
+
+
+def digest_packed(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
+    """Return the digest of every document ``buf[offsets[i]:offsets[i+1]]``.
+
+    Examples:
+        >>> buf = np.frombuffer(b"hello", dtype=np.uint8)
+        >>> digest_packed(buf, np.array([0, 0, 5], dtype=np.int64))
+        ['3::', '3:iKn:p']
+    """
+    n_docs = offsets.shape[0] - 1
+    out_bi = np.zeros(n_docs, dtype=np.int64)
+    out_p1 = np.zeros((n_docs, _SPAMSUM_LENGTH), dtype=np.uint8)
+    out_l1 = np.zeros(n_docs, dtype=np.int64)
+    out_p2 = np.zeros((n_docs, _SPAMSUM_LENGTH // 2), dtype=np.uint8)
+    out_l2 = np.zeros(n_docs, dtype=np.int64)
+    ctph_batch(buf, offsets, out_bi, out_p1, out_l1, out_p2, out_l2)
+    result: list[str] = []
+    p1_rows = out_p1.tobytes()
+    p2_rows = out_p2.tobytes()
+    w1 = _SPAMSUM_LENGTH
+    w2 = _SPAMSUM_LENGTH // 2
+    for i, (bi, l1, l2) in enumerate(
+        zip(out_bi.tolist(), out_l1.tolist(), out_l2.tolist(), strict=True)
+    ):
+        part1 = p1_rows[i * w1 : i * w1 + l1].decode("ascii")
+        part2 = p2_rows[i * w2 : i * w2 + l2].decode("ascii")
+        result.append(f"{_MIN_BLOCKSIZE << bi}:{part1}:{part2}")
+    return result

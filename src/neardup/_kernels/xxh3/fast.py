@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.cache import njit
 from neardup.errors import ConfigError
 
 __all__ = [
@@ -54,12 +54,12 @@ IndexArray = npt.NDArray[np.integer[Any]]
 
 def _kernel(fn: _F) -> _F:
     """Wrap ``fn`` in a lazily compiled, disk-cached numba dispatcher (nothing compiles here)."""
-    return cast(_F, numba.njit(cache=True, nogil=True, inline="never")(fn))
+    return cast(_F, njit(inline="never")(fn))
 
 
 def _inlined_kernel(fn: _F) -> _F:
     """Like :func:`_kernel`, but inlined into numba callers at the IR level."""
-    return cast(_F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+    return cast(_F, njit(inline="always")(fn))
 
 
 # The default 192-byte secret (kSecret), from the specification; numba freezes it as a constant.

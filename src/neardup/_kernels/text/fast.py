@@ -1,4 +1,4 @@
-"""numba kernels of the batch engine, bit-identical to :mod:`neardup._kernels.reference`.
+"""numba kernels of the batch engine, bit-identical to :mod:`neardup._kernels.text.reference`.
 
 Every function is compiled lazily on first call with ``cache=True`` (so later processes load
 the machine code from ``__pycache__``); importing this module compiles nothing. Only
@@ -7,8 +7,9 @@ the machine code from ``__pycache__``); importing this module compiles nothing. 
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from neardup._kernels.cache import njit
 
 __all__ = ["fnv1a_ranges", "tokenize_words"]
 
@@ -16,7 +17,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _decode(buf, i, end):  # type: ignore[no-untyped-def]
     """Decode one code point at ``buf[i]``; return (code point, byte length).
 
@@ -48,7 +49,7 @@ def _decode(buf, i, end):  # type: ignore[no-untyped-def]
     return 0xFFFD, 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _encode(out, pos, cp):  # type: ignore[no-untyped-def]
     """Write ``cp`` as UTF-8 at ``out[pos]``; return the new position."""
     if cp < 0x80:
@@ -70,7 +71,7 @@ def _encode(out, pos, cp):  # type: ignore[no-untyped-def]
     return pos + 4
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # type: ignore[no-untyped-def]
     """Split documents into word tokens: maximal runs of code points whose class meets ``mask``.
 
@@ -144,7 +145,7 @@ def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # 
     return out[:pos].copy(), starts[:nt].copy(), ends[:nt].copy(), doc_offsets
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def fnv1a_ranges(buf, starts, ends):  # type: ignore[no-untyped-def]
     """FNV-1a 64 of every byte range ``buf[starts[i]:ends[i]]``."""
     out = np.empty(len(starts), dtype=np.uint64)

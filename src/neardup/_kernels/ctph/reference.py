@@ -1,16 +1,15 @@
-"""CTPH (ssdeep) digest kernels: backend choice, the numpy/Python reference, batch dispatch.
+"""CTPH (ssdeep) digest reference: numpy/Python, the oracle of :mod:`neardup._kernels.ctph.fast`.
 
 Two independent implementations give the same digests:
 
-* ``fast`` (:mod:`neardup.fuzzy._ctph_fast`): a numba kernel, one pass per document, that
+* ``fast`` (:mod:`neardup._kernels.ctph.fast`): a numba kernel, one pass per document, that
   follows libfuzzy 2.14.1's multi-block-size state machine.
 * ``reference`` (here): Tridgell's original spamsum procedure (ssdeep <= 2.12
   ``fuzzy_hash_buf``): guess the block size from the length, hash with block sizes ``b`` and
   ``2b``, halve ``b`` while the first part is shorter than 32. The rolling hash is computed
   for every position at once with numpy; the FNV piece hashes fold in Python.
 
-``NEARDUP_BACKEND`` selects one: ``auto`` (default: numba when it imports, else the
-reference), ``fast`` or ``reference``. The kernel is compiled on first use, never on import.
+:func:`neardup._kernels.engine.kernels` picks one (``NEARDUP_BACKEND``).
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name
-
-__all__ = ["B64", "backend_name", "digest_packed", "reference_digest", "rolling_sums"]
+__all__ = ["B64", "digest_packed", "reference_digest", "rolling_sums"]
 
 #: The base64 alphabet of ssdeep digests.
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -107,35 +104,10 @@ def reference_digest(data: bytes) -> str:
 def digest_packed(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
     """Return the digest of every document ``buf[offsets[i]:offsets[i+1]]``.
 
-    Raises:
-        ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
-        MissingExtraError: ``NEARDUP_BACKEND=fast`` but numba is not installed.
-
     Examples:
         >>> buf = np.frombuffer(b"hello", dtype=np.uint8)
         >>> digest_packed(buf, np.array([0, 0, 5], dtype=np.int64))
         ['3::', '3:iKn:p']
     """
     n_docs = offsets.shape[0] - 1
-    if backend_name() == "reference":
-        return [reference_digest(buf[offsets[i] : offsets[i + 1]].tobytes()) for i in range(n_docs)]
-    from neardup.fuzzy import _ctph_fast
-
-    out_bi = np.zeros(n_docs, dtype=np.int64)
-    out_p1 = np.zeros((n_docs, _SPAMSUM_LENGTH), dtype=np.uint8)
-    out_l1 = np.zeros(n_docs, dtype=np.int64)
-    out_p2 = np.zeros((n_docs, _SPAMSUM_LENGTH // 2), dtype=np.uint8)
-    out_l2 = np.zeros(n_docs, dtype=np.int64)
-    _ctph_fast.ctph_batch(buf, offsets, out_bi, out_p1, out_l1, out_p2, out_l2)
-    result: list[str] = []
-    p1_rows = out_p1.tobytes()
-    p2_rows = out_p2.tobytes()
-    w1 = _SPAMSUM_LENGTH
-    w2 = _SPAMSUM_LENGTH // 2
-    for i, (bi, l1, l2) in enumerate(
-        zip(out_bi.tolist(), out_l1.tolist(), out_l2.tolist(), strict=True)
-    ):
-        part1 = p1_rows[i * w1 : i * w1 + l1].decode("ascii")
-        part2 = p2_rows[i * w2 : i * w2 + l2].decode("ascii")
-        result.append(f"{_MIN_BLOCKSIZE << bi}:{part1}:{part2}")
-    return result
+    return [reference_digest(buf[offsets[i] : offsets[i + 1]].tobytes()) for i in range(n_docs)]

@@ -1,4 +1,4 @@
-"""numpy reference of SimHash accumulation: the oracle of :mod:`fast_simhash`.
+"""numpy reference of SimHash accumulation: the oracle of :mod:`neardup._kernels.simhash.fast`.
 
 Bits are unpacked with ``np.unpackbits`` and summed exactly in int64 with a chunked prefix
 sum, so the result does not depend on summation order and equals the numba kernel's.
@@ -19,7 +19,7 @@ def simhash_accumulate(
     weights: npt.NDArray[np.int64],
     doc_offsets: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.uint64]:
-    """Reference of :func:`neardup._kernels.fast_simhash.simhash_accumulate` (same contract)."""
+    """Reference of :func:`neardup._kernels.simhash.fast.simhash_accumulate` (same contract)."""
     n, words = hashes.shape
     bits = 64 * words
     # prefix[p] = sum over features f < p of (w_f * bit_b(h_f)), and of w_f in the last column
