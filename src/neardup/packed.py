@@ -102,18 +102,29 @@ class PackedBatches:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __iter__(self) -> Iterator[PackedDocs]:
-        return read_jsonl_packed(
+        seen: dict[str, int] = {}
+        for batch in read_jsonl_packed(
             self.path,
             id_field=self.id_field,
             text_field=self.text_field,
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
-        )
+        ):
+            n = len(seen)
+            for k, doc_id in enumerate(batch.ids):
+                first = seen.setdefault(doc_id, n + k + 1)
+                if first != n + k + 1:
+                    raise InputError(
+                        f"duplicate id {doc_id!r}: read from {self.path} (document {first}) "
+                        f"and again (document {n + k + 1}); ids must be unique (fix the data, "
+                        "or pick another field with --id-field)"
+                    )
+            yield batch
 
 
 def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
     """One line through ``json.loads``, with :func:`neardup.io.read_jsonl`'s rules."""
-    from neardup.io import _record_field
+    from neardup.io import _record_field, _record_id
 
     try:
         record = json.loads(line)
@@ -123,7 +134,7 @@ def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number
     if not isinstance(text, str):
         raise InputError(f"{where}: field {text_field!r} is not a string")
     assert isinstance(record, dict)
-    return Document(str(record.get(id_field, number)), text)
+    return Document(_record_id(record.get(id_field), number, where), text)
 
 
 def _chunks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:

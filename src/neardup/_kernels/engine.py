@@ -42,6 +42,7 @@ _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 FAMILIES = (
     "affine",
     "buckets",
+    "canonicalize",
     "ctph",
     "forest",
     "hamming",

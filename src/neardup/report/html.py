@@ -611,7 +611,8 @@ def write_html(
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp")
     try:
-        tmp.write_text(page, encoding="utf-8", newline="\n")
+        # backslashreplace: an id or text holding a lone surrogate has no UTF-8 form
+        tmp.write_text(page, encoding="utf-8", errors="backslashreplace", newline="\n")
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
