@@ -35,6 +35,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],
     ),
     (
+        "datasketch family: compat package and native classes (vs datasketch, rensa)",
+        ["datasketch_bench.py"],
+        ["--mb", "1", "--rounds", "2"],
+    ),
+    (
         "canonicalization kernel and MinHash on non-ASCII text (vs the stdlib path, rensa)",
         ["canonicalize_bench.py"],
         ["--mb", "2", "--rounds", "2"],
