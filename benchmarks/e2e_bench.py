@@ -30,8 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus import load_corpus
 from dedup_bench import build
+
+from corpus import load_corpus
 
 HERE = Path(__file__).resolve().parent
 WORD = re.compile(r"\w+")
@@ -133,7 +134,8 @@ def bench(
     base = {label: f["wall"] for label, f in rows}
     print()
     print(
-        "| command | wall s | CPU s | peak RSS MB | clusters | docs in clusters | recall | rensa wall / this |"
+        "| command | wall s | CPU s | peak RSS MB | clusters | docs in clusters | recall "
+        "| rensa wall / this |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, f in rows:
@@ -180,7 +182,8 @@ def main() -> None:
                 if sa | sb and len(sa & sb) / len(sa | sb) >= args.threshold:
                     truth.append((str(a), str(b)))
             print(
-                f"planted pairs with Jaccard >= {args.threshold}: {len(truth):,} of {len(planted):,}"
+                f"planted pairs with Jaccard >= {args.threshold}: "
+                f"{len(truth):,} of {len(planted):,}"
             )
             bench("planted", docs, truth, args.threshold, work, args.skip_datasketch)
         if args.only in (None, "pages"):

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+
 from corpus import load_corpus
 
 #: Word -> substitute, common in technical documentation (lower-case keys).
