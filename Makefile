@@ -9,7 +9,7 @@ export SPARK_LOCAL_IP := 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: run test check bench fuzz clean
+.PHONY: run test lint check bench fuzz clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null)
@@ -29,6 +29,11 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q --cov --cov-report=term
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz
+	$(VENV)/bin/ruff check src tests benchmarks examples fuzz
+	$(VENV)/bin/mypy
 
 check: $(STAMP)
 	PATH=$(abspath $(VENV))/bin:$$PATH scripts/check

@@ -45,10 +45,9 @@ os.environ.setdefault("RAYON_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from corpus import load_corpus  # noqa: E402
-
-from neardup.canonicalize import Canonicalizer  # noqa: E402
-from neardup.sketch.minhash import MinHasher  # noqa: E402
+from corpus import load_corpus
+from neardup.canonicalize import Canonicalizer
+from neardup.sketch.minhash import MinHasher
 
 NUM_PERM = 128
 K = 5

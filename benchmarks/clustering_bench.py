@@ -27,9 +27,9 @@ import time
 from collections import Counter
 
 import numpy as np
-from corpus import edit_words, load_corpus
 
 import neardup
+from corpus import edit_words, load_corpus
 from neardup.cluster import cluster_labels, cluster_roots
 
 

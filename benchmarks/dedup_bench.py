@@ -16,9 +16,8 @@ import re
 import resource
 import time
 
-from corpus import edit_words, load_corpus
-
 import neardup
+from corpus import edit_words, load_corpus
 from neardup.cluster import UnionFind
 
 WORD = re.compile(r"\w+")

@@ -18,8 +18,8 @@ import resource
 import time
 
 import numpy as np
-from corpus import load_corpus
 
+from corpus import load_corpus
 from neardup.embeddings import LocalProvider
 from neardup.index.vectors import VectorIndex, cosine_pairs
 

@@ -24,7 +24,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import load_corpus
-
 from neardup.evaluate import (
     PerturbationReport,
     perturbation_report,

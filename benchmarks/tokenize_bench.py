@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 import xxhash
-from corpus import load_corpus
 
+from corpus import load_corpus
 from neardup._kernels import engine
 from neardup._kernels.spans import pack, shingle_spans
 from neardup.tokenize import WordTokenizer

@@ -1,5 +1,8 @@
 """The script a datasketch user writes instead of `neardup dedup`: regex tokens, 5-shingles,
-MinHash, MinHashLSH, union-find; clusters as JSONL on stdout. Usage: datasketch_dedup.py IN.jsonl T"""
+MinHash, MinHashLSH, union-find; clusters as JSONL on stdout.
+
+Usage: datasketch_dedup.py IN.jsonl T
+"""
 
 import json
 import re

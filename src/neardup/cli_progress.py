@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from neardup.io import walk
+from neardup.readers.paths import walk
 
 __all__ = ["StatusLines", "count_documents", "make_progress"]
 

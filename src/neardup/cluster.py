@@ -134,12 +134,14 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
     Examples:
         >>> cluster_labels(np.array([0, 1, 0, 3, 3]))
         [[0, 2], [3, 4]]
+        >>> cluster_labels(np.array([0, 1]))
+        []
     """
     if len(roots) == 0:
         return []
     # only members of clusters: a root that is not its own, or a root that others point to
     clustered = np.flatnonzero(roots != np.arange(len(roots)))
-    if len(clustered) == 0:  # no clusters (else the split below gives one empty group)
+    if len(clustered) == 0:  # no clusters (else the bounds below give one empty group)
         return []
     heads = np.unique(roots[clustered])
     members = np.concatenate((clustered, heads))

@@ -8,17 +8,15 @@ value for JSONL/CSV records (the 1-based line or row number when absent and allo
 from __future__ import annotations
 
 import csv
-import fnmatch
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from neardup.errors import ConfigError, InputError, InputTooLargeError
+from neardup.errors import InputError, InputTooLargeError
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
@@ -45,7 +43,9 @@ class Document:
         id: Stable identifier (path or record id).
         text: The text (``None`` for binary inputs such as images before they are read).
         path: The file it came from, if any.
-        fields: The record's other fields (JSONL/CSV/mapping input), if any.
+        fields: The record's fields, if any: a mapping given to ``dedup()`` keeps its other
+            fields here; a reader asked to keep records (``--annotate``, ``lines``,
+            ``substrings``) puts the whole record as read.
     """
 
     id: str
@@ -246,40 +246,13 @@ def read_csv(
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _matches(rel: str, patterns: Sequence[str]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
-
-
-def walk(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[Path]:
-    """Yield the regular files under ``root`` in sorted order, filtered by glob patterns.
-
-    Hidden files and directories (names starting with ``.``) are skipped; symbolic links are
-    not followed.
-    """
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for fname in sorted(filenames):
-            if fname.startswith("."):
-                continue
-            path = Path(dirpath) / fname
-            if path.is_symlink() or not path.is_file():
-                continue
-            rel = path.relative_to(root).as_posix()
-            if include and not _matches(rel, include):
-                continue
-            if exclude and _matches(rel, exclude):
-                continue
-            yield path
-
-
 def read_inputs(
     paths: Iterable[str | Path],
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str | None = None,
+    text_field: str | Sequence[str] = "text",
     binary: bool = False,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
@@ -287,7 +260,11 @@ def read_inputs(
     input_format: str = "text",
     main_content: bool = False,
 ) -> Iterator[Document]:
-    """Read documents from paths: files, directories (walked), ``.jsonl``, ``.csv`` or ``-``.
+    """Read documents from paths: files, folders, record files (JSONL, CSV, TSV, Parquet,
+    Arrow; compressed or not), Hugging Face ``save_to_disk`` folders, or ``-`` (stdin JSONL).
+
+    A shortcut for :func:`neardup.readers.read_documents` with the common options; see there
+    (and ``docs/formats.md``) for ids, field paths, streaming and error handling.
 
     Ids must be unique across all the paths: an id read twice raises :class:`InputError`
     naming both places (a record's file and position). File names that are not UTF-8 get ids
@@ -297,8 +274,9 @@ def read_inputs(
         paths: What to read. ``-`` reads JSONL from ``stdin``.
         include: Glob patterns a walked file must match (on its relative path or name).
         exclude: Glob patterns that leave a walked file out.
-        id_field: JSONL/CSV field holding the id.
-        text_field: JSONL/CSV field holding the text.
+        id_field: Record field (path such as ``meta.url``) holding the id; default ``id``
+            when present, else the row number.
+        text_field: Record field(s) holding the text; several are joined with a newline.
         binary: Yield file documents without reading their text (images, binary fuzzy hashing).
         max_line_bytes: Cap on one JSONL line / CSV field.
         max_file_bytes: Cap on one file read as a document.
@@ -313,95 +291,24 @@ def read_inputs(
         InputError: a path does not exist, a record is malformed, or an id repeats.
         ConfigError: unknown ``input_format``.
     """
-    unique = _UniqueIds()
-    for raw in paths:
-        yield from unique.check(
-            _read_inputs(
-                [raw],
-                include=include,
-                exclude=exclude,
-                id_field=id_field,
-                text_field=text_field,
-                binary=binary,
-                max_line_bytes=max_line_bytes,
-                max_file_bytes=max_file_bytes,
-                stdin=stdin,
-                input_format=input_format,
-                main_content=main_content,
-            ),
-            "<stdin>" if str(raw) == "-" else str(raw),
-        )
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
 
-
-def _read_inputs(
-    paths: Iterable[str | Path],
-    *,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    id_field: str = "id",
-    text_field: str = "text",
-    binary: bool = False,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-    stdin: BinaryIO | None = None,
-    input_format: str = "text",
-    main_content: bool = False,
-) -> Iterator[Document]:
-    """:func:`read_inputs` without the check of unique ids."""
-    if input_format not in INPUT_FORMATS:
-        raise ConfigError(
-            f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}"
-        )
-    for raw in paths:
-        if str(raw) == "-":
-            yield from read_jsonl(
-                stdin if stdin is not None else sys.stdin.buffer,
-                id_field=id_field,
-                text_field=text_field,
-                max_line_bytes=max_line_bytes,
-            )
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            for file in walk(path, include=include, exclude=exclude):
-                rel = file.relative_to(path).as_posix()
-                yield _file_document(
-                    file,
-                    rel,
-                    binary=binary,
-                    max_file_bytes=max_file_bytes,
-                    input_format=input_format,
-                    main_content=main_content,
-                )
-        elif path.is_file():
-            suffix = path.suffix.lower()
-            if suffix == ".jsonl" and not binary:
-                try:
-                    with path.open("rb") as fh:
-                        yield from read_jsonl(
-                            fh,
-                            name=str(path),
-                            id_field=id_field,
-                            text_field=text_field,
-                            max_line_bytes=max_line_bytes,
-                        )
-                except OSError as exc:
-                    raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-            elif suffix == ".csv" and not binary:
-                yield from read_csv(
-                    path, id_field=id_field, text_field=text_field, max_line_bytes=max_line_bytes
-                )
-            else:
-                yield _file_document(
-                    path,
-                    str(path),
-                    binary=binary,
-                    max_file_bytes=max_file_bytes,
-                    input_format=input_format,
-                    main_content=main_content,
-                )
-        else:
-            raise InputError(f"{path} does not exist (or is not a file or directory)")
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field),
+        include=tuple(include),
+        exclude=tuple(exclude),
+        binary=binary,
+        input_format=input_format,
+        main_content=main_content,
+        max_line_bytes=max_line_bytes,
+        max_file_bytes=max_file_bytes,
+    )
+    paths = list(paths)
+    # the readers keep ids unique across roots; a record id repeated in the data is refused
+    yield from _UniqueIds().check(
+        read_documents(paths, options, stdin=stdin),
+        ", ".join("<stdin>" if str(p) == "-" else str(p) for p in paths),
+    )
 
 
 #: Formats ``input_format`` accepts; ``auto`` picks by extension, then by sniffing content.
