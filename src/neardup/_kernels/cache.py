@@ -273,7 +273,7 @@ def _install() -> type:
                 if held:
                     _lock().release()
                 return cres
-            _pending().append(held)
+            _pending().append((id(self), held))
             if not _counts["missed"] and not getattr(_state, "quiet", False):
                 log.info(
                     "compiling numba kernels for this machine into %s (once per install; "
@@ -288,32 +288,42 @@ def _install() -> type:
                 super().save_overload(sig, data)
                 _counts["compiled"] += 1
             finally:
-                _release_pending()
+                _release_pending(id(self))
 
     class _OnCompile(event.Listener):  # type: ignore[misc]
         def on_start(self, ev: Any) -> None:
             pass
 
         def on_end(self, ev: Any) -> None:
-            if ev.is_failed and isinstance(ev.data["dispatcher"]._cache, _KernelCache):
-                _release_pending()
+            # a failed compile (a typing attempt, a retry with literal types) never reaches
+            # save_overload: release what its load_overload kept, and nothing else (inlined
+            # kernels fail and retry without a load of their own)
+            cache = getattr(ev.data.get("dispatcher"), "_cache", None)
+            if ev.is_failed and isinstance(cache, _KernelCache):
+                _release_pending(id(cache))
 
     event.register("numba:compile", _OnCompile())
     return _KernelCache
 
 
-def _pending() -> list[bool]:
-    stack: list[bool] | None = getattr(_state, "pending", None)
+def _pending() -> list[tuple[int, bool]]:
+    """This thread's misses still holding the lock: (id of the cache, lock held), in order."""
+    stack: list[tuple[int, bool]] | None = getattr(_state, "pending", None)
     if stack is None:
         stack = []
         _state.pending = stack
     return stack
 
 
-def _release_pending() -> None:
+def _release_pending(owner: int) -> None:
+    """Release the lock level kept by the latest miss of cache ``owner`` (if it has one)."""
     stack = _pending()
-    if stack and stack.pop():
-        _lock().release()
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i][0] == owner:
+            _, held = stack.pop(i)
+            if held:
+                _lock().release()
+            return
 
 
 @cache
