@@ -10,20 +10,23 @@ import functools
 import json
 import logging
 import os
-import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from neardup import __version__
-from neardup.errors import InputError, NeardupError
-from neardup.io import Document, read_inputs
+from neardup.errors import NeardupError
+from neardup.io import Document
 from neardup.methods import REGISTRY, make_method, method_info, method_names
 from neardup.report import DedupResult, write_clusters, write_pairs
 from neardup.types import DocId
+
+if TYPE_CHECKING:
+    from neardup.readers import ReadStats
+    from neardup.report.sources import DocumentSource
 
 __all__ = ["main"]
 
@@ -71,21 +74,39 @@ def _documents(
     paths: tuple[str, ...],
     *,
     binary: bool,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str | None = None,
+    text_field: str | tuple[str, ...] = "text",
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     input_format: str = "auto",
+    main_content: bool = False,
+    follow_symlinks: bool = False,
+    on_error: str = "fail",
+    keep_fields: bool = False,
+    stats: ReadStats | None = None,
 ) -> Iterator[Document]:
-    return read_inputs(
-        paths,
-        binary=binary,
-        id_field=id_field,
-        text_field=text_field,
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
+
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field),
         include=include,
         exclude=exclude,
+        binary=binary,
         input_format=input_format,
+        main_content=main_content,
+        follow_symlinks=follow_symlinks,
+        on_error=on_error,
+        keep_fields=keep_fields,
     )
+    from neardup.io import _UniqueIds
+
+    # a record id repeated in the data is refused (the readers keep ids unique across roots)
+    return _UniqueIds().check(read_documents(paths, options, stats=stats), ", ".join(paths))
+
+
+def _one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
 
 
 @main.command("hash")
@@ -178,23 +199,21 @@ def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mo
         click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
 
 
-def _progress(
-    quiet: bool, force: bool | None = None
-) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
-    show = sys.stderr.isatty() if force is None else force
-    if quiet or not show:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
-
-    def update(stage: str, n: int) -> None:
-        if stage == "sketch":
-            bar.update(n - bar.n)
-        else:
-            bar.set_description(f"{stage}: {n}")
-
-    return update, bar.close
+def _record_options(fn: F) -> F:
+    """``--id-field`` and ``--text-field``: where records keep their id and text."""
+    fn = click.option(
+        "--text-field",
+        multiple=True,
+        default=("text",),
+        show_default=True,
+        help="Record field with the text (nested: a.b); repeat to join several with newlines.",
+    )(fn)
+    fn = click.option(
+        "--id-field",
+        default=None,
+        help="Record field with the id (nested: a.b); default: id if present, else the row.",
+    )(fn)
+    return fn
 
 
 @main.command("dedup")
@@ -244,16 +263,37 @@ def _progress(
     default=None,
     help="Where the deduplicated copy goes: a .jsonl file or a directory.",
 )
-@click.option("--id-field", default="id", show_default=True, help="JSONL/CSV id field.")
-@click.option("--text-field", default="text", show_default=True, help="JSONL/CSV text field.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+)
+@click.option(
+    "--annotate",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write every input record with cluster_id, is_duplicate, duplicate_of and "
+    "similarity here (.parquet, .jsonl, .jsonl.gz, .jsonl.zst or .csv).",
+)
+@_record_options
 @click.option("--include", multiple=True, help="Glob a walked file must match (repeatable).")
 @click.option("--exclude", multiple=True, help="Glob that leaves a walked file out.")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Follow symbolic links in folders (each real folder once: cycle-safe).",
+)
 @click.option(
     "--input-format",
     type=click.Choice(["auto", "text", "html", "markdown", "pdf"]),
     default="auto",
     show_default=True,
     help="How files become text (auto: by extension, then content; needs the markup extra).",
+)
+@click.option(
+    "--main-content",
+    is_flag=True,
+    help="For HTML input, keep only the main content (no navigation, headers or footers).",
 )
 @click.option(
     "--index",
@@ -267,7 +307,7 @@ def _progress(
     type=click.Choice(["fail", "skip"]),
     default="fail",
     show_default=True,
-    help="Stop at a bad document, or log and skip it.",
+    help="Stop at a bad record, file or document, or skip it and count it in the summary.",
 )
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @click.option(
@@ -293,12 +333,44 @@ def _progress(
     help="Cap on members printed per cluster.",
 )
 @click.option(
+    "--exact-first/--no-exact-first",
+    default=False,
+    show_default=True,
+    help="Remove exact copies (equal canonical text) before the near-duplicate method runs.",
+)
+@click.option(
+    "--bloom-capacity",
+    type=click.IntRange(1),
+    default=None,
+    help="--method exact: Bloom-filter mode for corpora beyond RAM, sized for N documents.",
+)
+@click.option(
+    "--bloom-fp-rate",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=None,
+    help="--method exact with --bloom-capacity: the filter's false-positive rate (0.001).",
+)
+@click.option(
     "--canonicalize",
     "canonical",
     type=click.Choice(["txtfp", "secure", "none"]),
     default=None,
     help="Canonicalizer preset for minhash/simhash (default txtfp; secure also undoes "
     "look-alike characters).",
+)
+@click.option(
+    "--model",
+    default=None,
+    help="--method embedding: static (default: the bundled static model), minilm (the "
+    "sentence-transformers model, ~100x slower), a model folder (model2vec or "
+    "sentence-transformers), or openai:/voyage:/cohere:MODEL.",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="--method embedding: keep vectors in this SQLite file (by model and text hash) so "
+    "a re-run embeds only new texts.",
 )
 @click.option(
     "--engine",
@@ -323,11 +395,20 @@ def _progress(
     default=None,
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar (default: when stderr is a terminal).",
+    help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+    "every 10 s (default: on when stderr is a terminal).",
 )
 @_errors
 def dedup_cmd(
@@ -339,11 +420,15 @@ def dedup_cmd(
     report: str | None,
     keep: str | None,
     output: str | None,
-    id_field: str,
-    text_field: str,
+    force: bool,
+    annotate: str | None,
+    id_field: str | None,
+    text_field: tuple[str, ...],
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    follow_symlinks: bool,
     input_format: str,
+    main_content: bool,
     index_path: str | None,
     on_error: str,
     batch_size: int,
@@ -351,27 +436,51 @@ def dedup_cmd(
     num_perm: int | None,
     bits: str | None,
     max_members: int | None,
+    exact_first: bool,
+    bloom_capacity: int | None,
+    bloom_fp_rate: float | None,
     canonical: str | None,
+    model: str | None,
+    embedding_cache: str | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    clustering: str,
     quiet: bool,
     progress: bool | None,
 ) -> None:
-    """Find near-duplicate clusters in files, folders, JSONL/CSV or stdin (-)."""
+    """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
+    Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
+    from neardup.corpus.output import check_target
     from neardup.pipeline import dedup
+    from neardup.readers import ReadStats
 
-    if (keep is None) != (output is None):
+    if output is not None and keep is None:
         raise click.UsageError("--keep and --output go together")
-    if keep is not None and "-" in paths:
-        raise click.UsageError("--keep needs re-readable inputs; save stdin to a file first")
+    if keep is not None and output is None and annotate is None:
+        raise click.UsageError("--keep goes with --output (or --annotate)")
+    if output is not None and "-" in paths:
+        raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, report=report, output=output)  # before the work, not after it
+    if output is not None and not output.lower().endswith(".jsonl"):
+        check_target(Path(output), force=force)
+    if annotate is not None:
+        from neardup.corpus.records import record_format
+
+        record_format(annotate)
     options: dict[str, Any] = {}
     takes = method_info(method).options
     for flag, name, value in (
         ("--num-perm", "num_perm", num_perm),
         ("--bits", "bits", None if bits is None else int(bits)),
         ("--canonicalize", "canonicalize", canonical),
+        ("--bloom-capacity", "bloom_capacity", bloom_capacity),
+        ("--bloom-fp-rate", "bloom_fp_rate", bloom_fp_rate),
+        ("--model", "model", model),
+        ("--embedding-cache", "cache", embedding_cache),
     ):
         if value is None:
             continue
@@ -379,7 +488,15 @@ def dedup_cmd(
             users = [n for n, info in REGISTRY.items() if name in info.options]
             raise click.UsageError(f"{flag} applies to --method {' and '.join(users)}")
         options[name] = value
+    if bloom_fp_rate is not None and bloom_capacity is None:
+        raise click.UsageError("--bloom-fp-rate goes with --bloom-capacity")
+    if exact_first and (method == "exact" or index_path is not None or engine == "spark"):
+        raise click.UsageError(
+            "--exact-first goes with a near-duplicate method, locally, no --index"
+        )
     if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
         _spark_dedup(
@@ -393,118 +510,167 @@ def dedup_cmd(
             fmt,
             show_pairs,
             report,
-            keep,
+            keep if annotate is None else None,
             index_path,
             max_members,
             quiet,
             options,
+            annotate=annotate,
+            annotate_keep=keep or "first",
         )
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
-    m = make_method(method, threshold, **options)
-    saved: dict[DocId, str] = {}
-    docs = _documents(
-        paths,
-        binary=m.binary,
-        id_field=id_field,
-        text_field=text_field,
-        include=include,
-        exclude=exclude,
-        input_format=input_format,
-    )
-    if report is not None and "-" in paths:
-        docs = _remember(docs, saved)
-    update, close = _progress(quiet, progress)
-    store = _open_index(index_path, m) if index_path is not None else None
-    try:
-        result = dedup(
-            docs,
-            method=m,
-            batch_size=batch_size,
-            on_error=on_error,
-            progress=update,
-            jobs=jobs if jobs is not None else min(8, os.cpu_count() or 1),
-            index=store,
-            pairs=show_pairs or report is not None,
+    store = None
+    if index_path is not None:
+        explicit = click.get_current_context().get_parameter_source("method")
+        store = _open_index(
+            index_path,
+            method if explicit is not click.core.ParameterSource.DEFAULT else None,
+            threshold,
+            num_perm=num_perm,
+            bits=None if bits is None else int(bits),
+            canonicalize=canonical,
         )
+        m = store.method
+    else:
+        m = make_method(method, threshold, **options)
+    read: dict[str, Any] = {
+        "id_field": id_field,
+        "text_field": text_field,
+        "include": include,
+        "exclude": exclude,
+        "input_format": input_format,
+        "follow_symlinks": follow_symlinks,
+        "on_error": on_error,
+        "main_content": main_content,
+    }
+    stats = ReadStats()
+    docs: Any
+    source = None
+    plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
+    if (
+        _one_jsonl(paths)
+        and not m.binary
+        and plain
+        and annotate is None
+        and report is None
+        and on_error == "fail"
+    ):
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+    else:
+        docs = _documents(
+            paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read
+        )
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = _report_source(input_format, main_content)
+            docs = source.tap(docs)
+    spool = None
+    if annotate is not None:
+        from neardup.corpus.records import RecordSpool
+
+        spool = RecordSpool(Path(annotate).resolve().parent)
+        docs = spool.tee(docs)
+    from neardup.cli_progress import count_documents, make_progress
+
+    update, close = make_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
+    )
+    try:
+        n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
+        want_pairs = show_pairs or report is not None or annotate is not None
+        try:
+            if exact_first:
+                from neardup.corpus.exact import exact_first as run_exact_first
+
+                result = run_exact_first(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=n_jobs,
+                )
+            else:
+                result = dedup(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=n_jobs,
+                    index=store,
+                    pairs=want_pairs or clustering == "center",
+                    clustering=clustering,
+                )
+        finally:
+            close()
+            if store is not None:
+                store.close()
+        if spool is not None and annotate is not None:
+            from neardup.corpus.annotate import annotate_records
+
+            n_annotated = annotate_records(
+                spool, result, Path(annotate), keep=keep or "first", method=m
+            )
+            log.info("annotated %d records in %s", n_annotated, annotate)
     finally:
-        close()
-        if store is not None:
-            store.close()
+        if spool is not None:
+            spool.close()
     out = sys.stdout
     if show_pairs:
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
-    if report is not None:
-        _write_report(
-            result,
-            report,
-            paths,
-            saved,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+    if report is not None and source is not None:
+        _write_report(result, report, source, binary=m.binary)
     if keep is not None and output is not None:
-        n = _write_kept(
-            result,
-            paths,
-            Path(output),
-            keep,
-            binary=m.binary,
-            id_field=id_field,
-            text_field=text_field,
-            include=include,
-            exclude=exclude,
-            input_format=input_format,
-        )
+        n = _write_kept(result, paths, Path(output), keep, binary=m.binary, force=force, **read)
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         s = result.stats
         click.echo(
             f"neardup: {result.n_docs} documents, {len(result.clusters)} clusters, "
             f"{result.duplicates} duplicates, {len(result.pairs)} pairs, "
-            f"{int(s.get('skipped', 0))} skipped, {s.get('seconds_total', 0.0):.2f} s",
+            f"{int(s.get('skipped', 0)) + stats.bad_records} skipped, "
+            f"{s.get('seconds_total', 0.0):.2f} s",
             err=True,
         )
+        left = stats.summary()
+        if left:
+            click.echo(f"neardup: {left}", err=True)
 
 
-def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
-    for d in docs:
-        if d.text is not None:
-            saved[d.id] = d.text
-        yield d
+def _report_source(input_format: str, main_content: bool) -> DocumentSource:
+    """Remembers where each document is while the run streams them (no second read)."""
+    from neardup.io import read_file_text
+    from neardup.report.sources import DocumentSource
+
+    def load(path: Path) -> str:
+        return read_file_text(path, input_format=input_format, main_content=main_content)
+
+    return DocumentSource(loader=load)
 
 
 def _write_report(
-    result: DedupResult,
-    report: str,
-    paths: tuple[str, ...],
-    saved: dict[DocId, str],
-    *,
-    binary: bool,
-    **read: Any,
+    result: DedupResult, report: str, source: DocumentSource, *, binary: bool
 ) -> None:
     from neardup.report.html import write_html
 
-    wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
-    wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
-    texts: dict[DocId, str] = {k: v for k, v in saved.items() if k in wanted}
-    images: dict[DocId, Path] = {}
-    if "-" not in paths:
-        for d in _documents(paths, binary=binary, **read):
-            if d.id not in wanted:
-                continue
-            if binary and d.path is not None:
-                images[d.id] = d.path
-            elif d.text is not None:
-                texts[d.id] = d.text
-    write_html(result, report, texts=texts, images=images or None)
+    with source:
+        write_html(
+            result,
+            report,
+            texts=None if binary else source.text,
+            images=source.path if binary else None,
+            links=source.path,
+        )
     log.info("report written to %s", report)
 
 
@@ -515,8 +681,10 @@ def _write_kept(
     keep: str,
     *,
     binary: bool,
+    force: bool = False,
     **read: Any,
 ) -> int:
+    from neardup.corpus.output import write_kept_copy
     from neardup.pipeline import kept_ids
 
     sizes: dict[DocId, int] | None = None
@@ -525,40 +693,143 @@ def _write_kept(
         for d in _documents(paths, binary=binary, **read):
             sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
     kept = kept_ids(result, keep=keep, sizes=sizes)
-    n = 0
-    if output.suffix.lower() == ".jsonl":
-        tmp = output.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
-            for d in _documents(paths, binary=binary, **read):
-                if d.id in kept:
-                    record = (
-                        {"id": d.id, "text": d.text}
-                        if d.text is not None
-                        else {"id": d.id, "path": str(d.path)}
-                    )
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    n += 1
-        tmp.replace(output)
-        return n
-    output.mkdir(parents=True, exist_ok=True)
-    for d in _documents(paths, binary=binary, **read):
-        if d.id not in kept:
-            continue
-        if d.path is None:
-            raise InputError(
-                f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
-            )
-        target = output / d.id if not Path(d.id).is_absolute() else output / d.path.name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(d.path, target)
-        n += 1
-    return n
+    return write_kept_copy(
+        _documents(paths, binary=binary, **read), {str(k) for k in kept}, output, force=force
+    )
 
 
-def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
+def _corpus_inputs(fn: F) -> F:
+    """Options shared by ``lines`` and ``substrings``: input, output and record fields."""
+    for opt in reversed(
+        [
+            click.option(
+                "--output",
+                "-o",
+                type=click.Path(dir_okay=False),
+                required=True,
+                help="Cleaned records (.jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet).",
+            ),
+            _record_options,
+            click.option("--include", multiple=True, help="Glob a walked file must match."),
+            click.option("--exclude", multiple=True, help="Glob that leaves a walked file out."),
+            click.option("--follow-symlinks", is_flag=True, help="Follow links (cycle-safe)."),
+            click.option(
+                "--on-error",
+                type=click.Choice(["fail", "skip"]),
+                default="fail",
+                show_default=True,
+                help="Stop at a bad record or file, or skip and count it.",
+            ),
+            click.option("--quiet", "-q", is_flag=True, help="No summary line."),
+        ]
+    ):
+        fn = opt(fn)
+    return fn
+
+
+def _corpus_reader(paths: tuple[str, ...], kw: dict[str, Any]) -> Callable[[], Iterator[Document]]:
+    if "-" in paths:
+        raise click.UsageError("this command reads its inputs twice; save stdin to a file first")
+    if len(kw["text_field"]) != 1:
+        raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    return lambda: _documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
+
+
+@main.command("lines")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-docs",
+    type=click.IntRange(2),
+    required=True,
+    help="Remove a line (paragraph) found in at least this many documents.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["line", "paragraph"]),
+    default="line",
+    show_default=True,
+    help="Compare lines, or paragraphs (lines between blank lines).",
+)
+@_corpus_inputs
+@_errors
+def lines_cmd(
+    paths: tuple[str, ...], min_docs: int, unit: str, output: str, quiet: bool, **kw: Any
+) -> None:
+    """Remove lines or paragraphs that occur in at least --min-docs documents (boilerplate)."""
+    from neardup.corpus.lines import LinesSummary, remove_frequent_units
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+
+    record_format(output)
+    read = _corpus_reader(paths, kw)
+    summary = LinesSummary(unit, min_docs)
+    docs = remove_frequent_units(read, min_docs=min_docs, unit=unit, summary=summary)
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup lines: {summary.line()}", err=True)
+
+
+@main.command("substrings")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-length",
+    type=click.IntRange(8),
+    required=True,
+    help="Remove every repeat of at least this many UTF-8 bytes (the first copy stays).",
+)
+@click.option(
+    "--shard-bytes",
+    type=click.IntRange(1024),
+    default=32 * 1024 * 1024,
+    show_default=True,
+    help="Text per suffix-array shard; bounds memory (about 26 bytes per shard byte).",
+)
+@_corpus_inputs
+@_errors
+def substrings_cmd(
+    paths: tuple[str, ...],
+    min_length: int,
+    shard_bytes: int,
+    output: str,
+    quiet: bool,
+    **kw: Any,
+) -> None:
+    """Remove exact repeated substrings across the corpus (suffix array, Lee et al. 2022)."""
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+    from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+
+    record_format(output)
+    if "-" in paths:
+        raise click.UsageError("substrings reads files; save stdin to a file first")
+    if len(kw["text_field"]) != 1:
+        raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    summary = SubstringSummary(min_length)
+    docs = remove_repeated_substrings(
+        _documents(paths, binary=False, keep_fields=True, input_format="text", **kw),
+        min_length=min_length,
+        shard_bytes=shard_bytes,
+        summary=summary,
+        workdir=Path(output).resolve().parent,
+    )
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup substrings: {summary.line()}", err=True)
+
+
+def _open_index(
+    path: str,
+    method: str | None,
+    threshold: float | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    **options: str | int | None,
+) -> Any:
+    """Open an index, rebuilding its method; explicit options must agree with the store's."""
     from neardup.store.persistent import PersistentIndex
 
-    return PersistentIndex(path, m, readonly=readonly)
+    return PersistentIndex.open(
+        path, readonly=readonly, create=create, method=method, threshold=threshold, **options
+    )
 
 
 STORABLE = method_names(storable=True)
@@ -576,18 +847,59 @@ def _index_options(fn: F) -> F:
         "--method",
         "-m",
         type=click.Choice(STORABLE),
-        default="minhash",
-        show_default=True,
-        help="Must match the index's.",
+        default=None,
+        help="A new index's method (default minhash); an existing index uses its own.",
     )(fn)
     fn = click.option(
         "--threshold",
         "-t",
         type=click.FloatRange(0.0, 1.0),
         default=None,
-        help="Must match the index's (default: the method's).",
+        help="A new index's threshold (default: the method's); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--num-perm",
+        type=click.IntRange(8, 4096),
+        default=None,
+        help="MinHash slots of a new index (default 128); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--bits",
+        type=click.Choice(["64", "128", "256"]),
+        default=None,
+        help="SimHash width of a new index (default 64); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--canonicalize",
+        "canonical",
+        type=click.Choice(["txtfp", "secure", "none"]),
+        default=None,
+        help="Canonicalizer of a new index (default txtfp); must match an existing one's.",
     )(fn)
     return fn
+
+
+def _index_open(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+) -> Any:
+    return _open_index(
+        index_path,
+        method,
+        threshold,
+        readonly=readonly,
+        create=create,
+        num_perm=num_perm,
+        bits=None if bits is None else int(bits),
+        canonicalize=canonical,
+    )
 
 
 @main.group("index")
@@ -604,15 +916,20 @@ def index_group() -> None:
 def index_add(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m) as idx:
-        n = idx.add(_documents(paths, binary=m.binary, id_field=id_field, text_field=text_field))
+    from neardup.store.persistent import WRITE_DOCS
+
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical) as idx:
+        docs = _documents(paths, binary=idx.method.binary, id_field=id_field, text_field=text_field)
+        n = idx.add(docs, write_size=WRITE_DOCS)
         click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
 
 
@@ -625,14 +942,19 @@ def index_add(
 def index_query(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Print, as JSONL, every stored document each input near-duplicates."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m, readonly=True) as idx:
+    with _index_open(
+        index_path, method, threshold, num_perm, bits, canonical, readonly=True
+    ) as idx:
+        m = idx.method
         docs = _documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
         for hit in idx.query(docs):
             record: dict[str, Any] = {
@@ -650,19 +972,32 @@ def index_query(
 @_index_options
 @_errors
 def index_remove(
-    keys: tuple[str, ...], index_path: str, method: str, threshold: float | None
+    keys: tuple[str, ...],
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
 ) -> None:
     """Remove documents from the index by key."""
-    with _open_index(index_path, make_method(method, threshold)) as idx:
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
 
 
 @index_group.command("stats")
 @_index_options
 @_errors
-def index_stats(index_path: str, method: str, threshold: float | None) -> None:
-    """Print the index's statistics as JSON."""
-    with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
+def index_stats(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+) -> None:
+    """Print the index's statistics and the configuration it was built with, as JSON."""
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
 
 
@@ -696,8 +1031,8 @@ def _spark_dedup(
     paths: tuple[str, ...],
     method: str,
     threshold: float | None,
-    id_field: str,
-    text_field: str,
+    id_field: str | None,
+    text_field: tuple[str, ...],
     output: str | None,
     master: str | None,
     fmt: str,
@@ -708,6 +1043,9 @@ def _spark_dedup(
     max_members: int | None,
     quiet: bool,
     options: dict[str, Any],
+    *,
+    annotate: str | None = None,
+    annotate_keep: str = "first",
 ) -> None:
     """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
     if method not in ("minhash", "simhash"):
@@ -732,6 +1070,8 @@ def _spark_dedup(
         output=output,
         master=master,
         collect=output is None,
+        annotate=annotate,
+        keep=annotate_keep,
         **options,
     )
     if output is None:

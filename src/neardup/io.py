@@ -8,19 +8,24 @@ value for JSONL/CSV records (the 1-based line or row number when absent and allo
 from __future__ import annotations
 
 import csv
-import fnmatch
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from neardup.errors import ConfigError, InputError, InputTooLargeError
+from neardup.errors import InputError, InputTooLargeError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_csv", "read_inputs", "read_jsonl"]
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "Document",
+    "read_csv",
+    "read_file_text",
+    "read_inputs",
+    "read_jsonl",
+]
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +43,9 @@ class Document:
         id: Stable identifier (path or record id).
         text: The text (``None`` for binary inputs such as images before they are read).
         path: The file it came from, if any.
-        fields: The record's other fields (JSONL/CSV/mapping input), if any.
+        fields: The record's fields, if any: a mapping given to ``dedup()`` keeps its other
+            fields here; a reader asked to keep records (``--annotate``, ``lines``,
+            ``substrings``) puts the whole record as read.
     """
 
     id: str
@@ -65,8 +72,8 @@ def _read_file(path: Path, max_bytes: int) -> bytes:
         size = path.stat().st_size
         if size > max_bytes:
             raise InputTooLargeError(
-                f"{path} is {size} bytes, over the {max_bytes}-byte cap; raise the cap "
-                "(--max-file-bytes) or leave the file out (--exclude)"
+                f"{path} is {size} bytes, over the {max_bytes}-byte cap; leave the file out "
+                "(--exclude) or split it (from Python: raise read_inputs(max_file_bytes=...))"
             )
         return path.read_bytes()
     except OSError as exc:
@@ -93,12 +100,77 @@ def _record_field(record: object, name: str, where: str) -> object:
     return record[name]
 
 
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _record_id(value: object, number: int, where: str) -> str:
+    """The id of a JSONL record: a string or an integer (null or absent: the line number)."""
+    if value is None:
+        return str(number)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError(
+            f"{where}: the id is a JSON {type(value).__name__}, not a string or number; "
+            "give every record a string id, or name another field with --id-field"
+        )
+    doc_id = value if isinstance(value, str) else str(value)
+    if _has_lone_surrogate(doc_id):
+        raise InputError(
+            f"{where}: the id {doc_id!r} holds a lone surrogate (an unpaired \\ud800-\\udfff "
+            "escape), which no UTF-8 output can hold; fix the id"
+        )
+    return doc_id
+
+
+def _path_id(text: str) -> str:
+    """A file id as printable text: bytes of a name that is not UTF-8 (surrogate escapes from
+    the file system) are written as ``\\xNN``."""
+    if not _has_lone_surrogate(text):
+        return text
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
+class _UniqueIds:
+    """Remembers where each id was read, and refuses an id read twice.
+
+    One small int per id (source index and position packed), so the check costs little next
+    to the ids themselves, which a dedup run keeps anyway.
+    """
+
+    __slots__ = ("_seen", "_sources")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+        self._sources: list[str] = []
+
+    def check(self, docs: Iterable[Document], source: str) -> Iterator[Document]:
+        index = len(self._sources)
+        self._sources.append(source)
+        seen = self._seen
+        for number, doc in enumerate(docs, 1):
+            here = index << 40 | number
+            first = seen.setdefault(doc.id, here)
+            if first != here:
+                raise InputError(
+                    f"duplicate id {doc.id!r}: read from {self._sources[first >> 40]} "
+                    f"(document {first & (1 << 40) - 1}) and again from {source} (document "
+                    f"{number}); ids must be unique (fix the data, or pick another field with "
+                    "--id-field; files in different folders get the same id when their paths "
+                    "relative to the folders match, so pass their common parent folder instead)"
+                )
+            yield doc
+
+
 def _iter_lines(stream: BinaryIO, max_line: int, where: str) -> Iterator[tuple[int, bytes]]:
     for number, line in enumerate(iter(lambda: stream.readline(max_line + 1), b""), 1):
         if len(line) > max_line:
             raise InputTooLargeError(
-                f"{where}:{number}: line longer than {max_line} bytes; raise --max-line-bytes "
-                "or split the record"
+                f"{where}:{number}: line longer than {max_line} bytes; split the record "
+                "(from Python: raise read_inputs/read_jsonl(max_line_bytes=...))"
             )
         yield number, line
 
@@ -113,11 +185,13 @@ def read_jsonl(
 ) -> Iterator[Document]:
     """Read JSONL records ``{id_field: ..., text_field: ...}`` from a binary stream.
 
-    Blank lines are skipped. A record without ``id_field`` gets its line number as id.
+    Blank lines are skipped. A record without ``id_field`` (or with a null one) gets its line
+    number as id; an id must be a string or a number.
 
     Raises:
-        InputError: a line is not JSON, not an object, or lacks ``text_field``; the message
-            names the file and line.
+        InputError: a line is not JSON, not an object, lacks ``text_field``, or has an id
+            that is not a string or number (or holds a lone surrogate); the message names the
+            file and line.
         InputTooLargeError: a line is longer than ``max_line_bytes``.
 
     Examples:
@@ -139,8 +213,7 @@ def read_jsonl(
         if not isinstance(text, str):
             raise InputError(f"{where}: field {text_field!r} is not a string")
         assert isinstance(record, dict)
-        doc_id = record.get(id_field, number)
-        yield Document(str(doc_id), text)
+        yield Document(_record_id(record.get(id_field), number, where), text)
 
 
 def read_csv(
@@ -157,7 +230,8 @@ def read_csv(
     """
     csv.field_size_limit(max_line_bytes)
     try:
-        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+        # utf-8-sig: a byte-order mark must not become part of the first column's name
+        with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
             reader = csv.DictReader(fh)
             if reader.fieldnames is None or text_field not in reader.fieldnames:
                 raise InputError(
@@ -172,54 +246,37 @@ def read_csv(
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _matches(rel: str, patterns: Sequence[str]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
-
-
-def walk(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> Iterator[Path]:
-    """Yield the regular files under ``root`` in sorted order, filtered by glob patterns.
-
-    Hidden files and directories (names starting with ``.``) are skipped; symbolic links are
-    not followed.
-    """
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for fname in sorted(filenames):
-            if fname.startswith("."):
-                continue
-            path = Path(dirpath) / fname
-            if path.is_symlink() or not path.is_file():
-                continue
-            rel = path.relative_to(root).as_posix()
-            if include and not _matches(rel, include):
-                continue
-            if exclude and _matches(rel, exclude):
-                continue
-            yield path
-
-
 def read_inputs(
     paths: Iterable[str | Path],
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str | None = None,
+    text_field: str | Sequence[str] = "text",
     binary: bool = False,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     stdin: BinaryIO | None = None,
     input_format: str = "text",
+    main_content: bool = False,
 ) -> Iterator[Document]:
-    """Read documents from paths: files, directories (walked), ``.jsonl``, ``.csv`` or ``-``.
+    """Read documents from paths: files, folders, record files (JSONL, CSV, TSV, Parquet,
+    Arrow; compressed or not), Hugging Face ``save_to_disk`` folders, or ``-`` (stdin JSONL).
+
+    A shortcut for :func:`neardup.readers.read_documents` with the common options; see there
+    (and ``docs/formats.md``) for ids, field paths, streaming and error handling.
+
+    Ids must be unique across all the paths: an id read twice raises :class:`InputError`
+    naming both places (a record's file and position). File names that are not UTF-8 get ids
+    with their odd bytes written as ``\\xNN``.
 
     Args:
         paths: What to read. ``-`` reads JSONL from ``stdin``.
         include: Glob patterns a walked file must match (on its relative path or name).
         exclude: Glob patterns that leave a walked file out.
-        id_field: JSONL/CSV field holding the id.
-        text_field: JSONL/CSV field holding the text.
+        id_field: Record field (path such as ``meta.url``) holding the id; default ``id``
+            when present, else the row number.
+        text_field: Record field(s) holding the text; several are joined with a newline.
         binary: Yield file documents without reading their text (images, binary fuzzy hashing).
         max_line_bytes: Cap on one JSONL line / CSV field.
         max_file_bytes: Cap on one file read as a document.
@@ -227,63 +284,31 @@ def read_inputs(
         input_format: How files become text: ``text`` (default: UTF-8), ``html``,
             ``markdown``, ``pdf``, or ``auto`` (by extension, then by sniffing; via
             ``neardup.markup.to_text``, extra ``markup``). JSONL/CSV records are always text.
+        main_content: For HTML files, keep only the main content (the article, without
+            navigation, headers and footers; see ``neardup.markup.html_to_text``).
 
     Raises:
-        InputError: a path does not exist, or a record is malformed.
+        InputError: a path does not exist, a record is malformed, or an id repeats.
         ConfigError: unknown ``input_format``.
     """
-    if input_format not in INPUT_FORMATS:
-        raise ConfigError(
-            f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}"
-        )
-    for raw in paths:
-        if str(raw) == "-":
-            yield from read_jsonl(
-                stdin if stdin is not None else sys.stdin.buffer,
-                id_field=id_field,
-                text_field=text_field,
-                max_line_bytes=max_line_bytes,
-            )
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            for file in walk(path, include=include, exclude=exclude):
-                rel = file.relative_to(path).as_posix()
-                yield _file_document(
-                    file,
-                    rel,
-                    binary=binary,
-                    max_file_bytes=max_file_bytes,
-                    input_format=input_format,
-                )
-        elif path.is_file():
-            suffix = path.suffix.lower()
-            if suffix == ".jsonl" and not binary:
-                try:
-                    with path.open("rb") as fh:
-                        yield from read_jsonl(
-                            fh,
-                            name=str(path),
-                            id_field=id_field,
-                            text_field=text_field,
-                            max_line_bytes=max_line_bytes,
-                        )
-                except OSError as exc:
-                    raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-            elif suffix == ".csv" and not binary:
-                yield from read_csv(
-                    path, id_field=id_field, text_field=text_field, max_line_bytes=max_line_bytes
-                )
-            else:
-                yield _file_document(
-                    path,
-                    str(path),
-                    binary=binary,
-                    max_file_bytes=max_file_bytes,
-                    input_format=input_format,
-                )
-        else:
-            raise InputError(f"{path} does not exist (or is not a file or directory)")
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
+
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field),
+        include=tuple(include),
+        exclude=tuple(exclude),
+        binary=binary,
+        input_format=input_format,
+        main_content=main_content,
+        max_line_bytes=max_line_bytes,
+        max_file_bytes=max_file_bytes,
+    )
+    paths = list(paths)
+    # the readers keep ids unique across roots; a record id repeated in the data is refused
+    yield from _UniqueIds().check(
+        read_documents(paths, options, stdin=stdin),
+        ", ".join("<stdin>" if str(p) == "-" else str(p) for p in paths),
+    )
 
 
 #: Formats ``input_format`` accepts; ``auto`` picks by extension, then by sniffing content.
@@ -291,10 +316,43 @@ INPUT_FORMATS = ("auto", "text", "html", "markdown", "pdf")
 
 
 def _file_document(
-    path: Path, doc_id: str, *, binary: bool, max_file_bytes: int, input_format: str = "text"
+    path: Path,
+    doc_id: str,
+    *,
+    binary: bool,
+    max_file_bytes: int,
+    input_format: str = "text",
+    main_content: bool = False,
 ) -> Document:
+    doc_id = _path_id(doc_id)
     if binary:
         return Document(doc_id, None, path)
+    return Document(
+        doc_id,
+        read_file_text(
+            path,
+            input_format=input_format,
+            main_content=main_content,
+            max_file_bytes=max_file_bytes,
+        ),
+        path,
+    )
+
+
+def read_file_text(
+    path: Path,
+    *,
+    input_format: str = "text",
+    main_content: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> str:
+    """The text of one file as :func:`read_inputs` reads a file document (a report reads
+    the few documents it shows again this way).
+
+    Raises:
+        InputError: the file cannot be read or decoded.
+        InputTooLargeError: the file is over ``max_file_bytes``.
+    """
     data = _read_file(path, max_file_bytes)
     fmt: Any = input_format
     if fmt == "auto":
@@ -303,7 +361,7 @@ def _file_document(
 
         fmt = detect_format(data, name=path)
     if fmt == "text":
-        return Document(doc_id, _decode(data, str(path)), path)
+        return _decode(data, str(path))
     from neardup.markup import to_text
 
-    return Document(doc_id, to_text(data, input_format=fmt, name=path), path)
+    return to_text(data, input_format=fmt, name=path, main_content=main_content)

@@ -20,16 +20,22 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from neardup.cluster import cluster_labels, components
+from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_labels, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
+from neardup.packed import PackedBatches, PackedDocs
 from neardup.report import Cluster, DedupResult, PairList
 from neardup.types import DocId
 
 __all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to_documents"]
 
 log = logging.getLogger(__name__)
+
+#: dedup()'s clustering unless told otherwise (see docs/dedup.md for the measurement).
+DEFAULT_CLUSTERING = "components"
+#: Clusters of at least this many members are logged as a warning.
+GIANT_CLUSTER = 100
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
@@ -100,7 +106,7 @@ def to_documents(
             )
 
 
-def _sketch_or_error(m: Method, batch: list[Document]) -> Any:
+def _sketch_or_error(m: Method, batch: Sequence[Document]) -> Any:
     try:
         return m.sketch(batch)
     except NeardupError as exc:
@@ -108,14 +114,13 @@ def _sketch_or_error(m: Method, batch: list[Document]) -> Any:
 
 
 def _sketched(
-    m: Method, stream: Iterator[Document], batch_size: int, jobs: int
-) -> Iterator[tuple[list[Document], Any]]:
+    m: Method, batches: Iterator[Sequence[Document]], jobs: int
+) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
     With ``jobs > 1`` batches are sketched by ``jobs`` threads (the kernels release the GIL;
     reading goes on in this thread meanwhile), at most ``2 * jobs`` batches in flight.
     """
-    batches = iter(lambda: list(islice(stream, batch_size)), [])
     if jobs > 1 and not method_info(m.name).parallel:
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
@@ -124,7 +129,7 @@ def _sketched(
             yield batch, _sketch_or_error(m, batch)
         return
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
-        pending: deque[tuple[list[Document], Future[Any]]] = deque()
+        pending: deque[tuple[Sequence[Document], Future[Any]]] = deque()
         for batch in batches:
             pending.append((batch, pool.submit(_sketch_or_error, m, batch)))
             if len(pending) >= 2 * jobs:
@@ -147,7 +152,7 @@ class _Run:
 
 def _collect(
     m: Method,
-    docs: Iterable[DocLike],
+    docs: Iterable[DocLike] | PackedBatches,
     *,
     batch_size: int,
     jobs: int,
@@ -160,22 +165,32 @@ def _collect(
     collector = m.collector()
     run = _Run([], 0, [], None)
 
-    def remember(batch: list[Document]) -> None:
+    def remember(batch: Sequence[Document]) -> None:
+        if isinstance(batch, PackedDocs):
+            if run.fields is not None:
+                run.fields.extend([None] * len(batch))
+            run.ids.extend(batch.ids)
+            return
         if run.fields is None and any(d.fields for d in batch):
             run.fields = [None] * len(run.ids)
         if run.fields is not None:
             run.fields.extend(d.fields for d in batch)
         run.ids.extend(d.id for d in batch)
 
-    def stored(batch: list[Document], payload: Any, base: int) -> None:
+    def stored(batch: Sequence[Document], payload: Any, base: int) -> None:
         if known is None:
             return
-        pos = {d.id: base + k for k, d in enumerate(batch)}
-        for hit in known.query_then_add(batch, payload):
+        docs = list(batch)
+        pos = {d.id: base + k for k, d in enumerate(docs)}
+        for hit in known.query_then_add(docs, payload):
             run.seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
 
-    stream = to_documents(docs, id_key=id_key, text_key=text_key)
-    for batch, payload in _sketched(m, stream, batch_size, jobs):
+    if isinstance(docs, PackedBatches):
+        batches: Iterator[Sequence[Document]] = iter(docs)
+    else:
+        stream = to_documents(docs, id_key=id_key, text_key=text_key)
+        batches = iter(lambda: list(islice(stream, batch_size)), [])
+    for batch, payload in _sketched(m, batches, jobs):
         base = len(run.ids)
         if not isinstance(payload, NeardupError):
             collector.add(np.arange(base, base + len(batch), dtype=np.int64), payload)
@@ -221,7 +236,7 @@ def _with_stored(
 
 
 def dedup(
-    docs: Iterable[DocLike],
+    docs: Iterable[DocLike] | PackedBatches,
     *,
     method: str | Method = "minhash",
     threshold: float | None = None,
@@ -233,6 +248,8 @@ def dedup(
     pairs: bool = True,
     id_key: str = "id",
     text_key: str = "text",
+    clustering: str = DEFAULT_CLUSTERING,
+    giant_cluster: int = GIANT_CLUSTER,
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
@@ -240,7 +257,8 @@ def dedup(
     Args:
         docs: Documents: :class:`~neardup.io.Document`, strings, ``(id, text)`` pairs, or
             mappings such as ``{"id": ..., "text": ...}`` (their other fields are kept in
-            :attr:`DedupResult.records`).
+            :attr:`DedupResult.records`), or a :class:`~neardup.packed.PackedBatches` file
+            (read in batches whose texts never become Python strings).
         method: ``minhash`` (default), ``simhash``, ``simhash-go``, ``ctph``, ``tlsh``,
             ``phash``, ``embedding`` (see :mod:`neardup.methods.registry`), or a
             :class:`~neardup.methods.Method`.
@@ -261,6 +279,12 @@ def dedup(
             one cluster (the clusters are the same); ``result.pairs`` is then empty.
         id_key: The id key of mapping documents.
         text_key: The text key of mapping documents.
+        clustering: ``"center"`` (every member has a pair with its representative, so it
+            is within the threshold of it; needs every pair, so MinHash verifies all
+            candidates) or ``"components"`` (union-find: documents can chain); see
+            :mod:`neardup.cluster`.
+        giant_cluster: Clusters of at least this many members are logged as a warning with
+            their lowest similarity (they often chain through boilerplate).
         **options: The method's options (``num_perm``, ``verify``, ``bits``, ``model``...).
 
     Returns:
@@ -283,6 +307,8 @@ def dedup(
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
+    if clustering not in CLUSTERINGS:
+        raise ConfigError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {clustering!r}")
     if index is not None:
         m = index.method
     elif isinstance(method, Method):
@@ -304,20 +330,27 @@ def dedup(
     t_sketch = time.perf_counter()
     ids = run.ids
     n_new = len(ids)
-    if pairs or run.seen:
-        found = collector.pairs()
+    to_root = None
+    if pairs or run.seen or clustering != "components":
+        found = collector.pairs(jobs=jobs)
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
-        roots = components(len(ids), found.a, found.b)
+        roots, to_root = cluster_roots(
+            len(ids), found.a, found.b, found.similarity, clustering=clustering
+        )
     else:
         found = PairArrays.empty()
-        roots = collector.components(len(ids))
-    pair_list = PairList(ids, found.a, found.b, found.similarity, found.distance)
+        roots = collector.components(len(ids), jobs=jobs)
+    shown = found if pairs else PairArrays.empty()
+    pair_list = PairList(ids, shown.a, shown.b, shown.similarity, shown.distance)
     t_pairs = time.perf_counter()
     if progress is not None:
         progress("pairs", len(pair_list))
     groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
+    if clusters and max(c.size for c in clusters) >= giant_cluster:
+        st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
+        _warn_giant(clusters, st, giant_cluster, clustering)
     t_end = time.perf_counter()
     stats = {
         "documents": float(len(ids)),
@@ -339,7 +372,35 @@ def dedup(
         stats=stats,
         doc_ids=ids,
         records=run.fields,
+        clustering=clustering,
     )
+
+
+def _warn_giant(clusters: list[Cluster], st: ClusterStats, giant: int, clustering: str) -> None:
+    """Log each cluster of ``giant`` or more members with its lowest similarity."""
+    for k in np.flatnonzero(st.sizes >= giant).tolist():
+        c = clusters[k]
+        low = float(st.min_similarity[k])
+        lowest = (
+            f"lowest pair similarity {low:.3f}"
+            if low == low  # not nan: the pairs were collected
+            else "pair similarities not collected (pairs=False)"
+        )
+        if st.min_to_root is not None:
+            lowest += f", lowest similarity to the representative {st.min_to_root[k]:.3f}"
+        hint = (
+            "; --clustering center keeps every member within the threshold of its representative"
+            if clustering == "components"
+            else ""
+        )
+        log.warning(
+            "giant cluster %d: %d members (representative %s), %s%s",
+            c.id,
+            c.size,
+            c.representative,
+            lowest,
+            hint,
+        )
 
 
 def kept_ids(

@@ -128,6 +128,19 @@ def _exercise() -> None:
     bucket_pairs(keys, np.array([2, 1, 0]), 4)
     bucket_pairs(keys, np.array([2, 1, 0]), 4, codes=np.zeros((3, 1), np.uint64), radius=2)
     components(3, np.array([0]), np.array([2]))
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from neardup.packed import PackedBatches
+
+    with tempfile.TemporaryDirectory() as tmp:  # the packed JSONL path the CLI takes
+        path = Path(tmp) / "warm.jsonl"
+        path.write_text(
+            "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(_TEXTS))
+        )
+        for pairs in (True, False):
+            dedup(PackedBatches(path), method="minhash", pairs=pairs, jobs=2)
     for method in ("minhash", "simhash", "ctph"):
         try:
             dedup(_TEXTS, method=method)

@@ -72,6 +72,20 @@ def test_bucket_pairs_verified_equals_brute_force(data, t, backend):  # type: ig
             keys, threshold=t, values=values, offsets=offsets, join=True
         )
         assert join_roots.tolist() == roots
+        for jobs in (2, 3):
+            a3, b3, sim3, roots3, _ = bucket_pairs_verified(
+                keys, threshold=t, values=values, offsets=offsets, jobs=jobs
+            )
+            assert (a3.tolist(), b3.tolist(), sim3.tolist()) == (
+                a.tolist(),
+                b.tolist(),
+                sim.tolist(),
+            )
+            assert roots3.tolist() == roots
+            joined = bucket_pairs_verified(
+                keys, threshold=t, values=values, offsets=offsets, join=True, jobs=jobs
+            )
+            assert joined[3].tolist() == roots
         # join mode returns accepted pairs only, a subset of all of them
         assert set(zip(a2.tolist(), b2.tolist(), strict=True)) <= set(want)
         assert verified >= 0

@@ -39,7 +39,19 @@ _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 
 #: The kernel families: each is a package ``neardup._kernels.<family>`` with ``reference.py``
 #: and ``fast.py``.
-FAMILIES = ("buckets", "ctph", "hamming", "lsh", "minhash", "sets", "simhash", "text", "xxh3")
+FAMILIES = (
+    "buckets",
+    "canonicalize",
+    "ctph",
+    "hamming",
+    "jsonl",
+    "lsh",
+    "minhash",
+    "sets",
+    "simhash",
+    "text",
+    "xxh3",
+)
 
 
 def backend_name() -> str:

@@ -39,6 +39,11 @@ _GRID = np.linspace(0.0, 1.0, 4001)
 _MIN_SLOTS = 64
 _TABLE_FAMILY = "lsh"  # the band-key table kernels
 _SKETCH_FAMILY = "minhash"  # band_keys and estimate
+#: Plans scored per block of the grid (256 x 4001 float64: 8 MB per temporary).
+_BLOCK = 256
+#: Largest num_perm the ``weighted`` search accepts: it scores every plan, about
+#: ``num_perm * ln(num_perm)`` of them (2048: 17k plans, seconds).
+MAX_WEIGHTED_PERM = 2048
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,13 +98,33 @@ def _rates(threshold: float, bands: int, rows: int) -> tuple[float, float]:
 def _rates_many(
     threshold: float, bands: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid)."""
-    p = 1.0 - (1.0 - _GRID[None, :] ** rows[:, None]) ** bands[:, None]
+    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid).
+
+    Computed in blocks of :data:`_BLOCK` plans, so memory stays at a few MB however many plans
+    are scored (each plan's integrals depend only on its own row of the grid).
+    """
     below = threshold >= _GRID
     above = threshold <= _GRID
-    fp = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
-    fn = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (1.0 - threshold)
-    return np.asarray(fp, dtype=np.float64), np.asarray(fn, dtype=np.float64)
+    fp = np.empty(len(bands), dtype=np.float64)
+    fn = np.empty(len(bands), dtype=np.float64)
+    for lo in range(0, len(bands), _BLOCK):
+        b, r = bands[lo : lo + _BLOCK], rows[lo : lo + _BLOCK]
+        p = 1.0 - (1.0 - _GRID[None, :] ** r[:, None]) ** b[:, None]
+        fp[lo : lo + _BLOCK] = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
+        fn[lo : lo + _BLOCK] = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (
+            1.0 - threshold
+        )
+    return fp, fn
+
+
+def _all_plans(num_perm: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every ``(bands, rows)`` with ``bands * rows <= num_perm``: rows ascending, then bands."""
+    rows = np.arange(1, num_perm + 1, dtype=np.int64)
+    counts = num_perm // rows
+    starts = np.cumsum(counts) - counts
+    rs = np.repeat(rows, counts)
+    bs = np.arange(len(rs), dtype=np.int64) - np.repeat(starts, counts) + 1
+    return bs, rs
 
 
 def _txtfp_error(threshold: float, bands: int, rows: int) -> np.float32:
@@ -133,7 +158,8 @@ def plan_lsh(
 
     Methods:
         * ``"weighted"`` -- minimise ``fp_weight * fp + fn_weight * fn`` over every
-          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length).
+          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length);
+          ``num_perm`` up to :data:`MAX_WEIGHTED_PERM`.
         * ``"recall"`` -- the lowest ``fp`` among plans with ``P(threshold) >= recall``; when
           ``num_perm`` is too small for that, the plan with the highest ``P(threshold)``
           (logged as a warning; ``recall_at_threshold`` says what it reaches).
@@ -141,7 +167,8 @@ def plan_lsh(
           ``num_perm`` only, f32 trapezoid objective, ties to fewer bands.
 
     Raises:
-        ConfigError: threshold outside (0, 1), num_perm < 1, negative weights, bad method.
+        ConfigError: threshold outside (0, 1), num_perm outside [1, 65536] (``weighted``:
+            [1, :data:`MAX_WEIGHTED_PERM`]), negative weights, bad method.
 
     Examples:
         >>> p = plan_lsh(0.7, 128, method="txtfp")
@@ -176,14 +203,16 @@ def _search(
     threshold: float, num_perm: int, fp_weight: float, fn_weight: float, method: str, recall: float
 ) -> LSHPlan:
     """The ``weighted`` and ``recall`` searches of :func:`plan_lsh` (memoized)."""
-    pairs = np.array(
-        [(b, r) for r in range(1, num_perm + 1) for b in range(1, num_perm // r + 1)],
-        dtype=np.int64,
-    )
-    bs, rs = pairs[:, 0], pairs[:, 1]
+    bs, rs = _all_plans(num_perm)
     if method == "weighted":
         if fp_weight + fn_weight == 0:
             raise ConfigError("fp_weight and fn_weight cannot both be 0; use 0.5 and 0.5")
+        if num_perm > MAX_WEIGHTED_PERM:
+            raise ConfigError(
+                f"the weighted search scores every (bands, rows) plan and takes num_perm up "
+                f"to {MAX_WEIGHTED_PERM}, got {num_perm}; use method='recall' (neardup plan "
+                "--mode recall), or plan for fewer slots and use bands x rows of them"
+            )
         fp, fn = _rates_many(threshold, bs, rs)
         # lowest cost; ties go to more slots used, then fewer bands
         best = np.lexsort((bs, -(bs * rs), fp_weight * fp + fn_weight * fn))[0]
@@ -191,9 +220,12 @@ def _search(
     reach = 1.0 - (1.0 - threshold**rs) ** bs
     ok = reach >= recall
     if ok.any():
-        fp, _ = _rates_many(threshold, bs[ok], rs[ok])
-        best = np.lexsort((bs[ok], fp))[0]
-        return _plan(threshold, num_perm, int(bs[ok][best]), int(rs[ok][best]))
+        # For fixed rows, reach and fp both grow with bands: only the fewest bands that reach
+        # the recall can have the lowest fp (ties go to fewer bands), one plan per rows value.
+        first = ok & ~np.concatenate(([False], ok[:-1] & (rs[1:] == rs[:-1])))
+        fp, _ = _rates_many(threshold, bs[first], rs[first])
+        best = np.lexsort((bs[first], fp))[0]
+        return _plan(threshold, num_perm, int(bs[first][best]), int(rs[first][best]))
     best = np.lexsort((bs, -reach))[0]
     plan = _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
     logger.warning(

@@ -12,7 +12,12 @@ Two methods, same results shape:
   (rare) misses: measured recall at threshold 0.9 on 20,000 clustered 384-d vectors is in
   docs/embeddings.md.
 
-``method="auto"`` picks exact up to ``approx_above`` vectors and approx beyond. The index
+- **partitioned** (all-pairs only): K-means-partitioned search (SemDeDup, Abbas et al. 2023;
+  :mod:`neardup.index.semdedup`): vectors are compared only within their k-means cell (and
+  the next one when nearly as close); bounded work and memory for millions of vectors.
+
+``method="auto"`` picks exact up to ``approx_above`` vectors; beyond, top-k queries use approx
+and all-pairs uses partitioned (faster than HNSW all-pairs and as exact per pair). The index
 holds every vector in memory (``4 * dim`` bytes each, plus the HNSW graph once built).
 """
 
@@ -33,9 +38,9 @@ __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_r
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
-Method: TypeAlias = Literal["auto", "exact", "approx"]
+Method: TypeAlias = Literal["auto", "exact", "approx", "partitioned"]
 
-_METHODS = ("auto", "exact", "approx")
+_METHODS = ("auto", "exact", "approx", "partitioned")
 
 
 def _check_block(block_size: int) -> None:
@@ -222,8 +227,9 @@ class VectorIndex:
     Args:
         dim: Vector length (384 for the default local model).
         metric: Only ``"cosine"``; vectors are L2-normalized when added.
-        method: ``"exact"`` (numpy blocks), ``"approx"`` (usearch HNSW) or ``"auto"``
-            (exact up to ``approx_above`` vectors).
+        method: ``"exact"`` (numpy blocks), ``"approx"`` (usearch HNSW), ``"partitioned"``
+            (k-means cells, all-pairs only) or ``"auto"`` (exact up to ``approx_above``
+            vectors, then approx for top-k and partitioned for all-pairs).
         approx_above: Size above which ``"auto"`` uses the approximate index.
         block_size: Tile side of the exact method.
         neighbors: Approximate all-pairs asks each vector for this many neighbours; a vector
@@ -425,6 +431,8 @@ class VectorIndex:
             raise ConfigError(f"method must be one of {_METHODS}, got {chosen!r}")
         if chosen == "auto":
             return "approx" if len(self._keys) > self.approx_above else "exact"
+        if chosen == "partitioned":
+            raise ConfigError("method 'partitioned' is for pairs(); use exact or approx for top-k")
         return chosen
 
     def _graph(self) -> Any:
@@ -524,8 +532,10 @@ class VectorIndex:
         """All pairs of stored vectors with cosine similarity at or above ``threshold``.
 
         Exact: every pair, sorted by insertion order of ``(key_a, key_b)``, memory bounded by
-        ``block_size``. Approx: each vector's ``neighbors`` nearest are checked, similarities
-        recomputed exactly (no false positives; recall below 1 is possible), same order.
+        ``block_size``. Partitioned (``"auto"`` above ``approx_above`` vectors): pairs within
+        k-means cells, scored exactly, same order (recall below 1 is possible). Approx: each
+        vector's ``neighbors`` nearest are checked, similarities recomputed exactly (no false
+        positives; recall below 1 is possible), same order.
 
         Args:
             threshold: Minimum cosine similarity in [-1, 1].
@@ -539,6 +549,16 @@ class VectorIndex:
         """
         t = _check_threshold(threshold)
         n = len(self._keys)
+        wanted = self.method if method is None else method
+        if wanted == "partitioned" or (wanted == "auto" and n > self.approx_above):
+            if n < 2:
+                return
+            from neardup.index.semdedup import partitioned_pairs
+
+            pi, pj, ps = partitioned_pairs(self._data[:n], t, block_size=self.block_size)
+            for a, b, sim in zip(pi.tolist(), pj.tolist(), ps.tolist(), strict=True):
+                yield self._keys[a], self._keys[b], sim
+            return
         chosen = self._resolve(method)
         if n < 2:
             return

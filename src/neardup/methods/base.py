@@ -194,15 +194,15 @@ class Collector:
         """Index one sketched batch."""
         raise NotImplementedError
 
-    def pairs(self) -> PairArrays:
-        """Every accepted pair, sorted by ``(a, b)``."""
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
+        """Every accepted pair, sorted by ``(a, b)`` (``jobs`` threads may share the work)."""
         raise NotImplementedError
 
-    def components(self, n: int) -> I64:
+    def components(self, n: int, *, jobs: int = 1) -> I64:
         """The root (smallest member) of every position's cluster, for ``n`` positions."""
         from neardup.cluster import components
 
-        p = self.pairs()
+        p = self.pairs(jobs=jobs)
         return components(n, p.a, p.b)
 
 
@@ -303,6 +303,13 @@ class Method:
             ConfigError: the method cannot be stored.
         """
         raise ConfigError(f"method {self.name!r} cannot be stored")
+
+    def blob_similarities(
+        self, a: Sequence[bytes], b: Sequence[bytes]
+    ) -> list[tuple[float, int | None]]:
+        """:meth:`blob_similarity` of each ``(a[i], b[i])`` (methods may decode each distinct
+        blob once)."""
+        return [self.blob_similarity(x, y) for x, y in zip(a, b, strict=True)]
 
     def fingerprint(self, doc: Document) -> str:
         """The fingerprint of one document as a string (for ``neardup hash``)."""

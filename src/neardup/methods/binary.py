@@ -70,7 +70,7 @@ class CTPHCollector(_PositionsCollector):
         self._index.add_many(payload)
         self._positions.extend(positions.tolist())
 
-    def pairs(self) -> PairArrays:
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
         rows = list(self._index.pairs(min_score=self._floor))
         if not rows:
             return PairArrays.empty()
@@ -135,7 +135,7 @@ class TLSHCollector(_PositionsCollector):
                 self._index.add(digest)
                 self._positions.append(p)
 
-    def pairs(self) -> PairArrays:
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
         rows = list(self._index.pairs(max_distance=self._max))
         if not rows:
             return PairArrays.empty()

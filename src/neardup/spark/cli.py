@@ -126,7 +126,10 @@ def _session(master: str | None) -> SparkSession:
 
 def _check_first_record(spark: SparkSession, paths: Sequence[str], names: Sequence[str]) -> None:
     """Fail early when the first JSONL record lacks a field (the declared-schema reader would
-    silently read it as null)."""
+    silently read it as null). Field paths (``meta.url``) are followed into objects."""
+    from neardup.readers import FieldPath
+    from neardup.readers.fields import MISSING
+
     first = spark.read.text(list(paths)).first()
     if first is None:
         return
@@ -137,25 +140,153 @@ def _check_first_record(spark: SparkSession, paths: Sequence[str], names: Sequen
     if not isinstance(record, dict):
         raise InputError(f"the first line of {paths[0]} is not a JSON object")
     for name in names:
-        if name not in record:
+        if FieldPath.parse(name).get(record) is MISSING:
             raise InputError(
                 f"the first record has no field {name!r} (it has {', '.join(map(repr, record))}); "
                 "set --id-field / --text-field"
             )
 
 
-def _read(spark: SparkSession, paths: Sequence[str], id_field: str, text_field: str) -> DataFrame:
+#: Internal column names of the id, text and input position in a read DataFrame.
+ID_COL, TEXT_COL, POS_COL = "_neardup_id", "_neardup_text", "_neardup_pos"
+
+
+def _native(paths: Sequence[str]) -> str | None:
+    """The one format Spark reads natively for all of ``paths`` (``jsonl``, ``parquet``,
+    ``csv``, ``tsv``), or ``None`` when the inputs need neardup's readers first (Arrow IPC,
+    Hugging Face folders, .xz / .zst, mixed folders)."""
+    from neardup.readers import file_kind
+    from neardup.readers.arrow import is_hf_dataset
+
+    kinds = set()
+    for p in paths:
+        if "://" in p:  # a remote path: trust the suffix, Spark reads it
+            kinds.add(input_format([p]))
+            continue
+        path = Path(p)
+        if is_hf_dataset(path):
+            return None
+        if path.is_dir():
+            files = [
+                f for f in path.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))
+            ]
+            found = {file_kind(f.name) for f in files}
+        else:
+            found = {file_kind(path.name)}
+        for kind, codec in found:
+            if kind == "document":
+                if path.is_dir():
+                    continue
+                raise InputError(
+                    f"{p}: cannot tell the format; name it .jsonl/.json/.ndjson, .csv, .tsv, "
+                    ".parquet or .arrow (compressed or not)"
+                )
+            if kind == "ipc" or codec in ("xz", "zstd"):
+                return None
+            kinds.add(kind)
+    if len(kinds) != 1:
+        if not kinds:
+            raise InputError("no record files among the inputs; give JSONL, CSV or Parquet")
+        return None
+    return kinds.pop()
+
+
+def _column(path: str) -> Any:
+    """A Spark column for a field path (``meta.url`` -> struct field ``url`` of ``meta``)."""
     from pyspark.sql import functions as sf
 
-    fmt = input_format(paths)
+    return sf.col(".".join(f"`{part}`" for part in path.split(".")))
+
+
+def _stage(
+    paths: Sequence[str], id_field: str | None, text_field: Sequence[str], keep: bool
+) -> str:
+    """Read ``paths`` with neardup's readers into a temporary Parquet folder Spark can read
+    (one pass, one record batch at a time); returns the folder."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
+
+    folder = tempfile.mkdtemp(prefix="neardup-spark-stage-")
+    options = ReadOptions(spec=RecordSpec.of(text_field, id_field), keep_fields=keep)
+    writer = None
+    batch: list[dict[str, object]] = []
+
+    def flush() -> None:
+        nonlocal writer, batch
+        table = pa.Table.from_pylist(batch, schema=None if writer is None else writer.schema)
+        if writer is None:
+            writer = pq.ParquetWriter(f"{folder}/part-0.parquet", table.schema)
+        writer.write_table(table)
+        batch = []
+
+    try:
+        for d in read_documents(paths, options):
+            row = dict(d.fields) if keep and d.fields is not None else {}
+            row[ID_COL], row[TEXT_COL] = d.id, d.text
+            batch.append(row)
+            if len(batch) >= 8192:
+                flush()
+        if batch or writer is None:
+            if not batch:
+                raise InputError("the inputs hold no records")
+            flush()
+    finally:
+        if writer is not None:
+            writer.close()
+    return folder
+
+
+def _read(
+    spark: SparkSession,
+    paths: Sequence[str],
+    id_field: str | None,
+    text_field: str | Sequence[str],
+    *,
+    keep_all: bool = False,
+) -> DataFrame:
+    """The inputs as a DataFrame with the id in :data:`ID_COL` and the text in
+    :data:`TEXT_COL` (plus every input column when ``keep_all``)."""
+    from pyspark.sql import functions as sf
+
+    texts = [text_field] if isinstance(text_field, str) else list(text_field)
+    fmt = _native(paths)
+    if fmt is None:
+        df = spark.read.parquet(_stage(paths, id_field, texts, keep_all))
+        return df if keep_all else df.select(ID_COL, TEXT_COL)
+    nested = any("." in f for f in [*texts, id_field or ""])
     if fmt == "jsonl":
-        _check_first_record(spark, paths, (id_field, text_field))
-        schema = f"`{id_field}` string, `{text_field}` string"
-        return spark.read.schema(schema).option("mode", "FAILFAST").json(list(paths))
-    df = spark.read.parquet(*paths)
-    if id_field in df.columns and text_field in df.columns:
-        return df.select(sf.col(id_field), sf.col(text_field))
-    return df  # dedup_dataframe names the missing column
+        names = [id_field] if id_field else []
+        _check_first_record(spark, paths, [*names, *texts])
+        if keep_all or nested or id_field is None or len(texts) > 1:
+            df = spark.read.option("mode", "FAILFAST").json(list(paths))
+        else:
+            schema = f"`{id_field}` string, `{texts[0]}` string"
+            df = spark.read.schema(schema).option("mode", "FAILFAST").json(list(paths))
+    elif fmt in ("csv", "tsv"):
+        sep = "," if fmt == "csv" else "\t"
+        df = spark.read.options(header=True, sep=sep, multiLine=True, escape='"').csv(list(paths))
+    else:
+        df = spark.read.parquet(*paths)
+    top = set(df.columns)
+    for f in [*texts, *([id_field] if id_field else [])]:
+        if f.split(".")[0] not in top:
+            raise InputError(
+                f"{paths[0]}: no field {f!r} (fields: {', '.join(sorted(top)[:12])}); set "
+                "--id-field / --text-field (nested: a.b)"
+            )
+    if id_field is not None:
+        ident = _column(id_field).cast("string")
+    elif "id" in top:
+        ident = sf.col("id").cast("string")
+    else:
+        ident = (sf.monotonically_increasing_id() + 1).cast("string")
+    text = _column(texts[0]) if len(texts) == 1 else sf.concat_ws("\n", *map(_column, texts))
+    cols = [sf.col(f"`{c}`") for c in df.columns] if keep_all else []
+    return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL))
 
 
 def run_spark_dedup(
@@ -163,28 +294,38 @@ def run_spark_dedup(
     *,
     method: str = "minhash",
     threshold: float | None = None,
-    id_field: str = "id",
-    text_field: str = "text",
+    id_field: str | None = None,
+    text_field: str | Sequence[str] = "text",
     output: str | None = None,
     master: str | None = None,
     collect: bool | None = None,
+    annotate: str | None = None,
+    keep: str = "first",
     **options: Any,
 ) -> SparkDedupSummary:
-    """Run ``dedup_dataframe`` over JSONL or Parquet inputs; write and/or collect the result.
+    """Run ``dedup_dataframe`` over record inputs; write and/or collect the result.
 
     Args:
-        paths: JSONL (``.jsonl``, ``.json``, ``.ndjson``, optionally ``.gz``) or Parquet
-            files or directories, any path Spark reads (``hdfs://``, ``s3a://``...).
+        paths: Record files or folders of them: JSONL (``.jsonl``, ``.ndjson``, ``.json``),
+            CSV, TSV, Parquet (Spark reads these itself, ``.gz``/``.bz2`` too, from any path
+            Spark reads: ``hdfs://``, ``s3a://``...), and Arrow IPC / Feather, Hugging Face
+            ``save_to_disk`` folders, ``.xz`` / ``.zst`` files, which neardup's readers stage
+            to a temporary Parquet folder first (on the driver, one batch at a time).
         method: ``minhash`` or ``simhash``.
         threshold: Similarity threshold (default: the method's).
-        id_field: The field holding unique document ids (read as strings from JSONL).
-        text_field: The field holding the text.
+        id_field: The field holding unique document ids (nested: ``meta.url``); default
+            ``id`` when the records have it, else a generated row number.
+        text_field: The field(s) holding the text; several are joined with newlines.
         output: Write the ``(id, cluster)`` rows here: Parquet for a ``.parquet`` path, else
             JSON lines; Spark writes a directory of part files. ``None``: no write.
         master: Spark master URL (``local[*]``, ``spark://host:7077``, ``yarn``...); default:
             the one ``spark-submit`` set, else ``local[*]``.
         collect: Bring the clusters to the driver for printing; default: only when there is
             no ``output`` (collecting a billion-document result would not fit the driver).
+        annotate: Write every input record with the dedup columns here (see
+            :func:`annotate_dataframe`), in input order, streamed to the driver partition by
+            partition and written atomically in the format the extension names.
+        keep: The ``--keep`` rule for ``annotate``: ``first`` or ``longest``.
         **options: Passed to :func:`~neardup.spark.dedup_dataframe` (``max_bucket``,
             ``on_null``, ``num_perm``...).
 
@@ -205,11 +346,18 @@ def run_spark_dedup(
         raise ConfigError("include_singletons is not a CLI option; the result lists clusters")
     t0 = time.perf_counter()
     spark = _session(master)
-    df = _read(spark, paths, id_field, text_field)
+    df = _read(spark, paths, id_field, text_field, keep_all=annotate is not None)
+    if annotate is not None:
+        df = df.withColumn(POS_COL, sf.monotonically_increasing_id())
     result = dedup_dataframe(
-        df, id_col=id_field, text_col=text_field, method=method, threshold=threshold, **options
+        df.select(ID_COL, TEXT_COL),
+        id_col=ID_COL,
+        text_col=TEXT_COL,
+        method=method,
+        threshold=threshold,
+        **options,
     )
-    out = result.withColumnRenamed(id_field, "id") if id_field != "id" else result
+    out = result.withColumnRenamed(ID_COL, "id")
     if output is not None:
         writer = out.write.mode("errorifexists")
         if output_format(output) == "parquet":
@@ -224,10 +372,110 @@ def run_spark_dedup(
         n_clustered = sum(c.size for c in clusters)
     else:
         n_clustered = out.count()
+    if annotate is not None:
+        from neardup.methods import make_method
+
+        m = make_method(method, threshold, **_method_options(options))
+        annotated = annotate_dataframe(df, result, keep=keep, method=m)
+        _write_annotated(annotated, annotate)
     if options.get("on_null") == "skip":
-        df = df.filter(sf.col(text_field).isNotNull())
+        df = df.filter(sf.col(TEXT_COL).isNotNull())
     n_docs = df.count()
     t = DEFAULT_THRESHOLDS.get(method, 0.0) if threshold is None else threshold
     stats = {"seconds_total": time.perf_counter() - t0, "documents": float(n_docs)}
     stats["clustered"] = float(n_clustered)
     return SparkDedupSummary(clusters, n_docs, n_clustered, method, float(t), output, stats)
+
+
+_SPARK_ONLY = (
+    "max_bucket",
+    "verify",
+    "on_null",
+    "check_ids",
+    "checkpoint_every",
+    "partitions",
+    "union_find_limit",
+)
+
+
+def _method_options(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if k not in _SPARK_ONLY}
+
+
+def annotate_dataframe(df: DataFrame, clusters: DataFrame, *, keep: str, method: Any) -> DataFrame:
+    """Every row of ``df`` (read by this module: id, text and position columns) with
+    ``cluster_id``, ``is_duplicate``, ``duplicate_of`` and ``similarity``, in input order.
+
+    ``cluster_id`` is Spark's cluster label (the smallest member id, a string); the kept
+    member of a cluster is the first in input order (``keep="first"``) or the longest text
+    (ties: the first). The similarity of each duplicate to the kept member is computed by
+    ``method.compare`` on the executors.
+
+    Raises:
+        ConfigError: an unknown ``keep`` rule.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as sf
+    from pyspark.sql import types as st
+
+    if keep not in ("first", "representative", "longest"):
+        raise ConfigError(f"keep must be first, representative or longest, got {keep!r}")
+    joined = df.join(clusters.withColumnRenamed("cluster", "cluster_id"), ID_COL, "left")
+    order = (
+        [sf.length(TEXT_COL).desc(), sf.col(POS_COL)] if keep == "longest" else [sf.col(POS_COL)]
+    )
+    w = Window.partitionBy("cluster_id").orderBy(*order)
+    ranked = joined.withColumn("_rank", sf.row_number().over(w))
+    kept = ranked.filter(sf.col("cluster_id").isNotNull() & (sf.col("_rank") == 1)).select(
+        sf.col("cluster_id").alias("_kc"),
+        sf.col(ID_COL).alias("duplicate_of"),
+        sf.col(TEXT_COL).alias("_kept_text"),
+    )
+    both = ranked.join(kept, ranked["cluster_id"] == kept["_kc"], "left")
+    is_dup = sf.col("cluster_id").isNotNull() & (sf.col("_rank") > 1)
+
+    def similarity(a: str | None, b: str | None) -> float | None:
+        if a is None or b is None:
+            return None
+        from neardup.io import Document
+
+        return float(method.compare(Document("a", a), Document("b", b))[0])
+
+    sim = sf.udf(similarity, st.DoubleType(), useArrow=False)
+    out = both.select(
+        *[sf.col(f"`{c}`") for c in df.columns],
+        sf.col("cluster_id"),
+        is_dup.alias("is_duplicate"),
+        sf.when(is_dup, sf.col("duplicate_of")).alias("duplicate_of"),
+        sf.when(is_dup, sim(sf.col("_kept_text"), sf.col(TEXT_COL))).alias("similarity"),
+    )
+    return out.orderBy(POS_COL)
+
+
+def _write_annotated(df: DataFrame, target: str) -> None:
+    """Stream the annotated rows to the driver and write them atomically by extension."""
+    from neardup.corpus.annotate import ANNOTATION_COLUMNS
+    from neardup.corpus.records import write_records
+
+    internal = (ID_COL, TEXT_COL, POS_COL)
+    user = [c for c in df.columns if c not in internal and c not in ANNOTATION_COLUMNS]
+    if not user:  # staged plain records: the id and text are the record
+        df = df.withColumnRenamed(ID_COL, "id").withColumnRenamed(TEXT_COL, "text")
+        user = ["id", "text"]
+    cols = [*user, *ANNOTATION_COLUMNS]
+    rows = (r.asDict(recursive=True) for r in df.select(*cols).toLocalIterator())
+
+    def batches() -> Any:
+        batch: list[dict[str, object]] = []
+        for r in rows:
+            sim = r.get("similarity")
+            if sim is not None:
+                r["similarity"] = round(sim, 6)
+            batch.append(r)
+            if len(batch) >= 4096:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    write_records(batches(), Path(target), columns=cols)

@@ -9,6 +9,9 @@ accepted pairs do not depend on edges inside a component), at a fraction of the 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
+
 import numpy as np
 import numpy.typing as npt
 
@@ -29,6 +32,7 @@ def bucket_pairs_verified(
     offsets: I64 | None = None,
     sigs: npt.NDArray[np.uint32] | None = None,
     join: bool = False,
+    jobs: int = 1,
 ) -> tuple[I64, I64, F64, I64, int]:
     """Accepted pairs and cluster roots of the rows of ``keys`` (``(n, bands)`` bucket keys).
 
@@ -40,6 +44,8 @@ def bucket_pairs_verified(
         offsets: See ``values``.
         sigs: ``(n, num_perm)`` folded signatures, when ``values`` is not given.
         join: Only the clusters are wanted (see the module docstring).
+        jobs: Threads that walk the bands (each its share of the band columns); the result
+            does not depend on it.
 
     Returns:
         ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` (with ``join``
@@ -65,8 +71,34 @@ def bucket_pairs_verified(
         raise ValueError("offsets must have one entry more than keys has rows")
     if not exact and s.shape[0] != n:
         raise ValueError("sigs must have one row per row of keys")
-    a, b, sim, roots, verified = engine.kernels("buckets").bucket_pairs_verified(
-        keys, v, o, s, exact, float(threshold), join
-    )
+    kern = engine.kernels("buckets")
+    bands = keys.shape[1]
+    cuts = np.linspace(0, bands, max(1, min(jobs, bands)) + 1).round().astype(int).tolist()
+    ranges = [(lo, hi) for lo, hi in pairwise(cuts) if hi > lo] or [(0, bands)]
+
+    def walk(r: tuple[int, int]) -> tuple[I64, I64, F64, I64, int]:
+        return kern.bucket_pairs_verified(keys, v, o, s, exact, float(threshold), join, *r)  # type: ignore[no-any-return]
+
+    if len(ranges) == 1:
+        parts = [walk(ranges[0])]
+    else:
+        with ThreadPoolExecutor(len(ranges), thread_name_prefix="neardup-verify") as pool:
+            parts = list(pool.map(walk, ranges))
+    a = np.concatenate([p[0] for p in parts])
+    b = np.concatenate([p[1] for p in parts])
+    sim = np.concatenate([p[2] for p in parts])
+    verified = sum(p[4] for p in parts)
+    if len(parts) == 1:
+        roots = parts[0][3]
+    else:
+        # each walk's clusters are right for its bands: join them through their roots
+        from neardup.cluster import components
+
+        rows = np.arange(n, dtype=np.int64)
+        roots = components(
+            n,
+            np.concatenate([rows] * len(parts)),
+            np.concatenate([p[3] for p in parts]),
+        )
     order = np.lexsort((b, a))
     return a[order], b[order], sim[order], roots, int(verified)

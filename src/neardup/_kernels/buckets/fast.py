@@ -35,18 +35,17 @@ def _jaccard(values, offsets, u, v, threshold):  # type: ignore[no-untyped-def]
     need = np.int64(np.ceil(threshold * (na + nb) / (1.0 + threshold))) - 1
     inter = 0
     while i < ie and j < je:
+        # a branch-free merge step; every 16 steps, stop if the rest cannot catch up
+        for _ in range(16):
+            if i >= ie or j >= je:
+                break
+            x = values[i]
+            y = values[j]
+            inter += x == y
+            i += x <= y
+            j += y <= x
         if inter + min(ie - i, je - j) < need:
             return -1.0
-        x = values[i]
-        y = values[j]
-        if x == y:
-            inter += 1
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
     return inter / (na + nb - inter)
 
 
@@ -70,15 +69,18 @@ def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
 
 
 @njit()
-def bucket_pairs_verified(keys, values, offsets, sigs, exact, threshold, join):  # type: ignore[no-untyped-def]
-    """Walk every bucket of every band column of ``keys``; verify each pair of its rows once
-    (in the first band they share) by exact Jaccard (``exact``) or signature estimate.
+def bucket_pairs_verified(  # type: ignore[no-untyped-def]
+    keys, values, offsets, sigs, exact, threshold, join, band_start, band_end
+):
+    """Walk every bucket of band columns ``band_start .. band_end - 1`` of ``keys``; verify each
+    pair of its rows once (in the first band they share) by exact Jaccard (``exact``) or the
+    signature estimate.
 
     With ``join`` a pair whose rows are already in one component is not verified and only
     the accepted pairs that join two components are returned (a spanning forest); without
     it every accepted pair is. Returns ``(a, b, similarity, roots, verified)``.
     """
-    n, nb = keys.shape
+    n = keys.shape[0]
     parent = np.arange(n)
     cap = 1024
     oa = np.empty(cap, dtype=np.int64)
@@ -87,7 +89,7 @@ def bucket_pairs_verified(keys, values, offsets, sigs, exact, threshold, join): 
     m = 0
     verified = 0
     col = np.empty(n, dtype=np.uint64)
-    for band in range(nb):
+    for band in range(band_start, band_end):
         for r in range(n):
             col[r] = keys[r, band]
         order = np.argsort(col, kind="mergesort")

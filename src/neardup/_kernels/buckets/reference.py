@@ -13,18 +13,20 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
 
-def _candidates(keys: U64) -> tuple[I64, I64]:
-    n, nb = keys.shape
+def _candidates(keys: U64, band_start: int, band_end: int) -> tuple[I64, I64]:
+    n = keys.shape[0]
     codes: list[I64] = []
-    for band in range(nb):
+    for band in range(band_start, band_end):
         col = keys[:, band]
         order = np.argsort(col, kind="stable")
         bounds = np.flatnonzero(np.diff(col[order])) + 1
         for group in np.split(order, bounds):
             if len(group) > 1:
                 i, j = np.triu_indices(len(group), 1)
-                a, b = group[i], group[j]
-                codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+                a, b = np.minimum(group[i], group[j]), np.maximum(group[i], group[j])
+                # the first band the two rows share verifies them
+                first = ~np.any(keys[a, :band] == keys[b, :band], axis=1)
+                codes.append((a * n + b)[first])
     if not codes:
         return np.empty(0, np.int64), np.empty(0, np.int64)
     c = np.unique(np.concatenate(codes))
@@ -39,13 +41,15 @@ def bucket_pairs_verified(
     exact: bool,
     threshold: float,
     join: bool,
+    band_start: int,
+    band_end: int,
 ) -> tuple[I64, I64, F64, I64, int]:
     """See :func:`neardup._kernels.buckets.fast.bucket_pairs_verified`. With ``join`` the
     accepted pairs returned here are all of them (a superset of the fast kernel's forest)."""
     from neardup.cluster import UnionFind
 
     n = keys.shape[0]
-    a, b = _candidates(keys)
+    a, b = _candidates(keys, band_start, band_end)
     if exact:
         sim = jaccard_pairs(values, offsets, a, b)
     else:

@@ -187,6 +187,8 @@ def _doc_tokens(
     nt = 0
     pos = 0
     in_tok = False
+    tok_ideo = False
+    cls = classes[0] & mask  # the type of the per-character value
     while i <= end:
         is_word = False
         step = 1
@@ -197,10 +199,19 @@ def _doc_tokens(
                 cp = np.int64(b0)
             else:
                 cp, step = fast._decode(buf, i, end)
-            is_word = (classes[cp] & mask) != 0
+            cls = classes[cp] & mask
+            is_word = cls != 0
         if is_word:
+            ideo = (cls & fast._IDEOGRAPH) != 0
+            if in_tok and (ideo or (tok_ideo and (cls & fast._MARK) == 0)):
+                # an ideograph is a word of its own (see fast.tokenize_words)
+                in_tok = False
+                if pos >= min_bytes:
+                    toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                    nt += 1
             if not in_tok:
                 in_tok = True
+                tok_ideo = ideo
                 pos = 0
             pos = fast._encode(scratch, pos, lower[cp])
         elif in_tok:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
-from neardup._kernels.text.fast import _decode, _encode
+from neardup._kernels.text.fast import _IDEOGRAPH, _MARK, _decode, _encode
 from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = ["simhash_accumulate", "simhash_words"]
@@ -99,6 +99,8 @@ def simhash_words(buf, offsets, classes, lower, mask, min_bytes, k, joined, kind
         pos = 0
         nt = 0
         in_tok = False
+        tok_ideo = False
+        cls = classes[0] & mask  # the type of the per-character value
         tok_begin = 0
         rollback = 0
         while i <= end:
@@ -110,10 +112,22 @@ def simhash_words(buf, offsets, classes, lower, mask, min_bytes, k, joined, kind
                     cp = np.int64(buf[i])
                 else:
                     cp, step = _decode(buf, i, end)
-                is_word = (classes[cp] & mask) != 0
+                cls = classes[cp] & mask
+                is_word = cls != 0
             if is_word:
+                ideo = (cls & _IDEOGRAPH) != 0
+                if in_tok and (ideo or (tok_ideo and (cls & _MARK) == 0)):
+                    # an ideograph is a word of its own (see fast.tokenize_words)
+                    in_tok = False
+                    if pos - tok_begin >= min_bytes:
+                        starts[nt] = tok_begin
+                        ends[nt] = pos
+                        nt += 1
+                    else:
+                        pos = rollback
                 if not in_tok:
                     in_tok = True
+                    tok_ideo = ideo
                     rollback = pos
                     if nt > 0:
                         scratch[pos] = 0x20

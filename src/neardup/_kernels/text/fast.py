@@ -13,6 +13,9 @@ from neardup._kernels.cache import njit
 
 __all__ = ["fnv1a_ranges", "tokenize_words"]
 
+# tables.MARK and tables.IDEOGRAPH (a mask holding IDEOGRAPH splits Han and kana runs)
+_MARK = np.uint8(8)
+_IDEOGRAPH = np.uint8(32)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
@@ -75,6 +78,10 @@ def _encode(out, pos, cp):  # type: ignore[no-untyped-def]
 def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # type: ignore[no-untyped-def]
     """Split documents into word tokens: maximal runs of code points whose class meets ``mask``.
 
+    When ``mask`` includes ``tables.IDEOGRAPH``, each Han or kana character is a token of its
+    own, together with the combining marks that follow it (UAX #29 word boundaries around
+    ideographs, applied to kana as well).
+
     Tokens are lowercased with ``lower`` when ``do_lower``, written to a new buffer separated
     by one space within a document, and kept only if their UTF-8 length is ``>= min_bytes``.
     Positions are unsigned so that numba drops its negative-index checks on every byte.
@@ -99,6 +106,7 @@ def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # 
         end = np.uint64(offsets[d + 1])
         first_tok = nt
         in_tok = False
+        tok_ideo = False
         tok_begin = np.uint64(0)
         rollback = np.uint64(0)
         while i < end:
@@ -110,9 +118,21 @@ def tokenize_words(buf, offsets, classes, lower, mask, min_bytes, do_lower):  # 
                 icp, istep = _decode(buf, np.int64(i), np.int64(end))
                 cp = np.uint64(icp)
                 step = np.uint64(istep)
-            if (classes[cp] & umask) != 0:
+            cls = classes[cp] & umask
+            if cls != 0:
+                ideo = (cls & _IDEOGRAPH) != 0
+                if in_tok and (ideo or (tok_ideo and (cls & _MARK) == 0)):
+                    # an ideograph is a word of its own (with the marks that follow it)
+                    in_tok = False
+                    if pos - tok_begin >= umin:
+                        starts[nt] = tok_begin
+                        ends[nt] = pos
+                        nt += one
+                    else:
+                        pos = rollback
                 if not in_tok:
                     in_tok = True
+                    tok_ideo = ideo
                     rollback = pos
                     if nt > first_tok:
                         out[pos] = 0x20

@@ -16,6 +16,8 @@ U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
 
+_MARK = 8  # tables.MARK
+_IDEOGRAPH = 32  # tables.IDEOGRAPH
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
@@ -39,12 +41,15 @@ def tokenize_words(
     for d in range(len(offsets) - 1):
         text = raw[int(offsets[d]) : int(offsets[d + 1])].decode("utf-8", "surrogatepass")
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        word = (classes[cps] & mask) != 0
+        cls = classes[cps] & mask
+        word = cls != 0
         mapped = lower[cps].astype(np.uint32) if do_lower else cps
         # run boundaries of word characters
         edges = np.diff(np.concatenate(([False], word, [False])).astype(np.int8))
         run_starts = np.flatnonzero(edges == 1)
         run_ends = np.flatnonzero(edges == -1)
+        if mask & _IDEOGRAPH:
+            run_starts, run_ends = _split_ideographs(cls, run_starts, run_ends)
         mapped_text = mapped.tobytes().decode("utf-32-le", "surrogatepass")
         first = True
         for s, e in zip(run_starts.tolist(), run_ends.tolist(), strict=True):
@@ -66,6 +71,32 @@ def tokenize_words(
         np.asarray(ends, dtype=np.int64),
         np.asarray(doc_offsets, dtype=np.int64),
     )
+
+
+def _split_ideographs(
+    cls: npt.NDArray[np.integer], run_starts: I64, run_ends: I64
+) -> tuple[I64, I64]:
+    """Cut word runs before every ideograph, and after an ideograph (and the combining marks
+    that follow it) before anything else: each Han or kana character is a word of its own."""
+    n = len(cls)
+    ideo = (cls & _IDEOGRAPH) != 0
+    mark = ((cls & _MARK) != 0) & ~ideo
+    # the character before position i: is it part of an ideograph's word (ideograph + marks)?
+    group = np.zeros(n, dtype=bool)
+    if n:
+        # index of the last non-mark at or before each position
+        idx = np.where(~mark, np.arange(n), -1)
+        last = np.maximum.accumulate(idx)
+        group = np.where(last >= 0, ideo[np.maximum(last, 0)], False)
+    cut = np.zeros(n, dtype=bool)
+    cut[1:] = ideo[1:] | (group[:-1] & ~mark[1:])
+    inside = np.zeros(n, dtype=bool)
+    for s, e in zip(run_starts.tolist(), run_ends.tolist(), strict=True):
+        inside[s + 1 : e] = True
+    extra = np.flatnonzero(cut & inside)
+    starts = np.sort(np.concatenate((run_starts, extra)))
+    ends = np.sort(np.concatenate((run_ends, extra)))
+    return starts, ends
 
 
 def fnv1a_ranges(buf: U8, starts: I64, ends: I64) -> U64:

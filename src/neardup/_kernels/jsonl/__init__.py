@@ -1,0 +1,1 @@
+"""The JSONL field scanner (numba); its reference is ``json.loads``."""

@@ -1,0 +1,217 @@
+"""``--annotate OUT``: every input record, in input order, with all its fields and four more:
+``cluster_id`` (null for a singleton), ``is_duplicate`` (true for all but the member kept per
+cluster under the ``--keep`` rule), ``duplicate_of`` (the kept member's id, for duplicates) and
+``similarity`` (of a duplicate to the kept member).
+
+The records come from a :class:`~neardup.corpus.records.RecordSpool` filled while dedup read
+them, so the inputs are read once. The similarity of a duplicate that the method paired only
+with another member (clusters are transitive) is computed from the two spooled texts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from neardup.corpus.records import RecordSpool, record_format, write_records
+from neardup.errors import ConfigError, NeardupError
+from neardup.io import Document
+from neardup.methods import Method
+from neardup.report import DedupResult
+from neardup.types import DocId
+
+__all__ = ["ANNOTATION_COLUMNS", "Annotation", "annotate_records", "plan_annotations"]
+
+log = logging.getLogger(__name__)
+
+#: The columns ``--annotate`` adds to each record.
+ANNOTATION_COLUMNS = ("cluster_id", "is_duplicate", "duplicate_of", "similarity")
+KEEP_RULES = ("first", "representative", "longest")
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """The dedup columns of one clustered record (singletons have none: all null / false)."""
+
+    cluster_id: int
+    is_duplicate: bool
+    duplicate_of: DocId | None
+    similarity: float | None
+
+
+def plan_annotations(
+    result: DedupResult, *, keep: str = "first", sizes: dict[DocId, int] | None = None
+) -> tuple[dict[DocId, Annotation], set[DocId]]:
+    """The annotation of every clustered document, and the duplicates whose similarity to the
+    kept member the result does not hold (no direct pair; :func:`annotate_records` computes it).
+
+    Raises:
+        ConfigError: unknown ``keep`` rule, or ``longest`` without sizes.
+
+    Examples:
+        >>> from neardup.pipeline import dedup
+        >>> r = dedup(["a b c d e f", "a b c d e f", "z"], method="simhash")
+        >>> plan_annotations(r)[0]["1"]
+        Annotation(cluster_id=0, is_duplicate=True, duplicate_of='0', similarity=1.0)
+    """
+    if keep not in KEEP_RULES:
+        raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {keep!r}")
+    if keep == "longest" and sizes is None:
+        raise ConfigError("keep='longest' needs the document sizes")
+    winner: dict[DocId, DocId] = {}
+    cluster_of: dict[DocId, int] = {}
+    for c in result.clusters:
+        if keep == "longest":
+            assert sizes is not None
+            order = {m: i for i, m in enumerate(c.members)}
+            w = max(c.members, key=lambda m: (sizes.get(m, 0), -order[m]))
+        else:
+            w = c.representative
+        for m in c.members:
+            winner[m] = w
+            cluster_of[m] = c.id
+    sims: dict[tuple[DocId, DocId], float] = {}
+    for p in result.pairs:
+        if winner.get(p.a) == p.b:
+            sims[(p.a, p.b)] = p.similarity
+        elif winner.get(p.b) == p.a:
+            sims[(p.b, p.a)] = p.similarity
+    out: dict[DocId, Annotation] = {}
+    missing: set[DocId] = set()
+    for m, w in winner.items():
+        if m == w:
+            out[m] = Annotation(cluster_of[m], False, None, None)
+            continue
+        sim = sims.get((m, w))
+        if sim is None:
+            missing.add(m)
+        out[m] = Annotation(cluster_of[m], True, w, sim)
+    return out, missing
+
+
+def annotate_records(
+    spool: RecordSpool,
+    result: DedupResult,
+    out: Path,
+    *,
+    keep: str = "first",
+    method: Method | None = None,
+) -> int:
+    """Write the spooled records with the dedup columns to ``out`` (format by extension).
+
+    Args:
+        spool: The records as read (filled by :meth:`RecordSpool.tee` during dedup).
+        result: The dedup result of those records.
+        out: Target file: ``.parquet``, ``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst`` or ``.csv``;
+            written under a temporary name and renamed.
+        keep: Which member of a cluster is kept: ``first`` / ``representative`` (the first
+            in input order) or ``longest`` (most characters; ties: the earlier).
+        method: Computes the similarity of duplicates the result pairs only transitively
+            (``None``: left null).
+
+    Returns:
+        The number of records written.
+
+    Raises:
+        ConfigError: bad ``keep`` or extension.
+        InputError: records that do not fit one Parquet schema.
+    """
+    fmt = record_format(out)
+    clustered = {m for c in result.clusters for m in c.members}
+    sizes: dict[DocId, int] = {}
+    columns: dict[str, None] = {}
+    schema: Any = None
+    pa: Any = None
+    if fmt == "parquet":
+        from neardup._extras import require_extra
+
+        pa = require_extra("parquet", "pyarrow")
+    for batch in spool.batches():  # pass 1: sizes, columns, the Parquet schema
+        for doc_id, text, record in batch:
+            if doc_id in clustered:
+                sizes[doc_id] = len(text or "")
+            if fmt == "csv":
+                columns.update(dict.fromkeys(record))
+        if pa is not None:
+            inferred = pa.Table.from_pylist([r for _, _, r in batch]).schema
+            schema = inferred if schema is None else _unify(pa, schema, inferred, out)
+    plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
+    if missing and method is not None:
+        _fill_similarities(spool, plan, missing, method)
+    if pa is not None:
+        base = schema if schema is not None else pa.schema([])
+        keep_fields = [f for f in base if f.name not in ANNOTATION_COLUMNS]
+        schema = pa.schema(
+            [
+                *keep_fields,
+                pa.field("cluster_id", pa.int64()),
+                pa.field("is_duplicate", pa.bool_()),
+                pa.field("duplicate_of", pa.string()),
+                pa.field("similarity", pa.float64()),
+            ]
+        )
+    cols = [c for c in columns if c not in ANNOTATION_COLUMNS] + list(ANNOTATION_COLUMNS)
+
+    def rows() -> Iterator[list[dict[str, object]]]:
+        warned = False
+        for batch in spool.batches():
+            rows_out = []
+            for doc_id, _, record in batch:
+                a = plan.get(doc_id)
+                if not warned and any(c in record for c in ANNOTATION_COLUMNS):
+                    log.warning("input records already have dedup columns; they are replaced")
+                    warned = True
+                row = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
+                row["cluster_id"] = a.cluster_id if a else None
+                row["is_duplicate"] = a.is_duplicate if a else False
+                row["duplicate_of"] = a.duplicate_of if a else None
+                row["similarity"] = (
+                    round(a.similarity, 6) if a and a.similarity is not None else None
+                )
+                rows_out.append(row)
+            yield rows_out
+
+    return write_records(rows(), out, columns=cols, schema=schema)
+
+
+def _unify(pa: Any, a: Any, b: Any, out: Path) -> Any:
+    try:
+        return pa.unify_schemas([a, b], promote_options="permissive")
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        from neardup.errors import InputError
+
+        raise InputError(
+            f"{out}: the records' fields differ in type across the inputs ({exc}); "
+            "annotate to .jsonl instead"
+        ) from None
+
+
+def _fill_similarities(
+    spool: RecordSpool, plan: dict[DocId, Annotation], missing: set[DocId], method: Method
+) -> None:
+    """Compute the similarity of each duplicate in ``missing`` to its kept member."""
+    wanted = {plan[m].duplicate_of for m in missing}
+    texts: dict[DocId, str] = {}
+    for batch in spool.batches():
+        for doc_id, text, _ in batch:
+            if doc_id in wanted and text is not None:
+                texts[doc_id] = text
+    for batch in spool.batches():
+        for doc_id, text, _ in batch:
+            if doc_id not in missing or text is None:
+                continue
+            a = plan[doc_id]
+            kept = a.duplicate_of
+            if kept is None or kept not in texts:
+                continue
+            try:
+                sim, _ = method.compare(
+                    Document(str(kept), texts[kept]), Document(str(doc_id), text)
+                )
+            except NeardupError as exc:
+                log.warning("no similarity for %s: %s", doc_id, exc)
+                continue
+            plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))

@@ -1,0 +1,162 @@
+"""Atomic outputs: a folder or file is written under a temporary name beside its target and
+renamed into place, so a killed run leaves no partial copy; nothing is written outside it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from neardup.errors import ConfigError, InputError
+from neardup.io import Document
+
+__all__ = ["atomic_dir", "atomic_file", "check_target", "safe_relative", "write_kept_copy"]
+
+
+def check_target(target: Path, *, force: bool) -> None:
+    """Refuse an existing non-empty target unless ``force`` (checked before any work).
+
+    Raises:
+        ConfigError: the target exists and is not empty, and ``force`` is off.
+    """
+    if not target.exists() and not target.is_symlink():
+        return
+    empty = target.is_dir() and not target.is_symlink() and not any(target.iterdir())
+    if empty or force:
+        return
+    raise ConfigError(
+        f"{target} already exists and is not empty; pick a new path or pass --force to replace it"
+    )
+
+
+@contextlib.contextmanager
+def atomic_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
+    """Yield a fresh temporary folder beside ``target``; on success it replaces ``target``.
+
+    On an exception the temporary folder is removed and ``target`` is left as it was.
+
+    Raises:
+        ConfigError: ``target`` exists, is not empty and ``force`` is off.
+
+    Examples:
+        >>> import tempfile
+        >>> out = Path(tempfile.mkdtemp()) / "clean"
+        >>> with atomic_dir(out) as tmp:
+        ...     _ = (tmp / "a.txt").write_text("x")
+        >>> sorted(p.name for p in out.iterdir())
+        ['a.txt']
+    """
+    check_target(target, force=force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old: Path | None = None
+    if target.exists() or target.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.replace(target, old / "previous")
+    os.replace(tmp, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_file(target: Path, *, force: bool = True) -> Iterator[Path]:
+    """Yield a temporary file path beside ``target``; on success it is renamed to ``target``.
+
+    Raises:
+        ConfigError: ``target`` exists, is not empty and ``force`` is off.
+    """
+    if target.is_dir():
+        raise ConfigError(f"{target} is a folder; name a file for this output")
+    check_target(target, force=force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, target)
+
+
+def safe_relative(doc_id: str) -> PurePosixPath:
+    """The relative path a document's copy takes under the output folder.
+
+    Raises:
+        InputError: the id is absolute or climbs out (``..``): the copy would land outside.
+
+    Examples:
+        >>> safe_relative("a/b.txt").as_posix()
+        'a/b.txt'
+    """
+    rel = PurePosixPath(doc_id.replace("\\", "/"))
+    if rel.is_absolute() or ".." in rel.parts or not rel.parts or rel.as_posix() in (".", ""):
+        raise InputError(
+            f"{doc_id!r} would be written outside the output folder; give the input as a folder "
+            "(ids relative to it) or write a .jsonl --output"
+        )
+    return rel
+
+
+def write_kept_copy(
+    docs: Iterable[Document], kept: set[str], output: Path, *, force: bool = False
+) -> int:
+    """Write the kept documents: a ``.jsonl`` file of records, or a folder of file copies.
+
+    Both are atomic (temporary name, then rename); a folder refuses an existing non-empty
+    target unless ``force``, and no copy lands outside it.
+
+    Returns:
+        How many documents were written.
+
+    Raises:
+        ConfigError: the target exists (folder, without ``force``).
+        InputError: a record (not a file) was to be copied into a folder, or an id escapes.
+    """
+    n = 0
+    if output.suffix.lower() == ".jsonl":
+        with atomic_file(output, force=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
+            for d in docs:
+                if d.id in kept:
+                    record = (
+                        {"id": d.id, "text": d.text}
+                        if d.text is not None
+                        else {"id": d.id, "path": str(d.path)}
+                    )
+                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    n += 1
+        return n
+    with atomic_dir(output, force=force) as tmp:
+        for d in docs:
+            if d.id not in kept:
+                continue
+            if d.path is None:
+                raise InputError(
+                    f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
+                )
+            try:
+                rel = safe_relative(d.id)
+            except InputError:  # a file given by an absolute or ../ path: its name
+                rel = PurePosixPath(d.path.name)
+            target = tmp.joinpath(*rel.parts)
+            if not target.resolve().is_relative_to(tmp.resolve()):
+                raise InputError(f"{d.id!r} would be written outside the output folder")
+            if target.exists():
+                raise InputError(
+                    f"two kept documents map to {rel}; give their folders as inputs so that "
+                    "their ids differ"
+                )
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(d.path, target)
+            n += 1
+    return n

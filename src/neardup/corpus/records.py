@@ -1,0 +1,245 @@
+"""Record files out: one writer per format chosen by extension (.parquet, .jsonl, .jsonl.gz,
+.jsonl.zst, .csv), fed batch by batch, written atomically; and the record spool, which keeps
+the input records on disk while dedup runs so that writing never re-reads the inputs."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import gzip
+import io
+import json
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from neardup.corpus.output import atomic_file
+from neardup.errors import ConfigError, InputError
+from neardup.io import Document
+
+__all__ = ["RECORD_FORMATS", "RecordSpool", "cleaned_records", "record_format", "write_records"]
+
+#: Output formats by extension.
+RECORD_FORMATS = {
+    ".parquet": "parquet",
+    ".jsonl": "jsonl",
+    ".jsonl.gz": "jsonl.gz",
+    ".jsonl.zst": "jsonl.zst",
+    ".csv": "csv",
+}
+SPOOL_BATCH = 1024
+
+
+def record_format(path: str | Path) -> str:
+    """The record format an output path asks for, by its extension.
+
+    Raises:
+        ConfigError: an extension that is not one of :data:`RECORD_FORMATS`.
+
+    Examples:
+        >>> record_format("out.jsonl.zst"), record_format("x.parquet")
+        ('jsonl.zst', 'parquet')
+    """
+    name = str(path).lower()
+    for ext in sorted(RECORD_FORMATS, key=len, reverse=True):
+        if name.endswith(ext):
+            return RECORD_FORMATS[ext]
+    raise ConfigError(f"cannot tell the format of {path}; end it with {', '.join(RECORD_FORMATS)}")
+
+
+def _record_of(doc: Document) -> dict[str, object]:
+    if doc.fields is not None:
+        return dict(doc.fields)
+    out: dict[str, object] = {"id": doc.id, "text": doc.text}
+    if doc.path is not None:
+        out["path"] = str(doc.path)
+    return out
+
+
+class RecordSpool:
+    """The input records, spooled to a temporary file in input order while they stream past.
+
+    Use :meth:`tee` on the document stream handed to dedup, then :meth:`batches` (as often as
+    needed) to read the records back; :meth:`close` removes the file. Memory holds one batch.
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        fd, name = tempfile.mkstemp(prefix=".neardup-spool-", suffix=".pkl", dir=directory)
+        self._path = Path(name)
+        self._fh: IO[bytes] | None = open(fd, "wb")  # noqa: SIM115 - closed in close()/tee
+        self.count = 0
+
+    def tee(self, docs: Iterable[Document]) -> Iterator[Document]:
+        """Yield ``docs`` without their fields (the spool holds them, on disk, so that dedup
+        keeps none in memory), appending ``(id, text, record)`` rows to the spool."""
+        assert self._fh is not None, "spool already written"
+        batch: list[tuple[str, str | None, dict[str, object]]] = []
+        for d in docs:
+            batch.append((d.id, d.text, _record_of(d)))
+            if len(batch) >= SPOOL_BATCH:
+                pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
+                self.count += len(batch)
+                batch = []
+            yield d if d.fields is None else dataclasses.replace(d, fields=None)
+        if batch:
+            pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self.count += len(batch)
+        self._fh.close()
+        self._fh = None
+
+    def batches(self) -> Iterator[list[tuple[str, str | None, dict[str, object]]]]:
+        """The spooled rows ``(id, text, record)``, one batch at a time, in input order."""
+        with self._path.open("rb") as fh:
+            while True:
+                try:
+                    yield pickle.load(fh)  # our own temporary file, written above
+                except EOFError:
+                    return
+
+    def close(self) -> None:
+        """Remove the spool file."""
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+        self._path.unlink(missing_ok=True)
+
+    def __enter__(self) -> RecordSpool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _csv_cell(value: object) -> object:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+@contextlib.contextmanager
+def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
+    if fmt == "jsonl.gz":
+        raw: Any = gzip.open(tmp, "wb")  # noqa: SIM115 - closed with the text wrapper
+    elif fmt == "jsonl.zst":
+        import zstandard
+
+        raw = zstandard.ZstdCompressor().stream_writer(tmp.open("wb"), closefd=True)
+    else:
+        raw = tmp.open("wb")
+    text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    try:
+        yield text
+    finally:
+        text.close()
+
+
+def write_records(
+    batches: Iterable[Sequence[Mapping[str, object]]],
+    out: Path,
+    *,
+    columns: Sequence[str] | None = None,
+    schema: Any = None,
+) -> int:
+    """Write record batches to ``out`` in the format its extension names, atomically.
+
+    Args:
+        batches: Records (mappings) in batches, in output order.
+        out: The target file (replaced only when the write succeeds).
+        columns: Column order for CSV (default: the first record's keys).
+        schema: A ``pyarrow.Schema`` for Parquet (default: inferred from the first batch).
+
+    Returns:
+        The number of records written.
+
+    Raises:
+        ConfigError: unknown extension.
+        InputError: a batch does not fit the Parquet schema.
+        MissingExtraError: Parquet without pyarrow.
+    """
+    fmt = record_format(out)
+    n = 0
+    with atomic_file(out) as tmp:
+        if fmt == "parquet":
+            from neardup._extras import require_extra
+
+            pa = require_extra("parquet", "pyarrow")
+            import pyarrow.parquet as pq
+
+            writer = None
+            try:
+                for batch in batches:
+                    try:
+                        table = pa.Table.from_pylist(list(batch), schema=schema)
+                    except (pa.ArrowException, TypeError, ValueError) as exc:
+                        raise InputError(
+                            f"{out}: records do not fit one Parquet schema ({exc}); write a "
+                            ".jsonl file instead"
+                        ) from None
+                    if writer is None:
+                        schema = table.schema
+                        writer = pq.ParquetWriter(str(tmp), schema)
+                    writer.write_table(table)
+                    n += len(batch)
+                if writer is None and schema is not None:
+                    writer = pq.ParquetWriter(str(tmp), schema)
+            finally:
+                if writer is not None:
+                    writer.close()
+            return n
+        with _text_sink(tmp, fmt) as fh:
+            cw: Any = None
+            for batch in batches:
+                for record in batch:
+                    if fmt == "csv":
+                        if cw is None:
+                            cols = list(columns) if columns is not None else list(record)
+                            cw = csv.DictWriter(fh, cols, extrasaction="ignore")
+                            cw.writeheader()
+                        cw.writerow({k: _csv_cell(v) for k, v in record.items()})
+                    else:
+                        fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                    n += 1
+            if fmt == "csv" and cw is None and columns is not None:
+                csv.DictWriter(fh, list(columns)).writeheader()
+    return n
+
+
+def _set_path(record: dict[str, object], parts: Sequence[str], value: object) -> None:
+    node: Any = record
+    for part in parts[:-1]:
+        child = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        else:
+            child = dict(child)  # copy on write: the spooled record is not changed
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+
+
+def cleaned_records(
+    docs: Iterable[Document], *, text_field: str = "text", batch_size: int = 1024
+) -> Iterator[list[dict[str, object]]]:
+    """Records for documents whose text was rewritten (``lines``, ``substrings``): the record
+    as read with ``text_field`` (a path such as ``meta.body``) set to the new text; a file
+    document becomes ``{"id", "path", "text"}``."""
+    parts = text_field.split(".")
+    batch: list[dict[str, object]] = []
+    for d in docs:
+        if d.fields is not None and not (d.path is not None and "path" in d.fields):
+            record = dict(d.fields)
+            _set_path(record, parts, d.text)
+        else:
+            record = {"id": d.id, "text": d.text}
+            if d.path is not None:
+                record["path"] = str(d.path)
+        batch.append(record)
+        if len(batch) >= batch_size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,295 @@
+"""Documents as one UTF-8 buffer plus offsets, read straight from JSON lines.
+
+:class:`PackedDocs` is a batch of text documents that the sketchers take as it is (no Python
+string per document); it is also a ``Sequence[Document]``, whose items are made only when
+asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with a numba
+scanner (:mod:`neardup._kernels.jsonl.fast`) and hands every line that scanner does not take
+to ``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import overload
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import InputError, InputTooLargeError
+from neardup.io import DEFAULT_MAX_LINE_BYTES, Document
+
+__all__ = ["PackedBatches", "PackedDocs", "read_jsonl_packed"]
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+
+#: Bytes read from the file at a time.
+CHUNK_BYTES = 8 << 20
+
+
+class PackedDocs(Sequence[Document]):
+    """A batch of text documents: ids, one UTF-8 buffer and ``len + 1`` offsets.
+
+    Examples:
+        >>> buf = np.frombuffer(b"hi\\xc3\\xa7", np.uint8)
+        >>> p = PackedDocs(["a", "b"], buf, np.array([0, 2, 4]))
+        >>> len(p), p[1].text, p.texts()
+        (2, 'ç', ['hi', 'ç'])
+    """
+
+    __slots__ = ("buf", "ids", "offsets")
+
+    def __init__(self, ids: Sequence[str], buf: U8, offsets: I64) -> None:
+        self.ids = ids
+        self.buf = buf
+        self.offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def text(self, k: int) -> str:
+        """The text of document ``k``."""
+        return (
+            self.buf[self.offsets[k] : self.offsets[k + 1]]
+            .tobytes()
+            .decode("utf-8", "surrogatepass")
+        )
+
+    def texts(self) -> list[str]:
+        """Every text, decoded."""
+        raw = self.buf.tobytes()
+        o = self.offsets.tolist()
+        return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(self.ids))]
+
+    @overload
+    def __getitem__(self, k: int) -> Document: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[Document]: ...
+    def __getitem__(self, k: int | slice) -> Document | list[Document]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("document index out of range")
+        return Document(self.ids[k], self.text(k))
+
+    def __iter__(self) -> Iterator[Document]:
+        for k, text in enumerate(self.texts()):
+            yield Document(self.ids[k], text)
+
+
+@dataclass(frozen=True, slots=True)
+class PackedBatches:
+    """A JSONL file read as :class:`PackedDocs` batches (what :func:`neardup.dedup` takes in
+    place of a stream of documents, so the texts never become Python strings).
+
+    Attributes:
+        path: The JSONL file.
+        id_field: The id field (the line number when a record has none).
+        text_field: The text field.
+        batch_size: Documents per batch (at most).
+        max_line_bytes: Longest line accepted.
+    """
+
+    path: Path
+    id_field: str = "id"
+    text_field: str = "text"
+    batch_size: int = 2048
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+    def __iter__(self) -> Iterator[PackedDocs]:
+        seen: dict[str, int] = {}
+        for batch in read_jsonl_packed(
+            self.path,
+            id_field=self.id_field,
+            text_field=self.text_field,
+            batch_size=self.batch_size,
+            max_line_bytes=self.max_line_bytes,
+        ):
+            n = len(seen)
+            for k, doc_id in enumerate(batch.ids):
+                first = seen.setdefault(doc_id, n + k + 1)
+                if first != n + k + 1:
+                    raise InputError(
+                        f"duplicate id {doc_id!r}: read from {self.path} (document {first}) "
+                        f"and again (document {n + k + 1}); ids must be unique (fix the data, "
+                        "or pick another field with --id-field)"
+                    )
+            yield batch
+
+
+def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
+    """One line through ``json.loads``, with :func:`neardup.io.read_jsonl`'s rules."""
+    from neardup.io import _record_field, _record_id
+
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{where}: not valid JSON ({exc}); fix or remove the line") from None
+    text = _record_field(record, text_field, where)
+    if not isinstance(text, str):
+        raise InputError(f"{where}: field {text_field!r} is not a string")
+    assert isinstance(record, dict)
+    return Document(_record_id(record.get(id_field), number, where), text)
+
+
+def _chunks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:
+    """Pieces of the file that end at a newline (one is added at the end if missing), each
+    with the number of the line before its first."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    with fh:
+        rest = b""
+        line_no = 0
+        while True:
+            try:
+                block = fh.read(CHUNK_BYTES)
+            except OSError as exc:
+                raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            if not block:
+                if rest:
+                    yield rest + b"\n", line_no
+                return
+            data = rest + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > max_line:
+                    raise InputTooLargeError(
+                        f"{path}:{line_no + 1}: line longer than {max_line} bytes; split the record"
+                    )
+                rest = data
+                continue
+            yield data[:cut], line_no
+            line_no += data.count(b"\n", 0, cut)
+            rest = data[cut:]
+
+
+def read_jsonl_packed(
+    path: str | Path,
+    *,
+    id_field: str = "id",
+    text_field: str = "text",
+    batch_size: int = 2048,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[PackedDocs]:
+    """Read a JSONL file as :class:`PackedDocs` batches, the same documents (ids, texts, order,
+    errors) as :func:`neardup.io.read_jsonl` gives.
+
+    Raises:
+        InputError: a line is not JSON, not an object, or lacks ``text_field``; the message
+            names the file and line.
+        InputTooLargeError: a line is longer than ``max_line_bytes``.
+
+    Examples:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "a.jsonl"
+        >>> _ = p.write_text('{"id": 7, "text": "hi"}\\n\\n{"text": "yo\\\\u00e9"}\\n')
+        >>> [(d.id, d.text) for b in read_jsonl_packed(p) for d in b]
+        [('7', 'hi'), ('3', 'yoé')]
+    """
+    from neardup._kernels import engine
+
+    p = Path(path)
+    id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
+    text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
+    kern = engine.kernels("jsonl")
+    for chunk, first_line in _chunks(p, max_line_bytes):
+        data = np.frombuffer(chunk, np.uint8)
+        starts, ends = kern.line_bounds(data, len(data))
+        texts = np.empty(len(data), np.uint8)
+        idbuf = np.empty(len(data), np.uint8)
+        status, toff, ioff, kind = kern.scan_lines(
+            data, starts, ends, id_key, text_key, texts, idbuf
+        )
+        too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
+        if len(too_long):
+            n = first_line + int(too_long[0]) + 1
+            raise InputTooLargeError(
+                f"{p}:{n}: line longer than {max_line_bytes} bytes; split the record"
+            )
+        yield from _batches(
+            p,
+            chunk,
+            first_line,
+            starts,
+            ends,
+            status,
+            texts,
+            toff,
+            idbuf,
+            ioff,
+            kind,
+            id_field,
+            text_field,
+            batch_size,
+        )
+
+
+def _batches(
+    path: Path,
+    chunk: bytes,
+    first_line: int,
+    starts: I64,
+    ends: I64,
+    status: npt.NDArray[np.uint8],
+    texts: U8,
+    toff: I64,
+    idbuf: U8,
+    ioff: I64,
+    kind: npt.NDArray[np.uint8],
+    id_field: str,
+    text_field: str,
+    batch_size: int,
+) -> Iterator[PackedDocs]:
+    """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json."""
+    keep = np.flatnonzero(status != 2)  # BLANK lines are skipped
+    raw_ids = idbuf.tobytes()
+    io = ioff.tolist()
+    st = status.tolist()
+    kd = kind.tolist()
+    for s in range(0, len(keep), batch_size):
+        rows = keep[s : s + batch_size]
+        ids: list[str] = []
+        pieces: list[bytes] = []
+        lengths: list[int] = []
+        slow = False
+        for r in rows.tolist():
+            number = first_line + r + 1
+            if st[r] == 0 and (kd[r] != 2 or io[r + 1] - io[r] <= 18):
+                ids.append(
+                    raw_ids[io[r] : io[r + 1]].decode("utf-8", "surrogatepass")
+                    if kd[r]
+                    else str(number)
+                )
+                lengths.append(int(toff[r + 1] - toff[r]))
+            else:
+                line = chunk[int(starts[r]) : int(ends[r])]
+                doc = _slow_record(line, f"{path}:{number}", id_field, text_field, number)
+                ids.append(doc.id)
+                assert doc.text is not None
+                encoded = doc.text.encode("utf-8", "surrogatepass")
+                lengths.append(-1 - len(encoded))
+                pieces.append(encoded)
+                slow = True
+        offsets = np.zeros(len(rows) + 1, np.int64)
+        if not slow:
+            lo, hi = int(toff[rows[0]]), int(toff[rows[-1] + 1])
+            # OK rows of a chunk are contiguous in the text buffer, in line order
+            np.cumsum(lengths, out=offsets[1:])
+            buf = texts[lo:hi]
+            if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
+                raise AssertionError("packed JSONL texts are not contiguous")
+        else:
+            parts: list[bytes] = []
+            it = iter(pieces)
+            for r, n in zip(rows.tolist(), lengths, strict=True):
+                parts.append(next(it) if n < 0 else texts[toff[r] : toff[r + 1]].tobytes())
+            np.cumsum([len(x) for x in parts], out=offsets[1:])
+            buf = np.frombuffer(b"".join(parts), np.uint8)
+        yield PackedDocs(ids, buf, offsets)

@@ -1,0 +1,155 @@
+"""dedup over corpora via the CLI: ids across roots, links, skips, atomic outputs, --annotate."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from neardup.cli import main
+
+BASE = " ".join(f"word{i} common text of the license number {i % 7}" for i in range(60))
+OTHER = " ".join(f"other{i} quite different material {i * 3}" for i in range(60))
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture()
+def roots(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "in" / "a", tmp_path / "in" / "b"
+    for root in (a, b):
+        (root / "sub").mkdir(parents=True)
+    (a / "sub" / "same.txt").write_text(BASE)
+    (b / "sub" / "same.txt").write_text(BASE + " tail")
+    (b / "other.txt").write_text(OTHER)
+    return a, b
+
+
+def test_ids_unique_across_roots_and_output(roots: tuple[Path, Path], tmp_path: Path) -> None:
+    a, b = roots
+    out = tmp_path / "clean"
+    code, stdout, err = run("dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out))
+    assert code == 0, err
+    assert json.loads(stdout)["members"] == ["a/sub/same.txt", "b/sub/same.txt"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.txt")) == [
+        "a/sub/same.txt",
+        "b/other.txt",
+    ]
+    # a non-empty target is refused without --force and replaced whole with it
+    (out / "stale.txt").write_text("old")
+    code, _, err = run("dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out))
+    assert code == 1 and "--force" in err
+    code, _, err = run(
+        "dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out), "--force"
+    )
+    assert code == 0, err
+    assert not (out / "stale.txt").exists() and (out / "b" / "other.txt").exists()
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".clean")]
+
+
+def test_symlinks_reported_and_cycle_safe(roots: tuple[Path, Path]) -> None:
+    a, b = roots
+    os.symlink(b, a / "link")
+    os.symlink(a, a / "sub" / "loop")  # points back up the tree
+    code, stdout, err = run("dedup", str(a))
+    assert code == 0, err
+    assert "symbolic link (add --follow-symlinks)" in err and "link" in err
+    code, stdout, err = run("dedup", str(a), "--follow-symlinks")
+    assert code == 0, err
+    assert "symbolic link cycle" in err
+    members = json.loads(stdout.splitlines()[0])["members"]
+    assert members == ["link/sub/same.txt", "sub/same.txt"]
+
+
+def test_on_error_skip_counts_bad_records_and_files(tmp_path: Path) -> None:
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "a.jsonl").write_text(
+        json.dumps({"id": "x", "text": BASE})
+        + "\nnot json\n"
+        + json.dumps({"id": "y", "text": BASE})
+        + "\n"
+    )
+    (d / "b.jsonl.gz").write_bytes(gzip.compress(b'{"text": "x"}\n' * 300)[:-30])
+    code, _, err = run("dedup", str(d))
+    assert code == 1 and "a.jsonl:2" in err
+    code, stdout, err = run("dedup", str(d), "--on-error", "skip")
+    assert code == 0, err
+    assert json.loads(stdout)["members"] == ["x", "y"]
+    assert "1 skipped" in err and "b.jsonl.gz" in err and "unreadable or malformed" in err
+
+
+def _records(n: int = 6) -> list[dict[str, object]]:
+    texts = [BASE, OTHER, BASE + " extra", "short unique note here", BASE, OTHER + " more"]
+    return [
+        {"doc": {"url": f"u{i}"}, "body": texts[i % len(texts)], "lang": "en", "n": i}
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("ext", [".jsonl", ".jsonl.gz", ".jsonl.zst", ".csv", ".parquet"])
+def test_annotate_formats(tmp_path: Path, ext: str) -> None:
+    if ext == ".parquet":
+        pytest.importorskip("pyarrow")
+    if ext == ".jsonl.zst":
+        pytest.importorskip("zstandard")
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in _records()))
+    out = tmp_path / f"ann{ext}"
+    code, _, err = run(
+        "dedup", str(src), "--id-field", "doc.url", "--text-field", "body", "-q",
+        "--annotate", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    rows = _read_back(out, ext)
+    assert [r["n"] for r in rows] == [0, 1, 2, 3, 4, 5]
+    by = {str(r["n"]): r for r in rows}
+    assert by["0"]["is_duplicate"] in (False, "False") and by["0"]["duplicate_of"] in (None, "")
+    assert by["4"]["is_duplicate"] in (True, "True") and by["4"]["duplicate_of"] == "u0"
+    assert float(by["4"]["similarity"]) == 1.0
+    assert by["3"]["cluster_id"] in (None, "") and by["3"]["is_duplicate"] in (False, "False")
+    assert by["2"]["duplicate_of"] == "u0" and 0.8 <= float(by["2"]["similarity"]) < 1.0
+    assert by["0"]["cluster_id"] == by["2"]["cluster_id"] == by["4"]["cluster_id"]
+    assert rows[0]["lang"] == "en"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def _read_back(out: Path, ext: str) -> list[dict[str, object]]:
+    if ext == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(out).to_pylist()
+    if ext == ".csv":
+        import csv
+
+        with out.open(newline="") as fh:
+            return [dict(r, n=int(r["n"])) for r in csv.DictReader(fh)]
+    data = out.read_bytes()
+    if ext == ".jsonl.gz":
+        data = gzip.decompress(data)
+    elif ext == ".jsonl.zst":
+        import zstandard
+
+        data = zstandard.ZstdDecompressor().stream_reader(data).read()
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+def test_annotate_longest_and_stdin(tmp_path: Path) -> None:
+    lines = "".join(json.dumps(r) + "\n" for r in _records())
+    out = tmp_path / "a.jsonl"
+    code, _, err = run(
+        "dedup", "-", "--id-field", "doc.url", "--text-field", "body", "-q",
+        "--keep", "longest", "--annotate", str(out), input=lines,
+    )  # fmt: skip
+    assert code == 0, err
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    kept = [r for r in rows if r["cluster_id"] == rows[0]["cluster_id"] and not r["is_duplicate"]]
+    assert [r["doc"]["url"] for r in kept] == ["u2"]  # the longest member
+    assert rows[0]["duplicate_of"] == "u2"

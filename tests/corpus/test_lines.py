@@ -1,0 +1,95 @@
+"""neardup lines: frequent lines / paragraphs removed, against a naive reference."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.cli import main
+from neardup.corpus.lines import LinesSummary, remove_frequent_units
+from neardup.io import Document
+
+
+def _reference(texts: list[str], min_docs: int, unit: str) -> list[str]:
+    def units(t: str) -> list[tuple[list[int], str]]:
+        lines = t.split("\n")
+        out: list[tuple[list[int], str]] = []
+        cur: list[int] = []
+        for i, line in enumerate([*lines, ""]):
+            solid = line.strip(" \t\r\x0b\x0c") != ""
+            if unit == "line":
+                if solid and i < len(lines):
+                    out.append(([i], line.strip(" \t\r\x0b\x0c")))
+                continue
+            if solid and i < len(lines):
+                cur.append(i)
+            elif cur:
+                key = "\n".join(lines[j] for j in cur).strip(" \t\r\x0b\x0c\n")
+                out.append((cur, key))
+                cur = []
+        return out
+
+    freq: dict[str, int] = {}
+    for t in texts:
+        for key in {k for _, k in units(t)}:
+            freq[key] = freq.get(key, 0) + 1
+    result = []
+    for t in texts:
+        lines = t.split("\n")
+        drop = {i for idx, k in units(t) if freq[k] >= min_docs for i in idx}
+        result.append(t if not drop else "\n".join(x for i, x in enumerate(lines) if i not in drop))
+    return result
+
+
+LINE = st.sampled_from(
+    ["menu home", "  menu home ", "", "body", "Body", "© 2024 site", "x\ty", " "]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(LINE, max_size=6).map("\n".join), max_size=12),
+    st.integers(2, 4),
+    st.sampled_from(["line", "paragraph"]),
+)
+def test_equals_reference(texts: list[str], min_docs: int, unit: str) -> None:
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    got = [
+        d.text
+        for d in remove_frequent_units(lambda: docs, min_docs=min_docs, unit=unit, batch_size=5)
+    ]
+    assert got == _reference(texts, min_docs, unit)
+
+
+def test_summary_counts() -> None:
+    docs = [Document(str(i), f"nav a | b\nstory {i} goes here\ncookie banner") for i in range(10)]
+    docs.append(Document("z", "unique\n\ncookie banner"))
+    s = LinesSummary("line", 5)
+    out = list(remove_frequent_units(lambda: docs, min_docs=5, summary=s))
+    assert [d.text for d in out[:2]] == ["story 0 goes here", "story 1 goes here"]
+    assert out[-1].text == "unique\n"
+    assert (s.documents, s.units, s.frequent_units, s.units_removed) == (11, 32, 2, 21)
+    assert s.documents_changed == 11 and s.bytes_removed > 0
+
+
+def test_cli_lines_keeps_fields(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    rows = [{"id": i, "meta": {"body": f"header\nline {i}\nfooter"}, "k": i} for i in range(4)]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(
+        main,
+        ["lines", str(src), "--output", str(out), "--min-docs", "3", "--text-field", "meta.body"],
+    )
+    assert result.exit_code == 0, result.stderr
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["meta"]["body"] for r in got] == [f"line {i}" for i in range(4)]
+    assert [r["k"] for r in got] == [0, 1, 2, 3]
+    assert re.search(r"2 lines in >= 3 documents, 8 removed from 4 documents", result.stderr)
+    bad = CliRunner().invoke(main, ["lines", "-", "--output", str(out), "--min-docs", "2"])
+    assert bad.exit_code == 2

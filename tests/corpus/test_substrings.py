@@ -1,0 +1,83 @@
+"""neardup substrings: suffix-array repeat removal against a naive window reference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("pydivsufsort")
+
+from neardup.cli import main
+from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+from neardup.io import Document
+
+
+def _reference(texts: list[str], L: int) -> list[str]:
+    """Mark every L-byte window whose bytes occurred earlier (no window crosses a document)."""
+    raw = [t.encode() for t in texts]
+    first: dict[bytes, int] = {}
+    out = []
+    pos = 0
+    for b in raw:
+        mark = [False] * len(b)
+        for p in range(len(b) - L + 1):
+            w = b[p : p + L]
+            if w in first:
+                for q in range(p, p + L):
+                    mark[q] = True
+            else:
+                first[w] = pos + p
+        keep = bytearray()
+        lead_marked = False
+        for q, byte in enumerate(b):
+            if byte & 0xC0 != 0x80:
+                lead_marked = mark[q]
+            if not lead_marked:
+                keep.append(byte)
+        out.append(keep.decode())
+        pos += len(b) + 1
+    return out
+
+
+WORDS = st.sampled_from(["the ", "cat ", "sat ", "on ", "mat ", "é", "日本", "\n", "x"])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.lists(WORDS, max_size=14).map("".join), max_size=8), st.integers(8, 14))
+def test_equals_naive_reference(texts: list[str], L: int) -> None:
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    want = _reference(texts, L)
+    got = [d.text for d in remove_repeated_substrings(docs, min_length=L)]
+    assert got == want
+    sharded = [d.text for d in remove_repeated_substrings(docs, min_length=L, shard_bytes=2 * L)]
+    assert sharded == want
+
+
+def test_summary_and_first_copy_kept() -> None:
+    passage = "This website uses cookies to improve your experience. Accept all? "
+    docs = [Document(str(i), f"story {i} begins. {passage}end {i}") for i in range(5)]
+    s = SubstringSummary(40)
+    out = [d.text for d in remove_repeated_substrings(docs, min_length=40, summary=s)]
+    assert passage.strip() in (out[0] or "")
+    assert all("cookies" not in (t or "") for t in out[1:])
+    assert s.documents == 5 and s.documents_changed == 4 and s.shards == 1
+    assert 0 < s.bytes_removed < s.bytes_in
+
+
+def test_cli_substrings(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    shared = " ".join(f"token{i}" for i in range(30))
+    rows = [{"id": i, "text": f"head {i} {shared} tail {i}", "k": i} for i in range(3)]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    r = CliRunner().invoke(main, ["substrings", str(src), "-o", str(out), "--min-length", "50"])
+    assert r.exit_code == 0, r.stderr
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert shared in got[0]["text"] and shared not in got[1]["text"]
+    assert got[2]["text"].startswith("head 2") and got[2]["k"] == 2
+    assert "removed" in r.stderr and "3 documents in 1 shards" in r.stderr

@@ -1,0 +1,132 @@
+"""The packed JSONL reader gives exactly what read_jsonl gives: ids, texts, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import InputError
+from neardup.io import read_jsonl
+from neardup.packed import PackedDocs, read_jsonl_packed
+
+BACKENDS = ["fast", "reference"]
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+ids = st.one_of(st.text(max_size=8), st.integers(-(10**25), 10**25), st.none())
+
+
+@st.composite
+def records(draw: st.DrawFn) -> bytes:
+    rec: dict[str, object] = {}
+    for key in draw(
+        st.lists(st.sampled_from(["a", "meta", "url", "tëxt", "id", "text"]), max_size=4)
+    ):
+        rec[key] = draw(values)
+    if draw(st.booleans()):
+        rec["text"] = draw(st.text(max_size=40))
+    if draw(st.booleans()):
+        rec["id"] = draw(ids)
+    line = json.dumps(rec, ensure_ascii=draw(st.booleans()))
+    if draw(st.booleans()):
+        line = line.replace(", ", ",").replace(": ", ":")
+    return line.encode("utf-8", "surrogatepass")
+
+
+def _slow(data: bytes) -> list[tuple[str, str]] | str:
+    try:
+        return [(d.id, d.text or "") for d in read_jsonl(io.BytesIO(data), name="f")]
+    except InputError as exc:
+        return type(exc).__name__
+
+
+def _fast(path: Path) -> list[tuple[str, str]] | str:
+    try:
+        return [(d.id, d.text or "") for b in read_jsonl_packed(path, batch_size=3) for d in b]
+    except InputError as exc:
+        return type(exc).__name__
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    st.lists(
+        records() | st.sampled_from([b"", b"  ", b"\x0c", b"{bad", b"[1]", b'{"text": 5}']),
+        max_size=6,
+    ),
+    st.sampled_from(BACKENDS),
+)
+def test_packed_reader_equals_read_jsonl(tmp_path: Path, lines: list[bytes], backend: str) -> None:
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", backend)
+        assert _fast(path) == _slow(data)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        rb'{"text": "a\ud800b"}',  # a lone surrogate escape
+        rb'{"text": "x", "text": "y"}',  # a repeated key: json keeps the last
+        rb'{"id": -0, "text": "x"}',
+        rb'{"id": 1.5, "text": "x"}',
+        rb'{"id": 12345678901234567890123, "text": "x"}',
+        rb'{"n": NaN, "text": "x"}',
+        b'{"text": "tab\there"}',  # a raw control character: json refuses it
+        b'{"text": "\xff"}',  # not UTF-8
+        b'\xef\xbb\xbf{"text": "bom"}',
+        rb'{"text": "\ud83d\ude00 \u00e9\n\"q\"\\/"}',
+        b'{"text": "x"} trailing',
+        b'{"text": "x"}\r',
+        b'{"a": [1, {"b": [true, false, null]}, "s"], "text": "nested"}',
+        b'{"a": [1, 2,], "text": "x"}',
+        b'{"a": 01, "text": "x"}',
+        b'{"t\\u0065xt": "escaped key"}',
+    ],
+)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_packed_reader_edge_lines(tmp_path: Path, line: bytes, backend: str) -> None:
+    data = line + b'\n{"text": "after"}'  # no final newline
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", backend)
+        assert _fast(path) == _slow(data + b"\n")
+
+
+def test_packed_docs_are_documents() -> None:
+    p = PackedDocs(["a", "b"], np.frombuffer("xé".encode(), np.uint8), np.array([0, 1, 3]))
+    assert [d.text for d in p] == ["x", "é"] == p.texts()
+    assert p[-1].id == "b" and [d.id for d in p[0:2]] == ["a", "b"]
+    with pytest.raises(IndexError):
+        p[2]
+
+
+def test_packed_reader_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"text": "a"}\n{"text": oops}\n')
+    with pytest.raises(InputError, match=r"x\.jsonl:2: not valid JSON"):
+        list(read_jsonl_packed(path))
