@@ -96,7 +96,7 @@ def build_key() -> str:
     """Hash of everything that decides the kernels' machine code (24 hex digits).
 
     Covers the bytes of every ``.py`` file of the kernel families (``_kernels/<family>/``,
-    where every kernel lives: a change in one kernel's callee recompiles its callers), this
+    and ``_kernels/fast_*.py``, where every kernel lives: a change in one kernel's callee recompiles its callers), this
     module's format version, the numba, llvmlite, numpy and Python versions, the target
     triple, CPU name and features numba compiles for, and numba's code-generation options.
     """
@@ -108,7 +108,7 @@ def build_key() -> str:
 
     h = hashlib.sha256()
     h.update(f"neardup-kernel-cache-{_FORMAT}".encode())
-    for path in sorted(_PACKAGE.glob("*/*.py")):
+    for path in sorted([*_PACKAGE.glob("*/*.py"), *_PACKAGE.glob("fast_*.py")]):
         h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(b"\0")
         h.update(path.read_bytes())
