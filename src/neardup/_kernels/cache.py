@@ -97,8 +97,9 @@ def build_key() -> str:
 
     Covers the bytes of every ``.py`` file of the kernel families (``_kernels/<family>/``
     and ``_kernels/fast_*.py``, where every kernel lives: a change in one kernel's callee
-    recompiles its callers), this module's format version, the numba, llvmlite, numpy and Python versions, the target
-    triple, CPU name and features numba compiles for, and numba's code-generation options.
+    recompiles its callers), this module's format version, the numba, llvmlite, numpy and
+    Python versions, the target triple, CPU name and features numba compiles for, and
+    numba's code-generation options.
     """
     import llvmlite  # type: ignore[import-untyped]
     import numba
