@@ -30,6 +30,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["--mb", "5", "--rounds", "2"],
     ),
     (
+        "per-call add + query, LSH and Hamming (vs datasketch, rensa)",
+        ["percall_bench.py"],
+        ["--docs", "5000", "--rounds", "2"],
+    ),
+    (
         "SimHash sketching and Hamming all-pairs (vs simhash, numpy scan)",
         ["simhash_bench.py"],
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],

@@ -48,6 +48,17 @@ print(json.dumps({"fast": fast, "ref": run(), "counts": cache.compiles()}))
 """
 
 
+def _entries(index: Path) -> list[str]:
+    """The data files a numba index file names (its format: a pickled version, then a
+    pickled ``(stamp, {key: data file})``)."""
+    import pickle
+
+    with index.open("rb") as fh:
+        pickle.load(fh)
+        _, overloads = pickle.loads(fh.read())
+    return list(overloads.values())
+
+
 def _start(script: Path, mode: str, cache_dir: Path) -> subprocess.Popen[str]:
     env = dict(os.environ, NEARDUP_CACHE_DIR=str(cache_dir), NEARDUP_BACKEND="fast")
     return subprocess.Popen(
@@ -70,13 +81,15 @@ def test_cache_written_by_other_processes_serves_correct_kernels(tmp_path: Path)
     script = tmp_path / "child.py"
     script.write_text(_SCRIPT, encoding="utf-8")
     cache_dir = tmp_path / "cache"
-    # two processes fill an empty cache at the same time: the lock makes them compile each
-    # kernel once between them (the other one waits, then loads it)
+    # two processes fill an empty cache at the same time: under the lock no entry is lost
+    # and every index entry has its own data file (no two signatures share a number)
     first, second = _start(script, "fill", cache_dir), _start(script, "fill", cache_dir)
     results = [_result(first), _result(second)]
-    entries = list(cache_dir.rglob("*.nbc"))
-    assert entries, "nothing was cached"
-    assert sum(r["counts"]["compiled"] for r in results) == len(entries)
+    data = sorted(p.name for p in cache_dir.rglob("*.nbc"))
+    assert data, "nothing was cached"
+    indexed = sorted(name for index in cache_dir.rglob("*.nbi") for name in _entries(index))
+    assert indexed == data
+    assert sum(r["counts"]["compiled"] for r in results) >= len(data)
     for r in results:
         assert r["fast"] == r["ref"]
         assert r["fast"]["hits"] == ["a", "b", "c"]  # each hit once
@@ -101,7 +114,7 @@ def test_build_key_follows_every_kernel_source(
     from neardup._kernels import cache
 
     copy = tmp_path / "_kernels"
-    for path in cache._PACKAGE.rglob("*.py"):
+    for path in cache._PACKAGE.glob("*/*.py"):
         target = copy / path.relative_to(cache._PACKAGE)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())

@@ -12,10 +12,9 @@ Every kernel of :mod:`neardup._kernels` is made with :func:`njit`, which attache
 module's cache instead:
 
 * the directory is ``<root>/kernels/<build key>/<family>``: the build key hashes every source
-  file of
-  the ``_kernels`` package, the numba, llvmlite, numpy and Python versions, the CPU name and
-  features numba targets, and the numba options that change code generation. Code built from
-  anything else lives elsewhere and is never loaded;
+  file of the kernel families (``_kernels/<family>/``), the numba, llvmlite, numpy and
+  Python versions, the CPU name and features numba targets, and the numba options that
+  change code generation. Code built from anything else lives elsewhere and is never loaded;
 * each entry's key adds a hash of the constant globals the kernel (and every kernel it calls)
   reads, so code compiled while a global was patched is never served when it is not;
 * loads, compiles and saves happen under one re-entrant file lock per build (``filelock``):
@@ -59,6 +58,8 @@ log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
 _PACKAGE = Path(__file__).resolve().parent
 _PREFIX = "neardup._kernels."
+#: Bump when this module changes what it stores or how entries are keyed.
+_FORMAT = 1
 #: Seconds to wait for another process's compile before compiling without the disk cache.
 LOCK_TIMEOUT = 900.0
 #: The numba options (``numba.core.config``) that change the machine code numba generates.
@@ -74,7 +75,7 @@ _CODEGEN_OPTIONS = (
 )
 
 _state = threading.local()
-_counts = {"compiled": 0, "loaded": 0}
+_counts = {"compiled": 0, "loaded": 0, "missed": 0}
 
 
 def cache_root() -> Path:
@@ -94,10 +95,11 @@ def cache_root() -> Path:
 def build_key() -> str:
     """Hash of everything that decides the kernels' machine code (24 hex digits).
 
-    Covers the bytes of every ``.py`` file of the ``neardup._kernels`` package (so a change
-    in one kernel's callee recompiles its callers), the numba, llvmlite, numpy and Python
-    versions, the target triple, CPU name and features numba compiles for, and numba's
-    code-generation options.
+    Covers the bytes of every ``.py`` file of the kernel families (``_kernels/<family>/``
+    and ``_kernels/fast_*.py``, where every kernel lives: a change in one kernel's callee
+    recompiles its callers), this module's format version, the numba, llvmlite, numpy and
+    Python versions, the target triple, CPU name and features numba compiles for, and
+    numba's code-generation options.
     """
     import llvmlite  # type: ignore[import-untyped]
     import numba
@@ -106,7 +108,8 @@ def build_key() -> str:
     from numba.core.registry import cpu_target
 
     h = hashlib.sha256()
-    for path in sorted(_PACKAGE.rglob("*.py")):
+    h.update(f"neardup-kernel-cache-{_FORMAT}".encode())
+    for path in sorted([*_PACKAGE.glob("*/*.py"), *_PACKAGE.glob("fast_*.py")]):
         h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(b"\0")
         h.update(path.read_bytes())
@@ -160,7 +163,8 @@ def locked() -> Iterator[None]:
 
 
 def compiles() -> dict[str, int]:
-    """Kernels compiled and loaded from disk by this process so far (for warmup reports)."""
+    """Kernels compiled (and saved), loaded from disk, and looked up in vain (a miss, which
+    may be retried with literal argument types) by this process so far."""
     return dict(_counts)
 
 
@@ -270,46 +274,57 @@ def _install() -> type:
                 if held:
                     _lock().release()
                 return cres
-            _pending().append(held)
-            if _counts["compiled"] == 0 and not getattr(_state, "quiet", False):
+            _pending().append((id(self), held))
+            if not _counts["missed"] and not getattr(_state, "quiet", False):
                 log.info(
                     "compiling numba kernels for this machine into %s (once per install; "
                     "`neardup warmup` does it ahead of time)",
                     kernel_dir(),
                 )
-            _counts["compiled"] += 1
+            _counts["missed"] += 1
             return None
 
         def save_overload(self, sig: Any, data: Any) -> None:
             try:
                 super().save_overload(sig, data)
+                _counts["compiled"] += 1
             finally:
-                _release_pending()
+                _release_pending(id(self))
 
     class _OnCompile(event.Listener):  # type: ignore[misc]
         def on_start(self, ev: Any) -> None:
             pass
 
         def on_end(self, ev: Any) -> None:
-            if ev.is_failed and isinstance(ev.data["dispatcher"]._cache, _KernelCache):
-                _release_pending()
+            # a failed compile (a typing attempt, a retry with literal types) never reaches
+            # save_overload: release what its load_overload kept, and nothing else (inlined
+            # kernels fail and retry without a load of their own)
+            cache = getattr(ev.data.get("dispatcher"), "_cache", None)
+            if ev.is_failed and isinstance(cache, _KernelCache):
+                _release_pending(id(cache))
 
     event.register("numba:compile", _OnCompile())
     return _KernelCache
 
 
-def _pending() -> list[bool]:
-    stack: list[bool] | None = getattr(_state, "pending", None)
+def _pending() -> list[tuple[int, bool]]:
+    """This thread's misses still holding the lock: (id of the cache, lock held), in order."""
+    stack: list[tuple[int, bool]] | None = getattr(_state, "pending", None)
     if stack is None:
         stack = []
         _state.pending = stack
     return stack
 
 
-def _release_pending() -> None:
+def _release_pending(owner: int) -> None:
+    """Release the lock level kept by the latest miss of cache ``owner`` (if it has one)."""
     stack = _pending()
-    if stack and stack.pop():
-        _lock().release()
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i][0] == owner:
+            _, held = stack.pop(i)
+            if held:
+                _lock().release()
+            return
 
 
 @cache

@@ -5,10 +5,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from neardup._kernels.cache import njit
+
 __all__ = ["expand_words", "mean_pool"]
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@njit(parallel=True)
 def mean_pool(table, ids, offsets, skip, normalize):  # type: ignore[no-untyped-def]
     """Per-document mean of ``table[ids]`` (ids equal to ``skip`` left out), then unit length."""
     n = len(offsets) - 1
@@ -41,7 +43,7 @@ def mean_pool(table, ids, offsets, skip, normalize):  # type: ignore[no-untyped-
     return out
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def expand_words(word_index, text_words, word_ids, word_offsets, max_length):  # type: ignore[no-untyped-def]
     """Concatenate each text's cached word tokens, at most ``max_length`` per text (-1: all)."""
     n = len(text_words) - 1

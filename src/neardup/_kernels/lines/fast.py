@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from neardup._kernels.cache import njit
 
-@numba.njit(cache=True, nogil=True)
+
+@njit()
 def _space(c):  # type: ignore[no-untyped-def]
     return c == 32 or (9 <= c <= 13)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def line_spans(buf, offsets, n_lines):  # type: ignore[no-untyped-def]
     starts = np.empty(n_lines, np.int64)
     ends = np.empty(n_lines, np.int64)

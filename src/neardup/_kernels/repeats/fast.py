@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from neardup._kernels.cache import njit
 
-@numba.njit(cache=True, nogil=True)
+
+@njit()
 def _close(sa, lo, hi, prefix, min_length, delta):  # type: ignore[no-untyped-def]
     """Mark the run sa[lo..hi] (inclusive)."""
     if prefix > 0:
@@ -34,7 +35,7 @@ def _close(sa, lo, hi, prefix, min_length, delta):  # type: ignore[no-untyped-de
             delta[p + min_length] -= 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def repeat_mask(text, sa, lcp, min_length, prefix):  # type: ignore[no-untyped-def]
     n = text.shape[0]
     mask = np.zeros(n, np.bool_)
