@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install -q pip==26.3
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all]' --group dev
+	$(VENV)/bin/neardup warmup
 	touch $@
 
 run: $(STAMP)

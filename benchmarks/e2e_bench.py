@@ -97,18 +97,28 @@ def bench(
 ) -> None:
     src = work / f"{name}.jsonl"
     size = write_jsonl(src, docs)
-    print(f"\n## {name}: {len(docs):,} documents, {size / 1e6:.1f} MB of JSONL, threshold {threshold}")
+    print(
+        f"\n## {name}: {len(docs):,} documents, {size / 1e6:.1f} MB of JSONL, threshold {threshold}"
+    )
     neardup = [sys.executable, "-m", "neardup", "dedup", str(src), "--threshold", str(threshold)]
     contenders: list[tuple[str, list[str]]] = [
         ("neardup dedup --jobs 1", [*neardup, "--jobs", "1", "-q"]),
         ("neardup dedup --jobs 2", [*neardup, "--jobs", "2", "-q"]),
-        ("rensa script", [sys.executable, str(HERE / "peers" / "rensa_dedup.py"), str(src), str(threshold)]),
+        (
+            "rensa script",
+            [sys.executable, str(HERE / "peers" / "rensa_dedup.py"), str(src), str(threshold)],
+        ),
     ]
     if not skip_datasketch:
         contenders.append(
             (
                 "datasketch script",
-                [sys.executable, str(HERE / "peers" / "datasketch_dedup.py"), str(src), str(threshold)],
+                [
+                    sys.executable,
+                    str(HERE / "peers" / "datasketch_dedup.py"),
+                    str(src),
+                    str(threshold),
+                ],
             )
         )
     rows = []
@@ -122,7 +132,9 @@ def bench(
         rows.append((label, figures))
     base = {label: f["wall"] for label, f in rows}
     print()
-    print("| command | wall s | CPU s | peak RSS MB | clusters | docs in clusters | recall | rensa wall / this |")
+    print(
+        "| command | wall s | CPU s | peak RSS MB | clusters | docs in clusters | recall | rensa wall / this |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, f in rows:
         rec = "" if f["recall"] != f["recall"] else f"{f['recall']:.3f}"
@@ -167,7 +179,9 @@ def main() -> None:
                 sb = shingles(docs[b])
                 if sa | sb and len(sa & sb) / len(sa | sb) >= args.threshold:
                     truth.append((str(a), str(b)))
-            print(f"planted pairs with Jaccard >= {args.threshold}: {len(truth):,} of {len(planted):,}")
+            print(
+                f"planted pairs with Jaccard >= {args.threshold}: {len(truth):,} of {len(planted):,}"
+            )
             bench("planted", docs, truth, args.threshold, work, args.skip_datasketch)
         if args.only in (None, "pages"):
             pages = load_corpus(max_mb=args.pages_mb, seed=7)

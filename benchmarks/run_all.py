@@ -1,9 +1,9 @@
 """Run every benchmark side by side with its peers and write benchmarks/RESULTS.md.
 
 ``make bench`` runs this. Each script measures neardup and the peers installed from PyPI
-(datasketch, rensa, simhash, imagehash, ppdeep, py-tlsh) in one process on the same corpus
-(text and images already on the machine), in interleaved rounds, and prints medians and
-ratios; this runner collects their output verbatim under a description of the machine.
+(datasketch, rensa, simhash, imagehash, ppdeep, py-tlsh, semhash, model2vec) in one process
+on the same corpus (text and images already on the machine), in interleaved rounds, and prints
+medians and ratios; this runner collects their output verbatim under a description of the machine.
 The ratios, not the absolute times, are the headline: the machine is shared and noisy.
 
     python benchmarks/run_all.py [--quick] [--only minhash,simhash]
@@ -34,12 +34,32 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["simhash_bench.py"],
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],
     ),
+    (
+        "canonicalization kernel and MinHash on non-ASCII text (vs the stdlib path, rensa)",
+        ["canonicalize_bench.py"],
+        ["--mb", "2", "--rounds", "2"],
+    ),
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],
         ["--docs", "20000"],
+    ),
+    (
+        "static embeddings: throughput and paraphrase ranking vs MiniLM, semantic dedup vs semhash",
+        ["static_embeddings_bench.py"],
+        ["--quick"],
+    ),
+    (
+        "K-means-partitioned semantic dedup (SemDeDup) of 1M vectors: time, memory, recall",
+        ["semdedup_million.py"],
+        ["--n", "200000"],
+    ),
+    (
+        "persistent store: build vs plain dedup, size, query latency at N and 1M (vs datasketch)",
+        ["store_bench.py", "--docs", "100000", "--big", "1000000"],
+        ["--docs", "20000", "--big", "200000"],
     ),
     (
         "Spark engine, local[1] and local[2] (vs the local engine, per core)",

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import xxhash
 
-from neardup._kernels.xxh3 import xxh3_64_ranges
+from neardup._kernels.xxh3.fast import xxh3_64_ranges
 
 SIZE = 10 * 1024 * 1024
 WIDTH = 30

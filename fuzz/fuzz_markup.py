@@ -25,20 +25,27 @@ def seeds() -> tuple[bytes, ...]:
         b"# Title\n\nSome *emph* and `code` and [a link](http://x).\n\n"
         b"| a | b |\n|---|---|\n| 1 | 2 |\n\n```py\nprint(1)\n```\n\n> quote\n- item\n",
         b"Setext\n======\n\n<div>raw html</div>\n\n![img](x.png) ~~strike~~\n",
+        # the shapes of issue 19: self-closing nesting, attribute floods, quotes that could
+        # hide tags from the depth scan, foreign content, wide tables, runs of brackets
+        b"<div/>" * 64 + b"<svg>" + b"<path/>" * 16 + b"<div/></svg>" + b"x",
+        b"<p " + b" ".join(b"a%d='v>%d'" % (i, i) for i in range(40)) + b'>t</p><x a=b">',
+        b"|h" * 40 + b"|\n" + b"|-" * 40 + b"|\n" + b"r\n" * 20,
+        b"[" * 200 + b"![" * 50 + b"]" + b"*a" * 50,
     )
 
 
 def target(data: bytes) -> None:
-    """Extract text from raw and mutated-seed bytes as HTML and Markdown."""
+    """Extract text from raw and mutated-seed bytes as HTML and Markdown (small caps on depth,
+    attributes and table padding, so the guards' rewriting paths run too)."""
     from neardup.markup import detect_format, html_to_text, markdown_to_text, to_text
 
     seed, rest = pick(seeds(), data)
     for blob in (data, mutate(seed, rest)):
         text = text_of(blob)
         for source in (blob, text):
-            out = attempt(html_to_text, source, max_bytes=MAX_BYTES, max_depth=16)
+            out = attempt(html_to_text, source, max_bytes=MAX_BYTES, max_depth=16, max_attributes=8)
             assert out is None or isinstance(out, str)
-            out = attempt(markdown_to_text, source, max_bytes=MAX_BYTES)
+            out = attempt(markdown_to_text, source, max_bytes=MAX_BYTES, max_padded_cells=64)
             assert out is None or isinstance(out, str)
         fmt = attempt(detect_format, blob)
         if fmt != "pdf":

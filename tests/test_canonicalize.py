@@ -24,7 +24,7 @@ def test_txtfp_golden_canonical(path: Path) -> None:
 
 def test_config_string() -> None:
     assert Canonicalizer().config == "nfkc-cf-simple-bidi-fmt"
-    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf-ws"
+    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf2-ws"
     assert Canonicalizer("none").config == "none-cf-none"
 
 

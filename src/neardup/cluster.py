@@ -1,21 +1,56 @@
-"""Clusters from accepted pairs: union-find with stable cluster ids and representatives.
+"""Clusters from accepted pairs: connected components or centers, with stable ids.
 
 The rule, documented once for the local engine and the Spark engine alike: documents are
 numbered by their position in the input (0, 1, 2, ...); a cluster's **representative** is its
 member with the smallest position, and clusters are numbered 0, 1, 2, ... in the order of their
 representatives. Singletons are not clusters. The same input and pairs always give the same
 clusters, whatever order the pairs arrive in.
+
+Two clusterings (``CLUSTERINGS``):
+
+* ``components``: union-find; a cluster is a connected component of the pair graph, so
+  documents can chain (A~B, B~C puts A and C together however far apart they are).
+* ``center``: a star clustering in input order (the *CENTER* algorithm of Haveliwala, Gionis
+  and Indyk, "Scalable techniques for clustering the web", WebDB 2000, with input position as
+  the order): the first document not yet in a cluster becomes a center and takes every
+  neighbor not yet in a cluster. Every member has an accepted pair with its representative,
+  so every member is within the threshold of it; nothing chains.
+
+Both take pairs as arrays ``(i, j, similarity)`` with row numbers as ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
 from itertools import pairwise
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["UnionFind", "cluster_labels", "components", "connected_components"]
+from neardup.errors import ConfigError
+
+__all__ = [
+    "CLUSTERINGS",
+    "ClusterStats",
+    "Clustering",
+    "UnionFind",
+    "center_clusters",
+    "cluster_labels",
+    "cluster_roots",
+    "cluster_stats",
+    "components",
+    "connected_components",
+]
+
+Clustering = Literal["components", "center"]
+#: The clusterings :func:`cluster_roots` knows.
+CLUSTERINGS: tuple[Clustering, ...] = ("components", "center")
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
 
 
 class UnionFind:
@@ -81,12 +116,10 @@ def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> np
         >>> components(4, np.array([3]), np.array([1])).tolist()
         [0, 1, 2, 1]
     """
-    from neardup._kernels.engine import backend_name
+    from neardup._kernels import engine
 
-    if backend_name() == "fast":
-        from neardup._kernels.fast_sets import components as fast
-
-        roots: npt.NDArray[np.int64] = fast(
+    if engine.backend_name() == "fast":
+        roots: npt.NDArray[np.int64] = engine.kernels("sets").components(
             n, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64)
         )
         return roots
@@ -119,3 +152,217 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
     flat = order.tolist()
     edges = [0, *bounds.tolist(), len(flat)]
     return [sorted(flat[a:b]) for a, b in pairwise(edges)]
+
+
+def _adjacency(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
+    """CSR of the undirected pair graph: ``(indptr, neighbor, edge)`` (edge = pair index);
+    the numpy reference (a stable sort by row)."""
+    m = len(i)
+    src = np.concatenate((i, j))
+    dst = np.concatenate((j, i))
+    edge = np.concatenate((np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64)))
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    return indptr, dst[order], edge[order]
+
+
+def _adjacency_counting(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
+    """The same CSR by a counting sort in one pass (compiled by numba; no sort)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(len(i)):
+        indptr[i[k] + 1] += 1
+        indptr[j[k] + 1] += 1
+    for u in range(n):
+        indptr[u + 1] += indptr[u]
+    fill = indptr[:-1].copy()
+    nbr = np.empty(2 * len(i), dtype=np.int64)
+    edge = np.empty(2 * len(i), dtype=np.int64)
+    for k in range(len(i)):
+        a, b = i[k], j[k]
+        nbr[fill[a]] = b
+        edge[fill[a]] = k
+        fill[a] += 1
+        nbr[fill[b]] = a
+        edge[fill[b]] = k
+        fill[b] += 1
+    return indptr, nbr, edge
+
+
+def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
+    """The sequential CENTER pass (reference; numba compiles the same source). A pair given
+    twice counts with its highest similarity, so the order of a row's neighbors is free."""
+    n = len(indptr) - 1
+    root = np.full(n, -1, dtype=np.int64)
+    to_root = np.ones(n, dtype=np.float64)
+    for u in range(n):
+        if root[u] != -1:
+            continue
+        root[u] = u
+        for k in range(indptr[u], indptr[u + 1]):
+            v = nbr[k]
+            if v == u:
+                continue
+            if root[v] == -1:
+                root[v] = u
+                to_root[v] = sim[edge[k]]
+            elif root[v] == u and sim[edge[k]] > to_root[v]:
+                to_root[v] = sim[edge[k]]
+    return root, to_root
+
+
+@cache
+def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
+    from neardup._kernels.cache import njit
+
+    jit = njit()
+    counting = jit(_adjacency_counting)
+    loop = jit(_center_loop)
+
+    def both(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
+        indptr, nbr, edge = counting(n, i, j)
+        out: tuple[I64, F64] = loop(indptr, nbr, edge, sim)
+        return out
+
+    return both
+
+
+def _check_pairs(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, I64, F64]:
+    a = np.ascontiguousarray(i, dtype=np.int64)
+    b = np.ascontiguousarray(j, dtype=np.int64)
+    s = np.ascontiguousarray(sim, dtype=np.float64)
+    if not (len(a) == len(b) == len(s)):
+        raise ConfigError(
+            f"pair arrays differ in length ({len(a)}, {len(b)}, {len(s)}); pass one i, j and "
+            "similarity per pair"
+        )
+    if len(a) and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n):
+        raise ConfigError(f"pair row numbers must lie in 0..{n - 1}; pass rows of the {n} inputs")
+    return a, b, s
+
+
+def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
+    """CENTER clustering of ``n`` rows joined by pairs ``(i[k], j[k])`` of similarity ``sim[k]``.
+
+    Rows are visited in order; a row not yet in a cluster becomes a center and takes every
+    neighbor not yet in a cluster. The center is its cluster's smallest row (a smaller row
+    adjacent to it would have taken it), as with :func:`components`, and every member has a
+    pair with it. A numba kernel (a counting sort builds the adjacency, then one pass), with
+    a numpy sort and the same pass run by the interpreter as reference
+    (``NEARDUP_BACKEND=reference``). A pair given twice counts with its highest similarity.
+
+    Args:
+        n: Number of rows (documents).
+        i: First row of each pair.
+        j: Second row of each pair.
+        sim: Similarity of each pair.
+
+    Returns:
+        ``(roots, to_root)``: each row's center (its own row for centers and singletons) and
+        its similarity to it (1.0 for centers and singletons).
+
+    Raises:
+        ConfigError: the arrays differ in length or name a row outside ``0 .. n-1``.
+
+    Examples:
+        >>> roots, to_root = center_clusters(
+        ...     4, np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([0.9, 0.8, 0.95]))
+        >>> roots.tolist(), to_root.tolist()
+        ([0, 0, 2, 2], [1.0, 0.9, 1.0, 0.95])
+    """
+    a, b, s = _check_pairs(n, i, j, sim)
+    from neardup._kernels.engine import backend_name
+
+    if backend_name() == "fast":
+        return _center_fast()(n, a, b, s)
+    indptr, nbr, edge = _adjacency(n, a, b)
+    return _center_loop(indptr, nbr, edge, s)
+
+
+def cluster_roots(
+    n: int, i: I64, j: I64, sim: F64, *, clustering: str = "components"
+) -> tuple[I64, F64 | None]:
+    """Each row's representative under ``clustering`` (see :data:`CLUSTERINGS`).
+
+    Returns:
+        ``(roots, to_root)``; ``to_root`` (similarity to the representative) is ``None`` for
+        ``components``, where a member need not have a pair with its representative.
+
+    Raises:
+        ConfigError: unknown ``clustering``, or bad pair arrays.
+
+    Examples:
+        >>> pairs = np.array([0, 1]), np.array([1, 2]), np.array([0.9, 0.9])
+        >>> cluster_roots(3, *pairs)[0].tolist()
+        [0, 0, 0]
+        >>> cluster_roots(3, *pairs, clustering="center")[0].tolist()
+        [0, 0, 2]
+    """
+    if clustering == "center":
+        return center_clusters(n, i, j, sim)
+    if clustering != "components":
+        raise ConfigError(f"unknown clustering {clustering!r}; use one of {', '.join(CLUSTERINGS)}")
+    a, b, _ = _check_pairs(n, i, j, sim)
+    return components(n, a, b), None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterStats:
+    """Per-cluster numbers, one entry per cluster of :func:`cluster_labels`' order.
+
+    Attributes:
+        sizes: Members per cluster.
+        pairs: Accepted pairs with both rows in the cluster.
+        min_similarity: Lowest similarity of those pairs (``nan`` when none).
+        max_similarity: Highest similarity of those pairs (``nan`` when none).
+        min_to_root: Lowest similarity of a member to its representative, when known
+            (``center``), else ``None``.
+    """
+
+    sizes: I64
+    pairs: I64
+    min_similarity: F64
+    max_similarity: F64
+    min_to_root: F64 | None
+
+
+def cluster_stats(roots: I64, i: I64, j: I64, sim: F64, to_root: F64 | None = None) -> ClusterStats:
+    """Sizes, pair counts and similarity ranges of the clusters of ``roots``, vectorized.
+
+    Examples:
+        >>> st = cluster_stats(np.array([0, 0, 0, 3]), np.array([0, 1]), np.array([1, 2]),
+        ...                    np.array([0.9, 0.7]))
+        >>> st.sizes.tolist(), st.min_similarity.tolist(), st.max_similarity.tolist()
+        ([3], [0.7], [0.9])
+    """
+    roots = np.asarray(roots, dtype=np.int64)
+    uniq, inverse, counts = np.unique(roots, return_inverse=True, return_counts=True)
+    keep = counts > 1
+    cid = np.full(len(uniq), -1, dtype=np.int64)
+    cid[keep] = np.arange(int(keep.sum()), dtype=np.int64)
+    n_clusters = int(keep.sum())
+    row_cluster = cid[inverse]
+    a = np.asarray(i, dtype=np.int64)
+    b = np.asarray(j, dtype=np.int64)
+    s = np.asarray(sim, dtype=np.float64)
+    inside = (row_cluster[a] == row_cluster[b]) & (row_cluster[a] >= 0)
+    pc = row_cluster[a[inside]]
+    ps = s[inside]
+    lo = np.full(n_clusters, np.inf)
+    hi = np.full(n_clusters, -np.inf)
+    np.minimum.at(lo, pc, ps)
+    np.maximum.at(hi, pc, ps)
+    lo[np.isinf(lo)] = np.nan
+    hi[np.isinf(hi)] = np.nan
+    low_root: F64 | None = None
+    if to_root is not None:
+        low_root = np.full(n_clusters, np.inf)
+        member = row_cluster >= 0
+        np.minimum.at(low_root, row_cluster[member], np.asarray(to_root, dtype=np.float64)[member])
+    return ClusterStats(
+        sizes=counts[keep].astype(np.int64),
+        pairs=np.bincount(pc, minlength=n_clusters).astype(np.int64),
+        min_similarity=lo,
+        max_similarity=hi,
+        min_to_root=low_root,
+    )

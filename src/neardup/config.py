@@ -105,7 +105,9 @@ class CanonicalConfig(Params):
         casefold: ``"full"`` (``str.casefold``), ``"lower"`` (``str.lower``) or ``"none"``.
         strip_bidi: Drop bidi controls (Trojan Source, CVE-2021-42574).
         strip_format: Drop txtfp's curated list of invisible format characters.
-        confusables: Map to the UTS #39 confusable skeleton (extra ``security``).
+        confusables: Map to the UTS #39 confusable skeleton (extra ``security``), before and
+            after case folding; also strips every default-ignorable character and shows
+            right-to-left override runs in display order (Trojan Source).
         collapse_whitespace: Replace runs of whitespace by one space and strip the ends.
         strip_diacritics: Remove combining marks after canonical decomposition.
         max_bytes: Cap on the UTF-8 size of the input (InputTooLargeError above it).
@@ -141,7 +143,9 @@ class CanonicalConfig(Params):
         if self.strip_format:
             parts.append("fmt")
         if self.confusables:
-            parts.append("conf")
+            # conf2: the skeleton is also taken before case folding, small capitals fold to
+            # Latin letters, default-ignorables are stripped, override runs are reversed
+            parts.append("conf2")
         if self.collapse_whitespace:
             parts.append("ws")
         if self.strip_diacritics:

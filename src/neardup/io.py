@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,14 @@ from typing import Any, BinaryIO
 
 from neardup.errors import InputError, InputTooLargeError
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "Document", "read_csv", "read_inputs", "read_jsonl"]
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "Document",
+    "read_csv",
+    "read_file_text",
+    "read_inputs",
+    "read_jsonl",
+]
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +72,8 @@ def _read_file(path: Path, max_bytes: int) -> bytes:
         size = path.stat().st_size
         if size > max_bytes:
             raise InputTooLargeError(
-                f"{path} is {size} bytes, over the {max_bytes}-byte cap; raise the cap "
-                "(--max-file-bytes) or leave the file out (--exclude)"
+                f"{path} is {size} bytes, over the {max_bytes}-byte cap; leave the file out "
+                "(--exclude) or split it (from Python: raise read_inputs(max_file_bytes=...))"
             )
         return path.read_bytes()
     except OSError as exc:
@@ -92,12 +100,77 @@ def _record_field(record: object, name: str, where: str) -> object:
     return record[name]
 
 
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _record_id(value: object, number: int, where: str) -> str:
+    """The id of a JSONL record: a string or an integer (null or absent: the line number)."""
+    if value is None:
+        return str(number)
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise InputError(
+            f"{where}: the id is a JSON {type(value).__name__}, not a string or number; "
+            "give every record a string id, or name another field with --id-field"
+        )
+    doc_id = value if isinstance(value, str) else str(value)
+    if _has_lone_surrogate(doc_id):
+        raise InputError(
+            f"{where}: the id {doc_id!r} holds a lone surrogate (an unpaired \\ud800-\\udfff "
+            "escape), which no UTF-8 output can hold; fix the id"
+        )
+    return doc_id
+
+
+def _path_id(text: str) -> str:
+    """A file id as printable text: bytes of a name that is not UTF-8 (surrogate escapes from
+    the file system) are written as ``\\xNN``."""
+    if not _has_lone_surrogate(text):
+        return text
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
+class _UniqueIds:
+    """Remembers where each id was read, and refuses an id read twice.
+
+    One small int per id (source index and position packed), so the check costs little next
+    to the ids themselves, which a dedup run keeps anyway.
+    """
+
+    __slots__ = ("_seen", "_sources")
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+        self._sources: list[str] = []
+
+    def check(self, docs: Iterable[Document], source: str) -> Iterator[Document]:
+        index = len(self._sources)
+        self._sources.append(source)
+        seen = self._seen
+        for number, doc in enumerate(docs, 1):
+            here = index << 40 | number
+            first = seen.setdefault(doc.id, here)
+            if first != here:
+                raise InputError(
+                    f"duplicate id {doc.id!r}: read from {self._sources[first >> 40]} "
+                    f"(document {first & (1 << 40) - 1}) and again from {source} (document "
+                    f"{number}); ids must be unique (fix the data, or pick another field with "
+                    "--id-field; files in different folders get the same id when their paths "
+                    "relative to the folders match, so pass their common parent folder instead)"
+                )
+            yield doc
+
+
 def _iter_lines(stream: BinaryIO, max_line: int, where: str) -> Iterator[tuple[int, bytes]]:
     for number, line in enumerate(iter(lambda: stream.readline(max_line + 1), b""), 1):
         if len(line) > max_line:
             raise InputTooLargeError(
-                f"{where}:{number}: line longer than {max_line} bytes; raise --max-line-bytes "
-                "or split the record"
+                f"{where}:{number}: line longer than {max_line} bytes; split the record "
+                "(from Python: raise read_inputs/read_jsonl(max_line_bytes=...))"
             )
         yield number, line
 
@@ -112,11 +185,13 @@ def read_jsonl(
 ) -> Iterator[Document]:
     """Read JSONL records ``{id_field: ..., text_field: ...}`` from a binary stream.
 
-    Blank lines are skipped. A record without ``id_field`` gets its line number as id.
+    Blank lines are skipped. A record without ``id_field`` (or with a null one) gets its line
+    number as id; an id must be a string or a number.
 
     Raises:
-        InputError: a line is not JSON, not an object, or lacks ``text_field``; the message
-            names the file and line.
+        InputError: a line is not JSON, not an object, lacks ``text_field``, or has an id
+            that is not a string or number (or holds a lone surrogate); the message names the
+            file and line.
         InputTooLargeError: a line is longer than ``max_line_bytes``.
 
     Examples:
@@ -138,8 +213,7 @@ def read_jsonl(
         if not isinstance(text, str):
             raise InputError(f"{where}: field {text_field!r} is not a string")
         assert isinstance(record, dict)
-        doc_id = record.get(id_field, number)
-        yield Document(str(doc_id), text)
+        yield Document(_record_id(record.get(id_field), number, where), text)
 
 
 def read_csv(
@@ -156,7 +230,8 @@ def read_csv(
     """
     csv.field_size_limit(max_line_bytes)
     try:
-        with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+        # utf-8-sig: a byte-order mark must not become part of the first column's name
+        with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
             reader = csv.DictReader(fh)
             if reader.fieldnames is None or text_field not in reader.fieldnames:
                 raise InputError(
@@ -183,12 +258,17 @@ def read_inputs(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     stdin: BinaryIO | None = None,
     input_format: str = "text",
+    main_content: bool = False,
 ) -> Iterator[Document]:
     """Read documents from paths: files, folders, record files (JSONL, CSV, TSV, Parquet,
     Arrow; compressed or not), Hugging Face ``save_to_disk`` folders, or ``-`` (stdin JSONL).
 
     A shortcut for :func:`neardup.readers.read_documents` with the common options; see there
     (and ``docs/formats.md``) for ids, field paths, streaming and error handling.
+
+    Ids must be unique across all the paths: an id read twice raises :class:`InputError`
+    naming both places (a record's file and position). File names that are not UTF-8 get ids
+    with their odd bytes written as ``\\xNN``.
 
     Args:
         paths: What to read. ``-`` reads JSONL from ``stdin``.
@@ -203,10 +283,12 @@ def read_inputs(
         stdin: The stream for ``-`` (default: ``sys.stdin.buffer``).
         input_format: How files become text: ``text`` (default: UTF-8), ``html``,
             ``markdown``, ``pdf``, or ``auto`` (by extension, then by sniffing; via
-            ``neardup.markup.to_text``, extra ``markup``). Records are always text.
+            ``neardup.markup.to_text``, extra ``markup``). JSONL/CSV records are always text.
+        main_content: For HTML files, keep only the main content (the article, without
+            navigation, headers and footers; see ``neardup.markup.html_to_text``).
 
     Raises:
-        InputError: a path does not exist, or a record is malformed.
+        InputError: a path does not exist, a record is malformed, or an id repeats.
         ConfigError: unknown ``input_format``.
     """
     from neardup.readers import ReadOptions, RecordSpec, read_documents
@@ -217,11 +299,69 @@ def read_inputs(
         exclude=tuple(exclude),
         binary=binary,
         input_format=input_format,
+        main_content=main_content,
         max_line_bytes=max_line_bytes,
         max_file_bytes=max_file_bytes,
     )
-    return read_documents(paths, options, stdin=stdin)
+    paths = list(paths)
+    # the readers keep ids unique across roots; a record id repeated in the data is refused
+    yield from _UniqueIds().check(
+        read_documents(paths, options, stdin=stdin),
+        ", ".join("<stdin>" if str(p) == "-" else str(p) for p in paths),
+    )
 
 
 #: Formats ``input_format`` accepts; ``auto`` picks by extension, then by sniffing content.
 INPUT_FORMATS = ("auto", "text", "html", "markdown", "pdf")
+
+
+def _file_document(
+    path: Path,
+    doc_id: str,
+    *,
+    binary: bool,
+    max_file_bytes: int,
+    input_format: str = "text",
+    main_content: bool = False,
+) -> Document:
+    doc_id = _path_id(doc_id)
+    if binary:
+        return Document(doc_id, None, path)
+    return Document(
+        doc_id,
+        read_file_text(
+            path,
+            input_format=input_format,
+            main_content=main_content,
+            max_file_bytes=max_file_bytes,
+        ),
+        path,
+    )
+
+
+def read_file_text(
+    path: Path,
+    *,
+    input_format: str = "text",
+    main_content: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> str:
+    """The text of one file as :func:`read_inputs` reads a file document (a report reads
+    the few documents it shows again this way).
+
+    Raises:
+        InputError: the file cannot be read or decoded.
+        InputTooLargeError: the file is over ``max_file_bytes``.
+    """
+    data = _read_file(path, max_file_bytes)
+    fmt: Any = input_format
+    if fmt == "auto":
+        # markup's own detector; importing neardup.markup loads none of its parsers
+        from neardup.markup import detect_format
+
+        fmt = detect_format(data, name=path)
+    if fmt == "text":
+        return _decode(data, str(path))
+    from neardup.markup import to_text
+
+    return to_text(data, input_format=fmt, name=path, main_content=main_content)

@@ -15,10 +15,12 @@
 Every result has one block per line, whitespace inside a line collapsed to single spaces and
 no empty lines, so the same document in different markups gives comparable text.
 
-HTML bombs: HTML5 tree building is quadratic in the nesting depth (lexbor needs minutes for
-100k nested ``<div>``). Like browsers, which stop nesting at depth 512, a document whose
-estimated depth exceeds ``max_depth`` has its deeper tags removed (their text is kept) before
-parsing.
+Bombs: every extraction has a wall-clock ``timeout`` (HTML and Markdown: checked in-process
+while parsing; PDF: a child process, killed). HTML5 tree building is quadratic in the nesting
+depth and in the attributes of one tag, so, like browsers (which stop nesting at depth 512),
+the tags nested deeper than ``max_depth`` and the attributes past ``max_attributes`` are removed
+before parsing (their text is kept). Markdown tables may pad at most ``max_padded_cells`` cells.
+See :mod:`neardup._markup_guard`.
 """
 
 from __future__ import annotations
@@ -35,10 +37,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 from neardup._extras import require_extra
+from neardup._markup_guard import Deadline, defuse_html, guard_markdown
 from neardup.errors import ConfigError, DecodeError, InputError, InputTooLargeError, TimeoutError
 
 __all__ = [
+    "DEFAULT_MARKUP_TIMEOUT",
+    "DEFAULT_MAX_ATTRIBUTES",
+    "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_MARKUP_BYTES",
+    "DEFAULT_MAX_PADDED_CELLS",
     "DEFAULT_MAX_PDF_BYTES",
     "DEFAULT_PDF_TIMEOUT",
     "InputFormat",
@@ -59,6 +66,12 @@ DEFAULT_MAX_PDF_BYTES = 50 * 1024 * 1024
 DEFAULT_PDF_TIMEOUT = 30.0
 #: Nesting depth beyond which HTML tags are removed before parsing (Blink's and WebKit's cap).
 DEFAULT_MAX_DEPTH = 512
+#: Attributes kept per HTML tag; the rest are removed before parsing (attribute bombs).
+DEFAULT_MAX_ATTRIBUTES = 1024
+#: Cells one Markdown pipe table may add to pad its short rows to the header's width.
+DEFAULT_MAX_PADDED_CELLS = 1 << 14
+#: Wall-clock cap of one HTML or Markdown extraction, in seconds.
+DEFAULT_MARKUP_TIMEOUT = 30.0
 
 InputFormat = Literal["auto", "text", "html", "markdown", "pdf"]
 
@@ -73,14 +86,6 @@ _BLOCK_TAGS = frozenset(
      "ol", "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul"}
 )  # fmt: skip
 _CELL_TAGS = frozenset({"td", "th"})
-# Elements that never have content, and elements whose end tag may be omitted (the parser
-# closes them itself, so they do not deepen the tree): neither counts towards the depth.
-_FLAT_TAGS = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-     "track", "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "rb", "rt",
-     "rp", "thead", "tbody", "tfoot", "colgroup", "caption", "html", "head", "body"}
-)  # fmt: skip
-_TAG_RE = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
 _HIDDEN_STYLE_RE = re.compile(r"(?:display\s*:\s*none|visibility\s*:\s*hidden)", re.IGNORECASE)
 _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.I)
 _BREAK = "\n"
@@ -94,8 +99,8 @@ def _check_size(nbytes: int, max_bytes: int, what: str) -> None:
         raise ConfigError(f"max_bytes must be a positive number of bytes, got {max_bytes}")
     if nbytes > max_bytes:
         raise InputTooLargeError(
-            f"{what} is {nbytes} bytes, over the {max_bytes}-byte cap; raise max_bytes "
-            "if you trust the input, or split it"
+            f"{what} is {nbytes} bytes, over the {max_bytes}-byte cap; split it or leave it "
+            "out (--exclude); from Python, raise max_bytes if you trust the input"
         )
 
 
@@ -140,45 +145,6 @@ def _as_markup_text(data: str | bytes, max_bytes: int, what: str) -> str:
         _check_size(len(raw), max_bytes, what)
         return _decode_html(raw) if what == "HTML" else _decode_utf8(raw, what)
     raise InputError(f"{what} must be str or bytes, got {type(data).__name__}")
-
-
-def _flatten_deep(html: str, max_depth: int) -> str:
-    """Remove the tags nested deeper than ``max_depth`` (an estimate from a tag scan).
-
-    A document under the cap is returned unchanged; only pathological ones are rewritten.
-    """
-    raw = html.encode("utf-8", "surrogatepass")
-    depth = peak = 0
-    for m in _TAG_RE.finditer(raw):
-        if m.group(2).lower().decode("ascii") in _FLAT_TAGS or m.group(3):
-            continue
-        depth = max(depth - 1, 0) if m.group(1) else depth + 1
-        peak = max(peak, depth)
-    if peak <= max_depth:
-        return html
-    log.warning("HTML nested %d deep (cap %d): removing the deeper tags", peak, max_depth)
-    out: list[bytes] = []
-    pos = depth = excess = 0
-    for m in _TAG_RE.finditer(raw):
-        if m.group(2).lower().decode("ascii") in _FLAT_TAGS or m.group(3):
-            continue
-        keep = True
-        if m.group(1):
-            if excess:
-                excess -= 1
-                keep = False
-            else:
-                depth = max(depth - 1, 0)
-        elif depth >= max_depth:
-            excess += 1
-            keep = False
-        else:
-            depth += 1
-        if not keep:
-            out.append(raw[pos : m.start()])
-            pos = m.end()
-    out.append(raw[pos:])
-    return b"".join(out).decode("utf-8", "surrogatepass")
 
 
 def _hidden(node: Any) -> bool:
@@ -226,10 +192,12 @@ def _normalize_lines(text: str) -> str:
     return _BREAK.join(line for line in lines if line)
 
 
-def _tree_text(root: Any) -> str:
+def _tree_text(root: Any, deadline: Deadline) -> str:
     parts: list[str] = []
     pre = 0
-    for entering, node in _walk(root):
+    for i, (entering, node) in enumerate(_walk(root)):
+        if i & 0xFFF == 0:
+            deadline.check()
         tag = node.tag
         if tag == "-text":
             if entering:
@@ -251,6 +219,8 @@ def html_to_text(
     main_content: bool = False,
     max_bytes: int = DEFAULT_MAX_MARKUP_BYTES,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    max_attributes: int = DEFAULT_MAX_ATTRIBUTES,
+    timeout: float | None = DEFAULT_MARKUP_TIMEOUT,
 ) -> str:
     """Return the visible text of an HTML document, one block per line.
 
@@ -260,7 +230,11 @@ def html_to_text(
             footers and boilerplate), found by trafilatura; when trafilatura finds none, the
             whole page's text is returned.
         max_bytes: Size cap in bytes, checked before parsing.
-        max_depth: Tags nested deeper than this are removed before parsing (HTML bombs).
+        max_depth: Tags nested deeper than this are removed before parsing (HTML bombs;
+            ``<div/>`` opens a div, as in browsers).
+        max_attributes: Attributes of one tag past this many are removed before parsing.
+        timeout: Wall-clock cap in seconds, checked between the steps and while walking the
+            tree (``None``: no cap). The parse itself is linear once the two caps above hold.
 
     Returns:
         The text: blocks on their own lines, spaces collapsed, no empty lines.
@@ -268,6 +242,7 @@ def html_to_text(
     Raises:
         InputTooLargeError: The input is over ``max_bytes``.
         DecodeError: Bytes that are not UTF-8 and declare no usable charset.
+        TimeoutError: Extraction took longer than ``timeout``.
         MissingExtraError: The ``markup`` extra is not installed.
 
     Examples:
@@ -276,25 +251,37 @@ def html_to_text(
     """
     if max_depth < 1:
         raise ConfigError(f"max_depth must be at least 1, got {max_depth}")
-    text = _flatten_deep(_as_markup_text(html, max_bytes, "HTML"), max_depth)
+    if max_attributes < 1:
+        raise ConfigError(f"max_attributes must be at least 1, got {max_attributes}")
+    deadline = Deadline(timeout, "HTML")
+    text = defuse_html(
+        _as_markup_text(html, max_bytes, "HTML"),
+        max_depth=max_depth,
+        max_attributes=max_attributes,
+        deadline=deadline,
+    )
     lexbor = require_extra("markup", "selectolax.lexbor")
+    deadline.check()
     tree = lexbor.LexborHTMLParser(text)
+    deadline.check()
     root = tree.root
     if root is None:
         return ""
     if main_content:
-        found = _main_content(tree, root)
+        found = _main_content(tree, root, deadline)
         if found:
             return found
         log.debug("trafilatura found no main content; using the whole page")
-    return _tree_text(root)
+    return _tree_text(root, deadline)
 
 
-def _main_content(tree: Any, root: Any) -> str:
+def _main_content(tree: Any, root: Any, deadline: Deadline) -> str:
     """Main text by trafilatura, run on the page with the dropped elements removed."""
     trafilatura = require_extra("markup", "trafilatura")
     drop = []
-    for entering, node in _walk(root):
+    for i, (entering, node) in enumerate(_walk(root)):
+        if i & 0xFFF == 0:
+            deadline.check()
         if not entering:
             continue
         child = node.child
@@ -304,6 +291,7 @@ def _main_content(tree: Any, root: Any) -> str:
             child = child.next
     for node in drop:
         node.decompose()
+    deadline.check()
     extracted = trafilatura.extract(
         tree.html or "", output_format="txt", include_comments=False, include_tables=True
     )
@@ -315,6 +303,8 @@ def markdown_to_text(
     *,
     include_code: bool = True,
     max_bytes: int = DEFAULT_MAX_MARKUP_BYTES,
+    max_padded_cells: int = DEFAULT_MAX_PADDED_CELLS,
+    timeout: float | None = DEFAULT_MARKUP_TIMEOUT,
 ) -> str:
     """Return the text of a Markdown document, one block per line.
 
@@ -327,6 +317,9 @@ def markdown_to_text(
         md: The document, as str or UTF-8 bytes.
         include_code: Keep inline code and code blocks.
         max_bytes: Size cap in bytes, checked before parsing.
+        max_padded_cells: Cells one pipe table may add to pad its short rows to the header's
+            width (wide-table bombs); the rows past the cap are kept as ordinary text.
+        timeout: Wall-clock cap in seconds, checked while the parser runs (``None``: no cap).
 
     Returns:
         The text: blocks on their own lines, spaces collapsed, no empty lines.
@@ -334,16 +327,21 @@ def markdown_to_text(
     Raises:
         InputTooLargeError: The input is over ``max_bytes``.
         DecodeError: Bytes that are not UTF-8.
+        TimeoutError: Extraction took longer than ``timeout``.
         MissingExtraError: The ``markup`` extra is not installed.
 
     Examples:
         >>> markdown_to_text("# Title\\n\\nSome *text*, a [link](https://x.org) and `code`.")
         'Title\\nSome text, a link and code.'
     """
+    if max_padded_cells < 0:
+        raise ConfigError(f"max_padded_cells must be at least 0, got {max_padded_cells}")
+    deadline = Deadline(timeout, "Markdown")
     text = _as_markup_text(md, max_bytes, "Markdown")
     markdown_it = require_extra("markup", "markdown_it")
     parser = markdown_it.MarkdownIt("commonmark", {"maxNesting": _MD_MAX_NESTING})
     parser.enable(["table", "strikethrough"])
+    guard_markdown(parser, max_padded_cells=max_padded_cells, deadline=deadline)
     parts: list[str] = []
     for token in parser.parse(text):
         kind = token.type
@@ -534,7 +532,7 @@ def to_text(
             ``"markdown"`` or ``"pdf"``.
         name: The file name, used by ``"auto"`` to pick by extension.
         main_content: For HTML, keep only the main content (see :func:`html_to_text`).
-        timeout: For PDF, the wall-clock cap in seconds.
+        timeout: The wall-clock cap of the extraction in seconds (every format but text).
         max_bytes: Size cap; ``None`` uses each format's default.
 
     Returns:
@@ -557,10 +555,15 @@ def to_text(
         return data if isinstance(data, str) else _decode_utf8(bytes(data), "text")
     if fmt == "html":
         return html_to_text(
-            data, main_content=main_content, max_bytes=max_bytes or DEFAULT_MAX_MARKUP_BYTES
+            data,
+            main_content=main_content,
+            max_bytes=max_bytes or DEFAULT_MAX_MARKUP_BYTES,
+            timeout=timeout,
         )
     if fmt == "markdown":
-        return markdown_to_text(data, max_bytes=max_bytes or DEFAULT_MAX_MARKUP_BYTES)
+        return markdown_to_text(
+            data, max_bytes=max_bytes or DEFAULT_MAX_MARKUP_BYTES, timeout=timeout
+        )
     if fmt == "pdf":
         if isinstance(data, str):
             raise InputError("PDF content must be bytes; read the file in binary mode")

@@ -102,18 +102,29 @@ class PackedBatches:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __iter__(self) -> Iterator[PackedDocs]:
-        return read_jsonl_packed(
+        seen: dict[str, int] = {}
+        for batch in read_jsonl_packed(
             self.path,
             id_field=self.id_field,
             text_field=self.text_field,
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
-        )
+        ):
+            n = len(seen)
+            for k, doc_id in enumerate(batch.ids):
+                first = seen.setdefault(doc_id, n + k + 1)
+                if first != n + k + 1:
+                    raise InputError(
+                        f"duplicate id {doc_id!r}: read from {self.path} (document {first}) "
+                        f"and again (document {n + k + 1}); ids must be unique (fix the data, "
+                        "or pick another field with --id-field)"
+                    )
+            yield batch
 
 
 def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
     """One line through ``json.loads``, with :func:`neardup.io.read_jsonl`'s rules."""
-    from neardup.io import _record_field
+    from neardup.io import _record_field, _record_id
 
     try:
         record = json.loads(line)
@@ -123,7 +134,7 @@ def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number
     if not isinstance(text, str):
         raise InputError(f"{where}: field {text_field!r} is not a string")
     assert isinstance(record, dict)
-    return Document(str(record.get(id_field, number)), text)
+    return Document(_record_id(record.get(id_field), number, where), text)
 
 
 def _chunks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:
@@ -182,35 +193,20 @@ def read_jsonl_packed(
         >>> [(d.id, d.text) for b in read_jsonl_packed(p) for d in b]
         [('7', 'hi'), ('3', 'yoé')]
     """
-    from neardup._kernels.engine import backend_name
+    from neardup._kernels import engine
 
     p = Path(path)
     id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
     text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
-    fast = backend_name() == "fast"
+    kern = engine.kernels("jsonl")
     for chunk, first_line in _chunks(p, max_line_bytes):
         data = np.frombuffer(chunk, np.uint8)
-        if fast:
-            from neardup._kernels.jsonl import fast as kern
-
-            starts, ends = kern.line_bounds(data, len(data))
-            texts = np.empty(len(data), np.uint8)
-            idbuf = np.empty(len(data), np.uint8)
-            status, toff, ioff, kind = kern.scan_lines(
-                data, starts, ends, id_key, text_key, texts, idbuf
-            )
-        else:
-            nl = np.flatnonzero(data == 10)
-            starts = np.concatenate(([0], nl[:-1] + 1)).astype(np.int64)
-            ends = nl.astype(np.int64)
-            # every line through json.loads; blank lines are skipped as read_jsonl does
-            status = np.array(
-                [2 if not chunk[a:b].strip() else 1 for a, b in zip(starts, ends, strict=True)],
-                dtype=np.uint8,
-            )
-            texts = idbuf = np.empty(0, np.uint8)
-            toff = ioff = np.zeros(len(starts) + 1, np.int64)
-            kind = np.zeros(len(starts), np.uint8)
+        starts, ends = kern.line_bounds(data, len(data))
+        texts = np.empty(len(data), np.uint8)
+        idbuf = np.empty(len(data), np.uint8)
+        status, toff, ioff, kind = kern.scan_lines(
+            data, starts, ends, id_key, text_key, texts, idbuf
+        )
         too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
         if len(too_long):
             n = first_line + int(too_long[0]) + 1

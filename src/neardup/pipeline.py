@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from neardup.cluster import cluster_labels, components
+from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_labels, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
@@ -31,6 +31,11 @@ from neardup.types import DocId
 __all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to_documents"]
 
 log = logging.getLogger(__name__)
+
+#: dedup()'s clustering unless told otherwise (see docs/dedup.md for the measurement).
+DEFAULT_CLUSTERING = "components"
+#: Clusters of at least this many members are logged as a warning.
+GIANT_CLUSTER = 100
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
@@ -243,6 +248,8 @@ def dedup(
     pairs: bool = True,
     id_key: str = "id",
     text_key: str = "text",
+    clustering: str = DEFAULT_CLUSTERING,
+    giant_cluster: int = GIANT_CLUSTER,
     **options: Any,
 ) -> DedupResult:
     """Find the near-duplicate clusters of a corpus.
@@ -272,6 +279,12 @@ def dedup(
             one cluster (the clusters are the same); ``result.pairs`` is then empty.
         id_key: The id key of mapping documents.
         text_key: The text key of mapping documents.
+        clustering: ``"center"`` (every member has a pair with its representative, so it
+            is within the threshold of it; needs every pair, so MinHash verifies all
+            candidates) or ``"components"`` (union-find: documents can chain); see
+            :mod:`neardup.cluster`.
+        giant_cluster: Clusters of at least this many members are logged as a warning with
+            their lowest similarity (they often chain through boilerplate).
         **options: The method's options (``num_perm``, ``verify``, ``bits``, ``model``...).
 
     Returns:
@@ -294,6 +307,8 @@ def dedup(
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
+    if clustering not in CLUSTERINGS:
+        raise ConfigError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {clustering!r}")
     if index is not None:
         m = index.method
     elif isinstance(method, Method):
@@ -315,20 +330,27 @@ def dedup(
     t_sketch = time.perf_counter()
     ids = run.ids
     n_new = len(ids)
-    if pairs or run.seen:
+    to_root = None
+    if pairs or run.seen or clustering != "components":
         found = collector.pairs(jobs=jobs)
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
-        roots = components(len(ids), found.a, found.b)
+        roots, to_root = cluster_roots(
+            len(ids), found.a, found.b, found.similarity, clustering=clustering
+        )
     else:
         found = PairArrays.empty()
         roots = collector.components(len(ids), jobs=jobs)
-    pair_list = PairList(ids, found.a, found.b, found.similarity, found.distance)
+    shown = found if pairs else PairArrays.empty()
+    pair_list = PairList(ids, shown.a, shown.b, shown.similarity, shown.distance)
     t_pairs = time.perf_counter()
     if progress is not None:
         progress("pairs", len(pair_list))
     groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
+    if clusters and max(c.size for c in clusters) >= giant_cluster:
+        st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
+        _warn_giant(clusters, st, giant_cluster, clustering)
     t_end = time.perf_counter()
     stats = {
         "documents": float(len(ids)),
@@ -350,7 +372,35 @@ def dedup(
         stats=stats,
         doc_ids=ids,
         records=run.fields,
+        clustering=clustering,
     )
+
+
+def _warn_giant(clusters: list[Cluster], st: ClusterStats, giant: int, clustering: str) -> None:
+    """Log each cluster of ``giant`` or more members with its lowest similarity."""
+    for k in np.flatnonzero(st.sizes >= giant).tolist():
+        c = clusters[k]
+        low = float(st.min_similarity[k])
+        lowest = (
+            f"lowest pair similarity {low:.3f}"
+            if low == low  # not nan: the pairs were collected
+            else "pair similarities not collected (pairs=False)"
+        )
+        if st.min_to_root is not None:
+            lowest += f", lowest similarity to the representative {st.min_to_root[k]:.3f}"
+        hint = (
+            "; --clustering center keeps every member within the threshold of its representative"
+            if clustering == "components"
+            else ""
+        )
+        log.warning(
+            "giant cluster %d: %d members (representative %s), %s%s",
+            c.id,
+            c.size,
+            c.representative,
+            lowest,
+            hint,
+        )
 
 
 def kept_ids(

@@ -33,8 +33,14 @@ WordMode = Literal["go", "word", "uax29"]
 _MASKS: dict[str, int] = {
     # Go fingerprint: unicode.IsLetter || unicode.IsDigit (Nd only).
     "go": tables.LETTER | tables.DIGIT,
-    # Unicode \w: letters, all numbers, combining marks and connector punctuation.
-    "word": tables.LETTER | tables.DIGIT | tables.NUMBER | tables.MARK | tables.CONNECTOR,
+    # Unicode \w: letters, all numbers, combining marks and connector punctuation; Han and
+    # kana characters are words of their own (IDEOGRAPH; see WordTokenizer).
+    "word": tables.LETTER
+    | tables.DIGIT
+    | tables.NUMBER
+    | tables.MARK
+    | tables.CONNECTOR
+    | tables.IDEOGRAPH,
 }
 _MIN_BYTES = {"go": 2, "word": 1}
 
@@ -63,24 +69,59 @@ class WordTokenizer:
           decimal digits (Nd), lowercased per code point with the simple mapping (``İ`` -> ``i``,
           ``Σ`` -> ``σ``), tokens shorter than 2 UTF-8 *bytes* dropped.
         * ``"word"`` (default) -- runs of Unicode word characters (letters, numbers, combining
-          marks, ``_``), simple-lowercased, all kept. The fastest mode.
+          marks, ``_``), simple-lowercased, all kept; each Han, Hiragana or Katakana character
+          is a word of its own with the combining marks after it (UAX #29 gives each
+          ideograph its own word; kana are split the same way, so Chinese and Japanese text
+          has word shingles without a dictionary). ``split_ideographs=False`` keeps such runs
+          whole, as a ``\\w+`` regex does. The fastest mode.
         * ``"uax29"`` -- UAX #29 word segments containing a letter or number, as txtfp's
           ``WordTokenizer`` (``don't`` and ``3.14`` stay whole); not lowercased (canonicalize
           first). Unicode data of the ``regex`` package.
 
+    Args:
+        mode: ``"go"``, ``"word"`` or ``"uax29"``.
+        split_ideographs: In ``"word"`` mode, make each Han or kana character its own word
+            (default). Ignored by the other modes (``"go"`` keeps Go's runs; ``"uax29"``
+            follows UAX #29).
+
     Examples:
         >>> WordTokenizer(mode="go").tokenize("İstanbul: a ½ ΣΟΦΟΣ")
         ['istanbul', 'σοφοσ']
+        >>> WordTokenizer().tokenize("東京タワー abc")
+        ['東', '京', 'タ', 'ワ', 'ー', 'abc']
+        >>> WordTokenizer(split_ideographs=False).tokenize("東京タワー abc")
+        ['東京タワー', 'abc']
         >>> WordTokenizer(mode="uax29").tokenize("don't stop 3.14!")
         ["don't", 'stop', '3.14']
     """
 
-    __slots__ = ("_mode",)
+    __slots__ = ("_mode", "_split")
 
-    def __init__(self, mode: WordMode = "word") -> None:
+    def __init__(self, mode: WordMode = "word", *, split_ideographs: bool = True) -> None:
         if mode not in ("go", "word", "uax29"):
             raise ConfigError(f"unknown word mode {mode!r}; use 'go', 'word' or 'uax29'")
         self._mode: str = mode
+        self._split = bool(split_ideographs) and mode == "word"
+
+    @property
+    def split_ideographs(self) -> bool:
+        """Whether each Han or kana character is a word of its own (``"word"`` mode)."""
+        return self._split
+
+    @property
+    def kernel_args(self) -> tuple[int, int] | None:
+        """``(mask, min_bytes)`` of the word kernels for this tokenizer (``None``: uax29).
+
+        ``mask`` holds the :mod:`neardup._kernels.tables` class flags of word characters
+        (with ``IDEOGRAPH`` when Han and kana are split); tokens shorter than ``min_bytes``
+        UTF-8 bytes are dropped.
+        """
+        if self._mode == "uax29":
+            return None
+        mask = _MASKS[self._mode]
+        if self._mode == "word" and not self._split:
+            mask &= ~tables.IDEOGRAPH
+        return mask, _MIN_BYTES[self._mode]
 
     @property
     def mode(self) -> str:
@@ -89,10 +130,15 @@ class WordTokenizer:
 
     @property
     def name(self) -> str:
-        """Stable id: ``word-go``, ``word-unicode`` or ``word-uax29`` (txtfp's name)."""
+        """Stable id: ``word-go``, ``word-unicode`` (``word-unicode-runs`` without splitting
+        ideographs) or ``word-uax29`` (txtfp's name)."""
+        if self._mode == "word" and not self._split:
+            return "word-unicode-runs"
         return {"go": "word-go", "word": "word-unicode", "uax29": "word-uax29"}[self._mode]
 
     def __repr__(self) -> str:
+        if self._mode == "word" and not self._split:
+            return "WordTokenizer(mode='word', split_ideographs=False)"
         return f"WordTokenizer(mode={self._mode!r})"
 
     def tokenize(self, text: str) -> list[str]:
@@ -103,11 +149,10 @@ class WordTokenizer:
 
     def spans(self, texts: Sequence[str | bytes]) -> Spans:
         """Tokenize many documents at once into token spans (the batch path)."""
-        if self._mode == "uax29":
+        args = self.kernel_args
+        if args is None:
             return spans_from_lists([_uax29_words(_as_text(t)) for t in texts])
-        return engine.tokenize_texts(
-            texts, mask=_MASKS[self._mode], min_bytes=_MIN_BYTES[self._mode]
-        )
+        return engine.tokenize_texts(texts, mask=args[0], min_bytes=args[1])
 
 
 def _uax29_words(text: str) -> list[str]:

@@ -38,10 +38,15 @@ def jaccard(tokenizer: Tokenizer, a: str, b: str) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
-def test_word_tokenizer_collapses_chinese() -> None:
-    # Without segmentation a clause is one token: one changed phrase kills the whole clause.
-    assert len(WordTokenizer().tokenize(NEWS_A)) < 15
-    assert jaccard(CjkBigramTokenizer(), NEWS_A, NEWS_B) > jaccard(WordTokenizer(), NEWS_A, NEWS_B)
+def test_word_tokenizer_splits_chinese() -> None:
+    # The default word tokenizer makes each ideograph a word; keeping runs whole makes a
+    # clause one token, so one changed phrase kills the whole clause.
+    runs = WordTokenizer(split_ideographs=False)
+    assert len(runs.tokenize(NEWS_A)) < 15
+    assert WordTokenizer().tokenize(NEWS_A)[:3] == ["新", "华", "社"]
+    assert jaccard(CjkBigramTokenizer(), NEWS_A, NEWS_B) > jaccard(runs, NEWS_A, NEWS_B)
+    split = ShingleTokenizer(3, WordTokenizer())
+    assert jaccard(split, NEWS_A, NEWS_B) >= 0.75 > 0.1 >= jaccard(split, NEWS_A, NEWS_C)
 
 
 def test_bigrams_rules() -> None:

@@ -12,6 +12,8 @@ from fuzzy_corpus import edited_files, machine_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels.ctph.reference import reference_digest
+from neardup._kernels.engine import backend_name
 from neardup.errors import (
     ConfigError,
     DecodeError,
@@ -21,7 +23,6 @@ from neardup.errors import (
     NeardupError,
 )
 from neardup.fuzzy import CTPHParams, ctph, ctph_compare, ctph_many, parse_ctph
-from neardup.fuzzy._ctph_kernels import backend_name, reference_digest
 
 ppdeep = pytest.importorskip("ppdeep")
 # the package re-exports the function ctph, which hides the submodule attribute of that name

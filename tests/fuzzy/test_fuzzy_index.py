@@ -121,3 +121,24 @@ def test_tlsh_index_errors() -> None:
         index.query("T1" + "12" * 35, -1)
     assert list(index.pairs()) == []
     assert index.query("T1" + "12" * 35) == []
+
+
+def test_indexes_pickle_and_round_trip_bytes() -> None:
+    import pickle
+
+    ctph = CTPHIndex(scoring="ppdeep")
+    ctph.add_many(
+        ["3:AXGBicFlgVNhBGcL6wCrFQEv:AXGHsNhxLsr2C", "3:AXGBicFlIHBGcL6wCrFQEv:AXGH6xLsr2C"]
+    )
+    for copy in (pickle.loads(pickle.dumps(ctph)), CTPHIndex.from_bytes(ctph.to_bytes())):
+        assert list(copy.pairs(min_score=10)) == list(ctph.pairs(min_score=10))
+        assert len(copy) == 2
+    tlsh = TLSHIndex(len_diff=False)
+    tlsh.add_many(["T1" + "12" * 35, "T1" + "12" * 34 + "13", "T1" + "F0" * 35])
+    for copy2 in (pickle.loads(pickle.dumps(tlsh)), TLSHIndex.from_bytes(tlsh.to_bytes())):
+        assert list(copy2.pairs(max_distance=10)) == list(tlsh.pairs(max_distance=10))
+        assert len(copy2) == 3
+    with pytest.raises(FormatError, match="NDTL"):
+        TLSHIndex.from_bytes(ctph.to_bytes())
+    with pytest.raises(FormatError, match="truncated"):
+        CTPHIndex.from_bytes(ctph.to_bytes()[:-2])

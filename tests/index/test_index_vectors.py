@@ -212,3 +212,26 @@ def test_add_many_shape_checks() -> None:
         index.add_many(["a", "b"], np.ones((3, 3)))
     with pytest.raises(InputError, match="one row per key"):
         index.add_many(["a"], np.ones(3))
+
+
+def test_pickle_and_bytes_round_trip() -> None:
+    import pickle
+
+    from neardup.errors import FormatError
+
+    rng = np.random.default_rng(5)
+    index = VectorIndex(8, method="exact")
+    index.add_many(["a", "b", 3], rng.normal(size=(3, 8)))
+    q = rng.normal(size=8)
+    for copy in (pickle.loads(pickle.dumps(index)), VectorIndex.from_bytes(index.to_bytes())):
+        assert copy.keys == index.keys
+        assert np.array_equal(copy.vectors, index.vectors)
+        assert copy.query(q, k=2) == index.query(q, k=2)
+        copy.add("z", q)
+        assert "z" not in index
+    with pytest.raises(FormatError, match="NDVI"):
+        VectorIndex.from_bytes(b"\x00" * 40)
+    bad = VectorIndex(2)
+    bad.add(("t",), [1.0, 0.0])
+    with pytest.raises(InputError, match="str and int"):
+        bad.to_bytes()

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._hashing import fnv1a_64
-from neardup._kernels import engine, fast, reference, tables
+from neardup._kernels import engine, tables
 from neardup._kernels.spans import pack, shingle_spans
+from neardup._kernels.text import fast, reference
 from neardup.errors import ConfigError
 
 texts = st.lists(

@@ -20,7 +20,7 @@ pytest.importorskip("pypdf")
 
 from markdown_it import MarkdownIt
 
-from neardup import markup
+from neardup._markup_guard import defuse_html
 from neardup.errors import (
     ConfigError,
     DecodeError,
@@ -175,9 +175,9 @@ def test_html_bombs_finish_quickly(bomb: str) -> None:
 
 def test_html_depth_cap_leaves_normal_documents_alone() -> None:
     nested = "<div>" * 300 + "<p>inside</p>" + "</div>" * 300 + "<p>after</p>"
-    assert markup._flatten_deep(nested, 512) is nested
+    assert defuse_html(nested, max_depth=512, max_attributes=64) is nested
     assert html_to_text(nested) == "inside\nafter"
-    flattened = markup._flatten_deep(nested, 10)
+    flattened = defuse_html(nested, max_depth=10, max_attributes=64)
     assert flattened.count("<div>") == 10 and flattened.count("</div>") == 10
     assert html_to_text(nested, max_depth=10) == "inside\nafter"
     with pytest.raises(ConfigError):

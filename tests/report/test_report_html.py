@@ -1,69 +1,33 @@
-"""The HTML report: structure, escaping, caps, empty results, thumbnails and determinism."""
+"""The HTML report: the data block, every cluster reachable, budgets, escaping, thumbnails."""
 
 from __future__ import annotations
 
 import base64
 import io
+import json
 import logging
 import re
 import sys
-from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from neardup.errors import ConfigError
 from neardup.report import Cluster, DedupResult, Pair
-from neardup.report.html import render_html, write_html
+from neardup.report.assets import SCRIPT, script_hash
+from neardup.report.diff import render_diff, shared_shingles
+from neardup.report.html import describe_method, render_html, write_html
+from neardup.report.sources import DocumentSource
+
+DATA_RE = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 
 
-class Page(HTMLParser):
-    """Collects what the tests look at: elements (with attributes), text, table rows."""
-
-    def __init__(self, page: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-        self._stack: list[tuple[str, dict[str, str | None]]] = []
-        self.rows: dict[str, int] = {}  # table id -> rows in its tbody
-        self.feed(page)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        self.tags.append((tag, a))
-        if tag == "tr":
-            tables = [x for x in self._stack if x[0] == "table"]
-            in_body = any(x[0] == "tbody" for x in self._stack)
-            if tables and in_body:
-                key = tables[-1][1].get("id") or tables[-1][1].get("class") or ""
-                self.rows[key] = self.rows.get(key, 0) + 1
-        if tag not in ("meta", "img", "col", "line", "rect", "br"):
-            self._stack.append((tag, a))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self._stack) - 1, -1, -1):
-            if self._stack[i][0] == tag:
-                del self._stack[i:]
-                break
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-    def find(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
-        return [
-            a for t, a in self.tags if t == tag and all(a.get(k) == v for k, v in attrs.items())
-        ]
-
-    def classed(self, tag: str, cls: str) -> list[dict[str, str | None]]:
-        return [a for t, a in self.tags if t == tag and cls in (a.get("class") or "").split()]
-
-    @property
-    def all_text(self) -> str:
-        return "".join(self.text)
+def data(page: str) -> dict[str, Any]:
+    found = DATA_RE.search(page)
+    assert found is not None
+    out: dict[str, Any] = json.loads(found.group(1))
+    return out
 
 
 def make_result(n_clusters: int = 3, size: int = 3, *, n_docs: int = 100) -> DedupResult:
@@ -81,32 +45,25 @@ def make_result(n_clusters: int = 3, size: int = 3, *, n_docs: int = 100) -> Ded
         n_docs,
         "minhash",
         0.8,
-        "minhash:v1:num_perm=128",
+        "minhash-606d34eaff98478c",
         {"seconds_total": 1.5, "candidates": 42.0},
     )
 
 
-def test_structure_summary_table_and_histogram() -> None:
-    result = make_result(3)
-    page = Page(render_html(result, title="My corpus"))
-    assert page.find("title") and "My corpus" in page.all_text
-    assert page.rows["clusters"] == 3
-    assert len(page.find("table", id="clusters")) == 1
-    headers = [a for t, a in page.tags if t == "th"]
-    assert len(headers) >= 4
-    hist = page.find("svg", id="histogram")
-    assert len(hist) == 1 and hist[0]["role"] == "img"
-    assert hist[0]["aria-labelledby"] == "histogram-title histogram-desc"
-    assert page.find("title", id="histogram-title") and page.find("desc", id="histogram-desc")
-    assert len(page.find("rect")) == 20
-    text = page.all_text
-    for expected in ("100", "Documents", "Duplicates removed", "minhash:v1:num_perm=128"):
-        assert expected in text
-    assert str(result.duplicates) in text and "1.500" in text and "candidates" in text
-    # No script, no external resources, and a policy that forbids both.
-    assert not page.find("script") and not page.find("link")
-    csp = page.find("meta", **{"http-equiv": "Content-Security-Policy"})
-    assert csp and "default-src 'none'" in (csp[0]["content"] or "")
+def test_structure_policy_histogram_and_method_description() -> None:
+    page = render_html(make_result(3), title="My corpus")
+    assert page.startswith("<!DOCTYPE html>") and "<title>My corpus</title>" in page
+    # exactly two scripts: the inert data block and the one the policy allows by hash
+    assert page.count("<script") == 2 and f"<script>{SCRIPT}</script>" in page
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert csp is not None
+    assert "default-src 'none'" in csp.group(1) and f"script-src {script_hash()}" in csp.group(1)
+    assert "unsafe-inline'" not in csp.group(1).split("script-src")[1]
+    assert page.count("<rect") == 20 and ">pairs</text>" in page
+    assert "similarity of the pair</text>" in page
+    assert "MinHash over word 5-shingles" in page and "minhash-606d34eaff98478c" in page
+    assert "1.500" in page and "candidates" in page
+    assert describe_method("center-less", 0.5, "center").startswith("Method 'center-less'")
 
 
 def test_histogram_counts_every_pair_and_marks_the_threshold() -> None:
@@ -114,20 +71,78 @@ def test_histogram_counts_every_pair_and_marks_the_threshold() -> None:
     result = DedupResult([Cluster(0, ("a", *(p.b for p in pairs)), "a")], pairs, 7, "m", 0.8, "p")
     page = render_html(result)
     counts = [int(n) for n in re.findall(r"<title>[\d.]+ to [\d.]+: (\d+) pairs</title>", page)]
-    assert len(counts) == 20
-    assert sum(counts) == len(pairs)
+    assert len(counts) == 20 and sum(counts) == len(pairs)
     assert counts[-1] == 3  # 0.99 and both 1.0 land in the last bin
     assert "threshold 0.800" in page
 
 
-def test_clusters_are_largest_first_then_by_id() -> None:
-    clusters = [
-        Cluster(0, ("a", "b"), "a"),
-        Cluster(1, ("c", "d", "e"), "c"),
-        Cluster(2, ("f", "g", "h"), "f"),
-    ]
-    page = render_html(DedupResult(clusters, [], 8, "m", 0.5, "p"))
-    assert page.index(">c</span>") < page.index(">f</span>") < page.index(">a</span>")
+def test_every_cluster_is_in_the_index_largest_first_with_its_similarity_range() -> None:
+    result = make_result(260)
+    d = data(render_html(result))
+    assert len(d["clusters"]) == 260 and d["pageSize"] == 50
+    sizes = [c[1] for c in d["clusters"]]
+    assert sizes == sorted(sizes, reverse=True)
+    ids = [c[0] for c in d["clusters"]]
+    assert ids[:3] == [1, 3, 5]  # size 4 first, then by id
+    by_id = {c.id: c for c in result.clusters}
+    for cid, size, rep, lo, hi, npairs, members, _detail in d["clusters"]:
+        sims = [p.similarity for p in result.pairs if p.a in by_id[cid].members]
+        assert (lo, hi) == (round(min(sims), 4), round(max(sims), 4))
+        assert size == by_id[cid].size and npairs == len(sims)
+        assert d["docs"][rep] == by_id[cid].representative
+        assert [d["docs"][m] for m in members] == list(by_id[cid].members)
+
+
+def test_pairs_are_grouped_by_cluster_least_similar_first() -> None:
+    clusters = [Cluster(0, ("a", "b", "c"), "a"), Cluster(1, ("x", "y"), "x")]
+    pairs = [Pair("a", "b", 0.95), Pair("a", "c", 0.85), Pair("x", "y", 0.9), Pair("c", "x", 0.81)]
+    result = DedupResult(clusters, pairs, 5, "minhash", 0.8, "p", clustering="center")
+    d = data(render_html(result))
+    first = d["details"][d["clusters"][0][7]]
+    assert "Pairs (2)" in first and first.index("0.850") < first.index("0.950")
+    assert ">x<" not in first and "1 more accepted pairs join a member" in first
+    assert "Pairs (1)" in d["details"][d["clusters"][1][7]]
+    assert d["clusters"][0][3:6] == [0.85, 0.95, 2]
+
+
+def test_texts_follow_the_shown_order_and_are_read_only_for_embedded_clusters() -> None:
+    # The old report read text for the first clusters by id but showed the largest ones.
+    small = [Cluster(k, (f"s{k}a", f"s{k}b"), f"s{k}a") for k in range(60)]
+    big = [Cluster(60 + k, tuple(f"b{k}-{m}" for m in range(5)), f"b{k}-0") for k in range(3)]
+    pairs = [Pair(c.members[0], m, 0.9) for c in small + big for m in c.members[1:]]
+    asked: list[str] = []
+
+    def text(doc: str) -> str:
+        asked.append(doc)
+        return f"text of {doc} " * 20
+
+    result = DedupResult(small + big, pairs, 200, "minhash", 0.8, "p")
+    page = render_html(result, texts=text, max_bytes=40_000)
+    d = data(page)
+    embedded = [c for c in d["clusters"] if c[7] >= 0]
+    assert [c[0] for c in d["clusters"][:3]] == [60, 61, 62]
+    assert embedded and embedded == d["clusters"][: len(embedded)]  # a prefix, largest first
+    assert d["withDetails"] == len(embedded) < len(d["clusters"])
+    for c in embedded:
+        assert all(str(m) in d["snip"] for m in c[6])  # every listed member has its text
+    # texts are asked for the embedded clusters, and the one that no longer fit the budget
+    wanted = {d["docs"][m] for c in d["clusters"][: len(embedded) + 1] for m in c[6]}
+    assert set(asked) <= wanted
+    assert f"embedded for the {len(embedded)} largest clusters" in page
+
+
+def test_a_hundred_thousand_clusters_stay_within_the_budget() -> None:
+    clusters = [Cluster(k, (f"{k}a", f"{k}b"), f"{k}a") for k in range(100_000)]
+    pairs = [Pair(c.members[0], c.members[1], 0.9) for c in clusters]
+    result = DedupResult(clusters, pairs, 200_000, "simhash", 0.9, "p")
+    page = render_html(result, max_bytes=1_000_000)
+    d = data(page)
+    assert len(d["clusters"]) == 100_000
+    assert sum(len(x) for x in d["details"]) <= 1_000_000
+    assert len(page.encode()) < 9_000_000  # 1 MB of details, the index, the histogram
+    few = DedupResult(clusters[:1000], pairs[:1000], 2000, "simhash", 0.9, "p")
+    capped = data(render_html(few, max_clusters=10, max_bytes=0))
+    assert len(capped["clusters"]) == 10 and capped["details"] == []
 
 
 def test_untrusted_text_and_ids_are_escaped() -> None:
@@ -136,192 +151,104 @@ def test_untrusted_text_and_ids_are_escaped() -> None:
     clusters = [Cluster(0, ("good", evil_id), "good")]
     pairs = [Pair("good", evil_id, 0.9)]
     result = DedupResult(clusters, pairs, 2, "<b>m</b>", 0.8, "<i>p</i>", {"<u>k</u>": 1.0})
-    html_text = render_html(
-        result,
-        texts={"good": "plain text\nsecond line", evil_id: evil},
-        title="<script>t</script>",
-    )
-    page = Page(html_text)
-    assert not page.find("script") and not page.find("img") and not page.find("b")
-    assert not page.find("i") and not page.find("u")
-    assert "<script>document.body.dataset.pwned=1</script>" in page.all_text
-    assert evil_id in page.all_text and "<b>m</b>" in page.all_text
-    assert "&lt;script&gt;" in html_text and "<script" not in html_text
+    page = render_html(result, texts={"good": "fine text\n" + evil, evil_id: "fine text\n"})
+    assert page.count("<script") == 2 and "<b>m</b>" not in page
+    outside = DATA_RE.sub("", page)  # the page itself carries no document text unescaped
+    assert "<img src=x" not in outside and "pwned" not in outside
+    d = data(page)
+    assert evil_id in d["docs"]  # plain strings, which the script sets as textContent
+    assert "<img src=x" in d["snip"][str(d["docs"].index("good"))]
+    assert "&lt;script&gt;" in d["details"][0] and "<script" not in d["details"][0]
+    assert "<img" not in d["details"][0]
 
 
 def test_lone_surrogates_do_not_break_writing(tmp_path: Path) -> None:
-    result = DedupResult([Cluster(0, ("a", "b"), "a")], [Pair("a", "b", 0.9)], 2, "m", 0.8, "p")
-    out = write_html(result, tmp_path / "r.html", texts={"a": "x\udcff y", "b": "x y"})
-    assert "x? y" in out.read_text(encoding="utf-8")
-
-
-def test_caps_are_applied_and_stated() -> None:
-    result = make_result(70, size=30)
-    page = Page(render_html(result, max_clusters=5, max_members=4, max_pairs=3))
-    assert page.rows["clusters"] == 5
-    text = page.all_text
-    assert "+65 more clusters" in text and "5 of 70 clusters" in text
-    # Cluster sizes alternate 30/31; the five shown are the largest (31), each listing 4.
-    assert "+27 more" in text
-    assert len(page.classed("li", "more")) == 5
-    assert len(page.classed("section", "pair")) == 3
-    assert f"+{len(result.pairs) - 3:,} more pairs" in text
-
-
-def test_diff_rows_are_capped() -> None:
-    a = "\n".join(f"line {i} alpha" for i in range(100))
-    b = "\n".join(f"line {i} beta" for i in range(100))
-    result = DedupResult([Cluster(0, ("a", "b"), "a")], [Pair("a", "b", 0.5)], 2, "m", 0.5, "p")
-    page = Page(render_html(result, texts={"a": a, "b": b}, max_diff_lines=10))
-    assert page.rows["diff"] == 10
-    assert "+90 more diff lines" in page.all_text
-
-
-def test_diff_marks_changed_words_and_folds_unchanged_lines() -> None:
-    common = [f"same line {i}" for i in range(20)]
-    a = "\n".join([*common, "the quick brown fox", *common])
-    b = "\n".join([*common, "the quick red fox", *common, "an added line"])
-    result = DedupResult([Cluster(0, ("a", "b"), "a")], [Pair("a", "b", 0.9)], 2, "m", 0.5, "p")
-    html_text = render_html(result, texts={"a": a, "b": b})
-    assert "<del>brown </del>" in html_text and "<ins>red </ins>" in html_text
-    page = Page(html_text)
-    assert "17 unchanged lines" in page.all_text  # before the change: 20 minus 3 of context
-    assert len(page.classed("tr", "ins")) == 1 and "an added line" in page.all_text
-    assert len(page.classed("tr", "chg")) == 1
-
-
-def test_pairs_least_similar_first_and_text_fallbacks() -> None:
-    pairs = [Pair("a", "b", 0.95), Pair("a", "c", 0.85, 7), Pair("a", "d", 0.9)]
-    result = DedupResult([Cluster(0, ("a", "b", "c", "d"), "a")], pairs, 4, "m", 0.8, "p")
-    page = render_html(result, texts={"a": "x", "b": "x", "c": "y"})
-    assert page.index("similarity 0.850, distance 7") < page.index("similarity 0.900")
-    assert page.index("similarity 0.900") < page.index("similarity 0.950")
-    assert "Text not available for this pair." in page  # d has no text
-    assert "The two texts are identical." in page  # a and b
-
-
-def test_texts_callable_is_asked_only_for_shown_documents() -> None:
-    result = make_result(10, size=3)
-    asked: list[object] = []
-
-    def lookup(doc: str | int) -> str | None:
-        asked.append(doc)
-        return f"text of {doc}"
-
-    render_html(result, texts=lookup, max_clusters=2, max_pairs=1)
-    shown = {c.representative for c in sorted(result.clusters, key=lambda c: -c.size)[:2]}
-    low = min(result.pairs, key=lambda p: p.similarity)
-    assert set(asked) == shown | {low.a, low.b}
-
-
-def test_long_texts_are_cut_for_the_diff() -> None:
-    result = DedupResult([Cluster(0, ("a", "b"), "a")], [Pair("a", "b", 0.9)], 2, "m", 0.5, "p")
-    page = render_html(
-        result, texts={"a": "x" * 500 + "TAILA", "b": "x" * 500 + "TAILB"}, max_text_chars=100
+    result = DedupResult(
+        [Cluster(0, ("a\ud800", "b"), "b")], [Pair("b", "a\ud800", 0.9)], 2, "m", 0.8, "p"
     )
-    assert "Texts cut at 100 characters" in page and "TAILA" not in page
+    out = write_html(result, tmp_path / "r.html", texts={"a\ud800": "x\udcff y", "b": "x y z"})
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 
-def test_empty_result_says_so() -> None:
-    result = DedupResult([], [], 12, "simhash", 0.9, "simhash:v1")
-    page = Page(render_html(result))
-    assert "No near-duplicate clusters were found." in page.all_text
-    assert not page.find("table", id="clusters")
-    assert page.find("p", id="histogram") and not page.find("svg")
-    assert "12" in page.all_text
+def test_diff_marks_shared_shingles_and_changed_words() -> None:
+    a = "alpha beta gamma delta\nsame line here\n" + "x\n" * 10 + "epsilon zeta eta"
+    b = "alpha beta gamma omega\nsame line here\n" + "x\n" * 10 + "epsilon zeta theta"
+    frag = render_diff(a, b, ("a", "b"), max_lines=100)
+    assert '<mark class="sh">alpha beta gamma</mark>' in frag
+    assert "<del>delta" in frag and "<ins>omega" in frag
+    assert "unchanged lines" in frag
+    sh = shared_shingles(a, b)
+    assert 0 < sh.shared < sh.union and f"Jaccard {sh.jaccard:.3f}" in frag
+    assert sh.marks_a[0] == (0, len("alpha beta gamma"))
+    capped = render_diff(a, b, ("a", "b"), max_lines=2)
+    assert "more diff lines" in capped
 
 
-def test_output_is_deterministic_and_has_no_time_unless_given() -> None:
-    result = make_result(4)
-    texts = {d: f"text {d}" for c in result.clusters for d in c.members}
-    first = render_html(result, texts=texts)
-    assert first == render_html(make_result(4), texts=dict(texts))
-    assert "generated" not in first
-    assert "generated 2024-01-02T03:04Z" in render_html(result, generated="2024-01-02T03:04Z")
-
-
-@pytest.mark.parametrize("name", ["max_clusters", "max_pairs", "max_members", "max_diff_lines"])
-def test_negative_caps_are_refused(name: str) -> None:
-    with pytest.raises(ConfigError, match=name):
-        render_html(make_result(1), **{name: -1})  # type: ignore[arg-type]
-
-
-def test_zero_thumbnail_size_is_refused() -> None:
+def test_negative_caps_and_bad_sizes_are_refused() -> None:
+    for name in ("max_clusters", "max_pairs", "max_members", "max_bytes", "max_diffs"):
+        with pytest.raises(ConfigError, match=name):
+            render_html(make_result(1), **{name: -1})
     with pytest.raises(ConfigError, match="thumbnail_size"):
         render_html(make_result(1), thumbnail_size=0)
 
 
-def test_write_html_replaces_the_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+def test_output_is_deterministic_and_empty_result_says_so(tmp_path: Path) -> None:
+    r = make_result(4)
+    assert render_html(r) == render_html(r) and "Generated" not in render_html(r)
+    assert "Generated 2026-01-01." in render_html(r, generated="2026-01-01")
+    empty = render_html(DedupResult([], [], 5, "simhash", 0.9, "p"))
+    assert "No near-duplicate clusters were found" in empty and 'id="q"' in empty
     target = tmp_path / "report.html"
     target.write_text("old", encoding="utf-8")
-    out = write_html(make_result(2), target, title="T")
-    assert out == target and target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert write_html(r, target) == target
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_members_link_to_their_files(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x")
+    result = make_result(1)
+    links = {"d0-0": tmp_path / "a.txt", "d0-1": "https://example.org/b", "d0-2": "ftp://x/y"}
+    d = data(render_html(result, links=links))
+    href = {d["docs"][int(k)]: v for k, v in d["href"].items()}
+    assert href == {
+        "d0-0": (tmp_path / "a.txt").resolve().as_uri(),
+        "d0-1": "https://example.org/b",
+    }
 
 
 def _images(tmp_path: Path) -> dict[str, Path]:
     image_mod = pytest.importorskip("PIL.Image")
-    paths = {
-        "big.png": tmp_path / "big.png",
-        "photo.jpg": tmp_path / "photo.jpg",
-        "alpha.png": tmp_path / "alpha.png",
-    }
-    image_mod.new("RGB", (300, 150), (200, 40, 40)).save(paths["big.png"])
+    paths = {n: tmp_path / n for n in ("big.png", "photo.jpg", "alpha.png")}
+    image_mod.new("RGB", (600, 300), (200, 40, 40)).save(paths["big.png"])
     image_mod.new("RGB", (40, 60), (10, 90, 200)).save(paths["photo.jpg"], quality=90)
     image_mod.new("RGBA", (50, 50), (0, 200, 0, 100)).save(paths["alpha.png"])
     return paths
 
 
-def test_thumbnails_are_small_inline_images(tmp_path: Path) -> None:
+def test_thumbnails_placeholders_and_cap(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     image_mod = pytest.importorskip("PIL.Image")
-    images = _images(tmp_path)
+    images: dict[str, Path] = {**_images(tmp_path), "junk.jpg": tmp_path / "junk.jpg"}
+    (tmp_path / "junk.jpg").write_bytes(b"not an image at all")
     ids = tuple(images)
     result = DedupResult(
-        [Cluster(0, ids, ids[0])], [Pair(ids[0], ids[1], 0.95)], 3, "phash", 0.9, "phash:v1"
+        [Cluster(0, ids, ids[0])], [Pair(ids[0], ids[1], 0.95)], 4, "phash", 0.9, "p"
     )
-    page = Page(render_html(result, images=images, thumbnail_size=32))
-    imgs = page.find("img")
-    assert len(imgs) == 5  # three in the cluster, two in the image pair
-    mimes = set()
-    for img in imgs:
-        src = img["src"] or ""
-        head, data = src.split(",", 1)
-        assert head.startswith("data:image/") and head.endswith(";base64")
-        mimes.add(head)
-        with image_mod.open(io.BytesIO(base64.b64decode(data))) as im:
-            assert max(im.size) <= 32
-        assert (img["alt"] or "").startswith("thumbnail of ")
-    assert mimes == {"data:image/jpeg;base64", "data:image/png;base64"}
-
-
-def test_bad_images_get_a_placeholder(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    pytest.importorskip("PIL.Image")
-    images = _images(tmp_path)
-    (tmp_path / "junk.jpg").write_bytes(b"not an image at all")
-    good = (tmp_path / "big.png").read_bytes()
-    (tmp_path / "cut.png").write_bytes(good[: len(good) // 2])
-    bad = {
-        "junk.jpg": tmp_path / "junk.jpg",
-        "cut.png": tmp_path / "cut.png",
-        "gone.png": tmp_path / "gone.png",
-    }
-    images_all: dict[str, Path] = {**images, **bad}
-    result = DedupResult([Cluster(0, tuple(images_all), "big.png")], [], 6, "phash", 0.9, "p")
     with caplog.at_level(logging.WARNING, logger="neardup.report.html"):
-        page = Page(render_html(result, images=images_all))
-    holders = page.classed("span", "placeholder")
-    assert len(holders) == 3 and len(page.find("img")) == 3
-    assert all(h["role"] == "img" and h["title"] for h in holders)
-    assert sum("no thumbnail" in r.getMessage() for r in caplog.records) == 3
-
-
-def test_thumbnail_cap(tmp_path: Path) -> None:
-    pytest.importorskip("PIL.Image")
-    images = _images(tmp_path)
-    result = DedupResult([Cluster(0, tuple(images), "big.png")], [], 3, "phash", 0.9, "p")
-    page = Page(render_html(result, images=images, max_thumbnails=1))
-    assert len(page.find("img")) == 1
-    assert "Thumbnails stop at 1 images" in page.all_text
+        page = render_html(result, images=images)
+    d = data(page)
+    assert len(d["thumb"]) == 3 and list(d["bad"].values()) and "no thumbnail" in caplog.text
+    mimes = set()
+    for uri in d["thumb"].values():
+        head, raw = uri.split(",", 1)
+        mimes.add(head)
+        with image_mod.open(io.BytesIO(base64.b64decode(raw))) as im:
+            assert max(im.size) <= 256
+    assert mimes == {"data:image/jpeg;base64", "data:image/png;base64"}
+    with image_mod.open(io.BytesIO(base64.b64decode(d["thumb"]["0"].split(",")[1]))) as im:
+        assert im.size == (256, 128)  # larger thumbnails; the overlay shows them whole
+    assert 'class="pairimgs"' in d["details"][0]  # an image pair shows both pictures
+    capped = render_html(result, images=images, max_thumbnails=1)
+    assert len(data(capped)["thumb"]) == 1 and "Thumbnails stop at 1 images" in capped
 
 
 def test_without_pillow_the_report_still_renders(
@@ -330,8 +257,27 @@ def test_without_pillow_the_report_still_renders(
     monkeypatch.setitem(sys.modules, "PIL.Image", None)
     (tmp_path / "a.png").write_bytes(b"\x89PNG")
     result = DedupResult([Cluster(0, ("a.png", "b.png"), "a.png")], [], 2, "phash", 0.9, "p")
-    images: dict[str, str | Path] = {"a.png": tmp_path / "a.png", "b.png": "b.png"}
-    page = Page(render_html(result, images=images))
-    assert page.rows["clusters"] == 1 and not page.find("img")
-    assert not page.classed("span", "placeholder")
-    assert "Thumbnails need Pillow" in page.all_text
+    page = render_html(result, images={"a.png": tmp_path / "a.png", "b.png": "b.png"})
+    assert data(page)["thumb"] == {} and "Thumbnails need Pillow" in page
+
+
+def test_document_source_spools_records_and_reloads_files_lazily(tmp_path: Path) -> None:
+    from neardup.io import Document
+
+    f = tmp_path / "f.txt"
+    f.write_text("file text")
+    loads: list[Path] = []
+
+    def loader(path: Path) -> str:
+        loads.append(path)
+        return path.read_text()
+
+    with DocumentSource(loader=loader, max_chars=5) as src:
+        docs = [Document("r", "record text \ud800"), Document("f", "file text", f)]
+        assert list(src.tap(docs)) == docs
+        assert loads == []  # nothing is read while the run streams
+        assert src.text("r") == "recor" and src.path("r") is None
+        assert src.text("f") == "file text" and loads == [f] and src.path("f") == f
+        f.unlink()
+        assert src.text("f") is None  # unreadable now: logged, not raised
+    assert src.text("r") is None  # closed: the spool is gone

@@ -68,12 +68,8 @@ def test_secure_skeleton_examples() -> None:
     assert secure.canonicalize("\u03bf\u03c1\u03b1") == "opa"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: 'secure' case-folds before the confusable skeleton, so Greek capitals "
-    "(Ε -> ε -> ꞓ) do not meet Latin capitals (E -> e); reported to the canonicalize owner",
-)
 def test_greek_capitals_caught_by_secure() -> None:
+    # once a known gap: the skeleton is now also taken on capitals before case folding
     greek = next(d for d in DISGUISES if d.name == "greek-capitals")
     m = measure(greek, "secure")
     assert m.minhash_dup and m.simhash_dup, m

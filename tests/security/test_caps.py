@@ -98,7 +98,7 @@ def test_markup_size_cap() -> None:
 def test_jsonl_line_cap() -> None:
     line = json.dumps({"id": 1, "text": "x" * 500}).encode() + b"\n"
     assert [d.text for d in read_jsonl(io.BytesIO(line), max_line_bytes=len(line))]
-    with pytest.raises(InputTooLargeError, match="max-line-bytes"):
+    with pytest.raises(InputTooLargeError, match="max_line_bytes"):
         list(read_jsonl(io.BytesIO(line), max_line_bytes=100))
     assert DEFAULT_MAX_LINE_BYTES == 64 * 1024 * 1024
 

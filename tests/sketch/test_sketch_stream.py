@@ -23,7 +23,7 @@ from neardup.errors import (
 )
 from neardup.sketch.minhash import MinHash, MinHasher
 from neardup.sketch.simhash import SimHash, SimHasher
-from neardup.sketch.stream import MinHashStream, SimHashStream, hash_file
+from neardup.sketch.stream import MinHashStream, SimHashStream, hash_file, open_stream
 from neardup.tokenize import NgramTokenizer, ShingleTokenizer, WordTokenizer
 
 Hasher = MinHasher | SimHasher
@@ -97,7 +97,7 @@ def outcome(fn: Callable[[], MinHash | SimHash]) -> MinHash | SimHash | type[Exc
 
 
 def streamed(hasher: Hasher, chunks: list[str | bytes], piece_chars: int) -> MinHash | SimHash:
-    s = hasher.stream(piece_chars=piece_chars)
+    s = open_stream(hasher, piece_chars=piece_chars)
     for chunk in chunks:
         s.update(chunk)
     return s.digest()
@@ -171,7 +171,7 @@ def test_sums_add_over_disjoint_feature_sets() -> None:
 
 def test_pieces_are_cut_and_memory_held_is_small() -> None:
     h = MinHasher(num_perm=16)
-    s = h.stream(piece_chars=8, max_bytes=64)
+    s = open_stream(h, piece_chars=8, max_bytes=64)
     text = " ".join(f"w{i}" for i in range(2000))
     for i in range(0, len(text), 7):
         s.update(text[i : i + 7])
@@ -185,7 +185,7 @@ def test_shingles_spanning_many_pieces_counted_once() -> None:
     h = SimHasher(tokenizer=ShingleTokenizer(4, WordTokenizer()))
     text = "a b c d a b c d e f a b c d " * 30
     for piece in (1, 2, 3, 5, 64):
-        s = h.stream(piece_chars=piece)
+        s = open_stream(h, piece_chars=piece)
         for i in range(0, len(text), 3):
             s.update(text[i : i + 3].encode())
         assert s.digest() == h.sketch(text)
@@ -196,7 +196,7 @@ def test_shingles_spanning_many_pieces_counted_once() -> None:
 
 def test_cap_counts_uncut_text_exactly() -> None:
     h = MinHasher(num_perm=8)
-    s = h.stream(max_bytes=10)
+    s = open_stream(h, max_bytes=10)
     s.update("abcdefghij")  # exactly the cap: allowed
     with pytest.raises(InputTooLargeError, match="max_bytes=10"):
         s.update("k")
@@ -205,7 +205,7 @@ def test_cap_counts_uncut_text_exactly() -> None:
 
 def test_cap_does_not_count_utf8_carry() -> None:
     h = SimHasher()
-    s = h.stream(max_bytes=3)
+    s = open_stream(h, max_bytes=3)
     s.update(b"ab\xc3")  # 2 bytes of text held, 1 byte carried
     assert s.pending_bytes == 2
     with pytest.raises(InputTooLargeError):
@@ -217,7 +217,7 @@ def test_cap_does_not_count_utf8_carry() -> None:
 
 def test_cap_carry_then_exact_fit() -> None:
     h = SimHasher()
-    s = h.stream(max_bytes=4)
+    s = open_stream(h, max_bytes=4)
     s.update(b"ab\xc3")
     s.update(b"\xa9")  # 'abé' is 4 bytes: exactly the cap
     assert s.pending_bytes == 4
@@ -226,7 +226,7 @@ def test_cap_carry_then_exact_fit() -> None:
 
 def test_files_far_larger_than_the_cap_stream_in_bounded_mode() -> None:
     h = MinHasher(num_perm=16)
-    s = h.stream(max_bytes=4096, piece_chars=1024)
+    s = open_stream(h, max_bytes=4096, piece_chars=1024)
     words = [f"tok{i % 997}" for i in range(60_000)]
     text = " ".join(words)  # ~ 450 kB, 100x the cap
     for i in range(0, len(text), 1000):
@@ -235,7 +235,7 @@ def test_files_far_larger_than_the_cap_stream_in_bounded_mode() -> None:
 
 
 def test_text_without_whitespace_hits_the_cap() -> None:
-    s = MinHasher(num_perm=8).stream(max_bytes=100, piece_chars=10)
+    s = open_stream(MinHasher(num_perm=8), max_bytes=100, piece_chars=10)
     with pytest.raises(InputTooLargeError, match="max_bytes=100"):
         for _ in range(20):
             s.update("x" * 10)
@@ -249,7 +249,7 @@ def test_buffered_pipelines_are_exact_and_capped() -> None:
     ]
     text = "the quick brown fox jumps over the lazy dog " * 5
     for h in cases:
-        s = h.stream(piece_chars=4, max_bytes=len(text))
+        s = open_stream(h, piece_chars=4, max_bytes=len(text))
         assert not s.bounded
         for i in range(0, len(text), 5):
             s.update(text[i : i + 5])
@@ -260,11 +260,11 @@ def test_buffered_pipelines_are_exact_and_capped() -> None:
 
 def test_bad_parameters() -> None:
     with pytest.raises(ConfigError, match="max_bytes"):
-        MinHasher().stream(max_bytes=0)
+        open_stream(MinHasher(), max_bytes=0)
     with pytest.raises(ConfigError, match="piece_chars"):
-        SimHasher().stream(piece_chars=True)  # type: ignore[arg-type]
+        open_stream(SimHasher(), piece_chars=True)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="str or bytes"):
-        MinHasher().stream().update(3)  # type: ignore[arg-type]
+        open_stream(MinHasher()).update(3)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ bad bytes
@@ -275,7 +275,7 @@ def test_bad_parameters() -> None:
 )
 def test_invalid_utf8_fails_at_once(bad: bytes) -> None:
     for h in (MinHasher(num_perm=8), SimHasher(preset="go")):
-        s = h.stream()
+        s = open_stream(h)
         s.update(b"hello ")
         with pytest.raises(DecodeError, match="not valid UTF-8"):
             s.update(bad)
@@ -286,7 +286,7 @@ def test_invalid_utf8_fails_at_once(bad: bytes) -> None:
 
 def test_trailing_incomplete_sequence_fails_at_digest() -> None:
     for h in (MinHasher(num_perm=8), SimHasher(), MinHasher(8, preset="oph")):
-        s = h.stream()
+        s = open_stream(h)
         s.update(b"caf\xc3")
         with pytest.raises(DecodeError, match="ends inside a UTF-8 sequence"):
             s.digest()
@@ -295,7 +295,7 @@ def test_trailing_incomplete_sequence_fails_at_digest() -> None:
 
 
 def test_str_chunk_cannot_cut_a_pending_sequence() -> None:
-    s = SimHasher().stream()
+    s = open_stream(SimHasher())
     s.update(b"\xe2\x82")
     with pytest.raises(DecodeError, match="incomplete"):
         s.update("x")
@@ -308,7 +308,7 @@ def test_str_chunk_cannot_cut_a_pending_sequence() -> None:
 
 def test_reset_and_repeated_digest() -> None:
     h = MinHasher(num_perm=16)
-    s = h.stream(piece_chars=4)
+    s = open_stream(h, piece_chars=4)
     s.update("some words that are not kept at all ")
     s.update(b"\xc3")
     s.reset()
@@ -321,24 +321,43 @@ def test_reset_and_repeated_digest() -> None:
 
 
 def test_empty_documents_follow_the_one_shot_rules() -> None:
-    assert MinHasher(num_perm=8).stream().digest().is_empty
-    assert SimHasher().stream().digest().value == 0
-    s = SimHasher(preset="go").stream()
+    assert open_stream(MinHasher(num_perm=8)).digest().is_empty
+    assert open_stream(SimHasher()).digest().value == 0
+    s = open_stream(SimHasher(preset="go"))
     s.update(" ; . ")
     assert s.digest().value == 0
     for h in (SimHasher(preset="txtfp"), MinHasher(num_perm=8, preset="txtfp")):
         with pytest.raises(EmptyInputError):
-            h.stream().digest()
-        t = h.stream(piece_chars=1)
+            open_stream(h).digest()
+        t = open_stream(h, piece_chars=1)
         t.update("  !!  ?? ")
         with pytest.raises(EmptyInputError):
             t.digest()
 
 
 def test_stream_types() -> None:
-    assert isinstance(MinHasher().stream(), MinHashStream)
-    assert isinstance(SimHasher().stream(), SimHashStream)
-    assert MinHasher().stream().max_bytes == 16 * 1024 * 1024
+    assert isinstance(open_stream(MinHasher()), MinHashStream)
+    assert isinstance(open_stream(SimHasher()), SimHashStream)
+    assert open_stream(MinHasher()).max_bytes == 16 * 1024 * 1024
+    with pytest.raises(ConfigError, match="MinHasher or a SimHasher"):
+        open_stream(object())  # type: ignore[call-overload]
+
+
+def test_the_hashers_do_not_import_the_stream() -> None:
+    """The stream takes a hasher through its public hook; no import circle."""
+    import ast
+    import inspect
+
+    from neardup.sketch import minhash, simhash
+
+    for module in (minhash, simhash):
+        tree = ast.parse(inspect.getsource(module))
+        imported = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module is not None
+        }
+        assert "neardup.sketch.stream" not in imported, module.__name__
 
 
 # ------------------------------------------------------------------ hash_file
@@ -397,7 +416,7 @@ def test_fifty_megabytes_stream_in_flat_memory(make: Callable[[], Hasher]) -> No
     repeats = 10
     total = len(block) * repeats  # ~ 50 MB
     h = make()
-    s = h.stream()
+    s = open_stream(h)
     s.update("warm up the kernels and Unicode tables: ＡＢＣ 中文 naïve 👍🏽 ﬁ " * 3)
     s.digest()
     s.reset()

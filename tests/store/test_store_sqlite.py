@@ -113,7 +113,9 @@ def test_replace_is_the_duplicate_key_rule(tmp_path: Path) -> None:
         assert store.candidates(np.array([1, 2])) == []  # old lookup rows are gone
         assert store.candidates(np.array([3, 4])) == []  # superseded in-batch duplicate
         assert store.candidates(np.array([5, 0])) == [("k", b"new")]
-        assert store.stats()["lookup_rows"] == 4
+        assert store.stats()["stale_docs"] == 1  # the old rows stay until compact()
+        assert store.compact() == 2
+        assert store.stats()["lookup_rows"] == 4 and store.stats()["stale_docs"] == 0
 
 
 def test_removal(tmp_path: Path) -> None:
@@ -124,6 +126,7 @@ def test_removal(tmp_path: Path) -> None:
         assert store.remove("a4") is False
         assert len(store) == 9 and store.get("a4") is None
         assert store.candidates(lookup[4]) == []
+        assert store.compact() == 4
         assert store.stats()["lookup_rows"] == 9 * 4
         store.add("a4", b"back", lookup[4])
         assert store.candidates(lookup[4]) == [("a4", b"back")]
@@ -209,16 +212,37 @@ def test_migrations_are_ordered_and_idempotent(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_fresh_store_matches_the_v1_fixture(tmp_path: Path) -> None:
-    """The schema-1 file format is pinned: a fixture store opens, and new stores equal it."""
+def test_v1_stores_with_documents_are_refused_clearly(tmp_path: Path) -> None:
+    """Version 1 kept old sketch formats and no method configuration: rebuild, never guess."""
     old = tmp_path / "v1.db"
     conn = sqlite3.connect(old)
     conn.executescript((HERE / "store_schema_v1.sql").read_text(encoding="utf-8"))
+    conn.close()
+    with pytest.raises(SchemaVersionError, match="rebuild it"):
+        _open(old)
+    conn = sqlite3.connect(old)  # nothing was changed
+    assert conn.execute("SELECT count(*) FROM docs").fetchone()[0] == 3
+    assert schema_version(conn) == 1
+    conn.close()
+    # an empty version-1 store is converted in place
+    conn = sqlite3.connect(old)
+    conn.executescript("DELETE FROM keys; DELETE FROM docs;")
+    conn.close()
+    with _open(old) as store:
+        assert len(store) == 0 and store.stats()["schema_version"] == SCHEMA_VERSION
+
+
+def test_fresh_store_matches_the_v2_fixture(tmp_path: Path) -> None:
+    """The schema-2 file format is pinned: a fixture store opens, and new stores equal it."""
+    old = tmp_path / "v2.db"
+    conn = sqlite3.connect(old)
+    conn.executescript((HERE / "store_schema_v2.sql").read_text(encoding="utf-8"))
     fixture_schema = _schema(conn)
     conn.close()
     with _open(old) as store:
         assert len(store) == 3 and store.get("alpha") == b"\x00\x01sketch-a"
         assert store.get_meta("alpha") == '{"n": 1}'
+        assert store.config == '{"method":"minhash"}'
         assert store.candidates(np.array([10, 0])) == [
             ("alpha", b"\x00\x01sketch-a"),
             ("beta", b"\x00\x01sketch-b"),
@@ -376,9 +400,9 @@ CRASH_SCRIPT = """
 @pytest.mark.parametrize(
     ("marker", "kill_at"),
     [
-        ("DELETE FROM keys", 1),  # just after BEGIN
+        ("SELECT rowid FROM docs", 1),  # just after BEGIN
         ("INSERT INTO docs", 3000),  # in the middle of the documents
-        ("INSERT OR IGNORE INTO keys", 60000),  # late: uncommitted pages already in the WAL
+        ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )
 def test_sigkill_mid_transaction_keeps_exactly_the_committed_batch(
@@ -558,7 +582,8 @@ def test_candidates_equal_a_brute_force_scan(ops: list[tuple[str, Any]], query: 
                 rows = [set(row) for _, row in batch]
             store.add_many(keys, sketches, lookup)
             for key, sketch, row in zip(keys, sketches, rows, strict=True):
-                model[key] = (sketch, row)  # a replaced key keeps its place, as in the store
+                model.pop(key, None)  # a replaced key moves to the end, as in the store
+                model[key] = (sketch, row)
         wanted = (
             {(j, int(v)) for j, v in enumerate(query)}
             if query.ndim == 1
@@ -567,4 +592,5 @@ def test_candidates_equal_a_brute_force_scan(ops: list[tuple[str, Any]], query: 
         expected = [(k, sk) for k, (sk, row) in model.items() if row & wanted]
         assert store.candidates(query) == expected
         assert len(store) == len(model)
+        store.compact()
         assert store.stats()["lookup_rows"] == sum(len(row) for _, row in model.values())

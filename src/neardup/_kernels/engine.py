@@ -1,12 +1,15 @@
 """Backend selection and the batch operations every sketcher calls.
 
-``NEARDUP_BACKEND`` chooses the kernels: ``auto`` (default: numba when it imports, else
-numpy), ``fast`` (numba, error if missing) or ``reference`` (numpy). Both give the same bits;
-the test suite checks it.
+Kernels live by family, ``neardup._kernels.<family>.{reference,fast}``: a numpy reference
+and a numba twin with the same functions and the same bits. :func:`kernels` is the one
+selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports, else
+numpy), ``fast`` (numba, error if missing) or ``reference`` (numpy). The test suite checks
+that both give the same bits.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Sequence
 from functools import cache
@@ -21,16 +24,34 @@ from neardup._kernels.spans import Packed, Spans, pack
 from neardup.errors import ConfigError, MissingExtraError
 
 __all__ = [
+    "FAMILIES",
     "HashName",
     "backend",
     "backend_name",
     "hash_spans",
+    "kernels",
     "tokenize_packed",
     "tokenize_texts",
 ]
 
 HashName = Literal["fnv1a64", "xxh3_64", "xxh3_128"]
 _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
+
+#: The kernel families: each is a package ``neardup._kernels.<family>`` with ``reference.py``
+#: and ``fast.py``.
+FAMILIES = (
+    "buckets",
+    "canonicalize",
+    "ctph",
+    "hamming",
+    "jsonl",
+    "lsh",
+    "minhash",
+    "sets",
+    "simhash",
+    "text",
+    "xxh3",
+)
 
 
 def backend_name() -> str:
@@ -65,15 +86,37 @@ def _numba_available() -> bool:
     return True
 
 
+def kernels(family: str) -> ModuleType:
+    """Return the kernel module of ``family`` for the backend :func:`backend_name` selects.
+
+    Args:
+        family: One of :data:`FAMILIES` (``"minhash"``, ``"sets"``, ...).
+
+    Returns:
+        ``neardup._kernels.<family>.fast`` or ``neardup._kernels.<family>.reference``;
+        importing a fast module compiles nothing (its kernels compile on first call).
+
+    Raises:
+        ConfigError: ``family`` is unknown, or ``NEARDUP_BACKEND`` has an unknown value.
+        MissingExtraError: ``NEARDUP_BACKEND=fast`` but numba is not installed.
+
+    Examples:
+        >>> kernels("sets").__name__.rsplit(".", 1)[-1] in ("fast", "reference")
+        True
+    """
+    return _module(family, backend_name())
+
+
+@cache
+def _module(family: str, name: str) -> ModuleType:
+    if family not in FAMILIES:
+        raise ConfigError(f"unknown kernel family {family!r}; use one of {', '.join(FAMILIES)}")
+    return importlib.import_module(f"neardup._kernels.{family}.{name}")
+
+
 def backend() -> ModuleType:
-    """Return the kernel module selected by :func:`backend_name`."""
-    if backend_name() == "fast":
-        from neardup._kernels import fast
-
-        return fast
-    from neardup._kernels import reference
-
-    return reference
+    """Return the text kernels (tokenizer, FNV-1a) selected by :func:`backend_name`."""
+    return kernels("text")
 
 
 def tokenize_packed(packed: Packed, *, mask: int, min_bytes: int = 1, lower: bool = True) -> Spans:
@@ -110,34 +153,9 @@ def hash_spans(
         lo = backend().fnv1a_ranges(spans.buf, spans.starts, spans.ends)
         return lo, np.zeros_like(lo)
     seed &= (1 << 64) - 1
-    if backend_name() == "fast":
-        from neardup._kernels import xxh3
-
-        if hash_name == "xxh3_64":
-            lo = xxh3.xxh3_64_ranges(spans.buf, spans.starts, spans.ends, np.uint64(seed))
-            return lo, np.zeros_like(lo)
-        lo, hi = xxh3.xxh3_128_ranges(spans.buf, spans.starts, spans.ends, np.uint64(seed))
-        return lo, hi
-    return _xxh3_python(spans, hash_name, seed)
-
-
-def _xxh3_python(
-    spans: Spans, hash_name: str, seed: int
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-    import xxhash
-
-    raw = spans.buf.tobytes()
-    n = len(spans.starts)
-    lo = np.empty(n, dtype=np.uint64)
-    hi = np.zeros(n, dtype=np.uint64)
-    pairs = zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)
+    xxh3 = kernels("xxh3")
     if hash_name == "xxh3_64":
-        for i, (s, e) in enumerate(pairs):
-            lo[i] = xxhash.xxh3_64_intdigest(raw[s:e], seed)
-    else:
-        mask = (1 << 64) - 1
-        for i, (s, e) in enumerate(pairs):
-            v = xxhash.xxh3_128_intdigest(raw[s:e], seed)
-            lo[i] = v & mask
-            hi[i] = v >> 64
+        lo = xxh3.xxh3_64_ranges(spans.buf, spans.starts, spans.ends, np.uint64(seed))
+        return lo, np.zeros_like(lo)
+    lo, hi = xxh3.xxh3_128_ranges(spans.buf, spans.starts, spans.ends, np.uint64(seed))
     return lo, hi

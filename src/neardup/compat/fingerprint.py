@@ -21,6 +21,7 @@ matching :mod:`neardup.errors` class). The pHash algorithm lives in
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import IO, TYPE_CHECKING
 
@@ -145,6 +146,9 @@ def _check_hex_byte(byte: int) -> None:
         raise PHashError(f"encoding/hex: invalid byte: U+{byte:04X}{shown}")
 
 
+_NOT_HEX = re.compile(rb"[^0-9a-fA-F]")
+
+
 def phash_from_hex(s: str) -> int:
     """Go ``PHashFromHex``: parse hex (any case) that decodes to exactly 8 bytes.
 
@@ -167,11 +171,12 @@ def phash_from_hex(s: str) -> int:
     # Go's hex.DecodeString works on bytes and reports the first invalid byte of each pair
     # before it reports an odd length; the 8-byte check comes last.
     data = s.encode("utf-8", "surrogatepass")
-    for i in range(0, len(data) - len(data) % 2, 2):
-        for byte in data[i : i + 2]:
-            _check_hex_byte(byte)
+    # The pairs are checked left to right, then the odd last byte: that is the first invalid
+    # byte in order, found here by one C-speed search (a byte loop took seconds on 10 MB).
+    bad = _NOT_HEX.search(data)
+    if bad is not None:
+        _check_hex_byte(data[bad.start()])
     if len(data) % 2:
-        _check_hex_byte(data[-1])
         raise PHashError("encoding/hex: odd length hex string")
     if len(data) != 16:
         raise PHashError("phash hex must decode to 8 bytes")

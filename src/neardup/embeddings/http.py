@@ -55,6 +55,8 @@ class RetryPolicy:
         deadline: Total wall-clock budget of one batch request, retries and sleeps included
             (default 90 s).
         timeout: Timeout of one HTTP attempt, seconds (default 30); clamped to the budget left.
+        max_response_bytes: Cap on one response body after decompression (default 256 MiB);
+            a larger one (or a compression bomb) fails with ProviderError, not retried.
 
     Raises:
         ConfigError: A value is out of range.
@@ -71,6 +73,7 @@ class RetryPolicy:
     max_retry_after: float = 60.0
     deadline: float = 90.0
     timeout: float = 30.0
+    max_response_bytes: int = 256 * 1024 * 1024
 
     def __post_init__(self) -> None:
         positive = {
@@ -86,6 +89,13 @@ class RetryPolicy:
             raise ConfigError(f"RetryPolicy.multiplier must be >= 1, got {self.multiplier!r}")
         if not 0 <= self.jitter < 1:
             raise ConfigError(f"RetryPolicy.jitter must be in [0, 1), got {self.jitter!r}")
+        if isinstance(self.max_response_bytes, bool) or not (
+            isinstance(self.max_response_bytes, int) and self.max_response_bytes >= 1
+        ):
+            raise ConfigError(
+                "RetryPolicy.max_response_bytes must be a positive integer, got "
+                f"{self.max_response_bytes!r}"
+            )
         if not self.max_retry_after >= 0:
             raise ConfigError(
                 f"RetryPolicy.max_retry_after must be >= 0, got {self.max_retry_after!r}"
@@ -154,6 +164,15 @@ class RetryingClient:
             )
         self.service = service
         self.base_url = base_url.rstrip("/")
+        # A key read from a file or a shell often ends in a newline: drop surrounding
+        # whitespace; any other control character or space could only break the header (and
+        # httpx would quote the header, key included, in its error), so refuse it here.
+        api_key = api_key.strip()
+        if any(c.isspace() or not c.isprintable() for c in api_key):
+            raise ConfigError(
+                f"the {service} API key holds a space or control character (not shown); "
+                f"check how it was read ({key_hint})"
+            )
         self._api_key = api_key
         self._key_hint = key_hint
         self.policy = policy
@@ -169,8 +188,36 @@ class RetryingClient:
         )
 
     def scrub(self, text: str) -> str:
-        """Return ``text`` with the API key replaced by ``***``."""
-        return text.replace(self._api_key, "***") if self._api_key else text
+        """Return ``text`` with the API key (as is, or as Python would quote it) replaced by
+        ``***``."""
+        if not self._api_key:
+            return text
+        for form in (self._api_key, repr(self._api_key)[1:-1], repr(self._api_key.encode())[2:-1]):
+            text = text.replace(form, "***")
+        return text
+
+    def _read_body(self, response: httpx.Response, limit: int) -> bytes:
+        """The body, decompressed, refused past ``limit`` bytes (compression bombs)."""
+        httpx = _httpx()
+        size = 0
+        chunks: list[bytes] = []
+        try:
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise ProviderError(
+                        f"{self.service} sent a response of more than {limit} bytes (after "
+                        "decompression), over RetryPolicy(max_response_bytes=...); lower "
+                        "batch_size, or raise the cap if the service is trusted"
+                    )
+                chunks.append(chunk)
+        except httpx.DecodingError:
+            raise ProviderError(
+                f"{self.service} sent a body that cannot be decompressed (bad "
+                f"{response.headers.get('content-encoding', 'encoding')!s} data); check "
+                f"base_url {self.base_url!r} and any proxy in between"
+            ) from None
+        return b"".join(chunks)
 
     def close(self) -> None:
         """Close the underlying connection pool (the client reopens on the next request)."""
@@ -220,28 +267,46 @@ class RetryingClient:
             timeout = min(self.policy.timeout, remaining)
             retry_after: float | None = None
             try:
-                response = self._http().post(url, content=payload, headers=headers, timeout=timeout)
+                with self._http().stream(
+                    "POST", url, content=payload, headers=headers, timeout=timeout
+                ) as response:
+                    status = response.status_code
+                    ok = 200 <= status < 300
+                    limit = self.policy.max_response_bytes if ok else 64 * 1024
+                    data = self._read_body(response, limit) if ok else b""
+                    if not ok and status not in RETRY_STATUSES:
+                        try:
+                            data = self._read_body(response, limit)
+                        except ProviderError:
+                            data = b"(body too long)"
+                    headers_in = response.headers
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
                 raise ConfigError(
                     f"cannot send to {self.base_url!r} ({type(exc).__name__}); check base_url"
                 ) from None
+            except httpx.DecodingError:
+                raise ProviderError(
+                    f"{self.service} sent a body that cannot be decompressed; check base_url "
+                    f"{self.base_url!r} and any proxy in between"
+                ) from None
+            except httpx.LocalProtocolError as exc:
+                # Our own request is malformed: sending it again cannot help.
+                raise ConfigError(
+                    f"cannot send the {self.service} request ({type(exc).__name__}: the "
+                    "request headers or URL hold characters HTTP does not allow); check "
+                    f"base_url {self.base_url!r} and the API key ({self._key_hint})"
+                ) from None
             except httpx.TransportError as exc:
                 last = f"{type(exc).__name__}: {self.scrub(str(exc))}"
             else:
-                status = response.status_code
-                if 200 <= status < 300:
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise ProviderError(
-                            f"{self.service} returned HTTP {status} with a body that is not "
-                            f"JSON; check that base_url {self.base_url!r} points at a "
-                            f"{self.service}-compatible embeddings API"
-                        ) from None
+                if ok:
+                    return self._decode_json(data, status)
                 if status not in RETRY_STATUSES:
-                    raise ProviderError(self._fatal_message(status, response.text))
+                    raise ProviderError(
+                        self._fatal_message(status, data.decode("utf-8", "replace"))
+                    )
                 last = f"HTTP {status}"
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
+                retry_after = parse_retry_after(headers_in.get("retry-after"))
             delay = self._delay(retry, retry_after)
             remaining = self.policy.deadline - (self._clock() - start)
             delay = max(0.0, min(delay, remaining))
@@ -255,6 +320,16 @@ class RetryingClient:
             retry += 1
             if delay > 0:
                 self._sleep(delay)
+
+    def _decode_json(self, body: bytes, status: int) -> object:
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep
+            raise ProviderError(
+                f"{self.service} returned HTTP {status} with a body that is not JSON, or not "
+                f"usable JSON (malformed or nested too deep); check that base_url "
+                f"{self.base_url!r} points at a {self.service}-compatible embeddings API"
+            ) from None
 
     def _fatal_message(self, status: int, text: str) -> str:
         detail = self.scrub(" ".join(text.split()))[:300]

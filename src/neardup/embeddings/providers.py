@@ -136,7 +136,12 @@ class _HttpProvider:
         items = response["data"]
         if not all(isinstance(item, dict) and "embedding" in item for item in items):
             raise self._shape_error("'data' items with an 'embedding'")
-        if all(isinstance(item.get("index"), int) for item in items):
+        indexes = [item.get("index") for item in items]
+        if any(i is not None for i in indexes):
+            # a permutation of 0..n-1, or the rows cannot be matched to the texts
+            valid = all(isinstance(i, int) and not isinstance(i, bool) for i in indexes)
+            if not valid or sorted(indexes) != list(range(len(items))):
+                raise self._shape_error("'data' items whose 'index' values are 0, 1, ..., n-1")
             items = sorted(items, key=lambda item: item["index"])
         return [item["embedding"] for item in items]
 
@@ -184,10 +189,15 @@ class _HttpProvider:
                 f"check that base_url {self.base_url!r} is a {self.service}-compatible API"
             )
         try:
-            matrix = np.array(vectors, dtype=np.float32)
-        except (TypeError, ValueError):
+            # no dtype here: numpy would parse "0.5" strings into floats
+            raw = np.array(vectors)
+        except (TypeError, ValueError, OverflowError):
             raise self._shape_error("numeric embedding vectors of one length") from None
-        if matrix.ndim != 2 or not np.all(np.isfinite(matrix)):
+        if raw.ndim != 2 or raw.dtype.kind not in "fiu" or raw.shape[1] == 0:
+            raise self._shape_error("non-empty embedding vectors of JSON numbers, one length")
+        with np.errstate(over="ignore"):
+            matrix = raw.astype(np.float32)
+        if not np.all(np.isfinite(matrix)):
             raise self._shape_error("finite numeric embedding vectors of one length")
         width = int(matrix.shape[1])
         if width != self._dimension:

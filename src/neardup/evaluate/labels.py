@@ -42,7 +42,7 @@ def _value(record: dict[str, Any], key: str, where: str) -> str:
 def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(file:line, record)`` for each non-blank record of a JSONL or CSV label file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM must not rename the first column
     except OSError as exc:
         raise InputError(f"cannot read label file {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -56,8 +56,13 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
                 f"{path}:1: the CSV header must name columns a,b (pairs) or id,cluster; "
                 f"found {fields}"
             )
-        for row in reader:
-            out.append((f"{path}:{reader.line_num}", dict(row)))
+        try:
+            for row in reader:
+                out.append((f"{path}:{reader.line_num}", dict(row)))
+        except csv.Error as exc:  # e.g. a field over the csv module's size limit
+            raise InputError(
+                f"{path}:{reader.line_num}: not readable as CSV ({exc}); fix the line"
+            ) from None
         return out
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -67,6 +72,10 @@ def _records(path: Path) -> list[tuple[str, dict[str, Any]]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not valid JSON ({exc.msg}); one object per line") from None
+        except (ValueError, RecursionError):  # an integer over Python's digit limit, deep nesting
+            raise InputError(
+                f"{where}: not usable JSON (a huge number or nesting too deep); fix the line"
+            ) from None
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object, got {type(record).__name__}")
         out.append((where, record))

@@ -15,7 +15,7 @@ compiles (or loads from its cache) on first use. See ``docs/fuzzy.md``.
 
 from __future__ import annotations
 
-from neardup.fuzzy._ctph_kernels import backend_name
+from neardup._kernels.engine import backend_name
 from neardup.fuzzy.ctph import (
     CTPHDigest,
     CTPHParams,

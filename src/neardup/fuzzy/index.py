@@ -13,9 +13,10 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, FormatError
 from neardup.fuzzy.ctph import CTPHDigest, Scoring, ctph_compare, iter_grams, parse_ctph
 from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distance_matrix, tlsh_distances
+from neardup.index import _serial
 
 __all__ = ["CTPHIndex", "TLSHIndex"]
 
@@ -59,6 +60,29 @@ class CTPHIndex:
 
     def __len__(self) -> int:
         return len(self._digests)
+
+    def to_bytes(self) -> bytes:
+        """Serialize: the scoring and every digest (``b"NDCT"``, see ``index/_serial.py``)."""
+        digests = [f"{d.block_size}:{d.part1}:{d.part2}" for d in self._digests]
+        return _serial.dump(b"NDCT", 1, {"scoring": self._scoring, "digests": digests}, [])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> CTPHIndex:
+        """Read :meth:`to_bytes` output (the 7-gram tables are rebuilt).
+
+        Raises:
+            FormatError: Malformed or truncated data, or an unknown version.
+        """
+        meta, _ = _serial.load(data, b"NDCT", 1, "CTPHIndex")
+        digests = meta.get("digests")
+        if not isinstance(digests, list) or not all(isinstance(d, str) for d in digests):
+            raise FormatError("saved CTPHIndex is truncated or corrupt")
+        try:
+            index = cls(scoring=meta.get("scoring", "ssdeep"))
+        except ConfigError as exc:
+            raise FormatError(f"saved CTPHIndex has bad parameters: {exc}") from None
+        index.add_many(digests)
+        return index
 
     def _exact_key(self, d: CTPHDigest) -> tuple[int, str, str]:
         # ppdeep calls digests identical when block size and part 1 agree
@@ -156,6 +180,31 @@ class TLSHIndex:
 
     def __len__(self) -> int:
         return self._count
+
+    def to_bytes(self) -> bytes:
+        """Serialize: ``len_diff`` and the packed digests (``b"NDTL"``, ``index/_serial.py``)."""
+        return _serial.dump(b"NDTL", 1, {"len_diff": self._len_diff}, [self._rows()])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TLSHIndex:
+        """Read :meth:`to_bytes` output.
+
+        Raises:
+            FormatError: Malformed or truncated data, or an unknown version.
+        """
+        meta, arrays = _serial.load(data, b"NDTL", 1, "TLSHIndex")
+        if (
+            len(arrays) != 1
+            or arrays[0].dtype != np.uint8
+            or arrays[0].ndim != 2
+            or arrays[0].shape[1] != PACKED_WIDTH
+            or not isinstance(meta.get("len_diff"), bool)
+        ):
+            raise FormatError("saved TLSHIndex is truncated or corrupt")
+        index = cls(len_diff=meta["len_diff"])
+        index._packed = arrays[0]
+        index._count = len(arrays[0])
+        return index
 
     def _rows(self) -> npt.NDArray[np.uint8]:
         if self._pending:

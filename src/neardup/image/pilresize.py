@@ -176,6 +176,49 @@ def pass_order(h: int, w: int, height: int, width: int) -> str:
     return "hv"  # both orders agree on every probe: the shapes make them equivalent
 
 
+#: Longest side, as a multiple of the output side, that is resized exactly; a longer one is
+#: box-reduced first (see :func:`_reduce_extreme`).
+MAX_SIDE_RATIO = 4096
+
+
+def _box_reduce(stack: npt.NDArray[np.uint8], axis: int, factor: int) -> npt.NDArray[np.uint8]:
+    """Mean of each run of ``factor`` pixels along ``axis`` (a shorter last run: its own
+    mean), rounded half up (close to Pillow's ``Image.reduce``, not bit-equal)."""
+    moved = np.moveaxis(stack, axis, -1)
+    size = moved.shape[-1]
+    full = size // factor
+    parts = []
+    if full:
+        body = moved[..., : full * factor].reshape(*moved.shape[:-1], full, factor)
+        parts.append((body.sum(axis=-1, dtype=np.uint64) + factor // 2) // factor)
+    if size > full * factor:
+        tail = moved[..., full * factor :]
+        count = tail.shape[-1]
+        total = tail.sum(axis=-1, dtype=np.uint64, keepdims=True)
+        parts.append((total + count // 2) // count)
+    out = np.concatenate(parts, axis=-1).astype(np.uint8)
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+
+
+def _reduce_extreme(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArray[np.uint8]:
+    """Box-reduce a side longer than :data:`MAX_SIDE_RATIO` times its output side.
+
+    The exact LANCZOS replay holds an ``(output, input)`` weight matrix per pass, and Pillow
+    a band of ``3 * input / output`` weights per output pixel: an 80,000,000 x 1 image (under
+    the pixel cap) would need gigabytes either way. Such sides are first averaged down to at
+    most ``MAX_SIDE_RATIO`` times the output side, so that memory stays bounded; images of
+    ordinary shape are untouched and stay bit-identical to Pillow.
+    """
+    _, h, w = stack.shape
+    for axis, size, out in ((2, w, width), (1, h, height)):
+        limit = MAX_SIDE_RATIO * max(out, 1)
+        if size > limit:
+            factor = -(-size // limit)
+            logger.info("image side of %d pixels box-reduced by %d before resizing", size, factor)
+            stack = _box_reduce(stack, axis, factor)
+    return stack
+
+
 def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArray[np.uint8]:
     """``Image.resize((width, height), Image.Resampling.LANCZOS)`` on a stack of L images.
 
@@ -185,7 +228,8 @@ def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArr
         height: Output height.
 
     Returns:
-        ``(N, height, width)`` uint8, equal to the installed Pillow's result image by image.
+        ``(N, height, width)`` uint8, equal to the installed Pillow's result image by image
+        (a side over :data:`MAX_SIDE_RATIO` times its output side is box-reduced first).
 
     Examples:
         >>> img = np.arange(64, dtype=np.uint8).reshape(1, 8, 8) * 4
@@ -194,6 +238,7 @@ def resize_l(stack: npt.NDArray[np.uint8], width: int, height: int) -> npt.NDArr
         >>> resize_l(img, 2, 2).shape
         (1, 2, 2)
     """
+    stack = _reduce_extreme(stack, width, height)
     _, h, w = stack.shape
     order = pass_order(h, w, height, width)
     if order == "pillow":

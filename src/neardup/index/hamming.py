@@ -13,15 +13,12 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Hashable, Iterable, Iterator, Sequence
-from types import ModuleType
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.reference_hamming import block_values as _block_values
-from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
 
@@ -94,15 +91,40 @@ class HammingIndex:
         for j, (s, e) in enumerate(self._bounds):
             for b in range(s, e):
                 self._masks[j, b // 64] |= np.uint64(1 << (b % 64))
-        self._codes = np.zeros((0, self._words), dtype=np.uint64)
-        self._alive = np.zeros(0, dtype=bool)
+        self._starts = np.array([s for s, _ in self._bounds], dtype=np.int64)
+        self._ends = np.array([e for _, e in self._bounds], dtype=np.int64)
+        self._params = ""
+        self._clear()
+
+    def _clear(self) -> None:
+        # rows live in capacity-doubling buffers; _codes and _alive are views of their
+        # first len(_keys) rows. Every row's block keys are filed in one hash table
+        # (layout in neardup._kernels.lsh), so add and query are one numba call each.
+        self._codes_buf = np.zeros((0, self._words), dtype=np.uint64)
+        self._alive_buf = np.zeros(0, dtype=bool)
+        self._mark = np.zeros(0, dtype=np.int64)
+        self._codes = self._codes_buf[:0]
+        self._alive = self._alive_buf[:0]
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
-        self._n_sorted = 0
-        # one (sorted block values, rows) table per block over rows [0, _n_sorted); the rows
-        # added since (the delta, fewer than a quarter of the index) are scanned linearly
-        self._tables: list[tuple[U64, I64]] = []
-        self._params = ""
+        self._tkeys = np.zeros(64, dtype=np.uint64)
+        self._thead = np.full(64, -1, dtype=np.int64)
+        self._erow = np.empty(0, dtype=np.int64)
+        self._enext = np.empty(0, dtype=np.int64)
+        self._meta = np.zeros(3, dtype=np.int64)  # slots used, entries used, query stamp
+
+    def __getstate__(self) -> dict[str, object]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_codes", "_alive")}
+        state["_mark"] = np.zeros(len(self._alive_buf), dtype=np.int64)
+        state["_meta"] = self._meta.copy()
+        state["_meta"][2] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        n = len(self._keys)
+        self._codes = self._codes_buf[:n]  # views again, so that updates reach the buffers
+        self._alive = self._alive_buf[:n]
 
     @property
     def bits(self) -> int:
@@ -195,7 +217,57 @@ class HammingIndex:
             InputError: The code is not of this index's width.
             IncompatibleSketchError: A SimHash of another width or other params.
         """
-        self._append([key], self._row(code).reshape(1, -1))
+        row = self._row(code)
+        if key in self._rows:
+            self._append([key], row.reshape(1, -1))
+            return
+        n = len(self._keys)
+        if (
+            n >= len(self._alive_buf)
+            or self._meta[1] + len(self._bounds) > len(self._erow)
+            or 2 * (self._meta[0] + len(self._bounds)) > len(self._tkeys)
+        ):
+            self._reserve(1)
+        self._codes_buf[n] = row
+        self._alive_buf[n] = True
+        self._codes = self._codes_buf[: n + 1]
+        self._alive = self._alive_buf[: n + 1]
+        self._keys.append(key)
+        self._rows[key] = n
+        engine.kernels("hamming").table_add(
+            self._codes_buf, n, 1, self._starts, self._ends, self._tkeys, self._thead,
+            self._erow, self._enext, self._meta,
+        )  # fmt: skip
+
+    def _reserve(self, k: int) -> None:
+        """Room for ``k`` more rows, their table entries, and a table at most half full."""
+        n = len(self._keys)
+        if n + k > len(self._alive_buf):
+            cap = max(n + k, 2 * len(self._alive_buf), 64)
+            codes = np.zeros((cap, self._words), dtype=np.uint64)
+            codes[:n] = self._codes_buf[:n]
+            alive = np.zeros(cap, dtype=bool)
+            alive[:n] = self._alive_buf[:n]
+            mark = np.zeros(cap, dtype=np.int64)
+            mark[:n] = self._mark[:n]
+            self._codes_buf, self._alive_buf, self._mark = codes, alive, mark
+            self._codes = self._codes_buf[:n]
+            self._alive = self._alive_buf[:n]
+        need = int(self._meta[1]) + k * len(self._bounds)
+        if need > len(self._erow):
+            cap = max(need, 2 * len(self._erow), 1024)
+            used = int(self._meta[1])
+            erow = np.empty(cap, dtype=np.int64)
+            enext = np.empty(cap, dtype=np.int64)
+            erow[:used] = self._erow[:used]
+            enext[:used] = self._enext[:used]
+            self._erow, self._enext = erow, enext
+        slots = len(self._tkeys)
+        while 2 * (int(self._meta[0]) + k * len(self._bounds)) > slots:
+            slots *= 2
+        if slots != len(self._tkeys):
+            kern = engine.kernels("lsh")
+            self._tkeys, self._thead = kern.rehash(self._tkeys, self._thead, slots)
 
     def add_many(
         self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]
@@ -231,9 +303,17 @@ class HammingIndex:
                 else:
                     self._alive[old] = False
             self._rows[key] = start + i
-        self._codes = np.concatenate((self._codes, rows))
-        self._alive = np.concatenate((self._alive, alive))
+        self._reserve(len(keys))
+        n = start + len(keys)
+        self._codes_buf[start:n] = rows
+        self._alive_buf[start:n] = alive
+        self._codes = self._codes_buf[:n]
+        self._alive = self._alive_buf[:n]
         self._keys.extend(keys)
+        engine.kernels("hamming").table_add(
+            self._codes_buf, start, len(keys), self._starts, self._ends, self._tkeys,
+            self._thead, self._erow, self._enext, self._meta,
+        )  # fmt: skip
         self._maintain()
 
     def remove(self, key: Hashable) -> None:
@@ -253,19 +333,10 @@ class HammingIndex:
         dead = n - len(self._rows)
         if dead > max(_MIN_DELTA, n // 2):
             live = np.flatnonzero(self._alive)
-            self._codes = self._codes[live]
-            self._keys = [self._keys[i] for i in live.tolist()]
-            self._alive = np.ones(len(live), dtype=bool)
-            self._rows = {k: i for i, k in enumerate(self._keys)}
-            self._n_sorted = 0
-            self._tables = []
-        if len(self._keys) - self._n_sorted > max(_MIN_DELTA, self._n_sorted // 4):
-            self._rebuild()
-
-    def _rebuild(self) -> None:
-        kern = _kernels()
-        self._tables = [kern.block_order(self._codes, s, e) for s, e in self._bounds]
-        self._n_sorted = len(self._keys)
+            codes = self._codes[live]
+            keys = [self._keys[i] for i in live.tolist()]
+            self._clear()
+            self._append(keys, codes)
 
     # -- search ----------------------------------------------------------------------------
 
@@ -291,16 +362,14 @@ class HammingIndex:
         r = self._check_radius(radius)
         q = self._row(code)
         n = len(self._keys)
-        if r >= self.blocks:
-            cand = np.arange(n, dtype=np.int64)
-        else:
-            parts = [np.arange(self._n_sorted, n, dtype=np.int64)]
-            qv = q.reshape(1, -1)
-            for (s, e), (values, order) in zip(self._bounds, self._tables, strict=False):
-                v = _block_values(qv, s, e)[0]
-                lo, hi = np.searchsorted(values, v, "left"), np.searchsorted(values, v, "right")
-                parts.append(order[lo:hi])
-            cand = sorted_unique(np.concatenate(parts))
+        if r < self.blocks:
+            rows, dist = engine.kernels("hamming").table_query(
+                q.reshape(1, -1), r, self._starts, self._ends, self._tkeys, self._thead,
+                self._erow, self._enext, self._alive_buf, self._codes_buf, self._mark,
+                self._meta,
+            )  # fmt: skip
+            return list(zip(map(self._keys.__getitem__, rows.tolist()), dist.tolist(), strict=True))
+        cand = np.arange(n, dtype=np.int64)
         cand = cand[self._alive[cand]]
         d = np.bitwise_count(self._codes[cand] ^ q).sum(axis=1, dtype=np.int64)
         keep = d <= r
@@ -323,9 +392,8 @@ class HammingIndex:
                 f"blocks={r + 1} or more"
             )
         codes = self._codes if len(self._rows) == len(self._keys) else self._codes[self._alive]
-        starts = np.array([s for s, _ in self._bounds], dtype=np.int64)
-        ends = np.array([e for _, e in self._bounds], dtype=np.int64)
-        a, b, d = _kernels().all_pairs(codes, starts, ends, self._masks, r)
+        kern = engine.kernels("hamming")
+        a, b, d = kern.all_pairs(codes, self._starts, self._ends, self._masks, r)
         srt = np.lexsort((b, a))
         # positions among live rows == positions in keys()
         return a[srt], b[srt], d[srt]
@@ -416,17 +484,6 @@ class HammingIndex:
         index._params = params
         index.add_many(keys, codes.reshape(count, words))
         return index
-
-
-def _kernels() -> ModuleType:
-    """The Hamming kernels of the selected backend."""
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_hamming
-
-        return fast_hamming
-    from neardup._kernels import reference_hamming
-
-    return reference_hamming
 
 
 def hamming_block_keys(codes: U64, bits: int, radius: int) -> U64:

@@ -14,16 +14,16 @@ import itertools
 import logging
 from collections.abc import Hashable, Iterator, Sequence
 from functools import cache
-from types import ModuleType
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
+from neardup._kernels import engine
 from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_choice, check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
+from neardup.index._lsh_bytes import dump_index, load_index
 from neardup.sketch.minhash import MinHash
 
 __all__ = ["LSHIndex", "LSHPlan", "plan_lsh"]
@@ -36,6 +36,14 @@ I64 = npt.NDArray[np.int64]
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MAX32 = np.uint64(0xFFFFFFFF)
 _GRID = np.linspace(0.0, 1.0, 4001)
+_MIN_SLOTS = 64
+_TABLE_FAMILY = "lsh"  # the band-key table kernels
+_SKETCH_FAMILY = "minhash"  # band_keys and estimate
+#: Plans scored per block of the grid (256 x 4001 float64: 8 MB per temporary).
+_BLOCK = 256
+#: Largest num_perm the ``weighted`` search accepts: it scores every plan, about
+#: ``num_perm * ln(num_perm)`` of them (2048: 17k plans, seconds).
+MAX_WEIGHTED_PERM = 2048
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -90,13 +98,33 @@ def _rates(threshold: float, bands: int, rows: int) -> tuple[float, float]:
 def _rates_many(
     threshold: float, bands: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid)."""
-    p = 1.0 - (1.0 - _GRID[None, :] ** rows[:, None]) ** bands[:, None]
+    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid).
+
+    Computed in blocks of :data:`_BLOCK` plans, so memory stays at a few MB however many plans
+    are scored (each plan's integrals depend only on its own row of the grid).
+    """
     below = threshold >= _GRID
     above = threshold <= _GRID
-    fp = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
-    fn = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (1.0 - threshold)
-    return np.asarray(fp, dtype=np.float64), np.asarray(fn, dtype=np.float64)
+    fp = np.empty(len(bands), dtype=np.float64)
+    fn = np.empty(len(bands), dtype=np.float64)
+    for lo in range(0, len(bands), _BLOCK):
+        b, r = bands[lo : lo + _BLOCK], rows[lo : lo + _BLOCK]
+        p = 1.0 - (1.0 - _GRID[None, :] ** r[:, None]) ** b[:, None]
+        fp[lo : lo + _BLOCK] = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
+        fn[lo : lo + _BLOCK] = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (
+            1.0 - threshold
+        )
+    return fp, fn
+
+
+def _all_plans(num_perm: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every ``(bands, rows)`` with ``bands * rows <= num_perm``: rows ascending, then bands."""
+    rows = np.arange(1, num_perm + 1, dtype=np.int64)
+    counts = num_perm // rows
+    starts = np.cumsum(counts) - counts
+    rs = np.repeat(rows, counts)
+    bs = np.arange(len(rs), dtype=np.int64) - np.repeat(starts, counts) + 1
+    return bs, rs
 
 
 def _txtfp_error(threshold: float, bands: int, rows: int) -> np.float32:
@@ -130,7 +158,8 @@ def plan_lsh(
 
     Methods:
         * ``"weighted"`` -- minimise ``fp_weight * fp + fn_weight * fn`` over every
-          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length).
+          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length);
+          ``num_perm`` up to :data:`MAX_WEIGHTED_PERM`.
         * ``"recall"`` -- the lowest ``fp`` among plans with ``P(threshold) >= recall``; when
           ``num_perm`` is too small for that, the plan with the highest ``P(threshold)``
           (logged as a warning; ``recall_at_threshold`` says what it reaches).
@@ -138,7 +167,8 @@ def plan_lsh(
           ``num_perm`` only, f32 trapezoid objective, ties to fewer bands.
 
     Raises:
-        ConfigError: threshold outside (0, 1), num_perm < 1, negative weights, bad method.
+        ConfigError: threshold outside (0, 1), num_perm outside [1, 65536] (``weighted``:
+            [1, :data:`MAX_WEIGHTED_PERM`]), negative weights, bad method.
 
     Examples:
         >>> p = plan_lsh(0.7, 128, method="txtfp")
@@ -173,14 +203,16 @@ def _search(
     threshold: float, num_perm: int, fp_weight: float, fn_weight: float, method: str, recall: float
 ) -> LSHPlan:
     """The ``weighted`` and ``recall`` searches of :func:`plan_lsh` (memoized)."""
-    pairs = np.array(
-        [(b, r) for r in range(1, num_perm + 1) for b in range(1, num_perm // r + 1)],
-        dtype=np.int64,
-    )
-    bs, rs = pairs[:, 0], pairs[:, 1]
+    bs, rs = _all_plans(num_perm)
     if method == "weighted":
         if fp_weight + fn_weight == 0:
             raise ConfigError("fp_weight and fn_weight cannot both be 0; use 0.5 and 0.5")
+        if num_perm > MAX_WEIGHTED_PERM:
+            raise ConfigError(
+                f"the weighted search scores every (bands, rows) plan and takes num_perm up "
+                f"to {MAX_WEIGHTED_PERM}, got {num_perm}; use method='recall' (neardup plan "
+                "--mode recall), or plan for fewer slots and use bands x rows of them"
+            )
         fp, fn = _rates_many(threshold, bs, rs)
         # lowest cost; ties go to more slots used, then fewer bands
         best = np.lexsort((bs, -(bs * rs), fp_weight * fp + fn_weight * fn))[0]
@@ -188,9 +220,12 @@ def _search(
     reach = 1.0 - (1.0 - threshold**rs) ** bs
     ok = reach >= recall
     if ok.any():
-        fp, _ = _rates_many(threshold, bs[ok], rs[ok])
-        best = np.lexsort((bs[ok], fp))[0]
-        return _plan(threshold, num_perm, int(bs[ok][best]), int(rs[ok][best]))
+        # For fixed rows, reach and fp both grow with bands: only the fewest bands that reach
+        # the recall can have the lowest fp (ties go to fewer bands), one plan per rows value.
+        first = ok & ~np.concatenate(([False], ok[:-1] & (rs[1:] == rs[:-1])))
+        fp, _ = _rates_many(threshold, bs[first], rs[first])
+        best = np.lexsort((bs[first], fp))[0]
+        return _plan(threshold, num_perm, int(bs[first][best]), int(rs[first][best]))
     best = np.lexsort((bs, -reach))[0]
     plan = _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
     logger.warning(
@@ -210,14 +245,6 @@ def _plan(threshold: float, num_perm: int, bands: int, rows: int) -> LSHPlan:
     fp, fn = _rates(threshold, bands, rows)
     reach = float(_prob(np.asarray(threshold), bands, rows))
     return LSHPlan(bands, rows, fp, fn, threshold, num_perm, reach)
-
-
-def _kernels() -> ModuleType:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
 
 
 def _fold(values: U64) -> U32:
@@ -282,19 +309,40 @@ class LSHIndex:
             check_range("threshold", threshold, 0.0, 1.0)
             self.plan = _plan(min(max(threshold, 1e-9), 1 - 1e-9), num_perm, b, r)
         self.num_perm = num_perm
-        self._kern = _kernels()
-        self._sig = np.empty((0, num_perm), dtype=np.uint32)
+        self._params: tuple[str, str] | None = None
+        self._clear()
+
+    def _clear(self) -> None:
+        self._sig = np.empty((0, self.num_perm), dtype=np.uint32)
         self._state = np.empty(0, dtype=np.uint8)  # 0 removed, 1 live, 2 live but empty
+        self._mark = np.zeros(0, dtype=np.int64)  # query stamps (see _kernels/lsh)
         self._keys: list[Hashable | None] = []
         self._row: dict[Hashable, int] = {}
         self._n = 0
-        self._sorted_upto = 0
-        self._skeys = np.empty(0, dtype=np.uint64)
-        self._srows = np.empty(0, dtype=np.int32)
-        self._tail_keys: U64 | None = None
-        self._tail_parts: list[U64] = []
         self._dead = 0
-        self._params: tuple[str, str] | None = None
+        self._tkeys = np.zeros(_MIN_SLOTS, dtype=np.uint64)
+        self._thead = np.full(_MIN_SLOTS, -1, dtype=np.int64)
+        self._erow = np.empty(0, dtype=np.int64)
+        self._enext = np.empty(0, dtype=np.int64)
+        self._meta = np.zeros(3, dtype=np.int64)  # slots used, entries used, query stamp
+        self._bind()
+
+    def _bind(self) -> None:
+        """Look up the kernels once (the index pickles the family names, not modules)."""
+        self._lsh = engine.kernels(_TABLE_FAMILY)
+        self._mh = engine.kernels(_SKETCH_FAMILY)
+
+    def __getstate__(self) -> dict[str, object]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_lsh", "_mh")}
+        state["_mark"] = np.zeros(0, dtype=np.int64)
+        state["_meta"] = self._meta.copy()
+        state["_meta"][2] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._mark = np.zeros(len(self._state), dtype=np.int64)
+        self._bind()
 
     @property
     def bands(self) -> int:
@@ -319,15 +367,38 @@ class LSHIndex:
     @property
     def nbytes(self) -> int:
         """Bytes held by the index's numpy arrays (not the Python keys and their dict)."""
-        return int(self._sig[: self._n].nbytes + self._state[: self._n].nbytes) + int(
-            self._skeys.nbytes + self._srows.nbytes
-        )
+        arrays = (self._sig, self._state, self._mark, self._tkeys, self._thead)
+        return sum(int(a.nbytes) for a in arrays) + int(self._erow.nbytes + self._enext.nbytes)
 
     # ------------------------------------------------------------------ adding
 
     def add(self, key: Hashable, mh: MinHash) -> None:
-        """Index one sketch under ``key`` (an existing ``key`` is replaced)."""
-        self.add_many([key], [mh])
+        """Index one sketch under ``key`` (an existing ``key`` is replaced).
+
+        One numba call: the per-document path of datasketch's ``insert`` pattern.
+        """
+        if (
+            type(mh) is not MinHash
+            or mh.hashvalues.shape[0] != self.num_perm
+            or self._params != (mh.scheme, mh.params)
+            or key in self._row
+        ):
+            self.add_many([key], [mh])
+            return
+        r = self._n
+        if (
+            r >= len(self._state)
+            or self._meta[1] + self.plan.bands > len(self._erow)
+            or 2 * (self._meta[0] + self.plan.bands) > len(self._tkeys)
+        ):
+            self._reserve(1)
+        self._lsh.add_rows(
+            mh.hashvalues, r, self._sig, self._state, self.plan.bands, self.plan.rows,
+            self._tkeys, self._thead, self._erow, self._enext, self._meta,
+        )  # fmt: skip
+        self._keys.append(key)
+        self._row[key] = r
+        self._n = r + 1
 
     def add_many(self, keys: Sequence[Hashable], sigs: Sequence[MinHash] | U64) -> None:
         """Index many sketches at once (the fast path).
@@ -350,18 +421,20 @@ class LSHIndex:
         for key in keys:
             if key in self._row:
                 self.remove(key)
+        self._maybe_compact()
         n = len(values)
-        self._reserve(self._n + n)
-        lo, hi = self._n, self._n + n
-        empty = np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1)
-        self._sig[lo:hi] = _fold(values)
-        self._state[lo:hi] = np.where(empty, 2, 1)
-        self._tail_parts.append(self._band_keys(self._sig[lo:hi]))
+        if not n:
+            return
+        self._reserve(n)
+        lo = self._n
+        self._lsh.add_rows(
+            np.ascontiguousarray(values), lo, self._sig, self._state, self.plan.bands,
+            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
+        )  # fmt: skip
         for i, key in enumerate(keys):
             self._keys.append(key)
             self._row[key] = lo + i
-        self._n = hi
-        self._tail_keys = None
+        self._n = lo + n
 
     def _matrix(self, sigs: Sequence[MinHash] | U64) -> U64:
         if isinstance(sigs, np.ndarray):
@@ -390,15 +463,32 @@ class LSHIndex:
                 )
         return np.stack([mh.hashvalues for mh in sigs])
 
-    def _reserve(self, n: int) -> None:
-        if n <= len(self._state):
-            return
-        cap = max(n, 2 * len(self._state), 64)
-        sig = np.empty((cap, self.num_perm), dtype=np.uint32)
-        sig[: self._n] = self._sig[: self._n]
-        state = np.zeros(cap, dtype=np.uint8)
-        state[: self._n] = self._state[: self._n]
-        self._sig, self._state = sig, state
+    def _reserve(self, k: int) -> None:
+        """Room for ``k`` more rows, their entries, and a table at most half full."""
+        need = self._n + k
+        if need > len(self._state):
+            cap = max(need, 2 * len(self._state), 64)
+            sig = np.empty((cap, self.num_perm), dtype=np.uint32)
+            sig[: self._n] = self._sig[: self._n]
+            state = np.zeros(cap, dtype=np.uint8)
+            state[: self._n] = self._state[: self._n]
+            mark = np.zeros(cap, dtype=np.int64)
+            mark[: self._n] = self._mark[: self._n]
+            self._sig, self._state, self._mark = sig, state, mark
+        entries = int(self._meta[1]) + k * self.plan.bands
+        if entries > len(self._erow):
+            cap = max(entries, 2 * len(self._erow), 1024)
+            erow = np.empty(cap, dtype=np.int64)
+            enext = np.empty(cap, dtype=np.int64)
+            used = int(self._meta[1])
+            erow[:used] = self._erow[:used]
+            enext[:used] = self._enext[:used]
+            self._erow, self._enext = erow, enext
+        slots = len(self._tkeys)
+        while 2 * (int(self._meta[0]) + k * self.plan.bands) > slots:
+            slots *= 2
+        if slots != len(self._tkeys):
+            self._tkeys, self._thead = self._lsh.rehash(self._tkeys, self._thead, slots)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` from the index.
@@ -413,68 +503,58 @@ class LSHIndex:
         self._keys[row] = None
         self._dead += 1
 
+    def _maybe_compact(self) -> None:
+        """Drop removed rows (renumbering the rest) once they are a quarter of the index."""
+        if self._dead <= max(64, self._n // 4):
+            return
+        live = np.flatnonzero(self._state[: self._n] != 0)
+        sig, state = self._sig[live], self._state[live]
+        keys = [self._keys[i] for i in live.tolist()]
+        params = self._params
+        self._clear()
+        self._params = params
+        self._reserve(len(live))
+        self._sig[: len(live)] = sig
+        self._state[: len(live)] = state
+        self._keys = keys
+        self._row = {k: i for i, k in enumerate(keys)}
+        self._n = len(live)
+        self._lsh.insert_rows(
+            np.flatnonzero(state == 1).astype(np.int64), self._sig, self.plan.bands,
+            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
+        )  # fmt: skip
+
     # ------------------------------------------------------------------ lookups
 
     def _band_keys(self, sig32: U32) -> U64:
-        keys: U64 = self._kern.band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)
+        keys: U64 = self._mh.band_keys(np.ascontiguousarray(sig32), self.bands, self.rows)
         return keys
-
-    def _rebuild(self) -> None:
-        """Fold every row into the sorted array (and drop removed rows from it)."""
-        if self._dead > max(64, self._n // 4):
-            self._compact()
-        live = np.flatnonzero(self._state[: self._n] == 1)
-        keys = self._band_keys(self._sig[live])
-        flat = keys.ravel()
-        order = np.argsort(flat, kind="stable")
-        self._skeys = flat[order]
-        self._srows = np.repeat(live.astype(np.int32), self.bands)[order]
-        self._sorted_upto = self._n
-        self._tail_keys = None
-        self._tail_parts = []
-
-    def _compact(self) -> None:
-        live = np.flatnonzero(self._state[: self._n] != 0)
-        self._sig = self._sig[live].copy()
-        self._state = self._state[live].copy()
-        self._keys = [self._keys[i] for i in live.tolist()]
-        self._row = {k: i for i, k in enumerate(self._keys)}
-        self._n = len(live)
-        self._dead = 0
-
-    def _candidates(self, q32: U32) -> I64:
-        """Rows sharing at least one band with each query row: (query index, row) codes."""
-        if self._n - self._sorted_upto > max(1024, self._n // 8) or (
-            self._dead and self._dead > max(64, self._n // 4)
-        ):
-            self._rebuild()
-        if self._tail_keys is None:
-            parts = self._tail_parts
-            self._tail_keys = (
-                np.concatenate(parts) if parts else np.empty((0, self.bands), dtype=np.uint64)
-            )
-            self._tail_parts = [self._tail_keys]
-        codes: I64 = self._kern.lookup(
-            self._skeys,
-            self._srows,
-            self._tail_keys,
-            self._sorted_upto,
-            self._band_keys(q32),
-            self._state,
-            self._n,
-        )
-        return codes
 
     def query(
         self, mh: MinHash, *, min_similarity: float | None = None
     ) -> list[tuple[Hashable, float]]:
         """Keys sharing a band with ``mh``, each with its estimated Jaccard, best first.
 
+        One numba call (probe, walk, estimate, sort): datasketch's per-document pattern.
+
         Args:
             mh: The query sketch (same ``num_perm``, scheme and params as the index).
             min_similarity: Keep only hits whose estimate is at least this.
         """
-        return self.query_many([mh], min_similarity=min_similarity)[0]
+        if (
+            type(mh) is not MinHash
+            or mh.hashvalues.shape[0] != self.num_perm
+            or (self._params is not None and self._params != (mh.scheme, mh.params))
+        ):
+            return self.query_many([mh], min_similarity=min_similarity)[0]
+        if not self._n:
+            return []
+        _, rows, est = self._lsh.query_rows(
+            mh.hashvalues, self.plan.bands, self.plan.rows, self._tkeys, self._thead,
+            self._erow, self._enext, self._state, self._sig, self._mark, self._meta,
+            -1.0 if min_similarity is None else float(min_similarity),
+        )  # fmt: skip
+        return list(zip(map(self._keys.__getitem__, rows.tolist()), est.tolist(), strict=True))
 
     def query_many(
         self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
@@ -483,27 +563,20 @@ class LSHIndex:
         values = self._matrix(sigs)
         if not len(values) or not self._n:
             return [[] for _ in range(len(values))]
-        q32 = _fold(values)
-        nonempty = ~(np.all(values == _MAX64, axis=1) | np.all(values == _MAX32, axis=1))
-        codes = self._candidates(q32)
-        qi, rows = codes // self._n, codes % self._n
-        keep = nonempty[qi]
-        qi, rows = qi[keep], rows[keep]
-        est = self._estimate(q32, qi, rows)
-        if min_similarity is not None:
-            ok = est >= min_similarity
-            qi, rows, est = qi[ok], rows[ok], est[ok]
-        order = np.lexsort((rows, -est, qi))
-        hit_keys = list(map(self._keys.__getitem__, rows[order].tolist()))
-        hit_est = est[order].tolist()
-        bounds = np.searchsorted(qi[order], np.arange(len(values) + 1)).tolist()
+        offsets, rows, est = self._lsh.query_rows(
+            np.ascontiguousarray(values), self.plan.bands, self.plan.rows, self._tkeys,
+            self._thead, self._erow, self._enext, self._state, self._sig, self._mark,
+            self._meta, -1.0 if min_similarity is None else float(min_similarity),
+        )  # fmt: skip
+        hit_keys = list(map(self._keys.__getitem__, rows.tolist()))
+        hit_est = est.tolist()
         return [
             list(zip(hit_keys[lo:hi], hit_est[lo:hi], strict=True))
-            for lo, hi in itertools.pairwise(bounds)
+            for lo, hi in itertools.pairwise(offsets.tolist())
         ]
 
     def _estimate(self, a32: U32, ai: I64, rows: I64) -> npt.NDArray[np.float64]:
-        est: npt.NDArray[np.float64] = self._kern.estimate(
+        est: npt.NDArray[np.float64] = self._mh.estimate(
             np.ascontiguousarray(a32), ai, self._sig, rows
         )
         return est
@@ -516,21 +589,39 @@ class LSHIndex:
         Rows are insertion slots; :meth:`key_of` maps them back to keys. This is the bulk
         form of :meth:`pairs` (no Python object per pair), for pipelines.
         """
-        if self._sorted_upto < self._n or self._dead > max(64, self._n // 4):
-            self._rebuild()
+        self._maybe_compact()
+        live = np.flatnonzero(self._state[: self._n] == 1)
+        flat = self._band_keys(self._sig[live]).ravel()
+        order = np.argsort(flat, kind="stable")
+        srows = np.repeat(live, self.bands)[order]
         # every pair in each bucket (no cap); a pair shared by several bands repeats here
-        a, b, _, _ = bucket_pairs(self._skeys, self._srows.astype(np.int64), self._n + 1)
+        a, b, _, _ = bucket_pairs(flat[order], srows.astype(np.int64), self._n + 1)
         if not len(a):
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.float64)
         codes = sorted_unique(a * np.int64(self._n) + b)
         a, b = codes // self._n, codes % self._n
-        live = (self._state[a] == 1) & (self._state[b] == 1)
-        a, b = a[live], b[live]
         est = self._estimate(self._sig, a, b)
         if min_similarity is not None:
             ok = est >= min_similarity
             a, b, est = a[ok], b[ok], est[ok]
         return a, b, est
+
+    def to_bytes(self) -> bytes:
+        """Serialize the index: params, keys (JSON) and slot fingerprints (see ``_lsh_bytes``).
+
+        Raises:
+            InputError: A key is not a str or int (only those can be saved; pickle keeps any).
+        """
+        return dump_index(self)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> LSHIndex:
+        """Read :meth:`to_bytes` output (the band-key table is rebuilt).
+
+        Raises:
+            FormatError: Malformed or truncated data, or an unknown version.
+        """
+        return load_index(cls, data)
 
     def key_of(self, row: int) -> Hashable:
         """The key indexed in insertion slot ``row`` (see :meth:`pair_rows`)."""

@@ -12,7 +12,12 @@ Two methods, same results shape:
   (rare) misses: measured recall at threshold 0.9 on 20,000 clustered 384-d vectors is in
   docs/embeddings.md.
 
-``method="auto"`` picks exact up to ``approx_above`` vectors and approx beyond. The index
+- **partitioned** (all-pairs only): K-means-partitioned search (SemDeDup, Abbas et al. 2023;
+  :mod:`neardup.index.semdedup`): vectors are compared only within their k-means cell (and
+  the next one when nearly as close); bounded work and memory for millions of vectors.
+
+``method="auto"`` picks exact up to ``approx_above`` vectors; beyond, top-k queries use approx
+and all-pairs uses partitioned (faster than HNSW all-pairs and as exact per pair). The index
 holds every vector in memory (``4 * dim`` bytes each, plus the HNSW graph once built).
 """
 
@@ -26,15 +31,16 @@ import numpy.typing as npt
 
 from neardup._extras import require_extra
 from neardup._kernels.sets import sorted_unique
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, FormatError, InputError
+from neardup.index import _serial
 
 __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_rows"]
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
-Method: TypeAlias = Literal["auto", "exact", "approx"]
+Method: TypeAlias = Literal["auto", "exact", "approx", "partitioned"]
 
-_METHODS = ("auto", "exact", "approx")
+_METHODS = ("auto", "exact", "approx", "partitioned")
 
 
 def _check_block(block_size: int) -> None:
@@ -221,8 +227,9 @@ class VectorIndex:
     Args:
         dim: Vector length (384 for the default local model).
         metric: Only ``"cosine"``; vectors are L2-normalized when added.
-        method: ``"exact"`` (numpy blocks), ``"approx"`` (usearch HNSW) or ``"auto"``
-            (exact up to ``approx_above`` vectors).
+        method: ``"exact"`` (numpy blocks), ``"approx"`` (usearch HNSW), ``"partitioned"``
+            (k-means cells, all-pairs only) or ``"auto"`` (exact up to ``approx_above``
+            vectors, then approx for top-k and partitioned for all-pairs).
         approx_above: Size above which ``"auto"`` uses the approximate index.
         block_size: Tile side of the exact method.
         neighbors: Approximate all-pairs asks each vector for this many neighbours; a vector
@@ -298,6 +305,64 @@ class VectorIndex:
     def __len__(self) -> int:
         return len(self._keys)
 
+    def __getstate__(self) -> dict[str, object]:
+        # the usearch graph does not pickle; it is rebuilt from the vectors on first use
+        return {**self.__dict__, "_ann": None, "_ann_count": 0}
+
+    def to_bytes(self) -> bytes:
+        """Serialize: parameters, keys (JSON) and the unit vectors (``b"NDVI"``).
+
+        The approximate graph is not saved; it is rebuilt from the vectors when needed.
+
+        Raises:
+            InputError: A key is not a str or int (only those can be saved; pickle keeps any).
+        """
+        if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in self._keys):
+            raise InputError("only str and int keys can be saved; map other keys to str first")
+        params = {
+            name: getattr(self, name)
+            for name in (
+                "dim",
+                "metric",
+                "method",
+                "approx_above",
+                "block_size",
+                "neighbors",
+                "connectivity",
+                "expansion_add",
+                "expansion_search",
+                "threads",
+            )
+        }
+        meta = {"params": params, "keys": self._keys}
+        return _serial.dump(b"NDVI", 1, meta, [self._data[: len(self._keys)]])
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> VectorIndex:
+        """Read :meth:`to_bytes` output.
+
+        Raises:
+            FormatError: Malformed or truncated data, or an unknown version.
+        """
+        meta, arrays = _serial.load(data, b"NDVI", 1, "VectorIndex")
+        params, keys = meta.get("params"), meta.get("keys")
+        if not isinstance(params, dict) or not isinstance(keys, list) or len(arrays) != 1:
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        try:
+            index = cls(**params)
+        except (ConfigError, TypeError) as exc:
+            raise FormatError(f"saved VectorIndex has bad parameters: {exc}") from None
+        vectors = arrays[0]
+        if vectors.dtype != np.float32 or vectors.shape != (len(keys), index.dim):
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        if len(set(keys)) != len(keys):
+            raise FormatError("saved VectorIndex is truncated or corrupt")
+        index._data = np.zeros((max(16, len(keys)), index.dim), dtype=np.float32)
+        index._data[: len(keys)] = vectors
+        index._keys = list(keys)
+        index._rows = {k: i for i, k in enumerate(keys)}
+        return index
+
     def __contains__(self, key: object) -> bool:
         return key in self._rows
 
@@ -366,6 +431,8 @@ class VectorIndex:
             raise ConfigError(f"method must be one of {_METHODS}, got {chosen!r}")
         if chosen == "auto":
             return "approx" if len(self._keys) > self.approx_above else "exact"
+        if chosen == "partitioned":
+            raise ConfigError("method 'partitioned' is for pairs(); use exact or approx for top-k")
         return chosen
 
     def _graph(self) -> Any:
@@ -465,8 +532,10 @@ class VectorIndex:
         """All pairs of stored vectors with cosine similarity at or above ``threshold``.
 
         Exact: every pair, sorted by insertion order of ``(key_a, key_b)``, memory bounded by
-        ``block_size``. Approx: each vector's ``neighbors`` nearest are checked, similarities
-        recomputed exactly (no false positives; recall below 1 is possible), same order.
+        ``block_size``. Partitioned (``"auto"`` above ``approx_above`` vectors): pairs within
+        k-means cells, scored exactly, same order (recall below 1 is possible). Approx: each
+        vector's ``neighbors`` nearest are checked, similarities recomputed exactly (no false
+        positives; recall below 1 is possible), same order.
 
         Args:
             threshold: Minimum cosine similarity in [-1, 1].
@@ -480,6 +549,16 @@ class VectorIndex:
         """
         t = _check_threshold(threshold)
         n = len(self._keys)
+        wanted = self.method if method is None else method
+        if wanted == "partitioned" or (wanted == "auto" and n > self.approx_above):
+            if n < 2:
+                return
+            from neardup.index.semdedup import partitioned_pairs
+
+            pi, pj, ps = partitioned_pairs(self._data[:n], t, block_size=self.block_size)
+            for a, b, sim in zip(pi.tolist(), pj.tolist(), ps.tolist(), strict=True):
+                yield self._keys[a], self._keys[b], sim
+            return
         chosen = self._resolve(method)
         if n < 2:
             return

@@ -304,6 +304,13 @@ class Method:
         """
         raise ConfigError(f"method {self.name!r} cannot be stored")
 
+    def blob_similarities(
+        self, a: Sequence[bytes], b: Sequence[bytes]
+    ) -> list[tuple[float, int | None]]:
+        """:meth:`blob_similarity` of each ``(a[i], b[i])`` (methods may decode each distinct
+        blob once)."""
+        return [self.blob_similarity(x, y) for x, y in zip(a, b, strict=True)]
+
     def fingerprint(self, doc: Document) -> str:
         """The fingerprint of one document as a string (for ``neardup hash``)."""
         raise NotImplementedError

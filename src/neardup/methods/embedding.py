@@ -1,4 +1,5 @@
-"""Semantic dedup: cosine similarity of sentence embeddings (extra ``embeddings``)."""
+"""Semantic dedup: cosine similarity of text embeddings (extra ``embeddings``); the bundled
+static model by default."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from neardup.errors import ConfigError
 from neardup.io import Document
 from neardup.methods.base import Collector, Method, MethodConfig, PairArrays, texts_of
 
@@ -20,16 +22,30 @@ F32 = npt.NDArray[np.float32]
 
 @dataclass(frozen=True, slots=True)
 class EmbeddingConfig(MethodConfig):
-    """Cosine similarity of embeddings from a local model.
+    """Cosine similarity of text embeddings.
 
     Attributes:
         threshold: Cosine similarity.
-        model: A local model folder (default: the packaged MiniLM).
+        model: What :func:`neardup.embeddings.provider_for` takes: ``"static"`` (``None``,
+            the default: the bundled static model), ``"minilm"``, a model folder (model2vec
+            or sentence-transformers) or ``"openai:MODEL"``, ``"voyage:MODEL"``,
+            ``"cohere:MODEL"``.
+        cache: A SQLite file that keeps the vectors by model and text hash
+            (:class:`neardup.store.embcache.EmbeddingCache`), so a re-run embeds only new
+            texts; ``None``: no cache.
     """
 
     KIND: ClassVar[str] = "embedding"
     threshold: float = 0.9
     model: str | None = None
+    cache: str | None = None
+
+    def __post_init__(self) -> None:
+        MethodConfig.__post_init__(self)
+        for name in ("model", "cache"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ConfigError(f"{name} must be a non-empty string or None, got {value!r}")
 
 
 class EmbeddingCollector(Collector):
@@ -48,8 +64,11 @@ class EmbeddingCollector(Collector):
         if not self._vectors:
             return PairArrays.empty()
         matrix = np.concatenate(self._vectors)
+        live = np.flatnonzero(np.any(matrix != 0, axis=1))  # a zero vector has no direction
+        if live.size < 2:
+            return PairArrays.empty()
         index = VectorIndex(matrix.shape[1])
-        index.add_many(self._positions, matrix)
+        index.add_many([self._positions[k] for k in live.tolist()], matrix[live])
         rows = [(a, b, float(s)) for a, b, s in index.pairs(self._threshold)]
         if not rows:
             return PairArrays.empty()
@@ -58,7 +77,10 @@ class EmbeddingCollector(Collector):
 
 
 class EmbeddingMethod(Method):
-    """Cosine similarity of sentence embeddings from a local model (extra ``embeddings``)."""
+    """Cosine similarity of text embeddings (extra ``embeddings``).
+
+    Texts that embed to a zero vector (empty, or no token the model knows) pair with nothing.
+    """
 
     name: ClassVar[str] = "embedding"
     config: EmbeddingConfig
@@ -71,9 +93,14 @@ class EmbeddingMethod(Method):
     def provider(self) -> Any:
         """The embedding provider (loaded on first use)."""
         if self._provider is None:
-            from neardup.embeddings import LocalProvider
+            from neardup.embeddings import provider_for
 
-            self._provider = LocalProvider(self.config.model)
+            provider: Any = provider_for(self.config.model)
+            if self.config.cache is not None:
+                from neardup.store.embcache import CachedProvider
+
+                provider = CachedProvider(provider, self.config.cache)
+            self._provider = provider
         return self._provider
 
     @property

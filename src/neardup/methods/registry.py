@@ -11,7 +11,7 @@ method         similarity, index, verification
 ``ctph``       ssdeep score / 100; 7-gram index then exact ssdeep comparison
 ``tlsh``       ``max(0, 1 - d/300)`` of the TLSH distance ``d`` (0.85 = distance 45)
 ``phash``      ``1 - d/64`` of imagehash's 64-bit pHash (images); exact HammingIndex
-``embedding``  cosine of the local model's embeddings (extra ``embeddings``)
+``embedding``  cosine of text embeddings, the static model by default (extra ``embeddings``)
 ``exact``      1.0 when the canonical texts' XXH3-128 digests are equal; in memory or with a
                Bloom filter and a spill file (``bloom_capacity``)
 =============  ===========================================================================

@@ -180,29 +180,45 @@ class MinHashMethod(Method):
         return keys
 
     def blobs(self, payload: MinHashPayload) -> list[bytes]:
-        """The sketch row, then (when verifying) the sorted shingle-hash set, little-endian."""
+        """Compact blobs (:mod:`neardup.sketch.setcodec`): with verification, the shingle-hash
+        set (cut to ``log2(n) + 10`` bits, delta-coded, pcodec); without, the sketch row
+        folded to 32-bit slots."""
+        from neardup.sketch.setcodec import encode_rows, encode_sets
+
         sigs, sets = payload
-        rows = np.ascontiguousarray(sigs, dtype="<u8")
         if sets is None:
-            return [row.tobytes() for row in rows]
-        values, offsets = sets
-        vals = np.ascontiguousarray(values, dtype="<u8")
-        return [
-            rows[i].tobytes() + vals[offsets[i] : offsets[i + 1]].tobytes()
-            for i in range(len(rows))
-        ]
+            return encode_rows(sigs)
+        return encode_sets(*sets)
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
-        n = self._hasher.num_perm * 8
-        if len(a) < n or len(b) < n or len(a) % 8 or len(b) % 8:
-            raise FormatError("a stored MinHash blob is truncated; rebuild the store")
+        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity
+
         if not self.config.verify:
-            x, y = np.frombuffer(a[:n], "<u8"), np.frombuffer(b[:n], "<u8")
-            return float(np.count_nonzero(x == y)) / len(x), None
-        x, y = np.frombuffer(a[n:], "<u8"), np.frombuffer(b[n:], "<u8")
-        inter = len(np.intersect1d(x, y, assume_unique=True))
-        union = len(x) + len(y) - inter
-        return (inter / union if union else 0.0), None
+            n = self._hasher.num_perm
+            return row_similarity(decode_row(a, n), decode_row(b, n)), None
+        return set_similarity(decode_set(a), decode_set(b)), None
+
+    def blob_similarities(
+        self, a: Sequence[bytes], b: Sequence[bytes]
+    ) -> list[tuple[float, int | None]]:
+        """Each distinct blob is decoded once (a stored document is often many queries'
+        candidate)."""
+        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarities
+
+        if not self.config.verify:
+            n = self._hasher.num_perm
+            rows: dict[bytes, npt.NDArray[np.uint32]] = {}
+            for blob in (*a, *b):
+                if blob not in rows:
+                    rows[blob] = decode_row(blob, n)
+            return [(row_similarity(rows[x], rows[y]), None) for x, y in zip(a, b, strict=True)]
+        slot: dict[bytes, int] = {}
+        for blob in (*a, *b):
+            slot.setdefault(blob, len(slot))
+        sets = [decode_set(blob) for blob in slot]
+        ia = np.array([slot[x] for x in a], dtype=np.int64)
+        ib = np.array([slot[y] for y in b], dtype=np.int64)
+        return [(sim, None) for sim in set_similarities(sets, ia, ib).tolist()]
 
     def fingerprint(self, doc: Document) -> str:
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()

@@ -87,6 +87,8 @@ class ReadOptions:
         follow_symlinks: Follow symbolic links in folders (cycle-safe).
         on_error: ``fail`` stops at the first bad record or file; ``skip`` counts and skips.
         keep_fields: Attach each record's fields to its Document (for ``--annotate``).
+        main_content: For HTML files, keep only the main content (no navigation, headers
+            or footers; see ``neardup.markup.html_to_text``).
         max_line_bytes: Cap on one JSONL line / CSV field.
         max_file_bytes: Cap on one file read as a document (after decompression).
     """
@@ -99,6 +101,7 @@ class ReadOptions:
     follow_symlinks: bool = False
     on_error: str = "fail"
     keep_fields: bool = False
+    main_content: bool = False
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
@@ -363,7 +366,12 @@ def _document(path: Path, doc_id: str, codec: str | None, opts: ReadOptions) -> 
     else:
         from neardup.markup import to_text
 
-        text = to_text(data, input_format=fmt, name=Path(name))  # type: ignore[arg-type]
+        text = to_text(
+            data,
+            input_format=fmt,  # type: ignore[arg-type]
+            name=Path(name),
+            main_content=opts.main_content,
+        )
     if fields is not None:
         fields["text"] = text
     return Document(doc_id, text, path, fields)

@@ -153,6 +153,8 @@ class DedupResult:
         doc_ids: Every document id in input order.
         records: For mapping input, each document's other fields in input order (``None``
             where it had none); ``None`` when no document had any.
+        clustering: How clusters were formed: ``components`` or ``center`` (see
+            :mod:`neardup.cluster`).
     """
 
     clusters: list[Cluster]
@@ -164,6 +166,7 @@ class DedupResult:
     stats: dict[str, float] = field(default_factory=dict)
     doc_ids: list[DocId] = field(default_factory=list)
     records: list[Mapping[str, Any] | None] | None = None
+    clustering: str = "components"
 
     @property
     def duplicates(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterable
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 from neardup.errors import ConfigError
 from neardup.report.results import Cluster, Pair
@@ -18,6 +18,25 @@ from neardup.report.results import Cluster, Pair
 __all__ = ["OutputFormat", "write_clusters", "write_pairs"]
 
 OutputFormat = Literal["jsonl", "csv", "text"]
+
+
+def _json_line(record: dict[str, Any]) -> str:
+    """One JSON line; ids holding lone surrogates (no UTF-8 form) are written escaped."""
+    line = json.dumps(record, ensure_ascii=False)
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            line = json.dumps(record, ensure_ascii=True)
+    return line + "\n"
+
+
+def _printable(value: object) -> str:
+    """``str(value)``, with lone surrogates written as ``\\udxxx`` (CSV and text output)."""
+    text = str(value)
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _check_format(fmt: str) -> None:
@@ -50,15 +69,15 @@ def write_clusters(
     for c in clusters:
         n += 1
         if fmt == "jsonl":
-            out.write(json.dumps(c.to_dict(max_members=max_members), ensure_ascii=False) + "\n")
+            out.write(_json_line(c.to_dict(max_members=max_members)))
         elif writer is not None:
             members = c.members if max_members is None else c.members[:max_members]
             for m in members:
-                writer.writerow([c.id, c.size, c.representative, m])
+                writer.writerow([c.id, c.size, _printable(c.representative), _printable(m)])
         else:
             shown = c.members if max_members is None else c.members[:max_members]
             more = f" (+{c.size - len(shown)} more)" if c.size > len(shown) else ""
-            out.write(f"cluster {c.id} ({c.size}): {', '.join(map(str, shown))}{more}\n")
+            out.write(f"cluster {c.id} ({c.size}): {', '.join(map(_printable, shown))}{more}\n")
     return n
 
 
@@ -81,9 +100,9 @@ def write_pairs(pairs: Iterable[Pair], out: TextIO, *, fmt: OutputFormat = "json
     for p in pairs:
         n += 1
         if fmt == "jsonl":
-            out.write(json.dumps(p.to_dict(), ensure_ascii=False) + "\n")
+            out.write(_json_line(p.to_dict()))
         elif writer is not None:
-            writer.writerow([p.a, p.b, f"{p.similarity:.6f}"])
+            writer.writerow([_printable(p.a), _printable(p.b), f"{p.similarity:.6f}"])
         else:
-            out.write(f"{p.a}\t{p.b}\t{p.similarity:.6f}\n")
+            out.write(f"{_printable(p.a)}\t{_printable(p.b)}\t{p.similarity:.6f}\n")
     return n

@@ -5,7 +5,7 @@ the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable 
 ``"xxh3"`` (default, pinned), ``"txtfp"`` (byte-exact with txtfp 0.2.2), ``"datasketch"`` and
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
 hashing with optimal densification, Shrivastava 2017). The batch path runs in the kernels of
-:mod:`neardup._kernels.fast_minhash` (numba) or :mod:`neardup._kernels.reference_minhash`
+:mod:`neardup._kernels.minhash.fast` (numba) or :mod:`neardup._kernels.minhash.reference`
 (numpy), which give the same bits. See ``docs/minhash.md`` for the definitions and byte layout.
 """
 
@@ -16,17 +16,15 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import engine, reference_minhash
-from neardup._kernels.sets import sorted_unique
-from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans
+from neardup._kernels import engine
+from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans
 from neardup.canonicalize import Canonicalizer
-from neardup.config import CanonicalConfig, Params, check_choice, check_range
+from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -36,9 +34,6 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
-
-if TYPE_CHECKING:
-    from neardup.sketch.stream import MinHashStream
 
 __all__ = ["FORMAT_VERSION", "PRESETS", "TXTFP_SEED", "MinHash", "MinHashConfig", "MinHasher"]
 
@@ -336,14 +331,6 @@ def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U6
     return a.astype(np.uint64), b.astype(np.uint64)
 
 
-def _kernels() -> ModuleType:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_minhash
-
-        return fast_minhash
-    return reference_minhash
-
-
 class MinHasher:
     """Sketch documents with MinHash.
 
@@ -368,7 +355,7 @@ class MinHasher:
         (True, (2, 32))
     """
 
-    __slots__ = ("_canon", "_config", "_skip_ascii", "_tokenizer")
+    __slots__ = ("_canon", "_config", "_tokenizer")
 
     def __init__(
         self,
@@ -400,13 +387,6 @@ class MinHasher:
             tokenizer=self._tokenizer.name,
             empty=empty,
         )
-        # ASCII text needs no canonicalizing when the tokenizer lowercases ASCII itself: the
-        # txtfp canonical form of ASCII text is its ASCII lowercase.
-        self._skip_ascii = (
-            isinstance(self._canon, Canonicalizer)
-            and self._canon.params == CanonicalConfig()
-            and _fused_args(self._tokenizer) is not None
-        )
 
     @property
     def config(self) -> MinHashConfig:
@@ -433,25 +413,50 @@ class MinHasher:
         """
         return self._wrap(self.sketch_many([text])[0])
 
-    def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
-    ) -> MinHashStream:
-        """A streaming sketcher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
-        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+    # ------------------------------------------------ the hook streams sketch through
+    # (neardup.sketch.stream.MinHashStream takes a hasher and calls only these)
 
-        Args:
-            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_chars: Held text is cut into pieces of about this many code points.
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The feature extractor."""
+        return self._tokenizer
+
+    @property
+    def canonicalizer(self) -> CanonicalizerLike:
+        """The canonicalizer applied before tokenizing."""
+        return self._canon
+
+    def canonical_text(self, text: str | bytes) -> str:
+        """The canonical form of one text, as :meth:`sketch` tokenizes it.
 
         Examples:
-            >>> s = MinHasher(num_perm=8).stream()
-            >>> s.update("one two three four five six")
-            >>> s.digest() == MinHasher(num_perm=8).sketch("one two three four five six")
+            >>> MinHasher(4).canonical_text("ＡＢＣ")
+            'abc'
+        """
+        return self._canonical([text])[0]
+
+    def slots_of_tokens(self, inner: Spans) -> U64:
+        """Slot rows of documents given as spans of the *inner* tokens (before shingling):
+        the same features and kernels as :meth:`sketch_many`, without canonicalizing or
+        tokenizing again, and no empty check. The minimum of the rows of consecutive pieces
+        (whose spans overlap by ``k - 1`` tokens) is the row of the whole text.
+
+        Examples:
+            >>> from neardup._kernels.spans import spans_from_lists
+            >>> h = MinHasher(4)
+            >>> row = h.slots_of_tokens(spans_from_lists([["a", "b", "c", "d", "e"]]))
+            >>> h.from_slots(row[0]) == h.sketch("a b c d e")
             True
         """
-        from neardup.sketch.stream import MinHashStream
+        return self._sketch_inner(inner)
 
-        return MinHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
+    def from_slots(self, row: U64) -> MinHash:
+        """The sketch of one slot row of this hasher.
+
+        Raises:
+            EmptyInputError: The row has no features, with ``empty="error"``.
+        """
+        return self._wrap(self._check_empty(np.asarray(row, dtype=np.uint64).reshape(1, -1))[0])
 
     def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
         """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.
@@ -460,15 +465,14 @@ class MinHasher:
             EmptyInputError: A document without features, with ``empty="error"``.
         """
         c = self._config
-        canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
-            p = pack(canon)
-            out: U64 = fast_minhash.sketch_words(
+            p = self._canonical_packed(texts)
+            out: U64 = engine.kernels("minhash").sketch_words(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -481,6 +485,7 @@ class MinHasher:
                 c.num_perm,
             )
             return self._check_empty(out)
+        canon = self._canonical(texts)
         if c.preset == "txtfp":
             spans = token_spans(self._tokenizer, canon)
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
@@ -512,14 +517,13 @@ class MinHasher:
         c = self._config
         if c.preset != "xxh3":
             raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
-        canon = self._canonical(texts)
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import fast_minhash, tables
+            from neardup._kernels import tables
 
             mask, min_bytes, k, joined = fused
-            p = pack(canon)
-            sigs, feats, offsets = fast_minhash.sketch_words_features(
+            p = self._canonical_packed(texts)
+            sigs, feats, offsets = engine.kernels("minhash").sketch_words_features(
                 p.buf,
                 p.offsets,
                 tables.char_classes(),
@@ -533,8 +537,8 @@ class MinHasher:
                 True,
             )
             return self._check_empty(sigs), feats, offsets
-        lo, hi, offsets = self._features(canon)
-        sigs = _kernels().minhash_double32(lo, hi, offsets, c.num_perm)
+        lo, hi, offsets = self._features(self._canonical(texts))
+        sigs = engine.kernels("minhash").minhash_double32(lo, hi, offsets, c.num_perm)
         return self._check_empty(sigs), lo, offsets
 
     def sketch_packed_with_features(
@@ -542,7 +546,8 @@ class MinHasher:
     ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
         """:meth:`sketch_many_with_features` of documents given as one UTF-8 buffer and
         ``n + 1`` offsets (as :class:`~neardup.packed.PackedDocs` holds them): the same bits,
-        without a Python string per document when the text needs no canonicalizing.
+        without a Python string per document (canonicalization runs in the kernel over the
+        buffer).
 
         Raises:
             ConfigError: another preset than ``xxh3``.
@@ -558,22 +563,20 @@ class MinHasher:
         """
         c = self._config
         fused = _fused_args(self._tokenizer)
-        if (
-            c.preset != "xxh3"
-            or fused is None
-            or not self._skip_ascii
-            or engine.backend_name() != "fast"
-        ):
+        if c.preset != "xxh3" or fused is None or engine.backend_name() != "fast":
             return self.sketch_many_with_features(_decode_all(buf, offsets))
-        from neardup._kernels import fast_minhash, tables
+        from neardup._kernels import tables
 
-        high = np.flatnonzero(buf >= 0x80)
-        if len(high):
-            buf, offsets = self._canonical_spliced(buf, offsets, high)
+        packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            # one kernel pass; the fused kernel lowercases ASCII itself
+            packed = self._canon.canonicalize_buffer(packed, lower_ascii=False)
+        else:
+            packed = pack(self._canonical(_decode_all(buf, offsets)))
         mask, min_bytes, k, joined = fused
-        sigs, feats, feat_offsets = fast_minhash.sketch_words_features(
-            buf,
-            np.ascontiguousarray(offsets, dtype=np.int64),
+        sigs, feats, feat_offsets = engine.kernels("minhash").sketch_words_features(
+            packed.buf,
+            packed.offsets,
             tables.char_classes(),
             tables.simple_lower(),
             mask,
@@ -585,34 +588,6 @@ class MinHasher:
             True,
         )
         return self._check_empty(sigs), feats, feat_offsets
-
-    def _canonical_spliced(
-        self,
-        buf: npt.NDArray[np.uint8],
-        offsets: npt.NDArray[np.int64],
-        high: npt.NDArray[np.int64],
-    ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-        """The buffer with each document that holds a non-ASCII byte (at ``high``) replaced by
-        its canonical form; ASCII documents are left as they are (the kernel lowercases them)."""
-        docs = sorted_unique(np.searchsorted(offsets, high, side="right") - 1).tolist()
-        o = offsets.tolist()
-        raw = buf.tobytes()
-        canon = self._canonical(
-            [raw[o[d] : o[d + 1]].decode("utf-8", "surrogatepass") for d in docs]
-        )
-        parts: list[bytes] = []
-        lengths = np.diff(offsets)
-        prev = 0
-        for d, text in zip(docs, canon, strict=True):
-            parts.append(raw[o[prev] : o[d]])
-            enc = encode_text(text, d)
-            parts.append(enc)
-            lengths[d] = len(enc)
-            prev = d + 1
-        parts.append(raw[o[prev] :])
-        new_offsets = np.zeros(len(offsets), dtype=np.int64)
-        np.cumsum(lengths, out=new_offsets[1:])
-        return np.frombuffer(b"".join(parts), np.uint8), new_offsets
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -630,7 +605,7 @@ class MinHasher:
         ]
         spans = _spans_of_bytes(items)
         c = self._config
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset == "txtfp":
             lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
             row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
@@ -649,19 +624,27 @@ class MinHasher:
 
     # ------------------------------------------------------------------ internals
 
+    def _canonical_packed(self, texts: Sequence[str | bytes]) -> Packed:
+        """The canonical documents packed for a fused kernel (which lowercases ASCII)."""
+        if isinstance(texts, str | bytes):
+            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            return self._canon.canonicalize_packed(texts, lower_ascii=False)
+        return pack(self._canonical(texts))
+
     def _canonical(self, texts: Sequence[str | bytes]) -> list[str]:
         if isinstance(texts, str | bytes):
             raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
-        out: list[str] = []
+        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
+            return self._canon.canonicalize_many(texts)
         canon = self._canon.canonicalize
-        skip = self._skip_ascii
-        for i, t in enumerate(texts):
-            text = t if isinstance(t, str) else encode_text(t, i).decode("utf-8")
-            out.append(text if skip and text.isascii() else canon(text))
-        return out
+        return [
+            canon(t if isinstance(t, str) else encode_text(t, i).decode("utf-8"))
+            for i, t in enumerate(texts)
+        ]
 
     def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see reference_minhash)."""
+        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see ``minhash.reference``)."""
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
             inner = token_spans(tok.inner, canon)
@@ -676,7 +659,7 @@ class MinHasher:
         """(lo, hi, doc_offsets) of the k-shingle feature hashes of inner-token spans."""
         c = self._config
         toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
-        lo, hi, offsets = _kernels().combine_shingles(
+        lo, hi, offsets = engine.kernels("minhash").combine_shingles(
             toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
         )
         return lo, hi, offsets
@@ -690,7 +673,7 @@ class MinHasher:
         c = self._config
         tok = self._tokenizer
         k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         if c.preset in ("xxh3", "oph"):
             lo, hi, offsets = self._combine(inner, k, short == "joined")
             if c.preset == "oph":
@@ -718,7 +701,7 @@ class MinHasher:
         )
         legacy = c.preset == "datasketch-legacy"
         a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
-        kern = _kernels()
+        kern = engine.kernels("minhash")
         fn = kern.minhash_legacy if legacy else kern.minhash_affine32
         out: U64 = fn(hv, spans.doc_offsets, a, b)
         return out
@@ -756,8 +739,6 @@ def _decode_all(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> l
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
     """(mask, min_bytes, k, joined) when the fused numba kernel reproduces ``tokenizer``."""
-    from neardup import tokenize
-
     if type(tokenizer) is ShingleTokenizer:
         inner, k = tokenizer.inner, tokenizer.k
         joined = "+sep" not in tokenizer.name.split("/", 1)[0]
@@ -765,6 +746,7 @@ def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
         inner, k, joined = tokenizer, 1, True
     else:
         return None
-    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+    args = inner.kernel_args if type(inner) is WordTokenizer else None
+    if args is None:
         return None
-    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
+    return args[0], args[1], k, joined

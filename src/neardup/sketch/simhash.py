@@ -14,17 +14,16 @@ import math
 import re
 import struct
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from neardup import tokenize
 from neardup._kernels import engine
-from neardup._kernels.spans import Spans, encode_text, pack, spans_from_lists
+from neardup._kernels.spans import Packed, Spans, encode_text, pack, spans_from_lists
 from neardup.canonicalize import Canonicalizer
-from neardup.config import CanonicalConfig, Params, check_choice, check_range
+from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -35,9 +34,6 @@ from neardup.errors import (
 )
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
-
-if TYPE_CHECKING:
-    from neardup.sketch.stream import SimHashStream
 
 __all__ = [
     "FORMAT_VERSION",
@@ -58,6 +54,7 @@ _MAX_WEIGHT = float(1 << 24)
 _MAGIC = b"NDSH"
 _HEADER = struct.Struct("<4sBBHH")
 _PARAMS_RE = re.compile(r"[a-z0-9_]+-[0-9a-f]{16}")
+_TEXT_PREFIX = "ndsh"
 _WIDTHS = (64, 128, 256)
 _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 _MASK64 = (1 << 64) - 1
@@ -250,16 +247,35 @@ class SimHash:
         value = int.from_bytes(data[_HEADER.size + plen :], "little")
         return cls(value, bits, stored or params)
 
-    def to_hex(self) -> str:
-        """The code as ``bits // 4`` lowercase hex digits, most significant first."""
-        return f"{self.value:0{self.bits // 4}x}"
+    def to_hex(self, *, params: bool = False) -> str:
+        """The code as ``bits // 4`` lowercase hex digits, most significant first.
+
+        Args:
+            params: ``False`` (default): the bare digits (the Go package's and txtfp's text
+                form; they carry no params, so a code read back from them compares with a code
+                of any configuration). ``True``: the self-describing text form
+                ``ndsh<version>:<params>:<digits>``, which :meth:`from_hex` reads back with its
+                params, so codes of different configurations are refused after a round trip.
+
+        Examples:
+            >>> SimHash(255, params="simhash-00000000000000ff").to_hex(params=True)
+            'ndsh1:simhash-00000000000000ff:00000000000000ff'
+            >>> SimHash.from_hex(_).params
+            'simhash-00000000000000ff'
+        """
+        digits = f"{self.value:0{self.bits // 4}x}"
+        return f"{_TEXT_PREFIX}{FORMAT_VERSION}:{self.params}:{digits}" if params else digits
 
     @classmethod
     def from_hex(cls, text: str, *, params: str = "") -> SimHash:
         """Parse :meth:`to_hex` output (16, 32 or 64 hex digits, any case).
 
+        Accepts the bare digits and the ``ndsh1:<params>:<digits>`` form of
+        ``to_hex(params=True)``.
+
         Raises:
-            FormatError: Not a string of 16, 32 or 64 hex digits.
+            FormatError: Not a string of 16, 32 or 64 hex digits (after a valid prefix).
+            IncompatibleSketchError: ``params`` differs from the params in the text form.
 
         Examples:
             >>> SimHash.from_hex("A430D84680AABD0B").value == 0xA430D84680AABD0B
@@ -267,6 +283,19 @@ class SimHash:
         """
         if not isinstance(text, str):
             raise FormatError(f"SimHash.from_hex needs a str, got {type(text).__name__}")
+        if text.startswith(_TEXT_PREFIX):
+            version, _, rest = text[len(_TEXT_PREFIX) :].partition(":")
+            stored, sep, text = rest.partition(":")
+            if version != str(FORMAT_VERSION) or not sep:
+                raise FormatError(
+                    f"{text[:80]!r} is not a SimHash text form this neardup reads "
+                    f"(ndsh{FORMAT_VERSION}:<params>:<hex>); upgrade neardup or re-serialize it"
+                )
+            if stored and not _PARAMS_RE.fullmatch(stored):
+                raise FormatError(f"{stored[:80]!r} is not a SimHash params fingerprint")
+            if params and stored and params != stored:
+                raise IncompatibleSketchError(f"SimHash was made with {stored}, not {params}")
+            params = stored or params
         if len(text) not in (16, 32, 64) or not all(c in "0123456789abcdefABCDEF" for c in text):
             raise FormatError(
                 f"{text[:80]!r} is not a SimHash in hex; expected 16, 32 or 64 hex digits"
@@ -324,7 +353,6 @@ class SimHasher:
         "_fused",
         "_key_hashes",
         "_key_q",
-        "_skip_ascii",
         "_tokenizer",
     )
 
@@ -390,13 +418,6 @@ class SimHasher:
             raise ConfigError("default_weight only applies with weights=; pass a weight table")
         self._fingerprint = config.fingerprint()
         self._fused = _fused_args(tok, config)
-        # ASCII text needs no canonicalizing when the fused kernel lowercases it: the default
-        # (txtfp) canonical form of ASCII text is its ASCII lowercase.
-        self._skip_ascii = (
-            self._fused is not None
-            and isinstance(canon, Canonicalizer)
-            and canon.params == CanonicalConfig()
-        )
 
     @property
     def config(self) -> SimHashConfig:
@@ -444,13 +465,22 @@ class SimHasher:
             raise InputError("sketch_many takes a sequence of documents; use sketch(text) for one")
         docs: Sequence[str | bytes] = texts if isinstance(texts, Sequence) else list(texts)
         fast = self._fused is not None and engine.backend_name() == "fast"
-        if self._canonicalizer is not None:
-            canon = self._canonicalizer.canonicalize
-            skip = fast and self._skip_ascii
-            texts_ = [_as_str(d, i) for i, d in enumerate(docs)]
-            docs = [t if skip and t.isascii() else canon(t) for t in texts_]
+        canonicalizer = self._canonicalizer
         if fast and self._fused is not None:
-            return self._sketch_fused(docs, self._fused)
+            if isinstance(canonicalizer, Canonicalizer) and canonicalizer.batch_kernel:
+                # the fused kernel lowercases ASCII itself
+                packed = canonicalizer.canonicalize_packed(docs, lower_ascii=False)
+            elif canonicalizer is not None:
+                packed = pack(
+                    [canonicalizer.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
+                )
+            else:
+                packed = pack(docs)
+            return self._sketch_fused(packed, self._fused)
+        if isinstance(canonicalizer, Canonicalizer) and canonicalizer.batch_kernel:
+            docs = canonicalizer.canonicalize_many(docs)
+        elif canonicalizer is not None:
+            docs = [canonicalizer.canonicalize(_as_str(d, i)) for i, d in enumerate(docs)]
         spans = token_spans(self._tokenizer, docs)
         hashes = self._feature_hashes(spans)
         doc_offsets = spans.doc_offsets
@@ -461,25 +491,42 @@ class SimHasher:
         codes = _accumulate(hashes, weights, doc_offsets)
         return codes[:, 0].copy() if codes.shape[1] == 1 else codes
 
-    def stream(
-        self, *, max_bytes: int = 16 * 1024 * 1024, piece_chars: int = 1 << 16
-    ) -> SimHashStream:
-        """A streaming hasher: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
-        equal to :meth:`sketch` of the whole text (see :mod:`neardup.sketch.stream`).
+    # ------------------------------------------------ the hook streams hash through
+    # (neardup.sketch.stream.SimHashStream takes a hasher and calls only these)
 
-        Args:
-            max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
-            piece_chars: Held text is cut into pieces of about this many code points.
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The feature extractor."""
+        return self._tokenizer
+
+    @property
+    def canonicalizer(self) -> CanonicalizerLike | None:
+        """The canonicalizer applied before tokenizing (``None``: none)."""
+        return self._canonicalizer
+
+    def feature_sums(self, spans: Spans) -> tuple[I64, int, int]:
+        """(per-bit sums, feature count, total absolute weight) of ONE document given as
+        its feature spans; sums of consecutive parts add up (see :meth:`sums`).
 
         Examples:
-            >>> s = SimHasher().stream()
-            >>> s.update(b"one two thr"); s.update("ee four")
-            >>> s.digest() == SimHasher().sketch("one two three four")
+            >>> from neardup._kernels.spans import spans_from_lists
+            >>> h = SimHasher()
+            >>> sums, count, _ = h.feature_sums(spans_from_lists([["a b c", "b c d"]]))
+            >>> h.from_sums(sums, count) == h.sketch("a b c d")  # word 3-shingles
             True
         """
-        from neardup.sketch.stream import SimHashStream
+        return self._feature_sums(spans)
 
-        return SimHashStream(self, max_bytes=max_bytes, piece_chars=piece_chars)
+    def from_sums(self, sums: I64, count: int) -> SimHash:
+        """The code of per-bit sums (bit ``b`` set where ``sums[b] > 0``) over ``count``
+        features.
+
+        Raises:
+            EmptyInputError: ``count`` is 0, with ``empty="error"``.
+        """
+        self._check_empty(np.array([count], dtype=np.int64))
+        packed = np.packbits(np.asarray(sums) > 0, bitorder="little").tobytes()
+        return SimHash(int.from_bytes(packed, "little"), self.bits, self._fingerprint)
 
     def sums(self, text: str | bytes) -> I64:
         """Per-bit weighted sums of one document: bit ``b`` of :meth:`sketch` is ``sums[b] > 0``.
@@ -487,8 +534,8 @@ class SimHasher:
         ``sums[b]`` is the sum over the document's features of ``+w`` (bit ``b`` of the feature
         hash set) or ``-w`` (clear), with weights in units of ``1 / WEIGHT_SCALE`` when a weight
         table is given (else 1 per feature). Sums of consecutive parts add up, which is what the
-        streaming hasher (:meth:`stream`) keeps. A document without features gives zeros (no
-        :class:`~neardup.errors.EmptyInputError` here).
+        streaming hasher (:class:`~neardup.sketch.stream.SimHashStream`) keeps. A document
+        without features gives zeros (no :class:`~neardup.errors.EmptyInputError` here).
 
         Raises:
             InputError: Not text, or bytes that are not UTF-8.
@@ -521,14 +568,13 @@ class SimHasher:
                 "for it (skip empty documents, or use empty='zero')"
             )
 
-    def _sketch_fused(self, docs: Sequence[str | bytes], args: tuple[int, int, int, bool]) -> U64:
+    def _sketch_fused(self, packed: Packed, args: tuple[int, int, int, bool]) -> U64:
         """One-pass numba path for word / word-shingle features at 64 bits, no weights."""
-        from neardup._kernels import fast_simhash, tables
+        from neardup._kernels import tables
 
         mask, min_bytes, k, joined = args
-        packed = pack(docs)
         kind = _HASHES.index(self._config.hash)
-        codes, counts = fast_simhash.simhash_words(
+        codes, counts = engine.kernels("simhash").simhash_words(
             packed.buf,
             packed.offsets,
             tables.char_classes(),
@@ -602,9 +648,10 @@ def _fused_args(tok: Tokenizer, config: SimHashConfig) -> tuple[int, int, int, b
         inner, k, joined = tok, 1, True
     else:
         return None
-    if type(inner) is not WordTokenizer or inner.mode not in ("word", "go"):
+    args = inner.kernel_args if type(inner) is WordTokenizer else None
+    if args is None:
         return None
-    return tokenize._MASKS[inner.mode], tokenize._MIN_BYTES[inner.mode], k, joined
+    return args[0], args[1], k, joined
 
 
 def _quantize_one(name: str, value: float) -> int:
@@ -651,11 +698,5 @@ def _bit_sums(hashes: U64, weights: I64) -> I64:
 
 
 def _accumulate(hashes: U64, weights: I64, doc_offsets: I64) -> U64:
-    if engine.backend_name() == "fast":
-        from neardup._kernels import fast_simhash
-
-        out: U64 = fast_simhash.simhash_accumulate(hashes, weights, doc_offsets)
-        return out
-    from neardup._kernels import reference_simhash
-
-    return reference_simhash.simhash_accumulate(hashes, weights, doc_offsets)
+    out: U64 = engine.kernels("simhash").simhash_accumulate(hashes, weights, doc_offsets)
+    return out

@@ -1,10 +1,12 @@
 """Streaming fingerprinters: feed a document in chunks, get exactly the one-shot sketch.
 
-:meth:`MinHasher.stream() <neardup.sketch.minhash.MinHasher.stream>` and
-:meth:`SimHasher.stream() <neardup.sketch.simhash.SimHasher.stream>` return a
-:class:`MinHashStream` / :class:`SimHashStream` with ``update(chunk)``, ``digest()`` and
-``reset()`` (txtfp's streaming fingerprinters, spec section 4.8). ``digest()`` equals
-``sketch(whole_text)`` for every way of cutting the text into chunks.
+:class:`MinHashStream` and :class:`SimHashStream` take a hasher (:func:`open_stream` picks
+the right one) and give ``update(chunk)``, ``digest()`` and ``reset()`` (txtfp's streaming
+fingerprinters, spec section 4.8). They call only the hashers' public streaming hook
+(``tokenizer``, ``canonicalizer``, ``canonical_text`` / ``slots_of_tokens`` / ``from_slots``
+on :class:`~neardup.sketch.minhash.MinHasher`, ``feature_sums`` / ``from_sums`` on
+:class:`~neardup.sketch.simhash.SimHasher`); the hashers do not import this module.
+``digest()`` equals ``sketch(whole_text)`` for every way of cutting the text into chunks.
 
 How memory stays bounded: decoded text is buffered until it passes ``piece_chars`` code points;
 it is then cut into pieces of about that size, each ending just before an ASCII whitespace
@@ -25,7 +27,7 @@ import codecs
 import logging
 from collections.abc import Callable
 from os import PathLike
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +48,7 @@ __all__ = [
     "MinHashStream",
     "SimHashStream",
     "hash_file",
+    "open_stream",
 ]
 
 log = logging.getLogger(__name__)
@@ -312,31 +315,35 @@ class _Stream:
 
 
 class MinHashStream(_Stream):
-    """A MinHash fed in chunks (from :meth:`MinHasher.stream()
-    <neardup.sketch.minhash.MinHasher.stream>`): ``update(chunk)``, then ``digest()``.
+    """A MinHash fed in chunks (``MinHashStream(hasher)`` or :func:`open_stream`):
+    ``update(chunk)``, then ``digest()``.
 
     Examples:
         >>> h = MinHasher(num_perm=16)
-        >>> s = h.stream()
+        >>> s = MinHashStream(h)
         >>> for chunk in (b"the quick br", b"own fox jumps over the lazy d\\xc3", b"\\xb6g"):
         ...     s.update(chunk)
         >>> s.digest() == h.sketch("the quick brown fox jumps over the lazy dög")
         True
     """
 
-    def __init__(self, hasher: MinHasher, *, max_bytes: int, piece_chars: int) -> None:
+    def __init__(
+        self,
+        hasher: MinHasher,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        piece_chars: int = DEFAULT_PIECE_CHARS,
+    ) -> None:
         self._hasher = hasher
-        tok = hasher._tokenizer
-        bounded = hasher.config.preset != "oph" and _cuttable(hasher._canon, tok)
-        super().__init__(
-            lambda text: hasher._canonical([text])[0], tok, bounded, max_bytes, piece_chars
-        )
+        tok = hasher.tokenizer
+        bounded = hasher.config.preset != "oph" and _cuttable(hasher.canonicalizer, tok)
+        super().__init__(hasher.canonical_text, tok, bounded, max_bytes, piece_chars)
 
     def _clear(self) -> None:
         self._row: U64 | None = None
 
     def _absorb(self, tokens: Spans) -> None:
-        row = self._hasher._sketch_inner(tokens)[0]
+        row = self._hasher.slots_of_tokens(tokens)[0]
         self._row = row if self._row is None else np.minimum(self._row, row)
 
     def digest(self) -> MinHash:
@@ -351,32 +358,38 @@ class MinHashStream(_Stream):
             return h.sketch(self._whole())
         rest, whole = self._final()
         if whole is not None:
-            row = h._sketch_inner(whole)[0]
+            row = h.slots_of_tokens(whole)[0]
         else:
             assert self._row is not None
             row = self._row
             if rest is not None:
-                row = np.minimum(row, h._sketch_inner(rest)[0])
-        return h._wrap(h._check_empty(row.reshape(1, -1))[0])
+                row = np.minimum(row, h.slots_of_tokens(rest)[0])
+        return h.from_slots(row)
 
 
 class SimHashStream(_Stream):
-    """A SimHash fed in chunks (from :meth:`SimHasher.stream()
-    <neardup.sketch.simhash.SimHasher.stream>`): ``update(chunk)``, then ``digest()``.
+    """A SimHash fed in chunks (``SimHashStream(hasher)`` or :func:`open_stream`):
+    ``update(chunk)``, then ``digest()``.
 
     Examples:
         >>> h = SimHasher(preset="go")
-        >>> s = h.stream()
+        >>> s = SimHashStream(h)
         >>> for chunk in ("Hello wo", b"rld, hello ", "world"):
         ...     s.update(chunk)
         >>> s.digest() == h.sketch("Hello world, hello world")
         True
     """
 
-    def __init__(self, hasher: SimHasher, *, max_bytes: int, piece_chars: int) -> None:
+    def __init__(
+        self,
+        hasher: SimHasher,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        piece_chars: int = DEFAULT_PIECE_CHARS,
+    ) -> None:
         self._hasher = hasher
-        canon = hasher._canonicalizer
-        tok = hasher._tokenizer
+        canon = hasher.canonicalizer
+        tok = hasher.tokenizer
         bounded = hasher.config.weighting != "binary" and _cuttable(canon, tok)
         super().__init__(
             canon.canonicalize if canon is not None else None, tok, bounded, max_bytes, piece_chars
@@ -388,7 +401,7 @@ class SimHashStream(_Stream):
         self._weight = 0
 
     def _add(self, features: Spans) -> tuple[I64, int, int]:
-        sums, count, weight = self._hasher._feature_sums(features)
+        sums, count, weight = self._hasher.feature_sums(features)
         if self._weight + weight >= _MAX_TOTAL_WEIGHT:
             raise InputTooLargeError(
                 "the document's total feature weight overflows the exact sum; "
@@ -416,9 +429,50 @@ class SimHashStream(_Stream):
             sums, count, _ = self._add(shingle_spans(rest, self._k))
         else:
             sums, count = self._sums, self._count
-        h._check_empty(np.array([count], dtype=np.int64))
-        packed = np.packbits(sums > 0, bitorder="little").tobytes()
-        return SimHash(int.from_bytes(packed, "little"), h.bits, h.params)
+        return h.from_sums(sums, count)
+
+
+@overload
+def open_stream(
+    hasher: MinHasher, *, max_bytes: int = ..., piece_chars: int = ...
+) -> MinHashStream: ...
+@overload
+def open_stream(
+    hasher: SimHasher, *, max_bytes: int = ..., piece_chars: int = ...
+) -> SimHashStream: ...
+def open_stream(
+    hasher: MinHasher | SimHasher,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    piece_chars: int = DEFAULT_PIECE_CHARS,
+) -> MinHashStream | SimHashStream:
+    """A stream for ``hasher``: ``update(chunk)`` with str or bytes chunks, then ``digest()``,
+    equal to ``hasher.sketch`` of the whole text.
+
+    Args:
+        hasher: A :class:`~neardup.sketch.minhash.MinHasher` or
+            :class:`~neardup.sketch.simhash.SimHasher`.
+        max_bytes: Cap on the UTF-8 bytes of text held but not yet cut into pieces.
+        piece_chars: Held text is cut into pieces of about this many code points.
+
+    Raises:
+        ConfigError: ``hasher`` is neither.
+
+    Examples:
+        >>> s = open_stream(MinHasher(num_perm=8))
+        >>> s.update("one two three four five six")
+        >>> s.digest() == MinHasher(num_perm=8).sketch("one two three four five six")
+        True
+        >>> s = open_stream(SimHasher())
+        >>> s.update(b"one two thr"); s.update("ee four")
+        >>> s.digest() == SimHasher().sketch("one two three four")
+        True
+    """
+    if isinstance(hasher, MinHasher):
+        return MinHashStream(hasher, max_bytes=max_bytes, piece_chars=piece_chars)
+    if isinstance(hasher, SimHasher):
+        return SimHashStream(hasher, max_bytes=max_bytes, piece_chars=piece_chars)
+    raise ConfigError(f"open_stream takes a MinHasher or a SimHasher, not {type(hasher).__name__}")
 
 
 def hash_file(
@@ -457,10 +511,10 @@ def hash_file(
     """
     stream: MinHashStream | SimHashStream
     if method == "minhash":
-        stream = MinHasher().stream(max_bytes=max_bytes)
+        stream = MinHashStream(MinHasher(), max_bytes=max_bytes)
     elif method in ("simhash", "simhash-go"):
         preset: Literal["go"] | None = "go" if method == "simhash-go" else None
-        stream = SimHasher(preset=preset).stream(max_bytes=max_bytes)
+        stream = SimHashStream(SimHasher(preset=preset), max_bytes=max_bytes)
     else:
         raise ConfigError(f"hash_file method must be one of {', '.join(HASH_FILE_METHODS)}")
     if errors not in ("replace", "strict"):

@@ -51,7 +51,47 @@ def _v1_initial(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS keys_doc ON keys (doc)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+def _v2_compact(conn: sqlite3.Connection) -> None:
+    """Version 2: checksummed documents, 32-bit folded lookup keys, no per-document index.
+
+    Version 1 kept the caller's ``(band, value)`` rows with an index by document; version 2
+    folds each pair into one 32-bit key (``keys(k, doc)``), leaves the rows of replaced or
+    removed documents behind until :meth:`~neardup.store.Store.compact` (document ids are
+    never reused: ``AUTOINCREMENT``), and adds an xxh3 checksum to every document row. A
+    version-1 store holds sketches in the old formats and no configuration to rebuild its
+    method, so one with documents is refused (rebuild it); an empty one is converted.
+    """
+    conn.execute("DROP INDEX IF EXISTS keys_doc")  # version 1's; re-running step 1 recreates it
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(keys)").fetchall()]
+    if "band" in columns:  # the version-1 layout
+        if conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is not None:
+            raise SchemaVersionError(
+                "the store has schema version 1 (neardup 0.1), which this neardup cannot "
+                "upgrade in place: its sketches use the old formats and it does not record "
+                "the method's configuration; rebuild it from the documents with "
+                "`neardup index add --index NEW.db ...` (the old file was left unchanged)"
+            )
+        conn.execute("DROP TABLE keys")
+        conn.execute("DROP TABLE docs")
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS docs ("
+        " rowid INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " key TEXT UNIQUE NOT NULL,"
+        " sketch BLOB NOT NULL,"
+        " checksum INTEGER NOT NULL,"
+        " added INTEGER NOT NULL,"
+        " meta TEXT)"
+    )
+    # One row per (folded lookup key, document); the primary key is the lookup index.
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS keys ("
+        " k INTEGER NOT NULL,"
+        " doc INTEGER NOT NULL,"
+        " PRIMARY KEY (k, doc)) WITHOUT ROWID"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact)
 """Every migration, in order; ``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -100,12 +140,17 @@ def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRA
         >>> conn = sqlite3.connect(":memory:", isolation_level=None)
         >>> _ = conn.execute("BEGIN IMMEDIATE")
         >>> migrate(conn), migrate(conn), schema_version(conn) == SCHEMA_VERSION
-        (1, 0, True)
+        (2, 0, True)
         >>> _ = conn.execute("COMMIT")
         >>> conn.close()
     """
     current = schema_version(conn)
     target = len(migrations)
+    if current < 0:
+        raise SchemaVersionError(
+            f"the store has the impossible schema version {current}: the file header is "
+            "damaged; restore the store from a backup or rebuild it"
+        )
     if current > target:
         raise SchemaVersionError(
             f"the store has schema version {current} but this neardup reads up to version "

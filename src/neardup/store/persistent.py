@@ -2,12 +2,15 @@
 
 ``neardup index add|query|remove|stats`` and ``neardup dedup --index`` use it to grow an index
 over days and to deduplicate new data against everything seen before. The store records the
-method and ``params|index_params`` (sketch parameters plus the threshold-dependent banding or
-radius) and refuses to mix anything else. Methods: ``minhash``, ``simhash``, ``phash``.
+method's canonical configuration (name, threshold and options, as JSON), so
+:meth:`PersistentIndex.open` rebuilds the method from the file alone, and the fingerprint
+``params|index_params`` that refuses to mix anything else. Methods: ``minhash``, ``simhash``,
+``simhash-go``, ``phash``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -19,14 +22,26 @@ from typing import Self
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import ConfigError
+from neardup.errors import ConfigError, StoreError
 from neardup.io import Document
-from neardup.methods import Method
+from neardup.methods import (
+    Method,
+    build,
+    config_from_json,
+    make_method,
+    method_info,
+    method_names,
+)
 from neardup.store.sqlite import Store
 
-__all__ = ["Match", "PersistentIndex"]
+__all__ = ["Match", "PersistentIndex", "method_config", "rebuild_method"]
 
 log = logging.getLogger(__name__)
+
+#: Documents that :meth:`PersistentIndex.query_then_add` gathers before one write transaction.
+WRITE_DOCS = 65536
+
+ConfigValue = str | int | float | bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,13 +54,46 @@ class Match:
     distance: int | None = None
 
 
+def method_config(method: Method) -> str:
+    """The canonical JSON that rebuilds ``method`` (its registry configuration).
+
+    Examples:
+        >>> method_config(make_method("simhash", 0.9))
+        '{"bits":64,"canonicalize":"txtfp","kind":"simhash","threshold":0.9}'
+    """
+    return method.config.to_json()
+
+
+def rebuild_method(text: str, path: str = "") -> Method:
+    """Build the method a store's configuration text describes.
+
+    Raises:
+        StoreError: the text is not a method configuration (the store is damaged or was
+            not written by :class:`PersistentIndex`).
+
+    Examples:
+        >>> rebuild_method('{"kind":"minhash","num_perm":64,"threshold":0.7}').threshold
+        0.7
+    """
+    try:
+        return build(config_from_json(text))
+    except ConfigError as exc:
+        raise StoreError(
+            f"the store {path!r} has no usable method configuration ({exc}); it was not "
+            "written by PersistentIndex or is damaged: rebuild it"
+        ) from None
+
+
 class PersistentIndex:
     """A dedup method's index kept in an SQLite file.
 
     Args:
         path: The store file (created if missing, unless ``readonly``).
-        method: A dedup method (:func:`neardup.methods.make_method`).
+        method: A dedup method (:func:`neardup.methods.make_method`); None rebuilds the
+            store's own from its configuration (see :meth:`open`).
         readonly: Open for queries only.
+        write_docs: Documents gathered by :meth:`query_then_add` before one write
+            transaction.
 
     Raises:
         IncompatibleSketchError: the file holds another method or other parameters.
@@ -54,33 +102,120 @@ class PersistentIndex:
 
     Examples:
         >>> import tempfile, os
-        >>> from neardup.methods import make_method
         >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
         >>> with PersistentIndex(path, make_method("simhash")) as idx:
         ...     idx.add([Document("a", "one two three four five six seven")])
         1
-        >>> with PersistentIndex(path, make_method("simhash"), readonly=True) as idx:
+        >>> with PersistentIndex.open(path, readonly=True) as idx:
         ...     [(m.key, m.similarity) for m in idx.query(
         ...         [Document("q", "One two three four five six seven!")])]
         [('a', 1.0)]
     """
 
-    def __init__(self, path: str | Path, method: Method, *, readonly: bool = False) -> None:
-        from neardup.methods import method_info, method_names
-
-        if not method_info(method.name).storable:
+    def __init__(
+        self,
+        path: str | Path,
+        method: Method | None = None,
+        *,
+        readonly: bool = False,
+        write_docs: int = WRITE_DOCS,
+    ) -> None:
+        if method is not None and not method_info(method.name).storable:
             raise ConfigError(
                 f"method {method.name!r} cannot be stored; use "
                 f"{', '.join(method_names(storable=True))}"
             )
+        self._write_docs = max(1, write_docs)
+        self._pending: list[tuple[list[str], list[bytes], npt.NDArray[np.int64]]] = []
+        self._pending_docs = 0
+        if method is None:
+            self.store = Store.open(path, kind=None, params=None, create=False, readonly=readonly)
+            try:
+                self.method = rebuild_method(self.store.config, str(path))
+                expected = f"{self.method.params}|{self.method.index_params}"
+                if self.store.params != expected:
+                    raise StoreError(
+                        f"the store {str(path)!r} records params {self.store.params!r}, but its "
+                        f"configuration rebuilds {expected!r}; it was made by another neardup "
+                        "version: rebuild it"
+                    )
+            except BaseException:
+                self.store.close()
+                raise
+            return
         self.method = method
         self.store = Store.open(
             path,
             kind=method.name,
             params=f"{method.params}|{method.index_params}",
+            config=method_config(method),
             create=not readonly,
             readonly=readonly,
         )
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        readonly: bool = False,
+        create: bool = True,
+        method: str | None = None,
+        threshold: float | None = None,
+        **options: ConfigValue | None,
+    ) -> PersistentIndex:
+        """Open a store and rebuild its method from the stored configuration.
+
+        Explicit ``method``, ``threshold`` and ``options`` (None = not given) must agree with
+        the store's; a new store (``create``) is made with them (default method ``minhash``).
+
+        Raises:
+            ConfigError: a given value contradicts the store's (both are named).
+            StoreError: no store at ``path`` (read-only or ``create=False``), or it is damaged.
+
+        Examples:
+            >>> import tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
+            >>> PersistentIndex.open(path, method="simhash", threshold=0.9).close()
+            >>> with PersistentIndex.open(path) as idx:
+            ...     idx.method.name, idx.method.threshold
+            ('simhash', 0.9)
+            >>> PersistentIndex.open(path, threshold=0.8)
+            Traceback (most recent call last):
+            ...
+            neardup.errors.ConfigError: threshold 0.8 contradicts the index's threshold 0.9 ...
+        """
+        given = {k: v for k, v in options.items() if v is not None}
+        if not Path(path).exists():
+            if readonly or not create:
+                raise StoreError(
+                    f"no index at {str(path)!r}; check the path, or build one with "
+                    "`neardup index add --index FILE ...`"
+                )
+            return cls(path, make_method(method or "minhash", threshold, **given))
+        index = cls(path, readonly=readonly)
+        try:
+            have = index.method.config.to_dict()
+            have["method"] = have.pop("kind")
+            wanted = {"method": method, "threshold": threshold, **given}
+            for name, value in wanted.items():
+                if value is None:
+                    continue
+                if name not in have:
+                    raise ConfigError(
+                        f"{name} does not apply to the index's method {have['method']!r} "
+                        f"({str(path)!r}); drop the option"
+                    )
+                if have[name] != value:
+                    raise ConfigError(
+                        f"{name} {value!r} contradicts the index's {name} {have[name]!r} "
+                        f"({str(path)!r}); drop the option to use the index's, or give "
+                        "another index file"
+                    )
+        except BaseException:
+            index.close()
+            raise
+        return index
 
     def __enter__(self) -> Self:
         return self
@@ -94,10 +229,26 @@ class PersistentIndex:
         self.close()
 
     def close(self) -> None:
-        """Close the store."""
-        self.store.close()
+        """Write what :meth:`query_then_add` gathered, then close the store."""
+        try:
+            if not self.store.closed:
+                self.flush()
+        finally:
+            self.store.close()
+
+    def flush(self) -> int:
+        """Write the gathered documents in one transaction; return how many were written."""
+        if not self._pending:
+            return 0
+        keys = [k for part in self._pending for k in part[0]]
+        blobs = [b for part in self._pending for b in part[1]]
+        lookup = np.concatenate([part[2] for part in self._pending])
+        self._pending, self._pending_docs = [], 0
+        return self.store.add_many(keys, blobs, lookup)
 
     def __len__(self) -> int:
+        """The number of stored documents (gathered writes are written first)."""
+        self.flush()
         return len(self.store)
 
     def _batches(
@@ -107,12 +258,33 @@ class PersistentIndex:
         while batch := list(islice(stream, batch_size)):
             yield batch, self.method.sketch(batch)
 
-    def add(self, docs: Iterable[Document], *, batch_size: int = 2048) -> int:
-        """Sketch and store documents, one transaction per batch; return how many were added.
+    def add(
+        self, docs: Iterable[Document], *, batch_size: int = 2048, write_size: int | None = None
+    ) -> int:
+        """Sketch and store documents; return how many were added.
 
-        A key already in the store is replaced.
+        Args:
+            docs: The documents; a key already in the store is replaced.
+            batch_size: Documents sketched at a time.
+            write_size: Documents per write transaction (default ``batch_size``); larger
+                is faster on big stores (fewer commits touching the same pages).
         """
-        return sum(self.add_payload(b, p) for b, p in self._batches(docs, batch_size))
+        per_write = max(1, write_size or batch_size)
+        keys: list[str] = []
+        blobs: list[bytes] = []
+        lookups: list[npt.NDArray[np.int64]] = []
+        added = 0
+        for batch, payload in self._batches(docs, batch_size):
+            lookup, encoded = self._encode(payload)
+            keys += [d.id for d in batch]
+            blobs += encoded
+            lookups.append(lookup)
+            if len(keys) >= per_write:
+                added += self.store.add_many(keys, blobs, np.concatenate(lookups))
+                keys, blobs, lookups = [], [], []
+        if keys:
+            added += self.store.add_many(keys, blobs, np.concatenate(lookups))
+        return added
 
     def add_payload(self, batch: list[Document], payload: object) -> int:
         """Store an already sketched batch (one transaction); return how many were added."""
@@ -123,11 +295,20 @@ class PersistentIndex:
         return self.method.lookup_keys(payload).view(np.int64), self.method.blobs(payload)
 
     def query_then_add(self, batch: list[Document], payload: object) -> list[Match]:
-        """:meth:`query_payload` (each document's own old entry excluded), then store the
-        batch, encoding it once."""
+        """:meth:`query_payload` (each document's own old entry excluded), then gather the
+        batch for writing, encoding it once.
+
+        The query sees what was written before (earlier runs, and this run's flushed
+        writes); documents gathered and not yet written are not searched: the dedup run's
+        own in-memory index pairs them. The gathered documents are written, one transaction
+        per ``write_docs`` documents, as they pile up and by :meth:`flush` / :meth:`close`.
+        """
         keys, blobs = self._encode(payload)
         found = self._query(batch, keys, blobs, exclude_self=True)
-        self.store.add_many([d.id for d in batch], blobs, keys)
+        self._pending.append(([d.id for d in batch], blobs, keys))
+        self._pending_docs += len(batch)
+        if self._pending_docs >= self._write_docs:
+            self.flush()
         return found
 
     def query_payload(
@@ -145,15 +326,25 @@ class PersistentIndex:
         *,
         exclude_self: bool,
     ) -> list[Match]:
-        out: list[Match] = []
-        for doc, row, blob in zip(batch, keys, blobs, strict=True):
-            for key, stored in self.store.candidates(row):
+        queries: list[str] = []
+        stored_keys: list[str] = []
+        mine: list[bytes] = []
+        theirs: list[bytes] = []
+        for doc, blob, stored in zip(batch, blobs, self.store.candidates_many(keys), strict=True):
+            for key, other in stored:
                 if exclude_self and key == doc.id:
                     continue
-                sim, dist = self.method.blob_similarity(blob, stored)
-                if sim >= self.method.threshold:
-                    out.append(Match(doc.id, key, sim, dist))
-        return out
+                queries.append(doc.id)
+                stored_keys.append(key)
+                mine.append(blob)
+                theirs.append(other)
+        threshold = self.method.threshold
+        scores = self.method.blob_similarities(mine, theirs) if mine else []
+        return [
+            Match(q, k, sim, dist)
+            for q, k, (sim, dist) in zip(queries, stored_keys, scores, strict=True)
+            if sim >= threshold
+        ]
 
     def query(self, docs: Iterable[Document], *, batch_size: int = 2048) -> list[Match]:
         """Stored documents whose similarity to each query is at or above the threshold,
@@ -168,8 +359,15 @@ class PersistentIndex:
 
     def remove(self, keys: Iterable[str]) -> int:
         """Remove documents by key; return how many were there."""
+        self.flush()
         return sum(self.store.remove(k) for k in keys)
 
-    def stats(self) -> dict[str, str | int | float]:
-        """The store's statistics (documents, kind, params, schema, file size, ...)."""
-        return self.store.stats()
+    def stats(self) -> dict[str, object]:
+        """The store's statistics (documents, kind, params, schema, file size, ...) and the
+        method configuration it was built with (``config``: method, threshold, options)."""
+        self.flush()
+        stats: dict[str, object] = dict(self.store.stats())
+        stats["config"] = json.loads(method_config(self.method))
+        docs = int(str(stats["docs"]))
+        stats["bytes_per_doc"] = round(int(str(stats["file_size"])) / docs, 1) if docs else 0.0
+        return stats

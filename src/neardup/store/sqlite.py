@@ -20,15 +20,12 @@ the busy timeout. A :class:`Store` object belongs to one thread.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 import numpy as np
 import numpy.typing as npt
@@ -39,10 +36,18 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
-from neardup.store._lookup import Lookup, blob, pairs, triples
+from neardup.store._lookup import Lookup, blob, fold, pairs, triples
+from neardup.store._reads import StatValue, StoreReads
+from neardup.store._rows import (
+    checksum,
+    damaged,
+    encodable,
+    integer,
+    json_list,
+)
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
-__all__ = ["APPLICATION_ID", "Lookup", "Store"]
+__all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,13 +55,10 @@ APPLICATION_ID = 0x4E445550
 """``PRAGMA application_id`` of a neardup store (ASCII ``NDUP``); other SQLite files are refused."""
 
 
-StatValue = str | int | float
-
-_KEY_CHUNK = 500  # keys per ``IN (...)``: far below SQLite's bound-variable limit
-_PAIR_CHUNK = 400  # (band, value) pairs per candidates statement (800 variables)
+_COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
 
 
-class Store:
+class Store(StoreReads):
     """A persistent SQLite store of one kind of sketch, searchable by lookup keys.
 
     Open it with :meth:`Store.open` (not the constructor); it is a context manager. Duplicate
@@ -73,24 +75,6 @@ class Store:
         [('b', b'B')]
     """
 
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        *,
-        path: str,
-        kind: str,
-        params: str,
-        readonly: bool,
-        timeout: float,
-    ) -> None:
-        """Wrap an open connection; use :meth:`Store.open` instead."""
-        self._conn: sqlite3.Connection | None = conn
-        self._path = path
-        self._kind = kind
-        self._params = params
-        self._readonly = readonly
-        self._timeout = timeout
-
     # ----------------------------------------------------------------------------- opening
 
     @classmethod
@@ -98,21 +82,26 @@ class Store:
         cls,
         path: str | os.PathLike[str],
         *,
-        kind: str,
-        params: str,
+        kind: str | None,
+        params: str | None,
+        config: str = "",
         create: bool = True,
         readonly: bool = False,
         timeout: float = 30.0,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
-        A new store records ``kind`` and ``params``; an existing one must have been created with
-        the same two. An older schema is upgraded in place (not when ``readonly``).
+        A new store records ``kind``, ``params`` and ``config``; an existing one must have been
+        created with the same ``kind`` and ``params`` (pass None for either to accept the
+        store's own, then read them from :meth:`stats`). An older schema is upgraded in place
+        (not when ``readonly``).
 
         Args:
             path: The database file, or ``":memory:"`` for a private in-memory store.
             kind: The sketch kind, e.g. ``"minhash"``, ``"simhash"``, ``"phash"``, ``"ctph"``.
             params: The params fingerprint, :meth:`neardup.config.Params.fingerprint`.
+            config: Text recorded in a new store (e.g. the canonical JSON that rebuilds the
+                method, see :class:`~neardup.store.persistent.PersistentIndex`).
             create: Create the file when it does not exist.
             readonly: Open for reading only (the file must exist and be up to date).
             timeout: Seconds to wait for another process's write lock before giving up.
@@ -126,6 +115,7 @@ class Store:
             SchemaVersionError: The store was written by a newer neardup.
             IncompatibleSketchError: The store holds another kind or params fingerprint.
             InputError: ``kind`` or ``params`` is empty.
+            StoreError: ``kind`` or ``params`` is None and the store is new.
 
         Examples:
             >>> import tempfile, pathlib
@@ -137,7 +127,7 @@ class Store:
             ...         s.get("x")
             b'\\x01'
         """
-        if not kind or not params:
+        if kind == "" or params == "":
             raise InputError(
                 "kind and params must be non-empty strings, e.g. kind='minhash', "
                 "params=MinHashConfig(...).fingerprint()"
@@ -165,6 +155,7 @@ class Store:
                 f"cannot open store {name!r}: {exc}; check the path and its permissions"
             ) from exc
         store = cls(conn, path=name, kind=kind, params=params, readonly=readonly, timeout=timeout)
+        store._config = config
         try:
             with store._errors("open the store"):
                 store._prepare()
@@ -178,6 +169,8 @@ class Store:
         conn = self._live()
         version = schema_version(conn)  # the first read: fails here on a non-database file
         app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        if version < 0:
+            raise damaged(self._path, f"its header records schema version {version}")
         if version > SCHEMA_VERSION:
             raise SchemaVersionError(
                 f"the store {self._path!r} has schema version {version} but this neardup reads "
@@ -211,9 +204,15 @@ class Store:
                     logger.debug("store %s: applied %d migration(s)", self._path, applied)
                 identity = self._identity()
                 if "kind" not in identity:
+                    if self._kind is None or self._params is None:
+                        raise StoreError(
+                            f"{self._path!r} is not a store yet; give the method (kind and "
+                            "params) to create one, or check the path"
+                        )
                     identity = {
                         "kind": self._kind,
                         "params": self._params,
+                        "config": self._config,
                         "created": repr(time.time()),
                     }
                     conn.executemany(
@@ -224,6 +223,10 @@ class Store:
                 f"{self._path!r} is damaged: its meta table has no 'params' row; restore the "
                 "store from a backup or rebuild it"
             )
+        if self._kind is None:
+            self._kind = identity["kind"]
+        if self._params is None:
+            self._params = identity["params"]
         if identity["kind"] != self._kind or identity["params"] != self._params:
             raise IncompatibleSketchError(
                 f"the store {self._path!r} holds {identity['kind']!r} sketches with params "
@@ -232,89 +235,6 @@ class Store:
                 "open it with the kind and parameters it was built with, or use a new store "
                 "file for these parameters"
             )
-
-    def _identity(self) -> dict[str, str]:
-        rows = self._live().execute("SELECT name, value FROM meta").fetchall()
-        return {str(name): str(value) for name, value in rows}
-
-    # ------------------------------------------------------------------------------ helpers
-
-    def _live(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreError(f"the store {self._path!r} is closed; open it again with Store.open")
-        return self._conn
-
-    @contextlib.contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
-        """Turn sqlite3 errors into StoreError with a message that says what to do."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            text = str(exc)
-            if "locked" in text or "busy" in text:
-                raise StoreError(
-                    f"cannot {action}: the store {self._path!r} stayed locked by another writer "
-                    f"for longer than the busy timeout ({self._timeout:g} s); retry when it is "
-                    "done, or open the store with a larger timeout"
-                ) from exc
-            raise StoreError(
-                f"cannot {action} in {self._path!r}: {text}; check the file, its directory's "
-                "permissions and free disk space"
-            ) from exc
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot {action}: {self._path!r} is not a neardup store or is damaged ({exc}); "
-                "check the path; a damaged store can be checked with "
-                "`sqlite3 FILE 'PRAGMA integrity_check'` and must be restored or rebuilt"
-            ) from exc
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot {action} in {self._path!r}: {exc}") from exc
-        except UnicodeDecodeError as exc:  # SQLite's message quotes the damaged, non-UTF-8 bytes
-            raise StoreError(
-                f"cannot {action}: {self._path!r} is damaged (SQLite reported non-UTF-8 data); "
-                "check it with `sqlite3 FILE 'PRAGMA integrity_check'`, restore or rebuild it"
-            ) from exc
-
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
-        conn = self._live()
-        if self._readonly:
-            raise StoreError(
-                f"the store {self._path!r} was opened read-only; open it with readonly=False "
-                "to change it"
-            )
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction, so that several statements see the same snapshot."""
-        conn = self._live()
-        if conn.in_transaction:
-            yield conn
-            return
-        conn.execute("BEGIN")
-        try:
-            yield conn
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
-
-    def _rowids(self, conn: sqlite3.Connection, keys: Sequence[str]) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for start in range(0, len(keys), _KEY_CHUNK):
-            chunk = keys[start : start + _KEY_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT key, rowid FROM docs WHERE key IN ({marks})"
-            found.update(conn.execute(sql, chunk).fetchall())
-        return found
 
     # ------------------------------------------------------------------------------ writing
 
@@ -328,6 +248,9 @@ class Store:
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
+        The document rows go in with one ``executemany``; the lookup rows, sorted, with one
+        ``INSERT ... SELECT`` over a JSON array (no per-row Python binding).
+
         Args:
             keys: Document keys (unique ids, e.g. paths); an existing key is replaced, and
                 within the batch the last occurrence of a key wins.
@@ -335,7 +258,7 @@ class Store:
             lookup: The lookup keys: an ``(n, n_bands)`` integer array whose column ``j``
                 is band ``j`` (LSH bands, Hamming blocks), or one ``(m_i, 2)`` array of
                 ``(band, value)`` rows per document for key sets of varying size (CTPH
-                7-grams). int64 or uint64 (stored by bit pattern).
+                7-grams). int64 or uint64; each pair is folded to a 32-bit key.
             meta: Optional caller metadata per document (e.g. JSON text), see
                 :meth:`get_meta`.
 
@@ -343,7 +266,8 @@ class Store:
             The number of documents written (distinct keys).
 
         Raises:
-            InputError: The lengths or shapes disagree, or a sketch is not bytes.
+            InputError: The lengths or shapes disagree, a sketch is not bytes, or a key is
+                not valid Unicode.
             StoreError: The store is read-only, closed, or stayed locked past the timeout.
 
         Examples:
@@ -365,38 +289,68 @@ class Store:
         for i, key in enumerate(keys):
             if not isinstance(key, str):
                 raise InputError(f"key {i} is a {type(key).__name__}; document keys are str")
+            encodable(key, i)
             last[key] = i
-        kept = list(last.values())  # first-occurrence order, last occurrence's value
-        rows = [(keys[i], blob(sketches[i], i), None if meta is None else meta[i]) for i in kept]
+        kept = sorted(last.values())  # each key at its last occurrence (a re-add moves it)
         doc_index, bands, values = triples(lookup, n)
-        now = time.time()
+        folded = fold(bands, values)
+        now = int(time.time())
         with self._errors("add documents"), self._write() as conn:
-            conn.executemany(
-                "DELETE FROM keys WHERE doc = (SELECT rowid FROM docs WHERE key = ?)",
-                [(key,) for key, _, _ in rows],
-            )
-            conn.executemany(
-                "INSERT INTO docs (key, sketch, added, meta) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET "
-                "sketch = excluded.sketch, added = excluded.added, meta = excluded.meta",
-                [(key, blob, now, note) for key, blob, note in rows],
-            )
-            ids = self._rowids(conn, [key for key, _, _ in rows])
+            names = [keys[i] for i in kept]
+            old = [
+                integer(self._path, r, "a document id")
+                for (r,) in conn.execute(
+                    "SELECT rowid FROM docs WHERE key IN (SELECT value FROM json_each(?))",
+                    (json_list(names),),
+                )
+            ]
+            if old:  # replaced: their lookup rows stay behind (stale) until compact()
+                conn.execute(
+                    "DELETE FROM docs WHERE rowid IN (SELECT value FROM json_each(?))",
+                    (json_list(old),),
+                )
+            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
+            base = 0 if row is None else integer(self._path, row[0], "the document counter")
             doc_of = np.full(n, -1, dtype=np.int64)
+            doc_of[kept] = np.arange(base + 1, base + 1 + len(kept), dtype=np.int64)
+            rows = []
             for i in kept:
-                if keys[i] not in ids:
-                    raise StoreError(
-                        f"the store lost the row of {keys[i]!r} it just wrote: its key index "
-                        "is damaged; run PRAGMA integrity_check, then REINDEX or rebuild the store"
-                    )
-                doc_of[i] = ids[keys[i]]
+                sketch = blob(sketches[i], i)
+                note = None if meta is None else meta[i]
+                rows.append((int(doc_of[i]), keys[i], sketch, checksum(keys[i], sketch), now, note))
+            conn.executemany(
+                "INSERT INTO docs (rowid, key, sketch, checksum, added, meta) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             docs = doc_of[doc_index]
             use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
-            conn.executemany(
-                "INSERT OR IGNORE INTO keys (band, value, doc) VALUES (?, ?, ?)",
-                zip(bands[use].tolist(), values[use].tolist(), docs[use].tolist(), strict=True),
-            )
+            self._insert_keys(conn, folded[use], docs[use])
+            stale = self._stale(conn) + len(old)
+            self._set_stale(conn, stale)
+        if stale > max(_COMPACT_MIN, len(self) // 4):
+            self.compact()
         return len(kept)
+
+    def _insert_keys(
+        self, conn: sqlite3.Connection, keys: npt.NDArray[np.int64], docs: npt.NDArray[np.int64]
+    ) -> None:
+        if not keys.size:
+            return
+        order = np.lexsort((docs, keys))
+        keys, docs = keys[order], docs[order]
+        if int(docs.max()) < (1 << 32):  # pack (key, doc) into one int64 per row
+            packed = (keys << np.int64(32)) | docs
+            conn.execute(
+                "INSERT OR IGNORE INTO keys (k, doc) "
+                "SELECT value >> 32, value & 4294967295 FROM json_each(?)",
+                (json_list(packed.tolist()),),
+            )
+        else:
+            conn.executemany(
+                "INSERT OR IGNORE INTO keys (k, doc) VALUES (?, ?)",
+                zip(keys.tolist(), docs.tolist(), strict=True),
+            )
 
     def add(
         self,
@@ -425,7 +379,7 @@ class Store:
         )
 
     def remove(self, key: str) -> bool:
-        """Delete a document and its lookup keys.
+        """Delete a document (its lookup rows become stale, see :meth:`compact`).
 
         Args:
             key: The document key.
@@ -443,200 +397,29 @@ class Store:
             row = conn.execute("SELECT rowid FROM docs WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return False
-            conn.execute("DELETE FROM keys WHERE doc = ?", (row[0],))
             conn.execute("DELETE FROM docs WHERE rowid = ?", (row[0],))
+            stale = self._stale(conn) + 1
+            self._set_stale(conn, stale)
+        if stale > max(_COMPACT_MIN, len(self) // 4):
+            self.compact()
         return True
 
-    # ------------------------------------------------------------------------------ reading
+    def compact(self) -> int:
+        """Delete the lookup rows of replaced and removed documents; return how many.
 
-    def get(self, key: str) -> bytes | None:
-        """Return the stored sketch bytes of ``key``, or None.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     s.add("k", b"sk", np.array([5]))
-            ...     s.get("k"), s.get("missing")
-            (b'sk', None)
-        """
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT sketch FROM docs WHERE key = ?", (key,)).fetchone()
-        return None if row is None else bytes(row[0])
-
-    def get_meta(self, key: str) -> str | None:
-        """Return the caller metadata stored with ``key`` (None if absent or not set).
+        Replacing or removing a document leaves its lookup rows behind (they point to a
+        document id that is never reused, so reads skip them); this one pass over the lookup
+        table drops them. :meth:`add_many` and :meth:`remove` call it when stale documents
+        pass a quarter of the store.
 
         Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     s.add("k", b"sk", np.array([5]), meta='{"len": 3}')
-            ...     s.get_meta("k")
-            '{"len": 3}'
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     s.add("img", b"\\xff", np.array([1, 2]))
+            ...     s.add("img", b"\\xfe", np.array([3, 4]))
+            ...     s.compact(), s.stats()["lookup_rows"]
+            (2, 2)
         """
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT meta FROM docs WHERE key = ?", (key,)).fetchone()
-        return None if row is None or row[0] is None else str(row[0])
-
-    def __contains__(self, key: object) -> bool:
-        """Return whether ``key`` is stored."""
-        if not isinstance(key, str):
-            return False
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone()
-        return row is not None
-
-    def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
-        """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
-
-        This is exactly banded LSH's candidate rule; for Hamming-block search pass the block
-        values (band = block index). The result is a superset of the true matches: decode the
-        sketches and verify. Documents come once each, in the order they were first added.
-        All statements run in one read transaction, so the answer is one consistent snapshot.
-
-        Args:
-            lookup: A 1-D integer array (band ``j`` = position ``j``, the form of one row of
-                :meth:`add_many`'s array) or an ``(m, 2)`` array of ``(band, value)`` rows.
-
-        Returns:
-            ``(key, sketch bytes)`` pairs.
-
-        Raises:
-            InputError: ``lookup`` has another shape or a non-integer dtype.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
-            ...     s.candidates(np.array([1, 1])), s.candidates(np.array([2, 9]))
-            ([('a', b'A'), ('b', b'B')], [('b', b'B')])
-        """
-        query = np.unique(pairs(lookup, "lookup"), axis=0)
-        found: dict[int, tuple[str, bytes]] = {}
-        with self._errors("find candidates"), self._read() as conn:
-            for start in range(0, query.shape[0], _PAIR_CHUNK):
-                chunk = query[start : start + _PAIR_CHUNK]
-                values = ",".join(["(?, ?)"] * chunk.shape[0])
-                # CROSS JOIN keeps the query pairs as the outer loop: one primary-key probe
-                # of keys(band, value, doc) per pair.
-                sql = (
-                    f"WITH q(band, value) AS (VALUES {values}) "
-                    "SELECT rowid, key, sketch FROM docs WHERE rowid IN ("
-                    " SELECT k.doc FROM q CROSS JOIN keys AS k"
-                    " ON k.band = q.band AND k.value = q.value)"
-                )
-                for rowid, key, sketch in conn.execute(sql, chunk.reshape(-1).tolist()):
-                    found[int(rowid)] = (str(key), bytes(sketch))
-        return [found[rowid] for rowid in sorted(found)]
-
-    def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
-        """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.
-
-        The iteration is one SQL statement, hence one snapshot: documents committed by other
-        connections meanwhile do not appear, and until the iteration ends (or the generator is
-        closed) this ``Store``'s other reads see the same snapshot. Do not write through this
-        same ``Store`` while iterating. Memory holds one batch at a time.
-
-        Args:
-            batch: Documents per yielded batch (at least 1).
-
-        Yields:
-            Lists of keys and of sketch bytes, of equal length.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     _ = s.add_many(["a", "b", "c"], [b"A", b"B", b"C"], np.zeros((3, 1), np.int64))
-            ...     list(s.iter_sketches(batch=2))
-            [(['a', 'b'], [b'A', b'B']), (['c'], [b'C'])]
-        """
-        if batch < 1:
-            raise InputError(f"batch must be at least 1, got {batch}")
-        with self._errors("read documents"):
-            cursor = self._live().execute("SELECT key, sketch FROM docs ORDER BY rowid")
-        try:
-            while True:
-                with self._errors("read documents"):
-                    rows = cursor.fetchmany(batch)
-                if not rows:
-                    return
-                if any(b is None or k is None for k, b in rows):
-                    raise StoreError(
-                        "the store holds a document row without a key or sketch: the file is "
-                        "damaged; run PRAGMA integrity_check on it or rebuild the index"
-                    )
-                yield [str(k) for k, _ in rows], [bytes(b) for _, b in rows]
-        finally:
-            if self._conn is not None:  # close() already finalized the cursor's statement
-                cursor.close()
-
-    def __len__(self) -> int:
-        """Return the number of stored documents."""
-        with self._errors("count documents"):
-            return int(self._live().execute("SELECT count(*) FROM docs").fetchone()[0])
-
-    def stats(self) -> dict[str, StatValue]:
-        """Return a summary of the store.
-
-        Returns:
-            ``path``, ``docs`` (documents), ``lookup_rows``, ``kind``, ``params``,
-            ``schema_version``, ``file_size`` (bytes of the database pages, committed WAL
-            content included), ``created`` (Unix time) and ``readonly``.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
-            ...     st = s.stats()
-            >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 1)
-        """
-        with self._errors("read statistics"), self._read() as conn:
-            identity = self._identity()
-            docs = int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
-            lookup_rows = int(conn.execute("SELECT count(*) FROM keys").fetchone()[0])
-            pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
-            page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
-            version = schema_version(conn)
-        try:
-            created = float(identity.get("created", ""))
-        except ValueError:
-            raise StoreError(
-                f"{self._path!r} is damaged: its 'created' time {identity.get('created')!r} is "
-                "not a number; restore the store from a backup or rebuild it"
-            ) from None
-        return {
-            "path": self._path,
-            "docs": docs,
-            "lookup_rows": lookup_rows,
-            "kind": identity["kind"],
-            "params": identity["params"],
-            "schema_version": version,
-            "file_size": pages * page_size,
-            "created": created,
-            "readonly": self._readonly,
-        }
-
-    # ------------------------------------------------------------------------------ closing
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._conn is None
-
-    def close(self) -> None:
-        """Close the connection; calling it again does nothing."""
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
-
-    def __enter__(self) -> Self:
-        """Return the store itself."""
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Close the store."""
-        self.close()
-
-    def __repr__(self) -> str:
-        """Return ``Store(path, kind, params)``."""
-        state = " closed" if self.closed else ""
-        return f"<Store {self._path!r} {self._kind} {self._params}{state}>"
+        with self._errors("compact the store"), self._write() as conn:
+            cur = conn.execute("DELETE FROM keys WHERE doc NOT IN (SELECT rowid FROM docs)")
+            self._set_stale(conn, 0)
+            return max(0, int(cur.rowcount))

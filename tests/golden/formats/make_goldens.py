@@ -38,6 +38,17 @@ def build() -> dict[str, bytes]:
     index = HammingIndex(64, radius=3)
     index.add_many(["a", "b", 7], [1, 3, 0xFFFF0000FFFF0000])
     out["hamming_index.bin"] = index.to_bytes()
+    # the persistent store's blobs (schema 2): MinHash shingle sets and rows, SimHash codes
+    from neardup.io import Document
+    from neardup.methods import make_method
+
+    docs = [Document("a", text), Document("b", TEXT * 2)]
+    for name, method in (
+        ("store_minhash_set.bin", make_method("minhash")),
+        ("store_minhash_row.bin", make_method("minhash", verify=False)),
+        ("store_simhash.bin", make_method("simhash")),
+    ):
+        out[name] = b"".join(method.blobs(method.sketch(docs)))
     out["fuzzy_digests.json"] = json.dumps(
         {"ctph": ctph(text.encode()), "tlsh": tlsh(text.encode())}, sort_keys=True
     ).encode()

@@ -15,7 +15,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name
+from neardup._kernels import engine
 
 __all__ = ["bucket_pairs_verified"]
 
@@ -71,10 +71,7 @@ def bucket_pairs_verified(
         raise ValueError("offsets must have one entry more than keys has rows")
     if not exact and s.shape[0] != n:
         raise ValueError("sigs must have one row per row of keys")
-    if backend_name() == "fast":
-        from neardup._kernels.buckets import fast as kern
-    else:
-        from neardup._kernels.buckets import reference as kern  # type: ignore[no-redef]
+    kern = engine.kernels("buckets")
     bands = keys.shape[1]
     cuts = np.linspace(0, bands, max(1, min(jobs, bands)) + 1).round().astype(int).tolist()
     ranges = [(lo, hi) for lo, hi in pairwise(cuts) if hi > lo] or [(0, bands)]

@@ -5,11 +5,12 @@ Bit-identical to :mod:`neardup._kernels.buckets.reference`; see :mod:`neardup._k
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from neardup._kernels.cache import njit
 
-@numba.njit(cache=True, nogil=True)
+
+@njit()
 def _find(parent, x):  # type: ignore[no-untyped-def]
     while parent[x] != x:
         parent[x] = parent[parent[x]]
@@ -17,7 +18,7 @@ def _find(parent, x):  # type: ignore[no-untyped-def]
     return x
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _jaccard(values, offsets, u, v, threshold):  # type: ignore[no-untyped-def]
     """Exact Jaccard of the sorted sets of rows u and v, or -1.0 once it cannot reach
     ``threshold`` (size filter, then a merge that stops when the rest cannot catch up)."""
@@ -48,7 +49,7 @@ def _jaccard(values, offsets, u, v, threshold):  # type: ignore[no-untyped-def]
     return inter / (na + nb - inter)
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _estimate(sigs, u, v):  # type: ignore[no-untyped-def]
     same = 0
     num_perm = sigs.shape[1]
@@ -58,7 +59,7 @@ def _estimate(sigs, u, v):  # type: ignore[no-untyped-def]
     return same / num_perm
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
     """Whether rows u and v share no key in a band before ``band``."""
     for k in range(band):  # noqa: SIM110 (numba compiles no generator expressions)
@@ -67,7 +68,7 @@ def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def bucket_pairs_verified(  # type: ignore[no-untyped-def]
     keys, values, offsets, sigs, exact, threshold, join, band_start, band_end
 ):

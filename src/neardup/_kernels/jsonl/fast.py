@@ -10,8 +10,9 @@ than :data:`MAX_DEPTH`) to the slow path, so no line is ever read differently.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from neardup._kernels.cache import njit
 
 OK = 0
 SLOW = 1
@@ -25,19 +26,19 @@ ID_INT = 2
 MAX_DEPTH = 256
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _ws(c):  # type: ignore[no-untyped-def]
     return c == 0x20 or c == 0x09 or c == 0x0A or c == 0x0D
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _skip_ws(data, i, end):  # type: ignore[no-untyped-def]
     while i < end and _ws(data[i]):
         i += 1
     return i
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _utf8_len(data, i, end):  # type: ignore[no-untyped-def]
     """Length of the valid UTF-8 sequence at i (strict, as Python decodes), or 0."""
     b0 = data[i]
@@ -74,7 +75,7 @@ def _utf8_len(data, i, end):  # type: ignore[no-untyped-def]
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _hex4(data, i, end):  # type: ignore[no-untyped-def]
     if i + 4 > end:
         return -1
@@ -93,7 +94,7 @@ def _hex4(data, i, end):  # type: ignore[no-untyped-def]
     return v
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _put(out, o, cp):  # type: ignore[no-untyped-def]
     if cp < 0x80:
         out[o] = cp
@@ -122,7 +123,7 @@ _STOP[0x5C] = 1
 _STOP[0x80:] = 1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
     """Parse the string whose opening quote is at i-1; unescape into out[o:]. Returns (index
     after the closing quote, new o), or (-1, o) for SLOW."""
@@ -192,7 +193,7 @@ def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
     return -1, o
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _number(data, i, end):  # type: ignore[no-untyped-def]
     """Index after the JSON number at i, or -1; second value: whether it is a plain int."""
     start = i
@@ -230,7 +231,7 @@ def _number(data, i, end):  # type: ignore[no-untyped-def]
     return i, plain
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _literal(data, i, end, word):  # type: ignore[no-untyped-def]
     n = len(word)
     if i + n > end:
@@ -241,7 +242,7 @@ def _literal(data, i, end, word):  # type: ignore[no-untyped-def]
     return i + n
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _skip_value(data, i, end, scratch):  # type: ignore[no-untyped-def]
     """Index after the JSON value at i (validated), or -1 for SLOW."""
     true_ = np.array([0x74, 0x72, 0x75, 0x65], np.uint8)
@@ -335,7 +336,7 @@ def _skip_value(data, i, end, scratch):  # type: ignore[no-untyped-def]
                 return -1
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _same(a, alen, b):  # type: ignore[no-untyped-def]
     if alen != len(b):
         return False
@@ -345,7 +346,7 @@ def _same(a, alen, b):  # type: ignore[no-untyped-def]
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def scan_lines(data, starts, ends, id_key, text_key, texts, ids):  # type: ignore[no-untyped-def]
     """Scan lines ``data[starts[k]:ends[k]]`` (no newline) of one top-level object each.
 
@@ -476,7 +477,7 @@ def scan_lines(data, starts, ends, id_key, text_key, texts, ids):  # type: ignor
     return status, toff, ioff, kind
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def _key_fits(data, i, end, cap):  # type: ignore[no-untyped-def]
     """Whether the string starting at i unescapes within ``cap`` bytes (a bound)."""
     n = 0
@@ -490,7 +491,7 @@ def _key_fits(data, i, end, cap):  # type: ignore[no-untyped-def]
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit()
 def line_bounds(data, limit):  # type: ignore[no-untyped-def]
     """Starts and ends (newline excluded) of the complete lines of ``data[:limit]``."""
     count = 0

@@ -1,0 +1,275 @@
+"""The persistent store against plain dedup: build time, size, bytes per document, query
+latency and memory at N and at a generated 1M-document store; datasketch's MinHashLSH as the
+peer (its storages here are in-memory dicts; pickled to disk for the size comparison).
+
+The corpus is dedup_bench's (~600-byte text chunks plus edited copies). Run:
+
+    python benchmarks/store_bench.py --docs 100000 --big 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+from dedup_bench import build, shingles
+
+import neardup
+from neardup.io import Document
+from neardup.methods import make_method
+from neardup.store.persistent import WRITE_DOCS, PersistentIndex
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+
+def _size(path: Path) -> int:
+    return sum(os.path.getsize(p) for p in (path, Path(f"{path}-wal")) if p.exists())
+
+
+def _docs(texts: list[str], prefix: str = "d") -> list[Document]:
+    return [Document(f"{prefix}{i}", t) for i, t in enumerate(texts)]
+
+
+def _jsonl_bytes(texts: list[str]) -> int:
+    return sum(len(json.dumps({"id": f"d{i}", "text": t})) + 1 for i, t in enumerate(texts))
+
+
+def build_times(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
+    """Plain dedup, dedup with a new --index, and index add of two halves (seconds)."""
+    out: dict[str, float] = {}
+    neardup.dedup(_docs(texts[:500]), method="minhash", threshold=threshold)  # warm (numba)
+    t = time.perf_counter()
+    neardup.dedup(_docs(texts), method="minhash", threshold=threshold)
+    out["plain"] = time.perf_counter() - t
+    path = folder / "dedup.db"
+    t = time.perf_counter()
+    with PersistentIndex(path, make_method("minhash", threshold)) as index:
+        neardup.dedup(_docs(texts), index=index)
+    out["dedup_index"] = time.perf_counter() - t
+    out["dedup_index_size"] = _size(path)
+    half = len(texts) // 2
+    path2 = folder / "halves.db"
+    t = time.perf_counter()
+    with PersistentIndex.open(path2, method="minhash", threshold=threshold) as index:
+        index.add(_docs(texts[:half]), write_size=WRITE_DOCS)
+    with PersistentIndex.open(path2) as index:
+        index.add(_docs(texts[half:], "e"), write_size=WRITE_DOCS)
+    out["add_halves"] = time.perf_counter() - t
+    t = time.perf_counter()
+    with PersistentIndex.open(path) as index:  # the same corpus again: every doc is stored
+        neardup.dedup(_docs(texts), index=index)
+    out["dedup_again"] = time.perf_counter() - t
+    return out
+
+
+def bytes_per_doc(texts: list[str], folder: Path) -> dict[str, float]:
+    """Store bytes per document for every storable method (phash on generated codes)."""
+    sample = texts[: min(len(texts), 20000)]
+    out: dict[str, float] = {}
+    for name, method in [
+        ("minhash (verify)", make_method("minhash")),
+        ("minhash (no verify)", make_method("minhash", verify=False)),
+        ("simhash 64", make_method("simhash")),
+        ("simhash 256", make_method("simhash", bits=256)),
+    ]:
+        path = folder / f"{name.split()[0]}-{abs(hash(name)) % 10**6}.db"
+        with PersistentIndex(path, method) as index:
+            index.add(_docs(sample), write_size=WRITE_DOCS)
+            file_size = int(str(index.stats()["file_size"]))
+        out[name] = file_size / len(sample)
+    phash = make_method("phash")
+    codes = np.random.default_rng(5).integers(0, 2**63, size=len(sample), dtype=np.uint64)
+    path = folder / "phash.db"
+    with PersistentIndex(path, phash) as index:
+        index.store.add_many(
+            [f"img{i}" for i in range(len(sample))],
+            phash.blobs(codes),
+            phash.lookup_keys(codes).view(np.int64),
+        )
+        out["phash"] = int(str(index.stats()["file_size"])) / len(sample)
+    return out
+
+
+def verification_error(texts: list[str]) -> tuple[float, int, int]:
+    """Stored-set Jaccard against the full 64-bit sets on every candidate pair of the corpus:
+    (largest absolute error, verdicts that differ at 0.8, pairs compared)."""
+    from neardup._kernels.sets import jaccard_pairs
+
+    method = make_method("minhash")
+    sample = _docs(texts[: min(len(texts), 20000)])
+    sigs, (values, offsets) = method.sketch(sample)
+    blobs = method.blobs((sigs, (values, offsets)))
+    result = neardup.dedup(sample, method=make_method("minhash", 0.5))
+    pos = {d.id: i for i, d in enumerate(sample)}
+    a = np.array([pos[p.a] for p in result.pairs], dtype=np.int64)
+    b = np.array([pos[p.b] for p in result.pairs], dtype=np.int64)
+    exact = jaccard_pairs(values, offsets, a, b)
+    stored = np.array([method.blob_similarity(blobs[i], blobs[j])[0] for i, j in zip(a, b)])
+    flips = int(np.count_nonzero((exact >= 0.8) != (stored >= 0.8)))
+    return float(np.max(np.abs(exact - stored), initial=0.0)), flips, len(a)
+
+
+GENERATE = """
+import sys, numpy as np
+from neardup.sketch.setcodec import encode_sets
+from neardup.store.persistent import PersistentIndex
+from neardup.methods import make_method
+path, n, chunk = sys.argv[1], int(sys.argv[2]), 100000
+method = make_method("minhash")
+rng = np.random.default_rng(11)
+with PersistentIndex(path, method) as index:
+    for lo in range(0, n, chunk):
+        m = min(chunk, n - lo)
+        sizes = rng.integers(60, 140, size=m)
+        offsets = np.zeros(m + 1, np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        values = rng.integers(0, 2**64, size=int(offsets[-1]), dtype=np.uint64)
+        values = values[np.lexsort((values, np.repeat(np.arange(m), sizes)))]  # sorted per doc
+        keys = rng.integers(0, 2**63, size=(m, method.bands), dtype=np.int64)
+        index.store.add_many([f"g{lo + i}" for i in range(m)], encode_sets(values, offsets), keys)
+"""
+
+QUERY = """
+import json, resource, sys, time
+from neardup.io import Document
+from neardup.store.persistent import PersistentIndex
+path, queries = sys.argv[1], json.loads(open(sys.argv[2]).read())
+docs = [Document(f"q{i}", t) for i, t in enumerate(queries)]
+t0 = time.perf_counter()
+with PersistentIndex.open(path, readonly=True) as index:
+    t1 = time.perf_counter()
+    index.query(docs[:8])  # warm: numba kernels, SQLite pages
+    t2 = time.perf_counter()
+    hits = index.query(docs)
+    t3 = time.perf_counter()
+    one = []
+    for d in docs[:50]:
+        s = time.perf_counter()
+        index.query([d])
+        one.append(time.perf_counter() - s)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"open": t1 - t0, "batch": (t3 - t2) / len(docs), "hits": len(hits),
+                  "single_ms": sorted(one)[len(one) // 2] * 1e3, "rss_mb": rss}))
+"""
+
+
+def query_latency(path: Path, queries: list[str]) -> dict[str, float]:
+    """Open + query in a fresh process: batched seconds per query, median single-query ms,
+    and the process's peak RSS (what a query needs, without the build)."""
+    qfile = path.with_suffix(".queries.json")
+    qfile.write_text(json.dumps(queries))
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(QUERY), str(path), str(qfile)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return dict(json.loads(run.stdout.strip().splitlines()[-1]))
+
+
+def datasketch_peer(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
+    """datasketch MinHashLSH (in-memory dict storage) build, and its pickle on disk."""
+    from datasketch import MinHash, MinHashLSH
+
+    t = time.perf_counter()
+    lsh = MinHashLSH(threshold=threshold, num_perm=128)
+    for i, d in enumerate(texts):
+        m = MinHash(num_perm=128)
+        m.update_batch([s.encode() for s in shingles(d)])
+        lsh.insert(f"d{i}", m)
+    secs = time.perf_counter() - t
+    path = folder / "datasketch.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump(lsh, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return {"build": secs, "size": path.stat().st_size}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--docs", type=int, default=100_000)
+    ap.add_argument("--big", type=int, default=1_000_000, help="generated store size (0: skip)")
+    ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--skip-datasketch", action="store_true")
+    args = ap.parse_args()
+    texts, planted = build(args.docs)
+    jsonl = _jsonl_bytes(texts)
+    print(f"corpus: {len(texts)} docs, JSONL {jsonl / 1e6:.1f} MB ({jsonl / len(texts):.0f} B/doc)")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        times = build_times(texts, folder, args.threshold)
+        print(
+            f"plain dedup            {times['plain']:7.2f} s\n"
+            f"dedup --index (new)    {times['dedup_index']:7.2f} s  "
+            f"x{times['dedup_index'] / times['plain']:.2f} of plain\n"
+            f"index add, two halves  {times['add_halves']:7.2f} s  "
+            f"x{times['add_halves'] / times['plain']:.2f} of plain\n"
+            f"dedup --index again    {times['dedup_again']:7.2f} s  "
+            f"x{times['dedup_again'] / times['plain']:.2f} of plain (every document stored)"
+        )
+        size = times["dedup_index_size"]
+        print(
+            f"store size: {size / 1e6:.1f} MB = x{size / jsonl:.2f} of the JSONL input "
+            f"({size / len(texts):.0f} B/doc)"
+        )
+        print("bytes per document by method (20k documents, file size / documents):")
+        for name, value in bytes_per_doc(texts, folder).items():
+            print(f"  {name:22s} {value:7.0f}")
+        err, flips, n_pairs = verification_error(texts)
+        print(
+            f"stored-set verification vs full 64-bit sets: {n_pairs} candidate pairs "
+            f"(J >= 0.5), max |error| {err:.4f}, verdicts flipped at 0.8: {flips}"
+        )
+        queries = [texts[b] for _, b in planted[:200]]
+        q = query_latency(folder / "dedup.db", queries)
+        print(
+            f"query at {len(texts)} docs: open {q['open']:.2f} s, batched "
+            f"{q['batch'] * 1e3:.2f} ms/query, single {q['single_ms']:.2f} ms, hits "
+            f"{q['hits']}, peak RSS {q['rss_mb']:.0f} MB"
+        )
+        if args.big:
+            path = folder / "big.db"
+            env = {**os.environ, "PYTHONPATH": str(SRC)}
+            t = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-c", textwrap.dedent(GENERATE), str(path), str(args.big)],
+                env=env,
+                check=True,
+            )
+            secs = time.perf_counter() - t
+            print(
+                f"generated store of {args.big} docs: {secs:.0f} s to write, "
+                f"{_size(path) / 1e6:.0f} MB ({_size(path) / args.big:.0f} B/doc)"
+            )
+            q = query_latency(path, queries)
+            print(
+                f"query at {args.big} docs: open {q['open']:.2f} s, batched "
+                f"{q['batch'] * 1e3:.2f} ms/query, single {q['single_ms']:.2f} ms, "
+                f"peak RSS {q['rss_mb']:.0f} MB (the file is {_size(path) / 1e6:.0f} MB)"
+            )
+        if not args.skip_datasketch:
+            ds = datasketch_peer(texts, folder, args.threshold)
+            print(
+                f"datasketch MinHashLSH (dict storage; no disk-backed storage installs here: "
+                f"Redis/Cassandra need servers): build {ds['build']:.2f} s "
+                f"(x{ds['build'] / times['dedup_index']:.1f} of dedup --index), pickle "
+                f"{ds['size'] / 1e6:.1f} MB (x{ds['size'] / size:.1f} of the store)"
+            )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,346 @@
+"""The on-disk cache of compiled numba kernels: one directory per exact build, under a file lock.
+
+numba's own ``cache=True`` writes next to the sources (``__pycache__``) and decides freshness
+from the function's own file, line and bytecode. It cannot see what else is frozen into the
+machine code: module globals (numba compiles them in as constants, so a value patched before
+the first compile is served to every later process), kernels inlined from other files, the
+numba / llvmlite / numpy versions that generated the code. Its index is also read, changed and
+rewritten without a lock, so two processes compiling the same function at once can lose each
+other's entries or number two data files alike (``docs/engine.md`` tells the whole story).
+
+Every kernel of :mod:`neardup._kernels` is made with :func:`njit`, which attaches this
+module's cache instead:
+
+* the directory is ``<root>/kernels/<build key>/<family>``: the build key hashes every source
+  file of
+  the ``_kernels`` package, the numba, llvmlite, numpy and Python versions, the CPU name and
+  features numba targets, and the numba options that change code generation. Code built from
+  anything else lives elsewhere and is never loaded;
+* each entry's key adds a hash of the constant globals the kernel (and every kernel it calls)
+  reads, so code compiled while a global was patched is never served when it is not;
+* loads, compiles and saves happen under one re-entrant file lock per build (``filelock``):
+  a kernel is compiled once, by one process, while the others wait and then load it; index
+  and data files are replaced atomically, so a reader never sees half of a write;
+* the first compile in a process logs one INFO line on ``neardup._kernels.cache`` (the CLI
+  shows it); :func:`neardup.warmup.warmup` (``neardup warmup``) compiles everything ahead.
+
+The root is ``NEARDUP_CACHE_DIR``, else ``$NUMBA_CACHE_DIR/neardup``, else
+``$XDG_CACHE_HOME/neardup`` (``~/.cache/neardup``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import logging
+import os
+import sys
+import tempfile
+import threading
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = [
+    "build_key",
+    "cache_root",
+    "compiles",
+    "kernel_dir",
+    "locked",
+    "njit",
+    "quiet",
+]
+
+log = logging.getLogger(__name__)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_PACKAGE = Path(__file__).resolve().parent
+_PREFIX = "neardup._kernels."
+#: Seconds to wait for another process's compile before compiling without the disk cache.
+LOCK_TIMEOUT = 900.0
+#: The numba options (``numba.core.config``) that change the machine code numba generates.
+_CODEGEN_OPTIONS = (
+    "OPT",
+    "BOUNDSCHECK",
+    "FASTMATH",
+    "DEBUGINFO_DEFAULT",
+    "CPU_NAME",
+    "CPU_FEATURES",
+    "ENABLE_AVX",
+    "DISABLE_INTEL_SVML",
+)
+
+_state = threading.local()
+_counts = {"compiled": 0, "loaded": 0}
+
+
+def cache_root() -> Path:
+    """The directory that holds one subdirectory per build (see the module docstring)."""
+    own = os.environ.get("NEARDUP_CACHE_DIR", "").strip()
+    if own:
+        return Path(own).expanduser()
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if numba_dir:
+        return Path(numba_dir).expanduser() / "neardup"
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "neardup"
+
+
+@cache
+def build_key() -> str:
+    """Hash of everything that decides the kernels' machine code (24 hex digits).
+
+    Covers the bytes of every ``.py`` file of the ``neardup._kernels`` package (so a change
+    in one kernel's callee recompiles its callers), the numba, llvmlite, numpy and Python
+    versions, the target triple, CPU name and features numba compiles for, and numba's
+    code-generation options.
+    """
+    import llvmlite  # type: ignore[import-untyped]
+    import numba
+    import numpy
+    from numba.core import config
+    from numba.core.registry import cpu_target
+
+    h = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        h.update(path.relative_to(_PACKAGE).as_posix().encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    magic = cpu_target.target_context.codegen().magic_tuple()
+    options = tuple(str(getattr(config, name, None)) for name in _CODEGEN_OPTIONS)
+    parts = (numba.__version__, llvmlite.__version__, numpy.__version__, sys.version, magic)
+    h.update(repr(parts + options).encode())
+    return h.hexdigest()[:24]
+
+
+def kernel_dir() -> Path:
+    """This build's cache directory: ``cache_root() / "kernels" / build_key()``."""
+    return cache_root() / "kernels" / build_key()
+
+
+@cache
+def _lock() -> Any:
+    from filelock import FileLock
+
+    root = kernel_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(root / ".lock"), timeout=LOCK_TIMEOUT)
+
+
+def _acquire() -> bool:
+    """Take one level of the build lock; ``False`` when it timed out (then cache nothing)."""
+    from filelock import Timeout
+
+    try:
+        _lock().acquire()
+    except Timeout:
+        log.warning(
+            "the kernel cache %s stayed locked for %.0f s; compiling without it",
+            kernel_dir(),
+            LOCK_TIMEOUT,
+        )
+        return False
+    return True
+
+
+@contextmanager
+def locked() -> Iterator[None]:
+    """Hold the build lock (re-entrant): no other process loads or compiles meanwhile."""
+    held = _acquire()
+    try:
+        yield
+    finally:
+        if held:
+            _lock().release()
+
+
+def compiles() -> dict[str, int]:
+    """Kernels compiled and loaded from disk by this process so far (for warmup reports)."""
+    return dict(_counts)
+
+
+def _constants(fn: Callable[..., Any], seen: set[int]) -> list[tuple[str, str]]:
+    """The constant globals ``fn`` reads, and those of the kernels it calls, as (name, digest).
+
+    numba compiles a global's value into the machine code; numba's own cache key ignores it.
+    """
+    from numba.core.dispatcher import Dispatcher
+
+    out: list[tuple[str, str]] = []
+    if id(fn) in seen:
+        return out
+    seen.add(id(fn))
+    scope = getattr(fn, "__globals__", {})
+    names: set[str] = set()
+    stack = [fn.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for name in sorted(names):
+        value = scope.get(name)
+        if isinstance(value, types.ModuleType):
+            if value.__name__.startswith(_PREFIX):  # kernels or constants as module.attribute
+                for attr in sorted(names):
+                    inner = getattr(value, attr, None)
+                    if isinstance(inner, Dispatcher):
+                        out.extend(_constants(inner.py_func, seen))
+                    elif (digest := _digest(inner)) is not None:
+                        out.append((f"{value.__name__}.{attr}", digest))
+        elif isinstance(value, Dispatcher):
+            out.extend(_constants(value.py_func, seen))
+        elif (digest := _digest(value)) is not None:
+            out.append((name, digest))
+    return out
+
+
+def _digest(value: object) -> str | None:
+    """A stable text for a constant numba would freeze (``None`` for anything else)."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype}{value.shape}:{hashlib.sha256(value.tobytes()).hexdigest()}"
+    if isinstance(value, bool | int | float | complex | str | bytes | tuple | np.generic):
+        return repr(value)
+    return None
+
+
+def _install() -> type:
+    """Build :class:`KernelCache` on first use (numba is imported only here)."""
+    # numba's caching classes, typed Any: their protocol is numba's, not ours
+    caching: Any = importlib.import_module("numba.core.caching")
+    event: Any = importlib.import_module("numba.core.event")
+
+    class _Locator(caching._CacheLocator):  # type: ignore[misc]
+        def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            family = py_func.__module__[len(_PREFIX) :].split(".")[0]
+            self._path = str(kernel_dir() / family)
+
+        def ensure_cache_path(self) -> None:
+            os.makedirs(self._path, exist_ok=True)
+            tempfile.TemporaryFile(dir=self._path).close()
+
+        def get_cache_path(self) -> str:
+            return self._path
+
+        def get_source_stamp(self) -> str:
+            return build_key()
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func: Callable[..., Any], py_file: str) -> _Locator | None:
+            if not py_func.__module__.startswith(_PREFIX):
+                return None
+            return cls(py_func, py_file)
+
+    class _Impl(caching.CompileResultCacheImpl):  # type: ignore[misc]
+        _locator_classes = (_Locator,)
+
+    class _KernelCache(caching.FunctionCache):  # type: ignore[misc]
+        """numba's function cache, in this build's directory, keyed by constants, locked."""
+
+        _impl_class = _Impl
+
+        def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+            base = super()._index_key(sig, codegen)
+            consts = repr(_constants(self._py_func, set())).encode()
+            return (*base, hashlib.sha256(consts).hexdigest())
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            # Load under the lock; on a miss keep holding it until save_overload (or the
+            # compile failed, see _on_compile), so one process compiles while others wait.
+            held = _acquire()
+            try:
+                cres = super().load_overload(sig, target_context)
+            except BaseException:
+                if held:
+                    _lock().release()
+                raise
+            if cres is not None:
+                _counts["loaded"] += 1
+                if held:
+                    _lock().release()
+                return cres
+            _pending().append(held)
+            if _counts["compiled"] == 0 and not getattr(_state, "quiet", False):
+                log.info(
+                    "compiling numba kernels for this machine into %s (once per install; "
+                    "`neardup warmup` does it ahead of time)",
+                    kernel_dir(),
+                )
+            _counts["compiled"] += 1
+            return None
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            try:
+                super().save_overload(sig, data)
+            finally:
+                _release_pending()
+
+    class _OnCompile(event.Listener):  # type: ignore[misc]
+        def on_start(self, ev: Any) -> None:
+            pass
+
+        def on_end(self, ev: Any) -> None:
+            if ev.is_failed and isinstance(ev.data["dispatcher"]._cache, _KernelCache):
+                _release_pending()
+
+    event.register("numba:compile", _OnCompile())
+    return _KernelCache
+
+
+def _pending() -> list[bool]:
+    stack: list[bool] | None = getattr(_state, "pending", None)
+    if stack is None:
+        stack = []
+        _state.pending = stack
+    return stack
+
+
+def _release_pending() -> None:
+    stack = _pending()
+    if stack and stack.pop():
+        _lock().release()
+
+
+@cache
+def _cache_class() -> type:
+    """numba's ``FunctionCache`` subclass of this module (built on first use)."""
+    return _install()
+
+
+def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit(nogil=True, **options)`` with this module's disk cache (nothing compiles here).
+
+    Args:
+        **options: numba options (``inline="always"``, ...); ``cache`` is always on.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        import numba
+
+        dispatcher = numba.njit(nogil=True, **options)(fn)
+        dispatcher._cache = _cache_class()(dispatcher.py_func)
+        return dispatcher
+
+    return wrap
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Do not log the first-compile message inside this block (warmup reports its own)."""
+    before = getattr(_state, "quiet", False)
+    _state.quiet = True
+    try:
+        yield
+    finally:
+        _state.quiet = before

@@ -1,0 +1,421 @@
+"""numba kernels of MinHash and banded LSH, bit-identical to :mod:`.reference`.
+
+Compiled lazily on first call with ``cache=True``; importing this module compiles nothing.
+The definitions (feature hash, slot formulas, densification) are documented in
+:mod:`neardup._kernels.minhash.reference`, the oracle these kernels are tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels.cache import njit
+from neardup._kernels.text import fast
+from neardup._kernels.xxh3 import fast as xxh3
+
+__all__ = [
+    "band_keys",
+    "combine_shingles",
+    "estimate",
+    "minhash_affine32",
+    "minhash_double",
+    "minhash_double32",
+    "minhash_legacy",
+    "oph",
+    "sketch_words",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+U32 = npt.NDArray[np.uint32]
+
+_MAX = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_MAX32_U32 = np.uint32(0xFFFFFFFF)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+_C1 = np.uint64(0xFF51AFD7ED558CCD)
+_C2 = np.uint64(0xC4CEB9FE1A85EC53)
+_SM1 = np.uint64(0xBF58476D1CE4E5B9)
+_SM2 = np.uint64(0x94D049BB133111EB)
+_F32_1 = np.uint64(0x85EBCA6B)
+_F32_2 = np.uint64(0xC2B2AE35)
+_PRIME61 = np.uint64((1 << 61) - 1)
+_S13 = np.uint64(13)
+_S16 = np.uint64(16)
+_S27 = np.uint64(27)
+_S30 = np.uint64(30)
+_S31 = np.uint64(31)
+_S32 = np.uint64(32)
+_S33 = np.uint64(33)
+_S37 = np.uint64(37)
+
+
+def _kernel(fn: _F) -> _F:
+    """Wrap ``fn`` in a lazily compiled, disk-cached numba dispatcher."""
+    return cast(_F, njit()(fn))
+
+
+@_kernel
+def _fmix64(x: np.uint64) -> np.uint64:
+    x ^= x >> _S33
+    x *= _C1
+    x ^= x >> _S33
+    x *= _C2
+    x ^= x >> _S33
+    return x
+
+
+@_kernel
+def _splitmix64(x: np.uint64) -> np.uint64:
+    z = x + _MIX
+    z = (z ^ (z >> _S30)) * _SM1
+    z = (z ^ (z >> _S27)) * _SM2
+    return z ^ (z >> _S31)
+
+
+@_kernel
+def _feature(toks: U64, first: int, m: int, seed: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """(lo, hi) of the shingle made of ``toks[first:first+m]`` (see the reference)."""
+    h = seed ^ _MIX
+    for q in range(m):
+        h = ((h << _S27) | (h >> _S37)) ^ toks[first + q]
+        h *= _MIX
+    h ^= np.uint64(m)
+    return _fmix64(h), _fmix64(h + _MIX)
+
+
+@_kernel
+def _min_double(sig: U64, idx: U64, lo: np.uint64, hi: np.uint64) -> None:
+    for i in range(sig.shape[0]):
+        v = lo + idx[i] * hi
+        if v < sig[i]:
+            sig[i] = v
+
+
+@_kernel
+def _min_double32(sig: U32, idx: U32, lo: np.uint64, hi: np.uint64) -> None:
+    a = np.uint32(lo >> _S32)
+    b = np.uint32(hi >> _S32)
+    for i in range(sig.shape[0]):
+        sig[i] = min(sig[i], np.uint32(a + idx[i] * b))
+
+
+@_kernel
+def minhash_double32(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
+    """Slot i = min over the features of ``(lo >> 32) + i * (hi >> 32)`` (mod 2**32)."""
+    n_docs = doc_offsets.shape[0] - 1
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    idx = np.arange(num_perm).astype(np.uint32)
+    sig = np.empty(num_perm, dtype=np.uint32)
+    for d in range(n_docs):
+        sig[:] = _MAX32_U32
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            _min_double32(sig, idx, lo[j], hi[j])
+        out[d, :] = sig
+    return out
+
+
+@_kernel
+def minhash_double(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
+    """Slot i of document d = min over its features of ``lo + i*hi`` (mod 2**64)."""
+    n_docs = doc_offsets.shape[0] - 1
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    idx = np.arange(num_perm).astype(np.uint64)
+    sig = np.empty(num_perm, dtype=np.uint64)
+    for d in range(n_docs):
+        sig[:] = _MAX
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            _min_double(sig, idx, lo[j], hi[j])
+        out[d, :] = sig
+    return out
+
+
+@_kernel
+def combine_shingles(
+    toks: U64, tok_offsets: I64, k: int, short_joined: bool, seed: np.uint64
+) -> tuple[U64, U64, I64]:
+    """Feature hashes (lo, hi) of the k-shingles of token hashes, with their doc offsets."""
+    n_docs = tok_offsets.shape[0] - 1
+    counts = np.zeros(n_docs, dtype=np.int64)
+    for d in range(n_docs):
+        n = tok_offsets[d + 1] - tok_offsets[d]
+        if n >= k:
+            counts[d] = n - k + 1
+        elif n > 0:
+            counts[d] = 1 if short_joined else n
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    for d in range(n_docs):
+        offsets[d + 1] = offsets[d] + counts[d]
+    lo = np.empty(offsets[n_docs], dtype=np.uint64)
+    hi = np.empty(offsets[n_docs], dtype=np.uint64)
+    for d in range(n_docs):
+        base = tok_offsets[d]
+        n = tok_offsets[d + 1] - base
+        o = offsets[d]
+        for j in range(counts[d]):
+            if n >= k:
+                lo[o + j], hi[o + j] = _feature(toks, base + j, k, seed)
+            elif short_joined:
+                lo[o + j], hi[o + j] = _feature(toks, base, n, seed)
+            else:
+                lo[o + j], hi[o + j] = _feature(toks, base + j, 1, seed)
+    return lo, hi, offsets
+
+
+@_kernel
+def _doc_tokens(
+    buf: npt.NDArray[np.uint8],
+    i: int,
+    end: int,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    seed: np.uint64,
+    scratch: npt.NDArray[np.uint8],
+    toks: U64,
+) -> int:
+    """xxh3_64 of each kept token of ``buf[i:end]`` into ``toks``; return how many.
+
+    The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
+    """
+    nt = 0
+    pos = 0
+    in_tok = False
+    tok_ideo = False
+    cls = classes[0] & mask  # the type of the per-character value
+    while i <= end:
+        is_word = False
+        step = 1
+        cp = np.int64(0)
+        if i < end:
+            b0 = buf[i]
+            if b0 < 0x80:
+                cp = np.int64(b0)
+            else:
+                cp, step = fast._decode(buf, i, end)
+            cls = classes[cp] & mask
+            is_word = cls != 0
+        if is_word:
+            ideo = (cls & fast._IDEOGRAPH) != 0
+            if in_tok and (ideo or (tok_ideo and (cls & fast._MARK) == 0)):
+                # an ideograph is a word of its own (see fast.tokenize_words)
+                in_tok = False
+                if pos >= min_bytes:
+                    toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                    nt += 1
+            if not in_tok:
+                in_tok = True
+                tok_ideo = ideo
+                pos = 0
+            pos = fast._encode(scratch, pos, lower[cp])
+        elif in_tok:
+            in_tok = False
+            if pos >= min_bytes:
+                toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                nt += 1
+        i += step
+    return nt
+
+
+@_kernel
+def _doc_features(
+    toks: U64, nt: int, k: int, short_joined: bool, seed: np.uint64, flo: U64, fhi: U64
+) -> int:
+    """The (lo, hi) feature hashes of one document's k-shingles; return how many."""
+    if nt >= k:
+        for j in range(nt - k + 1):
+            flo[j], fhi[j] = _feature(toks, j, k, seed)
+        return nt - k + 1
+    if nt > 0 and short_joined:
+        flo[0], fhi[0] = _feature(toks, 0, nt, seed)
+        return 1
+    for j in range(nt):
+        flo[j], fhi[j] = _feature(toks, j, 1, seed)
+    return nt
+
+
+@_kernel
+def sketch_words(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+) -> U64:
+    """Fused tokenize -> xxh3_64 per token -> k-shingle features -> 32-bit double hashing.
+
+    The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
+    """
+    out, _, _ = sketch_words_features(
+        buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm, False
+    )
+    return out
+
+
+@_kernel
+def sketch_words_features(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+    emit: bool,
+) -> tuple[U64, U64, I64]:
+    """:func:`sketch_words`, also returning (when ``emit``) every feature's ``lo`` hash and
+    the per-document feature offsets: the same values as ``combine_shingles`` gives."""
+    n_docs = offsets.shape[0] - 1
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    idx = np.arange(num_perm).astype(np.uint32)
+    sig = np.empty(num_perm, dtype=np.uint32)
+    maxlen = 0
+    for d in range(n_docs):
+        maxlen = max(maxlen, offsets[d + 1] - offsets[d])
+    scratch = np.empty(2 * maxlen + 8, dtype=np.uint8)
+    toks = np.empty(maxlen + 1, dtype=np.uint64)
+    flo = np.empty(maxlen + 1, dtype=np.uint64)
+    fhi = np.empty(maxlen + 1, dtype=np.uint64)
+    cap = (buf.shape[0] // 2 + n_docs + 1) if emit else 0
+    feats = np.empty(cap, dtype=np.uint64)
+    feat_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    nf_total = 0
+    for d in range(n_docs):
+        nt = _doc_tokens(
+            buf, offsets[d], offsets[d + 1], classes, lower, mask, min_bytes, seed, scratch, toks
+        )
+        nf = _doc_features(toks, nt, k, short_joined, seed, flo, fhi)
+        sig[:] = _MAX32_U32
+        for j in range(nf):
+            _min_double32(sig, idx, flo[j], fhi[j])
+        out[d, :] = sig
+        if emit:
+            feats[nf_total : nf_total + nf] = flo[:nf]
+            nf_total += nf
+            feat_offsets[d + 1] = nf_total
+    return out, feats[:nf_total].copy(), feat_offsets
+
+
+@_kernel
+def minhash_affine32(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
+    """datasketch 2.x ``affine32``: ``a * fmix32(h) + b mod 2**32``, min per slot."""
+    n_docs = doc_offsets.shape[0] - 1
+    num_perm = a.shape[0]
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    sig = np.empty(num_perm, dtype=np.uint64)
+    for d in range(n_docs):
+        sig[:] = _MASK32
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            h = hv[j] & _MASK32
+            h ^= h >> _S16
+            h = (h * _F32_1) & _MASK32
+            h ^= h >> _S13
+            h = (h * _F32_2) & _MASK32
+            h ^= h >> _S16
+            for i in range(num_perm):
+                v = (a[i] * h + b[i]) & _MASK32
+                if v < sig[i]:
+                    sig[i] = v
+        out[d, :] = sig
+    return out
+
+
+@_kernel
+def minhash_legacy(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
+    """datasketch ``legacy``: ``((a*h + b) mod 2**64) mod (2**61 - 1)``, low 32 bits, min."""
+    n_docs = doc_offsets.shape[0] - 1
+    num_perm = a.shape[0]
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    sig = np.empty(num_perm, dtype=np.uint64)
+    for d in range(n_docs):
+        sig[:] = _MASK32
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            h = hv[j]
+            for i in range(num_perm):
+                v = ((a[i] * h + b[i]) % _PRIME61) & _MASK32
+                if v < sig[i]:
+                    sig[i] = v
+        out[d, :] = sig
+    return out
+
+
+@_kernel
+def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
+    """One-permutation hashing with optimal densification (Shrivastava 2017)."""
+    n_docs = doc_offsets.shape[0] - 1
+    k = np.uint64(num_perm)
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    sig = np.empty(num_perm, dtype=np.uint64)
+    for d in range(n_docs):
+        sig[:] = _MAX
+        for j in range(doc_offsets[d], doc_offsets[d + 1]):
+            x = h[j]
+            bin_ = ((x >> _S32) * k) >> _S32
+            if x < sig[bin_]:
+                sig[bin_] = x
+        filled = 0
+        for i in range(num_perm):
+            if sig[i] != _MAX:
+                filled += 1
+        if 0 < filled < num_perm:
+            src = sig.copy()
+            for i in range(num_perm):
+                if src[i] != _MAX:
+                    continue
+                t = np.uint64(1)
+                while True:
+                    z = _splitmix64(seed ^ (np.uint64(i) << _S32) ^ t)
+                    j2 = ((z >> _S32) * k) >> _S32
+                    if src[j2] != _MAX:
+                        sig[i] = src[j2]
+                        break
+                    t += np.uint64(1)
+        out[d, :] = sig
+    return out
+
+
+@_kernel
+def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
+    """64-bit key of every (document, band): a seeded mix of the band's 32-bit slots."""
+    n = sig.shape[0]
+    out = np.empty((n, bands), dtype=np.uint64)
+    for d in range(n):
+        for j in range(bands):
+            h = np.uint64(j + 1) * _MIX
+            for c in range(j * rows, (j + 1) * rows):
+                h = ((h << _S27) | (h >> _S37)) ^ np.uint64(sig[d, c])
+                h *= _MIX
+            out[d, j] = _fmix64(h)
+    return out
+
+
+@_kernel
+def estimate(
+    a32: npt.NDArray[np.uint32], ai: I64, b32: npt.NDArray[np.uint32], bi: I64
+) -> npt.NDArray[np.float64]:
+    """Fraction of equal slots between rows ``a32[ai[t]]`` and ``b32[bi[t]]``, for every t."""
+    num_perm = a32.shape[1]
+    out = np.empty(ai.shape[0], dtype=np.float64)
+    for t in range(ai.shape[0]):
+        x = ai[t]
+        y = bi[t]
+        same = 0
+        for i in range(num_perm):
+            if a32[x, i] == b32[y, i]:
+                same += 1
+        out[t] = same / num_perm
+    return out

@@ -1,0 +1,165 @@
+"""numba kernel of :mod:`neardup._kernels.sets` (compiled lazily, cached)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from neardup._kernels.cache import njit
+from neardup._kernels.hamming.fast import _popcount
+
+__all__ = ["bucket_pairs", "components", "intersections", "unique_pairs", "unique_per_doc"]
+
+
+@njit()
+def intersections(values, offsets, a, b):  # type: ignore[no-untyped-def]
+    """Merge-count the common values of sorted runs ``a[k]`` and ``b[k]``."""
+    out = np.empty(len(a), dtype=np.int64)
+    for k in range(len(a)):
+        i = np.uint64(offsets[a[k]])
+        ie = np.uint64(offsets[a[k] + 1])
+        j = np.uint64(offsets[b[k]])
+        je = np.uint64(offsets[b[k] + 1])
+        n = 0
+        while i < ie and j < je:
+            x = values[i]
+            y = values[j]
+            if x == y:
+                n += 1
+                i += np.uint64(1)
+                j += np.uint64(1)
+            elif x < y:
+                i += np.uint64(1)
+            else:
+                j += np.uint64(1)
+        out[k] = n
+    return out
+
+
+@njit()
+def unique_per_doc(values, doc_offsets):  # type: ignore[no-untyped-def]
+    """Sort and de-duplicate each document's run of values; return (values, offsets)."""
+    n_docs = len(doc_offsets) - 1
+    out = np.empty(len(values), dtype=np.uint64)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    for d in range(n_docs):
+        run = np.sort(values[doc_offsets[d] : doc_offsets[d + 1]])
+        for k in range(len(run)):
+            if k == 0 or run[k] != run[k - 1]:
+                out[pos] = run[k]
+                pos += 1
+        offsets[d + 1] = pos
+    return out[:pos].copy(), offsets
+
+
+@njit()
+def components(n, a, b):  # type: ignore[no-untyped-def]
+    """Union-find over ``n`` elements and the edges ``(a[k], b[k])``; every element's root is
+    the smallest member of its component (the rule of :mod:`neardup.cluster`)."""
+    parent = np.arange(n)
+    for k in range(len(a)):
+        x = a[k]
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        y = b[k]
+        while parent[y] != y:
+            parent[y] = parent[parent[y]]
+            y = parent[y]
+        if x < y:
+            parent[y] = x
+        elif y < x:
+            parent[x] = y
+    for i in range(n):
+        r = i
+        while parent[r] != r:
+            r = parent[r]
+        parent[i] = r
+    return parent
+
+
+@njit()
+def _close(codes, u, v, radius):  # type: ignore[no-untyped-def]
+    """Whether rows u and v of ``codes`` are within Hamming distance ``radius``."""
+    d = 0
+    for w in range(codes.shape[1]):
+        d += _popcount(codes[u, w] ^ codes[v, w])
+    return d <= radius
+
+
+@njit()
+def _walk_buckets(keys, items, codes, cap, radius, left, right, fill):  # type: ignore[no-untyped-def]
+    """One pass over the runs of equal keys. The first pass (``fill`` false) sorts each
+    run's items (with their ``codes`` rows) and counts the pairs; the second writes them."""
+    n = len(keys)
+    check = radius >= 0
+    p = 0
+    over = 0
+    largest = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and keys[j] == keys[i]:
+            j += 1
+        m = j - i
+        if not fill:
+            largest = max(largest, m)
+            if m > cap:
+                over += 1
+            if m > 1 and check:
+                perm = np.argsort(items[i:j])
+                items[i:j] = items[i:j][perm]
+                codes[i:j] = codes[i:j][perm]
+            elif m > 1:
+                items[i:j] = np.sort(items[i:j])
+        w = min(m, cap) - 1
+        for u in range(i, j):
+            for v in range(u + 1, min(j, u + 1 + w)):
+                if items[u] != items[v] and (not check or _close(codes, u, v, radius)):
+                    if fill:
+                        left[p] = items[u]
+                        right[p] = items[v]
+                    p += 1
+        i = j
+    return p, over, largest
+
+
+@njit()
+def bucket_pairs(keys, items, codes, cap, radius):  # type: ignore[no-untyped-def]
+    """Pairs of items sharing a key, from arrays sorted by key (``items``, and the rows of
+    ``codes``, are sorted within each run, in place): in a run of ``m`` items each one pairs
+    with the next ``min(m, cap) - 1``. With ``radius >= 0``, only pairs whose ``codes`` rows
+    are within that Hamming distance. Returns (a, b, over, largest)."""
+    none = np.empty(0, dtype=np.int64)
+    total, over, largest = _walk_buckets(keys, items, codes, cap, radius, none, none, False)
+    left = np.empty(total, dtype=np.int64)
+    right = np.empty(total, dtype=np.int64)
+    _walk_buckets(keys, items, codes, cap, radius, left, right, True)
+    return left, right, over, largest
+
+
+@njit()
+def unique_pairs(a, b, n):  # type: ignore[no-untyped-def]
+    """Distinct (a, b) pairs sorted by a then b, for ``0 <= a < n``: a counting sort by
+    ``a``, then a sort of each group's ``b`` values."""
+    starts = np.zeros(n + 1, dtype=np.int64)
+    for k in range(len(a)):
+        starts[a[k] + 1] += 1
+    for i in range(n):
+        starts[i + 1] += starts[i]
+    grouped = np.empty(len(b), dtype=np.int64)
+    pos = starts[:-1].copy()
+    for k in range(len(a)):
+        grouped[pos[a[k]]] = b[k]
+        pos[a[k]] += 1
+    out_a = np.empty(len(a), dtype=np.int64)
+    out_b = np.empty(len(b), dtype=np.int64)
+    p = 0
+    for i in range(n):
+        run = np.sort(grouped[starts[i] : starts[i + 1]])
+        for j in range(len(run)):
+            if j == 0 or run[j] != run[j - 1]:
+                out_a[p] = i
+                out_b[p] = run[j]
+                p += 1
+    return out_a[:p].copy(), out_b[:p].copy()

@@ -1,0 +1,4 @@
+"""The simhash kernel family: ``reference.py`` (numpy) and ``fast.py`` (numba), same bits.
+
+Pick one with :func:`neardup._kernels.engine.kernels` (``kernels("simhash")``).
+"""

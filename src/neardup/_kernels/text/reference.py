@@ -1,0 +1,111 @@
+"""numpy reference of every kernel: the oracle for the fast kernels, and their fallback.
+
+Written independently of :mod:`neardup._kernels.text.fast` (per-document decoding through Python's
+codecs, vectorised numpy within a document), so the test suite's agreement checks compare two
+real implementations. Selected with ``NEARDUP_BACKEND=reference`` or when numba is missing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["fnv1a_ranges", "tokenize_words"]
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+_MARK = 8  # tables.MARK
+_IDEOGRAPH = 32  # tables.IDEOGRAPH
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+def tokenize_words(
+    buf: U8,
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    do_lower: bool,
+) -> tuple[U8, I64, I64, I64]:
+    """Reference of :func:`neardup._kernels.text.fast.tokenize_words` (same contract)."""
+    raw = buf.tobytes()
+    parts: list[bytes] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    doc_offsets = [0]
+    pos = 0
+    for d in range(len(offsets) - 1):
+        text = raw[int(offsets[d]) : int(offsets[d + 1])].decode("utf-8", "surrogatepass")
+        cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        cls = classes[cps] & mask
+        word = cls != 0
+        mapped = lower[cps].astype(np.uint32) if do_lower else cps
+        # run boundaries of word characters
+        edges = np.diff(np.concatenate(([False], word, [False])).astype(np.int8))
+        run_starts = np.flatnonzero(edges == 1)
+        run_ends = np.flatnonzero(edges == -1)
+        if mask & _IDEOGRAPH:
+            run_starts, run_ends = _split_ideographs(cls, run_starts, run_ends)
+        mapped_text = mapped.tobytes().decode("utf-32-le", "surrogatepass")
+        first = True
+        for s, e in zip(run_starts.tolist(), run_ends.tolist(), strict=True):
+            tok = mapped_text[s:e].encode("utf-8", "surrogatepass")
+            if len(tok) < min_bytes:
+                continue
+            if not first:
+                parts.append(b" ")
+                pos += 1
+            first = False
+            parts.append(tok)
+            starts.append(pos)
+            pos += len(tok)
+            ends.append(pos)
+        doc_offsets.append(len(starts))
+    return (
+        np.frombuffer(b"".join(parts), dtype=np.uint8).copy(),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray(ends, dtype=np.int64),
+        np.asarray(doc_offsets, dtype=np.int64),
+    )
+
+
+def _split_ideographs(
+    cls: npt.NDArray[np.integer], run_starts: I64, run_ends: I64
+) -> tuple[I64, I64]:
+    """Cut word runs before every ideograph, and after an ideograph (and the combining marks
+    that follow it) before anything else: each Han or kana character is a word of its own."""
+    n = len(cls)
+    ideo = (cls & _IDEOGRAPH) != 0
+    mark = ((cls & _MARK) != 0) & ~ideo
+    # the character before position i: is it part of an ideograph's word (ideograph + marks)?
+    group = np.zeros(n, dtype=bool)
+    if n:
+        # index of the last non-mark at or before each position
+        idx = np.where(~mark, np.arange(n), -1)
+        last = np.maximum.accumulate(idx)
+        group = np.where(last >= 0, ideo[np.maximum(last, 0)], False)
+    cut = np.zeros(n, dtype=bool)
+    cut[1:] = ideo[1:] | (group[:-1] & ~mark[1:])
+    inside = np.zeros(n, dtype=bool)
+    for s, e in zip(run_starts.tolist(), run_ends.tolist(), strict=True):
+        inside[s + 1 : e] = True
+    extra = np.flatnonzero(cut & inside)
+    starts = np.sort(np.concatenate((run_starts, extra)))
+    ends = np.sort(np.concatenate((run_ends, extra)))
+    return starts, ends
+
+
+def fnv1a_ranges(buf: U8, starts: I64, ends: I64) -> U64:
+    """FNV-1a 64 of every byte range, vectorised over the ranges one byte column at a time."""
+    h = np.full(len(starts), _FNV_OFFSET, dtype=np.uint64)
+    lengths = ends - starts
+    if len(starts) == 0:
+        return h
+    for j in range(int(lengths.max())):
+        live = np.flatnonzero(lengths > j)
+        h[live] = (h[live] ^ buf[starts[live] + j].astype(np.uint64)) * _FNV_PRIME
+    return h

@@ -1,0 +1,161 @@
+"""Progress of ``neardup dedup`` on stderr: a bar with a total and an ETA, or status lines.
+
+The total is counted before the run, cheaply, when the inputs allow it: walked files are
+counted (names only, nothing is read), ``.jsonl`` files by their non-empty lines and ``.csv``
+files by their lines (an upper bound: a quoted field may span lines). stdin has no total;
+then the bar shows a count and a rate, and no ETA. On a terminal the bar is tqdm's; without
+one, ``--progress`` prints one status line every ``interval`` seconds (and at each stage),
+so logs of batch jobs show how far a run is.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from neardup.readers.paths import walk
+
+__all__ = ["StatusLines", "count_documents", "make_progress"]
+
+_CHUNK = 1 << 20
+
+
+def _lines(path: Path, *, skip_blank: bool) -> int:
+    """Lines of a file (non-blank ones with ``skip_blank``, as the JSONL reader counts)."""
+    with path.open("rb") as fh:
+        if skip_blank:
+            return sum(1 for line in fh if line.strip())
+        n = 0
+        last = b"\n"
+        while chunk := fh.read(_CHUNK):
+            n += chunk.count(b"\n")
+            last = chunk[-1:]
+        return n + (last != b"\n")
+
+
+def count_documents(
+    paths: Sequence[str],
+    *,
+    binary: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> int | None:
+    """How many documents ``paths`` will give, or ``None`` when unknown (stdin, errors).
+
+    Examples:
+        >>> count_documents(["-"]) is None
+        True
+    """
+    total = 0
+    try:
+        for raw in paths:
+            if raw == "-":
+                return None
+            p = Path(raw)
+            if p.is_dir():
+                total += sum(1 for _ in walk(p, include=include, exclude=exclude))
+            elif p.suffix.lower() == ".jsonl" and not binary:
+                total += _lines(p, skip_blank=True)
+            elif p.suffix.lower() == ".csv" and not binary:
+                total += max(_lines(p, skip_blank=False) - 1, 0)
+            else:
+                total += 1
+    except OSError:
+        return None
+    return total
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+class StatusLines:
+    """One status line on ``out`` every ``interval`` seconds, and at each new stage.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> status = StatusLines(10, out=buf, interval=0.0, clock=iter([0.0, 2.0, 3.0]).__next__)
+        >>> status("sketch", 4); status.close()
+        >>> buf.getvalue().splitlines()[0]
+        'neardup: sketching 4/10 documents (40%), 2 documents/s, ETA 0:00:03'
+    """
+
+    def __init__(
+        self,
+        total: int | None,
+        *,
+        out: TextIO | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._total = total
+        self._out = out if out is not None else sys.stderr
+        self._interval = interval
+        self._clock = clock
+        self._start = clock()
+        self._last = self._start - interval
+        self._stage = ""
+        self._done = 0
+
+    def __call__(self, stage: str, n: int) -> None:
+        now = self._clock()
+        if stage == "sketch":
+            self._done = n
+        if stage != self._stage or now - self._last >= self._interval:
+            self._stage = stage
+            self._last = now
+            self._out.write(self._line(stage, n, now) + "\n")
+            self._out.flush()
+
+    def _line(self, stage: str, n: int, now: float) -> str:
+        if stage != "sketch":
+            return f"neardup: {stage}: {n:,}"
+        secs = max(now - self._start, 1e-9)
+        rate = n / secs
+        if self._total:
+            eta = (self._total - n) / rate if rate > 0 else 0.0
+            pct = 100 * n / self._total
+            return (
+                f"neardup: sketching {n:,}/{self._total:,} documents ({pct:.0f}%), "
+                f"{rate:,.0f} documents/s, ETA {_clock(max(eta, 0.0))}"
+            )
+        return f"neardup: sketching {n:,} documents, {rate:,.0f} documents/s"
+
+    def close(self) -> None:
+        """Print the final line (documents done and the time taken)."""
+        secs = self._clock() - self._start
+        self._out.write(f"neardup: read {self._done:,} documents in {_clock(secs)}\n")
+        self._out.flush()
+
+
+def make_progress(
+    quiet: bool, force: bool | None, total: Callable[[], int | None]
+) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    """The progress callback for ``dedup`` and its closer: a bar on a terminal, status
+    lines with ``--progress`` elsewhere, nothing with ``--quiet`` or ``--no-progress``.
+
+    ``total`` is called only when progress is shown.
+    """
+    tty = sys.stderr.isatty()
+    if quiet or force is False or (force is None and not tty):
+        return None, lambda: None
+    n = total()
+    if not tty:
+        status = StatusLines(n)
+        return status, status.close
+    from tqdm import tqdm
+
+    bar = tqdm(total=n, desc="sketching", unit="doc", file=sys.stderr, dynamic_ncols=True)
+
+    def update(stage: str, count: int) -> None:
+        if stage == "sketch":
+            bar.update(count - bar.n)
+        else:
+            bar.set_postfix_str(f"{stage}: {count:,}")
+
+    return update, bar.close

@@ -1,0 +1,174 @@
+"""The connection, error mapping and transactions shared by the store's readers and writers
+(private: use :class:`neardup.store.Store`)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Self
+
+from neardup.errors import StoreError
+from neardup.store._rows import damaged
+
+__all__ = ["StoreBase"]
+
+
+class StoreBase:
+    """An open store connection (see :class:`neardup.store.Store`)."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        path: str,
+        kind: str | None,
+        params: str | None,
+        readonly: bool,
+        timeout: float,
+    ) -> None:
+        """Wrap an open connection; use :meth:`Store.open` instead."""
+        self._config = ""
+        self._conn: sqlite3.Connection | None = conn
+        self._path = path
+        self._kind = kind
+        self._params = params
+        self._readonly = readonly
+        self._timeout = timeout
+
+    def _identity(self) -> dict[str, str]:
+        rows = self._live().execute("SELECT name, value FROM meta").fetchall()
+        out: dict[str, str] = {}
+        for name, value in rows:
+            if type(name) is not str or type(value) is not str:
+                raise damaged(self._path, "its meta table holds a value that is not text")
+            out[name] = value
+        return out
+
+    @property
+    def kind(self) -> str:
+        """The sketch kind the store holds."""
+        return self._kind or ""
+
+    @property
+    def params(self) -> str:
+        """The params fingerprint the store holds."""
+        return self._params or ""
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _live(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"the store {self._path!r} is closed; open it again with Store.open")
+        return self._conn
+
+    @contextlib.contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn sqlite3 errors into StoreError with a message that says what to do."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            text = str(exc)
+            if "locked" in text or "busy" in text:
+                raise StoreError(
+                    f"cannot {action}: the store {self._path!r} stayed locked by another writer "
+                    f"for longer than the busy timeout ({self._timeout:g} s); retry when it is "
+                    "done, or open the store with a larger timeout"
+                ) from exc
+            raise StoreError(
+                f"cannot {action} in {self._path!r}: {text}; check the file, its directory's "
+                "permissions and free disk space"
+            ) from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"cannot {action}: {self._path!r} is not a neardup store or is damaged ({exc}); "
+                "check the path; a damaged store can be checked with "
+                "`sqlite3 FILE 'PRAGMA integrity_check'` and must be restored or rebuilt"
+            ) from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot {action} in {self._path!r}: {exc}") from exc
+        except UnicodeDecodeError as exc:  # SQLite's message quotes the damaged, non-UTF-8 bytes
+            raise StoreError(
+                f"cannot {action}: {self._path!r} is damaged (SQLite reported non-UTF-8 data); "
+                "check it with `sqlite3 FILE 'PRAGMA integrity_check'`, restore or rebuild it"
+            ) from exc
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
+        conn = self._live()
+        if self._readonly:
+            raise StoreError(
+                f"the store {self._path!r} was opened read-only; open it with readonly=False "
+                "to change it"
+            )
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction, so that several statements see the same snapshot."""
+        conn = self._live()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    def _stale(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE name = 'stale'").fetchone()
+        if row is None:
+            return 0
+        try:
+            return int(str(row[0]))
+        except ValueError:
+            raise damaged(self._path, f"its stale count {row[0]!r} is not a number") from None
+
+    def _set_stale(self, conn: sqlite3.Connection, stale: int) -> None:
+        conn.execute(
+            "INSERT INTO meta (name, value) VALUES ('stale', ?) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            (str(stale),),
+        )
+
+    # ------------------------------------------------------------------------------ closing
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._conn is None
+
+    def close(self) -> None:
+        """Close the connection; calling it again does nothing."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def __enter__(self) -> Self:
+        """Return the store itself."""
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Close the store."""
+        self.close()
+
+    def __repr__(self) -> str:
+        """Return ``Store(path, kind, params)``."""
+        state = " closed" if self.closed else ""
+        return f"<Store {self._path!r} {self._kind} {self._params}{state}>"

@@ -1,0 +1,261 @@
+"""The read side of the store: point reads, candidates, iteration and statistics, all through
+the checked read path of :mod:`neardup.store._rows` (private: use :class:`neardup.store.Store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import InputError
+from neardup.store._base import StoreBase
+from neardup.store._lookup import Lookup, fold, pairs, triples
+from neardup.store._rows import damaged, doc_row, integer, json_list, text_or_none
+from neardup.store.migrations import schema_version
+
+__all__ = ["StatValue", "StoreReads"]
+
+StatValue = str | int | float
+
+
+class StoreReads(StoreBase):
+    """Reading a store (see :class:`neardup.store.Store`)."""
+
+    # ------------------------------------------------------------------------------ reading
+
+    def get(self, key: str) -> bytes | None:
+        """Return the stored sketch bytes of ``key``, or None.
+
+        Raises:
+            StoreError: the row is damaged (wrong types, checksum mismatch).
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     s.add("k", b"sk", np.array([5]))
+            ...     s.get("k"), s.get("missing")
+            (b'sk', None)
+        """
+        with self._errors("read a document"):
+            row = (
+                self._live()
+                .execute("SELECT key, sketch, checksum FROM docs WHERE key = ?", (key,))
+                .fetchone()
+            )
+        return None if row is None else doc_row(self._path, *row)[1]
+
+    def get_meta(self, key: str) -> str | None:
+        """Return the caller metadata stored with ``key`` (None if absent or not set).
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     s.add("k", b"sk", np.array([5]), meta='{"len": 3}')
+            ...     s.get_meta("k")
+            '{"len": 3}'
+        """
+        with self._errors("read a document"):
+            row = self._live().execute("SELECT meta FROM docs WHERE key = ?", (key,)).fetchone()
+        return None if row is None else text_or_none(self._path, row[0], "a metadata value")
+
+    def __contains__(self, key: object) -> bool:
+        """Return whether ``key`` is stored."""
+        if not isinstance(key, str):
+            return False
+        with self._errors("read a document"):
+            row = self._live().execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
+    def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
+        """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
+
+        This is exactly banded LSH's candidate rule; for Hamming-block search pass the block
+        values (band = block index). The result is a superset of the true matches (the
+        32-bit folding adds a false candidate with probability about ``2**-32`` per stored
+        key): decode the sketches and verify. Documents come once each, in the order they
+        were last added. One read transaction, so one consistent snapshot.
+
+        Args:
+            lookup: A 1-D integer array (band ``j`` = position ``j``, the form of one row of
+                :meth:`add_many`'s array) or an ``(m, 2)`` array of ``(band, value)`` rows.
+
+        Returns:
+            ``(key, sketch bytes)`` pairs.
+
+        Raises:
+            InputError: ``lookup`` has another shape or a non-integer dtype.
+            StoreError: a row read is damaged.
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
+            ...     s.candidates(np.array([1, 1])), s.candidates(np.array([2, 9]))
+            ([('a', b'A'), ('b', b'B')], [('b', b'B')])
+        """
+        return self.candidates_many([pairs(lookup, "lookup")])[0]
+
+    def candidates_many(self, lookup: Lookup) -> list[list[tuple[str, bytes]]]:
+        """:meth:`candidates` for a batch of queries, in two SQL statements.
+
+        Args:
+            lookup: The queries' keys, in the forms :meth:`add_many` takes.
+
+        Returns:
+            One list of ``(key, sketch bytes)`` per query, each in insertion order.
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [2, 1]]))
+            ...     s.candidates_many(np.array([[1, 1], [2, 9], [7, 7]]))
+            [[('a', b'A'), ('b', b'B')], [('b', b'B')], []]
+        """
+        n = len(lookup)
+        query, _, _ = triples(lookup, n)
+        _, bands, values = triples(lookup, n)
+        folded = fold(bands, values)
+        out: list[list[tuple[str, bytes]]] = [[] for _ in range(n)]
+        if not folded.size:
+            return out
+        order = np.argsort(folded, kind="stable")
+        sorted_keys, sorted_query = folded[order], query[order]
+        unique = np.unique(sorted_keys)
+        with self._errors("find candidates"), self._read() as conn:
+            hits = conn.execute(
+                "SELECT k, doc FROM keys WHERE k IN (SELECT value FROM json_each(?))",
+                (json_list(unique.tolist()),),
+            ).fetchall()
+            if not hits:
+                return out
+            found = np.array(
+                [
+                    (
+                        integer(self._path, k, "a lookup key"),
+                        integer(self._path, d, "a document id"),
+                    )
+                    for k, d in hits
+                ],
+                dtype=np.int64,
+            )
+            lo = np.searchsorted(sorted_keys, found[:, 0], side="left")
+            hi = np.searchsorted(sorted_keys, found[:, 0], side="right")
+            counts = hi - lo
+            starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
+            where = starts + np.arange(int(counts.sum()))
+            pair = np.unique(
+                np.stack([np.repeat(found[:, 1], counts), sorted_query[where]], axis=1), axis=0
+            )  # (doc, query), sorted by document id = insertion order
+            rows: dict[int, tuple[str, bytes]] = {}
+            for rowid, key, sketch, check in conn.execute(
+                "SELECT rowid, key, sketch, checksum FROM docs "
+                "WHERE rowid IN (SELECT value FROM json_each(?))",
+                (json_list(np.unique(pair[:, 0]).tolist()),),
+            ):
+                rows[integer(self._path, rowid, "a document id")] = doc_row(
+                    self._path, key, sketch, check
+                )
+        for doc, q in pair.tolist():
+            got = rows.get(doc)
+            if got is not None:  # absent: a stale lookup row of a replaced document
+                out[q].append(got)
+        return out
+
+    def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
+        """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.
+
+        The iteration is one SQL statement, hence one snapshot: documents committed by other
+        connections meanwhile do not appear, and until the iteration ends (or the generator is
+        closed) this ``Store``'s other reads see the same snapshot. Do not write through this
+        same ``Store`` while iterating. Memory holds one batch at a time.
+
+        Args:
+            batch: Documents per yielded batch (at least 1).
+
+        Yields:
+            Lists of keys and of sketch bytes, of equal length.
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     _ = s.add_many(["a", "b", "c"], [b"A", b"B", b"C"], np.zeros((3, 1), np.int64))
+            ...     list(s.iter_sketches(batch=2))
+            [(['a', 'b'], [b'A', b'B']), (['c'], [b'C'])]
+        """
+        if batch < 1:
+            raise InputError(f"batch must be at least 1, got {batch}")
+        with self._errors("read documents"):
+            cursor = self._live().execute("SELECT key, sketch, checksum FROM docs ORDER BY rowid")
+        try:
+            while True:
+                with self._errors("read documents"):
+                    rows = cursor.fetchmany(batch)
+                if not rows:
+                    return
+                checked = [doc_row(self._path, *row) for row in rows]
+                yield [k for k, _ in checked], [b for _, b in checked]
+        finally:
+            if self._conn is not None:  # close() already finalized the cursor's statement
+                cursor.close()
+
+    def __len__(self) -> int:
+        """Return the number of stored documents."""
+        with self._errors("count documents"):
+            value = self._live().execute("SELECT count(*) FROM docs").fetchone()[0]
+        return integer(self._path, value, "the document count")
+
+    @property
+    def config(self) -> str:
+        """The configuration text recorded when the store was created ("" if none)."""
+        with self._errors("read the configuration"):
+            return self._identity().get("config", "")
+
+    def stats(self) -> dict[str, StatValue]:
+        """Return a summary of the store.
+
+        Returns:
+            ``path``, ``docs`` (documents), ``lookup_rows``, ``stale_docs`` (replaced or
+            removed documents whose lookup rows :meth:`compact` will drop), ``kind``,
+            ``params``, ``config``, ``schema_version``, ``file_size`` (bytes of the database
+            pages, committed WAL content included), ``sketch_bytes`` (total stored sketch
+            bytes), ``created`` (Unix time) and ``readonly``.
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     st = s.stats()
+            >>> st["docs"], st["kind"], st["params"], st["schema_version"]
+            (0, 'minhash', 'minhash-00', 2)
+        """
+        with self._errors("read statistics"), self._read() as conn:
+            identity = self._identity()
+            docs, sketch_bytes = conn.execute(
+                "SELECT count(*), coalesce(sum(length(sketch)), 0) FROM docs"
+            ).fetchone()
+            lookup_rows = conn.execute("SELECT count(*) FROM keys").fetchone()[0]
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+            version = schema_version(conn)
+            stale = self._stale(conn)
+        try:
+            created = float(identity.get("created", ""))
+        except ValueError:
+            raise damaged(
+                self._path, f"its 'created' time {identity.get('created')!r} is not a number"
+            ) from None
+        return {
+            "path": self._path,
+            "docs": integer(self._path, docs, "the document count"),
+            "lookup_rows": integer(self._path, lookup_rows, "the lookup row count"),
+            "stale_docs": stale,
+            "kind": identity["kind"],
+            "params": identity["params"],
+            "config": identity.get("config", ""),
+            "schema_version": version,
+            "file_size": int(pages) * int(page_size),
+            "sketch_bytes": integer(self._path, sketch_bytes, "the sketch byte count"),
+            "created": created,
+            "readonly": self._readonly,
+        }

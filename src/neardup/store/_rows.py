@@ -1,0 +1,79 @@
+"""The typed read path of the store: every value read from SQLite is checked (private).
+
+SQLite stores any type in any column, so a damaged or hand-edited file can hand back an int
+where a blob belongs, or a blob whose bytes were flipped. Every read goes through these
+checks, which raise :class:`~neardup.errors.StoreError` (never TypeError, MemoryError or a
+silently wrong answer): types first, then the row's xxh3 checksum over its key and sketch.
+"""
+
+from __future__ import annotations
+
+import json
+
+import xxhash
+
+from neardup.errors import InputError, StoreError
+
+__all__ = ["checksum", "damaged", "doc_row", "integer", "json_list", "text_or_none"]
+
+
+def damaged(path: str, what: str) -> StoreError:
+    """The error for a store whose contents fail a check."""
+    return StoreError(
+        f"the store {path!r} is damaged: {what}; run `sqlite3 FILE 'PRAGMA integrity_check'`, "
+        "then restore the store from a backup or rebuild it (neardup index add)"
+    )
+
+
+def checksum(key: str, sketch: bytes) -> int:
+    """xxh3-64 of the key's UTF-8, a NUL and the sketch, as a signed 64-bit integer.
+
+    Examples:
+        >>> checksum("a", b"x") == checksum("a", b"x") != checksum("b", b"x")
+        True
+    """
+    digest = xxhash.xxh3_64_intdigest(key.encode("utf-8") + b"\x00" + sketch)
+    return digest - (1 << 64) if digest >= 1 << 63 else digest
+
+
+def encodable(key: str, index: int) -> None:
+    """Refuse keys SQLite cannot store as UTF-8 (lone surrogates)."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"key {index} ({key!r}) holds a lone surrogate and is not valid UTF-8; "
+            "give document ids that are valid Unicode text"
+        ) from None
+
+
+def doc_row(path: str, key: object, sketch: object, check: object) -> tuple[str, bytes]:
+    """Check one ``(key, sketch, checksum)`` row; return the key and sketch."""
+    if type(key) is not str or type(sketch) is not bytes or type(check) is not int:
+        raise damaged(
+            path,
+            f"a document row has the SQLite types ({type(key).__name__}, "
+            f"{type(sketch).__name__}, {type(check).__name__}) instead of (text, blob, integer)",
+        )
+    if checksum(key, sketch) != check:
+        raise damaged(path, f"the sketch of {key!r} fails its checksum (flipped bytes)")
+    return key, sketch
+
+
+def integer(path: str, value: object, what: str) -> int:
+    """Check that a value read from SQLite is an integer."""
+    if type(value) is not int:
+        raise damaged(path, f"{what} is a {type(value).__name__}, not an integer")
+    return value
+
+
+def text_or_none(path: str, value: object, what: str) -> str | None:
+    """Check that a value read from SQLite is text or NULL."""
+    if value is not None and type(value) is not str:
+        raise damaged(path, f"{what} is a {type(value).__name__}, not text")
+    return value
+
+
+def json_list(values: list[int] | list[str]) -> str:
+    """A JSON array for ``json_each(?)`` (one bound parameter, parsed in C by SQLite)."""
+    return json.dumps(values, ensure_ascii=False)

@@ -1,0 +1,148 @@
+"""Compile every numba kernel ahead of use (``neardup warmup``), so no later call compiles.
+
+After ``pip install``, the first call of a fast kernel would compile it (tens of seconds for
+the whole set). :func:`warmup` runs the library's public entry points on a tiny corpus while
+holding the kernel cache's lock, so each kernel is compiled exactly once, by this process,
+into the cache directory of :mod:`neardup._kernels.cache`; later processes only load it. The
+Makefile runs ``neardup warmup`` right after installing. Running it again is cheap: every
+kernel is then loaded, none compiled.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["WarmupReport", "warmup"]
+
+_TEXTS = [
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda nu",
+    "Ünïcödé wörds, façade — 東京 日本語 테스트 and more words here",
+    "one two three four five six seven eight nine ten eleven twelve",
+    "x",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class WarmupReport:
+    """What :func:`warmup` did.
+
+    Attributes:
+        backend: ``"fast"`` (numba) or ``"reference"`` (numpy: nothing to compile).
+        compiled: Kernels compiled by this call (0 when the cache was already full).
+        loaded: Kernels loaded from the cache.
+        seconds: Wall time of the call.
+        cache_dir: The build's cache directory (empty for the reference backend).
+    """
+
+    backend: str
+    compiled: int
+    loaded: int
+    seconds: float
+    cache_dir: str
+
+
+def warmup() -> WarmupReport:
+    """Compile (or load) every kernel the library's entry points use.
+
+    Returns:
+        A :class:`WarmupReport`.
+
+    Raises:
+        ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
+    """
+    from neardup._kernels import engine
+
+    start = time.perf_counter()
+    if engine.backend_name() != "fast":
+        _exercise()
+        return WarmupReport("reference", 0, 0, time.perf_counter() - start, "")
+    from neardup._kernels import cache
+
+    before = cache.compiles()
+    with cache.locked(), cache.quiet():
+        _exercise()
+    after = cache.compiles()
+    return WarmupReport(
+        "fast",
+        after["compiled"] - before["compiled"],
+        after["loaded"] - before["loaded"],
+        time.perf_counter() - start,
+        str(cache.kernel_dir()),
+    )
+
+
+def _exercise() -> None:
+    """Call every kernel through the public API, with the argument types real calls use."""
+    from neardup._kernels import engine
+    from neardup._kernels.sets import (
+        bucket_pairs,
+        intersections,
+        jaccard_pairs,
+        unique_pairs,
+        unique_per_doc,
+    )
+    from neardup.cluster import components
+    from neardup.errors import MissingExtraError
+    from neardup.index.hamming import HammingIndex
+    from neardup.index.lsh import LSHIndex
+    from neardup.pipeline import dedup
+    from neardup.sketch.minhash import PRESETS, MinHasher
+    from neardup.sketch.simhash import SimHasher
+    from neardup.tokenize import ShingleTokenizer, WordTokenizer
+
+    spans = engine.tokenize_texts(_TEXTS, mask=3)
+    for name in ("fnv1a64", "xxh3_64", "xxh3_128"):
+        engine.hash_spans(spans, name, 7)
+    for preset in PRESETS:
+        hasher = MinHasher(64, preset=preset)  # type: ignore[arg-type]
+        sigs = hasher.sketch_many(_TEXTS)
+        hasher.sketch(_TEXTS[0])
+        index = LSHIndex(threshold=0.5, num_perm=64)
+        index.add_many([f"d{i}" for i in range(len(sigs))], sigs)
+        list(index.pairs())
+        index.query(hasher.sketch(_TEXTS[1]))
+        index.add("one", hasher.sketch(_TEXTS[2]))  # the per-call paths (read-only slots)
+        index.query_many(sigs)
+    for tok in (WordTokenizer(), ShingleTokenizer(3)):
+        MinHasher(64, tokenizer=tok).sketch_many(_TEXTS)
+    for bits in (64, 128, 256):
+        codes = SimHasher(bits=bits).sketch_many(_TEXTS)
+        ham = HammingIndex(bits=bits, radius=3)
+        ham.add_many([f"d{i}" for i in range(len(codes))], codes)
+        list(ham.pairs())
+        ham.query(codes[0])
+        ham.add("one", int(codes[0].reshape(-1)[0]) if bits == 64 else codes[0])
+        ham.query(int(codes[1].reshape(-1)[0]) if bits == 64 else codes[1])
+    values, offsets = unique_per_doc(
+        np.array([3, 1, 2, 2, 5], np.uint64), np.array([0, 3, 5], np.int64)
+    )
+    a, b = np.array([0], np.int64), np.array([1], np.int64)
+    intersections(values, offsets, a, b)
+    jaccard_pairs(values, offsets, a, b)
+    unique_pairs(np.array([1, 0, 1]), np.array([2, 1, 2]), 2)
+    keys = np.array([7, 7, 9], np.uint64)
+    bucket_pairs(keys, np.array([2, 1, 0]), 4)
+    bucket_pairs(keys, np.array([2, 1, 0]), 4, codes=np.zeros((3, 1), np.uint64), radius=2)
+    components(3, np.array([0]), np.array([2]))
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from neardup.packed import PackedBatches
+
+    with tempfile.TemporaryDirectory() as tmp:  # the packed JSONL path the CLI takes
+        path = Path(tmp) / "warm.jsonl"
+        path.write_text(
+            "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(_TEXTS))
+        )
+        for pairs in (True, False):
+            dedup(PackedBatches(path), method="minhash", pairs=pairs, jobs=2)
+    for method in ("minhash", "simhash", "ctph"):
+        try:
+            dedup(_TEXTS, method=method)
+        except MissingExtraError:  # the method's extra is absent: its kernels are never used
+            continue

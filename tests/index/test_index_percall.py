@@ -1,0 +1,181 @@
+"""Per-call add + query on the hash-table indexes: exact against brute force on both backends,
+the same hits as the batch paths, and every index pickles and round-trips through bytes."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neardup.errors import FormatError
+from neardup.index.hamming import HammingIndex
+from neardup.index.lsh import LSHIndex
+from neardup.sketch.minhash import MinHash, MinHasher
+
+_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@contextmanager
+def backend(name: str) -> Iterator[None]:
+    old = os.environ.get("NEARDUP_BACKEND")
+    os.environ["NEARDUP_BACKEND"] = name
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["NEARDUP_BACKEND"]
+        else:
+            os.environ["NEARDUP_BACKEND"] = old
+
+
+def _fold(v: np.ndarray) -> np.ndarray:
+    return (v ^ (v >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+
+
+def _lsh_brute(
+    live: dict[int, np.ndarray], order: list[int], q: np.ndarray, index: LSHIndex
+) -> list[tuple[int, float]]:
+    """Keys sharing a band (same slots in the same band) with q, by estimate then order."""
+    if (q == _MAX64).all():
+        return []
+    b, r = index.bands, index.rows
+    fq = _fold(q)
+    hits = []
+    for key in order:
+        fv = _fold(live[key])
+        if (live[key] == _MAX64).all():
+            continue
+        if any((fv[j * r : (j + 1) * r] == fq[j * r : (j + 1) * r]).all() for j in range(b)):
+            hits.append((key, float((fv == fq).mean())))
+    return sorted(hits, key=lambda kv: (-kv[1], order.index(kv[0])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 5), min_size=1, max_size=30),
+    edits=st.lists(st.tuples(st.integers(0, 29), st.integers(0, 31)), max_size=40),
+    removes=st.lists(st.integers(0, 29), max_size=6),
+    empty=st.booleans(),
+)
+def test_lsh_per_call_equals_brute_force(
+    picks: list[int], edits: list[tuple[int, int]], removes: list[int], empty: bool
+) -> None:
+    rng = np.random.default_rng(len(picks))
+    base = rng.integers(0, 1 << 40, size=(6, 32), dtype=np.uint64)
+    sigs = base[picks].copy()
+    for i, c in edits:
+        if i < len(sigs):
+            sigs[i, c] = np.uint64(c + 7)
+    if empty:
+        sigs[0] = _MAX64
+    mhs = [MinHash(row, "xxh3", "p") for row in sigs]
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = LSHIndex(threshold=0.5, num_perm=32, bands=8, rows=4)
+            live: dict[int, np.ndarray] = {}
+            order: list[int] = []
+            for key, mh in enumerate(mhs):
+                index.add(key, mh)
+                live[key] = mh.hashvalues
+                order.append(key)
+                assert index.query(mh) == _lsh_brute(live, order, mh.hashvalues, index)
+            for key in removes:
+                if key in live:
+                    index.remove(key)
+                    del live[key]
+                    order.remove(key)
+            batch = index.query_many(sigs)
+            for q, mh in enumerate(mhs):
+                want = _lsh_brute(live, order, mh.hashvalues, index)
+                assert index.query(mh) == want
+                assert batch[q] == want
+
+
+def _ham_brute(
+    live: dict[int, int], order: list[int], q: int, radius: int
+) -> list[tuple[int, int]]:
+    hits = [(k, (live[k] ^ q).bit_count()) for k in order if (live[k] ^ q).bit_count() <= radius]
+    return sorted(hits, key=lambda kd: (kd[1], order.index(kd[0])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bits=st.sampled_from([64, 128]),
+    seeds=st.lists(st.integers(0, 3), min_size=1, max_size=25),
+    flips=st.lists(st.lists(st.integers(0, 127), max_size=4), min_size=25, max_size=25),
+    replace=st.lists(st.integers(0, 24), max_size=4),
+)
+def test_hamming_per_call_equals_brute_force(
+    bits: int, seeds: list[int], flips: list[list[int]], replace: list[int]
+) -> None:
+    rng = np.random.default_rng(bits)
+    base = [int(x) for x in rng.integers(0, 1 << 62, size=4)]
+    base = [(b << (bits - 62)) | b for b in base]
+    codes = []
+    for i, s in enumerate(seeds):
+        c = base[s]
+        for f in flips[i]:
+            c ^= 1 << (f % bits)
+        codes.append(c)
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = HammingIndex(bits, radius=3)
+            live: dict[int, int] = {}
+            order: list[int] = []
+            for key, c in enumerate(codes):
+                index.add(key, c)
+                live[key] = c
+                order.append(key)
+                assert index.query(c) == _ham_brute(live, order, c, 3)
+            for key in replace:  # replacing moves a key to the end
+                if key in live:
+                    index.add(key, codes[0])
+                    live[key] = codes[0]
+                    order.remove(key)
+                    order.append(key)
+            for c in codes:
+                assert index.query(c) == _ham_brute(live, order, c, 3)
+
+
+def _lsh_index() -> LSHIndex:
+    h = MinHasher(64)
+    texts = ["a b c d e f g h i j k l", "a b c d e f g h i j k m", "p q r s", "x"]
+    index = LSHIndex(threshold=0.5, num_perm=64)
+    for i, t in enumerate(texts):
+        index.add(f"d{i}", h.sketch(t))
+    index.remove("d2")
+    index.add_many(["d4", "d5"], h.sketch_many(texts[:2]))
+    return index
+
+
+def test_lsh_pickles_and_round_trips_bytes() -> None:
+    index = _lsh_index()
+    h = MinHasher(64)
+    q = h.sketch("a b c d e f g h i j k l")
+    for copy in (pickle.loads(pickle.dumps(index)), LSHIndex.from_bytes(index.to_bytes())):
+        assert copy.query(q) == index.query(q)
+        assert list(copy.pairs()) == list(index.pairs())
+        assert len(copy) == len(index) and copy.plan.bands == index.plan.bands
+        copy.add("d9", q)  # the copy keeps working and does not share state
+        assert "d9" not in index and ("d9", 1.0) in copy.query(q)
+    with pytest.raises(FormatError, match="NDLS"):
+        LSHIndex.from_bytes(b"nope")
+    with pytest.raises(FormatError, match="truncated"):
+        LSHIndex.from_bytes(index.to_bytes()[:-3])
+
+
+def test_hamming_pickles() -> None:
+    index = HammingIndex(64, radius=2)
+    index.add_many(["a", "b", "c"], [0b1011, 0b1001, 0xFF00])
+    index.remove("c")
+    copy = pickle.loads(pickle.dumps(index))
+    assert copy.query(0b1011) == index.query(0b1011) == [("a", 0), ("b", 1)]
+    copy.remove("b")  # a removal must reach the copy's own tables
+    assert copy.query(0b1011) == [("a", 0)] and index.query(0b1011)[1] == ("b", 1)
+    assert HammingIndex.from_bytes(copy.to_bytes()).query(0b1011) == [("a", 0)]

@@ -1,0 +1,91 @@
+"""PersistentIndex: the stored configuration rebuilds the method, gathered writes, and the
+compact blobs verify like the in-memory method."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import neardup
+from neardup.errors import ConfigError, StoreError
+from neardup.io import Document
+from neardup.methods import make_method
+from neardup.store.persistent import PersistentIndex
+
+WORDS = [f"w{i}" for i in range(400)]
+
+
+def _corpus(n: int = 60, seed: int = 4) -> list[Document]:
+    rng = random.Random(seed)
+    docs = []
+    for i in range(n):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(30, 120))]
+        docs.append(Document(f"d{i}", " ".join(words)))
+        if i % 5 == 0:  # an edited copy
+            edited = list(words)
+            edited[rng.randrange(len(edited))] = "changed"
+            docs.append(Document(f"d{i}-copy", " ".join(edited)))
+    return docs
+
+
+def _clusters(result: neardup.DedupResult) -> list[tuple[str, ...]]:
+    return sorted(c.members for c in result.clusters)
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_dedup_with_an_index_finds_the_same_clusters(tmp_path: Path, verify: bool) -> None:
+    docs = _corpus()
+    method = make_method("minhash", 0.7, verify=verify)
+    plain = neardup.dedup(docs, method=method)
+    with PersistentIndex(tmp_path / "s.db", method, write_docs=7) as index:
+        stored = neardup.dedup(docs, index=index, batch_size=5)
+    assert _clusters(stored) == _clusters(plain) and plain.clusters
+    # a second run against the full store: every document is found stored, same clusters
+    with PersistentIndex.open(tmp_path / "s.db") as index:
+        again = neardup.dedup(docs, index=index, batch_size=9)
+        assert len(index) == len(docs)
+    assert _clusters(again) == _clusters(plain)
+
+
+def test_open_rebuilds_the_method_and_checks_explicit_options(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with pytest.raises(StoreError, match="no index"):
+        PersistentIndex.open(path, readonly=True)
+    with PersistentIndex.open(path, method="minhash", threshold=0.6, num_perm=64) as index:
+        index.add(_corpus(10))
+    with PersistentIndex.open(path, readonly=True) as index:
+        assert index.method == make_method("minhash", 0.6, num_perm=64)
+        assert index.stats()["config"]["num_perm"] == 64  # type: ignore[index]
+        hits = index.query([Document("q", _corpus(10)[0].text or "")])
+        assert hits and hits[0].key == "d0" and hits[0].similarity == 1.0
+    with pytest.raises(ConfigError, match=r"num_perm 128 contradicts the index's num_perm 64"):
+        PersistentIndex.open(path, num_perm=128)
+    with pytest.raises(ConfigError, match="does not apply"):
+        PersistentIndex.open(path, bits=64)
+    with PersistentIndex.open(path, threshold=0.6, num_perm=64):
+        pass  # agreeing options are fine
+
+
+def test_query_then_add_gathers_writes_until_flush(tmp_path: Path) -> None:
+    method = make_method("simhash")
+    docs = _corpus(12)
+    with PersistentIndex(tmp_path / "s.db", method, write_docs=8) as index:
+        index.query_then_add(docs[:5], method.sketch(docs[:5]))
+        assert len(index.store) == 0  # gathered, not written yet
+        index.query_then_add(docs[5:9], method.sketch(docs[5:9]))
+        assert len(index.store) == 9  # the 8-document threshold was passed: one transaction
+        index.query_then_add(docs[9:], method.sketch(docs[9:]))
+    with PersistentIndex.open(tmp_path / "s.db") as index:
+        assert len(index) == len(docs)  # close() wrote the rest
+
+
+def test_stored_verification_agrees_with_the_exact_jaccard() -> None:
+    method = make_method("minhash", 0.5)
+    docs = _corpus(40, seed=9)
+    blobs = method.blobs(method.sketch(docs))
+    for i in range(0, len(docs) - 1):
+        exact = method.compare(docs[i], docs[i + 1])[0]
+        stored = method.blob_similarity(blobs[i], blobs[i + 1])[0]
+        assert abs(exact - stored) < 0.02 and 0.0 <= stored <= 1.0
