@@ -213,9 +213,11 @@ def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
 
 @cache
 def _center_fast() -> Callable[[int, I64, I64, F64], tuple[I64, F64]]:
-    from neardup._kernels.cache import njit
+    import numba
 
-    jit = njit()
+    # compiled per process, never cached: the kernel cache serves only _kernels' own files,
+    # and numba's own cache is the one that once served stale code (docs/engine.md)
+    jit = numba.njit(nogil=True)
     counting = jit(_adjacency_counting)
     loop = jit(_center_loop)
 
