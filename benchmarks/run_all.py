@@ -35,12 +35,22 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["--mb", "5", "--rounds", "2", "--codes", "200000"],
     ),
     (
+        "datasketch family: compat package and native classes (vs datasketch, rensa)",
+        ["datasketch_bench.py"],
+        ["--mb", "1", "--rounds", "2"],
+    ),
+    (
         "canonicalization kernel and MinHash on non-ASCII text (vs the stdlib path, rensa)",
         ["canonicalize_bench.py"],
         ["--mb", "2", "--rounds", "2"],
     ),
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
+    (
+        "whole-process `neardup dedup` vs the rensa and datasketch scripts (issue 16)",
+        ["e2e_bench.py"],
+        ["--docs", "20000", "--pages-mb", "4"],
+    ),
     (
         "end-to-end dedup (vs datasketch MinHashLSH + union-find)",
         ["dedup_bench.py", "--docs", "100000", "--jobs", "1,2"],

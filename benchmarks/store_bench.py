@@ -115,7 +115,9 @@ def verification_error(texts: list[str]) -> tuple[float, int, int]:
     a = np.array([pos[p.a] for p in result.pairs], dtype=np.int64)
     b = np.array([pos[p.b] for p in result.pairs], dtype=np.int64)
     exact = jaccard_pairs(values, offsets, a, b)
-    stored = np.array([method.blob_similarity(blobs[i], blobs[j])[0] for i, j in zip(a, b)])
+    stored = np.array(
+        [method.blob_similarity(blobs[i], blobs[j])[0] for i, j in zip(a, b, strict=True)]
+    )
     flips = int(np.count_nonzero((exact >= 0.8) != (stored >= 0.8)))
     return float(np.max(np.abs(exact - stored), initial=0.0)), flips, len(a)
 

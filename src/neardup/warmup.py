@@ -128,6 +128,7 @@ def _exercise() -> None:
     bucket_pairs(keys, np.array([2, 1, 0]), 4)
     bucket_pairs(keys, np.array([2, 1, 0]), 4, codes=np.zeros((3, 1), np.uint64), radius=2)
     components(3, np.array([0]), np.array([2]))
+    _exercise_datasketch_family()
     import json
     import tempfile
     from pathlib import Path
@@ -146,3 +147,26 @@ def _exercise() -> None:
             dedup(_TEXTS, method=method)
         except MissingExtraError:  # the method's extra is absent: its kernels are never used
             continue
+
+
+def _exercise_datasketch_family() -> None:
+    """The datasketch-family kernels (sha1, affine, hll, weighted, forest) and their callers."""
+    from neardup.index.lshensemble import LSHEnsemble
+    from neardup.index.lshforest import LSHForest
+    from neardup.sketch.hyperloglog import HyperLogLog
+    from neardup.sketch.tokensets import sketch_token_sets
+    from neardup.sketch.weighted import WeightedMinHasher
+
+    sets = [t.encode().split() for t in _TEXTS] + [[b"x" * 80]]
+    for scheme in ("affine32", "affine64", "legacy"):
+        for hash_name in ("sha1", "xxh3"):
+            rows = sketch_token_sets(sets, num_perm=16, scheme=scheme, hash=hash_name)
+    for plus in (False, True):
+        HyperLogLog.sketch_many(sets, p=4, plus=plus)
+    WeightedMinHasher(4, sample_size=8).sketch_many(np.eye(4))
+    forest = LSHForest(16, l=4)
+    forest.add_many(list(range(len(rows))), rows)
+    forest.query_many(rows, 2)
+    ens = LSHEnsemble(threshold=0.5, num_perm=16, num_part=2)
+    ens.index(list(range(len(rows))), rows, [len(s) or 1 for s in sets])
+    ens.query(rows[0], 3)

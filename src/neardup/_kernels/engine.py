@@ -40,16 +40,21 @@ _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 #: The kernel families: each is a package ``neardup._kernels.<family>`` with ``reference.py``
 #: and ``fast.py``.
 FAMILIES = (
+    "affine",
     "buckets",
     "canonicalize",
     "ctph",
+    "forest",
     "hamming",
+    "hll",
     "jsonl",
     "lsh",
     "minhash",
     "sets",
+    "sha1",
     "simhash",
     "text",
+    "weighted",
     "xxh3",
 )
 

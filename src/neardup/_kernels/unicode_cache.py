@@ -8,8 +8,9 @@ version of :mod:`unicodedata` and the Python version (``str.casefold`` and ``str
 from the interpreter's own Unicode database). Later processes load the file in a few
 milliseconds.
 
-Where: ``$NEARDUP_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/neardup`` (``~/.cache/neardup``),
-or ``%LOCALAPPDATA%\\neardup`` on Windows. ``NEARDUP_CACHE_DIR=off`` disables the disk cache.
+Where: the root of the kernel cache (:func:`neardup._kernels.cache.cache_root`:
+``$NEARDUP_CACHE_DIR``, else ``$NUMBA_CACHE_DIR/neardup``, else ``$XDG_CACHE_HOME/neardup``,
+``~/.cache/neardup``), next to the compiled kernels.
 
 Safety: a file is written to a temporary name in the same directory and moved into place
 with :func:`os.replace` (atomic on POSIX and Windows), so readers never see half a file and
@@ -43,26 +44,16 @@ Tables = dict[str, npt.NDArray[np.generic]]
 Layout = dict[str, tuple[str, int | None]]
 
 
-def cache_dir() -> Path | None:
-    """The directory holding the table files, or ``None`` when the disk cache is off."""
-    env = os.environ.get("NEARDUP_CACHE_DIR", "").strip()
-    if env:
-        return None if env.lower() in ("off", "0", "none") else Path(env)
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA")
-        return Path(base) / "neardup" if base else None
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    if xdg:
-        return Path(xdg) / "neardup"
-    home = Path.home()
-    return home / ".cache" / "neardup"
+def cache_dir() -> Path:
+    """The directory holding the table files: the kernel cache's root."""
+    from neardup._kernels.cache import cache_root
+
+    return cache_root()
 
 
-def cache_path(family: str, version: int) -> Path | None:
-    """The file for ``family``'s tables of format ``version`` (``None``: cache off)."""
+def cache_path(family: str, version: int) -> Path:
+    """The file for ``family``'s tables of format ``version``."""
     root = cache_dir()
-    if root is None:
-        return None
     py = f"py{sys.version_info[0]}{sys.version_info[1]}"
     return root / f"unicode-{family}-v{version}-{unicodedata.unidata_version}-{py}.npz"
 
@@ -81,15 +72,13 @@ def cached_tables(family: str, version: int, build: Callable[[], Tables], layout
         Arrays by name, read-only.
     """
     path = cache_path(family, version)
-    if path is not None:
-        loaded = _load(path, layout)
-        if loaded is not None:
-            return loaded
+    loaded = _load(path, layout)
+    if loaded is not None:
+        return loaded
     tables = build()
     for arr in tables.values():
         arr.setflags(write=False)
-    if path is not None:
-        _save(path, tables)
+    _save(path, tables)
     return tables
 
 

@@ -503,6 +503,85 @@ class LSHIndex:
         self._keys[row] = None
         self._dead += 1
 
+    def count(self) -> int:
+        """Number of indexed keys (``len(index)``; datasketch users know it as a count)."""
+        return len(self._row)
+
+    def merge(self, other: LSHIndex) -> None:
+        """Add every key of ``other`` to this index (``other`` is unchanged).
+
+        A key indexed in both takes ``other``'s sketch, as :meth:`add` would.
+
+        Raises:
+            IncompatibleSketchError: Different ``num_perm``, ``bands`` or ``rows``, or
+                sketches of another scheme or params.
+
+        Examples:
+            >>> from neardup.sketch.minhash import MinHasher
+            >>> h = MinHasher(num_perm=32)
+            >>> a, b = LSHIndex(0.5, 32), LSHIndex(0.5, 32)
+            >>> a.add("x", h.sketch_tokens(["p", "q"])); b.add("y", h.sketch_tokens(["p", "q"]))
+            >>> a.merge(b); a.count(), [k for k, _ in a.query(h.sketch_tokens(["p", "q"]))]
+            (2, ['x', 'y'])
+        """
+        if not isinstance(other, LSHIndex) or (self.num_perm, self.bands, self.rows) != (
+            other.num_perm,
+            other.bands,
+            other.rows,
+        ):
+            raise IncompatibleSketchError(
+                "cannot merge LSH indexes of different num_perm, bands or rows; build both "
+                "with the same parameters"
+            )
+        if self._params and other._params and self._params != other._params:
+            raise IncompatibleSketchError(
+                f"cannot merge an index of {other._params[0]}/{other._params[1]} sketches into "
+                f"one of {self._params[0]}/{self._params[1]}; index sketches of one MinHasher"
+            )
+        self._params = self._params or other._params
+        rows = np.flatnonzero(other._state[: other._n] != 0)
+        keys = [other._keys[i] for i in rows.tolist()]
+        for key in keys:
+            if key in self._row:
+                self.remove(key)
+        self._maybe_compact()
+        n = len(rows)
+        if not n:
+            return
+        # the 32-bit slot fingerprints are their own fingerprints; empty rows stay empty
+        values = other._sig[rows].astype(np.uint64)
+        values[other._state[rows] == 2] = _MAX32
+        self._reserve(n)
+        lo = self._n
+        self._lsh.add_rows(
+            np.ascontiguousarray(values), lo, self._sig, self._state, self.plan.bands,
+            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
+        )  # fmt: skip
+        for i, key in enumerate(keys):
+            self._keys.append(key)
+            self._row[key] = lo + i
+        self._n = lo + n
+
+    def get_counts(self) -> list[dict[int, int]]:
+        """Per band, the number of indexed documents in each bucket (64-bit band key ->
+        count), as datasketch's ``MinHashLSH.get_counts``. Empty sketches are in no bucket.
+
+        Examples:
+            >>> from neardup.sketch.minhash import MinHasher
+            >>> h = MinHasher(num_perm=16)
+            >>> idx = LSHIndex(0.5, 16, bands=4, rows=4)
+            >>> idx.add_many(["a", "b"], [h.sketch_tokens(["x"]), h.sketch_tokens(["x"])])
+            >>> [sorted(c.values()) for c in idx.get_counts()]
+            [[2], [2], [2], [2]]
+        """
+        live = np.flatnonzero(self._state[: self._n] == 1)
+        keys = self._band_keys(self._sig[live])
+        out: list[dict[int, int]] = []
+        for j in range(self.bands):
+            uniq, counts = np.unique(keys[:, j], return_counts=True)
+            out.append(dict(zip(uniq.tolist(), counts.tolist(), strict=True)))
+        return out
+
     def _maybe_compact(self) -> None:
         """Drop removed rows (renumbering the rest) once they are a quarter of the index."""
         if self._dead <= max(64, self._n // 4):

@@ -7,7 +7,8 @@ is (but for its ASCII letters, lowercased like a pure-ASCII document: case foldi
 A-Z to a-z whatever surrounds them); anything else is decoded, stripped, and run through
 NFKC -> full case folding -> NFKC with the tables: NFKD per code point, the canonical
 ordering algorithm, canonical composition (UAX #15; the Unicode Standard, chapter 3,
-section 3.11). Compiled lazily with ``cache=True``; importing this module compiles nothing.
+section 3.11). Compiled lazily into the kernel cache (:mod:`neardup._kernels.cache`);
+importing this module compiles nothing.
 """
 
 from __future__ import annotations

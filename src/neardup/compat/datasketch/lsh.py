@@ -1,0 +1,366 @@
+"""datasketch's ``lsh`` module: :class:`MinHashLSH` with in-memory storage.
+
+The same constructor, parameter search (:func:`neardup.index.lshparams.jaccard_params`),
+band keys (big-endian bytes of each band's slots), ``hashtables`` / ``keys`` layout,
+``merge``, ``get_counts``, sessions and query buffers as datasketch 2.0.0. Band keys are cut
+from one byte-swap of the whole sketch and the tables are plain dicts, which is what makes
+a single ``insert`` or ``query`` several times faster than datasketch's.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections import defaultdict, deque
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from itertools import repeat
+from types import TracebackType
+
+import numpy as np
+
+from neardup.compat.datasketch.minhash import _check_scheme_consistency
+from neardup.compat.datasketch.storage import (
+    DictListStorage,
+    DictSetStorage,
+    _check_config,
+    unordered_storage,
+)
+from neardup.index.lshparams import jaccard_params
+
+__all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
+
+_bucket = defaultdict.__getitem__  # the bucket of a band key, created when missing
+_sink: deque[object] = deque(maxlen=0)
+_consume: Callable[[Iterable[object]], None] = _sink.extend  # run an iterator for effects
+
+
+def _optimal_param(
+    threshold: float, num_perm: int, false_positive_weight: float, false_negative_weight: float
+) -> tuple[int, int]:
+    """datasketch's ``_optimal_param``."""
+    return jaccard_params(float(threshold), num_perm, false_positive_weight, false_negative_weight)
+
+
+class MinHashLSH:
+    """datasketch 2.0.0's ``MinHashLSH`` (Jaccard threshold queries), in memory.
+
+    Args:
+        threshold: Jaccard threshold in [0, 1].
+        num_perm: Slots per sketch (``sample_size`` for weighted MinHash).
+        weights: ``(false_positive_weight, false_negative_weight)``, summing to 1.
+        params: ``(b, r)`` to skip the parameter search.
+        storage_config: Only ``{"type": "dict"}`` (the default).
+        prepickle: Pickle keys before storing them (default False).
+        hashfunc: Optional function compressing each band key's bytes.
+
+    Examples:
+        >>> from neardup.compat.datasketch.minhash import MinHash
+        >>> m = MinHash(num_perm=32); m.update_batch([b"a", b"b"])
+        >>> lsh = MinHashLSH(threshold=0.5, num_perm=32)
+        >>> lsh.insert("k", m)
+        >>> lsh.query(m), lsh.get_counts()[0][next(iter(lsh.hashtables[0]))]
+        (['k'], 1)
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.9,
+        num_perm: int = 128,
+        weights: tuple[float, float] = (0.5, 0.5),
+        params: tuple[int, int] | None = None,
+        storage_config: Mapping[str, object] | None = None,
+        prepickle: bool | None = None,
+        hashfunc: Callable[[bytes], bytes] | None = None,
+    ) -> None:
+        storage_config = storage_config if storage_config else {"type": "dict"}
+        _check_config(storage_config)
+        self._buffer_size = 50000
+        if threshold > 1.0 or threshold < 0.0:
+            raise ValueError("threshold must be in [0.0, 1.0]")
+        if num_perm < 2:
+            raise ValueError("Too few permutation functions")
+        if any(w < 0.0 or w > 1.0 for w in weights):
+            raise ValueError("Weight must be in [0.0, 1.0]")
+        if sum(weights) != 1.0:
+            raise ValueError("Weights must sum to 1.0")
+        self.h = num_perm
+        if params is not None:
+            self.b, self.r = params
+            if self.b * self.r > num_perm:
+                raise ValueError(
+                    f"The product of b and r in params is {self.b} * {self.r} = "
+                    f"{self.b * self.r} -- it must be less than num_perm {num_perm}. "
+                    "Did you forget to specify num_perm?"
+                )
+        else:
+            self.b, self.r = _optimal_param(threshold, num_perm, weights[0], weights[1])
+        if self.b < 2:
+            raise ValueError("The number of bands are too small (b < 2)")
+        self.prepickle = False if prepickle is None else prepickle
+        self.hashfunc = hashfunc
+        self.hashtables: list[DictSetStorage] = [DictSetStorage() for _ in range(self.b)]
+        self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
+        self.keys: DictListStorage = DictListStorage()
+        self._minhash_scheme: str | None = None
+        self._cuts: tuple[int, list[slice]] = (0, [])
+
+    @property
+    def buffer_size(self) -> int:
+        """Buffer size of sessions (no effect in memory)."""
+        return self._buffer_size
+
+    @buffer_size.setter
+    def buffer_size(self, value: int) -> None:
+        self._buffer_size = value
+
+    # ------------------------------------------------------------------ band keys
+
+    def _byteswap(self, hs: np.ndarray) -> bytes:
+        return bytes(hs.byteswap().data)
+
+    def _H(self, hs: np.ndarray) -> bytes:  # noqa: N802  # datasketch's name
+        raw = bytes(hs.byteswap().data)
+        return self.hashfunc(raw) if self.hashfunc else raw
+
+    def _band_keys(self, minhash: object, b: int | None = None) -> list[bytes]:
+        hv = minhash.hashvalues  # type: ignore[attr-defined]
+        if len(hv) != self.h:
+            raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+        raw = hv.byteswap().tobytes()  # big-endian slots, C order; one copy for all bands
+        width, cuts = self._cuts
+        if width != hv.itemsize * (hv.size // self.h):
+            width = hv.itemsize * (hv.size // self.h)
+            step = width * self.r
+            cuts = [slice(i * step, (i + 1) * step) for i in range(self.b)]
+            self._cuts = (width, cuts)
+        if b is not None:
+            cuts = cuts[:b]
+        keys = list(map(raw.__getitem__, cuts))  # C-level loop over the bands
+        if self.hashfunc:
+            return list(map(self.hashfunc, keys))
+        return keys
+
+    # ------------------------------------------------------------------ insert / merge
+
+    def insert(self, key: Hashable, minhash: object, check_duplication: bool = True) -> None:
+        """Index ``minhash`` under ``key``.
+
+        Raises:
+            ValueError: Wrong length, another scheme, or a duplicate key.
+        """
+        self._insert(key, minhash, check_duplication=check_duplication, buffer=False)
+
+    def _insert(
+        self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
+    ) -> None:
+        hs = self._band_keys(minhash)
+        scheme = getattr(minhash, "scheme", None)
+        if scheme is not None and scheme != self._minhash_scheme:
+            self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
+        if self.prepickle:
+            key = pickle.dumps(key)
+        keys = self.keys
+        if check_duplication and key in keys:
+            raise ValueError("The given key already exists")
+        old = dict.get(keys, key)
+        if old is None:
+            keys[key] = hs
+        else:
+            old.extend(hs)
+        # the buckets (created on demand by the defaultdict), then the key into each: two
+        # C-level loops, no Python bytecode per band
+        _consume(map(set.add, map(_bucket, self.hashtables, hs), repeat(key)))
+
+    def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
+        """Insert many (key, MinHash) pairs (a loop over :meth:`insert`; neardup addition)."""
+        if len(keys) != len(minhashes):
+            raise ValueError("keys and minhashes must have the same length")
+        for key, m in zip(keys, minhashes, strict=True):
+            self._insert(key, m)
+
+    def merge(self, other: MinHashLSH, check_overlap: bool = False) -> None:
+        """Add every key of ``other`` (same ``num_perm``, ``b`` and ``r``).
+
+        Raises:
+            ValueError: Different parameters or schemes, or overlapping keys with
+                ``check_overlap``.
+        """
+        if not (
+            type(self) is type(other)
+            and self.h == other.h
+            and self.b == other.b
+            and self.r == other.r
+        ):
+            if type(self) is not type(other):
+                raise ValueError(f"Cannot merge type MinHashLSH and type {type(other).__name__}.")
+            raise ValueError("Cannot merge MinHashLSH with different initialization parameters.")
+        known, other_known = self._minhash_scheme, other._minhash_scheme
+        if known is not None and other_known is not None and known != other_known:
+            raise ValueError(
+                f"Cannot merge MinHashLSH indexed with MinHash scheme {other_known!r} into one "
+                f"indexed with scheme {known!r}"
+            )
+        if check_overlap and set(self.keys).intersection(set(other.keys)):
+            raise ValueError("The keys are overlapping, duplicate key exists.")
+        if known is None:
+            self._minhash_scheme = other_known
+        for key, hs in other.keys.items():
+            self.keys.insert(key, *hs)
+            for h, table in zip(hs, self.hashtables, strict=False):
+                table.insert(h, key)
+
+    def insertion_session(self, buffer_size: int = 50000) -> MinHashLSHInsertionSession:
+        """A context manager for bulk inserts."""
+        return MinHashLSHInsertionSession(self, buffer_size=buffer_size)
+
+    def deletion_session(self, buffer_size: int = 50000) -> MinHashLSHDeletionSession:
+        """A context manager for bulk removals."""
+        return MinHashLSHDeletionSession(self, buffer_size=buffer_size)
+
+    # ------------------------------------------------------------------ queries
+
+    def query(self, minhash: object) -> list[Hashable]:
+        """Keys sharing at least one band with ``minhash`` (candidates, unordered).
+
+        Raises:
+            ValueError: Wrong length or another scheme.
+        """
+        hs = self._band_keys(minhash)
+        if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
+            _check_scheme_consistency(self._minhash_scheme, minhash)
+        candidates: set[Hashable] = set().union(*filter(None, map(dict.get, self.hashtables, hs)))
+        if self.prepickle:
+            return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
+        return list(candidates)
+
+    def add_to_query_buffer(self, minhash: object) -> None:
+        """Queue a query for :meth:`collect_query_buffer`."""
+        hs = self._band_keys(minhash)
+        _check_scheme_consistency(self._minhash_scheme, minhash)
+        for h, table in zip(hs, self.hashtables, strict=False):
+            table.add_to_select_buffer([h])
+
+    def collect_query_buffer(self) -> list[Hashable]:
+        """Keys in the results of every queued query (their intersection)."""
+        collected = [table.collect_select_buffer() for table in self.hashtables]
+        if not any(collected):
+            return []
+        per_query = [set().union(*lists) for lists in zip(*collected, strict=False)]
+        if not per_query:
+            return []
+        candidates = set.intersection(*per_query)
+        if self.prepickle:
+            return [pickle.loads(k) for k in candidates]
+        return list(candidates)
+
+    def _query_b(self, minhash: object, b: int) -> set[Hashable]:
+        if b > len(self.hashtables):
+            raise ValueError("b must be less or equal to the number of hash tables")
+        hs = self._band_keys(minhash, b)
+        _check_scheme_consistency(self._minhash_scheme, minhash)
+        candidates: set[Hashable] = set()
+        for h, table in zip(hs, self.hashtables, strict=False):
+            bucket = dict.get(table, h)
+            if bucket:
+                candidates.update(bucket)
+        if self.prepickle:
+            return {pickle.loads(k) for k in candidates}  # type: ignore[arg-type]
+        return candidates
+
+    def __contains__(self, key: Hashable) -> bool:
+        if self.prepickle:
+            key = pickle.dumps(key)
+        return key in self.keys
+
+    def remove(self, key: Hashable) -> None:
+        """Remove ``key``.
+
+        Raises:
+            ValueError: ``key`` is not indexed.
+        """
+        self._remove(key, buffer=False)
+
+    def _remove(self, key: Hashable, buffer: bool = False) -> None:
+        if self.prepickle:
+            key = pickle.dumps(key)
+        if key not in self.keys:
+            raise ValueError("The given key does not exist")
+        for h, table in zip(self.keys[key], self.hashtables, strict=False):
+            bucket = table[h]
+            bucket.discard(key)
+            if not bucket:
+                del table[h]
+        del self.keys[key]
+
+    def is_empty(self) -> bool:
+        """True when a hash table is empty."""
+        return any(len(t) == 0 for t in self.hashtables)
+
+    def get_counts(self) -> list[dict[Hashable, int]]:
+        """Per band, the number of keys in each bucket."""
+        return [t.itemcounts() for t in self.hashtables]
+
+    def get_subset_counts(self, *keys: Hashable) -> list[dict[Hashable, int]]:
+        """:meth:`get_counts` restricted to ``keys``."""
+        key_set = [pickle.dumps(k) for k in set(keys)] if self.prepickle else list(set(keys))
+        tables = [unordered_storage({"type": "dict"}) for _ in range(self.b)]
+        for key, hs in zip(key_set, self.keys.getmany(*key_set), strict=True):
+            for h, table in zip(hs, tables, strict=False):  # type: ignore[call-overload]
+                table.insert(h, key)
+        return [t.itemcounts() for t in tables]
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        state["_cuts"] = (0, [])
+        return state
+
+
+class MinHashLSHInsertionSession:
+    """Context manager for bulk insertion (datasketch's)."""
+
+    def __init__(self, lsh: MinHashLSH, buffer_size: int) -> None:
+        self.lsh = lsh
+        self.lsh.buffer_size = buffer_size
+
+    def __enter__(self) -> MinHashLSHInsertionSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush (nothing to flush in memory)."""
+
+    def insert(self, key: Hashable, minhash: object, check_duplication: bool = True) -> None:
+        """Insert ``minhash`` under ``key``."""
+        self.lsh._insert(key, minhash, check_duplication=check_duplication, buffer=True)
+
+
+class MinHashLSHDeletionSession:
+    """Context manager for bulk removal (datasketch's)."""
+
+    def __init__(self, lsh: MinHashLSH, buffer_size: int) -> None:
+        self.lsh = lsh
+        self.lsh.buffer_size = buffer_size
+
+    def __enter__(self) -> MinHashLSHDeletionSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush (nothing to flush in memory)."""
+
+    def remove(self, key: Hashable) -> None:
+        """Remove ``key``."""
+        self.lsh._remove(key, buffer=True)

@@ -1,0 +1,1 @@
+"""datasketch's own test files, run against neardup.compat.datasketch (see conftest.py)."""

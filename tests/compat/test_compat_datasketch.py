@@ -1,0 +1,253 @@
+"""neardup.compat.datasketch against the real datasketch 2.0.0 (the oracle): same values."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import neardup.compat.datasketch as nd
+from neardup.errors import ConfigError
+
+ds = pytest.importorskip("datasketch")
+
+SCHEMES = ("affine32", "affine64", "legacy")
+
+
+def test_oracle_is_the_real_datasketch() -> None:
+    # the datasketch_suite conftest maps `datasketch` to the compat package only while its
+    # own files import and run; here it must be the installed datasketch
+    assert ds.MinHash is not nd.MinHash and ds.__name__ == "datasketch"
+    assert not ds.__file__.startswith(nd.__file__.rsplit("/", 1)[0])
+
+
+def _sets(n: int, seed: int = 0, vocab: int = 300, size: int = 40) -> list[list[bytes]]:
+    rng = np.random.default_rng(seed)
+    return [
+        [f"w{x}".encode() for x in rng.integers(0, vocab, int(rng.integers(0, size)))]
+        for _ in range(n)
+    ]
+
+
+def _pair(tokens: list[bytes], num_perm: int = 64, scheme: str = "affine32", seed: int = 1):
+    a = ds.MinHash(num_perm, seed=seed, scheme=scheme)
+    b = nd.MinHash(num_perm, seed=seed, scheme=scheme)
+    a.update_batch(tokens)
+    b.update_batch(tokens)
+    return a, b
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_hashvalues_equal_datasketch(scheme: str) -> None:
+    for tokens in _sets(8, seed=1):
+        a, b = _pair(tokens, scheme=scheme, seed=7)
+        assert b.hashvalues.dtype == a.hashvalues.dtype
+        np.testing.assert_array_equal(b.hashvalues, a.hashvalues)
+        one_a, one_b = ds.MinHash(32, scheme=scheme), nd.MinHash(32, scheme=scheme)
+        for t in tokens[:5]:
+            one_a.update(t)
+            one_b.update(t)
+        np.testing.assert_array_equal(one_b.hashvalues, one_a.hashvalues)
+        assert b.count() == pytest.approx(a.count())
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_bulk_and_custom_hash_equal_datasketch(scheme: str) -> None:
+    sets = _sets(10, seed=2)
+    got = nd.MinHash.bulk(sets, num_perm=32, scheme=scheme)
+    want = ds.MinHash.bulk(sets, num_perm=32, scheme=scheme)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.hashvalues, w.hashvalues)
+
+    def myhash(x: int) -> int:
+        return (x * 2654435761) & 0xFFFFFFFF
+
+    a = ds.MinHash(16, hashfunc=myhash, scheme=scheme)
+    b = nd.MinHash(16, hashfunc=myhash, scheme=scheme)
+    a.update_batch(range(50))
+    b.update_batch(range(50))
+    np.testing.assert_array_equal(b.hashvalues, a.hashvalues)
+
+
+def test_empty_jaccard_is_one_and_errors_match() -> None:
+    assert nd.MinHash().jaccard(nd.MinHash()) == ds.MinHash().jaccard(ds.MinHash()) == 1.0
+    with pytest.raises(ValueError, match="different seeds"):
+        nd.MinHash(seed=1).jaccard(nd.MinHash(seed=2))
+    with pytest.raises(ValueError, match="permutation schemes"):
+        nd.MinHash().jaccard(nd.MinHash(scheme="legacy"))
+    with pytest.raises(ValueError, match="scheme must be specified"):
+        nd.MinHash(hashvalues=[1, 2, 3])
+    m = nd.MinHash(8)
+    m.update(b"x")
+    u = nd.MinHash.union(m, nd.MinHash(8))
+    assert u == m and pickle.loads(pickle.dumps(m)) == m
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_lean_and_bbit_bytes_equal_datasketch(scheme: str) -> None:
+    a, b = _pair(_sets(1, seed=3, size=30)[0] + [b"x"], 40, scheme)
+    la, lb = ds.LeanMinHash(a), nd.LeanMinHash(b)
+    for order in ("@", "<", ">"):
+        ba, bb = bytearray(la.bytesize(order)), bytearray(lb.bytesize(order))
+        la.serialize(ba, order)
+        lb.serialize(bb, order)
+        assert ba == bb
+        assert nd.LeanMinHash.deserialize(bb, order) == lb
+    assert hash(pickle.loads(pickle.dumps(lb))) == hash(lb)
+    for bits in (1, 2, 3, 8, 32):
+        assert nd.bBitMinHash(b, bits).__getstate__() == ds.bBitMinHash(a, bits).__getstate__()
+        restored = pickle.loads(pickle.dumps(nd.bBitMinHash(b, bits)))
+        assert restored == nd.bBitMinHash(b, bits)
+
+
+@pytest.mark.parametrize(("threshold", "num_perm"), [(0.5, 128), (0.8, 64), (0.9, 128)])
+def test_lsh_matches_datasketch(threshold: float, num_perm: int) -> None:
+    sets = _sets(120, seed=4, vocab=80, size=30)
+    sets += [s[:-1] for s in sets[:30]]  # near duplicates
+    a = ds.MinHashLSH(threshold=threshold, num_perm=num_perm)
+    b = nd.MinHashLSH(threshold=threshold, num_perm=num_perm)
+    assert (a.b, a.r) == (b.b, b.r)
+    ma = ds.MinHash.bulk(sets, num_perm=num_perm)
+    mb = nd.MinHash.bulk(sets, num_perm=num_perm)
+    for i, (x, y) in enumerate(zip(ma, mb, strict=True)):
+        a.insert(i, x)
+        b.insert(i, y)
+    for x, y in zip(ma, mb, strict=True):
+        assert set(a.query(x)) == set(b.query(y))
+    assert a.get_counts() == b.get_counts()
+    assert a.get_subset_counts(1, 2, 3) == b.get_subset_counts(1, 2, 3)
+    for i in range(0, 40, 3):
+        a.remove(i)
+        b.remove(i)
+    assert sorted(a.keys.keys()) == sorted(b.keys.keys())
+    assert a.get_counts() == b.get_counts() and a.is_empty() == b.is_empty()
+    b2 = pickle.loads(pickle.dumps(b))
+    assert set(b2.query(mb[50])) == set(b.query(mb[50]))
+
+
+def test_lsh_merge_matches_datasketch() -> None:
+    sets = _sets(60, seed=5, vocab=60)
+    ma = ds.MinHash.bulk(sets, num_perm=64)
+    mb = nd.MinHash.bulk(sets, num_perm=64)
+    pairs = []
+    for cls, ms in ((ds.MinHashLSH, ma), (nd.MinHashLSH, mb)):
+        one, two = cls(threshold=0.5, num_perm=64), cls(threshold=0.5, num_perm=64)
+        for i, m in enumerate(ms):
+            (one if i % 2 else two).insert(i, m)
+        one.merge(two)
+        pairs.append(one)
+        with pytest.raises(ValueError, match="overlapping"):
+            one.merge(two, check_overlap=True)
+    a, b = pairs
+    assert a.get_counts() == b.get_counts()
+    assert all(set(a.query(x)) == set(b.query(y)) for x, y in zip(ma, mb, strict=True))
+    with pytest.raises(ValueError, match="different initialization"):
+        b.merge(nd.MinHashLSH(threshold=0.5, num_perm=128))
+
+
+def test_lsh_weighted_prepickle_and_storage() -> None:
+    rng = np.random.default_rng(6)
+    ga, gb = ds.WeightedMinHashGenerator(20, 32), nd.WeightedMinHashGenerator(20, 32)
+    a = ds.MinHashLSH(threshold=0.5, num_perm=32, prepickle=True)
+    b = nd.MinHashLSH(threshold=0.5, num_perm=32, prepickle=True)
+    vecs = rng.random((30, 20)) + 0.01
+    for i, v in enumerate(vecs):
+        a.insert(("k", i), ga.minhash(v))
+        b.insert(("k", i), gb.minhash(v))
+    for v in vecs[:5]:
+        assert set(a.query(ga.minhash(v))) == set(b.query(gb.minhash(v)))
+    with pytest.raises(ConfigError, match="in-memory"):
+        nd.MinHashLSH(storage_config={"type": "redis", "redis": {}})
+
+
+def test_forest_matches_datasketch() -> None:
+    sets = _sets(150, seed=7, vocab=100, size=40)
+    fa, fb = ds.MinHashLSHForest(num_perm=64), nd.MinHashLSHForest(num_perm=64)
+    ma = ds.MinHash.bulk(sets, num_perm=64)
+    mb = nd.MinHash.bulk(sets, num_perm=64)
+    for i, (x, y) in enumerate(zip(ma, mb, strict=True)):
+        fa.add(i, x)
+        fb.add(i, y)
+    fa.index()
+    fb.index()
+    for k in (1, 5, 20):
+        for x, y in zip(ma[:40], mb[:40], strict=True):
+            assert set(fa.query(x, k)) == set(fb.query(y, k))
+    np.testing.assert_array_equal(fb.get_minhash_hashvalues(3), mb[3].hashvalues)
+
+
+def test_ensemble_matches_datasketch() -> None:
+    rng = np.random.default_rng(8)
+    sets = [
+        [f"t{x}".encode() for x in rng.choice(500, n, replace=False)]
+        for n in rng.integers(5, 200, 80)
+    ]
+    ma = ds.MinHash.bulk(sets, num_perm=64)
+    mb = nd.MinHash.bulk(sets, num_perm=64)
+    ea = ds.MinHashLSHEnsemble(threshold=0.6, num_perm=64, num_part=4)
+    eb = nd.MinHashLSHEnsemble(threshold=0.6, num_perm=64, num_part=4)
+    ea.index([(i, m, len(set(s))) for i, (m, s) in enumerate(zip(ma, sets, strict=True))])
+    eb.index([(i, m, len(set(s))) for i, (m, s) in enumerate(zip(mb, sets, strict=True))])
+    assert ea.uppers == eb.uppers and np.array_equal(ea.params, eb.params)
+    for x, y, s in zip(ma[:30], mb[:30], sets[:30], strict=True):
+        assert set(ea.query(x, len(s))) == set(eb.query(y, len(s)))
+
+
+def test_weighted_matches_datasketch() -> None:
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(9)
+    ga, gb = ds.WeightedMinHashGenerator(40, 64, 5), nd.WeightedMinHashGenerator(40, 64, 5)
+    x = rng.random((25, 40)) * (rng.random((25, 40)) < 0.4)
+    x[4] = 0
+    for v in x:
+        if v.any():
+            np.testing.assert_array_equal(gb.minhash(v).hashvalues, ga.minhash(v).hashvalues)
+    for mat in (x, sp.csr_matrix(x)):
+        for w, g in zip(ga.minhash_many(mat), gb.minhash_many(mat), strict=True):
+            assert (w is None) == (g is None)
+            if w is not None and g is not None:
+                np.testing.assert_array_equal(g.hashvalues, w.hashvalues)
+                assert g.jaccard(g) == 1.0
+    v = x[0].astype(np.float32)
+    before = v.copy()
+    gb.minhash(v)
+    np.testing.assert_array_equal(v, before)
+
+
+@pytest.mark.parametrize("plus", [False, True])
+def test_hyperloglog_matches_datasketch(plus: bool) -> None:
+    cls_a = ds.HyperLogLogPlusPlus if plus else ds.HyperLogLog
+    cls_b = nd.HyperLogLogPlusPlus if plus else nd.HyperLogLog
+    for p in (4, 9, 12):
+        for n in (0, 3, 200, 5000):
+            tokens = [f"v{i}".encode() for i in range(n)]
+            a, b, c = cls_a(p), cls_b(p), cls_b(p)
+            for t in tokens:
+                a.update(t)
+                b.update(t)
+            c.update_batch(tokens)
+            np.testing.assert_array_equal(b.reg, a.reg)
+            np.testing.assert_array_equal(c.reg, a.reg)
+            with pytest.warns(UserWarning) if _near(a) else _nothing():
+                assert b.count() == a.count()
+            buf = bytearray(b.bytesize())
+            b.serialize(buf)
+            assert cls_b.deserialize(buf) == b and pickle.loads(pickle.dumps(b)) == b
+
+
+def _near(h: object) -> bool:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        h.count()  # type: ignore[attr-defined]
+    return bool(caught)
+
+
+class _nothing:  # noqa: N801  # a no-op context manager
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
