@@ -549,14 +549,8 @@ def dedup_cmd(
     docs: Any
     source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
-    if (
-        _one_jsonl(paths)
-        and not m.binary
-        and plain
-        and annotate is None
-        and report is None
-        and on_error == "fail"
-    ):
+    fast = plain and annotate is None and report is None and on_error == "fail"
+    if _one_jsonl(paths) and not m.binary and fast and not exact_first:
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
