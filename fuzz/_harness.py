@@ -34,8 +34,9 @@ def not_instrumented() -> list[str]:
     """Modules whose bytecode must stay as numba compiles it (atheris excludes exact names)."""
     import pkgutil
 
-    kernels = [f"neardup._kernels.{m.name}" for m in pkgutil.iter_modules([str(KERNELS)])]
-    return [*kernels, "neardup.fuzzy._ctph_fast", "neardup.fuzzy._ctph_kernels"]
+    # every module of the kernel packages (_kernels/<family>/{fast,reference}.py), recursively
+    kernels = [m.name for m in pkgutil.walk_packages([str(KERNELS)], prefix="neardup._kernels.")]
+    return ["neardup._kernels", *kernels, "neardup.cluster"]
 
 
 def one_input(target: Target) -> Callable[[bytes], None]:
