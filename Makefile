@@ -28,7 +28,7 @@ run: $(STAMP)
 	@echo "report: $(abspath report.html)"
 
 test: $(STAMP)
-	$(PY) -m pytest -q --cov --cov-report=term
+	$(PY) -m pytest -q -n 2 --cov --cov-report=term
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz
