@@ -141,7 +141,7 @@ def _exercise() -> None:
             "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(_TEXTS))
         )
         for pairs in (True, False):
-            dedup(PackedBatches(path), method="minhash", pairs=pairs, jobs=2)
+            dedup(PackedBatches(path), method="minhash", pairs=pairs, jobs=1)
     for method in ("minhash", "simhash", "ctph"):
         try:
             dedup(_TEXTS, method=method)

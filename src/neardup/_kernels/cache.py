@@ -132,7 +132,9 @@ def _lock() -> Any:
 
     root = kernel_dir()
     root.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(root / ".lock"), timeout=LOCK_TIMEOUT)
+    # not thread-local: the lock keeps other processes out, and a thread that compiles while
+    # another thread of this process holds it (warmup, --jobs) must not wait for it
+    return FileLock(str(root / ".lock"), timeout=LOCK_TIMEOUT, thread_local=False)
 
 
 def _acquire() -> bool:
