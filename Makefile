@@ -6,6 +6,8 @@ PIP     := $(PY) -m pip install -q -c constraints.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export SPARK_LOCAL_IP := 127.0.0.1
+# the kernel cache lives in the venv: a new venv (new packages, new sources) compiles afresh
+export NEARDUP_CACHE_DIR := $(abspath $(VENV))/neardup-cache
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
