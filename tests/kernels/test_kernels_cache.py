@@ -114,7 +114,7 @@ def test_build_key_follows_every_kernel_source(
     from neardup._kernels import cache
 
     copy = tmp_path / "_kernels"
-    for path in cache._PACKAGE.glob("*/*.py"):
+    for path in [*cache._PACKAGE.glob("*/*.py"), *cache._PACKAGE.glob("fast_*.py")]:
         target = copy / path.relative_to(cache._PACKAGE)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
