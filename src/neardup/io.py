@@ -203,17 +203,25 @@ def read_jsonl(
     for number, line in _iter_lines(stream, max_line_bytes, name):
         if not line.strip():
             continue
-        where = f"{name}:{number}"
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError,
-            # an integer over Python's digit limit, or arrays nested too deep
-            raise InputError(f"{where}: not valid JSON ({exc}); fix or remove the line") from None
-        text = _record_field(record, text_field, where)
-        if not isinstance(text, str):
-            raise InputError(f"{where}: field {text_field!r} is not a string")
-        assert isinstance(record, dict)
-        yield Document(_record_id(record.get(id_field), number, where), text)
+        yield jsonl_record(line, f"{name}:{number}", id_field, text_field, number)
+
+
+def jsonl_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
+    """One JSONL line as a Document (the rules of :func:`read_jsonl`; ``where`` names it).
+
+    Raises:
+        InputError: not JSON, not an object, no string ``text_field``, or a bad id.
+    """
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError,
+        # an integer over Python's digit limit, or arrays nested too deep
+        raise InputError(f"{where}: not valid JSON ({exc}); fix or remove the line") from None
+    text = _record_field(record, text_field, where)
+    if not isinstance(text, str):
+        raise InputError(f"{where}: field {text_field!r} is not a string")
+    assert isinstance(record, dict)
+    return Document(_record_id(record.get(id_field), number, where), text)
 
 
 def read_csv(

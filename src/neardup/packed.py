@@ -9,7 +9,6 @@ to ``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import InputError, InputTooLargeError
-from neardup.io import DEFAULT_MAX_LINE_BYTES, Document
+from neardup.io import DEFAULT_MAX_LINE_BYTES, Document, jsonl_record
 
 __all__ = ["PackedBatches", "PackedDocs", "read_jsonl_packed"]
 
@@ -120,21 +119,6 @@ class PackedBatches:
                         "or pick another field with --id-field)"
                     )
             yield batch
-
-
-def _slow_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
-    """One line through ``json.loads``, with :func:`neardup.io.read_jsonl`'s rules."""
-    from neardup.io import _record_field, _record_id
-
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"{where}: not valid JSON ({exc}); fix or remove the line") from None
-    text = _record_field(record, text_field, where)
-    if not isinstance(text, str):
-        raise InputError(f"{where}: field {text_field!r} is not a string")
-    assert isinstance(record, dict)
-    return Document(_record_id(record.get(id_field), number, where), text)
 
 
 def _chunks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:
@@ -270,7 +254,7 @@ def _batches(
                 lengths.append(int(toff[r + 1] - toff[r]))
             else:
                 line = chunk[int(starts[r]) : int(ends[r])]
-                doc = _slow_record(line, f"{path}:{number}", id_field, text_field, number)
+                doc = jsonl_record(line, f"{path}:{number}", id_field, text_field, number)
                 ids.append(doc.id)
                 assert doc.text is not None
                 encoded = doc.text.encode("utf-8", "surrogatepass")
