@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from neardup.cli_eval import eval_cmd
+from neardup.cli.eval import eval_cmd
 
 BASE = (
     "the quick brown fox jumps over the lazy dog while the cat sleeps on a warm mat "

@@ -1,6 +1,6 @@
 """The ``neardup dedup --engine spark`` runner: read JSONL / Parquet, cluster, write, summarize.
 
-``cli.py`` parses the options and prints; this module owns the Spark side (session, readers,
+``neardup.cli`` parses the options and prints; this module owns the Spark side (session, readers,
 writers) so the CLI stays a thin layer. Reading declares the id and text fields as strings, so
 ids are compared as strings (as the local engine's ids are) and no schema-inference pass runs.
 """

@@ -1,8 +1,7 @@
 """``neardup eval``: score a method against labels, brute-force truth or a perturbation suite.
 
-A thin layer over :mod:`neardup.evaluate`; the lead registers it with
-``main.add_command(eval_cmd)``. Results go to stdout; a NeardupError becomes a one-line
-message and exit code 1; usage errors exit with 2.
+A thin layer over :mod:`neardup.evaluate`. Results go to stdout; a NeardupError becomes a
+one-line message and exit code 1; usage errors exit with 2.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any, Literal
 
 import click
 
-from neardup.errors import NeardupError
+from neardup.cli.options import errors, threshold_option
 from neardup.io import read_inputs
 from neardup.methods import DEFAULT_THRESHOLDS
 
@@ -217,7 +216,7 @@ def _text(out: dict[str, Any]) -> str:
     type=click.Choice(EVAL_METHODS),
     help="Method to evaluate [default: minhash; phash with --synthetic image].",
 )
-@click.option("--threshold", "-t", type=click.FloatRange(0.0, 1.0), help="One threshold.")
+@threshold_option("One threshold.")
 @click.option(
     "--sweep",
     "sweep_spec",
@@ -256,6 +255,7 @@ def _text(out: dict[str, Any]) -> str:
     show_default=True,
     help="Output format.",
 )
+@errors
 def eval_cmd(
     paths: tuple[str, ...],
     labels_file: str | None,
@@ -277,26 +277,23 @@ def eval_cmd(
     The truth comes from a label file (--labels), from brute force on a sample
     (--truth exact), or from perturbed copies of the inputs (--synthetic text|image).
     """
-    try:
-        with tempfile.TemporaryDirectory(prefix="neardup-eval-") as tmp:
-            out = _run(
-                paths,
-                labels_file=labels_file,
-                truth=truth,
-                method=method,
-                threshold=threshold,
-                sweep_spec=sweep_spec,
-                plot=plot,
-                synthetic=synthetic,
-                kinds=kinds,
-                strengths=strengths,
-                sample=sample,
-                seed=seed,
-                transitive=transitive,
-                workdir=Path(tmp),
-            )
-    except NeardupError as exc:
-        raise click.ClickException(str(exc)) from None
+    with tempfile.TemporaryDirectory(prefix="neardup-eval-") as tmp:
+        out = _run(
+            paths,
+            labels_file=labels_file,
+            truth=truth,
+            method=method,
+            threshold=threshold,
+            sweep_spec=sweep_spec,
+            plot=plot,
+            synthetic=synthetic,
+            kinds=kinds,
+            strengths=strengths,
+            sample=sample,
+            seed=seed,
+            transitive=transitive,
+            workdir=Path(tmp),
+        )
     click.echo(
         json.dumps(out, ensure_ascii=False) if fmt == "json" else _text(out), nl=fmt == "json"
     )

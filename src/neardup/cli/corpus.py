@@ -1,0 +1,130 @@
+"""``neardup lines`` and ``neardup substrings``: clean a corpus of repeated lines and substrings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from neardup.cli.inputs import documents
+from neardup.cli.options import (
+    F,
+    errors,
+    input_options,
+    on_error_option,
+    quiet_option,
+    record_options,
+    stack,
+)
+
+if TYPE_CHECKING:
+    from neardup.io import Document
+
+__all__ = ["lines_cmd", "substrings_cmd"]
+
+
+def _corpus_inputs(fn: F) -> F:
+    """Options shared by ``lines`` and ``substrings``: input, output and record fields."""
+    return stack(
+        click.option(
+            "--output",
+            "-o",
+            type=click.Path(dir_okay=False),
+            required=True,
+            help="Cleaned records (.jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet).",
+        ),
+        record_options,
+        input_options,
+        on_error_option,
+        quiet_option(),
+    )(fn)
+
+
+def _corpus_reader(
+    name: str, paths: tuple[str, ...], kw: dict[str, Any]
+) -> Callable[[], Iterator[Document]]:
+    """A reader of the records that can be called more than once (files, not stdin)."""
+    if "-" in paths:
+        raise click.UsageError(f"{name} reads its input files again; save stdin to a file first")
+    if len(kw["text_field"]) != 1:
+        raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    return lambda: documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
+
+
+@click.command("lines")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-docs",
+    type=click.IntRange(2),
+    required=True,
+    help="Remove a line (paragraph) found in at least this many documents.",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["line", "paragraph"]),
+    default="line",
+    show_default=True,
+    help="Compare lines, or paragraphs (lines between blank lines).",
+)
+@_corpus_inputs
+@errors
+def lines_cmd(
+    paths: tuple[str, ...], min_docs: int, unit: str, output: str, quiet: bool, **kw: Any
+) -> None:
+    """Remove lines or paragraphs that occur in at least --min-docs documents (boilerplate)."""
+    from neardup.corpus.lines import LinesSummary, remove_frequent_units
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+
+    record_format(output)
+    read = _corpus_reader("lines", paths, kw)
+    summary = LinesSummary(unit, min_docs)
+    docs = remove_frequent_units(read, min_docs=min_docs, unit=unit, summary=summary)
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup lines: {summary.line()}", err=True)
+
+
+@click.command("substrings")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--min-length",
+    type=click.IntRange(8),
+    required=True,
+    help="Remove every repeat of at least this many UTF-8 bytes (the first copy stays).",
+)
+@click.option(
+    "--shard-bytes",
+    type=click.IntRange(1024),
+    default=32 * 1024 * 1024,
+    show_default=True,
+    help="Text per suffix-array shard; bounds memory (about 26 bytes per shard byte).",
+)
+@_corpus_inputs
+@errors
+def substrings_cmd(
+    paths: tuple[str, ...],
+    min_length: int,
+    shard_bytes: int,
+    output: str,
+    quiet: bool,
+    **kw: Any,
+) -> None:
+    """Remove exact repeated substrings across the corpus (suffix array, Lee et al. 2022)."""
+    from neardup.corpus.records import cleaned_records, record_format, write_records
+    from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+
+    record_format(output)
+    read = _corpus_reader("substrings", paths, kw)
+    summary = SubstringSummary(min_length)
+    docs = remove_repeated_substrings(
+        read(),
+        min_length=min_length,
+        shard_bytes=shard_bytes,
+        summary=summary,
+        workdir=Path(output).resolve().parent,
+    )
+    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    if not quiet:
+        click.echo(f"neardup substrings: {summary.line()}", err=True)

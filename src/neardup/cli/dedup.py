@@ -1,0 +1,422 @@
+"""``neardup dedup``: near-duplicate clusters of files, folders, record files or stdin."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from neardup.cli import inputs
+from neardup.cli.index import open_index
+from neardup.cli.options import (
+    errors,
+    input_format_option,
+    input_options,
+    jobs_option,
+    on_error_option,
+    quiet_option,
+    record_options,
+    sketch_options,
+    threshold_option,
+)
+from neardup.cli.output import report_source, write_kept, write_report, write_summary
+from neardup.methods import REGISTRY, make_method, method_info
+from neardup.report import write_clusters, write_pairs
+
+__all__ = ["dedup_cmd"]
+
+log = logging.getLogger("neardup")
+
+
+@click.command("dedup")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(list(REGISTRY)),
+    default="minhash",
+    show_default=True,
+    help="Fingerprint and index to use: "
+    + "; ".join(f"{n}: {i.summary}" for n, i in REGISTRY.items())
+    + ".",
+)
+@threshold_option("Similarity threshold (default: the method's; minhash 0.8).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "csv", "text"]),
+    default="jsonl",
+    show_default=True,
+    help="Output format on stdout.",
+)
+@click.option("--pairs", "show_pairs", is_flag=True, help="Print pairs instead of clusters.")
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a self-contained HTML report here.",
+)
+@click.option(
+    "--keep",
+    type=click.Choice(["first", "longest", "representative"]),
+    default=None,
+    help="Write a deduplicated copy (with --output).",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(),
+    default=None,
+    help="Where the deduplicated copy goes: a .jsonl file or a directory.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+)
+@click.option(
+    "--annotate",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write every input record with cluster_id, is_duplicate, duplicate_of and "
+    "similarity here (.parquet, .jsonl, .jsonl.gz, .jsonl.zst or .csv).",
+)
+@record_options
+@input_options
+@input_format_option
+@click.option(
+    "--main-content",
+    is_flag=True,
+    help="For HTML input, keep only the main content (no navigation, headers or footers).",
+)
+@click.option(
+    "--index",
+    "index_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also dedup against this persistent index and add the documents to it.",
+)
+@on_error_option
+@click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
+@jobs_option
+@sketch_options()
+@click.option(
+    "--max-members",
+    type=click.IntRange(1),
+    default=None,
+    help="Cap on members printed per cluster.",
+)
+@click.option(
+    "--exact-first/--no-exact-first",
+    default=False,
+    show_default=True,
+    help="Remove exact copies (equal canonical text) before the near-duplicate method runs.",
+)
+@click.option(
+    "--bloom-capacity",
+    type=click.IntRange(1),
+    default=None,
+    help="--method exact: Bloom-filter mode for corpora beyond RAM, sized for N documents.",
+)
+@click.option(
+    "--bloom-fp-rate",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=None,
+    help="--method exact with --bloom-capacity: the filter's false-positive rate (0.001).",
+)
+@click.option(
+    "--model",
+    default=None,
+    help="--method embedding: static (default: the bundled static model), minilm (the "
+    "sentence-transformers model, ~100x slower), a model folder (model2vec or "
+    "sentence-transformers), or openai:/voyage:/cohere:MODEL.",
+)
+@click.option(
+    "--embedding-cache",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="--method embedding: keep vectors in this SQLite file (by model and text hash) so "
+    "a re-run embeds only new texts.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "spark"]),
+    default="local",
+    show_default=True,
+    help="spark: run on Apache Spark (extra spark).",
+)
+@click.option(
+    "--master",
+    default=None,
+    help="Spark master URL (--engine spark; default: spark-submit's, else local[*]).",
+)
+@click.option(
+    "--spark-output",
+    default=None,
+    help="--engine spark: write (id, cluster) rows here (.parquet or JSON lines).",
+)
+@click.option(
+    "--partitions",
+    type=click.IntRange(min=1),
+    default=None,
+    help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
+)
+@click.option(
+    "--clustering",
+    type=click.Choice(["components", "center"]),
+    default="components",
+    show_default=True,
+    help="components: union-find (documents can chain); center: every member is within the "
+    "threshold of its cluster's representative.",
+)
+@quiet_option("No progress bar and no summary.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+    "every 10 s (default: on when stderr is a terminal).",
+)
+@errors
+def dedup_cmd(
+    paths: tuple[str, ...],
+    method: str,
+    threshold: float | None,
+    fmt: str,
+    show_pairs: bool,
+    report: str | None,
+    keep: str | None,
+    output: str | None,
+    force: bool,
+    annotate: str | None,
+    id_field: str | None,
+    text_field: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    follow_symlinks: bool,
+    input_format: str,
+    main_content: bool,
+    index_path: str | None,
+    on_error: str,
+    batch_size: int,
+    jobs: int | None,
+    num_perm: int | None,
+    bits: str | None,
+    canonical: str | None,
+    max_members: int | None,
+    exact_first: bool,
+    bloom_capacity: int | None,
+    bloom_fp_rate: float | None,
+    model: str | None,
+    embedding_cache: str | None,
+    engine: str,
+    master: str | None,
+    spark_output: str | None,
+    partitions: int | None,
+    clustering: str,
+    quiet: bool,
+    progress: bool | None,
+) -> None:
+    """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
+    Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
+    from neardup.corpus.output import check_target
+    from neardup.pipeline import dedup
+    from neardup.readers import ReadStats
+
+    if output is not None and keep is None:
+        raise click.UsageError("--keep and --output go together")
+    if keep is not None and output is None and annotate is None:
+        raise click.UsageError("--keep goes with --output (or --annotate)")
+    if output is not None and "-" in paths:
+        raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, report=report, output=output)  # before the work, not after it
+    if output is not None and not output.lower().endswith(".jsonl"):
+        check_target(Path(output), force=force)
+    if annotate is not None:
+        from neardup.corpus.records import record_format
+
+        record_format(annotate)
+    options = _method_options(
+        method,
+        num_perm=num_perm,
+        bits=None if bits is None else int(bits),
+        canonicalize=canonical,
+        bloom_capacity=bloom_capacity,
+        bloom_fp_rate=bloom_fp_rate,
+        model=model,
+        cache=embedding_cache,
+    )
+    if exact_first and (method == "exact" or index_path is not None or engine == "spark"):
+        raise click.UsageError(
+            "--exact-first goes with a near-duplicate method, locally, no --index"
+        )
+    if engine == "spark":
+        if clustering != "components":
+            raise click.UsageError("--engine spark clusters by components only")
+        if partitions is not None:
+            options["partitions"] = partitions
+        from neardup.cli.spark import spark_dedup
+
+        spark_dedup(
+            paths,
+            method,
+            threshold,
+            id_field,
+            text_field,
+            spark_output,
+            master,
+            fmt,
+            show_pairs,
+            report,
+            keep if annotate is None else None,
+            index_path,
+            max_members,
+            quiet,
+            options,
+            annotate=annotate,
+            annotate_keep=keep or "first",
+        )
+        return
+    if spark_output is not None or master is not None or partitions is not None:
+        raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
+    store = None
+    if index_path is not None:
+        explicit = click.get_current_context().get_parameter_source("method")
+        store = open_index(
+            index_path,
+            method if explicit is not click.core.ParameterSource.DEFAULT else None,
+            threshold,
+            num_perm=num_perm,
+            bits=bits,
+            canonicalize=canonical,
+        )
+        m = store.method
+    else:
+        m = make_method(method, threshold, **options)
+    read: dict[str, Any] = {
+        "id_field": id_field,
+        "text_field": text_field,
+        "include": include,
+        "exclude": exclude,
+        "input_format": input_format,
+        "follow_symlinks": follow_symlinks,
+        "on_error": on_error,
+        "main_content": main_content,
+    }
+    stats = ReadStats()
+    docs: Any
+    source = None
+    plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
+    fast = plain and annotate is None and report is None and on_error == "fail"
+    if inputs.one_jsonl(paths) and not m.binary and fast and not exact_first:
+        from neardup.packed import PackedBatches
+
+        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
+        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+    else:
+        docs = inputs.documents(
+            paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read
+        )
+        if report is not None:
+            # the report reads back only what it shows: record texts are kept aside
+            source = report_source(input_format, main_content)
+            docs = source.tap(docs)
+    spool = None
+    if annotate is not None:
+        from neardup.corpus.records import RecordSpool
+
+        spool = RecordSpool(Path(annotate).resolve().parent)
+        docs = spool.tee(docs)
+    from neardup.cli.progress import count_documents, make_progress
+
+    update, close = make_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
+    )
+    try:
+        n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
+        want_pairs = show_pairs or report is not None or annotate is not None
+        try:
+            if exact_first:
+                from neardup.corpus.exact import exact_first as run_exact_first
+
+                result = run_exact_first(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=n_jobs,
+                )
+            else:
+                result = dedup(
+                    docs,
+                    method=m,
+                    batch_size=batch_size,
+                    on_error=on_error,
+                    progress=update,
+                    jobs=n_jobs,
+                    index=store,
+                    pairs=want_pairs or clustering == "center",
+                    clustering=clustering,
+                )
+        finally:
+            close()
+            if store is not None:
+                store.close()
+        if spool is not None and annotate is not None:
+            from neardup.corpus.annotate import annotate_records
+
+            n_annotated = annotate_records(
+                spool, result, Path(annotate), keep=keep or "first", method=m
+            )
+            log.info("annotated %d records in %s", n_annotated, annotate)
+    finally:
+        if spool is not None:
+            spool.close()
+    out = sys.stdout
+    if show_pairs:
+        write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
+    else:
+        write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
+    if report is not None and source is not None:
+        write_report(result, report, source, binary=m.binary)
+    if keep is not None and output is not None:
+        n = write_kept(result, paths, Path(output), keep, binary=m.binary, force=force, **read)
+        log.info("kept %d documents in %s", n, output)
+    if not quiet:
+        write_summary(result, stats)
+
+
+#: The dedup options that go to the method, by option name and method keyword.
+_FLAGS = {
+    "num_perm": "--num-perm",
+    "bits": "--bits",
+    "canonicalize": "--canonicalize",
+    "bloom_capacity": "--bloom-capacity",
+    "bloom_fp_rate": "--bloom-fp-rate",
+    "model": "--model",
+    "cache": "--embedding-cache",
+}
+
+
+def _method_options(method: str, **given: Any) -> dict[str, Any]:
+    """The method keywords given on the command line; each must be one ``method`` takes."""
+    options: dict[str, Any] = {}
+    takes = method_info(method).options
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name not in takes:
+            users = [n for n, info in REGISTRY.items() if name in info.options]
+            raise click.UsageError(f"{_FLAGS[name]} applies to --method {' and '.join(users)}")
+        options[name] = value
+    if given.get("bloom_fp_rate") is not None and given.get("bloom_capacity") is None:
+        raise click.UsageError("--bloom-fp-rate goes with --bloom-capacity")
+    return options

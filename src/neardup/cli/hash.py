@@ -1,0 +1,77 @@
+"""``neardup hash`` and ``neardup compare``: one file's fingerprint, two files' similarity."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from neardup.cli.inputs import documents
+from neardup.cli.options import errors
+from neardup.methods import REGISTRY, make_method, method_info, method_names
+
+__all__ = ["HASH_METHODS", "compare_cmd", "hash_cmd"]
+
+#: ``neardup hash`` computes every method's fingerprint, and FuzzySum's.
+HASH_METHODS = (*method_names(streams=True), *method_names(streams=False), "fuzzysum")
+
+
+@click.command("hash")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(HASH_METHODS),
+    default="simhash-go",
+    show_default=True,
+    help="Fingerprint to compute.",
+)
+@errors
+def hash_cmd(files: tuple[str, ...], method: str) -> None:
+    """Print one line per file: path <TAB> fingerprint."""
+    if method == "fuzzysum":
+        from neardup.fuzzy import legacy_fuzzysum
+
+        for doc in documents(files, binary=False):
+            a, b = legacy_fuzzysum(doc.text or "")
+            click.echo(f"{doc.id}\t{a}:{b}")
+        return
+    if method_info(method).streams:
+        # streamed in 1 MiB chunks: memory stays flat however large the file
+        from neardup.sketch.stream import hash_file
+
+        for path in files:
+            click.echo(f"{path}\t{hash_file(path, method)}")
+        return
+    m = make_method(method)
+    for doc in documents(files, binary=m.binary):
+        click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
+
+
+@click.command("compare")
+@click.argument("a", type=click.Path(exists=True, dir_okay=False))
+@click.argument("b", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--method",
+    "-m",
+    type=click.Choice(list(REGISTRY)),
+    default="minhash",
+    show_default=True,
+    help="How to compare.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@errors
+def compare_cmd(a: str, b: str, method: str, fmt: str) -> None:
+    """Similarity (and distance, where it is a count) of two files."""
+    m = make_method(method)
+    da, db = documents((a, b), binary=m.binary)
+    sim, dist = m.compare(da, db)
+    if fmt == "json":
+        click.echo(
+            json.dumps({"a": a, "b": b, "method": method, "similarity": sim, "distance": dist})
+        )
+    else:
+        extra = f"\tdistance={dist}" if dist is not None else ""
+        click.echo(f"similarity={sim:.6f}{extra}")

@@ -1,0 +1,52 @@
+"""How the commands read their inputs: paths in, :class:`~neardup.io.Document` records out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from neardup.io import Document
+    from neardup.readers import ReadStats
+
+__all__ = ["documents", "one_jsonl"]
+
+
+def documents(
+    paths: tuple[str, ...],
+    *,
+    binary: bool,
+    id_field: str | None = None,
+    text_field: str | tuple[str, ...] = "text",
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    input_format: str = "auto",
+    main_content: bool = False,
+    follow_symlinks: bool = False,
+    on_error: str = "fail",
+    keep_fields: bool = False,
+    stats: ReadStats | None = None,
+) -> Iterator[Document]:
+    """The documents of ``paths``, read with the commands' options (ids kept unique)."""
+    from neardup.io import _UniqueIds
+    from neardup.readers import ReadOptions, RecordSpec, read_documents
+
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field),
+        include=include,
+        exclude=exclude,
+        binary=binary,
+        input_format=input_format,
+        main_content=main_content,
+        follow_symlinks=follow_symlinks,
+        on_error=on_error,
+        keep_fields=keep_fields,
+    )
+    # a record id repeated in the data is refused (the readers keep ids unique across roots)
+    return _UniqueIds().check(read_documents(paths, options, stats=stats), ", ".join(paths))
+
+
+def one_jsonl(paths: tuple[str, ...]) -> bool:
+    """Whether the input is one plain ``.jsonl`` file."""
+    return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()

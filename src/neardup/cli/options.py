@@ -1,0 +1,174 @@
+"""Option blocks the ``neardup`` commands share, and the error wrapper every command wears.
+
+One definition per option: a command that reads inputs takes :func:`input_options`, one that
+reads records :func:`record_options`, and so on, so siblings spell, default and document an
+option the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from neardup.errors import NeardupError
+
+__all__ = [
+    "errors",
+    "input_format_option",
+    "input_options",
+    "jobs_option",
+    "on_error_option",
+    "quiet_option",
+    "record_options",
+    "sketch_options",
+    "stack",
+    "threshold_option",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def errors(fn: F) -> F:
+    """Turn NeardupError into a one-line message and exit code 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except NeardupError as exc:
+            raise click.ClickException(str(exc)) from None
+        except KeyboardInterrupt:
+            # Stores commit one transaction per batch: what was committed is kept.
+            click.echo("neardup: interrupted; every batch committed so far is kept", err=True)
+            raise click.exceptions.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def stack(*options: Callable[[Any], Any]) -> Callable[[F], F]:
+    """Apply option decorators so that ``--help`` lists them in the order given."""
+
+    def apply(fn: F) -> F:
+        for opt in reversed(options):
+            fn = opt(fn)
+        return fn
+
+    return apply
+
+
+def record_options(fn: F) -> F:
+    """``--id-field`` and ``--text-field``: where records keep their id and text."""
+    return stack(
+        click.option(
+            "--id-field",
+            default=None,
+            help="Record field with the id (nested: a.b); default: id if present, else the row.",
+        ),
+        click.option(
+            "--text-field",
+            multiple=True,
+            default=("text",),
+            show_default=True,
+            help="Record field with the text (nested: a.b); repeat to join several with newlines.",
+        ),
+    )(fn)
+
+
+def input_options(fn: F) -> F:
+    """``--include``, ``--exclude`` and ``--follow-symlinks``: which files a folder walk picks."""
+    return stack(
+        click.option(
+            "--include", multiple=True, help="Glob a walked file must match (repeatable)."
+        ),
+        click.option("--exclude", multiple=True, help="Glob that leaves a walked file out."),
+        click.option(
+            "--follow-symlinks",
+            is_flag=True,
+            help="Follow symbolic links in folders (each real folder once: cycle-safe).",
+        ),
+    )(fn)
+
+
+def input_format_option(fn: F) -> F:
+    """``--input-format``: how files become text."""
+    return click.option(
+        "--input-format",
+        type=click.Choice(["auto", "text", "html", "markdown", "pdf"]),
+        default="auto",
+        show_default=True,
+        help="How files become text (auto: by extension, then content; needs the markup extra).",
+    )(fn)
+
+
+def on_error_option(fn: F) -> F:
+    """``--on-error``: stop at a bad input, or skip and count it."""
+    return click.option(
+        "--on-error",
+        type=click.Choice(["fail", "skip"]),
+        default="fail",
+        show_default=True,
+        help="Stop at a bad record, file or document, or skip it and count it in the summary.",
+    )(fn)
+
+
+def quiet_option(text: str = "No summary line.") -> Callable[[F], F]:
+    """``--quiet`` / ``-q``, with its help ``text``."""
+    return click.option("--quiet", "-q", is_flag=True, help=text)
+
+
+def jobs_option(fn: F) -> F:
+    """``--jobs`` / ``-j``: sketching threads."""
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1, 256),
+        default=None,
+        help="Threads that sketch in parallel (default: one per core).",
+    )(fn)
+
+
+def threshold_option(text: str) -> Callable[[F], F]:
+    """``--threshold`` / ``-t`` in [0, 1], with its help ``text``."""
+    return click.option(
+        "--threshold", "-t", type=click.FloatRange(0.0, 1.0), default=None, help=text
+    )
+
+
+def sketch_options(*, stored: bool = False) -> Callable[[F], F]:
+    """``--num-perm``, ``--bits`` and ``--canonicalize``: the text sketches' parameters.
+
+    With ``stored``, the help says that they set a new index's parameters and must match an
+    existing index's.
+    """
+    new = " of a new index" if stored else ""
+    must = "; must match an existing one's" if stored else ""
+    canon = (
+        "Canonicalizer of a new index (default txtfp); must match an existing one's."
+        if stored
+        else "Canonicalizer preset for minhash/simhash (default txtfp; secure also undoes "
+        "look-alike characters)."
+    )
+    return stack(
+        click.option(
+            "--num-perm",
+            type=click.IntRange(8, 4096),
+            default=None,
+            help=f"MinHash slots{new} (default 128){must}.",
+        ),
+        click.option(
+            "--bits",
+            type=click.Choice(["64", "128", "256"]),
+            default=None,
+            help=f"SimHash width{new} (default 64){must}.",
+        ),
+        click.option(
+            "--canonicalize",
+            "canonical",
+            type=click.Choice(["txtfp", "secure", "none"]),
+            default=None,
+            help=canon,
+        ),
+    )

@@ -1,0 +1,57 @@
+"""``neardup plan`` and ``neardup warmup``: LSH banding for a threshold; compiling the kernels."""
+
+from __future__ import annotations
+
+import click
+
+from neardup.cli.options import errors
+
+__all__ = ["plan_cmd", "warmup_cmd"]
+
+
+@click.command("plan")
+@click.option("--threshold", "-t", type=float, required=True, help="Jaccard threshold.")
+@click.option("--num-perm", "-n", type=int, default=128, show_default=True)
+@click.option("--fp-weight", type=float, default=0.5, show_default=True)
+@click.option("--fn-weight", type=float, default=0.5, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["recall", "weighted", "txtfp"]),
+    default="recall",
+    show_default=True,
+    help="recall: P(t) >= 0.99 (LSHIndex's default).",
+)
+@errors
+def plan_cmd(
+    threshold: float, num_perm: int, fp_weight: float, fn_weight: float, mode: str
+) -> None:
+    """Bands, rows and predicted false positive/negative rates, with the S-curve."""
+    from neardup.index.lsh import plan_lsh
+
+    p = plan_lsh(threshold, num_perm, fp_weight=fp_weight, fn_weight=fn_weight, method=mode)  # type: ignore[arg-type]
+    click.echo(f"bands={p.bands} rows={p.rows} (uses {p.bands * p.rows} of {num_perm} slots)")
+    click.echo(
+        f"false positive rate={p.fp:.4f} false negative rate={p.fn:.4f} "
+        f"P(candidate | J={threshold})={p.recall_at_threshold:.4f}"
+    )
+    click.echo("S-curve: Jaccard -> P(candidate)")
+    for s, prob in p.curve(11):
+        bar = "#" * round(prob * 50)
+        click.echo(f"  {s:4.2f} {prob:6.4f} {bar}")
+
+
+@click.command("warmup")
+@errors
+def warmup_cmd() -> None:
+    """Compile the numba kernels now (run once after installing; later calls only load them)."""
+    from neardup.warmup import warmup
+
+    report = warmup()
+    if report.backend != "fast":
+        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
+        return
+    click.echo(
+        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
+        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        err=True,
+    )
