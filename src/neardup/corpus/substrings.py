@@ -2,8 +2,14 @@
 "Deduplicating Training Data Makes Language Models Better" (ACL; the ExactSubstr method).
 
 Every byte span of at least ``min_length`` bytes that already occurred earlier in the corpus
-is removed; the first occurrence is kept. Documents are UTF-8, joined with ``0xFF`` separators
-(a byte UTF-8 never uses, so no match crosses a document boundary); the suffix array comes
+is removed; the first occurrence is kept. Exactly: a byte goes when it lies inside a
+``min_length``-byte window whose content occurred at an earlier position, so a repeat that
+overlaps its own earlier copy (a periodic run, ``"the the the "`` with 8-byte windows)
+collapses to its first period (``"the "``). Lee et al.'s tool strikes every copy, the first
+too; see ``docs/dedup.md`` (repeated substrings) for both rules.
+
+Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
+crosses a document boundary); the suffix array comes
 from divsufsort (``pydivsufsort``, extra ``substrings``) and the LCP array from Kasai's
 algorithm. Adjacent suffixes whose common prefix is at least ``min_length`` form runs; every
 run member but the earliest marks its first ``min_length`` bytes for removal, and the union
@@ -75,7 +81,7 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
     """
     n = len(text)
     mask = np.zeros(n, dtype=bool)
-    if n < 2 * min_length:
+    if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
     from neardup._kernels.repeats import repeat_mask
 
