@@ -12,17 +12,31 @@ Peers (datatrove, installed from the ``bench`` dependency group):
   xxhash path fails on str input). Its rule differs: it drops every
   line already seen in an earlier document, not lines in >= N documents; the time is the
   comparable part.
-- substrings: datatrove's ExactSubstr steps need Lee et al.'s Rust suffix-array tool and a
-  Hugging Face tokenizer download, neither of which installs here; so is text-dedup's.
-  The line printed says so; no ratio is made up.
+- substrings: datatrove's ExactSubstr steps and text-dedup's suffix array both drive Lee et
+  al.'s Rust tool (google-research/deduplicate-text-datasets), and datatrove's also needs a
+  Hugging Face tokenizer download. The tool is compared directly when ``--google-bin`` names
+  a built ``dedup_dataset`` binary (it is not a Python package; crates.io is not reachable
+  here, see benchmarks/RESULTS.md for how it was built); without it the line says it was
+  not run.
 
-Run: ``python benchmarks/corpus_bench.py --docs 20000``.
+``--whole-process`` runs each command as its own process on one JSONL file and reports the
+CPU seconds of the whole process (``wait4``: user + system, children included), which load
+from other programs hardly changes: ``neardup dedup`` (minhash, ``--jobs 1``), ``neardup
+dedup --method exact``, ``neardup lines``, ``neardup substrings``, and with ``--google-bin``
+the tool's ``make`` + ``self-similar`` + ``collect`` (their byte ranges are then cut out in
+this script, uncounted).
+
+Run: ``python benchmarks/corpus_bench.py --docs 20000`` or
+``python benchmarks/corpus_bench.py --docs 5000 --whole-process --google-bin PATH``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,6 +141,132 @@ def datatrove_lines(docs: list[Document]) -> int:
     return sum(len(d.text) for d in docs) - sum(len(d.text) for d in out)
 
 
+def _run(cmd: list[str]) -> float:
+    """CPU seconds (user + system) of ``cmd`` as a whole process; stdout discarded."""
+    from e2e_bench import run
+
+    with tempfile.NamedTemporaryFile() as out:
+        return run(cmd, Path(out.name))["cpu"]
+
+
+def google_substrings(docs: list[Document], binary: Path, min_length: int) -> tuple[float, int]:
+    """Lee et al.'s tool on the corpus: CPU seconds of make + self-similar + collect, and the
+    bytes its ranges remove (it strikes every copy, the first too)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "corpus.bin"
+        starts: list[tuple[int, int]] = []
+        with open(data, "wb") as fh:
+            pos = 0
+            for i, d in enumerate(docs):
+                head = b"\xff\xff" + struct.pack("<I", i)  # their load_dataset.py separator
+                body = (d.text or "").encode("utf-8", "surrogatepass")
+                fh.write(head + body)
+                starts.append((pos + len(head), pos + len(head) + len(body)))
+                pos += len(head) + len(body)
+        cache = Path(tmp) / "cache"
+        exe = str(binary)
+        cpu = _run([exe, "make", "--data-file", str(data)])
+        cpu += _run(
+            [exe, "self-similar", "--data-file", str(data), "--length-threshold",
+             str(min_length), "--cache-dir", str(cache), "--num-threads", "1"]
+        )  # fmt: skip
+        out = Path(tmp) / "ranges.txt"
+        from e2e_bench import run
+
+        cpu += run(
+            [exe, "collect", "--data-file", str(data), "--cache-dir", str(cache),
+             "--length-threshold", str(min_length)],
+            out,
+        )["cpu"]  # fmt: skip
+        text = out.read_text().split("out\n", 1)
+        ranges = [tuple(map(int, line.split())) for line in text[1].split("\n") if line.strip()]
+        removed = 0
+        for a, b in ranges if len(text) > 1 else []:
+            for lo, hi in starts:  # text bytes only (their separators are not the corpus)
+                if hi > a and lo < b:
+                    removed += min(hi, b) - max(lo, a)
+        return cpu, removed
+
+
+def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
+    """Each stage as one process over one JSONL file: CPU seconds, per document vs minhash."""
+    n = len(docs)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "corpus.jsonl"
+        with open(src, "w", encoding="utf-8") as fh:
+            for d in docs:
+                fh.write(json.dumps({"id": d.id, "text": d.text}) + "\n")
+        nd = [sys.executable, "-m", "neardup"]
+        subprocess.run([*nd, "warmup"], check=True, capture_output=True)  # kernels compiled
+        rows = [
+            ("neardup dedup (minhash) --jobs 1", [*nd, "dedup", str(src), "--jobs", "1", "-q"]),
+            (
+                "neardup dedup --method exact",
+                [*nd, "dedup", str(src), "--method", "exact", "--jobs", "1", "-q"],
+            ),
+            (
+                f"neardup lines --min-docs {args.min_docs}",
+                [
+                    *nd,
+                    "lines",
+                    str(src),
+                    "-o",
+                    f"{tmp}/l.jsonl",
+                    "--min-docs",
+                    str(args.min_docs),
+                    "-q",
+                ],
+            ),
+            (
+                f"neardup substrings --min-length {args.min_length}",
+                [
+                    *nd,
+                    "substrings",
+                    str(src),
+                    "-o",
+                    f"{tmp}/s.jsonl",
+                    "--min-length",
+                    str(args.min_length),
+                    "-q",
+                ],
+            ),
+        ]
+        cpu: dict[str, float] = {}
+        for label, cmd in rows:
+            cpu[label] = min(_run(cmd) for _ in range(args.repeat))
+            Path(f"{tmp}/l.jsonl").unlink(missing_ok=True)
+            Path(f"{tmp}/s.jsonl").unlink(missing_ok=True)
+        base = cpu[rows[0][0]]
+        print(f"\nwhole process, CPU s (user + system), best of {args.repeat}, {n} documents")
+        print("| command | CPU s | ms per document | minhash CPU / this |")
+        print("|---|---:|---:|---:|")
+        for label, c in cpu.items():
+            print(f"| {label} | {c:.2f} | {1000 * c / n:.3f} | {base / c:.2f} |")
+        if args.google_bin:
+            ours = SubstringSummary(args.min_length)
+            sum(
+                1
+                for _ in remove_repeated_substrings(docs, min_length=args.min_length, summary=ours)
+            )
+            g_cpu, g_removed = min(
+                (google_substrings(docs, Path(args.google_bin), args.min_length)
+                 for _ in range(args.repeat)),
+                key=lambda r: r[0],
+            )  # fmt: skip
+            sub = cpu[rows[3][0]]
+            print(
+                f"| Lee et al.'s tool (make + self-similar + collect, 1 thread) | {g_cpu:.2f} "
+                f"| {1000 * g_cpu / n:.3f} | {base / g_cpu:.2f} |"
+            )
+            print(
+                f"\nneardup substrings / Lee et al.'s tool CPU: x{g_cpu / sub:.2f} faster; "
+                f"bytes removed: neardup {ours.bytes_removed} (first copy kept), tool "
+                f"{g_removed} (every copy struck), of {ours.bytes_in}"
+            )
+        else:
+            print("Lee et al.'s tool: not run (give --google-bin PATH to a built dedup_dataset)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--docs", type=int, default=20_000)
@@ -135,11 +275,16 @@ def main() -> None:
     ap.add_argument("--min-docs", type=int, default=50)
     ap.add_argument("--min-length", type=int, default=100)
     ap.add_argument("--skip-datatrove", action="store_true")
+    ap.add_argument("--whole-process", action="store_true", help="CPU of each command alone")
+    ap.add_argument("--google-bin", default=None, help="Lee et al.'s built dedup_dataset")
     args = ap.parse_args()
     docs = build(args.docs, args.copy_rate)
     mb = sum(len((d.text or "").encode()) for d in docs) / 1e6
     n = len(docs)
     print(f"corpus: {n} docs, {mb:.1f} MB, copy rate {args.copy_rate}")
+    if args.whole_process:
+        whole_process(docs, args)
+        return
 
     def rate(name: str, seconds: float, extra: str = "") -> float:
         print(f"{name:<34} {seconds:8.2f} s {n / seconds:10.0f} docs/s  {extra}")
@@ -210,8 +355,8 @@ def main() -> None:
         f"{ssum.line()}; vs minhash x{t_min / t_ss:.1f}",
     )
     print(
-        "datatrove / text-dedup exact substrings: not run (they need Lee et al.'s Rust "
-        "suffix-array binary and a tokenizer download; neither installs on this machine)"
+        "datatrove / text-dedup exact substrings: they drive Lee et al.'s Rust tool; see "
+        "--whole-process --google-bin for the tool itself"
     )
 
 

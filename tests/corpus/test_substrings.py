@@ -47,11 +47,6 @@ def _reference(texts: list[str], L: int) -> list[str]:
 WORDS = st.sampled_from(["the ", "cat ", "sat ", "on ", "mat ", "é", "日本", "\n", "x"])
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open bug (issue 18): overlapping repeats inside one document can keep more than "
-    "the naive reference (found by this test: ['the the the '] vs ['the '])",
-)
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.lists(WORDS, max_size=14).map("".join), max_size=8), st.integers(8, 14))
 def test_equals_naive_reference(texts: list[str], L: int) -> None:
@@ -61,6 +56,28 @@ def test_equals_naive_reference(texts: list[str], L: int) -> None:
     assert got == want
     sharded = [d.text for d in remove_repeated_substrings(docs, min_length=L, shard_bytes=2 * L)]
     assert sharded == want
+
+
+@pytest.mark.parametrize(
+    ("texts", "L", "want"),
+    [
+        # a repeat that overlaps its own earlier copy (period 4 < L): one period is kept
+        (["the the the "], 8, ["the "]),
+        (["abcabcabcab"], 8, ["abc"]),
+        # ... also when the document is shorter than two copies of the window
+        (["xy the the the ", "the the the "], 8, ["xy the", ""]),
+        # no window repeats: nothing removed, whatever the length
+        (["abcdefghij"], 8, ["abcdefghij"]),
+        # a repeat across documents never spans the separator
+        (["aaaaaaaa", "aaaaaaaa"], 8, ["aaaaaaaa", ""]),
+    ],
+)
+def test_overlapping_repeats(texts: list[str], L: int, want: list[str]) -> None:
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    assert _reference(texts, L) == want
+    assert [d.text for d in remove_repeated_substrings(docs, min_length=L)] == want
+    sharded = remove_repeated_substrings(docs, min_length=L, shard_bytes=2 * L)
+    assert [d.text for d in sharded] == want
 
 
 def test_summary_and_first_copy_kept() -> None:

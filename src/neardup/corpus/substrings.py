@@ -2,22 +2,30 @@
 "Deduplicating Training Data Makes Language Models Better" (ACL; the ExactSubstr method).
 
 Every byte span of at least ``min_length`` bytes that already occurred earlier in the corpus
-is removed; the first occurrence is kept. Documents are UTF-8, joined with ``0xFF`` separators
-(a byte UTF-8 never uses, so no match crosses a document boundary); the suffix array comes
-from divsufsort (``pydivsufsort``, extra ``substrings``) and the LCP array from Kasai's
-algorithm. Adjacent suffixes whose common prefix is at least ``min_length`` form runs; every
-run member but the earliest marks its first ``min_length`` bytes for removal, and the union
-of those windows is exactly the set of bytes inside a repeat of an earlier span (a repeat of
-length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for
-each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character
-is removed when its first byte is.
+is removed; the first occurrence is kept. Exactly: a byte goes when it lies inside a
+``min_length``-byte window whose content occurred at an earlier position, so a repeat that
+overlaps its own earlier copy (a periodic run, ``"the the the "`` with 8-byte windows)
+collapses to its first period (``"the "``). Lee et al.'s tool strikes every copy, the first
+too; see ``docs/dedup.md`` (repeated substrings) for both rules.
+
+Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
+crosses a document boundary); the suffix array comes from divsufsort (``pydivsufsort``, extra
+``substrings``), and one numba pass (:mod:`neardup._kernels.repeats`) links adjacent suffixes
+whose common prefix is at least ``min_length`` bytes (Kasai's algorithm cut at
+``min_length`` and at separators, no LCP array). Linked suffixes form runs; every run member
+but the earliest marks its first ``min_length`` bytes for removal, and the union of those
+windows is exactly the set of bytes inside a repeat of an earlier span (a repeat of length
+``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for each
+``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
+removed when its first byte is.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each
 is deduplicated against itself, then against every earlier shard (the two joined, one suffix
-array), so peak memory is about ``2 * shard_bytes * 13`` bytes (the text, an int32 suffix
-array and LCP array, the masks) whatever the corpus size; earlier shards wait on disk. The
-pairwise step is quadratic in the number of shards; beyond one machine, see
-``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions windows by hash).
+array), so peak memory is about ``2 * shard_bytes * 15`` bytes (the text, the int32 suffix
+array, the int32 rank and difference arrays, link bits and the mask) whatever the corpus
+size; earlier shards wait on disk. The pairwise step is quadratic in the number of shards;
+beyond one machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or
+partitions windows by hash).
 """
 
 from __future__ import annotations
@@ -46,13 +54,13 @@ I64 = npt.NDArray[np.int64]
 DEFAULT_SHARD_BYTES = 32 * 1024 * 1024
 
 
-def _suffix_array(text: U8) -> tuple[npt.NDArray[np.integer], npt.NDArray[np.integer]]:
+def _suffix_array(text: U8) -> npt.NDArray[np.integer]:
     from neardup._extras import require_extra
 
     pds = require_extra("substrings", "pydivsufsort")
-    arr = np.ascontiguousarray(text).copy() if not text.flags.writeable else text
-    sa = pds.divsufsort(arr)
-    return sa, pds.kasai(arr, sa)
+    arr = text if text.flags.writeable and text.flags.c_contiguous else text.copy()
+    sa: npt.NDArray[np.integer] = pds.divsufsort(arr)
+    return sa
 
 
 def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
@@ -65,7 +73,8 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
             as reference: the mask marks bytes after it that repeat a span in it.
 
     Returns:
-        A boolean mask over ``text`` (all false within the reference prefix).
+        A boolean mask over ``text`` (all false within the reference prefix); a character is
+        marked whole when its first byte is.
 
     Examples:
         >>> t = np.frombuffer(b"the cat sat\\xffa dog; the cat sat", dtype=np.uint8)
@@ -75,20 +84,11 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
     """
     n = len(text)
     mask = np.zeros(n, dtype=bool)
-    if n < 2 * min_length:
+    if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
     from neardup._kernels.repeats import repeat_mask
 
-    sa, lcp = _suffix_array(text)
-    return repeat_mask(text, sa, lcp, min_length, prefix)
-
-
-def _char_mask(text: U8, mask: B) -> B:
-    """Extend byte decisions to whole characters: a continuation byte follows its lead."""
-    lead = (text & 0xC0) != 0x80
-    at = np.maximum.accumulate(np.where(lead, np.arange(len(text)), 0))
-    out: B = mask[at]
-    return out
+    return repeat_mask(text, _suffix_array(text), min_length, prefix)
 
 
 @dataclass
@@ -114,26 +114,32 @@ class SubstringSummary:
 
 
 def _join(texts: list[bytes]) -> tuple[U8, I64]:
-    """Documents joined by separators, and each document's start."""
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    """Documents joined by separators (a writable buffer), and each document's start."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     starts = np.zeros(len(texts), dtype=np.int64)
     if len(texts) > 1:
         starts[1:] = np.cumsum(lengths[:-1] + 1)
-    buf = np.frombuffer(bytes([SEP]).join(texts), dtype=np.uint8)
+    buf = np.frombuffer(bytearray(bytes([SEP]).join(texts)), dtype=np.uint8)
     return buf, starts
 
 
-def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[list[Document]]:
+def _shards(
+    docs: Iterable[Document], shard_bytes: int
+) -> Iterator[tuple[list[Document], list[bytes]]]:
+    """Documents with their UTF-8 text, cut into shards of about ``shard_bytes``."""
     shard: list[Document] = []
+    raw: list[bytes] = []
     size = 0
     for d in docs:
+        b = (d.text or "").encode("utf-8", "surrogatepass")
         shard.append(d)
-        size += len((d.text or "").encode("utf-8", "surrogatepass")) + 1
+        raw.append(b)
+        size += len(b) + 1
         if size >= shard_bytes:
-            yield shard
-            shard, size = [], 0
+            yield shard, raw
+            shard, raw, size = [], [], 0
     if shard:
-        yield shard
+        yield shard, raw
 
 
 def remove_repeated_substrings(
@@ -170,8 +176,7 @@ def remove_repeated_substrings(
     s = summary if summary is not None else SubstringSummary(min_length)
     with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
         earlier: list[Path] = []
-        for k, shard in enumerate(_shards(docs, shard_bytes)):
-            raw = [(d.text or "").encode("utf-8", "surrogatepass") for d in shard]
+        for k, (shard, raw) in enumerate(_shards(docs, shard_bytes)):
             buf, starts = _join(raw)
             mask = repeated_mask(buf, min_length)
             for path in earlier:
@@ -179,7 +184,6 @@ def remove_repeated_substrings(
                 both = np.concatenate([ref, np.array([SEP], np.uint8), buf])
                 cross = repeated_mask(both, min_length, prefix=len(ref) + 1)
                 mask |= cross[len(ref) + 1 :]
-            mask = _char_mask(buf, mask)
             shard_path = Path(tmp) / f"shard-{k:06d}.npy"
             np.save(shard_path, buf)
             earlier.append(shard_path)

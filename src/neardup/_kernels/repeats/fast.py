@@ -1,10 +1,47 @@
-"""numba kernel of :func:`neardup._kernels.repeats.repeat_mask`; the same marks as the reference."""
+"""numba kernel of :func:`neardup._kernels.repeats.repeat_mask`; the same marks as the reference.
+
+Kasai's LCP algorithm, cut short: in text order, the common prefix of each suffix with its
+successor in the suffix array is compared only up to ``min_length`` bytes and never past a
+``0xFF`` separator, starting from the previous one minus one (both cuts keep Kasai's
+``h(i + 1) >= h(i) - 1``, so the comparisons stay linear), and only a link bit per adjacent
+pair is kept (no LCP array, no distance-to-separator array). One walk over the suffix array
+then marks the runs of links through a difference array, and a last sequential pass turns it
+into the mask, each continuation byte taking its character's lead-byte decision.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from neardup._kernels.cache import njit
+
+
+@njit()
+def _links(text, sa, min_length):  # type: ignore[no-untyped-def]
+    """``link[r]``: suffixes ``sa[r]`` and ``sa[r + 1]`` share ``min_length`` bytes before any
+    separator (capped Kasai)."""
+    n = text.shape[0]
+    rank = np.empty(n, np.int32)
+    for r in range(n):
+        rank[sa[r]] = r
+    link = np.zeros(n, np.bool_)
+    h = 0
+    for i in range(n):
+        r = rank[i]
+        if r == n - 1:
+            h = 0
+            continue
+        j = sa[r + 1]
+        while h < min_length and i + h < n and j + h < n:
+            c = text[i + h]
+            if c != text[j + h] or c == 0xFF:
+                break
+            h += 1
+        if h >= min_length:
+            link[r] = True
+        if h > 0:
+            h -= 1
+    return link
 
 
 @njit()
@@ -36,28 +73,17 @@ def _close(sa, lo, hi, prefix, min_length, delta):  # type: ignore[no-untyped-de
 
 
 @njit()
-def repeat_mask(text, sa, lcp, min_length, prefix):  # type: ignore[no-untyped-def]
+def repeat_mask(text, sa, min_length, prefix):  # type: ignore[no-untyped-def]
     n = text.shape[0]
     mask = np.zeros(n, np.bool_)
     if n < 2:
         return mask
-    next_sep = np.empty(n, np.int64)
-    nxt = n
-    for i in range(n - 1, -1, -1):
-        if text[i] == 0xFF:
-            nxt = i
-        next_sep[i] = nxt
-    delta = np.zeros(n + 1, np.int64)
+    # a byte is covered by at most min_length marked windows (one starts at each position)
+    link = _links(text, sa, min_length)
+    delta = np.zeros(n + 1, np.int32)
     start = -1
     for i in range(n - 1):
-        a, b = sa[i], sa[i + 1]
-        c = lcp[i]
-        ra, rb = next_sep[a] - a, next_sep[b] - b
-        if ra < c:
-            c = ra
-        if rb < c:
-            c = rb
-        if c >= min_length:
+        if link[i]:
             if start < 0:
                 start = i
         elif start >= 0:
@@ -68,5 +94,8 @@ def repeat_mask(text, sa, lcp, min_length, prefix):  # type: ignore[no-untyped-d
     run = 0
     for i in range(n):
         run += delta[i]
-        mask[i] = run > 0 and i >= prefix
+        if (text[i] & 0xC0) == 0x80 and i > 0:
+            mask[i] = mask[i - 1]  # a continuation byte follows its character's lead byte
+        else:
+            mask[i] = run > 0 and i >= prefix
     return mask

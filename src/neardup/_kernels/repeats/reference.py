@@ -1,4 +1,8 @@
-"""numpy reference of :func:`neardup._kernels.repeats.repeat_mask` (the kernel's oracle)."""
+"""numpy reference of :func:`neardup._kernels.repeats.repeat_mask` (the kernel's oracle).
+
+It takes the common prefixes from Kasai's LCP array (``pydivsufsort.kasai``) cut at the next
+separator, where the numba kernel compares the bytes itself.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +14,17 @@ B = npt.NDArray[np.bool_]
 SEP = 0xFF
 
 
-def repeat_mask(
-    text: U8,
-    sa: npt.NDArray[np.integer],
-    lcp: npt.NDArray[np.integer],
-    min_length: int,
-    prefix: int,
-) -> B:
+def repeat_mask(text: U8, sa: npt.NDArray[np.integer], min_length: int, prefix: int) -> B:
     """See :func:`neardup._kernels.repeats.repeat_mask`."""
     n = len(text)
     mask = np.zeros(n, dtype=bool)
     if n < 2:
         return mask
+    from neardup._extras import require_extra
+
+    pds = require_extra("substrings", "pydivsufsort")
+    arr = np.ascontiguousarray(text) if text.flags.writeable else text.copy()
+    lcp = pds.kasai(arr, sa)
     sa = sa.astype(np.int64)
     idx = np.arange(n, dtype=np.int64)
     next_sep = np.minimum.accumulate(np.where(text == SEP, idx, n)[::-1])[::-1]
@@ -49,4 +52,9 @@ def repeat_mask(
     np.add.at(delta, marked + min_length, -1)
     mask = np.cumsum(delta[:-1]) > 0
     mask[:prefix] = False
-    return mask
+    # a continuation byte (10xxxxxx) follows the lead byte of its character
+    lead = (text & 0xC0) != 0x80
+    lead[0] = True
+    at = np.maximum.accumulate(np.where(lead, idx, 0))
+    out: B = mask[at]
+    return out
