@@ -1,4 +1,6 @@
-"""[image] Perceptual image hashes: average, difference, DCT (pHash), wavelet and colour.
+"""[image] Perceptual image hashes: average, difference, DCT (pHash), wavelet, colour, and
+Meta's PDQ (:mod:`neardup.image.pdqhashing`, 256 bits with a quality score and dihedral
+variants).
 
 Presets:
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource
 from neardup.image.hashes import hash_image, hash_many
+from neardup.image.pdqhashing import pdq, pdq_codes, pdq_dihedral, pdq_many
 from neardup.image.value import METHODS, PRESETS, ImageHash, ImageHashParams
 
 __all__ = [
@@ -35,6 +38,10 @@ __all__ = [
     "dhash",
     "hash_image",
     "hash_many",
+    "pdq",
+    "pdq_codes",
+    "pdq_dihedral",
+    "pdq_many",
     "phash",
     "whash",
 ]
