@@ -21,6 +21,11 @@ before any pixel is decoded.
 
 from __future__ import annotations
 
+from neardup.image.cropresistant import (
+    CropResistantHash,
+    crop_resistant_hash,
+    crop_resistant_many,
+)
 from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource
 from neardup.image.hashes import hash_image, hash_many
 from neardup.image.pdqhashing import pdq, pdq_codes, pdq_dihedral, pdq_many
@@ -30,11 +35,14 @@ __all__ = [
     "DEFAULT_MAX_PIXELS",
     "METHODS",
     "PRESETS",
+    "CropResistantHash",
     "ImageHash",
     "ImageHashParams",
     "ImageSource",
     "ahash",
     "colorhash",
+    "crop_resistant_hash",
+    "crop_resistant_many",
     "dhash",
     "hash_image",
     "hash_many",
