@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("PIL")
 pytest.importorskip("imagehash")
-from click.testing import CliRunner  # noqa: E402
-from PIL import Image  # noqa: E402
+from click.testing import CliRunner
+from PIL import Image
 
-from neardup.cli import main  # noqa: E402
+from neardup.cli import main
 
 VECTORS = Path(__file__).resolve().parents[1] / "golden" / "vectors" / "images"
 
