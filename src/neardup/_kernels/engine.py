@@ -51,6 +51,7 @@ FAMILIES = (
     "lines",
     "lsh",
     "minhash",
+    "pdq",
     "repeats",
     "sets",
     "sha1",

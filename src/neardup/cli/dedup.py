@@ -143,6 +143,20 @@ log = logging.getLogger("neardup")
     "a re-run embeds only new texts.",
 )
 @click.option(
+    "--dihedral",
+    is_flag=True,
+    default=False,
+    help="Image methods: mirrored and rotated copies match too (pdq: its 8 dihedral hashes; "
+    "phash, ahash, dhash, whash, crop-resistant: the 8 transforms are hashed).",
+)
+@click.option(
+    "--min-quality",
+    type=click.IntRange(0, 100),
+    default=None,
+    help="--method pdq: images of lower PDQ quality (0-100) are not matched and are logged "
+    "(default 50, Meta's suggestion).",
+)
+@click.option(
     "--engine",
     type=click.Choice(["local", "spark"]),
     default="local",
@@ -212,6 +226,8 @@ def dedup_cmd(
     bloom_fp_rate: float | None,
     model: str | None,
     embedding_cache: str | None,
+    dihedral: bool,
+    min_quality: int | None,
     engine: str,
     master: str | None,
     spark_output: str | None,
@@ -250,6 +266,8 @@ def dedup_cmd(
         bloom_fp_rate=bloom_fp_rate,
         model=model,
         cache=embedding_cache,
+        dihedral=True if dihedral else None,
+        min_quality=min_quality,
     )
     if exact_first and (method == "exact" or index_path is not None or engine == "spark"):
         raise click.UsageError(
@@ -403,6 +421,8 @@ _FLAGS = {
     "bloom_fp_rate": "--bloom-fp-rate",
     "model": "--model",
     "cache": "--embedding-cache",
+    "dihedral": "--dihedral",
+    "min_quality": "--min-quality",
 }
 
 

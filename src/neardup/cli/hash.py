@@ -62,10 +62,19 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
+@click.option(
+    "--dihedral",
+    is_flag=True,
+    default=False,
+    help="Image methods: the smallest distance over A's rotations and mirror images.",
+)
 @errors
-def compare_cmd(a: str, b: str, method: str, fmt: str) -> None:
+def compare_cmd(a: str, b: str, method: str, fmt: str, dihedral: bool) -> None:
     """Similarity (and distance, where it is a count) of two files."""
-    m = make_method(method)
+    if dihedral and "dihedral" not in method_info(method).options:
+        users = [n for n, info in REGISTRY.items() if "dihedral" in info.options]
+        raise click.UsageError(f"--dihedral applies to --method {', '.join(users)}")
+    m = make_method(method, dihedral=True) if dihedral else make_method(method)
     da, db = documents((a, b), binary=m.binary)
     sim, dist = m.compare(da, db)
     if fmt == "json":

@@ -1,4 +1,6 @@
-"""[image] Perceptual image hashes: average, difference, DCT (pHash), wavelet and colour.
+"""[image] Perceptual image hashes: average, difference, DCT (pHash), wavelet, colour, and
+Meta's PDQ (:mod:`neardup.image.pdqhashing`, 256 bits with a quality score and dihedral
+variants).
 
 Presets:
 
@@ -19,22 +21,35 @@ before any pixel is decoded.
 
 from __future__ import annotations
 
+from neardup.image.cropresistant import (
+    CropResistantHash,
+    crop_resistant_hash,
+    crop_resistant_many,
+)
 from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource
 from neardup.image.hashes import hash_image, hash_many
+from neardup.image.pdqhashing import pdq, pdq_codes, pdq_dihedral, pdq_many
 from neardup.image.value import METHODS, PRESETS, ImageHash, ImageHashParams
 
 __all__ = [
     "DEFAULT_MAX_PIXELS",
     "METHODS",
     "PRESETS",
+    "CropResistantHash",
     "ImageHash",
     "ImageHashParams",
     "ImageSource",
     "ahash",
     "colorhash",
+    "crop_resistant_hash",
+    "crop_resistant_many",
     "dhash",
     "hash_image",
     "hash_many",
+    "pdq",
+    "pdq_codes",
+    "pdq_dihedral",
+    "pdq_many",
     "phash",
     "whash",
 ]

@@ -329,7 +329,24 @@ def hash_image(
         >>> str(hash_image(Image.new("L", (40, 30), 128), ImageHashParams(method="dhash")))
         '0000000000000000'
     """
+    if params.method == "pdq":
+        return _pdq_hashes([image], params, max_pixels, 1)[0]
     return _finish([_prepare(image, params, max_pixels)], params)[0]
+
+
+def _pdq_hashes(
+    images: Iterable[ImageSource], params: ImageHashParams, max_pixels: int, workers: int
+) -> list[ImageHash]:
+    from neardup.image.pdqhashing import pdq_codes
+
+    out = pdq_codes(
+        images,
+        workers=workers,
+        exif_transpose=params.exif_transpose,
+        jpeg_draft=params.jpeg_draft,
+        max_pixels=max_pixels,
+    )
+    return out.hashes()
 
 
 def hash_many(
@@ -350,7 +367,8 @@ def hash_many(
 
     Args:
         images: Paths, encoded bytes, binary file objects or ``PIL.Image.Image`` objects.
-        method: ``"phash"``, ``"ahash"``, ``"dhash"``, ``"whash"`` or ``"colorhash"``
+        method: ``"phash"``, ``"ahash"``, ``"dhash"``, ``"whash"``, ``"colorhash"`` or
+            ``"pdq"`` (the hash only; :func:`neardup.image.pdqhashing.pdq_codes` also gives quality)
             (ignored when ``params`` is given).
         preset: ``"imagehash"`` (default) or ``"go"`` (ignored when ``params`` is given).
         params: Full parameters; overrides ``method`` and ``preset``.
@@ -378,6 +396,8 @@ def hash_many(
         raise ConfigError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if params.method == "pdq":
+        return _pdq_hashes(images, params, max_pixels, workers)
     out: list[ImageHash] = []
     chunk: list[ImageSource] = []
     pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None

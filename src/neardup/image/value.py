@@ -12,8 +12,8 @@ from neardup.errors import ConfigError, FormatError, IncompatibleSketchError
 
 __all__ = ["METHODS", "PRESETS", "ImageHash", "ImageHashParams"]
 
-#: The hash methods, in the order imagehash documents them.
-METHODS: tuple[str, ...] = ("ahash", "phash", "dhash", "whash", "colorhash")
+#: The hash methods, in the order imagehash documents them, then Meta's PDQ (256 bits).
+METHODS: tuple[str, ...] = ("ahash", "phash", "dhash", "whash", "colorhash", "pdq")
 #: ``"imagehash"``: the bits of imagehash 4.3 for the same Pillow (the default);
 #: ``"go"``: the Go ``fingerprint`` package's pHash, bit for bit (``method="phash"`` only).
 PRESETS: tuple[str, ...] = ("imagehash", "go")
@@ -44,6 +44,7 @@ class ImageHashParams(Params):
         remove_max_haar_ll: ``whash`` only: drop the lowest Haar frequency first. (The
             wavelet is always Haar, imagehash's default ``mode``.)
         binbits: ``colorhash`` only: bits per colour bin (1..16).
+            (``pdq`` has no size parameters: always 256 bits, :mod:`neardup.image.pdqhashing`.)
         exif_transpose: Apply the EXIF orientation before hashing. Off by default, as
             imagehash and the Go package do; the ``go`` preset refuses it.
         jpeg_draft: Let libjpeg decode JPEGs at 1/2, 1/4 or 1/8 scale (faster, but the bits
@@ -125,6 +126,8 @@ class ImageHashParams(Params):
         """
         if self.method == "colorhash":
             return 14 * self.binbits
+        if self.method == "pdq":
+            return 256
         return self.hash_size * self.hash_size
 
 
@@ -165,7 +168,7 @@ class ImageHash:
 
     @property
     def bits(self) -> int:
-        """Number of bits (``hash_size ** 2``, or ``14 * binbits`` for colorhash)."""
+        """Number of bits (``hash_size ** 2``, ``14 * binbits`` for colorhash, 256 for pdq)."""
         return self.params.bits
 
     @property

@@ -1,4 +1,5 @@
-"""The byte and image methods: ssdeep-compatible CTPH, TLSH and imagehash's pHash."""
+"""The byte and image methods: ssdeep-compatible CTPH, TLSH and imagehash's pHash (the other
+image methods are in :mod:`neardup.methods.image`)."""
 
 from __future__ import annotations
 
@@ -195,11 +196,14 @@ class PHashConfig(MethodConfig):
     Attributes:
         threshold: ``1 - d / 64``.
         preset: ``imagehash`` (imagehash 4.3, bit for bit) or ``go`` (the Go package's).
+        dihedral: Match mirrored and rotated copies too (hashes the 8 transforms; such
+            hashes cannot be kept in a store).
     """
 
     KIND: ClassVar[str] = "phash"
     threshold: float = 0.84
     preset: str = "imagehash"
+    dihedral: bool = False
 
     def __post_init__(self) -> None:
         MethodConfig.__post_init__(self)
@@ -234,19 +238,37 @@ class PHashMethod(Method):
         return phash(src, preset=self.config.preset)
 
     def sketch(self, docs: Sequence[Document]) -> U64:
+        if self.config.dihedral:
+            from neardup.image import hash_many
+            from neardup.image.value import ImageHashParams
+            from neardup.methods.image import decoded, dihedral_images
+
+            flat = [v for d in docs for v in dihedral_images(decoded(d))]
+            params = ImageHashParams(method="phash", preset=self.config.preset)
+            codes = [int(h) for h in hash_many(flat, params=params)]
+            return np.array(codes, dtype=np.uint64).reshape(-1, 8)
         return np.array([int(self._hash(d)) for d in docs], dtype=np.uint64)
 
-    def collector(self) -> HammingCollector:
+    def collector(self) -> Collector:
+        if self.config.dihedral:
+            from neardup.methods.image import VariantCollector
+
+            return VariantCollector(64, self.radius)
         return HammingCollector(64, self.radius)
 
     def lookup_keys(self, payload: U64) -> U64:
         """Pigeonhole block keys of the 64-bit hashes."""
         from neardup.index.hamming import hamming_block_keys
+        from neardup.methods.image import check_not_dihedral
 
+        check_not_dihedral(self.config, "bucket keys of phash (Spark, stores)")
         return hamming_block_keys(np.asarray(payload, dtype=np.uint64), 64, self.radius)
 
     def blobs(self, payload: U64) -> list[bytes]:
         """Each 64-bit hash, little-endian."""
+        from neardup.methods.image import check_not_dihedral
+
+        check_not_dihedral(self.config, "storing phash hashes (--index)")
         return [int(h).to_bytes(8, "little") for h in np.asarray(payload).tolist()]
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
@@ -259,5 +281,9 @@ class PHashMethod(Method):
         return str(self._hash(doc))
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        if self.config.dihedral:
+            codes = self.sketch([a, b])
+            d = min((int(x) ^ int(codes[1, 0])).bit_count() for x in codes[0])
+            return 1.0 - d / 64.0, d
         ha, hb = self._hash(a), self._hash(b)
         return float(ha.similarity(hb)), int(ha.distance(hb))

@@ -11,6 +11,13 @@ method         similarity, index, verification
 ``ctph``       ssdeep score / 100; 7-gram index then exact ssdeep comparison
 ``tlsh``       ``max(0, 1 - d/300)`` of the TLSH distance ``d`` (0.85 = distance 45)
 ``phash``      ``1 - d/64`` of imagehash's 64-bit pHash (images); exact HammingIndex
+``ahash``      ``1 - d/64`` of imagehash's average hash (images); exact HammingIndex
+``dhash``      ``1 - d/64`` of imagehash's difference hash (images); exact HammingIndex
+``whash``      ``1 - d/64`` of imagehash's wavelet hash (images); exact HammingIndex
+``pdq``        ``1 - d/256`` of Meta's PDQ (images), images under ``min_quality`` gated
+``crop-resistant`` imagehash's crop-resistant segment hashes; candidates from a HammingIndex
+               of the segments, verified by imagehash's ``ImageMultiHash`` rule
+               (the image methods take ``dihedral=True``: mirrored and rotated copies match)
 ``embedding``  cosine of text embeddings, the static model by default (extra ``embeddings``)
 ``exact``      1.0 when the canonical texts' XXH3-128 digests are equal; in memory or with a
                Bloom filter and a spill file (``bloom_capacity``)
@@ -35,6 +42,18 @@ from neardup.methods.binary import (
 )
 from neardup.methods.embedding import EmbeddingConfig, EmbeddingMethod
 from neardup.methods.exact import ExactConfig, ExactMethod
+from neardup.methods.image import (
+    AHashConfig,
+    AHashMethod,
+    CropResistantConfig,
+    CropResistantMethod,
+    DHashConfig,
+    DHashMethod,
+    PDQConfig,
+    PDQMethod,
+    WHashConfig,
+    WHashMethod,
+)
 from neardup.methods.text import (
     MinHashConfig,
     MinHashMethod,
@@ -163,6 +182,35 @@ REGISTRY: dict[str, MethodInfo] = {
             parallel=True,
             spark="blocks",
             binary=True,
+        ),
+        *(
+            MethodInfo(
+                name,
+                config,
+                method,
+                summary,
+                storable=False,
+                parallel=True,
+                spark=None,
+                binary=True,
+            )
+            for name, config, method, summary in (
+                ("ahash", AHashConfig, AHashMethod, "imagehash's 64-bit average hash of images"),
+                ("dhash", DHashConfig, DHashMethod, "imagehash's 64-bit difference hash"),
+                ("whash", WHashConfig, WHashMethod, "imagehash's 64-bit Haar wavelet hash"),
+                (
+                    "pdq",
+                    PDQConfig,
+                    PDQMethod,
+                    "Meta's 256-bit PDQ hash of images: 1 - distance / 256, quality-gated",
+                ),
+                (
+                    "crop-resistant",
+                    CropResistantConfig,
+                    CropResistantMethod,
+                    "imagehash's crop-resistant segment hashes: images match across crops",
+                ),
+            )
         ),
         MethodInfo(
             "embedding",
