@@ -14,6 +14,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from neardup.errors import StoreError
@@ -25,6 +26,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 N_DOCS = 3000
 BATCH = 50
 KILLS = 20
+MIN_KILLS = 5
 
 ADDER = textwrap.dedent(
     """
@@ -36,10 +38,18 @@ ADDER = textwrap.dedent(
     path, n, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     docs = (Document(f"d{i:05d}", f"document {i} words {i % 97} and {i * 7 % 89} more")
             for i in range(n))
+
+    def announced(docs):
+        # drawing the first document of a batch means the batch before it is committed
+        for i, doc in enumerate(docs):
+            if i % batch == 0:
+                print("committed", i, flush=True)
+            yield doc
+
     with PersistentIndex(path, make_method("simhash")) as index:
         index.add([next(docs) for _ in range(batch)], batch_size=batch)  # warm (numba)
         print("ready", flush=True)
-        index.add(docs, batch_size=batch)
+        index.add(announced(docs), batch_size=batch)
     print("done", flush=True)
     """
 )
@@ -58,7 +68,7 @@ def _check(path: Path) -> int:
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         keys = [k for (k,) in conn.execute("SELECT key FROM docs ORDER BY key")]
-        doc_ids = {d for (d,) in conn.execute("SELECT DISTINCT doc FROM keys")}
+        doc_ids = set(_lookup_docs(conn).tolist())
         rowids = {r for (r,) in conn.execute("SELECT rowid FROM docs")}
     finally:
         conn.close()
@@ -69,13 +79,24 @@ def _check(path: Path) -> int:
     return len(keys)
 
 
+def _lookup_docs(conn: sqlite3.Connection) -> np.ndarray:
+    """The document ids of every stored lookup entry (decoded from the segment blocks)."""
+    from neardup.store._segments import _segment_entries, read_segments
+
+    parts = [_segment_entries(conn, s)[1] for s in read_segments(conn)]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
 def test_sigkill_during_index_add(tmp_path: Path) -> None:
+    """The kill lands after a random number of committed batches (the adder announces each),
+    at a random moment of the next one, so every run kills mid-add whatever the load; at
+    least MIN_KILLS kills always run, more while the time budget lasts."""
     env = {**os.environ, "PYTHONPATH": SRC}
     rng = random.Random(11)
     budget = time.monotonic() + 45
     counts = []
     path = tmp_path / "store.db"
-    for _ in range(KILLS):
+    for n_kill in range(KILLS):
         path.unlink(missing_ok=True)
         for suffix in ("-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -86,15 +107,18 @@ def test_sigkill_during_index_add(tmp_path: Path) -> None:
         )
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == b"ready"
-        time.sleep(rng.uniform(0.0, 0.6))
+        for _ in range(rng.randrange(1, N_DOCS // BATCH // 2)):  # batches to let commit
+            line = proc.stdout.readline()
+            assert line.startswith(b"committed"), line
+        time.sleep(rng.uniform(0.0, 0.02))  # somewhere in the next batch
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         proc.stdout.close()
         counts.append(_check(path))
-        if time.monotonic() > budget:
+        if n_kill + 1 >= MIN_KILLS and time.monotonic() > budget:
             break
-    assert len(counts) >= 5
-    assert any(0 < c < N_DOCS for c in counts), f"no kill landed mid-add: {counts}"
+    assert len(counts) >= MIN_KILLS
+    assert all(BATCH <= c < N_DOCS for c in counts), f"a kill did not land mid-add: {counts}"
     # resume: adding everything again completes and leaves each document once
     with PersistentIndex(path, make_method("simhash")) as index:
         index.add(_docs(N_DOCS), batch_size=BATCH)
@@ -103,8 +127,8 @@ def test_sigkill_during_index_add(tmp_path: Path) -> None:
     assert _check(path) == N_DOCS
     conn = sqlite3.connect(path)
     try:  # compacted: no orphan lookup rows
-        orphans = "SELECT count(*) FROM keys WHERE doc NOT IN (SELECT rowid FROM docs)"
-        assert conn.execute(orphans).fetchone()[0] == 0
+        live = {r for (r,) in conn.execute("SELECT rowid FROM docs")}
+        assert set(_lookup_docs(conn).tolist()) == live
     finally:
         conn.close()
 
@@ -125,8 +149,6 @@ def test_two_writers_wait_or_fail_cleanly(tmp_path: Path) -> None:
             Store.open(path, kind="simhash", params=str(params), timeout=0.5) as store,
             pytest.raises(StoreError, match="locked"),
         ):
-            import numpy as np
-
             store.add("x", b"\0" * 8, np.array([1]))
         assert time.monotonic() - start >= 0.4  # it waited for the busy timeout first
     finally:

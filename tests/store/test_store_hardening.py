@@ -52,7 +52,11 @@ def _reads(path: Path) -> None:
         ("UPDATE docs SET checksum = ? WHERE key = 'a'", "12"),
         ("UPDATE docs SET checksum = ? WHERE key = 'a'", 1.5),
         ("UPDATE docs SET key = ? WHERE key = 'a'", 7),
-        ("UPDATE keys SET doc = ? WHERE k = (SELECT min(k) FROM keys)", "x"),
+        ("UPDATE blocks SET data = ? WHERE id = (SELECT min(id) FROM blocks)", "x"),
+        ("UPDATE blocks SET checksum = ? WHERE id = (SELECT min(id) FROM blocks)", 2.5),
+        ("UPDATE segs SET shift = ?", "x"),
+        ("UPDATE segs SET shift = ?", 99),  # out of range: refused, never decoded
+        ("UPDATE segs SET doc_bits = ?", 0),
         ("UPDATE meta SET value = ? WHERE name = 'created'", b"\x00"),
         ("UPDATE meta SET value = ? WHERE name = 'stale'", "many"),
     ],
@@ -155,12 +159,27 @@ def test_stored_set_similarity_is_a_bounded_symmetric_jaccard(
     assert abs(sim - exact) <= 0.01 + 2 / max(1, a.size + b.size)
 
 
-def test_a_lookup_key_of_the_wrong_type_only_stops_matching(tmp_path: Path) -> None:
+def test_flipped_lookup_block_bytes_fail_the_checksum(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     _store(db)
-    _edit(db, "UPDATE keys SET k = CAST(k AS BLOB)")
-    with Store.open(db, kind=KIND, params=PARAMS) as store:
-        assert store.candidates(np.array([1, 2])) == []  # no match, no crash, no wrong row
+    conn = sqlite3.connect(db)
+    block_id, data = conn.execute("SELECT id, data FROM blocks").fetchone()
+    conn.close()
+    flipped = bytes([data[0] ^ 1]) + data[1:]
+    _edit(db, "UPDATE blocks SET data = ? WHERE id = ?", flipped, block_id)
+    with (
+        Store.open(db, kind=KIND, params=PARAMS) as store,
+        pytest.raises(StoreError, match="checksum"),
+    ):
+        store.candidates(np.array([1, 2]))
+    # a block moved to another id fails too (the id is covered)
+    _store(db)
+    _edit(db, "UPDATE blocks SET id = id + 1")
+    with (
+        Store.open(db, kind=KIND, params=PARAMS) as store,
+        pytest.raises(StoreError, match="checksum"),
+    ):
+        store.compact()
 
 
 def test_similarity_of_empty_sets_is_zero() -> None:

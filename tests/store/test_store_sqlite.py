@@ -212,12 +212,18 @@ def test_migrations_are_ordered_and_idempotent(tmp_path: Path) -> None:
         conn.close()
 
 
+def _fixture(folder: Path, version: str) -> Path:
+    """A store file made from a pinned schema fixture (``store_schema_VERSION.sql``)."""
+    path = folder / f"{version}.db"
+    conn = sqlite3.connect(path)
+    conn.executescript((HERE / f"store_schema_{version}.sql").read_text(encoding="utf-8"))
+    conn.close()
+    return path
+
+
 def test_v1_stores_with_documents_are_refused_clearly(tmp_path: Path) -> None:
     """Version 1 kept old sketch formats and no method configuration: rebuild, never guess."""
-    old = tmp_path / "v1.db"
-    conn = sqlite3.connect(old)
-    conn.executescript((HERE / "store_schema_v1.sql").read_text(encoding="utf-8"))
-    conn.close()
+    old = _fixture(tmp_path, "v1")
     with pytest.raises(SchemaVersionError, match="rebuild it"):
         _open(old)
     conn = sqlite3.connect(old)  # nothing was changed
@@ -232,23 +238,44 @@ def test_v1_stores_with_documents_are_refused_clearly(tmp_path: Path) -> None:
         assert len(store) == 0 and store.stats()["schema_version"] == SCHEMA_VERSION
 
 
-def test_fresh_store_matches_the_v2_fixture(tmp_path: Path) -> None:
-    """The schema-2 file format is pinned: a fixture store opens, and new stores equal it."""
-    old = tmp_path / "v2.db"
+def _fixture_reads(store: Store) -> None:
+    assert len(store) == 3 and store.get("alpha") == b"\x00\x01sketch-a"
+    assert store.get_meta("alpha") == '{"n": 1}'
+    assert store.config == '{"method":"minhash"}'
+    assert store.candidates(np.array([10, 0])) == [
+        ("alpha", b"\x00\x01sketch-a"),
+        ("beta", b"\x00\x01sketch-b"),
+    ]
+    assert store.candidates(np.array([[5, 100]])) == [("delta", b"ctph")]
+    assert store.candidates(np.array([11, 21])) == [("beta", b"\x00\x01sketch-b")]
+    assert store.stats()["created"] == 1700000000.0
+    assert store.stats()["lookup_rows"] == 6
+
+
+def test_v2_store_is_upgraded_in_place(tmp_path: Path) -> None:
+    """A schema-2 store (one row per lookup key) opens; its rows become segment blocks."""
+    old = _fixture(tmp_path, "v2")
+    with _open(old) as store:
+        _fixture_reads(store)
+        assert store.stats()["schema_version"] == SCHEMA_VERSION == 3
+        store.add("gamma", b"g", np.array([10, 5]))
+        assert [k for k, _ in store.candidates(np.array([10, 0]))] == ["alpha", "beta", "gamma"]
     conn = sqlite3.connect(old)
-    conn.executescript((HERE / "store_schema_v2.sql").read_text(encoding="utf-8"))
+    try:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "keys" not in names and {"segs", "blocks"} <= names
+    finally:
+        conn.close()
+
+
+def test_fresh_store_matches_the_v3_fixture(tmp_path: Path) -> None:
+    """The schema-3 file format is pinned: a fixture store opens, and new stores equal it."""
+    old = _fixture(tmp_path, "v3")
+    conn = sqlite3.connect(old)
     fixture_schema = _schema(conn)
     conn.close()
     with _open(old) as store:
-        assert len(store) == 3 and store.get("alpha") == b"\x00\x01sketch-a"
-        assert store.get_meta("alpha") == '{"n": 1}'
-        assert store.config == '{"method":"minhash"}'
-        assert store.candidates(np.array([10, 0])) == [
-            ("alpha", b"\x00\x01sketch-a"),
-            ("beta", b"\x00\x01sketch-b"),
-        ]
-        assert store.candidates(np.array([[5, 100]])) == [("delta", b"ctph")]
-        assert store.stats()["created"] == 1700000000.0
+        _fixture_reads(store)
     with _open(tmp_path / "new.db") as store:
         store.add("a", b"a", np.array([1]))
     conn = sqlite3.connect(tmp_path / "new.db")

@@ -13,6 +13,7 @@ from neardup.errors import InputError
 from neardup.store._base import StoreBase
 from neardup.store._lookup import Lookup, fold, pairs, triples
 from neardup.store._rows import damaged, doc_row, integer, json_list, text_or_none
+from neardup.store._segments import lookup as segment_lookup
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
@@ -124,22 +125,13 @@ class StoreReads(StoreBase):
         sorted_keys, sorted_query = folded[order], query[order]
         unique = np.unique(sorted_keys)
         with self._errors("find candidates"), self._read() as conn:
-            hits = conn.execute(
-                "SELECT k, doc FROM keys WHERE k IN (SELECT value FROM json_each(?))",
-                (json_list(unique.tolist()),),
-            ).fetchall()
-            if not hits:
+            try:
+                hit_keys, hit_docs = segment_lookup(conn, unique)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+            if not hit_keys.size:
                 return out
-            found = np.array(
-                [
-                    (
-                        integer(self._path, k, "a lookup key"),
-                        integer(self._path, d, "a document id"),
-                    )
-                    for k, d in hits
-                ],
-                dtype=np.int64,
-            )
+            found = np.stack([hit_keys, hit_docs], axis=1)
             lo = np.searchsorted(sorted_keys, found[:, 0], side="left")
             hi = np.searchsorted(sorted_keys, found[:, 0], side="right")
             counts = hi - lo
@@ -227,14 +219,14 @@ class StoreReads(StoreBase):
             >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
             ...     st = s.stats()
             >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 2)
+            (0, 'minhash', 'minhash-00', 3)
         """
         with self._errors("read statistics"), self._read() as conn:
             identity = self._identity()
             docs, sketch_bytes = conn.execute(
                 "SELECT count(*), coalesce(sum(length(sketch)), 0) FROM docs"
             ).fetchone()
-            lookup_rows = conn.execute("SELECT count(*) FROM keys").fetchone()[0]
+            lookup_rows = conn.execute("SELECT coalesce(sum(entries), 0) FROM segs").fetchone()[0]
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
             page_size = conn.execute("PRAGMA page_size").fetchone()[0]
             version = schema_version(conn)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from neardup.errors import SchemaVersionError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "Migration", "migrate", "schema_version"]
@@ -91,7 +93,45 @@ def _v2_compact(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact)
+def _v3_segments(conn: sqlite3.Connection) -> None:
+    """Version 3: lookup keys in bit-packed segment blocks instead of one row per key.
+
+    The ``keys`` rows of version 2 (~13 bytes each) become segments of ``blocks`` rows
+    (:mod:`neardup.store._segments`, ~5 bytes an entry); the documents are unchanged. The
+    rows are read in key order, a bounded number at a time, each chunk one segment.
+    """
+    from neardup.store._segments import MERGE_CAP, _insert, encode_segment
+
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS segs ("
+        " seg INTEGER PRIMARY KEY,"
+        " shift INTEGER NOT NULL,"
+        " doc_lo INTEGER NOT NULL,"
+        " doc_bits INTEGER NOT NULL,"
+        " entries INTEGER NOT NULL,"
+        " kmin INTEGER NOT NULL,"
+        " kmax INTEGER NOT NULL)"
+    )
+    # id = seg << 32 | bucket; data = the bucket's packed entries
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS blocks ("
+        " id INTEGER PRIMARY KEY,"
+        " data BLOB NOT NULL,"
+        " checksum INTEGER NOT NULL)"
+    )
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "keys" not in tables:
+        return
+    cursor = conn.execute("SELECT k, doc FROM keys ORDER BY k, doc")
+    seg = 0
+    while rows := cursor.fetchmany(MERGE_CAP):
+        pairs = np.array(rows, dtype=np.int64)
+        seg += 1
+        _insert(conn, encode_segment(seg, pairs[:, 0], pairs[:, 1]))
+    conn.execute("DROP TABLE keys")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact, _v3_segments)
 """Every migration, in order; ``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -140,7 +180,7 @@ def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRA
         >>> conn = sqlite3.connect(":memory:", isolation_level=None)
         >>> _ = conn.execute("BEGIN IMMEDIATE")
         >>> migrate(conn), migrate(conn), schema_version(conn) == SCHEMA_VERSION
-        (2, 0, True)
+        (3, 0, True)
         >>> _ = conn.execute("COMMIT")
         >>> conn.close()
     """

@@ -45,6 +45,7 @@ from neardup.store._rows import (
     integer,
     json_list,
 )
+from neardup.store._segments import compact_all, write_segment
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -335,22 +336,11 @@ class Store(StoreReads):
     def _insert_keys(
         self, conn: sqlite3.Connection, keys: npt.NDArray[np.int64], docs: npt.NDArray[np.int64]
     ) -> None:
-        if not keys.size:
-            return
-        order = np.lexsort((docs, keys))
-        keys, docs = keys[order], docs[order]
-        if int(docs.max()) < (1 << 32):  # pack (key, doc) into one int64 per row
-            packed = (keys << np.int64(32)) | docs
-            conn.execute(
-                "INSERT OR IGNORE INTO keys (k, doc) "
-                "SELECT value >> 32, value & 4294967295 FROM json_each(?)",
-                (json_list(packed.tolist()),),
-            )
-        else:
-            conn.executemany(
-                "INSERT OR IGNORE INTO keys (k, doc) VALUES (?, ?)",
-                zip(keys.tolist(), docs.tolist(), strict=True),
-            )
+        """Write the batch's lookup entries as one new segment (see ``_segments.py``)."""
+        try:
+            write_segment(conn, keys, docs)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
 
     def add(
         self,
@@ -420,6 +410,9 @@ class Store(StoreReads):
             (2, 2)
         """
         with self._errors("compact the store"), self._write() as conn:
-            cur = conn.execute("DELETE FROM keys WHERE doc NOT IN (SELECT rowid FROM docs)")
+            try:
+                dropped = compact_all(conn)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
             self._set_stale(conn, 0)
-            return max(0, int(cur.rowcount))
+            return dropped

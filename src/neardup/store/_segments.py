@@ -1,0 +1,337 @@
+"""Lookup keys kept as bit-packed blocks in immutable segments (private; schema version 3).
+
+One SQLite row per ``(key, document)`` costs ~13 bytes (4-byte key, document id, record and
+cell headers), 16 of them per MinHash document. Instead every write batch becomes one
+**segment**: its ``(folded key, document)`` entries sorted, split into **buckets** by the
+key's top bits (about :data:`BUCKET_ENTRIES` entries each, sized from the segment's entry
+count), and each bucket stored as one ``blocks`` row ``(seg << 32 | bucket, data,
+checksum)``. An entry keeps only what the row id does not already say: the key's low
+``shift`` bits and the document's offset from the segment's first document, packed into
+``ceil((shift + doc_bits) / 8)`` little-endian bytes (5 for a 100k-document batch).
+
+A query probes, in each segment whose key range covers a key, the one bucket that key falls
+in (a primary-key lookup), decodes the bucket and keeps the entries with exactly that key.
+Segments merge (tiered, :data:`FANOUT` of a size class into one, up to :data:`MERGE_CAP`
+entries) so that their number stays logarithmic; merging and :meth:`Store.compact` drop the
+entries of replaced and removed documents. Everything happens inside the caller's SQLite
+transaction, so a crash leaves the segments as the last commit wrote them.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import xxhash
+
+from neardup.store._rows import json_list
+
+__all__ = [
+    "BUCKET_ENTRIES",
+    "FANOUT",
+    "MERGE_CAP",
+    "Segment",
+    "block_checksum",
+    "decode_segment",
+    "encode_segment",
+    "lookup",
+    "read_segments",
+    "write_segment",
+]
+
+BUCKET_ENTRIES = 32
+"""The mean number of entries a bucket is sized for."""
+FANOUT = 4
+"""Segments of one size class that merge into one."""
+MERGE_CAP = 1 << 23
+"""Segments are not merged into one of more entries than this (bounds a merge's memory)."""
+_LEVEL_BASE = 1024  # entries of the smallest size class
+
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A row of the ``segs`` table: how its blocks are packed."""
+
+    seg: int
+    shift: int  # key bits kept per entry; the bucket is ``key >> shift``
+    doc_lo: int  # entries store ``doc - doc_lo``
+    doc_bits: int
+    entries: int
+    kmin: int  # smallest and largest key (unsigned 32-bit) in the segment
+    kmax: int
+
+    @property
+    def width(self) -> int:
+        """Bytes per packed entry."""
+        return (self.shift + self.doc_bits + 7) // 8
+
+    @property
+    def level(self) -> int:
+        """The size class: entries ``< 1024 * FANOUT**(level + 1)``."""
+        return max(0, int(math.log(max(1, self.entries) / _LEVEL_BASE, FANOUT)))
+
+    def valid(self) -> bool:
+        """Whether the fields are in range (a damaged row is refused, never decoded)."""
+        return (
+            self.seg >= 1
+            and 0 <= self.shift <= 32
+            and 1 <= self.doc_bits <= 32
+            and self.doc_lo >= 0
+            and self.entries >= 0
+            and 0 <= self.kmin <= self.kmax < (1 << 32)
+        )
+
+
+def block_checksum(block_id: int, data: bytes) -> int:
+    """xxh3-64 of the block id (8 bytes, little-endian) and its data, as a signed integer.
+
+    Examples:
+        >>> block_checksum(1, b"x") == block_checksum(1, b"x") != block_checksum(2, b"x")
+        True
+    """
+    digest = xxhash.xxh3_64_intdigest(block_id.to_bytes(8, "little", signed=True) + data)
+    return digest - (1 << 64) if digest >= 1 << 63 else digest
+
+
+def _unsigned(keys: I64) -> U64:
+    return keys.astype(np.int64, copy=False).view(np.uint64) & _MASK32
+
+
+def encode_segment(
+    seg: int, keys: I64, docs: I64
+) -> tuple[Segment, list[tuple[int, bytes, int]]] | None:
+    """Pack ``(folded key, document)`` entries into a segment's rows; None when empty.
+
+    Duplicate entries are dropped. Returns the segment's ``segs`` fields and its ``blocks``
+    rows ``(id, data, checksum)``.
+
+    Examples:
+        >>> s, rows = encode_segment(1, np.array([5, -1, 5]), np.array([3, 4, 3]))
+        >>> s.entries, len(rows), [d.tolist() for d in decode_segment(s, rows)]
+        (2, 1, [[5, 4294967295], [3, 4]])
+    """
+    if not keys.size:
+        return None
+    ku = _unsigned(keys)
+    dv = docs.astype(np.int64, copy=False)
+    order = np.lexsort((dv, ku))
+    ku, dv = ku[order], dv[order]
+    keep = np.ones(ku.size, dtype=bool)
+    keep[1:] = (ku[1:] != ku[:-1]) | (dv[1:] != dv[:-1])
+    ku, dv = ku[keep], dv[keep]
+    n = int(ku.size)
+    doc_lo = int(dv.min())
+    doc_bits = max(1, int(dv.max()) - doc_lo).bit_length()
+    if doc_bits > 32:
+        raise ValueError("a lookup segment spans more than 2**32 document ids")
+    bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
+    shift = 32 - bucket_bits
+    segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]))
+    buckets = ku >> np.uint64(shift)
+    low = ku & np.uint64((1 << shift) - 1)
+    packed = (low << np.uint64(doc_bits)) | (dv - doc_lo).astype(np.uint64)
+    width = segment.width
+    raw = packed.astype("<u8").view(np.uint8).reshape(n, 8)[:, :width].tobytes()
+    starts = np.flatnonzero(np.concatenate(([True], buckets[1:] != buckets[:-1])))
+    ends = np.append(starts[1:], n)
+    rows = []
+    base = seg << 32
+    for b, lo, hi in zip(buckets[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
+        data = raw[lo * width : hi * width]
+        rows.append((base | b, data, block_checksum(base | b, data)))
+    return segment, rows
+
+
+def decode_blocks(segment: Segment, ids: list[int], datas: list[bytes]) -> tuple[U64, I64]:
+    """Unpack blocks of one segment to (unsigned key, document) arrays.
+
+    Raises:
+        ValueError: a block's length is not a whole number of entries.
+    """
+    width = segment.width
+    sizes = np.fromiter((len(d) for d in datas), dtype=np.int64, count=len(datas))
+    if bool((sizes % width).any()) or bool((sizes == 0).any()):
+        raise ValueError("a lookup block is not a whole number of entries")
+    counts = sizes // width
+    total = int(counts.sum())
+    raw = np.frombuffer(b"".join(datas), dtype=np.uint8).reshape(total, width)
+    full = np.zeros((total, 8), dtype=np.uint8)
+    full[:, :width] = raw
+    packed = full.view("<u8").reshape(total)
+    bucket = np.repeat(np.array(ids, dtype=np.int64) & 0xFFFFFFFF, counts).astype(np.uint64)
+    shift = np.uint64(segment.shift)
+    low = packed >> np.uint64(segment.doc_bits)
+    if segment.shift < 32:
+        low &= np.uint64((1 << segment.shift) - 1)
+    keys = ((bucket << shift) | low) & _MASK32
+    docs = (packed & np.uint64((1 << segment.doc_bits) - 1)).astype(np.int64) + segment.doc_lo
+    return keys, docs
+
+
+def decode_segment(segment: Segment, rows: list[tuple[int, bytes, int]]) -> tuple[U64, I64]:
+    """Unpack a segment's rows (as :func:`encode_segment` gives them)."""
+    return decode_blocks(segment, [r[0] for r in rows], [r[1] for r in rows])
+
+
+def read_segments(conn: sqlite3.Connection) -> list[Segment]:
+    """Every segment, oldest first (raises ValueError on a damaged row)."""
+    out = []
+    for row in conn.execute(
+        "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax FROM segs ORDER BY seg"
+    ):
+        if any(type(v) is not int for v in row):
+            raise ValueError("a segment row holds a value that is not an integer")
+        segment = Segment(*row)
+        if not segment.valid():
+            raise ValueError(f"segment {segment.seg} has out-of-range fields")
+        out.append(segment)
+    return out
+
+
+def write_segment(conn: sqlite3.Connection, keys: I64, docs: I64) -> None:
+    """Write entries as a new segment, then merge size classes that filled up."""
+    row = conn.execute("SELECT max(seg) FROM segs").fetchone()
+    seg = 1 if row[0] is None else int(row[0]) + 1
+    _insert(conn, encode_segment(seg, keys, docs))
+    _merge_full_levels(conn)
+
+
+def _insert(
+    conn: sqlite3.Connection, encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None
+) -> None:
+    if encoded is None:
+        return
+    s, rows = encoded
+    conn.execute(
+        "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (s.seg, s.shift, s.doc_lo, s.doc_bits, s.entries, s.kmin, s.kmax),
+    )
+    conn.executemany("INSERT INTO blocks (id, data, checksum) VALUES (?, ?, ?)", rows)
+
+
+def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:
+    rows = conn.execute(
+        "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ?",
+        (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
+    ).fetchall()
+    for block_id, data, check in rows:
+        if type(data) is not bytes or block_checksum(block_id, data) != check:
+            raise ValueError(f"lookup block {block_id} fails its checksum")
+    return decode_segment(s, rows)
+
+
+def merge(conn: sqlite3.Connection, group: list[Segment]) -> int:
+    """Replace ``group`` by one segment without the entries of deleted documents; return how
+    many entries were dropped."""
+    parts = [_segment_entries(conn, s) for s in group]
+    keys = np.concatenate([p[0] for p in parts]).view(np.int64)
+    docs = np.concatenate([p[1] for p in parts])
+    lo, hi = int(docs.min(initial=0)), int(docs.max(initial=0))
+    live = np.array(
+        [
+            r
+            for (r,) in conn.execute("SELECT rowid FROM docs WHERE rowid BETWEEN ? AND ?", (lo, hi))
+        ],
+        dtype=np.int64,
+    )
+    alive = np.isin(docs, live)
+    for s in group:
+        conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
+        conn.execute(
+            "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
+            (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
+        )
+    _insert(conn, encode_segment(group[-1].seg, keys[alive], docs[alive]))
+    return int(docs.size - np.count_nonzero(alive))
+
+
+def _merge_full_levels(conn: sqlite3.Connection) -> None:
+    while True:
+        segments = read_segments(conn)
+        by_level: dict[int, list[Segment]] = {}
+        for s in segments:
+            by_level.setdefault(s.level, []).append(s)
+        group = next(
+            (
+                g
+                for _, g in sorted(by_level.items())
+                if len(g) >= FANOUT and sum(s.entries for s in g) <= MERGE_CAP
+            ),
+            None,
+        )
+        if group is None:
+            return
+        merge(conn, group)
+
+
+def compact_all(conn: sqlite3.Connection) -> int:
+    """Rewrite every segment without the entries of deleted documents (merging neighbours up
+    to :data:`MERGE_CAP` entries); return how many entries were dropped."""
+    dropped = 0
+    group: list[Segment] = []
+    total = 0
+    for s in read_segments(conn):
+        if group and total + s.entries > MERGE_CAP:
+            dropped += merge(conn, group)
+            group, total = [], 0
+        group.append(s)
+        total += s.entries
+    if group:
+        dropped += merge(conn, group)
+    return dropped
+
+
+def lookup(conn: sqlite3.Connection, keys: I64) -> tuple[I64, I64]:
+    """Every stored ``(folded key, document)`` entry whose key is in ``keys`` (signed, as
+    :func:`neardup.store._lookup.fold` gives them); keys come back signed.
+
+    Raises:
+        ValueError: a segment or block is damaged.
+    """
+    uk = np.unique(_unsigned(keys))
+    segments = read_segments(conn)
+    ids: list[int] = []
+    for s in segments:
+        inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
+        if inside.size:
+            buckets = np.unique(inside >> np.uint64(s.shift)).astype(np.int64)
+            ids.extend(((s.seg << 32) | buckets).tolist())
+    empty = np.zeros(0, dtype=np.int64)
+    if not ids:
+        return empty, empty
+
+    by_seg: dict[int, tuple[list[int], list[bytes]]] = {}
+    for block_id, data, check in conn.execute(
+        "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
+        (json_list(ids),),
+    ):
+        if type(block_id) is not int or type(data) is not bytes or type(check) is not int:
+            raise ValueError("a lookup block has the wrong SQLite types")
+        if block_checksum(block_id, data) != check:
+            raise ValueError(f"lookup block {block_id} fails its checksum (flipped bytes)")
+        got = by_seg.setdefault(block_id >> 32, ([], []))
+        got[0].append(block_id)
+        got[1].append(data)
+    seg_of = {s.seg: s for s in segments}
+    found_k: list[U64] = []
+    found_d: list[I64] = []
+    for seg, (bids, datas) in by_seg.items():
+        k, d = decode_blocks(seg_of[seg], bids, datas)  # seg is one of the ids asked for
+        at = np.searchsorted(uk, k)
+        at[at == uk.size] = 0
+        hit = uk[at] == k
+        found_k.append(k[hit])
+        found_d.append(d[hit])
+    if not found_k:
+        return empty, empty
+    ku = np.concatenate(found_k)
+    signed = ku.astype(np.uint32).view(np.int32).astype(np.int64)
+    return signed, np.concatenate(found_d)
