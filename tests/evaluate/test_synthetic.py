@@ -7,10 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from neardup import DedupResult, dedup
 from neardup.errors import ConfigError
 from neardup.evaluate import (
     IMAGE_KINDS,
     TEXT_KINDS,
+    SyntheticCorpus,
+    distinct_originals,
+    evaluate,
     perturb_text,
     perturbation_report,
     synthetic_images,
@@ -85,6 +89,31 @@ def test_false_positives_among_originals() -> None:
     c = synthetic_text([("a", TEXT), ("b", TEXT + " end")], kinds=["delete"], strengths=[0.05])
     r = perturbation_report(c, "simhash", threshold=0.8)
     assert r.original_pairs == 1 and r.originals == 2
+
+
+def test_distinct_originals_restore_precision() -> None:
+    # Three copies of one text among the originals: every variant of one copy matches the
+    # other copies and their variants, and all those pairs counted as false positives.
+    other = "Completely different words about databases, query planners and index structures. "
+    docs = [("a", TEXT * 3), ("b", TEXT * 3 + " a footer"), ("c", "Header. " + TEXT * 3)]
+    docs.append(("d", other * 4))
+    kinds, strengths = ["typo", "truncate"], [0.05]
+    before = synthetic_text(docs, kinds=kinds, strengths=strengths)
+    scores = evaluate(dedup_of(before), before.labels)
+    report = perturbation_report(before, "minhash", threshold=0.8)
+    assert report.original_pairs == 3 and scores.precision < 0.5
+
+    distinct = distinct_originals(docs, "minhash", threshold=0.8)
+    assert [d.id for d in distinct.kept] == ["a", "d"]
+    assert distinct.groups == [("a", "b", "c")] and distinct.dropped == 2
+    after = synthetic_text(distinct.kept, kinds=kinds, strengths=strengths)
+    assert evaluate(dedup_of(after), after.labels).precision == 1.0
+    report = perturbation_report(after, "minhash", threshold=0.8)
+    assert report.original_pairs == 0 and report.cross_pairs == 0
+
+
+def dedup_of(corpus: SyntheticCorpus) -> DedupResult:
+    return dedup(corpus.documents, method="minhash", threshold=0.8)
 
 
 def test_synthetic_images(tmp_path: Path) -> None:

@@ -24,14 +24,17 @@ from neardup.evaluate.scores import Labels, pair_key
 from neardup.io import Document
 from neardup.pipeline import DocLike, dedup, to_documents
 from neardup.report import DedupResult
+from neardup.types import DocId
 
 __all__ = [
     "DEFAULT_STRENGTHS",
     "IMAGE_KINDS",
     "TEXT_KINDS",
+    "DistinctOriginals",
     "PerturbationReport",
     "SyntheticCorpus",
     "Variant",
+    "distinct_originals",
     "perturb_text",
     "perturbation_report",
     "synthetic_images",
@@ -97,6 +100,66 @@ class SyntheticCorpus:
         clusters = {o: o for o in self.originals}
         clusters.update({v.id: v.original for v in self.variants})
         return Labels.from_clusters(clusters)
+
+
+@dataclass(frozen=True, slots=True)
+class DistinctOriginals:
+    """Originals with their own near-duplicates left out (see :func:`distinct_originals`).
+
+    Attributes:
+        kept: The first document (in input order) of each near-duplicate group, and every
+            document in no group, in input order.
+        groups: The near-duplicate groups found among the originals, each in input order
+            (its first member is the one kept).
+    """
+
+    kept: list[Document]
+    groups: list[tuple[DocId, ...]]
+
+    @property
+    def dropped(self) -> int:
+        """Originals left out: every group member after the first."""
+        return sum(len(g) - 1 for g in self.groups)
+
+
+def distinct_originals(
+    docs: Iterable[DocLike],
+    method: str,
+    *,
+    threshold: float | None = None,
+    **options: Any,
+) -> DistinctOriginals:
+    """Leave out the originals that the method already finds near-duplicate of another.
+
+    A perturbation suite labels each original and its variants as one group, so a pair
+    between two originals (or their variants) counts as a false positive. When the corpus
+    itself holds near-duplicates (licence copies, templated pages, resized photos) those
+    pairs are real, and they would drag precision down: a group of ``k`` copies with ``v``
+    variants each makes ``k (v + 1)`` documents that all match one another. Run this on the
+    originals first, at the lowest threshold to be scored, and build the suite from ``kept``.
+
+    Args:
+        docs: The originals.
+        method: The method to be evaluated.
+        threshold: Its (lowest) threshold; default: the method's.
+        **options: Passed to :func:`~neardup.pipeline.dedup`.
+
+    Examples:
+        >>> text = "the quick brown fox jumps over the lazy dog by the river bank"
+        >>> d = distinct_originals([("a", text), ("b", text + "!"), ("c", "other words")],
+        ...                        "minhash", threshold=0.8)
+        >>> [x.id for x in d.kept], d.groups, d.dropped
+        (['a', 'c'], [('a', 'b')], 1)
+    """
+    documents = list(to_documents(docs))
+    result = dedup(documents, method=method, threshold=threshold, **options)
+    order: dict[DocId, int] = {d.id: i for i, d in enumerate(documents)}
+    groups = sorted(
+        (tuple(sorted(c.members, key=order.__getitem__)) for c in result.clusters),
+        key=lambda g: order[g[0]],
+    )
+    drop = {m for g in groups for m in g[1:]}
+    return DistinctOriginals([d for d in documents if d.id not in drop], groups)
 
 
 def _check(kinds: Sequence[str], strengths: Sequence[float], known: Sequence[str]) -> None:

@@ -109,7 +109,19 @@ def output_format(path: str) -> str:
 
 def _session(master: str | None) -> SparkSession:
     """The active session, or a new one: ``master`` if given, else the one that
-    ``spark-submit`` configured, else ``local[*]``."""
+    ``spark-submit`` configured, else ``local[*]``.
+
+    In local mode the Python workers run this interpreter (``PYSPARK_PYTHON`` is set to
+    ``sys.executable`` unless it, or ``spark.pyspark.python``, is set already), so neardup
+    imports there without any environment variable. Then one tiny job checks that the workers
+    can import neardup, so that a wrong interpreter fails in one line, not in a Java trace.
+
+    Raises:
+        ConfigError: the workers' Python cannot import neardup; the message says what to set.
+    """
+    import os
+    import sys
+
     from neardup._extras import require_extra
 
     require_extra("spark", "pyspark.sql")
@@ -117,11 +129,45 @@ def _session(master: str | None) -> SparkSession:
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName("neardup-dedup")
-    if master is not None:
-        builder = builder.master(master)
-    elif SparkSession.getActiveSession() is None and not SparkConf().contains("spark.master"):
-        builder = builder.master("local[*]")
-    return builder.getOrCreate()
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    conf = SparkConf()
+    resolved = master or conf.get("spark.master", None) or "local[*]"
+    builder = builder.master(resolved)
+    local = resolved.startswith("local")
+    configured = os.environ.get("PYSPARK_PYTHON") or conf.get("spark.pyspark.python", None)
+    if local and not configured:
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+    spark = builder.getOrCreate()
+    _check_workers(spark, local=local)
+    return spark
+
+
+def _check_workers(spark: SparkSession, *, local: bool) -> None:
+    """One one-row job: can the Python workers import neardup?"""
+
+    def import_error(_: object) -> str:  # nested: pickled by value, runs without neardup
+        try:
+            import neardup  # noqa: F401
+        except ImportError as exc:
+            return str(exc)
+        return ""
+
+    python = spark.sparkContext.pythonExec
+    try:
+        errors = spark.sparkContext.parallelize([0], 1).map(import_error).collect()
+    except Exception as exc:  # a worker that cannot start: Py4J wraps it in a Java error
+        lines = str(exc).strip().splitlines()
+        errors = [lines[0][:200] if lines else type(exc).__name__]
+    if not any(errors):
+        return
+    where = "this machine" if local else "every executor"
+    raise ConfigError(
+        f"the Spark workers' Python {python!r} cannot import neardup ({errors[0]}); set "
+        f"PYSPARK_PYTHON (spark-submit: --conf spark.pyspark.python=...) to a Python that has "
+        f"neardup installed on {where}"
+    )
 
 
 def _check_first_record(spark: SparkSession, paths: Sequence[str], names: Sequence[str]) -> None:
