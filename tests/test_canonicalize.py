@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup import CanonicalConfig, Canonicalizer
+from neardup import CanonicalConfig, Canonicalizer, MinHasher, SimHasher
 from neardup.errors import ConfigError, InputError, InputTooLargeError, NeardupError
 
 TXTFP = Path(__file__).parent / "golden" / "vectors" / "txtfp"
@@ -22,10 +22,42 @@ def test_txtfp_golden_canonical(path: Path) -> None:
     assert Canonicalizer("txtfp").canonicalize(text).encode("utf-8") == expected
 
 
-def test_config_string() -> None:
-    assert Canonicalizer().config == "nfkc-cf-simple-bidi-fmt"
-    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf2-ws"
-    assert Canonicalizer("none").config == "none-cf-none"
+def test_params_string_and_config_object() -> None:
+    from neardup.canonicalize import PRESETS
+
+    assert Canonicalizer().params == "nfkc-cf-simple-bidi-fmt"
+    assert Canonicalizer("secure").params == "nfkc-cf-simple-bidi-fmt-conf2-ws"
+    assert Canonicalizer("none").params == "none-cf-none"
+    # as on MinHasher / SimHasher: .config is the parameter object, .params the id string
+    assert Canonicalizer("secure").config == PRESETS["secure"]
+    assert MinHasher().config.canonicalizer == Canonicalizer().params
+
+
+def test_old_protocol_canonicalizer_still_works_and_warns() -> None:
+    """A user canonicalizer whose ``config`` is the id string (the old protocol) still works."""
+
+    class Old:
+        config = "my-canon-v1"
+
+        def canonicalize(self, text: str) -> str:
+            return text.lower()
+
+    class New:
+        params = "my-canon-v1"
+
+        def canonicalize(self, text: str) -> str:
+            return text.lower()
+
+    with pytest.warns(DeprecationWarning, match=r"now its \.params"):
+        old = MinHasher(canonicalizer=Old())
+    assert old.config == MinHasher(canonicalizer=New()).config
+    assert old.sketch("Hello World again") == MinHasher(canonicalizer=New()).sketch(
+        "hello world again"
+    )
+    with pytest.warns(DeprecationWarning):
+        assert SimHasher(canonicalizer=Old()).params == SimHasher(canonicalizer=New()).params
+    with pytest.raises(ConfigError, match="canonicalize"):
+        MinHasher(canonicalizer=object())  # type: ignore[arg-type]
 
 
 def test_strips_bidi_and_zero_width() -> None:

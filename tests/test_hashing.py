@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup import _hashing as h
+import oracles.hashing as h
 
 GOLDEN_FNV = {
     b"": 0xCBF29CE484222325,

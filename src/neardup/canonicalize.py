@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+import warnings
 from collections.abc import Sequence
 from functools import cache
 
@@ -37,6 +38,7 @@ __all__ = [
     "IGNORABLE_CHARACTERS",
     "PRESETS",
     "Canonicalizer",
+    "canonicalizer_id",
 ]
 
 #: Bidi controls stripped by ``strip_bidi`` (Trojan Source, CVE-2021-42574).
@@ -114,13 +116,13 @@ class Canonicalizer:
         >>> c = Canonicalizer()
         >>> c.canonicalize("Straße\\u200b ＡＢＣ")
         'strasse abc'
-        >>> c.config
+        >>> c.params
         'nfkc-cf-simple-bidi-fmt'
         >>> Canonicalizer("none").canonicalize("Straße")
         'Straße'
     """
 
-    __slots__ = ("_kernel_mask", "_params", "_strip")
+    __slots__ = ("_config", "_kernel_mask", "_strip")
 
     def __init__(self, preset: str = "txtfp", *, config: CanonicalConfig | None = None) -> None:
         if config is None:
@@ -129,7 +131,7 @@ class Canonicalizer:
                     f"unknown canonicalizer preset {preset!r}; use one of {', '.join(PRESETS)}"
                 )
             config = PRESETS[preset]
-        self._params = config
+        self._config = config
         strip: set[int] = set()
         if config.strip_bidi:
             strip |= BIDI_CONTROLS
@@ -152,17 +154,20 @@ class Canonicalizer:
             )
 
     @property
-    def params(self) -> CanonicalConfig:
-        """The parameters (a frozen dataclass)."""
-        return self._params
+    def config(self) -> CanonicalConfig:
+        """The parameters (a frozen dataclass), as ``MinHasher.config`` and ``SimHasher.config``."""
+        return self._config
 
     @property
-    def config(self) -> str:
-        """A stable id string of the configuration, e.g. ``nfkc-cf-simple-bidi-fmt``."""
-        return self._params.config_string()
+    def params(self) -> str:
+        """The stable id string recorded in fingerprints, e.g. ``nfkc-cf-simple-bidi-fmt``.
+
+        As a sketch's ``params`` and ``SimHasher.params``: the string that outputs carry.
+        """
+        return self._config.config_string()
 
     def __repr__(self) -> str:
-        return f"Canonicalizer(config={self.config!r})"
+        return f"Canonicalizer(params={self.params!r})"
 
     def canonicalize(self, text: str) -> str:
         """Return the canonical form of ``text``.
@@ -176,7 +181,7 @@ class Canonicalizer:
             raise InputError(
                 f"canonicalize() takes str, got {type(text).__name__}; decode bytes first"
             )
-        p = self._params
+        p = self._config
         self._check_size(text)
         out = self._once(text)
         if p.confusables:
@@ -257,7 +262,7 @@ class Canonicalizer:
             b'xok'
         """
         sizes = np.diff(packed.offsets)
-        if len(sizes) and int(sizes.max()) > self._params.max_bytes:
+        if len(sizes) and int(sizes.max()) > self._config.max_bytes:
             big = int(np.argmax(sizes))
             lo, hi = int(packed.offsets[big]), int(packed.offsets[big + 1])
             self._check_size(packed.buf[lo:hi].tobytes().decode("utf-8", "surrogatepass"))
@@ -296,7 +301,7 @@ class Canonicalizer:
         return Packed(np.frombuffer(b"".join(docs), dtype=np.uint8), offsets)
 
     def _is_identity(self) -> bool:
-        p = self._params
+        p = self._config
         return (
             p.normalization == "none"
             and p.casefold == "none"
@@ -305,7 +310,7 @@ class Canonicalizer:
         )
 
     def _once(self, text: str) -> str:
-        p = self._params
+        p = self._config
         if text.isascii():
             out = text.lower() if p.casefold != "none" else text
             if p.confusables:
@@ -338,13 +343,13 @@ class Canonicalizer:
         return out
 
     def _normalize(self, text: str) -> str:
-        form = self._params.normalization
+        form = self._config.normalization
         if form == "none" or text.isascii():
             return text
         return unicodedata.normalize("NFKC" if form == "nfkc" else "NFC", text)
 
     def _check_size(self, text: str) -> None:
-        cap = self._params.max_bytes
+        cap = self._config.max_bytes
         if len(text) > cap or (
             len(text) * 4 > cap and len(text.encode("utf-8", "surrogatepass")) > cap
         ):
@@ -354,7 +359,7 @@ class Canonicalizer:
             )
 
     def _check_growth(self, text: str, original: int) -> None:
-        limit = self._params.max_growth * max(original, 1)
+        limit = self._config.max_growth * max(original, 1)
         if len(text) * _MAX_NFKC_GROWTH * 3 <= limit or len(text) < _BOUND_CHECK_FROM:
             return
         cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
@@ -362,9 +367,38 @@ class Canonicalizer:
         if bound > limit:
             raise InputTooLargeError(
                 f"normalizing this document could grow it to {bound} code points, over "
-                f"max_growth={self._params.max_growth} times its length; this is typical "
+                f"max_growth={self._config.max_growth} times its length; this is typical "
                 "of crafted input. Raise CanonicalConfig(max_growth=...) if it is genuine"
             )
+
+
+def canonicalizer_id(canon: object) -> str:
+    """The stable id a canonicalizer records in fingerprints: its ``params`` string.
+
+    An object of the old protocol, whose ``config`` was that string, still works and warns.
+
+    Raises:
+        ConfigError: ``canon`` has no ``canonicalize`` method or no id string.
+
+    Examples:
+        >>> canonicalizer_id(Canonicalizer("secure"))
+        'nfkc-cf-simple-bidi-fmt-conf2-ws'
+    """
+    if not callable(getattr(canon, "canonicalize", None)):
+        raise ConfigError("a canonicalizer needs .params and .canonicalize(text); or pass False")
+    params = getattr(canon, "params", None)
+    if isinstance(params, str):
+        return params
+    old = getattr(canon, "config", None)
+    if isinstance(old, str):
+        warnings.warn(
+            "a canonicalizer's id string is now its .params (.config is the parameter object, "
+            "as on MinHasher and SimHasher); rename the property",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return old
+    raise ConfigError("a canonicalizer needs .params (a stable id string) and .canonicalize(text)")
 
 
 def _as_str(text: str | bytes, index: int) -> str:

@@ -18,10 +18,15 @@ DocId: TypeAlias = str | int
 
 @runtime_checkable
 class CanonicalizerLike(Protocol):
-    """Anything that maps text to its canonical form and names its configuration."""
+    """Anything that maps text to its canonical form and names its configuration.
+
+    The id is ``params``, as on sketches and ``SimHasher`` (``config`` is the parameter
+    object). An object whose ``config`` is the id string, as before, is still accepted, with
+    a ``DeprecationWarning`` (:func:`neardup.canonicalize.canonicalizer_id`).
+    """
 
     @property
-    def config(self) -> str:
+    def params(self) -> str:
         """A stable id of the configuration, recorded in fingerprints."""
         ...
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._hashing import fnv1a_64
 from neardup._kernels import engine, tables
 from neardup._kernels.spans import pack, shingle_spans
 from neardup._kernels.text import fast, reference
 from neardup.errors import ConfigError
+from oracles.hashing import fnv1a_64
 
 texts = st.lists(
     st.text(alphabet=st.characters(codec=None), max_size=40)

@@ -297,7 +297,7 @@ def test_ascii_fast_path_matches_canonicalizer() -> None:
     from neardup.canonicalize import Canonicalizer
 
     class Wrapped:
-        config = Canonicalizer().config
+        params = Canonicalizer().params
 
         def canonicalize(self, text: str) -> str:
             return Canonicalizer().canonicalize(text)

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from conftest import VECTORS, load_vectors
 from neardup import Canonicalizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
-from neardup._hashing import fnv1a_64, xxh3_64, xxh3_128
 from neardup.errors import (
     ConfigError,
     DecodeError,
@@ -26,6 +25,7 @@ from neardup.errors import (
     NeardupError,
 )
 from neardup.sketch.simhash import TXTFP_SEED, SimHash, SimHashConfig, SimHasher
+from oracles.hashing import fnv1a_64, xxh3_64, xxh3_128
 
 GO = load_vectors("go_fingerprint_text.json")
 GO_BY_ID = {c["id"]: c for c in GO["cases"]}

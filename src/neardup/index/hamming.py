@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
+from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
 
@@ -509,7 +510,7 @@ def hamming_block_keys(codes: U64, bits: int, radius: int) -> U64:
             if size <= 56:
                 value |= bit << np.uint64(b)
             else:
-                value = (value * np.uint64(0x100000001B3)) ^ bit
+                value = (value * np.uint64(FNV64_PRIME)) ^ bit
         out[:, k] = (value & np.uint64((1 << 56) - 1)) | (np.uint64(k) << np.uint64(56))
         start += size
     return out

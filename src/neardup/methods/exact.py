@@ -260,7 +260,7 @@ class ExactMethod(Method):
 
     @property
     def params(self) -> str:
-        return f"exact-xxh3-128|{self._canon.config}"
+        return f"exact-xxh3-128|{self._canon.params}"
 
     @property
     def index_params(self) -> str:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from neardup._kernels import engine
 from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans
-from neardup.canonicalize import Canonicalizer
+from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
@@ -383,7 +383,7 @@ class MinHasher:
             preset=preset,
             num_perm=num_perm,
             seed=default_seed if seed is None else seed,
-            canonicalizer=self._canon.config,
+            canonicalizer=canonicalizer_id(self._canon),
             tokenizer=self._tokenizer.name,
             empty=empty,
         )

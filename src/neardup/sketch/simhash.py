@@ -22,7 +22,7 @@ import xxhash
 
 from neardup._kernels import engine
 from neardup._kernels.spans import Packed, Spans, encode_text, pack, spans_from_lists
-from neardup.canonicalize import Canonicalizer
+from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
@@ -385,8 +385,7 @@ class SimHasher:
             the_seed, the_empty = 0, "zero"
         if canonicalizer is not None:
             canon = canonicalizer or None
-        if canon is not None and not isinstance(canon, CanonicalizerLike):
-            raise ConfigError("canonicalizer needs .config and .canonicalize(text); or pass False")
+        canon_id = canonicalizer_id(canon) if canon is not None else "none"
         tok = tokenizer if tokenizer is not None else tok
         if not isinstance(tok, Tokenizer):
             raise ConfigError("tokenizer needs .name and .tokenize(text); see neardup.types")
@@ -396,7 +395,7 @@ class SimHasher:
         check_choice("weighting", wmode, ("occurrence", "tf", "binary"))
         config = SimHashConfig(
             bits=bits if bits is not None else 64,
-            canonicalizer=canon.config if canon is not None else "none",
+            canonicalizer=canon_id,
             tokenizer=tok.name,
             weighting="occurrence" if wmode == "tf" else wmode,
             hash=hash if hash is not None else hash_name,

@@ -8,13 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
-from neardup._kernels.text.fast import _IDEOGRAPH, _MARK, _decode, _encode
+from neardup._kernels.text.fast import _FNV_OFFSET, _FNV_PRIME, _IDEOGRAPH, _MARK, _decode, _encode
 from neardup._kernels.xxh3 import fast as xxh3
 
 __all__ = ["simhash_accumulate", "simhash_words"]
-
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 
 
 @njit()

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
+from neardup._kernels.text import FNV64_OFFSET, FNV64_PRIME
 
 __all__ = ["fnv1a_ranges", "tokenize_words"]
 
 # tables.MARK and tables.IDEOGRAPH (a mask holding IDEOGRAPH splits Han and kana runs)
 _MARK = np.uint8(8)
 _IDEOGRAPH = np.uint8(32)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_OFFSET = np.uint64(FNV64_OFFSET)
+_FNV_PRIME = np.uint64(FNV64_PRIME)
 
 
 @njit()

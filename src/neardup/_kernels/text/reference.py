@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.text import FNV64_OFFSET, FNV64_PRIME
+
 __all__ = ["fnv1a_ranges", "tokenize_words"]
 
 U8 = npt.NDArray[np.uint8]
@@ -18,8 +20,8 @@ U64 = npt.NDArray[np.uint64]
 
 _MARK = 8  # tables.MARK
 _IDEOGRAPH = 32  # tables.IDEOGRAPH
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_OFFSET = np.uint64(FNV64_OFFSET)
+_FNV_PRIME = np.uint64(FNV64_PRIME)
 
 
 def tokenize_words(

@@ -1,8 +1,9 @@
-"""Pinned, documented, seeded hashes of bytes: the only hash functions fingerprints use.
+"""Pinned, documented, seeded hashes of bytes, one Python call per value: the tests' oracles.
 
-Every function takes ``bytes`` and returns a non-negative Python ``int``; byte order of
-multi-word results is stated per function. Values are pinned by ``tests/golden`` so that
-a library upgrade can never silently change a fingerprint.
+The kernels (``neardup._kernels``) compute these hashes in batches; the tests compare them
+with these plain implementations. Every function takes ``bytes`` and returns a non-negative
+Python ``int``; byte order of multi-word results is stated per function. Values are pinned
+by ``tests/golden`` so that a library upgrade can never silently change a fingerprint.
 
 * **FNV-1a 64** (Fowler, Noll, Vo): offset basis ``0xcbf29ce484222325``, prime
   ``0x100000001b3``; for each byte ``h ^= b; h = h * prime mod 2**64``. As Go's
@@ -23,6 +24,8 @@ import struct
 import mmh3
 import xxhash
 
+from neardup._kernels.text import FNV64_OFFSET, FNV64_PRIME
+
 __all__ = [
     "FNV64_OFFSET",
     "FNV64_PRIME",
@@ -37,8 +40,6 @@ __all__ = [
 ]
 
 MASK64 = (1 << 64) - 1
-FNV64_OFFSET = 0xCBF29CE484222325
-FNV64_PRIME = 0x100000001B3
 
 
 def fnv1a_64(data: bytes) -> int:

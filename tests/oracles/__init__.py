@@ -1,0 +1,1 @@
+"""Slow, independent implementations the tests compare neardup's fast code against."""
