@@ -94,7 +94,7 @@ def test_recall_plan(caplog: pytest.LogCaptureFixture) -> None:
     assert plan.recall_at_threshold >= 0.99
     assert plan.probability(0.8) == pytest.approx(plan.recall_at_threshold)
     assert LSHIndex(0.8, 128).plan == plan
-    with caplog.at_level(logging.WARNING, logger="neardup.index.lsh"):
+    with caplog.at_level(logging.WARNING, logger="neardup.index.lshplan"):
         weak = plan_lsh(0.1, 4, method="recall")
     assert weak.recall_at_threshold < 0.99
     assert "cannot reach recall" in caplog.text

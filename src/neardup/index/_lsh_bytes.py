@@ -94,8 +94,5 @@ def load_index(cls: type[LSHIndex], data: bytes) -> LSHIndex:
     index._keys = list(keys)
     index._row = {k: i for i, k in enumerate(keys)}
     index._n = count
-    index._lsh.insert_rows(
-        np.flatnonzero(state == 1).astype(np.int64), index._sig, bands, rows, index._tkeys,
-        index._thead, index._erow, index._enext, index._meta,
-    )  # fmt: skip
+    index._lsh.insert_rows(np.flatnonzero(state == 1).astype(np.int64), index._sig, index._tab)
     return index

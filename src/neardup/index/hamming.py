@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
+from neardup._kernels.lsh import plan_growth
 from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
@@ -32,6 +33,8 @@ Code: TypeAlias = int | SimHash | np.integer | npt.NDArray[np.uint64]
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 _MASK64 = (1 << 64) - 1
+_SIGN = 1 << 63  # 64-bit codes reach the kernels as their int64 bit pattern
+_WRAP = 1 << 64
 _MAGIC = b"NDHI"
 _VERSION = 1
 _HEADER = struct.Struct("<4sBBHHHQH")
@@ -98,34 +101,52 @@ class HammingIndex:
         self._clear()
 
     def _clear(self) -> None:
-        # rows live in capacity-doubling buffers; _codes and _alive are views of their
-        # first len(_keys) rows. Every row's block keys are filed in one hash table
-        # (layout in neardup._kernels.lsh), so add and query are one numba call each.
+        # rows live in capacity-doubling buffers (the first len(_keys) rows are used); every
+        # row's block keys are filed in one hash table, itself one int64 array (layout in
+        # neardup._kernels.lsh, the block bounds in its header), so add and query are one
+        # short numba call each.
         self._codes_buf = np.zeros((0, self._words), dtype=np.uint64)
         self._alive_buf = np.zeros(0, dtype=bool)
         self._mark = np.zeros(0, dtype=np.int64)
-        self._codes = self._codes_buf[:0]
-        self._alive = self._alive_buf[:0]
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
-        self._tkeys = np.zeros(64, dtype=np.uint64)
-        self._thead = np.full(64, -1, dtype=np.int64)
-        self._erow = np.empty(0, dtype=np.int64)
-        self._enext = np.empty(0, dtype=np.int64)
-        self._meta = np.zeros(3, dtype=np.int64)  # slots used, entries used, query stamp
+        nb = len(self._bounds)
+        self._tab: I64 = engine.kernels("lsh").new_table(512, 256, nb, 0, 8 + 2 * nb)
+        self._tab[8 : 8 + nb] = self._starts
+        self._tab[8 + nb : 8 + 2 * nb] = self._ends
+        self._bind()
+
+    def _bind(self) -> None:
+        """Keep the per-call kernels and output buffers on the instance (not pickled)."""
+        kern = engine.kernels("hamming")
+        self._add_code = kern.add_code
+        self._query_code = kern.query_code
+        self._table_query = kern.table_query
+        self._out_rows = np.empty(64, dtype=np.int64)
+        self._out_d = np.empty(64, dtype=np.int64)
+
+    _UNPICKLED = ("_add_code", "_query_code", "_table_query", "_out_rows", "_out_d")
 
     def __getstate__(self) -> dict[str, object]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_codes", "_alive")}
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
         state["_mark"] = np.zeros(len(self._alive_buf), dtype=np.int64)
-        state["_meta"] = self._meta.copy()
-        state["_meta"][2] = 0
+        state["_tab"] = self._tab.copy()
+        state["_tab"][2] = 0  # the query stamp restarts with the fresh marks
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
-        n = len(self._keys)
-        self._codes = self._codes_buf[:n]  # views again, so that updates reach the buffers
-        self._alive = self._alive_buf[:n]
+        self._bind()
+
+    @property
+    def _codes(self) -> U64:
+        """The used rows of the code buffer (a view: updates reach the buffer)."""
+        return self._codes_buf[: len(self._keys)]
+
+    @property
+    def _alive(self) -> npt.NDArray[np.bool_]:
+        """The used rows of the liveness buffer (a view)."""
+        return self._alive_buf[: len(self._keys)]
 
     @property
     def bits(self) -> int:
@@ -218,27 +239,16 @@ class HammingIndex:
             InputError: The code is not of this index's width.
             IncompatibleSketchError: A SimHash of another width or other params.
         """
-        row = self._row(code)
-        if key in self._rows:
-            self._append([key], row.reshape(1, -1))
-            return
-        n = len(self._keys)
-        if (
-            n >= len(self._alive_buf)
-            or self._meta[1] + len(self._bounds) > len(self._erow)
-            or 2 * (self._meta[0] + len(self._bounds)) > len(self._tkeys)
-        ):
-            self._reserve(1)
-        self._codes_buf[n] = row
-        self._alive_buf[n] = True
-        self._codes = self._codes_buf[: n + 1]
-        self._alive = self._alive_buf[: n + 1]
-        self._keys.append(key)
-        self._rows[key] = n
-        engine.kernels("hamming").table_add(
-            self._codes_buf, n, 1, self._starts, self._ends, self._tkeys, self._thead,
-            self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
+            n = len(self._keys)
+            if key not in self._rows and not self._add_code(
+                code if code < _SIGN else code - _WRAP, n, self._codes_buf, self._alive_buf,
+                self._tab,
+            ):  # fmt: skip
+                self._keys.append(key)
+                self._rows[key] = n
+                return
+        self._append([key], self._row(code).reshape(1, -1))
 
     def _reserve(self, k: int) -> None:
         """Room for ``k`` more rows, their table entries, and a table at most half full."""
@@ -252,23 +262,11 @@ class HammingIndex:
             mark = np.zeros(cap, dtype=np.int64)
             mark[:n] = self._mark[:n]
             self._codes_buf, self._alive_buf, self._mark = codes, alive, mark
-            self._codes = self._codes_buf[:n]
-            self._alive = self._alive_buf[:n]
-        need = int(self._meta[1]) + k * len(self._bounds)
-        if need > len(self._erow):
-            cap = max(need, 2 * len(self._erow), 1024)
-            used = int(self._meta[1])
-            erow = np.empty(cap, dtype=np.int64)
-            enext = np.empty(cap, dtype=np.int64)
-            erow[:used] = self._erow[:used]
-            enext[:used] = self._enext[:used]
-            self._erow, self._enext = erow, enext
-        slots = len(self._tkeys)
-        while 2 * (int(self._meta[0]) + k * len(self._bounds)) > slots:
-            slots *= 2
-        if slots != len(self._tkeys):
-            kern = engine.kernels("lsh")
-            self._tkeys, self._thead = kern.rehash(self._tkeys, self._thead, slots)
+        tab = self._tab
+        used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
+        slots, cap = plan_growth(used, entries, slots, cap, k * len(self._bounds))
+        if (slots, cap) != (int(tab[3]), int(tab[4])):
+            self._tab = engine.kernels("lsh").grow(tab, slots, cap)
 
     def add_many(
         self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]
@@ -308,13 +306,8 @@ class HammingIndex:
         n = start + len(keys)
         self._codes_buf[start:n] = rows
         self._alive_buf[start:n] = alive
-        self._codes = self._codes_buf[:n]
-        self._alive = self._alive_buf[:n]
         self._keys.extend(keys)
-        engine.kernels("hamming").table_add(
-            self._codes_buf, start, len(keys), self._starts, self._ends, self._tkeys,
-            self._thead, self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        engine.kernels("hamming").table_add(self._codes_buf, start, len(keys), self._tab)
         self._maintain()
 
     def remove(self, key: Hashable) -> None:
@@ -360,16 +353,31 @@ class HammingIndex:
             ConfigError: ``radius`` is negative or above ``bits``.
             InputError: The code does not fit this index's width.
         """
-        r = self._check_radius(radius)
+        r = self._radius if radius is None else self._check_radius(radius)
+        if r < len(self._bounds):
+            if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
+                found = self._query_code(
+                    code if code < _SIGN else code - _WRAP, r, self._codes_buf,
+                    self._alive_buf, self._mark, self._tab, self._out_rows, self._out_d,
+                )  # fmt: skip
+            else:
+                found = self._table_query(
+                    self._row(code).reshape(1, -1), r, self._codes_buf, self._alive_buf,
+                    self._mark, self._tab, self._out_rows, self._out_d,
+                )  # fmt: skip
+            if found < 0:  # more hits than the output buffers hold: grow them, ask again
+                self._out_rows = np.empty(2 * -found, dtype=np.int64)
+                self._out_d = np.empty(2 * -found, dtype=np.int64)
+                return self.query(code, radius)
+            return list(
+                zip(
+                    map(self._keys.__getitem__, self._out_rows[:found].tolist()),
+                    self._out_d[:found].tolist(),
+                    strict=True,
+                )
+            )
         q = self._row(code)
         n = len(self._keys)
-        if r < self.blocks:
-            rows, dist = engine.kernels("hamming").table_query(
-                q.reshape(1, -1), r, self._starts, self._ends, self._tkeys, self._thead,
-                self._erow, self._enext, self._alive_buf, self._codes_buf, self._mark,
-                self._meta,
-            )  # fmt: skip
-            return list(zip(map(self._keys.__getitem__, rows.tolist()), dist.tolist(), strict=True))
         cand = np.arange(n, dtype=np.int64)
         cand = cand[self._alive[cand]]
         d = np.bitwise_count(self._codes[cand] ^ q).sum(axis=1, dtype=np.int64)

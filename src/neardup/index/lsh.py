@@ -1,250 +1,40 @@
 """Banded LSH for MinHash (Indyk and Motwani 1998; Leskovec, Rajaraman, Ullman, MMDS ch. 3).
 
-:func:`plan_lsh` chooses ``(bands, rows)`` from a threshold and reports the predicted rates;
-:class:`LSHIndex` stores sketches in numpy arrays (band keys hashed to 64 bits in one sorted
-array, no dict of Python sets) and returns every hit with its estimated Jaccard. A pair of
-Jaccard ``s`` becomes a candidate with probability ``P(s) = 1 - (1 - s**rows)**bands``.
+:class:`LSHIndex` stores sketches in numpy arrays (band keys hashed to 64 bits in one
+open-addressing table, no dict of Python sets) and returns every hit with its estimated
+Jaccard; :func:`plan_lsh` (from :mod:`neardup.index.lshplan`) chooses ``(bands, rows)``.
 The whole index lives in memory (the algorithm needs random access to every band key).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import logging
 from collections.abc import Hashable, Iterator, Sequence
-from functools import cache
-from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
+from neardup._kernels.lsh import plan_growth
 from neardup._kernels.sets import bucket_pairs, sorted_unique
-from neardup.config import check_choice, check_range
+from neardup.config import check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
 from neardup.index._lsh_bytes import dump_index, load_index
+from neardup.index.lshplan import MAX_WEIGHTED_PERM, LSHPlan, _plan, plan_lsh
 from neardup.sketch.minhash import MinHash
 
-__all__ = ["LSHIndex", "LSHPlan", "plan_lsh"]
-
-logger = logging.getLogger(__name__)
+__all__ = ["MAX_WEIGHTED_PERM", "LSHIndex", "LSHPlan", "plan_lsh"]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
-_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+F64 = npt.NDArray[np.float64]
 _MAX32 = np.uint64(0xFFFFFFFF)
-_GRID = np.linspace(0.0, 1.0, 4001)
-_MIN_SLOTS = 64
+_MIN_SLOTS = 512
+_MIN_ENTRIES = 256
+_HEADER = 8  # words of the table header (layout in neardup._kernels.lsh)
 _TABLE_FAMILY = "lsh"  # the band-key table kernels
 _SKETCH_FAMILY = "minhash"  # band_keys and estimate
-#: Plans scored per block of the grid (256 x 4001 float64: 8 MB per temporary).
-_BLOCK = 256
-#: Largest num_perm the ``weighted`` search accepts: it scores every plan, about
-#: ``num_perm * ln(num_perm)`` of them (2048: 17k plans, seconds).
-MAX_WEIGHTED_PERM = 2048
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class LSHPlan:
-    """A banding plan and its predicted rates (uniform prior over Jaccard similarity).
-
-    Attributes:
-        bands: Number of bands.
-        rows: Slots per band (``bands * rows <= num_perm``; the rest still serve estimates).
-        fp: Mean candidate probability of a pair below the threshold, ``∫₀ᵗ P / t``.
-        fn: Mean miss probability of a pair at or above it, ``∫ₜ¹ (1 - P) / (1 - t)``.
-        threshold: The Jaccard threshold planned for.
-        num_perm: Slots per sketch.
-        recall_at_threshold: ``P(threshold)``, the chance that a pair exactly at the
-            threshold becomes a candidate.
-    """
-
-    bands: int
-    rows: int
-    fp: float
-    fn: float
-    threshold: float
-    num_perm: int
-    recall_at_threshold: float
-
-    def probability(self, similarity: float) -> float:
-        """Candidate probability of a pair of Jaccard ``similarity``.
-
-        Examples:
-            >>> round(plan_lsh(0.8, 128, method="txtfp").probability(0.8), 3)
-            0.204
-        """
-        return float(_prob(np.asarray(similarity), self.bands, self.rows))
-
-    def curve(self, points: int = 11) -> list[tuple[float, float]]:
-        """The S-curve as ``(similarity, probability)`` at ``points`` evenly spaced values."""
-        xs = np.linspace(0.0, 1.0, points)
-        return [
-            (float(x), float(p)) for x, p in zip(xs, _prob(xs, self.bands, self.rows), strict=True)
-        ]
-
-
-def _prob(s: npt.NDArray[np.float64], bands: int, rows: int) -> npt.NDArray[np.float64]:
-    return 1.0 - (1.0 - s**rows) ** bands
-
-
-def _rates(threshold: float, bands: int, rows: int) -> tuple[float, float]:
-    fp, fn = _rates_many(threshold, np.array([bands]), np.array([rows]))
-    return float(fp[0]), float(fn[0])
-
-
-def _rates_many(
-    threshold: float, bands: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Normalised FP and FN integrals of many plans (trapezoids on a 4001-point grid).
-
-    Computed in blocks of :data:`_BLOCK` plans, so memory stays at a few MB however many plans
-    are scored (each plan's integrals depend only on its own row of the grid).
-    """
-    below = threshold >= _GRID
-    above = threshold <= _GRID
-    fp = np.empty(len(bands), dtype=np.float64)
-    fn = np.empty(len(bands), dtype=np.float64)
-    for lo in range(0, len(bands), _BLOCK):
-        b, r = bands[lo : lo + _BLOCK], rows[lo : lo + _BLOCK]
-        p = 1.0 - (1.0 - _GRID[None, :] ** r[:, None]) ** b[:, None]
-        fp[lo : lo + _BLOCK] = np.trapezoid(p[:, below], _GRID[below], axis=1) / threshold
-        fn[lo : lo + _BLOCK] = np.trapezoid(1.0 - p[:, above], _GRID[above], axis=1) / (
-            1.0 - threshold
-        )
-    return fp, fn
-
-
-def _all_plans(num_perm: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Every ``(bands, rows)`` with ``bands * rows <= num_perm``: rows ascending, then bands."""
-    rows = np.arange(1, num_perm + 1, dtype=np.int64)
-    counts = num_perm // rows
-    starts = np.cumsum(counts) - counts
-    rs = np.repeat(rows, counts)
-    bs = np.arange(len(rs), dtype=np.int64) - np.repeat(starts, counts) + 1
-    return bs, rs
-
-
-def _txtfp_error(threshold: float, bands: int, rows: int) -> np.float32:
-    """txtfp's ``for_threshold`` objective: f32 trapezoids with 200 steps, unit weights."""
-    f32 = np.float32
-    n = 200
-
-    def integral(lo: float, hi: float, miss: bool) -> np.float32:
-        step = f32((f32(hi) - f32(lo)) / f32(n))
-        xs = f32(lo) + np.arange(n + 1, dtype=np.float32) * step
-        p = f32(1) - (f32(1) - xs ** f32(rows)) ** f32(bands)
-        y = np.clip(f32(1) - p if miss else p, f32(0), f32(1)).astype(np.float32)
-        total = f32(0)
-        for i in range(n):
-            total = f32(total + f32(f32(y[i] + y[i + 1]) * f32(0.5)) * step)
-        return total
-
-    return f32(integral(0.0, threshold, False) + integral(threshold, 1.0, True))
-
-
-def plan_lsh(
-    threshold: float,
-    num_perm: int,
-    *,
-    fp_weight: float = 0.5,
-    fn_weight: float = 0.5,
-    method: Literal["weighted", "recall", "txtfp"] = "weighted",
-    recall: float = 0.99,
-) -> LSHPlan:
-    """Choose ``(bands, rows)`` for a Jaccard threshold.
-
-    Methods:
-        * ``"weighted"`` -- minimise ``fp_weight * fp + fn_weight * fn`` over every
-          ``bands * rows <= num_perm`` (``fp``, ``fn`` normalised by interval length);
-          ``num_perm`` up to :data:`MAX_WEIGHTED_PERM`.
-        * ``"recall"`` -- the lowest ``fp`` among plans with ``P(threshold) >= recall``; when
-          ``num_perm`` is too small for that, the plan with the highest ``P(threshold)``
-          (logged as a warning; ``recall_at_threshold`` says what it reaches).
-        * ``"txtfp"`` -- txtfp 0.2.2's ``LshIndexBuilder.for_threshold``: divisors of
-          ``num_perm`` only, f32 trapezoid objective, ties to fewer bands.
-
-    Raises:
-        ConfigError: threshold outside (0, 1), num_perm outside [1, 65536] (``weighted``:
-            [1, :data:`MAX_WEIGHTED_PERM`]), negative weights, bad method.
-
-    Examples:
-        >>> p = plan_lsh(0.7, 128, method="txtfp")
-        >>> p.bands, p.rows
-        (16, 8)
-        >>> p = plan_lsh(0.8, 128, method="recall")
-        >>> p.recall_at_threshold >= 0.99
-        True
-    """
-    check_range("threshold", threshold, 0.0, 1.0)
-    if not 0.0 < threshold < 1.0:
-        raise ConfigError(f"threshold must be strictly between 0 and 1, got {threshold}")
-    check_range("num_perm", num_perm, 1, 1 << 16, integer=True)
-    check_range("fp_weight", fp_weight, 0.0, 1e6)
-    check_range("fn_weight", fn_weight, 0.0, 1e6)
-    check_range("recall", recall, 0.0, 1.0)
-    check_choice("method", method, ("weighted", "recall", "txtfp"))
-    if method == "txtfp":
-        best: tuple[np.float32, int] | None = None
-        for b in range(1, num_perm + 1):
-            if num_perm % b == 0:
-                err = _txtfp_error(threshold, b, num_perm // b)
-                if best is None or err < best[0]:
-                    best = (err, b)
-        assert best is not None
-        return _plan(threshold, num_perm, best[1], num_perm // best[1])
-    return _search(threshold, num_perm, fp_weight, fn_weight, method, recall)
-
-
-@cache
-def _search(
-    threshold: float, num_perm: int, fp_weight: float, fn_weight: float, method: str, recall: float
-) -> LSHPlan:
-    """The ``weighted`` and ``recall`` searches of :func:`plan_lsh` (memoized)."""
-    bs, rs = _all_plans(num_perm)
-    if method == "weighted":
-        if fp_weight + fn_weight == 0:
-            raise ConfigError("fp_weight and fn_weight cannot both be 0; use 0.5 and 0.5")
-        if num_perm > MAX_WEIGHTED_PERM:
-            raise ConfigError(
-                f"the weighted search scores every (bands, rows) plan and takes num_perm up "
-                f"to {MAX_WEIGHTED_PERM}, got {num_perm}; use method='recall' (neardup plan "
-                "--mode recall), or plan for fewer slots and use bands x rows of them"
-            )
-        fp, fn = _rates_many(threshold, bs, rs)
-        # lowest cost; ties go to more slots used, then fewer bands
-        best = np.lexsort((bs, -(bs * rs), fp_weight * fp + fn_weight * fn))[0]
-        return _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
-    reach = 1.0 - (1.0 - threshold**rs) ** bs
-    ok = reach >= recall
-    if ok.any():
-        # For fixed rows, reach and fp both grow with bands: only the fewest bands that reach
-        # the recall can have the lowest fp (ties go to fewer bands), one plan per rows value.
-        first = ok & ~np.concatenate(([False], ok[:-1] & (rs[1:] == rs[:-1])))
-        fp, _ = _rates_many(threshold, bs[first], rs[first])
-        best = np.lexsort((bs[first], fp))[0]
-        return _plan(threshold, num_perm, int(bs[first][best]), int(rs[first][best]))
-    best = np.lexsort((bs, -reach))[0]
-    plan = _plan(threshold, num_perm, int(bs[best]), int(rs[best]))
-    logger.warning(
-        "num_perm=%d cannot reach recall %.3f at threshold %.2f; best plan (%d bands x %d rows) "
-        "finds a pair at the threshold with probability %.3f: raise num_perm for more",
-        num_perm,
-        recall,
-        threshold,
-        plan.bands,
-        plan.rows,
-        plan.recall_at_threshold,
-    )
-    return plan
-
-
-def _plan(threshold: float, num_perm: int, bands: int, rows: int) -> LSHPlan:
-    fp, fn = _rates(threshold, bands, rows)
-    reach = float(_prob(np.asarray(threshold), bands, rows))
-    return LSHPlan(bands, rows, fp, fn, threshold, num_perm, reach)
 
 
 def _fold(values: U64) -> U32:
@@ -320,23 +110,30 @@ class LSHIndex:
         self._row: dict[Hashable, int] = {}
         self._n = 0
         self._dead = 0
-        self._tkeys = np.zeros(_MIN_SLOTS, dtype=np.uint64)
-        self._thead = np.full(_MIN_SLOTS, -1, dtype=np.int64)
-        self._erow = np.empty(0, dtype=np.int64)
-        self._enext = np.empty(0, dtype=np.int64)
-        self._meta = np.zeros(3, dtype=np.int64)  # slots used, entries used, query stamp
+        self._lsh = engine.kernels(_TABLE_FAMILY)
+        # the band-key table, one int64 array (layout in neardup._kernels.lsh)
+        self._tab: I64 = self._lsh.new_table(
+            _MIN_SLOTS, _MIN_ENTRIES, self.plan.bands, self.plan.rows, _HEADER
+        )
         self._bind()
 
     def _bind(self) -> None:
-        """Look up the kernels once (the index pickles the family names, not modules)."""
+        """Look up the kernels once and keep the per-call entry points and output buffers
+        on the instance (the index pickles the family names, not modules)."""
         self._lsh = engine.kernels(_TABLE_FAMILY)
         self._mh = engine.kernels(_SKETCH_FAMILY)
+        self._add_rows = self._lsh.add_rows
+        self._query_one = self._lsh.query_one
+        self._out_rows = np.empty(64, dtype=np.int64)
+        self._out_est = np.empty(64, dtype=np.float64)
+
+    _UNPICKLED = ("_lsh", "_mh", "_add_rows", "_query_one", "_out_rows", "_out_est")
 
     def __getstate__(self) -> dict[str, object]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_lsh", "_mh")}
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
         state["_mark"] = np.zeros(0, dtype=np.int64)
-        state["_meta"] = self._meta.copy()
-        state["_meta"][2] = 0
+        state["_tab"] = self._tab.copy()
+        state["_tab"][2] = 0  # the query stamp restarts with the fresh marks
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -367,35 +164,30 @@ class LSHIndex:
     @property
     def nbytes(self) -> int:
         """Bytes held by the index's numpy arrays (not the Python keys and their dict)."""
-        arrays = (self._sig, self._state, self._mark, self._tkeys, self._thead)
-        return sum(int(a.nbytes) for a in arrays) + int(self._erow.nbytes + self._enext.nbytes)
+        arrays = (self._sig, self._state, self._mark, self._tab)
+        return sum(int(a.nbytes) for a in arrays)
 
     # ------------------------------------------------------------------ adding
 
     def add(self, key: Hashable, mh: MinHash) -> None:
         """Index one sketch under ``key`` (an existing ``key`` is replaced).
 
-        One numba call: the per-document path of datasketch's ``insert`` pattern.
+        One short numba call: the per-document path of datasketch's ``insert`` pattern.
         """
         if (
             type(mh) is not MinHash
-            or mh.hashvalues.shape[0] != self.num_perm
-            or self._params != (mh.scheme, mh.params)
+            or self._params is None
+            or mh.params != self._params[1]
+            or mh.scheme != self._params[0]
             or key in self._row
         ):
             self.add_many([key], [mh])
             return
+        hv = mh.hashvalues
         r = self._n
-        if (
-            r >= len(self._state)
-            or self._meta[1] + self.plan.bands > len(self._erow)
-            or 2 * (self._meta[0] + self.plan.bands) > len(self._tkeys)
-        ):
-            self._reserve(1)
-        self._lsh.add_rows(
-            mh.hashvalues, r, self._sig, self._state, self.plan.bands, self.plan.rows,
-            self._tkeys, self._thead, self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        if hv.shape[0] != self.num_perm or self._add_rows(hv, r, self._sig, self._state, self._tab):
+            self.add_many([key], [mh])  # the wrong length raises there; else room is made
+            return
         self._keys.append(key)
         self._row[key] = r
         self._n = r + 1
@@ -427,10 +219,7 @@ class LSHIndex:
             return
         self._reserve(n)
         lo = self._n
-        self._lsh.add_rows(
-            np.ascontiguousarray(values), lo, self._sig, self._state, self.plan.bands,
-            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        self._lsh.add_rows(np.ascontiguousarray(values), lo, self._sig, self._state, self._tab)
         for i, key in enumerate(keys):
             self._keys.append(key)
             self._row[key] = lo + i
@@ -475,20 +264,11 @@ class LSHIndex:
             mark = np.zeros(cap, dtype=np.int64)
             mark[: self._n] = self._mark[: self._n]
             self._sig, self._state, self._mark = sig, state, mark
-        entries = int(self._meta[1]) + k * self.plan.bands
-        if entries > len(self._erow):
-            cap = max(entries, 2 * len(self._erow), 1024)
-            erow = np.empty(cap, dtype=np.int64)
-            enext = np.empty(cap, dtype=np.int64)
-            used = int(self._meta[1])
-            erow[:used] = self._erow[:used]
-            enext[:used] = self._enext[:used]
-            self._erow, self._enext = erow, enext
-        slots = len(self._tkeys)
-        while 2 * (int(self._meta[0]) + k * self.plan.bands) > slots:
-            slots *= 2
-        if slots != len(self._tkeys):
-            self._tkeys, self._thead = self._lsh.rehash(self._tkeys, self._thead, slots)
+        tab = self._tab
+        used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
+        slots, cap = plan_growth(used, entries, slots, cap, k * self.plan.bands)
+        if (slots, cap) != (int(tab[3]), int(tab[4])):
+            self._tab = self._lsh.grow(tab, slots, cap)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` from the index.
@@ -553,10 +333,7 @@ class LSHIndex:
         values[other._state[rows] == 2] = _MAX32
         self._reserve(n)
         lo = self._n
-        self._lsh.add_rows(
-            np.ascontiguousarray(values), lo, self._sig, self._state, self.plan.bands,
-            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        self._lsh.add_rows(np.ascontiguousarray(values), lo, self._sig, self._state, self._tab)
         for i, key in enumerate(keys):
             self._keys.append(key)
             self._row[key] = lo + i
@@ -598,10 +375,7 @@ class LSHIndex:
         self._keys = keys
         self._row = {k: i for i, k in enumerate(keys)}
         self._n = len(live)
-        self._lsh.insert_rows(
-            np.flatnonzero(state == 1).astype(np.int64), self._sig, self.plan.bands,
-            self.plan.rows, self._tkeys, self._thead, self._erow, self._enext, self._meta,
-        )  # fmt: skip
+        self._lsh.insert_rows(np.flatnonzero(state == 1).astype(np.int64), self._sig, self._tab)
 
     # ------------------------------------------------------------------ lookups
 
@@ -620,20 +394,31 @@ class LSHIndex:
             mh: The query sketch (same ``num_perm``, scheme and params as the index).
             min_similarity: Keep only hits whose estimate is at least this.
         """
-        if (
-            type(mh) is not MinHash
-            or mh.hashvalues.shape[0] != self.num_perm
-            or (self._params is not None and self._params != (mh.scheme, mh.params))
+        if type(mh) is not MinHash or (
+            self._params is not None
+            and (mh.params != self._params[1] or mh.scheme != self._params[0])
         ):
             return self.query_many([mh], min_similarity=min_similarity)[0]
+        hv = mh.hashvalues
+        if hv.shape[0] != self.num_perm:
+            return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
         if not self._n:
             return []
-        _, rows, est = self._lsh.query_rows(
-            mh.hashvalues, self.plan.bands, self.plan.rows, self._tkeys, self._thead,
-            self._erow, self._enext, self._state, self._sig, self._mark, self._meta,
+        n = self._query_one(
+            hv, self._sig, self._state, self._mark, self._tab, self._out_rows, self._out_est,
             -1.0 if min_similarity is None else float(min_similarity),
         )  # fmt: skip
-        return list(zip(map(self._keys.__getitem__, rows.tolist()), est.tolist(), strict=True))
+        if n < 0:  # more hits than the output buffers hold: grow them and ask again
+            self._out_rows = np.empty(2 * -n, dtype=np.int64)
+            self._out_est = np.empty(2 * -n, dtype=np.float64)
+            return self.query(mh, min_similarity=min_similarity)
+        return list(
+            zip(
+                map(self._keys.__getitem__, self._out_rows[:n].tolist()),
+                self._out_est[:n].tolist(),
+                strict=True,
+            )
+        )
 
     def query_many(
         self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
@@ -643,9 +428,8 @@ class LSHIndex:
         if not len(values) or not self._n:
             return [[] for _ in range(len(values))]
         offsets, rows, est = self._lsh.query_rows(
-            np.ascontiguousarray(values), self.plan.bands, self.plan.rows, self._tkeys,
-            self._thead, self._erow, self._enext, self._state, self._sig, self._mark,
-            self._meta, -1.0 if min_similarity is None else float(min_similarity),
+            np.ascontiguousarray(values), self._sig, self._state, self._mark, self._tab,
+            -1.0 if min_similarity is None else float(min_similarity),
         )  # fmt: skip
         hit_keys = list(map(self._keys.__getitem__, rows.tolist()))
         hit_est = est.tolist()

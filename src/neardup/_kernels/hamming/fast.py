@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
-from neardup._kernels.lsh.fast import _file
+from neardup._kernels.lsh.fast import _file, _room, _slot, _sort_small
 from neardup._kernels.minhash.fast import _MIX, _fmix64
 
-__all__ = ["all_pairs", "block_order", "table_add", "table_query"]
+__all__ = ["add_code", "all_pairs", "block_order", "query_code", "table_add", "table_query"]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -157,7 +157,9 @@ def all_pairs(codes, starts, ends, masks, radius):  # type: ignore[no-untyped-de
     return out_a[:cnt].copy(), out_b[:cnt].copy(), out_d[:cnt].copy()
 
 
-# -- the block-key table (the per-call path of HammingIndex; layout in neardup._kernels.lsh)
+# -- the block-key table (the per-call path of HammingIndex; layout in neardup._kernels.lsh,
+# with the block bounds in the header: tab[8 + j] the first bit of block j, tab[8 + blocks + j]
+# the bit after its last)
 
 
 @njit(inline="always")
@@ -174,45 +176,58 @@ def _block_value(codes, i, start, end):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _block_key(v, j):  # type: ignore[no-untyped-def]
-    return _fmix64(v ^ (np.uint64(j + 1) * _MIX))
+def _block_key(codes, i, tab, j):  # type: ignore[no-untyped-def]
+    v = _block_value(codes, i, tab[8 + j], tab[8 + tab[5] + j])
+    return np.int64(_fmix64(v ^ (np.uint64(j + 1) * _MIX)))
+
+
+@njit(inline="always")
+def _file_rows(codes, first, count, tab):  # type: ignore[no-untyped-def]
+    for r in range(first, first + count):
+        for j in range(tab[5]):
+            _file(tab, _block_key(codes, r, tab, j), r)
 
 
 @njit()
-def table_add(codes, first, count, starts, ends, tkeys, thead, erow, enext, meta):  # type: ignore[no-untyped-def]
+def table_add(codes, first, count, tab):  # type: ignore[no-untyped-def]
     """File the block keys of rows ``first .. first + count - 1`` of ``codes``.
 
-    The caller leaves room (entries for ``count * len(starts)`` more keys, a table at most
-    half full afterwards). Block ``j``'s key is ``fmix64(value ^ (j + 1) * MIX)``.
+    Block ``j``'s key is ``fmix64(value ^ (j + 1) * MIX)``. Returns 0, or -1 (nothing filed)
+    when the table lacks room.
     """
-    for r in range(first, first + count):
-        for j in range(starts.shape[0]):
-            key = _block_key(_block_value(codes, r, starts[j], ends[j]), j)
-            _file(key, r, tkeys, thead, erow, enext, meta)
+    if not _room(tab, count * tab[5]):
+        return -1
+    _file_rows(codes, first, count, tab)
+    return 0
 
 
 @njit()
-def table_query(q, radius, starts, ends, tkeys, thead, erow, enext, alive, codes, mark, meta):  # type: ignore[no-untyped-def]
-    """Live rows within ``radius`` of the code ``q`` (``(1, words)``): ``(rows, distances)``,
-    by distance, then row. Exact when ``radius < len(starts)`` (pigeonhole: a row that close
-    equals ``q`` on some block, so it shares that block's key)."""
-    mask = tkeys.shape[0] - 1
+def add_code(code, r, codes, alive, tab):  # type: ignore[no-untyped-def]
+    """Store the 64-bit ``code`` (its int64 bit pattern) as live row ``r`` of ``codes``
+    (``(n, 1)``) and file its block keys. Returns 0, or -1 (nothing stored) when the rows or
+    the table lack room."""
+    if r >= codes.shape[0] or r >= alive.shape[0] or not _room(tab, tab[5]):
+        return -1
+    codes[r, 0] = np.uint64(code)
+    alive[r] = True
+    _file_rows(codes, r, 1, tab)
+    return 0
+
+
+@njit(inline="always")
+def _query(q, radius, codes, alive, mark, tab, out_rows, out_d):  # type: ignore[no-untyped-def]
     words = codes.shape[1]
     span = np.int64(codes.shape[0])
-    meta[2] += 1
-    stamp = meta[2]
-    cap = 16
-    found = np.empty(cap, dtype=np.int64)  # distance * span + row
+    ents = tab[7] + 2 * tab[3]
+    tab[2] += 1
+    stamp = tab[2]
+    found = np.empty(16, dtype=np.int64)  # distance * span + row
     n_out = 0
-    for j in range(starts.shape[0]):
-        key = _block_key(_block_value(q, 0, starts[j], ends[j]), j)
-        s = np.int64(key & np.uint64(mask))
-        while thead[s] >= 0 and tkeys[s] != key:
-            s = (s + 1) & mask
-        e = thead[s]
+    for j in range(tab[5]):
+        e = tab[_slot(tab, _block_key(q, 0, tab, j)) + 1]
         while e >= 0:
-            r = erow[e]
-            e = enext[e]
+            r = tab[ents + 2 * e]
+            e = tab[ents + 2 * e + 1]
             if mark[r] == stamp or not alive[r]:
                 continue
             mark[r] = stamp
@@ -221,12 +236,33 @@ def table_query(q, radius, starts, ends, tkeys, thead, erow, enext, alive, codes
                 d += _popcount(codes[r, w] ^ q[0, w])
             if d > radius:
                 continue
-            if n_out == cap:
-                cap *= 2
-                grown = np.empty(cap, dtype=np.int64)
+            if n_out == found.shape[0]:
+                grown = np.empty(2 * n_out, dtype=np.int64)
                 grown[:n_out] = found[:n_out]
                 found = grown
             found[n_out] = d * span + r
             n_out += 1
-    found = np.sort(found[:n_out])
-    return found % span, found // span
+    if n_out > out_rows.shape[0]:
+        return -n_out
+    _sort_small(found, 0, n_out)
+    for i in range(n_out):
+        out_rows[i] = found[i] % span
+        out_d[i] = found[i] // span
+    return n_out
+
+
+@njit()
+def table_query(q, radius, codes, alive, mark, tab, out_rows, out_d):  # type: ignore[no-untyped-def]
+    """Live rows within ``radius`` of the code ``q`` (``(1, words)``) into ``out_rows`` and
+    their distances into ``out_d``, by distance, then row. Returns their number, or ``-n``
+    (nothing written) when ``n`` do not fit. Exact when ``radius < blocks`` (pigeonhole: a
+    row that close equals ``q`` on some block, so it shares that block's key)."""
+    return _query(q, radius, codes, alive, mark, tab, out_rows, out_d)
+
+
+@njit()
+def query_code(code, radius, codes, alive, mark, tab, out_rows, out_d):  # type: ignore[no-untyped-def]
+    """:func:`table_query` of one 64-bit ``code`` (its int64 bit pattern, not an array)."""
+    q = np.empty((1, 1), dtype=np.uint64)
+    q[0, 0] = np.uint64(code)
+    return _query(q, radius, codes, alive, mark, tab, out_rows, out_d)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["all_pairs", "block_order", "block_values"]
+__all__ = [
+    "add_code",
+    "all_pairs",
+    "block_order",
+    "block_values",
+    "query_code",
+    "table_add",
+    "table_query",
+]
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -69,62 +77,74 @@ def all_pairs(codes: U64, starts: I64, ends: I64, masks: U64, radius: int) -> tu
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _block_keys(codes: U64, starts: I64, ends: I64) -> U64:
+def _block_keys(codes: U64, tab: I64) -> U64:
     """``(n, blocks)`` keys: ``fmix64(block value ^ (j + 1) * MIX)``."""
     from neardup._kernels.minhash.reference import fmix64
 
+    nb = int(tab[5])
     cols = []
-    for j, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+    for j in range(nb):
+        s, e = int(tab[8 + j]), int(tab[8 + nb + j])
         with np.errstate(over="ignore"):
             cols.append(fmix64(block_values(codes, s, e) ^ (np.uint64(j + 1) * _MIX)))
     return np.stack(cols, axis=1) if cols else np.zeros((len(codes), 0), np.uint64)
 
 
-def table_add(
-    codes: U64, first: int, count: int, starts: I64, ends: I64, tkeys: U64, thead: I64,
-    erow: I64, enext: I64, meta: I64,
-) -> None:  # fmt: skip
+def table_add(codes: U64, first: int, count: int, tab: I64) -> int:
     """Reference of :func:`neardup._kernels.hamming.fast.table_add`."""
-    from neardup._kernels.lsh.reference import _slot
+    from neardup._kernels.lsh.reference import file_key, room, signed
 
-    keys = _block_keys(codes[first : first + count], starts, ends)
+    if not room(tab, count * int(tab[5])):
+        return -1
+    keys = _block_keys(codes[first : first + count], tab)
     for i in range(count):
         for j in range(keys.shape[1]):
-            key = int(keys[i, j])
-            s = _slot(key, tkeys, thead)
-            if thead[s] < 0:
-                tkeys[s] = key
-                meta[0] += 1
-            e = int(meta[1])
-            erow[e] = first + i
-            enext[e] = thead[s]
-            thead[s] = e
-            meta[1] = e + 1
+            file_key(tab, signed(int(keys[i, j])), first + i)
+    return 0
+
+
+def add_code(code: int, r: int, codes: U64, alive: npt.NDArray[np.bool_], tab: I64) -> int:
+    """Reference of :func:`neardup._kernels.hamming.fast.add_code`."""
+    from neardup._kernels.lsh.reference import room
+
+    if r >= min(len(codes), len(alive)) or not room(tab, int(tab[5])):
+        return -1
+    codes[r, 0] = np.array([code], dtype=np.int64).view(np.uint64)[0]
+    alive[r] = True
+    return table_add(codes, r, 1, tab)
 
 
 def table_query(
-    q: U64, radius: int, starts: I64, ends: I64, tkeys: U64, thead: I64, erow: I64,
-    enext: I64, alive: npt.NDArray[np.bool_], codes: U64, mark: I64, meta: I64,
-) -> tuple[I64, I64]:  # fmt: skip
+    q: U64, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64, tab: I64,
+    out_rows: I64, out_d: I64,
+) -> int:  # fmt: skip
     """Reference of :func:`neardup._kernels.hamming.fast.table_query`."""
-    from neardup._kernels.lsh.reference import _slot
+    from neardup._kernels.lsh.reference import chain, signed
 
-    keys = _block_keys(q, starts, ends)[0]
-    seen: set[int] = set()
+    tab[2] += 1
+    stamp = int(tab[2])
     found: list[tuple[int, int]] = []
-    for key in keys.tolist():
-        e = int(thead[_slot(int(key), tkeys, thead)])
-        while e >= 0:
-            r = int(erow[e])
-            e = int(enext[e])
-            if r in seen or not alive[r]:
+    for key in _block_keys(q, tab)[0].tolist():
+        for r in chain(tab, signed(int(key))):
+            if mark[r] == stamp or not alive[r]:
                 continue
-            seen.add(r)
+            mark[r] = stamp
             d = int(np.bitwise_count(codes[r] ^ q[0]).sum())
             if d <= radius:
                 found.append((d, r))
+    if len(found) > len(out_rows):
+        return -len(found)
     found.sort()
-    return (
-        np.asarray([r for _, r in found], dtype=np.int64),
-        np.asarray([d for d, _ in found], dtype=np.int64),
-    )
+    for i, (d, r) in enumerate(found):
+        out_rows[i] = r
+        out_d[i] = d
+    return len(found)
+
+
+def query_code(
+    code: int, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64, tab: I64,
+    out_rows: I64, out_d: I64,
+) -> int:  # fmt: skip
+    """Reference of :func:`neardup._kernels.hamming.fast.query_code`."""
+    q = np.array([[code]], dtype=np.int64).view(np.uint64)
+    return table_query(q, radius, codes, alive, mark, tab, out_rows, out_d)

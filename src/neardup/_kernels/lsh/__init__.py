@@ -3,11 +3,37 @@
 ``reference.py`` (Python and numpy) and ``fast.py`` (numba) give the same tables and hits;
 pick one with :func:`neardup._kernels.engine.kernels` (``kernels("lsh")``).
 
-The table is open addressing with linear probing over a power-of-two number of slots:
-``tkeys[s]`` holds a 64-bit band key (the key of band ``j`` is seeded by ``j``, so one table
-serves every band) and ``thead[s]`` the last entry filed under it (-1: empty slot). Entry
-``e`` is a row number ``erow[e]`` and the previous entry of its key, ``enext[e]`` (-1: none),
-so each key's rows form a chain, newest first. ``meta`` holds the counts the kernels update:
-``[slots used, entries used, query stamp]``; ``mark`` (one int64 per row) de-duplicates a
-query's candidates without clearing anything between queries.
+The whole table is one int64 array ``tab`` (so that a per-document call passes few
+arguments; numba unboxes each array argument anew on every call). Header, ``tab[0:8]``:
+``[slots used, entries used, query stamp, slots, entry capacity, bands, rows, base]``,
+``base`` the offset of the slots (8 here; :mod:`neardup._kernels.hamming` keeps its block
+bounds in a longer header). Then ``slots`` slots of two words, ``(key, head)``: the 64-bit
+band key's bit pattern and the last entry filed under it (-1: empty slot), side by side so a
+probe touches one cache line; then ``capacity`` entries of two words, ``(row, previous
+entry of the same key or -1)``, so each key's rows form a chain, newest first. The slots are open
+addressing with linear probing over a power of two; the key of band ``j`` is seeded by ``j``, so one
+table serves every band. ``mark`` (one int64 per row) de-duplicates a query's candidates without
+clearing anything between queries.
+
+A kernel that would overflow the table or the row arrays files nothing and returns ``-1``;
+the caller grows them (:func:`grow`, with :func:`plan_growth`) and calls again.
 """
+
+from __future__ import annotations
+
+__all__ = ["plan_growth"]
+
+
+def plan_growth(
+    used_slots: int, used_entries: int, slots: int, capacity: int, more: int
+) -> tuple[int, int]:
+    """``(slots, capacity)`` with room for ``more`` entries: the capacity at least doubles
+    when it grows, and the slots (a power of two) stay at most half full even when every
+    free entry holds a new key, so the table grows only when the entries run out."""
+    need = used_entries + more
+    if need > capacity:
+        capacity = max(need, 2 * capacity)
+    free_keys = used_slots + capacity - used_entries
+    while 2 * free_keys > slots:
+        slots *= 2
+    return slots, capacity

@@ -1,8 +1,8 @@
 """numba kernels of the LSH band-key table, bit-identical to :mod:`.reference`.
 
 See :mod:`neardup._kernels.lsh` for the layout. Every per-document kernel does its whole job
-in one call (fold the slots, hash the bands, probe, walk the chains, estimate, sort), so that
-``LSHIndex.add`` and ``query`` cost one numba call each.
+in one call (fold the slots, hash the bands, probe, walk the chains, estimate, sort) with
+few arguments, so that ``LSHIndex.add`` and ``query`` cost one short numba call each.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import numpy as np
 from neardup._kernels.cache import njit
 from neardup._kernels.minhash.fast import _MIX, _S27, _S37, _fmix64
 
-__all__ = ["add_rows", "insert_rows", "query_rows", "rehash"]
+__all__ = ["add_rows", "grow", "insert_rows", "new_table", "query_one", "query_rows"]
 
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-_MAX32 = np.uint32(0xFFFFFFFF)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
+HEADER = 8
 
 
 @njit(inline="always")
@@ -26,48 +26,108 @@ def _band_key(sig32, row, j, rows):  # type: ignore[no-untyped-def]
     for c in range(j * rows, (j + 1) * rows):
         h = ((h << _S27) | (h >> _S37)) ^ np.uint64(sig32[row, c])
         h *= _MIX
-    return _fmix64(h)
+    return np.int64(_fmix64(h))
 
 
 @njit(inline="always")
-def _file(key, row, tkeys, thead, erow, enext, meta):  # type: ignore[no-untyped-def]
-    mask = tkeys.shape[0] - 1
-    s = np.int64(key & np.uint64(mask))
-    while thead[s] >= 0 and tkeys[s] != key:
+def _slot(tab, key):  # type: ignore[no-untyped-def]
+    """Index in ``tab`` of ``key``'s slot (its key word; the head follows): where it is, or
+    the empty slot where it would go."""
+    base = tab[7]
+    mask = tab[3] - 1
+    s = key & mask
+    while tab[base + 2 * s + 1] >= 0 and tab[base + 2 * s] != key:
         s = (s + 1) & mask
-    if thead[s] < 0:
-        tkeys[s] = key
-        meta[0] += 1
-    e = meta[1]
-    erow[e] = row
-    enext[e] = thead[s]
-    thead[s] = e
-    meta[1] = e + 1
+    return base + 2 * s
+
+
+@njit(inline="always")
+def _file(tab, key, row):  # type: ignore[no-untyped-def]
+    ents = tab[7] + 2 * tab[3]
+    at = _slot(tab, key)
+    if tab[at + 1] < 0:
+        tab[at] = key
+        tab[0] += 1
+    e = tab[1]
+    tab[ents + 2 * e] = row
+    tab[ents + 2 * e + 1] = tab[at + 1]
+    tab[at + 1] = e
+    tab[1] = e + 1
+
+
+@njit(inline="always")
+def _room(tab, keys):  # type: ignore[no-untyped-def]
+    """Whether ``keys`` more entries fit (and the slots stay at most half full)."""
+    return tab[1] + keys <= tab[4] and 2 * (tab[0] + keys) <= tab[3]
 
 
 @njit()
-def insert_rows(rows_in, sig32, bands, rows, tkeys, thead, erow, enext, meta):  # type: ignore[no-untyped-def]
+def new_table(slots, capacity, bands, rows, base):  # type: ignore[no-untyped-def]
+    """An empty table: ``slots`` (a power of two) slots, room for ``capacity`` entries, a
+    header of ``base`` words (``tab[8:base]`` zero, for the caller)."""
+    tab = np.zeros(base + 2 * slots + 2 * capacity, dtype=np.int64)
+    tab[3] = slots
+    tab[4] = capacity
+    tab[5] = bands
+    tab[6] = rows
+    tab[7] = base
+    for s in range(slots):
+        tab[base + 2 * s + 1] = -1
+    return tab
+
+
+@njit()
+def grow(tab, slots, capacity):  # type: ignore[no-untyped-def]
+    """The same table with ``slots`` slots and room for ``capacity`` entries (rehashed)."""
+    base = tab[7]
+    out = new_table(slots, capacity, tab[5], tab[6], base)
+    out[:3] = tab[:3]
+    out[8:base] = tab[8:base]
+    for s in range(tab[3]):
+        if tab[base + 2 * s + 1] >= 0:
+            at = _slot(out, tab[base + 2 * s])
+            out[at] = tab[base + 2 * s]
+            out[at + 1] = tab[base + 2 * s + 1]
+    used = 2 * tab[1]
+    old = base + 2 * tab[3]
+    new = base + 2 * slots
+    out[new : new + used] = tab[old : old + used]
+    return out
+
+
+@njit()
+def insert_rows(rows_in, sig32, tab):  # type: ignore[no-untyped-def]
     """File the band keys of stored rows ``rows_in`` (their ``sig32`` rows are set).
 
-    The caller leaves room: ``len(erow) >= meta[1] + len(rows_in) * bands`` and at most half
-    of the slots used afterwards.
+    Returns 0, or -1 (nothing filed) when the table lacks room for them.
     """
+    bands = tab[5]
+    rows = tab[6]
+    if not _room(tab, rows_in.shape[0] * bands):
+        return -1
     for i in range(rows_in.shape[0]):
         r = rows_in[i]
         for j in range(bands):
-            _file(_band_key(sig32, r, j, rows), r, tkeys, thead, erow, enext, meta)
+            _file(tab, _band_key(sig32, r, j, rows), r)
+    return 0
 
 
 @njit()
-def add_rows(sig64, first, sig32, state, bands, rows, tkeys, thead, erow, enext, meta):  # type: ignore[no-untyped-def]
+def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
     """Store sketches ``sig64`` (``(k, num_perm)``, or one row) as rows ``first..first+k-1``.
 
     Folds each slot to 32 bits into ``sig32``, marks the row live (1) or live but empty (2:
-    every slot at its maximum, never a hit) in ``state``, and files its band keys.
+    every slot at its maximum, never a hit) in ``state``, and files its band keys. Returns 0,
+    or -1 (nothing stored) when the rows or the table lack room.
     """
-    src = sig64.reshape(-1, sig32.shape[1])
     num_perm = sig32.shape[1]
-    for i in range(src.shape[0]):
+    src = sig64.reshape(-1, num_perm)
+    k = src.shape[0]
+    bands = tab[5]
+    rows = tab[6]
+    if first + k > sig32.shape[0] or first + k > state.shape[0] or not _room(tab, k * bands):
+        return -1
+    for i in range(k):
         r = first + i
         all64 = True
         all32 = True
@@ -78,82 +138,113 @@ def add_rows(sig64, first, sig32, state, bands, rows, tkeys, thead, erow, enext,
             sig32[r, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
         state[r] = 2 if all64 or all32 else 1
         for j in range(bands):
-            _file(_band_key(sig32, r, j, rows), r, tkeys, thead, erow, enext, meta)
+            _file(tab, _band_key(sig32, r, j, rows), r)
+    return 0
+
+
+@njit(inline="always")
+def _collect(q32, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
+    """Append the hits of one folded query ``q32`` (``(1, num_perm)``) to ``codes`` as
+    ``(num_perm - equal slots) * rows_cap + row``; returns ``(codes, n_out)``."""
+    num_perm = sig32.shape[1]
+    span = np.int64(sig32.shape[0])
+    ents = tab[7] + 2 * tab[3]
+    tab[2] += 1
+    stamp = tab[2]
+    rows = tab[6]
+    for j in range(tab[5]):
+        e = tab[_slot(tab, _band_key(q32, 0, j, rows)) + 1]
+        while e >= 0:
+            r = tab[ents + 2 * e]
+            e = tab[ents + 2 * e + 1]
+            if mark[r] == stamp or state[r] != 1:
+                continue
+            mark[r] = stamp
+            same = 0
+            for c in range(num_perm):
+                if sig32[r, c] == q32[0, c]:
+                    same += 1
+            if same / num_perm < min_est:
+                continue
+            if n_out == codes.shape[0]:
+                grown = np.empty(2 * n_out, dtype=np.int64)
+                grown[:n_out] = codes[:n_out]
+                codes = grown
+            codes[n_out] = (num_perm - same) * span + r
+            n_out += 1
+    return codes, n_out
+
+
+@njit(inline="always")
+def _sort_small(a, lo, hi):  # type: ignore[no-untyped-def]
+    """Sort ``a[lo:hi]`` in place: insertion sort for the few hits of a typical query (no
+    allocation), ``np.sort`` beyond 16."""
+    if hi - lo > 16:
+        a[lo:hi] = np.sort(a[lo:hi])
+        return
+    for i in range(lo + 1, hi):
+        v = a[i]
+        k = i - 1
+        while k >= lo and a[k] > v:
+            a[k + 1] = a[k]
+            k -= 1
+        a[k + 1] = v
+
+
+@njit(inline="always")
+def _fold_query(src, q, q32):  # type: ignore[no-untyped-def]
+    """Fold query ``q`` of ``src`` into ``q32``; False when it is empty (never a hit)."""
+    all64 = True
+    all32 = True
+    for c in range(q32.shape[1]):
+        v = src[q, c]
+        all64 &= v == _MAX64
+        all32 &= v == _LOW32
+        q32[0, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
+    return not (all64 or all32)
 
 
 @njit()
-def rehash(tkeys, thead, cap):  # type: ignore[no-untyped-def]
-    """The same table with ``cap`` slots (a power of two); the entries do not move."""
-    nkeys = np.empty(cap, dtype=np.uint64)
-    nhead = np.full(cap, -1, dtype=np.int64)
-    mask = cap - 1
-    for s in range(tkeys.shape[0]):
-        if thead[s] >= 0:
-            t = np.int64(tkeys[s] & np.uint64(mask))
-            while nhead[t] >= 0:
-                t = (t + 1) & mask
-            nkeys[t] = tkeys[s]
-            nhead[t] = thead[s]
-    return nkeys, nhead
+def query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # type: ignore[no-untyped-def]
+    """Hits of one query sketch ``sig64`` (``(num_perm,)``) into ``out_rows`` / ``out_est``:
+    live rows sharing a band key whose estimated Jaccard is ``>= min_est``, best first, ties
+    by row. Returns the number of hits, or ``-n`` (nothing written) when ``n`` hits do not
+    fit in the output arrays. An empty query (every slot at its maximum) has no hits."""
+    num_perm = sig32.shape[1]
+    span = np.int64(sig32.shape[0])
+    src = sig64.reshape(1, num_perm)
+    q32 = np.empty((1, num_perm), dtype=np.uint32)
+    if not _fold_query(src, 0, q32):
+        return 0
+    codes, n = _collect(q32, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
+    if n > out_rows.shape[0]:
+        return -n
+    _sort_small(codes, 0, n)
+    for i in range(n):
+        out_rows[i] = codes[i] % span
+        out_est[i] = (num_perm - codes[i] // span) / num_perm
+    return n
 
 
 @njit()
-def query_rows(sig64, bands, rows, tkeys, thead, erow, enext, state, sig32, mark, meta, min_est):  # type: ignore[no-untyped-def]
-    """Hits of each query sketch: live rows sharing a band key, with the estimated Jaccard.
+def query_rows(sig64, sig32, state, mark, tab, min_est):  # type: ignore[no-untyped-def]
+    """Hits of each query sketch (``(k, num_perm)``), as :func:`query_one` finds them.
 
-    Returns ``(offsets, hit_rows, estimates)`` (CSR by query): for each query its hits with
-    estimate ``>= min_est``, best first, ties by row. An empty query (every slot at its
-    maximum) has no hits.
+    Returns ``(offsets, hit_rows, estimates)`` (CSR by query).
     """
     num_perm = sig32.shape[1]
     src = sig64.reshape(-1, num_perm)
     nq = src.shape[0]
-    mask = tkeys.shape[0] - 1
     span = np.int64(sig32.shape[0])
     q32 = np.empty((1, num_perm), dtype=np.uint32)
     offsets = np.zeros(nq + 1, dtype=np.int64)
-    cap = 16
-    codes = np.empty(cap, dtype=np.int64)  # (num_perm - equal slots) * span + row
+    codes = np.empty(16, dtype=np.int64)
     n_out = 0
     for q in range(nq):
-        all64 = True
-        all32 = True
-        for c in range(num_perm):
-            v = src[q, c]
-            all64 &= v == _MAX64
-            all32 &= v == _LOW32
-            q32[0, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
         start = n_out
-        if not (all64 or all32):
-            meta[2] += 1
-            stamp = meta[2]
-            for j in range(bands):
-                key = _band_key(q32, 0, j, rows)
-                s = np.int64(key & np.uint64(mask))
-                while thead[s] >= 0 and tkeys[s] != key:
-                    s = (s + 1) & mask
-                e = thead[s]
-                while e >= 0:
-                    r = erow[e]
-                    e = enext[e]
-                    if mark[r] == stamp or state[r] != 1:
-                        continue
-                    mark[r] = stamp
-                    same = 0
-                    for c in range(num_perm):
-                        if sig32[r, c] == q32[0, c]:
-                            same += 1
-                    if same / num_perm < min_est:
-                        continue
-                    if n_out == cap:
-                        cap *= 2
-                        grown = np.empty(cap, dtype=np.int64)
-                        grown[:n_out] = codes[:n_out]
-                        codes = grown
-                    codes[n_out] = (num_perm - same) * span + r
-                    n_out += 1
-            if n_out - start > 1:
-                codes[start:n_out] = np.sort(codes[start:n_out])
+        if _fold_query(src, q, q32):
+            codes, n_out = _collect(q32, tab, state, sig32, mark, min_est, codes, n_out)
+            _sort_small(codes, start, n_out)
         offsets[q + 1] = n_out
     hit_rows = np.empty(n_out, dtype=np.int64)
     estimates = np.empty(n_out, dtype=np.float64)

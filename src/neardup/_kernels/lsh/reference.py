@@ -12,15 +12,17 @@ import numpy.typing as npt
 
 from neardup._kernels.minhash.reference import band_keys
 
-__all__ = ["add_rows", "insert_rows", "query_rows", "rehash"]
+__all__ = ["add_rows", "grow", "insert_rows", "new_table", "query_one", "query_rows"]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
 
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _LOW32 = np.uint64(0xFFFFFFFF)
+HEADER = 8
 
 
 def _fold(values: U64) -> U32:
@@ -34,89 +36,147 @@ def _empty(values: U64) -> npt.NDArray[np.bool_]:
     return result
 
 
-def _slot(key: int, tkeys: U64, thead: I64) -> int:
-    mask = len(tkeys) - 1
+def signed(key: int) -> int:
+    """The int64 bit pattern of a 64-bit key (what the table stores)."""
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def slot(tab: I64, key: int) -> int:
+    """Index in ``tab`` of ``key``'s slot (an int64 bit pattern; its key word, the head
+    follows): where it is, or the empty slot where it would go."""
+    base, mask = int(tab[7]), int(tab[3]) - 1
     s = key & mask
-    while thead[s] >= 0 and int(tkeys[s]) != key:
+    while tab[base + 2 * s + 1] >= 0 and int(tab[base + 2 * s]) != key:
         s = (s + 1) & mask
-    return s
+    return base + 2 * s
 
 
-def insert_rows(
-    rows_in: I64, sig32: U32, bands: int, rows: int, tkeys: U64, thead: I64, erow: I64,
-    enext: I64, meta: I64,
-) -> None:  # fmt: skip
+def file_key(tab: I64, key: int, row: int) -> None:
+    """File ``row`` under ``key`` (an int64 bit pattern)."""
+    ents = int(tab[7]) + 2 * int(tab[3])
+    at = slot(tab, key)
+    if tab[at + 1] < 0:
+        tab[at] = key
+        tab[0] += 1
+    e = int(tab[1])
+    tab[ents + 2 * e] = row
+    tab[ents + 2 * e + 1] = tab[at + 1]
+    tab[at + 1] = e
+    tab[1] = e + 1
+
+
+def chain(tab: I64, key: int) -> list[int]:
+    """Rows filed under ``key``, newest first."""
+    ents = int(tab[7]) + 2 * int(tab[3])
+    e = int(tab[slot(tab, key) + 1])
+    out = []
+    while e >= 0:
+        out.append(int(tab[ents + 2 * e]))
+        e = int(tab[ents + 2 * e + 1])
+    return out
+
+
+def room(tab: I64, keys: int) -> bool:
+    """Whether ``keys`` more entries fit (and the slots stay at most half full)."""
+    return bool(tab[1] + keys <= tab[4] and 2 * (tab[0] + keys) <= tab[3])
+
+
+def new_table(slots: int, capacity: int, bands: int, rows: int, base: int) -> I64:
+    """Reference of :func:`neardup._kernels.lsh.fast.new_table`."""
+    tab = np.zeros(base + 2 * slots + 2 * capacity, dtype=np.int64)
+    tab[3:8] = (slots, capacity, bands, rows, base)
+    tab[base + 1 : base + 2 * slots : 2] = -1
+    return tab
+
+
+def grow(tab: I64, slots: int, capacity: int) -> I64:
+    """Reference of :func:`neardup._kernels.lsh.fast.grow`."""
+    base, old = int(tab[7]), int(tab[3])
+    out = new_table(slots, capacity, int(tab[5]), int(tab[6]), base)
+    out[:3] = tab[:3]
+    out[8:base] = tab[8:base]
+    for s in np.flatnonzero(tab[base + 1 : base + 2 * old : 2] >= 0).tolist():
+        at = slot(out, int(tab[base + 2 * s]))
+        out[at : at + 2] = tab[base + 2 * s : base + 2 * s + 2]
+    used = 2 * int(tab[1])
+    out[base + 2 * slots : base + 2 * slots + used] = tab[base + 2 * old : base + 2 * old + used]
+    return out
+
+
+def insert_rows(rows_in: I64, sig32: U32, tab: I64) -> int:
     """Reference of :func:`neardup._kernels.lsh.fast.insert_rows`."""
+    bands, rows = int(tab[5]), int(tab[6])
+    if not room(tab, len(rows_in) * bands):
+        return -1
     keys = band_keys(np.ascontiguousarray(sig32[rows_in]), bands, rows)
     for i, r in enumerate(rows_in.tolist()):
         for j in range(bands):
-            key = int(keys[i, j])
-            s = _slot(key, tkeys, thead)
-            if thead[s] < 0:
-                tkeys[s] = key
-                meta[0] += 1
-            e = int(meta[1])
-            erow[e] = r
-            enext[e] = thead[s]
-            thead[s] = e
-            meta[1] = e + 1
+            file_key(tab, signed(int(keys[i, j])), r)
+    return 0
 
 
-def add_rows(
-    sig64: U64, first: int, sig32: U32, state: U8, bands: int, rows: int, tkeys: U64,
-    thead: I64, erow: I64, enext: I64, meta: I64,
-) -> None:  # fmt: skip
+def add_rows(sig64: U64, first: int, sig32: U32, state: U8, tab: I64) -> int:
     """Reference of :func:`neardup._kernels.lsh.fast.add_rows`."""
     src = np.asarray(sig64, dtype=np.uint64).reshape(-1, sig32.shape[1])
     k = len(src)
+    if first + k > min(len(sig32), len(state)) or not room(tab, k * int(tab[5])):
+        return -1
     sig32[first : first + k] = _fold(src)
     state[first : first + k] = np.where(_empty(src), 2, 1)
-    insert_rows(
-        np.arange(first, first + k, dtype=np.int64), sig32, bands, rows, tkeys, thead, erow,
-        enext, meta,
-    )  # fmt: skip
+    return insert_rows(np.arange(first, first + k, dtype=np.int64), sig32, tab)
 
 
-def rehash(tkeys: U64, thead: I64, cap: int) -> tuple[U64, I64]:
-    """Reference of :func:`neardup._kernels.lsh.fast.rehash`."""
-    nkeys = np.empty(cap, dtype=np.uint64)
-    nhead = np.full(cap, -1, dtype=np.int64)
-    for s in np.flatnonzero(thead >= 0).tolist():
-        t = _slot(int(tkeys[s]), nkeys, nhead)
-        nkeys[t] = tkeys[s]
-        nhead[t] = thead[s]
-    return nkeys, nhead
+def _hits(
+    q32: U32, tab: I64, state: U8, sig32: U32, mark: I64, min_est: float
+) -> list[tuple[int, int]]:
+    """``(num_perm - equal slots, row)`` of each hit of one folded query, sorted."""
+    num_perm = sig32.shape[1]
+    tab[2] += 1
+    stamp = int(tab[2])
+    found: list[tuple[int, int]] = []
+    for key in band_keys(q32.reshape(1, -1), int(tab[5]), int(tab[6]))[0].tolist():
+        for r in chain(tab, signed(int(key))):
+            if mark[r] == stamp or state[r] != 1:
+                continue
+            mark[r] = stamp
+            same = int(np.count_nonzero(sig32[r] == q32))
+            if same / num_perm >= min_est:
+                found.append((num_perm - same, r))
+    found.sort()
+    return found
+
+
+def query_one(
+    sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, out_rows: I64, out_est: F64,
+    min_est: float,
+) -> int:  # fmt: skip
+    """Reference of :func:`neardup._kernels.lsh.fast.query_one`."""
+    num_perm = sig32.shape[1]
+    src = np.asarray(sig64, dtype=np.uint64).reshape(1, num_perm)
+    if _empty(src)[0]:
+        return 0
+    found = _hits(_fold(src)[0], tab, state, sig32, mark, min_est)
+    if len(found) > len(out_rows):
+        return -len(found)
+    for i, (d, r) in enumerate(found):
+        out_rows[i] = r
+        out_est[i] = (num_perm - d) / num_perm
+    return len(found)
 
 
 def query_rows(
-    sig64: U64, bands: int, rows: int, tkeys: U64, thead: I64, erow: I64, enext: I64,
-    state: U8, sig32: U32, mark: I64, meta: I64, min_est: float,
-) -> tuple[I64, I64, npt.NDArray[np.float64]]:  # fmt: skip
+    sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, min_est: float
+) -> tuple[I64, I64, F64]:
     """Reference of :func:`neardup._kernels.lsh.fast.query_rows`."""
     num_perm = sig32.shape[1]
     src = np.asarray(sig64, dtype=np.uint64).reshape(-1, num_perm)
     q32 = _fold(src)
     empty = _empty(src)
-    keys = band_keys(q32, bands, rows)
     offsets = [0]
     hit_rows: list[int] = []
     estimates: list[float] = []
     for q in range(len(src)):
-        found: list[tuple[int, int]] = []
-        if not empty[q]:
-            seen: set[int] = set()
-            for j in range(bands):
-                e = int(thead[_slot(int(keys[q, j]), tkeys, thead)])
-                while e >= 0:
-                    r = int(erow[e])
-                    e = int(enext[e])
-                    if r in seen or state[r] != 1:
-                        continue
-                    seen.add(r)
-                    same = int(np.count_nonzero(sig32[r] == q32[q]))
-                    if same / num_perm >= min_est:
-                        found.append((num_perm - same, r))
-        found.sort()
+        found = [] if empty[q] else _hits(q32[q], tab, state, sig32, mark, min_est)
         hit_rows.extend(r for _, r in found)
         estimates.extend((num_perm - d) / num_perm for d, _ in found)
         offsets.append(len(hit_rows))
