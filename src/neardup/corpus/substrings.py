@@ -11,21 +11,21 @@ too; see ``docs/dedup.md`` (repeated substrings) for both rules.
 Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
 crosses a document boundary); the suffix array comes from divsufsort (``pydivsufsort``, extra
 ``substrings``), and one numba pass (:mod:`neardup._kernels.repeats`) links adjacent suffixes
-whose common prefix is at least ``min_length`` bytes (Kasai's algorithm cut at
-``min_length`` and at separators, no LCP array). Linked suffixes form runs; every run member
-but the earliest marks its first ``min_length`` bytes for removal, and the union of those
-windows is exactly the set of bytes inside a repeat of an earlier span (a repeat of length
-``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for each
-``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
+whose common prefix is at least ``min_length`` bytes (the permuted-LCP form of Kasai's
+algorithm cut at ``min_length`` and at separators, no LCP array). Linked suffixes form runs;
+every run member but the earliest marks its first ``min_length`` bytes for removal, and the
+union of those windows is exactly the set of bytes inside a repeat of an earlier span (a repeat
+of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for
+each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
 removed when its first byte is.
 
-Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each
-is deduplicated against itself, then against every earlier shard (the two joined, one suffix
-array), so peak memory is about ``2 * shard_bytes * 15`` bytes (the text, the int32 suffix
-array, the int32 rank and difference arrays, link bits and the mask) whatever the corpus
-size; earlier shards wait on disk. The pairwise step is quadratic in the number of shards;
-beyond one machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or
-partitions windows by hash).
+Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
+deduplicated against itself, then against every earlier shard (the two joined, one suffix
+array), so peak memory is about ``2 * shard_bytes * 12`` bytes (the text, the int32 suffix
+array and successor array, link and start bits, the mask) whatever the corpus size; earlier
+shards wait on disk. The pairwise step is quadratic in the number of shards; beyond one
+machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
+windows by hash).
 """
 
 from __future__ import annotations
