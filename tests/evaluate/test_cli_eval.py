@@ -59,9 +59,33 @@ def test_eval_sweep_plot_synthetic(tmp_path: Path) -> None:
         ],
     )
     assert r.exit_code == 0, r.output
-    assert "truncate\t0.05\t1.000\t3/3" in r.output
+    # a.txt and b.txt are near-duplicates already: b.txt is left out, with a warning.
+    assert "left out 1 of 3 originals that are already near-duplicates" in r.stderr
+    assert "truncate\t0.05\t1.000\t2/2" in r.output
     assert "LSH S-curve" in r.output and r.output.count("\n0.") >= 3
     assert ET.parse(plot).getroot().tag.endswith("svg")
+
+
+def test_eval_synthetic_excludes_duplicate_originals(tmp_path: Path) -> None:
+    # A folder that holds copies already: a licence-like text three times (one with a header),
+    # and two distinct texts. Their pairs were false positives before; now they are left out.
+    d = tmp_path / "docs"
+    d.mkdir()
+    long = " ".join([BASE] * 4)
+    (d / "copy1.txt").write_text(long, encoding="utf-8")
+    (d / "copy2.txt").write_text(long + " the end", encoding="utf-8")
+    (d / "copy3.txt").write_text("Header line. " + long, encoding="utf-8")
+    (d / "other.txt").write_text(" ".join(reversed(long.split())) + " zz", encoding="utf-8")
+    args = [str(d), "--synthetic", "text", "--kinds", "typo,truncate", "--strengths", "0.05"]
+    r = CliRunner().invoke(eval_cmd, [*args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert "left out 2 of 4 originals" in r.stderr and "(minhash at 0.8, 1 group)" in r.stderr
+    out = json.loads(r.stdout)
+    assert out["excluded_originals"] == {"documents": 2, "groups": 1}
+    assert out["documents"] == 2 * 3
+    (s,) = out["scores"]
+    assert s["precision"] == 1.0 and s["fp"] == 0
+    assert out["perturbation"]["original_pairs"] == 0 and out["perturbation"]["cross_pairs"] == 0
 
 
 def test_eval_truth_exact(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 import click
 
 from neardup.cli.options import errors, threshold_option
-from neardup.io import read_inputs
+from neardup.io import Document, read_inputs
 from neardup.methods import DEFAULT_THRESHOLDS
 
 __all__ = ["eval_cmd"]
@@ -46,6 +46,25 @@ def _scores_text(rows: list[dict[str, Any]]) -> str:
         for r in rows
     ]
     return "\n".join([head, *lines]) + "\n"
+
+
+def _distinct(
+    originals: list[Document], method: str, threshold: float, out: dict[str, Any]
+) -> list[Document]:
+    """The originals less those already near-duplicate of another; warns with the count."""
+    from neardup.evaluate import distinct_originals
+
+    distinct = distinct_originals(originals, method, threshold=threshold)
+    if distinct.groups:
+        n = len(distinct.groups)
+        out["excluded_originals"] = {"documents": distinct.dropped, "groups": n}
+        click.echo(
+            f"neardup: left out {distinct.dropped} of {len(originals)} originals that are "
+            f"already near-duplicates of another ({method} at {threshold:g}, {n} "
+            f"group{'s' if n > 1 else ''}), so that pairs across groups are false positives",
+            err=True,
+        )
+    return distinct.kept
 
 
 def _run(
@@ -104,7 +123,7 @@ def _run(
         if synthetic == "image":
             originals = sample_documents(list(read_inputs(paths, binary=True)), sample or 200)
             corpus = synthetic_images(
-                [d.path for d in originals if d.path is not None],
+                [d.path for d in _distinct(originals, m, min(thresholds), out) if d.path],
                 out_dir=workdir,
                 kinds=_list(kinds, "kinds") or list(IMAGE_KINDS),
                 strengths=strength_list,
@@ -112,7 +131,7 @@ def _run(
         else:
             originals = sample_documents(list(read_inputs(paths)), sample or 200, seed=seed)
             corpus = synthetic_text(
-                originals,
+                _distinct(originals, m, min(thresholds), out),
                 kinds=_list(kinds, "kinds") or list(TEXT_KINDS),
                 strengths=strength_list,
                 seed=seed,
