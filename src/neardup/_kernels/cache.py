@@ -12,14 +12,24 @@ Every kernel of :mod:`neardup._kernels` is made with :func:`njit`, which attache
 module's cache instead:
 
 * the directory is ``<root>/kernels/<build key>/<family>``: the build key hashes every source
-  file of the kernel families (``_kernels/<family>/``), the numba, llvmlite, numpy and
-  Python versions, the CPU name and features numba targets, and the numba options that
-  change code generation. Code built from anything else lives elsewhere and is never loaded;
+  file of the kernel families (``_kernels/<family>/``) and of this module, the numba,
+  llvmlite, numpy and Python versions, the CPU name and features numba targets, and the
+  numba options that change code generation. Code built from anything else lives elsewhere
+  and is never loaded;
 * each entry's key adds a hash of the constant globals the kernel (and every kernel it calls)
   reads, so code compiled while a global was patched is never served when it is not;
+* every function numba compiles gets a random 63-bit id (:func:`_use_random_ids`) instead of
+  numba's per-process counter 1, 2, 3, ...: the id is part of each machine-code symbol, and
+  with counters two processes name *different* functions alike (the sort and the argsort
+  ``partition`` helper of int64 arrays, say). A process that loads entries written by both
+  links each call to whichever definition it loaded first, and runs the wrong code
+  (issue 16, ``docs/engine.md``). An entry that holds any counter-numbered symbol (compiled
+  before this module was imported) is never saved, and one whose signature is not the one
+  asked for is never loaded;
 * loads, compiles and saves happen under one re-entrant file lock per build (``filelock``):
   a kernel is compiled once, by one process, while the others wait and then load it; index
-  and data files are replaced atomically, so a reader never sees half of a write;
+  and data files are replaced atomically, so a reader never sees half of a write. A process
+  that cannot get the lock neither loads nor saves: it compiles in memory;
 * the first compile in a process logs one INFO line on ``neardup._kernels.cache`` (the CLI
   shows it); :func:`neardup.warmup.warmup` (``neardup warmup``) compiles everything ahead.
 
@@ -33,6 +43,8 @@ import hashlib
 import importlib
 import logging
 import os
+import re
+import secrets
 import sys
 import tempfile
 import threading
@@ -58,8 +70,14 @@ log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
 _PACKAGE = Path(__file__).resolve().parent
 _PREFIX = "neardup._kernels."
-#: Bump when this module changes what it stores or how entries are keyed.
-_FORMAT = 1
+#: Bump when this module changes what it stores or how entries are keyed (its bytes are in
+#: the build key too).
+_FORMAT = 2
+#: Function ids drawn by :func:`unique_ids` lie in ``[2**62, 2**63)``; numba's own counter
+#: stays far below.
+_RANDOM_ID = 1 << 62
+#: numba's id of a function in a mangled symbol: the Itanium ABI tag ``B<length>v<id>``.
+_ID_TAG = re.compile(r"B(\d+)v(\d+)")
 #: Seconds to wait for another process's compile before compiling without the disk cache.
 LOCK_TIMEOUT = 900.0
 #: The numba options (``numba.core.config``) that change the machine code numba generates.
@@ -75,7 +93,7 @@ _CODEGEN_OPTIONS = (
 )
 
 _state = threading.local()
-_counts = {"compiled": 0, "loaded": 0, "missed": 0}
+_counts = {"compiled": 0, "loaded": 0, "missed": 0, "unsaved": 0}
 
 
 def cache_root() -> Path:
@@ -91,13 +109,18 @@ def cache_root() -> Path:
     return base / "neardup"
 
 
+def _keyed_sources() -> list[Path]:
+    """The files whose bytes are in the build key: every kernel source and this module."""
+    return [*_PACKAGE.glob("*/*.py"), *_PACKAGE.glob("fast_*.py"), _PACKAGE / "cache.py"]
+
+
 @cache
 def build_key() -> str:
     """Hash of everything that decides the kernels' machine code (24 hex digits).
 
     Covers the bytes of every ``.py`` file of the kernel families (``_kernels/<family>/``
     and ``_kernels/fast_*.py``, where every kernel lives: a change in one kernel's callee
-    recompiles its callers), this module's format version, the numba, llvmlite, numpy and
+    recompiles its callers) and of this module, its format version, the numba, llvmlite, numpy and
     Python versions, the target triple, CPU name and features numba compiles for, and
     numba's code-generation options.
     """
@@ -109,7 +132,7 @@ def build_key() -> str:
 
     h = hashlib.sha256()
     h.update(f"neardup-kernel-cache-{_FORMAT}".encode())
-    for path in sorted([*_PACKAGE.glob("*/*.py"), *_PACKAGE.glob("fast_*.py")]):
+    for path in sorted(_keyed_sources()):
         h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(b"\0")
         h.update(path.read_bytes())
@@ -165,8 +188,9 @@ def locked() -> Iterator[None]:
 
 
 def compiles() -> dict[str, int]:
-    """Kernels compiled (and saved), loaded from disk, and looked up in vain (a miss, which
-    may be retried with literal argument types) by this process so far."""
+    """Kernels compiled, loaded from disk, looked up in vain (a miss, which may be retried
+    with literal argument types), and compiled but not saved (no lock, or numbered by
+    numba's counter: see :func:`_saveable`) by this process so far."""
     return dict(_counts)
 
 
@@ -214,6 +238,64 @@ def _digest(value: object) -> str | None:
     if isinstance(value, bool | int | float | complex | str | bytes | tuple | np.generic):
         return repr(value)
     return None
+
+
+class _RandomIds:
+    """Stands in for numba's ``FunctionIdentity._unique_ids`` counter: a fresh random id in
+    ``[2**62, 2**63)`` per compiled function, from the OS (so forked processes differ too)."""
+
+    def __iter__(self) -> _RandomIds:
+        return self
+
+    def __next__(self) -> int:
+        return _RANDOM_ID | secrets.randbits(62)
+
+
+def _use_random_ids() -> None:
+    """Give every function numba compiles from now on a random id (see the module docstring).
+
+    numba names each compiled function's symbol after its qualified name, argument types and
+    ``FunctionIdentity.unique_id``, a counter that starts at 1 in every process. Within one
+    process that is unique; across processes it is not, and the kernel cache links code of
+    many processes into one. Random ids make two compiles' symbols differ (a collision among
+    a million functions has odds of about 1e-7).
+    """
+    bytecode: Any = importlib.import_module("numba.core.bytecode")
+    if not isinstance(bytecode.FunctionIdentity._unique_ids, _RandomIds):
+        bytecode.FunctionIdentity._unique_ids = _RandomIds()
+
+
+def _symbol_ids(names: Iterator[str]) -> Iterator[int]:
+    """numba's function ids in mangled symbol ``names`` (from their ``B<n>v<id>`` ABI tags)."""
+    for name in names:
+        for m in _ID_TAG.finditer(name):
+            tag = name[m.start(2) - 1 : m.start(2) - 1 + int(m.group(1))]
+            if tag[1:].isdigit():
+                yield int(tag[1:])
+
+
+def _saveable(cres: Any) -> bool:
+    """Whether every symbol of a compile result carries a random id (:func:`_use_random_ids`).
+
+    A helper numba compiled before this module was imported (say, for the caller's own jitted
+    code) is numbered by numba's counter and may be linked into a kernel; saved, its symbol
+    could name another process's different helper. Such a kernel is compiled, not cached.
+    """
+    module = cres.library._final_module
+    names = (g.name for part in (module.functions, module.global_variables) for g in part)
+    return all(uid >= _RANDOM_ID for uid in _symbol_ids(names))
+
+
+def _entry_ok(sig: Any, data: Any) -> bool:
+    """Whether a cache entry (numba's reduced ``CompileResult``) is for signature ``sig`` and
+    was numbered by :func:`_use_random_ids`; checked before any of its code is linked in."""
+    sigutils: Any = importlib.import_module("numba.core.sigutils")
+    try:
+        args = tuple(sigutils.normalize_signature(sig)[0])
+        fndesc, signature = data[1], data[3]
+        return tuple(signature.args) == args and int(fndesc.uid) >= _RANDOM_ID
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return False
 
 
 def _install() -> type:
@@ -264,18 +346,18 @@ def _install() -> type:
         def load_overload(self, sig: Any, target_context: Any) -> Any:
             # Load under the lock; on a miss keep holding it until save_overload (or the
             # compile failed, see _on_compile), so one process compiles while others wait.
+            # Without the lock another process may be writing: compile in memory, no I/O.
             held = _acquire()
-            try:
-                cres = super().load_overload(sig, target_context)
-            except BaseException:
-                if held:
+            if held:
+                try:
+                    cres = super().load_overload(sig, target_context)
+                except BaseException:
                     _lock().release()
-                raise
-            if cres is not None:
-                _counts["loaded"] += 1
-                if held:
+                    raise
+                if cres is not None:
+                    _counts["loaded"] += 1
                     _lock().release()
-                return cres
+                    return cres
             _pending().append((id(self), held))
             if not _counts["missed"] and not getattr(_state, "quiet", False):
                 log.info(
@@ -286,10 +368,28 @@ def _install() -> type:
             _counts["missed"] += 1
             return None
 
+        def _load_overload(self, sig: Any, target_context: Any) -> Any:
+            # numba's, plus a check of the entry before its code is linked into the process
+            if not self._enabled:
+                return None
+            data = self._cache_file.load(self._index_key(sig, target_context.codegen()))
+            if data is None:
+                return None
+            if not _entry_ok(sig, data):
+                log.warning(
+                    "ignoring a kernel cache entry of %s that does not fit its signature",
+                    self._py_func.__qualname__,
+                )
+                return None
+            return self._impl.rebuild(target_context, data)
+
         def save_overload(self, sig: Any, data: Any) -> None:
             try:
-                super().save_overload(sig, data)
                 _counts["compiled"] += 1
+                if _pending_held(id(self)) and _saveable(data):
+                    super().save_overload(sig, data)
+                else:
+                    _counts["unsaved"] += 1
             finally:
                 _release_pending(id(self))
 
@@ -302,9 +402,15 @@ def _install() -> type:
             # save_overload: release what its load_overload kept, and nothing else (inlined
             # kernels fail and retry without a load of their own)
             cache = getattr(ev.data.get("dispatcher"), "_cache", None)
-            if ev.is_failed and isinstance(cache, _KernelCache):
+            if ev.is_failed != inverted and isinstance(cache, _KernelCache):
                 _release_pending(id(cache))
 
+    # numba 0.68's Event.is_failed is inverted (True when no exception was raised); read it
+    # through this probe so that a fixed numba works too. Trusting it released the lock of
+    # every successful compile before its save (two processes then wrote one index at once)
+    # and kept the lock of every failed typing attempt until the process ended.
+    probe = event.Event("numba:compile", event.EventStatus.END, exc_details=None)
+    inverted = bool(probe.is_failed)
     event.register("numba:compile", _OnCompile())
     return _KernelCache
 
@@ -316,6 +422,14 @@ def _pending() -> list[tuple[int, bool]]:
         stack = []
         _state.pending = stack
     return stack
+
+
+def _pending_held(owner: int) -> bool:
+    """Whether the latest miss of cache ``owner`` holds the lock (only then is it saved)."""
+    for cache_id, held in reversed(_pending()):
+        if cache_id == owner:
+            return held
+    return False
 
 
 def _release_pending(owner: int) -> None:
@@ -345,6 +459,7 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     def wrap(fn: Callable[..., Any]) -> Any:
         import numba
 
+        _use_random_ids()
         dispatcher = numba.njit(nogil=True, **options)(fn)
         dispatcher._cache = _cache_class()(dispatcher.py_func)
         return dispatcher
