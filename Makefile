@@ -2,6 +2,8 @@
 VENV    := .venv
 PY      := $(VENV)/bin/python
 STAMP   := $(VENV)/.stamp
+# datasketch's own tests, run against neardup.compat.datasketch (not committed; see the script)
+DS_SUITE := tests/compat/datasketch_suite/upstream/VERSION
 PIP     := $(PY) -m pip install -q -c constraints.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -29,7 +31,10 @@ run: $(STAMP)
 	$(VENV)/bin/neardup dedup examples/images --method phash --format text
 	@echo "report: $(abspath report.html)"
 
-test: $(STAMP)
+$(DS_SUITE): scripts/datasketch_suite | $(STAMP)
+	scripts/datasketch_suite $(PY)
+
+test: $(STAMP) $(DS_SUITE)
 	$(PY) -m pytest -q -n 2 --cov --cov-report=term
 
 lint: $(STAMP)
@@ -37,7 +42,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks examples fuzz
 	$(VENV)/bin/mypy
 
-check: $(STAMP)
+check: $(STAMP) $(DS_SUITE)
 	PATH=$(abspath $(VENV))/bin:$$PATH scripts/check
 
 bench: $(STAMP)

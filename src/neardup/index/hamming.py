@@ -369,13 +369,9 @@ class HammingIndex:
                 self._out_rows = np.empty(2 * -found, dtype=np.int64)
                 self._out_d = np.empty(2 * -found, dtype=np.int64)
                 return self.query(code, radius)
-            return list(
-                zip(
-                    map(self._keys.__getitem__, self._out_rows[:found].tolist()),
-                    self._out_d[:found].tolist(),
-                    strict=True,
-                )
-            )
+            keys = self._keys
+            rows, dist = self._out_rows[:found].tolist(), self._out_d[:found].tolist()
+            return [(keys[i], d) for i, d in zip(rows, dist, strict=False)]
         q = self._row(code)
         n = len(self._keys)
         cand = np.arange(n, dtype=np.int64)

@@ -412,13 +412,11 @@ class LSHIndex:
             self._out_rows = np.empty(2 * -n, dtype=np.int64)
             self._out_est = np.empty(2 * -n, dtype=np.float64)
             return self.query(mh, min_similarity=min_similarity)
-        return list(
-            zip(
-                map(self._keys.__getitem__, self._out_rows[:n].tolist()),
-                self._out_est[:n].tolist(),
-                strict=True,
-            )
-        )
+        keys = self._keys
+        return [
+            (keys[r], e)
+            for r, e in zip(self._out_rows[:n].tolist(), self._out_est[:n].tolist(), strict=False)
+        ]
 
     def query_many(
         self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
