@@ -16,6 +16,13 @@ whose true Jaccard of word 5-shingles is at least T. Ratios are the peer's wall 
 neardup's, from the same run. Run:
 
     python benchmarks/e2e_bench.py [--docs 100000] [--pages-mb 18] [--skip-datasketch]
+        [--work DIR] [--contenders j1,j2,rensa,datasketch] [--rounds R] [--baseline TREE]
+
+With ``--work DIR`` the corpora (and the planted pairs) are written there once and reused by
+later runs with the same options; ``--rounds R`` runs the contenders interleaved R times and
+reports each one's median run; ``--baseline TREE`` also runs the command from another
+source tree (``git archive main src | tar -x -C TREE``, its own kernel cache in
+``TREE/.kcache``) as ``baseline --jobs 1/2``, for a before/after from one run.
 """
 
 from __future__ import annotations
@@ -45,9 +52,12 @@ def shingles(text: str) -> set[str]:
     return {" ".join(toks[i : i + 5]) for i in range(len(toks) - 4)}
 
 
-def run(cmd: list[str], out_path: Path) -> dict[str, float]:
+def run(
+    cmd: list[str], out_path: Path, env_extra: dict[str, str] | None = None
+) -> dict[str, float]:
     """Run ``cmd`` with stdout to ``out_path``; wall, CPU and peak RSS of that process."""
     env = dict(os.environ)
+    env.update(env_extra or {})
     with open(out_path, "wb") as out:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
@@ -82,75 +92,98 @@ def recall(clusters: list[list[str]], truth: list[tuple[str, str]]) -> float:
 
 
 def write_jsonl(path: Path, docs: list[str]) -> int:
-    with open(path, "w", encoding="utf-8") as fh:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
         for i, text in enumerate(docs):
             fh.write(json.dumps({"id": str(i), "text": text}) + "\n")
+    tmp.replace(path)
     return path.stat().st_size
+
+
+def count_lines(path: Path) -> int:
+    with open(path, "rb") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+CONTENDERS = ("base-j1", "base-j2", "j1", "j2", "rensa", "datasketch")
 
 
 def bench(
     name: str,
-    docs: list[str],
+    src: Path,
     truth: list[tuple[str, str]] | None,
     threshold: float,
     work: Path,
-    skip_datasketch: bool,
+    chosen: tuple[str, ...],
+    rounds: int,
+    baseline: Path | None,
 ) -> None:
-    src = work / f"{name}.jsonl"
-    size = write_jsonl(src, docs)
+    size = src.stat().st_size
     print(
-        f"\n## {name}: {len(docs):,} documents, {size / 1e6:.1f} MB of JSONL, threshold {threshold}"
+        f"\n## {name}: {count_lines(src):,} documents, {size / 1e6:.1f} MB of JSONL, "
+        f"threshold {threshold}; load average before: {os.getloadavg()[0]:.2f}"
     )
     neardup = [sys.executable, "-m", "neardup", "dedup", str(src), "--threshold", str(threshold)]
-    contenders: list[tuple[str, list[str]]] = [
-        ("neardup dedup --jobs 1", [*neardup, "--jobs", "1", "-q"]),
-        ("neardup dedup --jobs 2", [*neardup, "--jobs", "2", "-q"]),
-        (
+    every: dict[str, tuple[str, list[str]]] = {
+        "base-j1": ("baseline --jobs 1", [*neardup, "--jobs", "1", "-q"]),
+        "base-j2": ("baseline --jobs 2", [*neardup, "--jobs", "2", "-q"]),
+        "j1": ("neardup dedup --jobs 1", [*neardup, "--jobs", "1", "-q"]),
+        "j2": ("neardup dedup --jobs 2", [*neardup, "--jobs", "2", "-q"]),
+        "rensa": (
             "rensa script",
             [sys.executable, str(HERE / "peers" / "rensa_dedup.py"), str(src), str(threshold)],
         ),
+        "datasketch": (
+            "datasketch script",
+            [sys.executable, str(HERE / "peers" / "datasketch_dedup.py"), str(src), str(threshold)],
+        ),
+    }
+    contenders = [
+        every[c] for c in CONTENDERS if c in chosen and (baseline or not c.startswith("base"))
     ]
-    if not skip_datasketch:
-        contenders.append(
-            (
-                "datasketch script",
-                [
-                    sys.executable,
-                    str(HERE / "peers" / "datasketch_dedup.py"),
-                    str(src),
-                    str(threshold),
-                ],
-            )
-        )
-    rows = []
-    for label, cmd in contenders:
-        out = work / f"{name}-{len(rows)}.out"
-        figures = run(cmd, out)
-        cl = clusters_of(out)
-        figures["clusters"] = len(cl)
-        figures["in_clusters"] = sum(len(c) for c in cl)
-        figures["recall"] = recall(cl, truth) if truth is not None else float("nan")
-        rows.append((label, figures))
+    # the baseline runs the same command from another source tree, with its own kernel cache
+    base_env = (
+        {"PYTHONPATH": str(baseline / "src"), "NEARDUP_CACHE_DIR": str(baseline / ".kcache")}
+        if baseline is not None
+        else None
+    )
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in contenders}
+    for _ in range(rounds):
+        for label, cmd in contenders:
+            out = work / f"{name}-{label.replace(' ', '_')}.out"
+            figures = run(cmd, out, base_env if label.startswith("baseline") else None)
+            cl = clusters_of(out)
+            figures["clusters"] = len(cl)
+            figures["in_clusters"] = sum(len(c) for c in cl)
+            figures["recall"] = recall(cl, truth) if truth is not None else float("nan")
+            runs[label].append(figures)
+    rows = [
+        (label, sorted(rs, key=lambda f: f["wall"])[len(rs) // 2]) for label, rs in runs.items()
+    ]
     base = {label: f["wall"] for label, f in rows}
+    cpu = {label: f["cpu"] for label, f in rows}
     print()
     print(
         "| command | wall s | CPU s | peak RSS MB | clusters | docs in clusters | recall "
-        "| rensa wall / this |"
+        "| rensa wall / this | rensa CPU / this |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ref = "rensa script"
     for label, f in rows:
         rec = "" if f["recall"] != f["recall"] else f"{f['recall']:.3f}"
+        vs = f"{base[ref] / f['wall']:.2f} | {cpu[ref] / f['cpu']:.2f}" if ref in base else "- | -"
         print(
             f"| {label} | {f['wall']:.2f} | {f['cpu']:.2f} | {f['rss_mb']:.0f} | {f['clusters']:,} "
-            f"| {f['in_clusters']:,} | {rec} | {base['rensa script'] / f['wall']:.2f} |"
+            f"| {f['in_clusters']:,} | {rec} | {vs} |"
         )
-    j1, j2 = base["neardup dedup --jobs 1"], base["neardup dedup --jobs 2"]
-    print(f"\n--jobs 2 / --jobs 1 speed-up: x{j1 / j2:.2f}")
+    one, two = "neardup dedup --jobs 1", "neardup dedup --jobs 2"
+    if one in base and two in base:
+        print(f"\n--jobs 2 / --jobs 1 speed-up: x{base[one] / base[two]:.2f}")
     rss = {label: f["rss_mb"] for label, f in rows}
-    print(
-        f"peak RSS neardup --jobs 2 / rensa script: "
-        f"{rss['neardup dedup --jobs 2'] / rss['rensa script']:.2f}"
-    )
+    for label in (one, two):
+        if label in rss and ref in rss:
+            print(f"peak RSS {label} / rensa script: {rss[label] / rss[ref]:.2f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 def main() -> None:
@@ -160,35 +193,69 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--only", choices=["planted", "pages"], default=None)
+    ap.add_argument("--work", type=Path, default=None, help="keep and reuse the corpora here")
+    ap.add_argument("--contenders", default=",".join(CONTENDERS), help="comma-separated subset")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="a checkout (its src/) to run as 'baseline' too, e.g. `git archive main src`",
+    )
     args = ap.parse_args()
+    chosen = tuple(c for c in args.contenders.split(",") if c)
+    if args.skip_datasketch:
+        chosen = tuple(c for c in chosen if c != "datasketch")
+    unknown = set(chosen) - set(CONTENDERS)
+    if unknown:
+        raise SystemExit(f"unknown contenders {sorted(unknown)}; pick from {CONTENDERS}")
     print(f"# whole processes, one after another; machine cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        store = args.work if args.work is not None else work
+        store.mkdir(parents=True, exist_ok=True)
         # warm the kernel cache once, so no contender pays a compile (users pay it at install)
         warm = work / "warm.jsonl"
         write_jsonl(warm, ["a b c d e f g h", "a b c d e f g h"])
-        subprocess.run(
-            [sys.executable, "-m", "neardup", "dedup", str(warm), "-q", "-t", "0.8"],
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
+        warm_cmd = [sys.executable, "-m", "neardup", "dedup", str(warm), "-q", "-t", "0.8"]
+        for tree in (None, args.baseline):
+            env = dict(os.environ)
+            if tree is not None:
+                env.update(PYTHONPATH=str(tree / "src"), NEARDUP_CACHE_DIR=str(tree / ".kcache"))
+            for jobs in ("1", "2"):
+                subprocess.run(
+                    [*warm_cmd, "--jobs", jobs],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    env=env,
+                )
         if args.only in (None, "planted"):
-            docs, planted = build(args.docs)
-            sets = {}
-            truth = []
-            for a, b in planted:
-                sa = sets.setdefault(a, shingles(docs[a]))
-                sb = shingles(docs[b])
-                if sa | sb and len(sa & sb) / len(sa | sb) >= args.threshold:
-                    truth.append((str(a), str(b)))
+            src = store / f"planted-{args.docs}.jsonl"
+            truth_file = store / f"planted-{args.docs}-truth-{args.threshold}.json"
+            if src.exists() and truth_file.exists():
+                saved = json.loads(truth_file.read_text())
+                truth, n_planted = [tuple(p) for p in saved["truth"]], saved["planted"]
+            else:
+                docs, planted = build(args.docs)
+                sets: dict[int, set[str]] = {}
+                truth = []
+                for a, b in planted:
+                    sa = sets.setdefault(a, shingles(docs[a]))
+                    sb = shingles(docs[b])
+                    if sa | sb and len(sa & sb) / len(sa | sb) >= args.threshold:
+                        truth.append((str(a), str(b)))
+                n_planted = len(planted)
+                write_jsonl(src, docs)
+                truth_file.write_text(json.dumps({"truth": truth, "planted": n_planted}))
             print(
-                f"planted pairs with Jaccard >= {args.threshold}: "
-                f"{len(truth):,} of {len(planted):,}"
+                f"planted pairs with Jaccard >= {args.threshold}: {len(truth):,} of {n_planted:,}"
             )
-            bench("planted", docs, truth, args.threshold, work, args.skip_datasketch)
+            bench("planted", src, truth, args.threshold, work, chosen, args.rounds, args.baseline)  # type: ignore[arg-type]
         if args.only in (None, "pages"):
-            pages = load_corpus(max_mb=args.pages_mb, seed=7)
-            bench("pages", pages, None, args.threshold, work, args.skip_datasketch)
+            src = store / f"pages-{args.pages_mb}.jsonl"
+            if not src.exists():
+                write_jsonl(src, load_corpus(max_mb=args.pages_mb, seed=7))
+            bench("pages", src, None, args.threshold, work, chosen, args.rounds, args.baseline)
 
 
 if __name__ == "__main__":

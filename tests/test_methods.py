@@ -64,3 +64,33 @@ def test_pickled_methods_compute_the_same_keys() -> None:
         np.testing.assert_array_equal(
             worker.lookup_keys(worker.sketch(docs)), m.lookup_keys(m.sketch(docs))
         )
+
+
+@pytest.mark.parametrize("verify", [True, False])
+def test_minhash_collector_grows_across_batches(verify: bool) -> None:
+    """A run fed in many small batches (its columns regrow several times) finds what one
+    batch finds; the kept sets are 32-bit."""
+    from neardup.io import Document
+
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(400)]
+    base = [" ".join(rng.choice(words, 700)) for _ in range(60)]
+    texts = base + [t.replace(t.split()[3], "edited", 1) for t in base[:40]]
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    m = make_method("minhash", 0.8, verify=verify)
+    whole, parts = m.collector(), m.collector()
+    payload = m.sketch(docs)
+    if verify:
+        assert payload[1][0].dtype == np.uint32  # type: ignore[index]
+        assert len(payload[1][0]) > 1 << 16  # type: ignore[index]
+    whole.add(np.arange(len(docs)), payload)
+    for s in range(0, len(docs), 7):
+        parts.add(np.arange(s, min(s + 7, len(docs))), m.sketch(docs[s : s + 7]))
+    a, b = whole.pairs(), parts.pairs()
+    assert (a.a.tolist(), a.b.tolist(), a.similarity.tolist()) == (
+        b.a.tolist(),
+        b.b.tolist(),
+        b.similarity.tolist(),
+    )
+    assert len(a) >= 40
+    assert parts.components(len(docs)).tolist() == whole.components(len(docs)).tolist()

@@ -145,12 +145,13 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
         return []
     heads = np.unique(roots[clustered])
     members = np.concatenate((clustered, heads))
-    order = members[np.argsort(roots[members], kind="stable")]
+    # by root, then by position: each group comes out sorted (no sort per group)
+    order = members[np.lexsort((members, roots[members]))]
     keys = roots[order]
     bounds = np.flatnonzero(keys[1:] != keys[:-1]) + 1
     flat = order.tolist()
     edges = [0, *bounds.tolist(), len(flat)]
-    return [sorted(flat[a:b]) for a, b in pairwise(edges)]
+    return [flat[a:b] for a, b in pairwise(edges)]
 
 
 def _adjacency(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:

@@ -347,7 +347,7 @@ def dedup(
     if progress is not None:
         progress("pairs", len(pair_list))
     groups = cluster_labels(roots)
-    clusters = [Cluster(n, tuple(ids[i] for i in g), ids[g[0]]) for n, g in enumerate(groups)]
+    clusters = [Cluster(n, tuple(map(ids.__getitem__, g)), ids[g[0]]) for n, g in enumerate(groups)]
     if clusters and max(c.size for c in clusters) >= giant_cluster:
         st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
         _warn_giant(clusters, st, giant_cluster, clustering)

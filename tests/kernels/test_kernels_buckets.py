@@ -86,6 +86,16 @@ def test_bucket_pairs_verified_equals_brute_force(data, t, backend):  # type: ig
                 keys, threshold=t, values=values, offsets=offsets, join=True, jobs=jobs
             )
             assert joined[3].tolist() == roots
+        # 32-bit sets (what a run keeps) give the same answers as the 64-bit ones
+        narrow = values.astype(np.uint32)
+        for join in (False, True):
+            wide = bucket_pairs_verified(
+                keys, threshold=t, values=values, offsets=offsets, join=join
+            )
+            thin = bucket_pairs_verified(
+                keys, threshold=t, values=narrow, offsets=offsets, join=join
+            )
+            assert [x.tolist() for x in thin[:4]] == [x.tolist() for x in wide[:4]]
         # join mode returns accepted pairs only, a subset of all of them
         assert set(zip(a2.tolist(), b2.tolist(), strict=True)) <= set(want)
         assert verified >= 0

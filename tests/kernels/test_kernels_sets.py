@@ -97,3 +97,24 @@ def test_unique_pairs_match_python_sets(pairs: list[tuple[int, int]]) -> None:
     want = sorted(set(pairs))
     for x, y in (ref, got):
         assert list(zip(x.tolist(), y.tolist(), strict=True)) == want
+
+
+@given(
+    docs=st.lists(
+        st.lists(
+            st.integers(0, 2**64 - 1) | st.integers(0, 40).map(lambda x: x << 32), max_size=30
+        ),
+        max_size=8,
+    )
+)
+def test_unique_per_doc32_is_the_set_of_top_halves(docs: list[list[int]]) -> None:
+    values = np.array([v for d in docs for v in d], dtype=np.uint64)
+    offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
+    ref, got = _both(sets.unique_per_doc32, values, offsets)
+    for (rv, ro), (gv, go) in ((ref, got),):
+        assert rv.dtype == gv.dtype == np.uint32
+        np.testing.assert_array_equal(gv, rv)
+        np.testing.assert_array_equal(go, ro)
+    gv, go = got
+    for i, d in enumerate(docs):
+        assert gv[go[i] : go[i + 1]].tolist() == sorted({v >> 32 for v in d})

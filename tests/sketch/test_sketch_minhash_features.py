@@ -32,3 +32,29 @@ def test_features_agree_across_backends_and_with_sketch_many(docs: list[str]) ->
 def test_features_need_xxh3_preset() -> None:
     with pytest.raises(ConfigError, match="xxh3"):
         MinHasher(preset="txtfp").sketch_many_with_features(["x"])
+
+
+@settings(max_examples=60)
+@given(texts)
+def test_packed_sets32_equal_the_reference_composition(docs: list[str]) -> None:
+    """The fused kernel's sketches and 32-bit sets equal those of the reference backend's
+    features run through ``unique_per_doc32`` (and the fast backend's packed features)."""
+    from neardup._kernels.sets import unique_per_doc32
+    from neardup._kernels.spans import pack
+
+    h = MinHasher(32)
+    p = pack(docs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", "fast")
+        sigs, values, offsets = h.sketch_packed_sets32(p.buf, p.offsets)
+        fsigs, feats, foffs = h.sketch_packed_with_features(p.buf, p.offsets)
+        fv, fo = unique_per_doc32(feats, foffs)
+        mp.setenv("NEARDUP_BACKEND", "reference")
+        rsigs, rfeats, roffs = h.sketch_many_with_features(docs)
+        rv, ro = unique_per_doc32(rfeats, roffs)
+        ref = h.sketch_packed_sets32(p.buf, p.offsets)
+    assert values.dtype == np.uint32
+    for got in ((sigs, values, offsets), (fsigs, fv, fo), ref):
+        np.testing.assert_array_equal(got[0], rsigs)
+        np.testing.assert_array_equal(got[1], rv)
+        np.testing.assert_array_equal(got[2], ro)

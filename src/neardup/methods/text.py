@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -28,8 +28,41 @@ __all__ = [
 ]
 
 U64 = npt.NDArray[np.uint64]
+U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
-MinHashPayload = tuple[U64, tuple[U64, I64] | None]
+#: ``(signatures, sets)``: the ``(n, num_perm)`` sketches and, when verifying, each document's
+#: sorted set of 32-bit shingle hashes (:func:`~neardup._kernels.sets.unique_per_doc32`, CSR).
+MinHashPayload = tuple[U64, tuple[U32, I64] | None]
+
+
+class _Column:
+    """A growing array that appends in place (``ndarray.resize`` reallocates: a large buffer
+    is remapped, not copied, and pages not yet written take no memory), so a run holds
+    each document's sets once, never a list of parts plus their concatenation."""
+
+    def __init__(self, dtype: type[np.generic], width: int = 1) -> None:
+        self._buf: npt.NDArray[Any] = np.empty(1 << 16, dtype=dtype)
+        self._width = width
+        self._n = 0
+
+    def append(self, part: npt.NDArray[Any]) -> None:
+        flat = part.reshape(-1)
+        need = self._n + len(flat)
+        if need > len(self._buf):
+            cap = len(self._buf)
+            while cap < need:
+                cap *= 2
+            self._buf.resize(cap, refcheck=False)  # nothing else refers to it
+        self._buf[self._n : need] = flat
+        self._n = need
+
+    def __len__(self) -> int:
+        return self._n // self._width
+
+    def values(self) -> npt.NDArray[Any]:
+        """The rows appended so far (a view: append no more once it is taken)."""
+        out = self._buf[: self._n]
+        return out.reshape(-1, self._width) if self._width > 1 else out
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +104,15 @@ class MinHashConfig(MethodConfig):
 
 
 class MinHashCollector(Collector):
-    """Band keys and (when verifying) the shingle-hash sets of every document of a run."""
+    """Band keys and (when verifying) the 32-bit shingle-hash sets of every document of a
+    run; the set sizes are kept as ``int32``."""
 
     def __init__(self, method: MinHashMethod) -> None:
         self._method = method
-        self._keys: list[U64] = []
-        self._values: list[U64] = []
-        self._sizes: list[I64] = []
-        self._sigs: list[npt.NDArray[np.uint32]] = []
+        self._keys = _Column(np.uint64, method.bands)
+        self._values = _Column(np.uint32)
+        self._sizes = _Column(np.int32)
+        self._sigs = _Column(np.uint32, method.config.num_perm)
 
     def add(self, positions: I64, payload: MinHashPayload) -> None:
         from neardup.index.lsh import _fold
@@ -88,7 +122,7 @@ class MinHashCollector(Collector):
         if sets is not None:
             values, offsets = sets
             self._values.append(values)
-            self._sizes.append(np.diff(offsets))
+            self._sizes.append(np.diff(offsets).astype(np.int32))
         else:
             self._sigs.append(_fold(sigs))
 
@@ -96,25 +130,25 @@ class MinHashCollector(Collector):
         from neardup._kernels.buckets import bucket_pairs_verified
 
         m = self._method
-        if not self._keys:
+        if not len(self._keys):
             z = np.empty(0, np.int64)
             return z, z, np.empty(0, np.float64), z
-        keys = np.concatenate(self._keys)
+        keys = self._keys.values()
         if m.config.verify:
-            sizes = np.concatenate(self._sizes)
+            sizes = self._sizes.values()
             offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
             np.cumsum(sizes, out=offsets[1:])
-            values = np.concatenate(self._values)
-            a, b, sim, roots, _ = bucket_pairs_verified(
-                keys, threshold=m.threshold, values=values, offsets=offsets, join=join, jobs=jobs
-            )
-        else:
             a, b, sim, roots, _ = bucket_pairs_verified(
                 keys,
                 threshold=m.threshold,
-                sigs=np.concatenate(self._sigs),
+                values=self._values.values(),
+                offsets=offsets,
                 join=join,
                 jobs=jobs,
+            )
+        else:
+            a, b, sim, roots, _ = bucket_pairs_verified(
+                keys, threshold=m.threshold, sigs=self._sigs.values(), join=join, jobs=jobs
             )
         return a, b, sim, roots
 
@@ -158,18 +192,18 @@ class MinHashMethod(Method):
         return f"lsh-{self.bands}x{self.rows}-verify={int(self.config.verify)}"
 
     def sketch(self, docs: Sequence[Document]) -> MinHashPayload:
-        from neardup._kernels.sets import unique_per_doc
+        from neardup._kernels.sets import unique_per_doc32
         from neardup.packed import PackedDocs
 
         if isinstance(docs, PackedDocs) and self.config.verify:
-            sigs, feats, offsets = self._hasher.sketch_packed_with_features(docs.buf, docs.offsets)
-            return sigs, unique_per_doc(feats, offsets)
+            sigs, values, offsets = self._hasher.sketch_packed_sets32(docs.buf, docs.offsets)
+            return sigs, (values, offsets)
         texts = texts_of(docs)
         if not self.config.verify:
             return self._hasher.sketch_many(texts), None
         # one pass gives the sketches and the shingle hashes that exact verification needs
         sigs, feats, offsets = self._hasher.sketch_many_with_features(texts)
-        return sigs, unique_per_doc(feats, offsets)
+        return sigs, unique_per_doc32(feats, offsets)
 
     def collector(self) -> MinHashCollector:
         return MinHashCollector(self)
@@ -188,7 +222,9 @@ class MinHashMethod(Method):
         sigs, sets = payload
         if sets is None:
             return encode_rows(sigs)
-        return encode_sets(*sets)
+        values, offsets = sets
+        # the top halves, back in place: the codec keeps at most the top 32 bits anyway
+        return encode_sets(values.astype(np.uint64) << np.uint64(32), offsets)
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
         from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity
@@ -224,10 +260,10 @@ class MinHashMethod(Method):
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
-        from neardup._kernels.sets import jaccard_pairs, unique_per_doc
+        from neardup._kernels.sets import jaccard_pairs, unique_per_doc32
 
         _, feats, doc_offsets = self._hasher.sketch_many_with_features(texts_of([a, b]))
-        values, offsets = unique_per_doc(feats, doc_offsets)
+        values, offsets = unique_per_doc32(feats, doc_offsets)
         one, two = np.array([0]), np.array([1])
         return float(jaccard_pairs(values, offsets, one, two)[0]), None
 

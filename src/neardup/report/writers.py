@@ -20,14 +20,21 @@ __all__ = ["OutputFormat", "write_clusters", "write_pairs"]
 OutputFormat = Literal["jsonl", "csv", "text"]
 
 
+#: One encoder each (``json.dumps`` with options builds a new one per call).
+_UTF8 = json.JSONEncoder(ensure_ascii=False)
+_ASCII = json.JSONEncoder(ensure_ascii=True)
+#: Lines handed to the stream at a time.
+_BLOCK = 1024
+
+
 def _json_line(record: dict[str, Any]) -> str:
     """One JSON line; ids holding lone surrogates (no UTF-8 form) are written escaped."""
-    line = json.dumps(record, ensure_ascii=False)
+    line = _UTF8.encode(record)
     if not line.isascii():
         try:
             line.encode("utf-8")
         except UnicodeEncodeError:
-            line = json.dumps(record, ensure_ascii=True)
+            line = _ASCII.encode(record)
     return line + "\n"
 
 
@@ -66,10 +73,14 @@ def write_clusters(
     writer = csv.writer(out) if fmt == "csv" else None
     if writer is not None:
         writer.writerow(["cluster", "size", "representative", "member"])
+    lines: list[str] = []
     for c in clusters:
         n += 1
         if fmt == "jsonl":
-            out.write(_json_line(c.to_dict(max_members=max_members)))
+            lines.append(_json_line(c.to_dict(max_members=max_members)))
+            if len(lines) >= _BLOCK:
+                out.write("".join(lines))
+                lines.clear()
         elif writer is not None:
             members = c.members if max_members is None else c.members[:max_members]
             for m in members:
@@ -78,6 +89,7 @@ def write_clusters(
             shown = c.members if max_members is None else c.members[:max_members]
             more = f" (+{c.size - len(shown)} more)" if c.size > len(shown) else ""
             out.write(f"cluster {c.id} ({c.size}): {', '.join(map(_printable, shown))}{more}\n")
+    out.write("".join(lines))
     return n
 
 

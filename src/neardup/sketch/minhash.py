@@ -16,7 +16,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -468,22 +468,8 @@ class MinHasher:
         fused = _fused_args(self._tokenizer)
         kern = engine.kernels("minhash")
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import tables
 
-            mask, min_bytes, k, joined = fused
-            p = self._canonical_packed(texts)
-            out: U64 = engine.kernels("minhash").sketch_words(
-                p.buf,
-                p.offsets,
-                tables.char_classes(),
-                tables.simple_lower(),
-                mask,
-                min_bytes,
-                k,
-                joined,
-                np.uint64(c.seed),
-                c.num_perm,
-            )
+            out: U64 = self._fused("sketch_words", self._canonical_packed(texts), fused)
             return self._check_empty(out)
         canon = self._canonical(texts)
         if c.preset == "txtfp":
@@ -519,23 +505,9 @@ class MinHasher:
             raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
-            from neardup._kernels import tables
 
-            mask, min_bytes, k, joined = fused
             p = self._canonical_packed(texts)
-            sigs, feats, offsets = engine.kernels("minhash").sketch_words_features(
-                p.buf,
-                p.offsets,
-                tables.char_classes(),
-                tables.simple_lower(),
-                mask,
-                min_bytes,
-                k,
-                joined,
-                np.uint64(c.seed),
-                c.num_perm,
-                True,
-            )
+            sigs, feats, offsets = self._fused("sketch_words_features", p, fused, True)
             return self._check_empty(sigs), feats, offsets
         lo, hi, offsets = self._features(self._canonical(texts))
         sigs = engine.kernels("minhash").minhash_double32(lo, hi, offsets, c.num_perm)
@@ -565,7 +537,6 @@ class MinHasher:
         fused = _fused_args(self._tokenizer)
         if c.preset != "xxh3" or fused is None or engine.backend_name() != "fast":
             return self.sketch_many_with_features(_decode_all(buf, offsets))
-        from neardup._kernels import tables
 
         packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
         if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
@@ -573,21 +544,47 @@ class MinHasher:
             packed = self._canon.canonicalize_buffer(packed, lower_ascii=False)
         else:
             packed = pack(self._canonical(_decode_all(buf, offsets)))
-        mask, min_bytes, k, joined = fused
-        sigs, feats, feat_offsets = engine.kernels("minhash").sketch_words_features(
-            packed.buf,
-            packed.offsets,
-            tables.char_classes(),
-            tables.simple_lower(),
-            mask,
-            min_bytes,
-            k,
-            joined,
-            np.uint64(c.seed),
-            c.num_perm,
-            True,
-        )
+        sigs, feats, feat_offsets = self._fused("sketch_words_features", packed, fused, True)
         return self._check_empty(sigs), feats, feat_offsets
+
+    def sketch_packed_sets32(
+        self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+    ) -> tuple[U64, npt.NDArray[np.uint32], npt.NDArray[np.int64]]:
+        """:meth:`sketch_packed_with_features` with each document's features as its sorted set
+        of their top 32 bits (:func:`neardup._kernels.sets.unique_per_doc32`), made in the
+        sketch kernel's pass: ``(sigs, values, set_offsets)``.
+
+        Raises:
+            ConfigError: another preset than ``xxh3``.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> raw = "a b c d e f".encode()
+            >>> buf, offs = np.frombuffer(raw, np.uint8), np.array([0, len(raw)])
+            >>> sigs, values, set_offsets = MinHasher(16).sketch_packed_sets32(buf, offs)
+            >>> sigs.shape, values.dtype.name, set_offsets.tolist()
+            ((1, 16), 'uint32', [0, 2])
+        """
+        from neardup._kernels.sets import unique_per_doc32
+
+        c = self._config
+        fused = _fused_args(self._tokenizer)
+        batch_canon = isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel
+        if (
+            c.preset != "xxh3"
+            or fused is None
+            or not batch_canon
+            or engine.backend_name() != "fast"
+        ):
+            sigs, feats, feat_offsets = self.sketch_packed_with_features(buf, offsets)
+            values, set_offsets = unique_per_doc32(feats, feat_offsets)
+            return sigs, values, set_offsets
+        assert isinstance(self._canon, Canonicalizer)
+        packed = self._canon.canonicalize_buffer(
+            Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64)), lower_ascii=False
+        )
+        sigs, values, set_offsets = self._fused("sketch_words_sets32", packed, fused)
+        return self._check_empty(sigs), values, set_offsets
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -623,6 +620,29 @@ class MinHasher:
         return self._wrap(self._check_empty(row)[0])
 
     # ------------------------------------------------------------------ internals
+
+    def _fused(
+        self, kernel: str, packed: Packed, fused: tuple[int, int, int, bool], *extra: bool
+    ) -> Any:
+        """Call the fused kernel ``kernel`` of :mod:`neardup._kernels.minhash.fast` (tokenize,
+        hash, shingle and sketch in one pass) on canonical ``packed`` documents."""
+        from neardup._kernels import tables
+
+        mask, min_bytes, k, joined = fused
+        c = self._config
+        return getattr(engine.kernels("minhash"), kernel)(
+            packed.buf,
+            packed.offsets,
+            tables.char_classes(),
+            tables.simple_lower(),
+            mask,
+            min_bytes,
+            k,
+            joined,
+            np.uint64(c.seed),
+            c.num_perm,
+            *extra,
+        )
 
     def _canonical_packed(self, texts: Sequence[str | bytes]) -> Packed:
         """The canonical documents packed for a fused kernel (which lowercases ASCII)."""

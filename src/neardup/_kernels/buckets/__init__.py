@@ -28,7 +28,7 @@ def bucket_pairs_verified(
     keys: U64,
     *,
     threshold: float,
-    values: U64 | None = None,
+    values: U64 | npt.NDArray[np.uint32] | None = None,
     offsets: I64 | None = None,
     sigs: npt.NDArray[np.uint32] | None = None,
     join: bool = False,
@@ -39,8 +39,8 @@ def bucket_pairs_verified(
     Args:
         keys: Bucket keys; rows sharing a key in some column are candidates.
         threshold: Accept a pair whose similarity is at least this.
-        values: With ``offsets``, each row's sorted set of feature hashes (CSR): exact
-            Jaccard. Otherwise ``sigs`` (32-bit MinHash slots) give the estimate.
+        values: With ``offsets``, each row's sorted set of feature hashes (CSR, 64- or
+            32-bit): exact Jaccard. Otherwise ``sigs`` (32-bit MinHash slots) give the estimate.
         offsets: See ``values``.
         sigs: ``(n, num_perm)`` folded signatures, when ``values`` is not given.
         join: Only the clusters are wanted (see the module docstring).
@@ -64,7 +64,10 @@ def bucket_pairs_verified(
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     n = keys.shape[0]
     exact = values is not None
-    v = np.ascontiguousarray(values if values is not None else np.empty(0), dtype=np.uint64)
+    # 32-bit sets (:func:`~neardup._kernels.sets.unique_per_doc32`) stay 32-bit
+    v = np.ascontiguousarray(values if values is not None else np.empty(0, np.uint64))
+    if v.dtype not in (np.uint32, np.uint64):
+        v = v.astype(np.uint64)
     o = np.ascontiguousarray(offsets if offsets is not None else np.zeros(n + 1), dtype=np.int64)
     s = np.ascontiguousarray(sigs if sigs is not None else np.empty((n, 0)), dtype=np.uint32)
     if exact and len(o) != n + 1:

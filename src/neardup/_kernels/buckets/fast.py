@@ -69,6 +69,16 @@ def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
 
 
 @njit()
+def _one_root(parent, order, s, e):  # type: ignore[no-untyped-def]
+    """Whether rows ``order[s:e]`` are all in one cluster."""
+    r = _find(parent, order[s])
+    for x in range(s + 1, e):  # noqa: SIM110 (numba compiles no generator expressions)
+        if _find(parent, order[x]) != r:
+            return False
+    return True
+
+
+@njit()
 def bucket_pairs_verified(  # type: ignore[no-untyped-def]
     keys, values, offsets, sigs, exact, threshold, join, band_start, band_end
 ):
@@ -99,13 +109,17 @@ def bucket_pairs_verified(  # type: ignore[no-untyped-def]
             key = col[order[s]]
             while e < n and col[order[e]] == key:
                 e += 1
+            if join and e - s > 2 and _one_root(parent, order, s, e):
+                s = e
+                continue  # every pair of this bucket is in one cluster already
             for x in range(s, e - 1):
                 u = order[x]
                 for y in range(x + 1, e):
                     v = order[y]
-                    if band > 0 and not _first_band(keys, u, v, band):
-                        continue
+                    # in join mode the root test is the cheaper one: try it first
                     if join and _find(parent, u) == _find(parent, v):
+                        continue
+                    if band > 0 and not _first_band(keys, u, v, band):
                         continue
                     if exact:
                         sim = _jaccard(values, offsets, u, v, threshold)

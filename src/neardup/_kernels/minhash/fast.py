@@ -27,6 +27,8 @@ __all__ = [
     "minhash_legacy",
     "oph",
     "sketch_words",
+    "sketch_words_features",
+    "sketch_words_sets32",
 ]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -103,6 +105,22 @@ def _min_double32(sig: U32, idx: U32, lo: np.uint64, hi: np.uint64) -> None:
     b = np.uint32(hi >> _S32)
     for i in range(sig.shape[0]):
         sig[i] = min(sig[i], np.uint32(a + idx[i] * b))
+
+
+@_kernel
+def _slots_double32(out: U64, d: int, flo: U64, fhi: U64, nf: int, fa: U32, fb: U32) -> None:
+    """Row ``d`` of ``out``: slot i = min over features j < nf of ``a_j + i * b_j`` (mod
+    2**32), the values :func:`_min_double32` takes, reduced slot by slot (each minimum stays in
+    a register and the feature loop vectorizes: about 2.5x the feature-by-feature update)."""
+    for j in range(nf):
+        fa[j] = np.uint32(flo[j] >> _S32)
+        fb[j] = np.uint32(fhi[j] >> _S32)
+    for i in range(out.shape[1]):
+        ii = np.uint32(i)
+        m = _MAX32_U32
+        for j in range(nf):
+            m = min(m, np.uint32(fa[j] + ii * fb[j]))
+        out[d, i] = m
 
 
 @_kernel
@@ -264,6 +282,61 @@ def sketch_words(
 
 
 @_kernel
+def sort_unique(run: npt.NDArray[Any]) -> int:
+    """Sort ``run`` in place and move its distinct values to the front; return how many (also
+    the step of ``sets.unique_per_doc32``: the sets family imports it from here, as the MinHash
+    family may not import the sets family, which imports the LSH one)."""
+    run.sort()
+    m = 0
+    for k in range(len(run)):
+        if k == 0 or run[k] != run[m - 1]:
+            run[m] = run[k]
+            m += 1
+    return m
+
+
+@_kernel
+def _doc_buffers(buf: npt.NDArray[np.uint8], offsets: I64) -> tuple[Any, ...]:
+    """Per-document scratch of the fused kernels, sized for the longest document."""
+    maxlen = 0
+    for d in range(offsets.shape[0] - 1):
+        maxlen = max(maxlen, offsets[d + 1] - offsets[d])
+    scratch = np.empty(2 * maxlen + 8, dtype=np.uint8)
+    toks = np.empty(maxlen + 1, dtype=np.uint64)
+    flo = np.empty(maxlen + 1, dtype=np.uint64)
+    fhi = np.empty(maxlen + 1, dtype=np.uint64)
+    fa = np.empty(maxlen + 1, dtype=np.uint32)
+    fb = np.empty(maxlen + 1, dtype=np.uint32)
+    return scratch, toks, flo, fhi, fa, fb
+
+
+@_kernel
+def _doc_sketch(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    d: int,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    out: U64,
+    bufs: tuple[Any, ...],
+) -> int:
+    """Row ``d`` of ``out`` from document ``d``; its features' ``lo`` hashes are left in
+    ``bufs[2]``; return how many."""
+    scratch, toks, flo, fhi, fa, fb = bufs
+    nt = _doc_tokens(
+        buf, offsets[d], offsets[d + 1], classes, lower, mask, min_bytes, seed, scratch, toks
+    )
+    nf: int = _doc_features(toks, nt, k, short_joined, seed, flo, fhi)
+    _slots_double32(out, d, flo, fhi, nf, fa, fb)
+    return nf
+
+
+@_kernel
 def sketch_words_features(
     buf: npt.NDArray[np.uint8],
     offsets: I64,
@@ -281,33 +354,56 @@ def sketch_words_features(
     the per-document feature offsets: the same values as ``combine_shingles`` gives."""
     n_docs = offsets.shape[0] - 1
     out = np.empty((n_docs, num_perm), dtype=np.uint64)
-    idx = np.arange(num_perm).astype(np.uint32)
-    sig = np.empty(num_perm, dtype=np.uint32)
-    maxlen = 0
-    for d in range(n_docs):
-        maxlen = max(maxlen, offsets[d + 1] - offsets[d])
-    scratch = np.empty(2 * maxlen + 8, dtype=np.uint8)
-    toks = np.empty(maxlen + 1, dtype=np.uint64)
-    flo = np.empty(maxlen + 1, dtype=np.uint64)
-    fhi = np.empty(maxlen + 1, dtype=np.uint64)
+    bufs = _doc_buffers(buf, offsets)
+    flo = bufs[2]
     cap = (buf.shape[0] // 2 + n_docs + 1) if emit else 0
     feats = np.empty(cap, dtype=np.uint64)
     feat_offsets = np.zeros(n_docs + 1, dtype=np.int64)
     nf_total = 0
     for d in range(n_docs):
-        nt = _doc_tokens(
-            buf, offsets[d], offsets[d + 1], classes, lower, mask, min_bytes, seed, scratch, toks
+        nf = _doc_sketch(
+            buf, offsets, d, classes, lower, mask, min_bytes, k, short_joined, seed, out, bufs
         )
-        nf = _doc_features(toks, nt, k, short_joined, seed, flo, fhi)
-        sig[:] = _MAX32_U32
-        for j in range(nf):
-            _min_double32(sig, idx, flo[j], fhi[j])
-        out[d, :] = sig
         if emit:
             feats[nf_total : nf_total + nf] = flo[:nf]
             nf_total += nf
             feat_offsets[d + 1] = nf_total
     return out, feats[:nf_total].copy(), feat_offsets
+
+
+@_kernel
+def sketch_words_sets32(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+) -> tuple[U64, U32, I64]:
+    """:func:`sketch_words_features` with each document's features given as its sorted set of
+    their top 32 bits, made in place in the output (the same values as
+    ``sets.unique_per_doc32`` of the features): ``(sigs, values, set_offsets)``."""
+    n_docs = offsets.shape[0] - 1
+    out = np.empty((n_docs, num_perm), dtype=np.uint64)
+    bufs = _doc_buffers(buf, offsets)
+    flo = bufs[2]
+    values = np.empty(buf.shape[0] // 2 + n_docs + 1, dtype=np.uint32)
+    set_offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    for d in range(n_docs):
+        nf = _doc_sketch(
+            buf, offsets, d, classes, lower, mask, min_bytes, k, short_joined, seed, out, bufs
+        )
+        run = values[pos : pos + nf]
+        for j in range(nf):
+            run[j] = np.uint32(flo[j] >> _S32)
+        pos += sort_unique(run)
+        set_offsets[d + 1] = pos
+    return out, values[:pos].copy(), set_offsets
 
 
 @_kernel

@@ -6,6 +6,7 @@ import numpy as np
 
 from neardup._kernels.cache import njit
 from neardup._kernels.hamming.fast import _popcount
+from neardup._kernels.minhash.fast import sort_unique
 
 __all__ = [
     "bucket_pairs",
@@ -15,6 +16,7 @@ __all__ = [
     "intersections",
     "unique_pairs",
     "unique_per_doc",
+    "unique_per_doc32",
 ]
 
 
@@ -56,6 +58,23 @@ def unique_per_doc(values, doc_offsets):  # type: ignore[no-untyped-def]
             if k == 0 or run[k] != run[k - 1]:
                 out[pos] = run[k]
                 pos += 1
+        offsets[d + 1] = pos
+    return out[:pos].copy(), offsets
+
+
+@njit()
+def unique_per_doc32(values, doc_offsets):  # type: ignore[no-untyped-def]
+    """The top 32 bits of each document's values, sorted and de-duplicated (in place in the
+    output: no allocation per document); return (values, offsets)."""
+    n_docs = len(doc_offsets) - 1
+    out = np.empty(len(values), dtype=np.uint32)
+    offsets = np.zeros(n_docs + 1, dtype=np.int64)
+    pos = 0
+    for d in range(n_docs):
+        lo, hi = doc_offsets[d], doc_offsets[d + 1]
+        for k in range(lo, hi):
+            out[pos + k - lo] = np.uint32(values[k] >> np.uint64(32))
+        pos += sort_unique(out[pos : pos + hi - lo])
         offsets[d + 1] = pos
     return out[:pos].copy(), offsets
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["bucket_pairs", "intersections", "unique_pairs", "unique_per_doc"]
+__all__ = ["bucket_pairs", "intersections", "unique_pairs", "unique_per_doc", "unique_per_doc32"]
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -30,6 +30,13 @@ def unique_per_doc(values: U64, doc_offsets: I64) -> tuple[U64, I64]:
     offsets = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     return v, offsets
+
+
+def unique_per_doc32(values: U64, doc_offsets: I64) -> tuple[npt.NDArray[np.uint32], I64]:
+    """Reference of :func:`neardup._kernels.sets.fast.unique_per_doc32`."""
+    top = (np.asarray(values, dtype=np.uint64) >> np.uint64(32)).astype(np.uint32)
+    v, offsets = unique_per_doc(top, doc_offsets)  # type: ignore[arg-type]
+    return v.astype(np.uint32), offsets
 
 
 def intersections(values: U64, offsets: I64, a: I64, b: I64) -> I64:
