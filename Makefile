@@ -35,7 +35,7 @@ $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 	scripts/datasketch_suite $(PY)
 
 test: $(STAMP) $(DS_SUITE)
-	$(PY) -m pytest -q -n 2 --cov --cov-report=term
+	$(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz

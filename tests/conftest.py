@@ -32,3 +32,12 @@ def _hypothesis_profile() -> None:
 
 
 _hypothesis_profile()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that start Spark share one xdist worker (``--dist loadgroup`` in the Makefile), so
+    the suite starts one JVM and one set of Python workers instead of one per xdist worker."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent.name == "spark" or "spark" in item.name:
+            item.add_marker(pytest.mark.xdist_group("spark"))
