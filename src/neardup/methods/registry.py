@@ -196,6 +196,7 @@ REGISTRY: dict[str, MethodInfo] = {
                 parallel=True,
                 spark=None,
                 binary=True,
+                images=True,
             )
             for name, config, method, summary in (
                 ("ahash", AHashConfig, AHashMethod, "imagehash's 64-bit average hash of images"),
