@@ -68,8 +68,8 @@ class StdlibCanonicalizer:
         self._c = Canonicalizer()
 
     @property
-    def config(self) -> str:
-        return self._c.config
+    def params(self) -> str:
+        return self._c.params
 
     def canonicalize(self, text: str) -> str:
         return self._c.canonicalize(text)

@@ -178,7 +178,12 @@ def test_index_commands_and_cross_dataset_dedup(corpus: Path, tmp_path: Path) ->
     code, out, _ = run("index", "stats", "--index", db)
     assert json.loads(out)["docs"] == 3
     code, _, err = run("index", "remove", str(corpus / "a.txt"), "--index", db)
-    assert code == 0 and "removed 1 of 1" in err
+    assert code == 0 and "1 removed; the index holds 2" in err
+    # a key that is not there is a user error (exit 1) that names it; the others go
+    code, _, err = run("index", "remove", str(corpus / "b.txt"), "nope", "--index", db)
+    assert code == 1 and "1 of the keys are not in the index: 'nope' (1 removed" in err
+    code, out, _ = run("index", "stats", "--index", db)
+    assert json.loads(out)["docs"] == 1
     # an index built with other parameters refuses to mix
     code, _, err = run("index", "query", str(corpus / "b.txt"), "--index", db, "-m", "simhash")
     assert code == 1 and "method 'simhash' contradicts the index's method 'minhash'" in err

@@ -239,7 +239,7 @@ def test_secure_keeps_ascii_and_mixed_text_consistent(secure: object) -> None:
     canon = secure.canonicalize  # type: ignore[attr-defined]
     # an ASCII capital folds the same whether or not the text holds other scripts
     assert canon("Income tax").split() == canon("Income tax é").split()[:2]
-    assert secure.config.endswith("conf2-ws")  # type: ignore[attr-defined]
+    assert secure.params.endswith("conf2-ws")  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------- messages

@@ -17,14 +17,16 @@ from neardup.cli.options import (
     input_format_option,
     input_options,
     jobs_option,
+    method_options,
     on_error_option,
+    quiet_models,
     quiet_option,
     record_options,
     sketch_options,
     threshold_option,
 )
 from neardup.cli.output import report_source, write_kept, write_report, write_summary
-from neardup.methods import REGISTRY, make_method, method_info
+from neardup.methods import REGISTRY, make_method
 from neardup.report import write_clusters, write_pairs
 
 __all__ = ["dedup_cmd"]
@@ -257,7 +259,7 @@ def dedup_cmd(
         from neardup.corpus.records import record_format
 
         record_format(annotate)
-    options = _method_options(
+    options = method_options(
         method,
         num_perm=num_perm,
         bits=None if bits is None else int(bits),
@@ -302,6 +304,7 @@ def dedup_cmd(
         return
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
+    quiet_models(quiet, method)
     store = None
     if index_path is not None:
         explicit = click.get_current_context().get_parameter_source("method")
@@ -338,7 +341,12 @@ def dedup_cmd(
         docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
     else:
         docs = inputs.documents(
-            paths, binary=m.binary, stats=stats, keep_fields=annotate is not None, **read
+            paths,
+            binary=m.binary,
+            stats=stats,
+            keep_fields=annotate is not None,
+            images_only=inputs.images(m.name),
+            **read,
         )
         if report is not None:
             # the report reads back only what it shows: record texts are kept aside
@@ -355,7 +363,13 @@ def dedup_cmd(
     update, close = make_progress(
         quiet,
         progress,
-        lambda: count_documents(paths, binary=m.binary, include=include, exclude=exclude),
+        lambda: count_documents(
+            paths,
+            binary=m.binary,
+            include=include,
+            exclude=exclude,
+            images_only=inputs.images(m.name),
+        ),
     )
     try:
         n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
@@ -410,33 +424,3 @@ def dedup_cmd(
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         write_summary(result, stats)
-
-
-#: The dedup options that go to the method, by option name and method keyword.
-_FLAGS = {
-    "num_perm": "--num-perm",
-    "bits": "--bits",
-    "canonicalize": "--canonicalize",
-    "bloom_capacity": "--bloom-capacity",
-    "bloom_fp_rate": "--bloom-fp-rate",
-    "model": "--model",
-    "cache": "--embedding-cache",
-    "dihedral": "--dihedral",
-    "min_quality": "--min-quality",
-}
-
-
-def _method_options(method: str, **given: Any) -> dict[str, Any]:
-    """The method keywords given on the command line; each must be one ``method`` takes."""
-    options: dict[str, Any] = {}
-    takes = method_info(method).options
-    for name, value in given.items():
-        if value is None:
-            continue
-        if name not in takes:
-            users = [n for n, info in REGISTRY.items() if name in info.options]
-            raise click.UsageError(f"{_FLAGS[name]} applies to --method {' and '.join(users)}")
-        options[name] = value
-    if given.get("bloom_fp_rate") is not None and given.get("bloom_capacity") is None:
-        raise click.UsageError("--bloom-fp-rate goes with --bloom-capacity")
-    return options

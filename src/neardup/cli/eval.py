@@ -13,8 +13,18 @@ from typing import Any, Literal
 
 import click
 
-from neardup.cli.options import errors, threshold_option
-from neardup.io import Document, read_inputs
+from neardup.cli.inputs import documents, images
+from neardup.cli.options import (
+    errors,
+    input_format_option,
+    input_options,
+    on_error_option,
+    quiet_models,
+    quiet_option,
+    record_options,
+    threshold_option,
+)
+from neardup.io import Document
 from neardup.methods import DEFAULT_THRESHOLDS
 
 __all__ = ["eval_cmd"]
@@ -83,6 +93,7 @@ def _run(
     seed: int,
     transitive: bool,
     workdir: Path,
+    read: dict[str, Any],
 ) -> dict[str, Any]:
     from neardup.evaluate import (
         DEFAULT_STRENGTHS,
@@ -121,7 +132,9 @@ def _run(
     if synthetic is not None:
         strength_list = _floats(strengths) or list(DEFAULT_STRENGTHS)
         if synthetic == "image":
-            originals = sample_documents(list(read_inputs(paths, binary=True)), sample or 200)
+            originals = sample_documents(
+                list(documents(paths, binary=True, images_only=True, **read)), sample or 200
+            )
             corpus = synthetic_images(
                 [d.path for d in _distinct(originals, m, min(thresholds), out) if d.path],
                 out_dir=workdir,
@@ -129,7 +142,9 @@ def _run(
                 strengths=strength_list,
             )
         else:
-            originals = sample_documents(list(read_inputs(paths)), sample or 200, seed=seed)
+            originals = sample_documents(
+                list(documents(paths, binary=False, **read)), sample or 200, seed=seed
+            )
             corpus = synthetic_text(
                 _distinct(originals, m, min(thresholds), out),
                 kinds=_list(kinds, "kinds") or list(TEXT_KINDS),
@@ -141,7 +156,7 @@ def _run(
         measure: Literal["jaccard", "hamming"] = "hamming" if binary else "jaccard"
         cut = thresholds[0] if binary else DEFAULT_THRESHOLDS["minhash"]
         docs, labels = exact_truth(
-            list(read_inputs(paths, binary=binary)),
+            list(documents(paths, binary=binary, images_only=images(m), **read)),
             measure=measure,
             threshold=cut,
             sample=sample or 1000,
@@ -152,7 +167,7 @@ def _run(
     else:
         assert labels_file is not None
         labels = read_labels(labels_file)
-        docs = list(read_inputs(paths, binary=binary))
+        docs = list(documents(paths, binary=binary, images_only=images(m), **read))
     out["documents"] = len(docs)
     out["true_pairs"] = len(labels.pairs)
     scores = sweep(docs, m, thresholds, labels, transitive=transitive)
@@ -274,6 +289,11 @@ def _text(out: dict[str, Any]) -> str:
     show_default=True,
     help="Output format.",
 )
+@record_options
+@input_options
+@input_format_option
+@on_error_option
+@quiet_option("No model loading bars (embedding).")
 @errors
 def eval_cmd(
     paths: tuple[str, ...],
@@ -290,12 +310,15 @@ def eval_cmd(
     seed: int,
     transitive: bool,
     fmt: str,
+    quiet: bool,
+    **read: Any,
 ) -> None:
     """Measure precision, recall, F1 and adjusted Rand index of a method on PATH...
 
     The truth comes from a label file (--labels), from brute force on a sample
     (--truth exact), or from perturbed copies of the inputs (--synthetic text|image).
     """
+    quiet_models(quiet, method)
     with tempfile.TemporaryDirectory(prefix="neardup-eval-") as tmp:
         out = _run(
             paths,
@@ -312,6 +335,7 @@ def eval_cmd(
             seed=seed,
             transitive=transitive,
             workdir=Path(tmp),
+            read=read,
         )
     click.echo(
         json.dumps(out, ensure_ascii=False) if fmt == "json" else _text(out), nl=fmt == "json"

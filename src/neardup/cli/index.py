@@ -7,11 +7,27 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from neardup.cli.inputs import documents
-from neardup.cli.options import F, errors, sketch_options, stack, threshold_option
+from neardup.cli.inputs import documents, images
+from neardup.cli.options import (
+    F,
+    errors,
+    input_format_option,
+    input_options,
+    on_error_option,
+    quiet_option,
+    record_options,
+    sketch_options,
+    stack,
+    threshold_option,
+)
+from neardup.errors import InputError
 from neardup.methods import method_names
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from neardup.io import Document
+    from neardup.readers import ReadStats
     from neardup.store.persistent import PersistentIndex
 
 __all__ = ["STORABLE", "index_group", "open_index"]
@@ -70,25 +86,42 @@ def _index_options(fn: F) -> F:
     )(fn)
 
 
-def _record_fields(fn: F) -> F:
-    return stack(
-        click.option("--id-field", default="id", show_default=True),
-        click.option("--text-field", default="text", show_default=True),
-    )(fn)
+def _inputs(fn: F) -> F:
+    """The input options ``dedup`` takes too: record fields, folder walk, format, errors."""
+    return stack(record_options, input_options, input_format_option, on_error_option)(fn)
 
 
-def _open(build: dict[str, Any], *, readonly: bool = False, create: bool = True) -> PersistentIndex:
+def _read(
+    paths: tuple[str, ...], idx: PersistentIndex, read: dict[str, Any], stats: ReadStats
+) -> Iterator[Document]:
+    """The documents of ``paths`` as the index's method reads them."""
+    m = idx.method
+    return documents(paths, binary=m.binary, images_only=images(m.name), stats=stats, **read)
+
+
+_BUILD = ("index_path", "method", "threshold", "num_perm", "bits", "canonical")
+
+
+def _open(
+    options: dict[str, Any], *, readonly: bool = False, create: bool = True
+) -> PersistentIndex:
     """Open ``--index`` with the build options a command was given (None = not given)."""
     return open_index(
-        build["index_path"],
-        build["method"],
-        build["threshold"],
+        options["index_path"],
+        options["method"],
+        options["threshold"],
         readonly=readonly,
         create=create,
-        num_perm=build["num_perm"],
-        bits=build["bits"],
-        canonicalize=build["canonical"],
+        num_perm=options["num_perm"],
+        bits=options["bits"],
+        canonicalize=options["canonical"],
     )
+
+
+def _split(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The build options and the read options of a command's keyword arguments."""
+    build = {k: v for k, v in options.items() if k in _BUILD}
+    return build, {k: v for k, v in options.items() if k not in _BUILD}
 
 
 @click.group("index")
@@ -99,29 +132,38 @@ def index_group() -> None:
 @index_group.command("add")
 @click.argument("paths", nargs=-1, required=True)
 @_index_options
-@_record_fields
+@_inputs
+@quiet_option()
 @errors
-def index_add(paths: tuple[str, ...], id_field: str, text_field: str, **build: Any) -> None:
+def index_add(paths: tuple[str, ...], quiet: bool, **options: Any) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
+    from neardup.readers import ReadStats
     from neardup.store.persistent import WRITE_DOCS
 
+    build, read = _split(options)
+    stats = ReadStats()
     with _open(build) as idx:
-        docs = documents(paths, binary=idx.method.binary, id_field=id_field, text_field=text_field)
-        n = idx.add(docs, write_size=WRITE_DOCS)
-        click.echo(f"added {n} documents; the index holds {len(idx)}", err=True)
+        n = idx.add(_read(paths, idx, read, stats), write_size=WRITE_DOCS)
+        held = len(idx)
+    if not quiet:
+        click.echo(f"neardup index add: {n} documents added; the index holds {held}", err=True)
+        left = stats.summary()
+        if left:
+            click.echo(f"neardup: {left}", err=True)
 
 
 @index_group.command("query")
 @click.argument("paths", nargs=-1, required=True)
 @_index_options
-@_record_fields
+@_inputs
 @errors
-def index_query(paths: tuple[str, ...], id_field: str, text_field: str, **build: Any) -> None:
+def index_query(paths: tuple[str, ...], **options: Any) -> None:
     """Print, as JSONL, every stored document each input near-duplicates."""
+    from neardup.readers import ReadStats
+
+    build, read = _split(options)
     with _open(build, readonly=True) as idx:
-        m = idx.method
-        docs = documents(paths, binary=m.binary, id_field=id_field, text_field=text_field)
-        for hit in idx.query(docs):
+        for hit in idx.query(_read(paths, idx, read, ReadStats())):
             record: dict[str, Any] = {
                 "query": hit.query,
                 "match": hit.key,
@@ -135,11 +177,22 @@ def index_query(paths: tuple[str, ...], id_field: str, text_field: str, **build:
 @index_group.command("remove")
 @click.argument("keys", nargs=-1, required=True)
 @_index_options
+@quiet_option()
 @errors
-def index_remove(keys: tuple[str, ...], **build: Any) -> None:
-    """Remove documents from the index by key."""
+def index_remove(keys: tuple[str, ...], quiet: bool, **build: Any) -> None:
+    """Remove documents from the index by key (exit 1, naming them, if any is not there)."""
     with _open(build, create=False) as idx:
-        click.echo(f"removed {idx.remove(keys)} of {len(keys)}", err=True)
+        missing = [key for key in dict.fromkeys(keys) if not idx.remove([key])]
+        held = len(idx)
+    removed = len(dict.fromkeys(keys)) - len(missing)
+    if missing:
+        shown = ", ".join(repr(k) for k in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise InputError(
+            f"{len(missing)} of the keys are not in the index: {shown} ({removed} removed; "
+            "neardup index query finds a document's stored key)"
+        )
+    if not quiet:
+        click.echo(f"neardup index remove: {removed} removed; the index holds {held}", err=True)
 
 
 @index_group.command("stats")

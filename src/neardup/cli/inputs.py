@@ -26,9 +26,13 @@ def documents(
     follow_symlinks: bool = False,
     on_error: str = "fail",
     keep_fields: bool = False,
+    images_only: bool = False,
     stats: ReadStats | None = None,
 ) -> Iterator[Document]:
-    """The documents of ``paths``, read with the commands' options (ids kept unique)."""
+    """The documents of ``paths``, read with the commands' options (ids kept unique).
+
+    ``images_only`` (an image method): a folder walk picks image files, and counts the rest.
+    """
     from neardup.io import _UniqueIds
     from neardup.readers import ReadOptions, RecordSpec, read_documents
 
@@ -42,9 +46,18 @@ def documents(
         follow_symlinks=follow_symlinks,
         on_error=on_error,
         keep_fields=keep_fields,
+        images_only=images_only,
     )
     # a record id repeated in the data is refused (the readers keep ids unique across roots)
     return _UniqueIds().check(read_documents(paths, options, stats=stats), ", ".join(paths))
+
+
+def images(method: str) -> bool:
+    """Whether ``method`` reads images (then folder walks pick image files only)."""
+    from neardup.methods import REGISTRY
+
+    info = REGISTRY.get(method)
+    return info is not None and info.images
 
 
 def one_jsonl(paths: tuple[str, ...]) -> bool:

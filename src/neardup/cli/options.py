@@ -14,13 +14,16 @@ from typing import Any, TypeVar
 import click
 
 from neardup.errors import NeardupError
+from neardup.methods import REGISTRY, method_info
 
 __all__ = [
     "errors",
     "input_format_option",
     "input_options",
     "jobs_option",
+    "method_options",
     "on_error_option",
+    "quiet_models",
     "quiet_option",
     "record_options",
     "sketch_options",
@@ -119,6 +122,14 @@ def quiet_option(text: str = "No summary line.") -> Callable[[F], F]:
     return click.option("--quiet", "-q", is_flag=True, help=text)
 
 
+def quiet_models(quiet: bool, method: str | None) -> None:
+    """With ``--quiet``, hide the embedding model's loading bars too."""
+    if quiet and method == "embedding":
+        from neardup.embeddings.local import hide_progress_bars
+
+        hide_progress_bars()
+
+
 def jobs_option(fn: F) -> F:
     """``--jobs`` / ``-j``: sketching threads."""
     return click.option(
@@ -172,3 +183,33 @@ def sketch_options(*, stored: bool = False) -> Callable[[F], F]:
             help=canon,
         ),
     )
+
+
+#: The dedup options that go to the method, by option name and method keyword.
+_FLAGS = {
+    "num_perm": "--num-perm",
+    "bits": "--bits",
+    "canonicalize": "--canonicalize",
+    "bloom_capacity": "--bloom-capacity",
+    "bloom_fp_rate": "--bloom-fp-rate",
+    "model": "--model",
+    "cache": "--embedding-cache",
+    "dihedral": "--dihedral",
+    "min_quality": "--min-quality",
+}
+
+
+def method_options(method: str, **given: Any) -> dict[str, Any]:
+    """The method keywords given on the command line; each must be one ``method`` takes."""
+    options: dict[str, Any] = {}
+    takes = method_info(method).options
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name not in takes:
+            users = [n for n, info in REGISTRY.items() if name in info.options]
+            raise click.UsageError(f"{_FLAGS[name]} applies to --method {' and '.join(users)}")
+        options[name] = value
+    if given.get("bloom_fp_rate") is not None and given.get("bloom_capacity") is None:
+        raise click.UsageError("--bloom-fp-rate goes with --bloom-capacity")
+    return options

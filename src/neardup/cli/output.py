@@ -75,8 +75,11 @@ def write_kept(
 def write_summary(result: DedupResult, stats: ReadStats) -> None:
     """The run's one-line summary on stderr (and what the readers skipped, if anything)."""
     s = result.stats
+    known = len(result.stored)
+    # stored documents that matched are in the clusters, not among the documents read
+    also = f" (+{known} stored that they match)" if known else ""
     click.echo(
-        f"neardup: {result.n_docs} documents, {len(result.clusters)} clusters, "
+        f"neardup: {result.n_docs} documents{also}, {len(result.clusters)} clusters, "
         f"{result.duplicates} duplicates, {len(result.pairs)} pairs, "
         f"{int(s.get('skipped', 0)) + stats.bad_records} skipped, "
         f"{s.get('seconds_total', 0.0):.2f} s",

@@ -42,6 +42,7 @@ def count_documents(
     binary: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    images_only: bool = False,
 ) -> int | None:
     """How many documents ``paths`` will give, or ``None`` when unknown (stdin, errors).
 
@@ -56,7 +57,8 @@ def count_documents(
                 return None
             p = Path(raw)
             if p.is_dir():
-                total += sum(1 for _ in walk(p, include=include, exclude=exclude))
+                walked = walk(p, include=include, exclude=exclude, images_only=images_only)
+                total += sum(1 for _ in walked)
             elif p.suffix.lower() == ".jsonl" and not binary:
                 total += _lines(p, skip_blank=True)
             elif p.suffix.lower() == ".csv" and not binary:

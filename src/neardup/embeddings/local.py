@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy.typing as npt
 from neardup._extras import require_extra
 from neardup.errors import ConfigError, InputError
 
-__all__ = ["DEFAULT_MODEL_ID", "LocalProvider"]
+__all__ = ["DEFAULT_MODEL_ID", "LocalProvider", "hide_progress_bars"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,23 @@ class _SentenceModel(Protocol):
     def encode(self, inputs: list[str], **kwargs: object) -> object: ...
 
     def get_embedding_dimension(self) -> int | None: ...
+
+
+def hide_progress_bars() -> None:
+    """Hide the model libraries' progress bars from now on in this process.
+
+    transformers draws a "Loading weights" bar when a model loads and huggingface_hub its
+    own; ``neardup -q`` calls this so that a quiet run prints nothing on stderr. Both libraries
+    read ``HF_HUB_DISABLE_PROGRESS_BARS`` when first imported; one already imported is told
+    directly.
+    """
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+    hub = sys.modules.get("huggingface_hub.utils")
+    if hub is not None:
+        hub.disable_progress_bars()
+    transformers_logging = sys.modules.get("transformers.utils.logging")
+    if transformers_logging is not None:
+        transformers_logging.disable_progress_bar()
 
 
 def _default_model_path() -> Path:

@@ -94,6 +94,7 @@ class MethodInfo:
             Hamming block keys), or None when Spark cannot run it.
         binary: File documents are read as bytes (images, binary fuzzy hashing).
         streams: ``neardup hash`` can hash a file of any size in a stream.
+        images: Its documents are images: a folder walk picks image files only.
     """
 
     name: str
@@ -105,6 +106,7 @@ class MethodInfo:
     spark: SparkKind | None
     binary: bool
     streams: bool = False
+    images: bool = False
 
     @property
     def default_threshold(self) -> float:
@@ -182,6 +184,7 @@ REGISTRY: dict[str, MethodInfo] = {
             parallel=True,
             spark="blocks",
             binary=True,
+            images=True,
         ),
         *(
             MethodInfo(
@@ -193,6 +196,7 @@ REGISTRY: dict[str, MethodInfo] = {
                 parallel=True,
                 spark=None,
                 binary=True,
+                images=True,
             )
             for name, config, method, summary in (
                 ("ahash", AHashConfig, AHashMethod, "imagehash's 64-bit average hash of images"),

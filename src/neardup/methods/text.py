@@ -96,11 +96,15 @@ class MinHashConfig(MethodConfig):
         if not isinstance(self.verify, bool):
             raise ConfigError(f"verify must be true or false, got {self.verify!r}")
         check_choice("canonicalize", self.canonicalize, tuple(CANONICAL_PRESETS))
-        if self.threshold >= 1.0:
+        if self.threshold <= 0.0:
             raise ConfigError(
-                "threshold must be below 1.0 for minhash (the LSH banding is planned for it); "
-                "for exact copies use 0.99 or --method exact"
+                "threshold must be above 0 for minhash (documents that share no shingle are "
+                "never LSH candidates); use a small positive threshold such as 0.1"
             )
+
+
+#: The highest threshold LSH banding is planned for (``plan_lsh`` needs one below 1).
+_MAX_PLANNED = 0.99
 
 
 class MinHashCollector(Collector):
@@ -179,8 +183,9 @@ class MinHashMethod(Method):
         self._hasher = MinHasher(
             c.num_perm, tokenizer=self._tokenizer, canonicalizer=Canonicalizer(c.canonicalize)
         )
-        # key-only: it plans the banding and computes band keys, and never holds documents
-        self._keyer = LSHIndex(threshold=c.threshold, num_perm=c.num_perm)
+        # key-only: it plans the banding and computes band keys, and never holds documents.
+        # Identical sketches share every band, so a threshold of 1.0 uses the 0.99 banding.
+        self._keyer = LSHIndex(threshold=min(c.threshold, _MAX_PLANNED), num_perm=c.num_perm)
         self.bands, self.rows = self._keyer.bands, self._keyer.rows
 
     @property

@@ -83,6 +83,8 @@ class ReadOptions:
         include: Globs a walked file must match (relative path or name).
         exclude: Globs that leave a walked file out.
         binary: Yield file documents without reading them (images); no record parsing.
+        images_only: A folder walk picks image files only (by name, see
+            :data:`~neardup.readers.paths.IMAGE_SUFFIXES`); the others are left out and counted.
         input_format: How non-record files become text (see :data:`INPUT_FORMATS`).
         follow_symlinks: Follow symbolic links in folders (cycle-safe).
         on_error: ``fail`` stops at the first bad record or file; ``skip`` counts and skips.
@@ -97,6 +99,7 @@ class ReadOptions:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     binary: bool = False
+    images_only: bool = False
     input_format: str = "text"
     follow_symlinks: bool = False
     on_error: str = "fail"
@@ -173,6 +176,7 @@ def _colliding_roots(dirs: list[str], opts: ReadOptions, st: ReadStats) -> dict[
             follow_symlinks=opts.follow_symlinks,
             stats=quiet,
             strict=False,
+            images_only=opts.images_only,
         )
         for _, rel in walked:
             owners.setdefault(rel, set()).add(k)
@@ -211,6 +215,7 @@ def _read_one(
             follow_symlinks=opts.follow_symlinks,
             stats=st,
             strict=strict,
+            images_only=opts.images_only,
         ):
             doc_id = (prefix or "") + rel
             yield from _guard(_file(file, doc_id, doc_id + ":", opts, st), file, opts, st)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from neardup.errors import InputError
 
-__all__ = ["ReadStats", "root_labels", "walk"]
+__all__ = ["IMAGE_SUFFIXES", "ReadStats", "root_labels", "walk"]
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +23,28 @@ HIDDEN = "hidden"
 FILTERED = "filtered by --include/--exclude"
 UNREADABLE = "unreadable"
 SPECIAL = "not a regular file"
+NOT_IMAGE = "not an image (the method reads images)"
+
+#: What a folder walk for an image method picks (Pillow's formats; case-insensitive).
+IMAGE_SUFFIXES = (
+    ".bmp",
+    ".dib",
+    ".gif",
+    ".ico",
+    ".jfif",
+    ".jpe",
+    ".jpeg",
+    ".jpg",
+    ".pbm",
+    ".pgm",
+    ".png",
+    ".pnm",
+    ".ppm",
+    ".tga",
+    ".tif",
+    ".tiff",
+    ".webp",
+)
 
 
 @dataclass
@@ -86,10 +108,12 @@ def walk(
     follow_symlinks: bool = False,
     stats: ReadStats | None = None,
     strict: bool = True,
+    images_only: bool = False,
 ) -> Iterator[tuple[Path, str]]:
     """Yield ``(path, relative id)`` for the regular files under ``root``, sorted.
 
-    Hidden names (starting with ``.``) are left out. Symbolic links are left out unless
+    Hidden names (starting with ``.``) are left out; so, with ``images_only``, are files
+    whose names do not end with one of :data:`IMAGE_SUFFIXES`. Symbolic links are left out unless
     ``follow_symlinks``; then each real folder is entered once (a link back up the tree is a
     cycle, left out and recorded). Every file or folder left out is recorded in ``stats``.
 
@@ -158,6 +182,9 @@ def walk(
             rel = path.relative_to(root).as_posix()
             if (include and not _matches(rel, include)) or (exclude and _matches(rel, exclude)):
                 stats.leave_out(path, FILTERED)
+                continue
+            if images_only and not fname.lower().endswith(IMAGE_SUFFIXES):
+                stats.leave_out(path, NOT_IMAGE)
                 continue
             yield path, rel
 

@@ -169,9 +169,23 @@ class DedupResult:
     clustering: str = "components"
 
     @property
+    def stored(self) -> list[DocId]:
+        """The stored documents that joined the clusters (dedup against a persistent index):
+        they come first in :attr:`doc_ids` and are not counted in :attr:`n_docs`."""
+        return self.doc_ids[: max(len(self.doc_ids) - self.n_docs, 0)]
+
+    @property
     def duplicates(self) -> int:
-        """Documents that a deduplicated copy drops (cluster members beyond one each)."""
-        return sum(c.size - 1 for c in self.clusters)
+        """Documents read that a deduplicated copy drops: cluster members beyond one each,
+        and every member read of a cluster that holds a stored document (that one is kept)."""
+        stored = set(self.stored)
+        if not stored:
+            return sum(c.size - 1 for c in self.clusters)
+        total = 0
+        for c in self.clusters:
+            old = sum(1 for m in c.members if m in stored)
+            total += c.size - old - (0 if old else 1)
+        return total
 
     def cluster_of(self) -> dict[DocId, int]:
         """Map each clustered document id to its cluster id."""
