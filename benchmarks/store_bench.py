@@ -1,6 +1,8 @@
-"""The persistent store against plain dedup: build time, size, bytes per document, query
-latency and memory at N and at a generated 1M-document store; datasketch's MinHashLSH as the
-peer (its storages here are in-memory dicts; pickled to disk for the size comparison).
+"""The persistent store against plain dedup: build time (CPU seconds, the same process), size
+and where its bytes go (SQLite's dbstat), bytes per document for every storable method, the
+set codecs side by side (Golomb-Rice, pcodec, zstandard), query latency and memory at N and at
+a generated 1M-document store; datasketch's MinHashLSH as the peer (its storages here are
+in-memory dicts; pickled to disk for the size comparison).
 
 The corpus is dedup_bench's (~600-byte text chunks plus edited copies). Run:
 
@@ -45,31 +47,88 @@ def _jsonl_bytes(texts: list[str]) -> int:
     return sum(len(json.dumps({"id": f"d{i}", "text": t})) + 1 for i, t in enumerate(texts))
 
 
+def _cpu() -> float:
+    return time.process_time()
+
+
 def build_times(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
-    """Plain dedup, dedup with a new --index, and index add of two halves (seconds)."""
+    """Plain dedup, dedup with a new --index, and index add of two halves: CPU seconds of
+    this process (the machine is shared; wall time follows the load), plain measured twice
+    (before and after) and averaged."""
     out: dict[str, float] = {}
-    neardup.dedup(_docs(texts[:500]), method="minhash", threshold=threshold)  # warm (numba)
-    t = time.perf_counter()
+    warm = folder / "warm.db"
+    with PersistentIndex(warm, make_method("minhash", threshold)) as index:  # numba kernels
+        neardup.dedup(_docs(texts[:500]), index=index)
+    t = _cpu()
     neardup.dedup(_docs(texts), method="minhash", threshold=threshold)
-    out["plain"] = time.perf_counter() - t
+    plain_before = _cpu() - t
     path = folder / "dedup.db"
-    t = time.perf_counter()
+    t = _cpu()
     with PersistentIndex(path, make_method("minhash", threshold)) as index:
         neardup.dedup(_docs(texts), index=index)
-    out["dedup_index"] = time.perf_counter() - t
+    out["dedup_index"] = _cpu() - t
     out["dedup_index_size"] = _size(path)
     half = len(texts) // 2
     path2 = folder / "halves.db"
-    t = time.perf_counter()
+    t = _cpu()
     with PersistentIndex.open(path2, method="minhash", threshold=threshold) as index:
         index.add(_docs(texts[:half]), write_size=WRITE_DOCS)
     with PersistentIndex.open(path2) as index:
         index.add(_docs(texts[half:], "e"), write_size=WRITE_DOCS)
-    out["add_halves"] = time.perf_counter() - t
-    t = time.perf_counter()
+    out["add_halves"] = _cpu() - t
+    t = _cpu()
     with PersistentIndex.open(path) as index:  # the same corpus again: every doc is stored
         neardup.dedup(_docs(texts), index=index)
-    out["dedup_again"] = time.perf_counter() - t
+    out["dedup_again"] = _cpu() - t
+    t = _cpu()
+    neardup.dedup(_docs(texts), method="minhash", threshold=threshold)
+    out["plain"] = (plain_before + _cpu() - t) / 2
+    return out
+
+
+def size_breakdown(path: Path) -> list[tuple[str, float, float]]:
+    """(table or index, bytes on disk, payload bytes) from SQLite's dbstat, largest first."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        rows = conn.execute(
+            "SELECT name, sum(pgsize), sum(payload) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [(str(n), float(a), float(b)) for n, a, b in rows]
+
+
+def codecs(texts: list[str]) -> dict[str, tuple[float, float]]:
+    """Bytes per set and encode CPU seconds of the set codecs, on the corpus's own sets (cut
+    to the stored width, as the store keeps them)."""
+    import zstandard
+
+    from neardup.sketch.setcodec import encode_sets, encode_sets_pcodec, set_width
+
+    method = make_method("minhash")
+    _, (values, offsets) = method.sketch(_docs(texts[: min(len(texts), 20000)]))
+    encode_sets(values[:10], np.array([0, 10]))  # warm the kernel
+    out: dict[str, tuple[float, float]] = {}
+    for name, encode in [
+        ("golomb-rice (format 2)", encode_sets),
+        ("pcodec (format 1)", encode_sets_pcodec),
+    ]:
+        t = _cpu()
+        blobs = encode(values, offsets)
+        out[name] = (float(np.mean([len(b) for b in blobs])), _cpu() - t)
+    zstd = zstandard.ZstdCompressor(level=19)
+    t = _cpu()
+    sizes = []
+    for i in range(len(offsets) - 1):
+        v = values[offsets[i] : offsets[i + 1]]
+        w = set_width(int(v.size))
+        cut = np.unique((v >> np.uint64(64 - w)).astype(np.uint32))
+        deltas = np.diff(cut, prepend=np.uint32(0)).astype("<u2" if w <= 16 else "<u4")
+        sizes.append(7 + len(zstd.compress(deltas.tobytes())))
+    out["zstandard -19 of u16/u32 deltas"] = (float(np.mean(sizes)), _cpu() - t)
     return out
 
 
@@ -78,10 +137,12 @@ def bytes_per_doc(texts: list[str], folder: Path) -> dict[str, float]:
     sample = texts[: min(len(texts), 20000)]
     out: dict[str, float] = {}
     for name, method in [
-        ("minhash (verify)", make_method("minhash")),
-        ("minhash (no verify)", make_method("minhash", verify=False)),
+        ("minhash (verify) 0.8", make_method("minhash")),
+        ("minhash (verify) 0.5", make_method("minhash", 0.5)),
+        ("minhash (no verify) 0.8", make_method("minhash", verify=False)),
         ("simhash 64", make_method("simhash")),
         ("simhash 256", make_method("simhash", bits=256)),
+        ("simhash-go", make_method("simhash-go")),
     ]:
         path = folder / f"{name.split()[0]}-{abs(hash(name)) % 10**6}.db"
         with PersistentIndex(path, method) as index:
@@ -186,13 +247,13 @@ def datasketch_peer(texts: list[str], folder: Path, threshold: float) -> dict[st
     """datasketch MinHashLSH (in-memory dict storage) build, and its pickle on disk."""
     from datasketch import MinHash, MinHashLSH
 
-    t = time.perf_counter()
+    t = _cpu()
     lsh = MinHashLSH(threshold=threshold, num_perm=128)
     for i, d in enumerate(texts):
         m = MinHash(num_perm=128)
         m.update_batch([s.encode() for s in shingles(d)])
         lsh.insert(f"d{i}", m)
-    secs = time.perf_counter() - t
+    secs = _cpu() - t
     path = folder / "datasketch.pkl"
     with open(path, "wb") as fh:
         pickle.dump(lsh, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -213,6 +274,7 @@ def main() -> None:
         folder = Path(tmp)
         times = build_times(texts, folder, args.threshold)
         print(
+            f"load average {os.getloadavg()[0]:.1f}; CPU seconds of this process:\n"
             f"plain dedup            {times['plain']:7.2f} s\n"
             f"dedup --index (new)    {times['dedup_index']:7.2f} s  "
             f"x{times['dedup_index'] / times['plain']:.2f} of plain\n"
@@ -224,8 +286,14 @@ def main() -> None:
         size = times["dedup_index_size"]
         print(
             f"store size: {size / 1e6:.1f} MB = x{size / jsonl:.2f} of the JSONL input "
-            f"({size / len(texts):.0f} B/doc)"
+            f"({size / len(texts):.0f} B/doc); by table (dbstat, B/doc on disk / payload):"
         )
+        for name, disk, payload in size_breakdown(folder / "dedup.db"):
+            if disk / len(texts) >= 1:
+                print(f"  {name:26s} {disk / len(texts):7.1f} / {payload / len(texts):7.1f}")
+        print("set codecs on the corpus's sets (B/set, encode CPU s):")
+        for name, (per, secs) in codecs(texts).items():
+            print(f"  {name:32s} {per:7.1f}  {secs:6.2f}")
         print("bytes per document by method (20k documents, file size / documents):")
         for name, value in bytes_per_doc(texts, folder).items():
             print(f"  {name:22s} {value:7.0f}")
@@ -264,8 +332,8 @@ def main() -> None:
         if not args.skip_datasketch:
             ds = datasketch_peer(texts, folder, args.threshold)
             print(
-                f"datasketch MinHashLSH (dict storage; no disk-backed storage installs here: "
-                f"Redis/Cassandra need servers): build {ds['build']:.2f} s "
+                f"datasketch MinHashLSH (dict storage, not disk-backed: its Redis/Cassandra "
+                f"storages need servers), CPU: build {ds['build']:.2f} s "
                 f"(x{ds['build'] / times['dedup_index']:.1f} of dedup --index), pickle "
                 f"{ds['size'] / 1e6:.1f} MB (x{ds['size'] / size:.1f} of the store)"
             )

@@ -115,6 +115,15 @@ def test_keys_that_are_not_unicode_are_refused(tmp_path: Path) -> None:
         b"S\x01\x0c\x00\x00\x00\x00trailing",
         b"S\x01\x0c\xff\xff\xff\x7f" + b"\x00" * 8,  # claims 2**31 values
         b"S\x01\x0c\x02\x00\x00\x00" + b"pco!" + b"\x00" * 16,  # not a pcodec stream
+        b"S\x02",  # format 2 (Golomb-Rice): truncated header
+        b"S\x02\x40\x01\x01\x80",  # width 64 > 32
+        b"S\x02\x0c\x20\x01\x00",  # Rice parameter 32
+        b"S\x02\x0c\x01\x00trailing",  # no values, yet a body
+        b"S\x02\x0c\x01\xff\xff\xff\xff\x0f",  # claims 2**32 values
+        b"S\x02\x0c\x01\x80\x80\x80\x80\x80\x80",  # an unterminated length
+        b"S\x02\x0c\x01\x02\x00",  # two values, no unary one
+        b"S\x02\x0c\x01\x01\x40\x00\x00",  # more than padding after the value
+        b"S\x02\x0a\x00\x01" + b"\x00" * 128 + b"\x80",  # the value 1024 at width 10
     ],
 )
 def test_malformed_set_blobs_raise_format_error(blob: bytes) -> None:
@@ -125,13 +134,25 @@ def test_malformed_set_blobs_raise_format_error(blob: bytes) -> None:
 def test_unsorted_or_repeated_values_are_refused() -> None:
     from pcodec import ChunkConfig, standalone
 
-    good = encode_sets(np.array([1 << 62, 2 << 62], np.uint64), np.array([0, 2]))[0]
+    from neardup._kernels.sets import rice_encode
+    from neardup.sketch.setcodec import encode_sets_pcodec
+
+    values, offsets = np.array([1 << 62, 2 << 62], np.uint64), np.array([0, 2])
+    good = encode_sets_pcodec(values, offsets)[0]  # format 1, as older stores hold
     head = good[:7]
     repeated = standalone.simple_compress(
         np.array([5, 0], np.uint32), ChunkConfig()
     )  # 5, 5: a repeat
     with pytest.raises(FormatError, match="sorted"):
         decode_set(head + repeated)
+    assert (
+        decode_set(good).values.tolist()
+        == decode_set(encode_sets(values, offsets)[0]).values.tolist()
+    )
+    # format 2: the same repeat, Rice-coded with k = 1
+    body = rice_encode(np.array([5, 0], np.uint64), np.array([2]), np.array([1]), np.array([1]))
+    with pytest.raises(FormatError, match="sorted"):
+        decode_set(b"S\x02\x0c\x01\x02" + body.tobytes())
 
 
 @settings(max_examples=60, deadline=None)

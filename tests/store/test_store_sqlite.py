@@ -621,3 +621,44 @@ def test_candidates_equal_a_brute_force_scan(ops: list[tuple[str, Any]], query: 
         assert len(store) == len(model)
         store.compact()
         assert store.stats()["lookup_rows"] == sum(len(row) for _, row in model.values())
+
+
+def test_segments_merge_and_answer_like_one_table(tmp_path: Path) -> None:
+    """Many small batches: tiered merges keep few segments, candidates equal a brute-force
+    scan of every (band, value) ever added, and replaced documents' entries are dropped."""
+    import sqlite3 as sq
+
+    from neardup.store._segments import FANOUT, read_segments
+
+    rng = np.random.default_rng(3)
+    want: dict[tuple[int, int], set[str]] = {}
+    with _open(tmp_path / "s.db") as store:
+        for step in range(40):
+            n = int(rng.integers(1, 60))
+            keys = [f"k{int(x)}" for x in rng.integers(0, 400, size=n)]
+            lookup = rng.integers(0, 50, size=(n, 3))  # small values: shared buckets
+            store.add_many(keys, [k.encode() for k in keys], lookup)
+            last = {k: row for k, row in zip(keys, lookup.tolist(), strict=True)}
+            for pairs in want.values():
+                pairs.difference_update(last)  # a re-added key loses its old entries
+            for k, row in last.items():
+                for band, value in enumerate(row):
+                    want.setdefault((band, value), set()).add(k)
+            if step % 10 == 9:
+                query = rng.integers(0, 50, size=3)
+                got = {k for k, _ in store.candidates(query)}
+                assert got == set().union(
+                    *(want.get((b, int(v)), set()) for b, v in enumerate(query))
+                )
+        conn = sq.connect(tmp_path / "s.db")
+        segments = read_segments(conn)
+        conn.close()
+        levels = [s.level for s in segments]
+        assert all(levels.count(level) < FANOUT for level in set(levels))
+        before = store.stats()["lookup_rows"]
+        dropped = store.compact()
+        assert store.stats()["lookup_rows"] == before - dropped
+        assert store.stats()["lookup_rows"] == sum(len(v) for v in want.values())
+        query = np.array([1, 2, 3])
+        got = {k for k, _ in store.candidates(query)}
+        assert got == set().union(*(want.get((b, int(v)), set()) for b, v in enumerate(query)))

@@ -220,7 +220,7 @@ class MinHashMethod(Method):
 
     def blobs(self, payload: MinHashPayload) -> list[bytes]:
         """Compact blobs (:mod:`neardup.sketch.setcodec`): with verification, the shingle-hash
-        set (cut to ``log2(n) + 10`` bits, delta-coded, pcodec); without, the sketch row
+        set (cut to ``log2(n) + 10`` bits, delta-coded, Golomb-Rice); without, the sketch row
         folded to 32-bit slots."""
         from neardup.sketch.setcodec import encode_rows, encode_sets
 
@@ -244,7 +244,12 @@ class MinHashMethod(Method):
     ) -> list[tuple[float, int | None]]:
         """Each distinct blob is decoded once (a stored document is often many queries'
         candidate)."""
-        from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarities
+        from neardup.sketch.setcodec import (
+            decode_row,
+            decode_sets,
+            row_similarity,
+            set_similarities,
+        )
 
         if not self.config.verify:
             n = self._hasher.num_perm
@@ -256,7 +261,7 @@ class MinHashMethod(Method):
         slot: dict[bytes, int] = {}
         for blob in (*a, *b):
             slot.setdefault(blob, len(slot))
-        sets = [decode_set(blob) for blob in slot]
+        sets = decode_sets(list(slot))  # one kernel call for the batch
         ia = np.array([slot[x] for x in a], dtype=np.int64)
         ib = np.array([slot[y] for y in b], dtype=np.int64)
         return [(sim, None) for sim in set_similarities(sets, ia, ib).tolist()]

@@ -80,6 +80,8 @@ def triples(
 
 
 def blob(sketch: object, index: int) -> bytes:
+    if type(sketch) is bytes:
+        return sketch
     if isinstance(sketch, bytes | bytearray | memoryview):
         return bytes(sketch)
     raise InputError(

@@ -123,7 +123,7 @@ class StoreReads(StoreBase):
             return out
         order = np.argsort(folded, kind="stable")
         sorted_keys, sorted_query = folded[order], query[order]
-        unique = np.unique(sorted_keys)
+        unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
         with self._errors("find candidates"), self._read() as conn:
             try:
                 hit_keys, hit_docs = segment_lookup(conn, unique)

@@ -14,7 +14,7 @@ import xxhash
 
 from neardup.errors import InputError, StoreError
 
-__all__ = ["checksum", "damaged", "doc_row", "integer", "json_list", "text_or_none"]
+__all__ = ["checksum", "checksum_of", "damaged", "doc_row", "integer", "json_list", "text_or_none"]
 
 
 def damaged(path: str, what: str) -> StoreError:
@@ -32,7 +32,12 @@ def checksum(key: str, sketch: bytes) -> int:
         >>> checksum("a", b"x") == checksum("a", b"x") != checksum("b", b"x")
         True
     """
-    digest = xxhash.xxh3_64_intdigest(key.encode("utf-8") + b"\x00" + sketch)
+    return checksum_of(key.encode("utf-8"), sketch)
+
+
+def checksum_of(key: bytes, sketch: bytes) -> int:
+    """:func:`checksum` of an already encoded key."""
+    digest = xxhash.xxh3_64_intdigest(key + b"\x00" + sketch)
     return digest - (1 << 64) if digest >= 1 << 63 else digest
 
 

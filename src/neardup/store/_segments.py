@@ -119,24 +119,23 @@ def encode_segment(
     """
     if not keys.size:
         return None
-    ku = _unsigned(keys)
     dv = docs.astype(np.int64, copy=False)
-    order = np.lexsort((dv, ku))
-    ku, dv = ku[order], dv[order]
-    keep = np.ones(ku.size, dtype=bool)
-    keep[1:] = (ku[1:] != ku[:-1]) | (dv[1:] != dv[:-1])
-    ku, dv = ku[keep], dv[keep]
-    n = int(ku.size)
     doc_lo = int(dv.min())
     doc_bits = max(1, int(dv.max()) - doc_lo).bit_length()
     if doc_bits > 32:
         raise ValueError("a lookup segment spans more than 2**32 document ids")
+    # one sort of (key << 32 | doc offset) orders by key, then document, and finds repeats
+    both = np.sort((_unsigned(keys) << np.uint64(32)) | (dv - doc_lo).astype(np.uint64))
+    both = both[np.concatenate(([True], both[1:] != both[:-1]))]
+    ku = both >> np.uint64(32)
+    offset = both & _MASK32
+    n = int(ku.size)
     bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
     shift = 32 - bucket_bits
     segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]))
     buckets = ku >> np.uint64(shift)
     low = ku & np.uint64((1 << shift) - 1)
-    packed = (low << np.uint64(doc_bits)) | (dv - doc_lo).astype(np.uint64)
+    packed = (low << np.uint64(doc_bits)) | offset
     width = segment.width
     raw = packed.astype("<u8").view(np.uint8).reshape(n, 8)[:, :width].tobytes()
     starts = np.flatnonzero(np.concatenate(([True], buckets[1:] != buckets[:-1])))
@@ -296,15 +295,19 @@ def lookup(conn: sqlite3.Connection, keys: I64) -> tuple[I64, I64]:
     Raises:
         ValueError: a segment or block is damaged.
     """
-    uk = np.unique(_unsigned(keys))
     segments = read_segments(conn)
+    empty = np.zeros(0, dtype=np.int64)
+    if not segments or not keys.size:
+        return empty, empty
+    uk = np.sort(_unsigned(keys))
+    uk = uk[np.concatenate(([True], uk[1:] != uk[:-1]))]
     ids: list[int] = []
     for s in segments:
         inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
         if inside.size:
-            buckets = np.unique(inside >> np.uint64(s.shift)).astype(np.int64)
+            buckets = (inside >> np.uint64(s.shift)).astype(np.int64)  # sorted
+            buckets = buckets[np.concatenate(([True], buckets[1:] != buckets[:-1]))]
             ids.extend(((s.seg << 32) | buckets).tolist())
-    empty = np.zeros(0, dtype=np.int64)
     if not ids:
         return empty, empty
 

@@ -39,7 +39,7 @@ from neardup.errors import (
 from neardup.store._lookup import Lookup, blob, fold, pairs, triples
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import (
-    checksum,
+    checksum_of,
     damaged,
     encodable,
     integer,
@@ -57,6 +57,20 @@ APPLICATION_ID = 0x4E445550
 
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
+
+
+def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
+    """The keys' UTF-8; InputError for a key that is not str or not encodable."""
+    try:
+        return [key.encode("utf-8") for key in keys]
+    except (AttributeError, UnicodeEncodeError):
+        for i, key in enumerate(keys):
+            if not isinstance(key, str):
+                raise InputError(
+                    f"key {i} is a {type(key).__name__}; document keys are str"
+                ) from None
+            encodable(key, i)
+        raise
 
 
 class Store(StoreReads):
@@ -286,13 +300,10 @@ class Store(StoreReads):
                 + ("" if meta is None else f" and {len(meta)} meta values")
                 + "; give exactly one of each per document"
             )
-        last: dict[str, int] = {}
-        for i, key in enumerate(keys):
-            if not isinstance(key, str):
-                raise InputError(f"key {i} is a {type(key).__name__}; document keys are str")
-            encodable(key, i)
-            last[key] = i
-        kept = sorted(last.values())  # each key at its last occurrence (a re-add moves it)
+        encoded = _encoded_keys(keys)
+        last = {key: i for i, key in enumerate(keys)}
+        # each key at its last occurrence (a re-add moves it)
+        kept: Sequence[int] = sorted(last.values()) if len(last) < n else range(n)
         doc_index, bands, values = triples(lookup, n)
         folded = fold(bands, values)
         now = int(time.time())
@@ -314,11 +325,13 @@ class Store(StoreReads):
             base = 0 if row is None else integer(self._path, row[0], "the document counter")
             doc_of = np.full(n, -1, dtype=np.int64)
             doc_of[kept] = np.arange(base + 1, base + 1 + len(kept), dtype=np.int64)
-            rows = []
-            for i in kept:
-                sketch = blob(sketches[i], i)
-                note = None if meta is None else meta[i]
-                rows.append((int(doc_of[i]), keys[i], sketch, checksum(keys[i], sketch), now, note))
+            ids = doc_of.tolist()
+            notes = [None] * n if meta is None else meta
+            blobs = [blob(sketches[i], i) for i in kept]
+            rows = [
+                (ids[i], keys[i], sk, checksum_of(encoded[i], sk), now, notes[i])
+                for i, sk in zip(kept, blobs, strict=True)
+            ]
             conn.executemany(
                 "INSERT INTO docs (rowid, key, sketch, checksum, added, meta) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

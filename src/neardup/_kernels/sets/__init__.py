@@ -18,6 +18,9 @@ __all__ = [
     "bucket_pairs",
     "intersections",
     "jaccard_pairs",
+    "rice_decode",
+    "rice_encode",
+    "rice_sets",
     "sorted_unique",
     "unique_pairs",
     "unique_per_doc",
@@ -171,3 +174,64 @@ def bucket_pairs(
         np.int64(radius if check else -1),
     )
     return a, b, int(over), int(largest)
+
+
+def rice_encode(deltas: U64, counts: I64, k: I64, nbytes: I64) -> npt.NDArray[np.uint8]:
+    """Golomb-Rice bit strings of each document's deltas (``counts[i]`` of them, parameter
+    ``k[i]``): the low ``k`` bits of every delta, most significant first, then every
+    ``delta >> k`` in unary (zeros, then a one), zero-padded to ``nbytes[i]`` bytes.
+
+    Examples:
+        >>> rice_encode(np.array([5, 1], np.uint64), np.array([2]), np.array([1]),
+        ...             np.array([1])).tolist()  # lows 1 1, highs 2 -> 001, 0 -> 1: 11001100
+        [204]
+    """
+    result: npt.NDArray[np.uint8] = engine.kernels("sets").rice_encode(
+        np.ascontiguousarray(deltas, dtype=np.uint64),
+        np.ascontiguousarray(counts, dtype=np.int64),
+        np.ascontiguousarray(k, dtype=np.int64),
+        np.ascontiguousarray(nbytes, dtype=np.int64),
+    )
+    return result
+
+
+def rice_decode(
+    body: npt.NDArray[np.uint8], starts: I64, counts: I64, k: I64
+) -> tuple[U64, npt.NDArray[np.uint8]]:
+    """Decode :func:`rice_encode` bit strings (blob ``i`` is ``body[starts[i]:starts[i+1]]``):
+    the deltas, and per blob 1 if it decoded cleanly, 0 if it is damaged (too short, a
+    missing unary one, more than padding left over).
+
+    Examples:
+        >>> d, ok = rice_decode(np.array([204], np.uint8), np.array([0, 1]), np.array([2]),
+        ...                     np.array([1]))
+        >>> d.tolist(), ok.tolist()
+        ([5, 1], [1])
+    """
+    result: tuple[U64, npt.NDArray[np.uint8]] = engine.kernels("sets").rice_decode(
+        np.ascontiguousarray(body, dtype=np.uint8),
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(counts, dtype=np.int64),
+        np.ascontiguousarray(k, dtype=np.int64),
+    )
+    return result
+
+
+def rice_sets(
+    values: U64, offsets: I64, margin: int, max_width: int
+) -> tuple[npt.NDArray[np.uint8], I64]:
+    """Format-2 blobs of :mod:`neardup.sketch.setcodec` for every document (sorted unique
+    64-bit hashes, CSR) in one buffer; blob ``i`` is ``buffer[starts[i]:starts[i + 1]]``.
+
+    Examples:
+        >>> buf, starts = rice_sets(np.array([1 << 63], np.uint64), np.array([0, 1]), 10, 32)
+        >>> buf.tobytes(), starts.tolist()  # width 10, k 8: 512 = low 0, high 2 (unary 001)
+        (b'S\\x02\\n\\x08\\x01\\x00 ', [0, 7])
+    """
+    result: tuple[npt.NDArray[np.uint8], I64] = engine.kernels("sets").rice_sets(
+        np.ascontiguousarray(values, dtype=np.uint64),
+        np.ascontiguousarray(offsets, dtype=np.int64),
+        int(margin),
+        int(max_width),
+    )
+    return result

@@ -14,6 +14,9 @@ __all__ = [
     "center_pass",
     "components",
     "intersections",
+    "rice_decode",
+    "rice_encode",
+    "rice_sets",
     "unique_pairs",
     "unique_per_doc",
     "unique_per_doc32",
@@ -239,3 +242,156 @@ def center_pass(indptr, nbr, edge, sim):  # type: ignore[no-untyped-def]
             elif root[v] == u and sim[edge[k]] > to_root[v]:
                 to_root[v] = sim[edge[k]]
     return root, to_root
+
+
+@njit()
+def rice_encode(deltas, counts, k, nbytes):  # type: ignore[no-untyped-def]
+    """Golomb-Rice bit strings, one per document, each padded to ``nbytes[i]`` bytes."""
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    for i in range(len(counts)):
+        starts[i + 1] = starts[i] + nbytes[i]
+    out = np.zeros(starts[-1], dtype=np.uint8)
+    j = 0
+    for i in range(len(counts)):
+        kk = k[i]
+        bit = starts[i] * 8
+        for r in range(counts[i]):  # low parts, most significant bit first
+            d = deltas[j + r]
+            for t in range(kk - 1, -1, -1):
+                if (d >> np.uint64(t)) & np.uint64(1):
+                    out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
+                bit += 1
+        for r in range(counts[i]):  # high parts in unary: zeros, then a one
+            bit += np.int64(deltas[j + r] >> np.uint64(kk))
+            out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
+            bit += 1
+        j += counts[i]
+    return out
+
+
+@njit()
+def rice_decode(body, starts, counts, k):  # type: ignore[no-untyped-def]
+    """Deltas of every blob's bit string, and 1 per blob that decodes cleanly (0: damaged)."""
+    total = 0
+    for i in range(len(counts)):
+        total += counts[i]
+    deltas = np.zeros(total, dtype=np.uint64)
+    ok = np.ones(len(counts), dtype=np.uint8)
+    j = 0
+    for i in range(len(counts)):
+        kk = k[i]
+        bit = starts[i] * 8
+        end = starts[i + 1] * 8
+        n = counts[i]
+        if bit + n * kk > end:
+            ok[i] = 0
+            j += n
+            continue
+        for r in range(n):
+            v = np.uint64(0)
+            for _ in range(kk):
+                v = (v << np.uint64(1)) | np.uint64((body[bit >> 3] >> (7 - (bit & 7))) & 1)
+                bit += 1
+            deltas[j + r] = v
+        for r in range(n):
+            q = np.uint64(0)
+            while bit < end and not (body[bit >> 3] >> (7 - (bit & 7))) & 1:
+                q += np.uint64(1)
+                bit += 1
+            if bit >= end or q >= np.uint64(1 << 32):
+                ok[i] = 0
+                break
+            bit += 1
+            deltas[j + r] |= q << np.uint64(kk)
+        if ok[i] and end - bit >= 8:
+            ok[i] = 0  # more than padding after the last value
+        j += n
+    return deltas, ok
+
+
+@njit()
+def _bit_length(x):  # type: ignore[no-untyped-def]
+    n = 0
+    while x > 0:
+        x >>= 1
+        n += 1
+    return n
+
+
+@njit()
+def rice_sets(values, offsets, margin, max_width):  # type: ignore[no-untyped-def]
+    """Format-2 set blobs (see :mod:`neardup.sketch.setcodec`) of every document, one buffer."""
+    n_docs = len(offsets) - 1
+    widths = np.zeros(n_docs, dtype=np.int64)
+    ks = np.zeros(n_docs, dtype=np.int64)
+    counts = np.zeros(n_docs, dtype=np.int64)
+    starts = np.zeros(n_docs + 1, dtype=np.int64)
+    for i in range(n_docs):
+        lo, hi = offsets[i], offsets[i + 1]
+        w = min(max_width, _bit_length(hi - lo - 1) + margin) if hi - lo > 1 else margin
+        shift = np.uint64(64 - w)
+        n = 0
+        total = np.uint64(0)
+        prev = np.uint64(0)
+        for j in range(lo, hi):
+            c = values[j] >> shift
+            if n == 0 or c != prev:
+                total += c - prev if n else c
+                prev = c
+                n += 1
+        mean = np.int64(total // np.uint64(n)) if n else 0  # total < 2**32: the last value
+        base = _bit_length(mean) - 1 if mean else 0
+        best_k, best = 0, -1
+        for step in range(-1, 2):
+            k = min(max(base + step, 0), max_width - 1)
+            cost = n * (k + 1)
+            prev = np.uint64(0)
+            first = True
+            for j in range(lo, hi):
+                c = values[j] >> shift
+                if first or c != prev:
+                    cost += np.int64((c - prev if not first else c) >> np.uint64(k))
+                    prev = c
+                    first = False
+            if best < 0 or cost < best:
+                best_k, best = k, cost
+        widths[i], ks[i], counts[i] = w, best_k, n
+        head = 4 + max(1, (_bit_length(n) + 6) // 7)
+        starts[i + 1] = starts[i] + head + ((best + 7) // 8 if n else 0)
+    out = np.zeros(starts[-1], dtype=np.uint8)
+    for i in range(n_docs):
+        at = starts[i]
+        out[at], out[at + 1], out[at + 2], out[at + 3] = 0x53, 0x02, widths[i], ks[i]
+        at += 4
+        n = counts[i]
+        while True:
+            byte = n & 0x7F
+            n >>= 7
+            out[at] = byte | (0x80 if n else 0)
+            at += 1
+            if not n:
+                break
+        lo, hi = offsets[i], offsets[i + 1]
+        shift = np.uint64(64 - widths[i])
+        kk = ks[i]
+        bit = at * 8
+        for part in range(2):  # the low parts, then the unary high parts
+            prev = np.uint64(0)
+            first = True
+            for j in range(lo, hi):
+                c = values[j] >> shift
+                if not first and c == prev:
+                    continue
+                d = c - prev if not first else c
+                prev = c
+                first = False
+                if part == 0:
+                    for t in range(kk - 1, -1, -1):
+                        if (d >> np.uint64(t)) & np.uint64(1):
+                            out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
+                        bit += 1
+                else:
+                    bit += np.int64(d >> np.uint64(kk))
+                    out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
+                    bit += 1
+    return out, starts
