@@ -136,7 +136,7 @@ def annotate_records(
             if fmt == "csv":
                 columns.update(dict.fromkeys(record))
         if pa is not None:
-            inferred = pa.Table.from_pylist([r for _, _, r in batch]).schema
+            inferred = _infer(pa, [r for _, _, r in batch], out)
             schema = inferred if schema is None else _unify(pa, schema, inferred, out)
     plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
     if missing and method is not None:
@@ -177,16 +177,28 @@ def annotate_records(
     return write_records(rows(), out, columns=cols, schema=schema)
 
 
+def _mixed_types(out: Path, exc: BaseException) -> NeardupError:
+    from neardup.errors import InputError
+
+    return InputError(
+        f"{out}: the records' fields differ in type across the inputs ({exc}); "
+        "annotate to .jsonl instead"
+    )
+
+
+def _infer(pa: Any, rows: list[dict[str, object]], out: Path) -> Any:
+    """The Parquet schema of one batch of records (a field of two types in it is refused)."""
+    try:
+        return pa.Table.from_pylist(rows).schema
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise _mixed_types(out, exc) from None
+
+
 def _unify(pa: Any, a: Any, b: Any, out: Path) -> Any:
     try:
         return pa.unify_schemas([a, b], promote_options="permissive")
     except (pa.ArrowException, TypeError, ValueError) as exc:
-        from neardup.errors import InputError
-
-        raise InputError(
-            f"{out}: the records' fields differ in type across the inputs ({exc}); "
-            "annotate to .jsonl instead"
-        ) from None
+        raise _mixed_types(out, exc) from None
 
 
 def _fill_similarities(

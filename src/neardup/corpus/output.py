@@ -33,6 +33,19 @@ def check_target(target: Path, *, force: bool) -> None:
     )
 
 
+def _umask() -> int:
+    """The process umask (read by setting it, and set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _give_default_mode(path: Path, *, folder: bool) -> None:
+    """Give a temporary file (0600) or folder (0700) the mode a plain ``open`` / ``mkdir``
+    would have given the target, so the renamed output is not private to its writer."""
+    os.chmod(path, (0o777 if folder else 0o666) & ~_umask())
+
+
 @contextlib.contextmanager
 def atomic_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
     """Yield a fresh temporary folder beside ``target``; on success it replaces ``target``.
@@ -54,6 +67,7 @@ def atomic_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
+        _give_default_mode(tmp, folder=True)
         yield tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -82,6 +96,7 @@ def atomic_file(target: Path, *, force: bool = True) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(name)
     try:
+        _give_default_mode(tmp, folder=False)
         yield tmp
     except BaseException:
         tmp.unlink(missing_ok=True)
