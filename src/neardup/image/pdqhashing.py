@@ -36,8 +36,7 @@ Algorithm" (2019), and ``pdqhashing.cpp``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -45,8 +44,8 @@ import numpy.typing as npt
 
 from neardup._extras import require_extra
 from neardup._kernels import engine
-from neardup.errors import ConfigError, DecodeError, InputError
-from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, describe, opened
+from neardup.errors import DecodeError, InputError
+from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, describe, map_threads, opened
 from neardup.image.value import ImageHash, ImageHashParams
 
 __all__ = [
@@ -348,18 +347,11 @@ def pdq_codes(
         >>> out.codes.shape, out.hashes()[2] == pdq(imgs[2])[0]
         ((3, 8, 4), True)
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
 
     def work(src: PDQSource) -> tuple[F32, int]:
         return _one(src, exif_transpose, jpeg_draft, max_pixels)
 
-    items: Sequence[PDQSource] = images if isinstance(images, Sequence) else list(images)
-    if workers > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(work, items))
-    else:
-        results = [work(x) for x in items]
+    results = map_threads(work, images, workers)
     if not results:
         shape = (0, 8, 4) if dihedral else (0, 4)
         return PDQCodes(np.zeros(shape, np.uint64), np.zeros(0, np.int64))
@@ -409,8 +401,6 @@ def pdq_variant_codes(
         >>> v.codes.shape, v.hashes()[0] == pdq(rgb)[0]
         ((1, 21, 4), True)
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
     mirrored = mirrored and dihedral
 
     def work(src: PDQSource) -> tuple[list[F32], list[F32], int]:
@@ -428,12 +418,7 @@ def pdq_variant_codes(
                 plain.append(_dct(kind, part)[0])
         return turned, plain, quality
 
-    items: Sequence[PDQSource] = images if isinstance(images, Sequence) else list(images)
-    if workers > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(work, items))
-    else:
-        results = [work(x) for x in items]
+    results = map_threads(work, images, workers)
     per = (8 if dihedral else 1) * (2 if mirrored else 1) + (5 if crops else 0)
     if not results:
         return PDQCodes(np.zeros((0, per, 4), np.uint64), np.zeros(0, np.int64))
