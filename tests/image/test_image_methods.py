@@ -14,7 +14,8 @@ pytest.importorskip("imagehash")
 from PIL import Image
 
 from neardup.errors import ConfigError
-from neardup.image import dhash, pdq, pdq_dihedral
+from neardup.image import dhash, pdq, pdq_variant_codes
+from neardup.image.pdqhashing import codes_to_hashes
 from neardup.io import Document
 from neardup.methods import REGISTRY, make_method, method_info
 from neardup.methods.image import VariantCollector, dihedral_images
@@ -35,6 +36,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[Document]:
     photo.transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(d / "b_mirror.png")
     photo.transpose(Image.Transpose.ROTATE_90).save(d / "c_rot90.png")
     photo.crop((int(w * 0.05), int(h * 0.05), w, h)).save(d / "d_crop.png")
+    dx, dy = int(w * 0.05), int(h * 0.05)
+    photo.crop((dx, dy, w - dx, h - dy)).save(d / "e_crop10.png")
     rng = np.random.default_rng(5)
     for i in range(3):  # random blobs: smooth, photo-like quality, unrelated to each other
         small = rng.integers(0, 256, (6, 8, 3), dtype=np.uint8)
@@ -72,9 +75,10 @@ def test_dihedral_matches_mirror_and_rotation(corpus: list[Document], method: st
 def test_pdq_pairs_and_distances_equal_the_hashes(corpus: list[Document]) -> None:
     result = dedup(corpus, method="pdq", dihedral=True, threshold=0.8)
     by_id = {d.id: d.path for d in corpus}
+    assert len(result.pairs) >= 3
     for p in result.pairs:
-        ha, _ = pdq_dihedral(by_id[p.a])
-        hb, _ = pdq_dihedral(by_id[p.b])
+        ha = codes_to_hashes(pdq_variant_codes([by_id[p.a]]).codes[0])
+        hb = codes_to_hashes(pdq_variant_codes([by_id[p.b]]).codes[0])
         want = min(x.distance(y) for x in ha for y in hb)
         assert p.distance == want and p.similarity == pytest.approx(1 - want / 256)
 
@@ -90,6 +94,13 @@ def test_pdq_quality_gating_is_logged(caplog: pytest.LogCaptureFixture, tmp_path
         assert _pairs(docs, "pdq") == set()
     assert "flat: PDQ quality 0 is below min_quality 50" in caplog.text
     assert _pairs(docs, "pdq", min_quality=0) == {("flat", "flat2")}
+
+
+def test_pdq_crops_match_the_centred_crop(corpus: list[Document]) -> None:
+    assert ("a_photo.png", "e_crop10.png") not in _pairs(corpus, "pdq")
+    assert ("a_photo.png", "e_crop10.png") in _pairs(corpus, "pdq", crops=True)
+    sim, d = make_method("pdq", crops=True).compare(corpus[4], corpus[0])
+    assert d is not None and d <= 31 and sim == 1 - d / 256
 
 
 def test_crop_resistant_matches_the_crop(corpus: list[Document]) -> None:

@@ -270,3 +270,16 @@ def test_quality_is_low_for_flat_images_and_jpeg_draft_is_close() -> None:
     full = pdq_codes([buf.getvalue()]).hashes()[0]
     draft = pdq_codes([buf.getvalue()], jpeg_draft=True).hashes()[0]
     assert full.distance(draft) <= 24
+
+
+def test_variant_codes_are_the_hashes_of_their_pixels() -> None:
+    from neardup.image.pdqhashing import _crop_boxes, pdq_variant_codes
+
+    for rgb in _photo_like()[:3] + _random_images(3, seed=17):
+        v = pdq_variant_codes([rgb], crops=True).codes[0]
+        assert codes_to_hashes(v[:8]) == pdq_dihedral(rgb)[0]
+        assert codes_to_hashes(v[8:16]) == pdq_dihedral(np.ascontiguousarray(rgb[:, ::-1]))[0]
+        for row, (top, left, h, w) in zip(v[16:], _crop_boxes(*rgb.shape[:2]), strict=True):
+            part = np.ascontiguousarray(rgb[top : top + h, left : left + w])
+            assert codes_to_hashes(row[None])[0] == pdq(part)[0]
+        assert pdq_variant_codes([rgb], dihedral=False).codes.shape == (1, 1, 4)

@@ -28,7 +28,7 @@ from neardup.image.cropresistant import (
 )
 from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource
 from neardup.image.hashes import hash_image, hash_many
-from neardup.image.pdqhashing import pdq, pdq_codes, pdq_dihedral, pdq_many
+from neardup.image.pdqhashing import pdq, pdq_codes, pdq_dihedral, pdq_many, pdq_variant_codes
 from neardup.image.value import METHODS, PRESETS, ImageHash, ImageHashParams
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "pdq_codes",
     "pdq_dihedral",
     "pdq_many",
+    "pdq_variant_codes",
     "phash",
     "whash",
 ]

@@ -26,8 +26,7 @@ Hashing", ARES 2014, doi:10.1109/ARES.2014.85.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,7 +34,7 @@ import numpy.typing as npt
 
 from neardup._extras import require_extra
 from neardup.errors import ConfigError, IncompatibleSketchError
-from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, opened
+from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, map_threads, opened
 from neardup.image.hashes import hash_many
 from neardup.image.value import ImageHash, ImageHashParams
 
@@ -266,8 +265,6 @@ def crop_resistant_many(
         As :func:`crop_resistant_hash`.
     """
     params = _check_method(method)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
 
     def work(src: ImageSource) -> list[PILImage.Image]:
         return _crops(
@@ -279,12 +276,7 @@ def crop_resistant_many(
             max_pixels,
         )
 
-    items: Sequence[ImageSource] = images if isinstance(images, Sequence) else list(images)
-    if workers > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            crops = list(pool.map(work, items))
-    else:
-        crops = [work(x) for x in items]
+    crops = map_threads(work, images, workers)
     flat = [c for cs in crops for c in cs]
     hashes = hash_many(flat, params=params, max_pixels=max_pixels)
     out, k = [], 0

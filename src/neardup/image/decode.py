@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Union
+from typing import IO, TYPE_CHECKING, TypeVar, Union
 
 from neardup._extras import require_extra
 from neardup.errors import DecodeError, InputTooLargeError, NeardupError
@@ -25,7 +26,10 @@ from neardup.errors import DecodeError, InputTooLargeError, NeardupError
 if TYPE_CHECKING:
     from PIL import Image as PILImage
 
-__all__ = ["DEFAULT_MAX_PIXELS", "ImageSource", "describe", "opened"]
+__all__ = ["DEFAULT_MAX_PIXELS", "ImageSource", "describe", "map_threads", "opened"]
+
+_S = TypeVar("_S")
+_R = TypeVar("_R")
 
 #: Default cap on width x height: Pillow's own default ``Image.MAX_IMAGE_PIXELS``
 #: (``1024 * 1024 * 1024 // 4 // 3``, about 89.5 Mpixel, about 358 MB as RGBA).
@@ -132,3 +136,21 @@ def opened(
                 f"{exc}); re-export or re-download the file"
             ) from exc
         yield im
+
+
+def map_threads(fn: Callable[[_S], _R], items: Iterable[_S], workers: int) -> list[_R]:
+    """``[fn(x) for x in items]``, in ``workers`` threads when more than one (Pillow decodes
+    and the numba kernels run without the GIL), results in input order.
+
+    Raises:
+        ConfigError: ``workers`` is not a positive integer.
+    """
+    from neardup.errors import ConfigError
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
+    seq = list(items)
+    if workers == 1 or len(seq) < 2:
+        return [fn(x) for x in seq]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, seq))

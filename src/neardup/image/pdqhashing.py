@@ -36,8 +36,7 @@ Algorithm" (2019), and ``pdqhashing.cpp``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -45,11 +44,12 @@ import numpy.typing as npt
 
 from neardup._extras import require_extra
 from neardup._kernels import engine
-from neardup.errors import ConfigError, DecodeError, InputError
-from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, describe, opened
+from neardup.errors import DecodeError, InputError
+from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, describe, map_threads, opened
 from neardup.image.value import ImageHash, ImageHashParams
 
 __all__ = [
+    "CROP_ANCHORS",
     "DIHEDRAL",
     "PDQ_BITS",
     "PDQ_MATCH_DISTANCE",
@@ -62,6 +62,7 @@ __all__ = [
     "pdq_codes",
     "pdq_dihedral",
     "pdq_many",
+    "pdq_variant_codes",
 ]
 
 logger = logging.getLogger(__name__)
@@ -308,7 +309,7 @@ class PDQCodes:
 
     def hashes(self) -> list[ImageHash]:
         """The original (untransformed) hashes as :class:`ImageHash` values."""
-        c = self.codes if self.codes.ndim == 2 else self.codes[:, 0, :]
+        c = self.codes if self.codes.ndim == 2 else self.codes[:, 0, :]  # variant 0: itself
         return codes_to_hashes(c)
 
 
@@ -346,18 +347,11 @@ def pdq_codes(
         >>> out.codes.shape, out.hashes()[2] == pdq(imgs[2])[0]
         ((3, 8, 4), True)
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
 
     def work(src: PDQSource) -> tuple[F32, int]:
         return _one(src, exif_transpose, jpeg_draft, max_pixels)
 
-    items: Sequence[PDQSource] = images if isinstance(images, Sequence) else list(images)
-    if workers > 1 and len(items) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(work, items))
-    else:
-        results = [work(x) for x in items]
+    results = map_threads(work, images, workers)
     if not results:
         shape = (0, 8, 4) if dihedral else (0, 4)
         return PDQCodes(np.zeros(shape, np.uint64), np.zeros(0, np.int64))
@@ -366,6 +360,74 @@ def pdq_codes(
     codes = _bits(dihedral_dct(dcts) if dihedral else dcts)
     logger.debug("PDQ-hashed %d images", len(results))
     return PDQCodes(codes, quality)
+
+
+#: The crops :func:`pdq_variant_codes` adds with ``crops=True``: 90% of each side, centred and
+#: at the four corners, as ``(left, top)`` fractions of the 10% margin.
+CROP_ANCHORS: tuple[tuple[float, float], ...] = ((0.5, 0.5), (0, 0), (1, 0), (0, 1), (1, 1))
+
+
+def _crop_boxes(rows: int, cols: int) -> list[tuple[int, int, int, int]]:
+    mr, mc = rows // 10, cols // 10
+    return [(round(fr * mr), round(fc * mc), rows - mr, cols - mc) for fc, fr in CROP_ANCHORS]
+
+
+def pdq_variant_codes(
+    images: Iterable[PDQSource],
+    *,
+    dihedral: bool = True,
+    mirrored: bool = True,
+    crops: bool = False,
+    workers: int = 1,
+    exif_transpose: bool = False,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> PDQCodes:
+    """Index-time variants of every image for mirror-, rotation- and crop-proof matching.
+
+    Per image, in this order: the 8 dihedral hashes (``dihedral``; else the hash alone); with
+    ``mirrored`` also the 8 dihedral hashes of the left-right mirrored pixels (the DCT's
+    dihedral hashes are not exactly the hashes of the transformed pixels: even box windows
+    and floor decimation shift samples by up to a pixel; a second pixel basis brings the
+    mirrored and rotated copies back within Meta's distance); with ``crops`` the hashes of
+    the 5 crops to 90% of each side (:data:`CROP_ANCHORS`), so a copy cropped by 10% matches
+    one of them. The quality is the original's.
+
+    Returns:
+        ``codes`` of shape ``(n, variants, 4)``.
+
+    Examples:
+        >>> rgb = np.random.default_rng(3).integers(0, 256, (60, 80, 3), dtype=np.uint8)
+        >>> v = pdq_variant_codes([rgb], crops=True)
+        >>> v.codes.shape, v.hashes()[0] == pdq(rgb)[0]
+        ((1, 21, 4), True)
+    """
+    mirrored = mirrored and dihedral
+
+    def work(src: PDQSource) -> tuple[list[F32], list[F32], int]:
+        kind, pixels = _pixels(
+            src, exif_transpose=exif_transpose, jpeg_draft=False, max_pixels=max_pixels
+        )
+        base, quality = _dct(kind, pixels)
+        turned = [base]
+        if mirrored:
+            turned.append(_dct(kind, np.ascontiguousarray(pixels[:, ::-1]))[0])
+        plain = []
+        if crops:
+            for top, left, rows, cols in _crop_boxes(pixels.shape[0], pixels.shape[1]):
+                part = np.ascontiguousarray(pixels[top : top + rows, left : left + cols])
+                plain.append(_dct(kind, part)[0])
+        return turned, plain, quality
+
+    results = map_threads(work, images, workers)
+    per = (8 if dihedral else 1) * (2 if mirrored else 1) + (5 if crops else 0)
+    if not results:
+        return PDQCodes(np.zeros((0, per, 4), np.uint64), np.zeros(0, np.int64))
+    turned = np.stack([np.stack(r[0]) for r in results])  # (n, bases, 16, 16)
+    parts = [_bits(dihedral_dct(turned) if dihedral else turned).reshape(len(results), -1, 4)]
+    if crops:
+        parts.append(_bits(np.stack([np.stack(r[1]) for r in results])))
+    quality = np.array([r[2] for r in results], dtype=np.int64)
+    return PDQCodes(np.concatenate(parts, axis=1), quality)
 
 
 def pdq_many(

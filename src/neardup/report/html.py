@@ -326,7 +326,9 @@ def render_html(
         max_diff_lines: Rows per diff.
         max_text_chars: Characters of each text that a diff compares.
         max_bytes: Budget for the embedded snippets, details and thumbnails; clusters get
-            them largest first until it is spent.
+            them largest first until it is spent. Image clusters past it still get their
+            representative's thumbnail, so every listed image cluster shows one (up to
+            ``max_thumbnails`` images in all).
         max_thumbnails: Distinct images turned into thumbnails.
         thumbnail_size: Longest side of a thumbnail in pixels (the overlay shows it whole).
         page_size: Clusters per page of the list.
@@ -399,6 +401,12 @@ def render_html(
             else:
                 spent = True
                 b.diffs = diffs_before
+        if detail < 0 and thumbs.is_image(c.representative) and rep not in b.thumb:
+            # past the details budget an image cluster still shows its representative: the
+            # thumbnail cap (max_thumbnails) bounds these, and the notes say when it stops
+            uri = thumbs.uri(c.representative)
+            if uri is not None:
+                b.thumb[rep] = uri
         index.append([c.id, len(c.members), rep, lo, hi, len(ps), members, detail])
     data = {
         "clusters": index,
