@@ -222,6 +222,11 @@ with PersistentIndex.open(path, readonly=True) as index:
         index.query([d])
         one.append(time.perf_counter() - s)
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+try:  # ru_maxrss keeps the parent's high-water mark across fork + exec; VmHWM does not
+    with open("/proc/self/status") as fh:
+        rss = next(int(x.split()[1]) for x in fh if x.startswith("VmHWM")) / 1024
+except OSError:
+    pass
 print(json.dumps({"open": t1 - t0, "batch": (t3 - t2) / len(docs), "hits": len(hits),
                   "single_ms": sorted(one)[len(one) // 2] * 1e3, "rss_mb": rss}))
 """
