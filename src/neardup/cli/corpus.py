@@ -99,7 +99,7 @@ def lines_cmd(
     type=click.IntRange(1024),
     default=32 * 1024 * 1024,
     show_default=True,
-    help="Text per suffix-array shard; bounds memory (about 26 bytes per shard byte).",
+    help="Text per suffix-array shard; bounds memory (about 24 bytes per shard byte).",
 )
 @_corpus_inputs
 @errors
