@@ -129,6 +129,10 @@ def _exercise() -> None:
     bucket_pairs(keys, np.array([2, 1, 0]), 4, codes=np.zeros((3, 1), np.uint64), radius=2)
     components(3, np.array([0]), np.array([2]))
     _exercise_datasketch_family()
+    pdq = engine.kernels("pdq")  # the image PDQ kernels (numpy arrays only, no Pillow)
+    rgb = np.zeros((70, 90, 3), np.uint8)
+    pdq.pdq_rgb(rgb)
+    pdq.pdq_float(rgb[:, :, 0].astype(np.float32))
     import json
     import tempfile
     from pathlib import Path
