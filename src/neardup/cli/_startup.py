@@ -1,0 +1,63 @@
+"""Start-up cuts that only the ``neardup`` process may make (never the library).
+
+numba's ``numba.np.arraymath`` probes for BLAS when it is imported (numba 0.68:
+``_HAVE_BLAS = _check_blas()``, which calls ``numba.np.linalg.ensure_blas`` and so imports
+``scipy.linalg``; about 0.3 CPU-s, the largest fixed cost of a warm run). The flag it sets is read
+in one place only, ``_get_inner_prod``, which picks BLAS for ``np.convolve``/``np.correlate`` of
+floats. No neardup kernel calls them, so in the CLI process the probe is answered "no BLAS"
+without importing scipy. Every real linear-algebra call (``np.dot``, ``np.linalg.*``) still calls
+``ensure_blas`` itself, at compile time, and gets the real one: it is restored as soon as the probe
+has run. A library user's process is never touched, since their own numba code may want BLAS.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["skip_blas_probe"]
+
+_ARRAYMATH = "numba.np.arraymath"
+
+
+class _BlasProbeFinder(importlib.abc.MetaPathFinder):
+    """Answers numba's import-time BLAS probe once, then leaves the import system as it was."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != _ARRAYMATH:
+            return None
+        sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
+        try:
+            import numba.np.linalg as linalg
+        except ImportError:  # pragma: no cover - numba layout changed; probe as usual
+            return None
+        real = getattr(linalg, "ensure_blas", None)
+        if real is None:  # pragma: no cover - numba layout changed; probe as usual
+            return None
+
+        def probe() -> None:
+            # called once, by arraymath._check_blas, while arraymath executes
+            linalg.ensure_blas = real
+            module = sys.modules.get(_ARRAYMATH)
+            if module is not None:
+                setattr(module, "ensure_blas", real)
+            raise ImportError("BLAS probe skipped by the neardup command line")
+
+        linalg.ensure_blas = probe
+        return None  # the normal finders import arraymath, which runs the probe
+
+
+def skip_blas_probe() -> None:
+    """Make numba skip its import-time scipy.linalg probe, if numba has not made it yet."""
+    if _ARRAYMATH in sys.modules:
+        return
+    if not any(isinstance(finder, _BlasProbeFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _BlasProbeFinder())
