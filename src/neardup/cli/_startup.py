@@ -48,7 +48,7 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
             linalg.ensure_blas = real
             module = sys.modules.get(_ARRAYMATH)
             if module is not None:
-                setattr(module, "ensure_blas", real)
+                module.ensure_blas = real  # type: ignore[attr-defined]
             raise ImportError("BLAS probe skipped by the neardup command line")
 
         linalg.ensure_blas = probe
