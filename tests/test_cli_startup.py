@@ -69,3 +69,21 @@ def test_cli_process_does_not_import_scipy_linalg() -> None:
         """
     )
     assert out.splitlines()[-1] == "False"
+
+
+def test_coverage_import_skipped_only_for_numba_when_nothing_measures() -> None:
+    out = _run(
+        """
+        import sys
+        if "coverage" in sys.modules:  # run under coverage: numba must see it
+            print("measured")
+            raise SystemExit
+        from neardup.cli._startup import skip_blas_probe
+        skip_blas_probe()
+        import numba.misc.coverage_support as support
+        print(support.coverage_available, "coverage" in sys.modules)
+        """
+    )
+    if out == "measured":
+        pytest.skip("the child runs under coverage, so numba must import it")
+    assert out == "False False"

@@ -8,6 +8,11 @@ floats. No neardup kernel calls them, so in the CLI process the probe is answere
 without importing scipy. Every real linear-algebra call (``np.dot``, ``np.linalg.*``) still calls
 ``ensure_blas`` itself, at compile time, and gets the real one: it is restored as soon as the probe
 has run. A library user's process is never touched, since their own numba code may want BLAS.
+
+Likewise ``numba.misc.coverage_support`` imports ``coverage`` (if installed) only to report the
+lines of compiled code to a running coverage measurement. When ``coverage`` is not already
+imported, nothing is measuring the CLI process, so that import is skipped (and only that one: a
+later ``import coverage`` works as usual).
 """
 
 from __future__ import annotations
@@ -21,6 +26,25 @@ from types import ModuleType
 __all__ = ["skip_blas_probe"]
 
 _ARRAYMATH = "numba.np.arraymath"
+_COVERAGE_SUPPORT = "numba.misc.coverage_support"
+
+
+class _WithoutCoverage(importlib.abc.Loader):
+    """Runs one module with ``import coverage`` failing, then lets ``coverage`` import again."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        sys.modules["coverage"] = None  # type: ignore[assignment]
+        try:
+            self._loader.exec_module(module)
+        finally:
+            if sys.modules.get("coverage", 0) is None:
+                del sys.modules["coverage"]
 
 
 class _BlasProbeFinder(importlib.abc.MetaPathFinder):
@@ -32,6 +56,8 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
+        if fullname == _COVERAGE_SUPPORT:
+            return self._without_coverage(fullname, path)
         if fullname != _ARRAYMATH:
             return None
         sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
@@ -53,6 +79,18 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
 
         linalg.ensure_blas = probe
         return None  # the normal finders import arraymath, which runs the probe
+
+    @staticmethod
+    def _without_coverage(
+        fullname: str, path: Sequence[str] | None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if "coverage" in sys.modules:  # something is measuring: numba must see it
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - numba layout changed
+            return None
+        spec.loader = _WithoutCoverage(spec.loader)
+        return spec
 
 
 def skip_blas_probe() -> None:
