@@ -15,6 +15,7 @@ import sys
 import click
 
 from neardup import __version__
+from neardup.cli._startup import skip_blas_probe
 from neardup.cli.corpus import lines_cmd, substrings_cmd
 from neardup.cli.dedup import dedup_cmd
 from neardup.cli.eval import eval_cmd
@@ -30,6 +31,7 @@ __all__ = ["main"]
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv: debug).")
 def main(verbose: int) -> None:
     """Find near-duplicate text and images: fingerprints, indexes, dedup and reports."""
+    skip_blas_probe()
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("neardup: %(levelname)s: %(message)s"))

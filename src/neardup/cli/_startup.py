@@ -1,0 +1,101 @@
+"""Start-up cuts that only the ``neardup`` process may make (never the library).
+
+numba's ``numba.np.arraymath`` probes for BLAS when it is imported (numba 0.68:
+``_HAVE_BLAS = _check_blas()``, which calls ``numba.np.linalg.ensure_blas`` and so imports
+``scipy.linalg``; about 0.3 CPU-s, the largest fixed cost of a warm run). The flag it sets is read
+in one place only, ``_get_inner_prod``, which picks BLAS for ``np.convolve``/``np.correlate`` of
+floats. No neardup kernel calls them, so in the CLI process the probe is answered "no BLAS"
+without importing scipy. Every real linear-algebra call (``np.dot``, ``np.linalg.*``) still calls
+``ensure_blas`` itself, at compile time, and gets the real one: it is restored as soon as the probe
+has run. A library user's process is never touched, since their own numba code may want BLAS.
+
+Likewise ``numba.misc.coverage_support`` imports ``coverage`` (if installed) only to report the
+lines of compiled code to a running coverage measurement. When ``coverage`` is not already
+imported, nothing is measuring the CLI process, so that import is skipped (and only that one: a
+later ``import coverage`` works as usual).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["skip_blas_probe"]
+
+_ARRAYMATH = "numba.np.arraymath"
+_COVERAGE_SUPPORT = "numba.misc.coverage_support"
+
+
+class _WithoutCoverage(importlib.abc.Loader):
+    """Runs one module with ``import coverage`` failing, then lets ``coverage`` import again."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        sys.modules["coverage"] = None  # type: ignore[assignment]
+        try:
+            self._loader.exec_module(module)
+        finally:
+            if sys.modules.get("coverage", 0) is None:
+                del sys.modules["coverage"]
+
+
+class _BlasProbeFinder(importlib.abc.MetaPathFinder):
+    """Answers numba's import-time BLAS probe once, then leaves the import system as it was."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname == _COVERAGE_SUPPORT:
+            return self._without_coverage(fullname, path)
+        if fullname != _ARRAYMATH:
+            return None
+        sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
+        try:
+            import numba.np.linalg as linalg
+        except ImportError:  # pragma: no cover - numba layout changed; probe as usual
+            return None
+        real = getattr(linalg, "ensure_blas", None)
+        if real is None:  # pragma: no cover - numba layout changed; probe as usual
+            return None
+
+        def probe() -> None:
+            # called once, by arraymath._check_blas, while arraymath executes
+            linalg.ensure_blas = real
+            module = sys.modules.get(_ARRAYMATH)
+            if module is not None:
+                module.ensure_blas = real  # type: ignore[attr-defined]
+            raise ImportError("BLAS probe skipped by the neardup command line")
+
+        linalg.ensure_blas = probe
+        return None  # the normal finders import arraymath, which runs the probe
+
+    @staticmethod
+    def _without_coverage(
+        fullname: str, path: Sequence[str] | None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if "coverage" in sys.modules:  # something is measuring: numba must see it
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:  # pragma: no cover - numba layout changed
+            return None
+        spec.loader = _WithoutCoverage(spec.loader)
+        return spec
+
+
+def skip_blas_probe() -> None:
+    """Make numba skip its import-time scipy.linalg probe, if numba has not made it yet."""
+    if _ARRAYMATH in sys.modules:
+        return
+    if not any(isinstance(finder, _BlasProbeFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _BlasProbeFinder())
