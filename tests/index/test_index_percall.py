@@ -97,6 +97,51 @@ def test_lsh_per_call_equals_brute_force(
                 assert batch[q] == want
 
 
+@settings(max_examples=4, deadline=None)
+@given(ops=st.lists(st.integers(0, 5), min_size=70, max_size=90))
+def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
+    """``add`` files its sketch at the next read: whatever reads next (a query, that grows
+    the table on the way; remove of the key just added; pickle; bytes; another add; pairs)
+    sees it, against brute force on both backends."""
+    rng = np.random.default_rng(len(ops))
+    base = rng.integers(0, 1 << 40, size=(12, 32), dtype=np.uint64)
+    sigs = base[rng.integers(0, 12, size=len(ops))]
+    sigs[:, 0] = np.arange(len(ops), dtype=np.uint64)  # one slot differs: distinct sketches
+    mhs = [MinHash(row, "xxh3", "p") for row in sigs]
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = LSHIndex(threshold=0.5, num_perm=32, bands=8, rows=4)
+            live: dict[int, np.ndarray] = {}
+            order: list[int] = []
+            for key, (op, mh) in enumerate(zip(ops, mhs, strict=True)):
+                index.add(key, mh)
+                live[key] = mh.hashvalues
+                order.append(key)
+                if op == 1:
+                    index.remove(key)
+                    del live[key]
+                    order.remove(key)
+                elif op == 2:
+                    index = pickle.loads(pickle.dumps(index))
+                elif op == 3:
+                    index = LSHIndex.from_bytes(index.to_bytes())
+                elif op == 4:
+                    n_pairs = sum(1 for _ in index.pairs())
+                    assert n_pairs == len(
+                        {
+                            (a, b)
+                            for a in order
+                            for b in order
+                            if a < b and _lsh_brute({a: live[a]}, [a], live[b], index)
+                        }
+                    )
+                if op != 5:  # 5: the next add comes first
+                    assert index.query(mh) == _lsh_brute(live, order, mh.hashvalues, index)
+            assert len(index) == len(live)
+            for mh in mhs[::7]:
+                assert index.query(mh) == _lsh_brute(live, order, mh.hashvalues, index)
+
+
 def _ham_brute(
     live: dict[int, int], order: list[int], q: int, radius: int
 ) -> list[tuple[int, int]]:

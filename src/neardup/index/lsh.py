@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.lsh import plan_growth
+from neardup._kernels.lsh import NO_ROOM, plan_growth
 from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_range
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
@@ -110,6 +110,8 @@ class LSHIndex:
         self._row: dict[Hashable, int] = {}
         self._n = 0
         self._dead = 0
+        # the last add's (slots, row), filed by the next query or any other read (_flush)
+        self._pending: tuple[U64, int] | None = None
         self._lsh = engine.kernels(_TABLE_FAMILY)
         # the band-key table, one int64 array (layout in neardup._kernels.lsh)
         self._tab: I64 = self._lsh.new_table(
@@ -124,12 +126,16 @@ class LSHIndex:
         self._mh = engine.kernels(_SKETCH_FAMILY)
         self._add_rows = self._lsh.add_rows
         self._query_one = self._lsh.query_one
+        self._add_query_one = self._lsh.add_query_one
         self._out_rows = np.empty(64, dtype=np.int64)
         self._out_est = np.empty(64, dtype=np.float64)
 
-    _UNPICKLED = ("_lsh", "_mh", "_add_rows", "_query_one", "_out_rows", "_out_est")
+    _UNPICKLED = (
+        "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_out_rows", "_out_est",
+    )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
+        self._flush()
         state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
         state["_mark"] = np.zeros(0, dtype=np.int64)
         state["_tab"] = self._tab.copy()
@@ -137,6 +143,7 @@ class LSHIndex:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
+        self._pending = None
         self.__dict__.update(state)
         self._mark = np.zeros(len(self._state), dtype=np.int64)
         self._bind()
@@ -164,6 +171,7 @@ class LSHIndex:
     @property
     def nbytes(self) -> int:
         """Bytes held by the index's numpy arrays (not the Python keys and their dict)."""
+        self._flush()
         arrays = (self._sig, self._state, self._mark, self._tab)
         return sum(int(a.nbytes) for a in arrays)
 
@@ -172,8 +180,11 @@ class LSHIndex:
     def add(self, key: Hashable, mh: MinHash) -> None:
         """Index one sketch under ``key`` (an existing ``key`` is replaced).
 
-        One short numba call: the per-document path of datasketch's ``insert`` pattern.
+        The sketch is filed by the next :meth:`query` (one numba call for both: the
+        per-document path of datasketch's ``insert`` pattern) or by any other read.
         """
+        if self._pending is not None:
+            self._flush()
         if (
             type(mh) is not MinHash
             or self._params is None
@@ -184,13 +195,24 @@ class LSHIndex:
             self.add_many([key], [mh])
             return
         hv = mh.hashvalues
-        r = self._n
-        if hv.shape[0] != self.num_perm or self._add_rows(hv, r, self._sig, self._state, self._tab):
-            self.add_many([key], [mh])  # the wrong length raises there; else room is made
+        if hv.shape[0] != self.num_perm:
+            self.add_many([key], [mh])  # raises
             return
+        r = self._n
+        self._pending = (hv, r)  # hashvalues are read-only: safe to file later
         self._keys.append(key)
         self._row[key] = r
         self._n = r + 1
+
+    def _flush(self) -> None:
+        """File the pending sketch of the last :meth:`add` (every reader calls this first)."""
+        if self._pending is None:
+            return
+        hv, r = self._pending
+        self._pending = None
+        if self._add_rows(hv, r, self._sig, self._state, self._tab):
+            self._reserve(1, r)
+            self._add_rows(hv, r, self._sig, self._state, self._tab)
 
     def add_many(self, keys: Sequence[Hashable], sigs: Sequence[MinHash] | U64) -> None:
         """Index many sketches at once (the fast path).
@@ -205,6 +227,7 @@ class LSHIndex:
             IncompatibleSketchError: Wrong ``num_perm``, or another scheme or params than the
                 sketches already indexed.
         """
+        self._flush()
         values = self._matrix(sigs)
         if len(keys) != len(values):
             raise InputError(f"add_many got {len(keys)} keys for {len(values)} sketches")
@@ -252,17 +275,19 @@ class LSHIndex:
                 )
         return np.stack([mh.hashvalues for mh in sigs])
 
-    def _reserve(self, k: int) -> None:
-        """Room for ``k`` more rows, their entries, and a table at most half full."""
-        need = self._n + k
+    def _reserve(self, k: int, n: int | None = None) -> None:
+        """Room for ``k`` more rows after the first ``n`` (default all), their entries, and
+        a table at most half full."""
+        n = self._n if n is None else n
+        need = n + k
         if need > len(self._state):
             cap = max(need, 2 * len(self._state), 64)
             sig = np.empty((cap, self.num_perm), dtype=np.uint32)
-            sig[: self._n] = self._sig[: self._n]
+            sig[:n] = self._sig[:n]
             state = np.zeros(cap, dtype=np.uint8)
-            state[: self._n] = self._state[: self._n]
+            state[:n] = self._state[:n]
             mark = np.zeros(cap, dtype=np.int64)
-            mark[: self._n] = self._mark[: self._n]
+            mark[:n] = self._mark[:n]
             self._sig, self._state, self._mark = sig, state, mark
         tab = self._tab
         used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
@@ -276,6 +301,7 @@ class LSHIndex:
         Raises:
             InputError: ``key`` is not in the index.
         """
+        self._flush()
         row = self._row.pop(key, None)
         if row is None:
             raise InputError(f"key {key!r} is not in the index; check `key in index` first")
@@ -318,6 +344,8 @@ class LSHIndex:
                 f"cannot merge an index of {other._params[0]}/{other._params[1]} sketches into "
                 f"one of {self._params[0]}/{self._params[1]}; index sketches of one MinHasher"
             )
+        self._flush()
+        other._flush()
         self._params = self._params or other._params
         rows = np.flatnonzero(other._state[: other._n] != 0)
         keys = [other._keys[i] for i in rows.tolist()]
@@ -351,6 +379,7 @@ class LSHIndex:
             >>> [sorted(c.values()) for c in idx.get_counts()]
             [[2], [2], [2], [2]]
         """
+        self._flush()
         live = np.flatnonzero(self._state[: self._n] == 1)
         keys = self._band_keys(self._sig[live])
         out: list[dict[int, int]] = []
@@ -363,6 +392,7 @@ class LSHIndex:
         """Drop removed rows (renumbering the rest) once they are a quarter of the index."""
         if self._dead <= max(64, self._n // 4):
             return
+        self._flush()
         live = np.flatnonzero(self._state[: self._n] != 0)
         sig, state = self._sig[live], self._state[live]
         keys = [self._keys[i] for i in live.tolist()]
@@ -404,10 +434,23 @@ class LSHIndex:
             return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
         if not self._n:
             return []
-        n = self._query_one(
-            hv, self._sig, self._state, self._mark, self._tab, self._out_rows, self._out_est,
-            -1.0 if min_similarity is None else float(min_similarity),
-        )  # fmt: skip
+        min_est = -1.0 if min_similarity is None else float(min_similarity)
+        if self._pending is None:
+            n = self._query_one(
+                hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
+                self._out_est, min_est,
+            )  # fmt: skip
+        else:
+            add, r = self._pending
+            self._pending = None
+            n = self._add_query_one(
+                add, r, hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
+                self._out_est, min_est,
+            )  # fmt: skip
+            if n == NO_ROOM:  # the add lacked room: make it, file, query
+                self._pending = (add, r)
+                self._flush()
+                return self.query(mh, min_similarity=min_similarity)
         if n < 0:  # more hits than the output buffers hold: grow them and ask again
             self._out_rows = np.empty(2 * -n, dtype=np.int64)
             self._out_est = np.empty(2 * -n, dtype=np.float64)
@@ -422,6 +465,7 @@ class LSHIndex:
         self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
     ) -> list[list[tuple[Hashable, float]]]:
         """:meth:`query` for many sketches at once (one list of hits per sketch)."""
+        self._flush()
         values = self._matrix(sigs)
         if not len(values) or not self._n:
             return [[] for _ in range(len(values))]
@@ -450,6 +494,7 @@ class LSHIndex:
         Rows are insertion slots; :meth:`key_of` maps them back to keys. This is the bulk
         form of :meth:`pairs` (no Python object per pair), for pipelines.
         """
+        self._flush()
         self._maybe_compact()
         live = np.flatnonzero(self._state[: self._n] == 1)
         flat = self._band_keys(self._sig[live]).ravel()
@@ -473,6 +518,7 @@ class LSHIndex:
         Raises:
             InputError: A key is not a str or int (only those can be saved; pickle keeps any).
         """
+        self._flush()
         return dump_index(self)
 
     @classmethod

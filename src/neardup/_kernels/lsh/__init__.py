@@ -21,7 +21,9 @@ the caller grows them (:func:`grow`, with :func:`plan_growth`) and calls again.
 
 from __future__ import annotations
 
-__all__ = ["plan_growth"]
+__all__ = ["NO_ROOM", "plan_growth"]
+
+NO_ROOM = -(1 << 62)  # add_query_one: the add found no room (nothing done)
 
 
 def plan_growth(

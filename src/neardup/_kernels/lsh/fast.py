@@ -10,9 +10,18 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
+from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.minhash.fast import _MIX, _S27, _S37, _fmix64
 
-__all__ = ["add_rows", "grow", "insert_rows", "new_table", "query_one", "query_rows"]
+__all__ = [
+    "add_query_one",
+    "add_rows",
+    "grow",
+    "insert_rows",
+    "new_table",
+    "query_one",
+    "query_rows",
+]
 
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -224,6 +233,16 @@ def query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # ty
         out_rows[i] = codes[i] % span
         out_est[i] = (num_perm - codes[i] // span) / num_perm
     return n
+
+
+@njit()
+def add_query_one(add64, first, sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # type: ignore[no-untyped-def]
+    """:func:`add_rows` of ``add64`` at row ``first``, then :func:`query_one` of ``sig64``, in
+    one call (``LSHIndex`` files a sketch at the next query: one dispatch per document).
+    Returns :data:`NO_ROOM` (nothing done) when the add lacks room, else the query's result."""
+    if add_rows(add64, first, sig32, state, tab):
+        return NO_ROOM
+    return query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est)
 
 
 @njit()

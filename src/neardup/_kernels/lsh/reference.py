@@ -10,9 +10,18 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.minhash.reference import band_keys
 
-__all__ = ["add_rows", "grow", "insert_rows", "new_table", "query_one", "query_rows"]
+__all__ = [
+    "add_query_one",
+    "add_rows",
+    "grow",
+    "insert_rows",
+    "new_table",
+    "query_one",
+    "query_rows",
+]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
@@ -162,6 +171,16 @@ def query_one(
         out_rows[i] = r
         out_est[i] = (num_perm - d) / num_perm
     return len(found)
+
+
+def add_query_one(
+    add64: U64, first: int, sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64,
+    out_rows: I64, out_est: F64, min_est: float,
+) -> int:  # fmt: skip
+    """Reference of :func:`neardup._kernels.lsh.fast.add_query_one`."""
+    if add_rows(add64, first, sig32, state, tab):
+        return NO_ROOM
+    return query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est)
 
 
 def query_rows(
