@@ -11,11 +11,17 @@ import csv
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from neardup._document import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    Document,
+    decode_text,
+    read_file_bytes,
+)
 from neardup.errors import InputError, InputTooLargeError
 
 __all__ = [
@@ -28,64 +34,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: Longest JSONL line (or CSV field) accepted, in bytes; larger ones raise InputTooLargeError.
-DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
-#: Largest file read as one document, in bytes.
-DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """One input document.
-
-    Attributes:
-        id: Stable identifier (path or record id).
-        text: The text (``None`` for binary inputs such as images before they are read).
-        path: The file it came from, if any.
-        fields: The record's fields, if any: a mapping given to ``dedup()`` keeps its other
-            fields here; a reader asked to keep records (``--annotate``, ``lines``,
-            ``substrings``) puts the whole record as read.
-    """
-
-    id: str
-    text: str | None = None
-    path: Path | None = None
-    fields: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
-
-    def read_bytes(self, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes:
-        """Return the raw bytes: the file's content, or the text as UTF-8.
-
-        Raises:
-            InputError: the document has neither a path nor text, or the file cannot be read.
-            InputTooLargeError: the file is over ``max_bytes``.
-        """
-        if self.path is not None:
-            return _read_file(self.path, max_bytes)
-        if self.text is not None:
-            return self.text.encode("utf-8", "surrogatepass")
-        raise InputError(f"document {self.id!r} has no text and no path")
-
-
-def _read_file(path: Path, max_bytes: int) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise InputTooLargeError(
-                f"{path} is {size} bytes, over the {max_bytes}-byte cap; leave the file out "
-                "(--exclude) or split it (from Python: raise read_inputs(max_file_bytes=...))"
-            )
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
-def _decode(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        log.warning("%s is not valid UTF-8; undecodable bytes replaced by U+FFFD", where)
-        return data.decode("utf-8", "replace")
 
 
 def _record_field(record: object, name: str, where: str) -> object:
@@ -361,7 +309,7 @@ def read_file_text(
         InputError: the file cannot be read or decoded.
         InputTooLargeError: the file is over ``max_file_bytes``.
     """
-    data = _read_file(path, max_file_bytes)
+    data = read_file_bytes(path, max_file_bytes)
     fmt: Any = input_format
     if fmt == "auto":
         # markup's own detector; importing neardup.markup loads none of its parsers
@@ -369,7 +317,7 @@ def read_file_text(
 
         fmt = detect_format(data, name=path)
     if fmt == "text":
-        return _decode(data, str(path))
+        return decode_text(data, str(path))
     from neardup.markup import to_text
 
     return to_text(data, input_format=fmt, name=path, main_content=main_content)

@@ -26,7 +26,7 @@ from neardup.cli.options import (
     threshold_option,
 )
 from neardup.cli.output import report_source, write_kept, write_report, write_summary
-from neardup.methods import REGISTRY, make_method
+from neardup.methods import REGISTRY, make_method, method_info
 from neardup.report import write_clusters, write_pairs
 
 __all__ = ["dedup_cmd"]
@@ -334,7 +334,7 @@ def dedup_cmd(
     source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
     fast = plain and annotate is None and report is None and on_error == "fail"
-    if inputs.one_jsonl(paths) and not m.binary and fast and not exact_first:
+    if inputs.one_jsonl(paths) and not method_info(m.name).binary and fast and not exact_first:
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
@@ -342,7 +342,7 @@ def dedup_cmd(
     else:
         docs = inputs.documents(
             paths,
-            binary=m.binary,
+            binary=method_info(m.name).binary,
             stats=stats,
             keep_fields=annotate is not None,
             images_only=inputs.images(m.name),
@@ -365,7 +365,7 @@ def dedup_cmd(
         progress,
         lambda: count_documents(
             paths,
-            binary=m.binary,
+            binary=method_info(m.name).binary,
             include=include,
             exclude=exclude,
             images_only=inputs.images(m.name),
@@ -418,9 +418,17 @@ def dedup_cmd(
     else:
         write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
     if report is not None and source is not None:
-        write_report(result, report, source, binary=m.binary)
+        write_report(result, report, source, binary=method_info(m.name).binary)
     if keep is not None and output is not None:
-        n = write_kept(result, paths, Path(output), keep, binary=m.binary, force=force, **read)
+        n = write_kept(
+            result,
+            paths,
+            Path(output),
+            keep,
+            binary=method_info(m.name).binary,
+            force=force,
+            **read,
+        )
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         write_summary(result, stats)

@@ -44,7 +44,7 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
             click.echo(f"{path}\t{hash_file(path, method)}")
         return
     m = make_method(method)
-    for doc in documents(files, binary=m.binary):
+    for doc in documents(files, binary=method_info(m.name).binary):
         click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
 
 
@@ -75,7 +75,7 @@ def compare_cmd(a: str, b: str, method: str, fmt: str, dihedral: bool) -> None:
         users = [n for n, info in REGISTRY.items() if "dihedral" in info.options]
         raise click.UsageError(f"--dihedral applies to --method {', '.join(users)}")
     m = make_method(method, dihedral=True) if dihedral else make_method(method)
-    da, db = documents((a, b), binary=m.binary)
+    da, db = documents((a, b), binary=method_info(m.name).binary)
     sim, dist = m.compare(da, db)
     if fmt == "json":
         click.echo(

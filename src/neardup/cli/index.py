@@ -21,7 +21,7 @@ from neardup.cli.options import (
     threshold_option,
 )
 from neardup.errors import InputError
-from neardup.methods import method_names
+from neardup.methods import method_info, method_names
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -96,7 +96,9 @@ def _read(
 ) -> Iterator[Document]:
     """The documents of ``paths`` as the index's method reads them."""
     m = idx.method
-    return documents(paths, binary=m.binary, images_only=images(m.name), stats=stats, **read)
+    return documents(
+        paths, binary=method_info(m.name).binary, images_only=images(m.name), stats=stats, **read
+    )
 
 
 _BUILD = ("index_path", "method", "threshold", "num_perm", "bits", "canonical")

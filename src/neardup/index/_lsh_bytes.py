@@ -1,5 +1,8 @@
 """The saved form of an :class:`~neardup.index.lsh.LSHIndex` (``to_bytes`` / ``from_bytes``).
 
+This module knows the bytes, not the index: the index hands it a :class:`SavedLSH` and
+builds itself from the one :func:`load_index` returns, so nothing here imports ``lsh.py``.
+
 Layout (little-endian): ``b"NDLS"``, u8 version (1), u8 0, u16 0, u32 num_perm, u32 bands,
 u32 rows, f64 threshold, u64 count, u64 length of the JSON; UTF-8 JSON
 ``{"keys": [...], "params": [scheme, params] or null}``; ``count * num_perm`` u32 slot
@@ -11,45 +14,60 @@ from __future__ import annotations
 
 import json
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Hashable
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from neardup.errors import ConfigError, FormatError, InputError
+from neardup.errors import FormatError, InputError
 
-if TYPE_CHECKING:
-    from neardup.index.lsh import LSHIndex
-
-__all__ = ["dump_index", "load_index"]
+__all__ = ["SavedLSH", "dump_index", "load_index"]
 
 _MAGIC = b"NDLS"
 _VERSION = 1
 _HEADER = struct.Struct("<4sBBHIIIdQQ")
 
 
-def dump_index(index: LSHIndex) -> bytes:
-    """Serialize ``index`` (see the module docstring).
+@dataclass(frozen=True, slots=True)
+class SavedLSH:
+    """What a saved index holds: its plan, and its live rows in insertion order.
+
+    ``sig`` is the ``(len(keys), num_perm)`` slot fingerprints and ``state`` one byte per
+    row (1 live, 2 live but empty); ``params`` is the sketches' ``(scheme, params)`` or None.
+    """
+
+    num_perm: int
+    bands: int
+    rows: int
+    threshold: float
+    keys: list[Hashable]
+    params: tuple[str, str] | None
+    sig: npt.NDArray[np.uint32]
+    state: npt.NDArray[np.uint8]
+
+
+def dump_index(saved: SavedLSH) -> bytes:
+    """Serialize ``saved`` (see the module docstring).
 
     Raises:
         InputError: A key is not a str or int (only those can be saved).
     """
-    live = np.flatnonzero(index._state[: index._n] != 0)
-    keys = [index._keys[i] for i in live.tolist()]
+    keys = saved.keys
     if not all(isinstance(k, str | int) and not isinstance(k, bool) for k in keys):
         raise InputError("only str and int keys can be saved; map other keys to str first")
-    meta = {"keys": keys, "params": list(index._params) if index._params else None}
+    meta = {"keys": keys, "params": list(saved.params) if saved.params else None}
     blob = json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    plan = index.plan
     head = _HEADER.pack(
-        _MAGIC, _VERSION, 0, 0, index.num_perm, plan.bands, plan.rows, plan.threshold,
+        _MAGIC, _VERSION, 0, 0, saved.num_perm, saved.bands, saved.rows, saved.threshold,
         len(keys), len(blob),
     )  # fmt: skip
-    sig = np.ascontiguousarray(index._sig[live], dtype="<u4").tobytes()
-    return head + blob + sig + index._state[live].tobytes()
+    sig = np.ascontiguousarray(saved.sig, dtype="<u4").tobytes()
+    return head + blob + sig + np.ascontiguousarray(saved.state, dtype=np.uint8).tobytes()
 
 
-def load_index(cls: type[LSHIndex], data: bytes) -> LSHIndex:
-    """Read :func:`dump_index` output back into an index of class ``cls``.
+def load_index(data: bytes) -> SavedLSH:
+    """Read :func:`dump_index` output back (checked, but not yet built into an index).
 
     Raises:
         FormatError: Malformed or truncated data, or an unknown version.
@@ -79,20 +97,17 @@ def load_index(cls: type[LSHIndex], data: bytes) -> LSHIndex:
         or len(data) != pos + count * num_perm * 4 + count
     ):
         raise FormatError("saved LSHIndex is truncated or corrupt")
-    try:
-        index = cls(threshold, num_perm, bands=bands, rows=rows)
-    except ConfigError as exc:
-        raise FormatError(f"saved LSHIndex has bad parameters: {exc}") from None
     sig = np.frombuffer(data, dtype="<u4", count=count * num_perm, offset=pos)
     state = np.frombuffer(data, dtype=np.uint8, count=count, offset=pos + count * num_perm * 4)
     if count and not np.isin(state, (1, 2)).all():
         raise FormatError("saved LSHIndex is truncated or corrupt")
-    index._params = (str(params[0]), str(params[1])) if params else None
-    index._reserve(count)
-    index._sig[:count] = sig.reshape(count, num_perm)
-    index._state[:count] = state
-    index._keys = list(keys)
-    index._row = {k: i for i, k in enumerate(keys)}
-    index._n = count
-    index._lsh.insert_rows(np.flatnonzero(state == 1).astype(np.int64), index._sig, index._tab)
-    return index
+    return SavedLSH(
+        num_perm=num_perm,
+        bands=bands,
+        rows=rows,
+        threshold=threshold,
+        keys=list(keys),
+        params=(str(params[0]), str(params[1])) if params else None,
+        sig=sig.reshape(count, num_perm),
+        state=state,
+    )

@@ -18,8 +18,8 @@ from neardup._kernels import engine
 from neardup._kernels.lsh import NO_ROOM, plan_growth
 from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_range
-from neardup.errors import ConfigError, IncompatibleSketchError, InputError
-from neardup.index._lsh_bytes import dump_index, load_index
+from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
+from neardup.index._lsh_bytes import SavedLSH, dump_index, load_index
 from neardup.index.lshplan import MAX_WEIGHTED_PERM, LSHPlan, _plan, plan_lsh
 from neardup.sketch.minhash import MinHash
 
@@ -519,7 +519,19 @@ class LSHIndex:
             InputError: A key is not a str or int (only those can be saved; pickle keeps any).
         """
         self._flush()
-        return dump_index(self)
+        live = np.flatnonzero(self._state[: self._n] != 0)
+        plan = self.plan
+        saved = SavedLSH(
+            num_perm=self.num_perm,
+            bands=plan.bands,
+            rows=plan.rows,
+            threshold=plan.threshold,
+            keys=[self._keys[i] for i in live.tolist()],
+            params=self._params,
+            sig=self._sig[live],
+            state=self._state[live],
+        )
+        return dump_index(saved)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> LSHIndex:
@@ -528,7 +540,23 @@ class LSHIndex:
         Raises:
             FormatError: Malformed or truncated data, or an unknown version.
         """
-        return load_index(cls, data)
+        saved = load_index(data)
+        try:
+            index = cls(saved.threshold, saved.num_perm, bands=saved.bands, rows=saved.rows)
+        except ConfigError as exc:
+            raise FormatError(f"saved LSHIndex has bad parameters: {exc}") from None
+        count = len(saved.keys)
+        index._params = saved.params
+        index._reserve(count)
+        index._sig[:count] = saved.sig
+        index._state[:count] = saved.state
+        index._keys = list(saved.keys)
+        index._row = {k: i for i, k in enumerate(saved.keys)}
+        index._n = count
+        index._lsh.insert_rows(
+            np.flatnonzero(saved.state == 1).astype(np.int64), index._sig, index._tab
+        )
+        return index
 
     def key_of(self, row: int) -> Hashable:
         """The key indexed in insertion slot ``row`` (see :meth:`pair_rows`)."""

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import ConfigError
+from neardup.index._cosine import pairs_blocks
 
 __all__ = ["partitioned_pairs", "spherical_kmeans"]
 
@@ -209,11 +210,9 @@ def _search(
     *,
     depth: int,
 ) -> None:
-    from neardup.index.vectors import _pairs_blocks
-
     if len(rows) <= max_cluster or depth >= 8:
         sub = np.ascontiguousarray(vectors[rows])
-        for a, b, s in _pairs_blocks(sub, threshold, block_size):
+        for a, b, s in pairs_blocks(sub, threshold, block_size):
             found.append((rows[a], rows[b], s))
         return
     whole = len(rows) == vectors.shape[0]  # the top level: no copy of the whole matrix

@@ -33,6 +33,8 @@ from neardup._extras import require_extra
 from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, InputError
 from neardup.index import _serial
+from neardup.index._cosine import pairs_blocks
+from neardup.index.semdedup import partitioned_pairs
 
 __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_rows"]
 
@@ -170,7 +172,7 @@ def cosine_pairs(
     t = _check_threshold(threshold)
     v = vectors if normalized and isinstance(vectors, np.ndarray) else normalize_rows(vectors)
     assert isinstance(v, np.ndarray)
-    parts = list(_pairs_blocks(v.astype(np.float32, copy=False), t, block_size))
+    parts = list(pairs_blocks(v.astype(np.float32, copy=False), t, block_size))
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float32)
     return (
@@ -178,31 +180,6 @@ def cosine_pairs(
         np.concatenate([p[1] for p in parts]),
         np.concatenate([p[2] for p in parts]),
     )
-
-
-def _pairs_blocks(v: F32, threshold: float, block_size: int) -> Iterator[tuple[I64, I64, F32]]:
-    """Yield the pairs of each row block, sorted by ``(i, j)`` within and across blocks."""
-    n = v.shape[0]
-    for r0 in range(0, n, block_size):
-        rows = v[r0 : r0 + block_size]
-        found_i: list[I64] = []
-        found_j: list[I64] = []
-        found_s: list[F32] = []
-        for c0 in range(r0, n, block_size):
-            sims = rows @ v[c0 : c0 + block_size].T
-            if c0 == r0:  # diagonal tile: keep only j > i
-                sims[np.tril_indices(sims.shape[0], 0, sims.shape[1])] = -np.inf
-            ii, jj = np.nonzero(sims >= threshold)
-            if ii.size:
-                found_i.append(ii.astype(np.int64) + r0)
-                found_j.append(jj.astype(np.int64) + c0)
-                found_s.append(np.minimum(sims[ii, jj], 1.0).astype(np.float32))
-        if found_i:
-            i = np.concatenate(found_i)
-            j = np.concatenate(found_j)
-            s = np.concatenate(found_s)
-            order = np.lexsort((j, i))
-            yield i[order], j[order], s[order]
 
 
 def _match_arrays(matches: Any, nq: int) -> tuple[I64, F32, I64]:
@@ -553,8 +530,6 @@ class VectorIndex:
         if wanted == "partitioned" or (wanted == "auto" and n > self.approx_above):
             if n < 2:
                 return
-            from neardup.index.semdedup import partitioned_pairs
-
             pi, pj, ps = partitioned_pairs(self._data[:n], t, block_size=self.block_size)
             for a, b, sim in zip(pi.tolist(), pj.tolist(), ps.tolist(), strict=True):
                 yield self._keys[a], self._keys[b], sim
@@ -563,7 +538,7 @@ class VectorIndex:
         if n < 2:
             return
         if chosen == "exact":
-            for i, j, s in _pairs_blocks(self._data[:n], t, self.block_size):
+            for i, j, s in pairs_blocks(self._data[:n], t, self.block_size):
                 for a, b, sim in zip(i.tolist(), j.tolist(), s.tolist(), strict=True):
                     yield self._keys[a], self._keys[b], sim
             return

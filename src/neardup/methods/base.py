@@ -212,7 +212,7 @@ class Method:
     Subclasses implement :meth:`sketch`, :meth:`collector`, :meth:`fingerprint` and
     :meth:`compare`; storable methods also :meth:`lookup_keys`, :meth:`blobs` and
     :meth:`blob_similarity`. Their registry entry (:mod:`neardup.methods.registry`) says what
-    each can do.
+    each can do (``method_info(m.name).binary``); this module does not import the registry.
     """
 
     name: ClassVar[str] = "method"
@@ -226,20 +226,6 @@ class Method:
     def threshold(self) -> float:
         """The similarity threshold in [0, 1]."""
         return self.config.threshold
-
-    @property
-    def binary(self) -> bool:
-        """Whether file documents are read as bytes (images, binary fuzzy hashing)."""
-        from neardup.methods.registry import method_info
-
-        return method_info(self.name).binary
-
-    @property
-    def parallel(self) -> bool:
-        """Whether batches may be sketched in parallel (``jobs > 1``)."""
-        from neardup.methods.registry import method_info
-
-        return method_info(self.name).parallel
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config!r})"

@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from neardup._document import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    Document,
+    decode_text,
+    read_file_bytes,
+)
 from neardup.errors import ConfigError, InputError, InputTooLargeError
-from neardup.io import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LINE_BYTES, Document
 from neardup.readers.compression import DECODE_ERRORS, open_decompressed, split_compression
 from neardup.readers.fields import FieldPath, RecordSpec
 from neardup.readers.paths import ReadStats, root_labels, walk
@@ -338,12 +344,11 @@ def _hf_records(
 
 
 def _document(path: Path, doc_id: str, codec: str | None, opts: ReadOptions) -> Document:
-    from neardup.io import _decode, _read_file
 
     if opts.binary:
         return Document(doc_id, None, path)
     if codec is None:
-        data = _read_file(path, opts.max_file_bytes)
+        data = read_file_bytes(path, opts.max_file_bytes)
         name = path.name
     else:
         name = split_compression(path.name)[0]
@@ -367,7 +372,7 @@ def _document(path: Path, doc_id: str, codec: str | None, opts: ReadOptions) -> 
         fmt = detect_format(data, name=Path(name))
     fields = {"id": doc_id, "path": str(path)} if opts.keep_fields else None
     if fmt == "text":
-        text = _decode(data, str(path))
+        text = decode_text(data, str(path))
     else:
         from neardup.markup import to_text
 
