@@ -22,40 +22,39 @@ def test_txtfp_golden_canonical(path: Path) -> None:
     assert Canonicalizer("txtfp").canonicalize(text).encode("utf-8") == expected
 
 
-def test_params_string_and_config_object() -> None:
+def test_config_and_params_are_the_id_string_settings_the_object() -> None:
     from neardup.canonicalize import PRESETS
 
-    assert Canonicalizer().params == "nfkc-cf-simple-bidi-fmt"
-    assert Canonicalizer("secure").params == "nfkc-cf-simple-bidi-fmt-conf2-ws"
-    assert Canonicalizer("none").params == "none-cf-none"
-    # as on MinHasher / SimHasher: .config is the parameter object, .params the id string
-    assert Canonicalizer("secure").config == PRESETS["secure"]
+    assert Canonicalizer().config == "nfkc-cf-simple-bidi-fmt"  # the public API's name
+    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf2-ws"
+    assert Canonicalizer("none").params == Canonicalizer("none").config == "none-cf-none"
+    # .params is the id string and .settings the parameter object on every sketcher
+    assert Canonicalizer("secure").settings == PRESETS["secure"]
+    assert MinHasher().settings == MinHasher().config
     assert MinHasher().config.canonicalizer == Canonicalizer().params
+    assert MinHasher().params == MinHasher().sketch("one two three four five six").params
+    assert SimHasher().settings == SimHasher().config
 
 
-def test_old_protocol_canonicalizer_still_works_and_warns() -> None:
-    """A user canonicalizer whose ``config`` is the id string (the old protocol) still works."""
+def test_user_canonicalizers_name_their_id_config_or_params() -> None:
+    """A user canonicalizer names its id ``config`` (the public API) or ``params``."""
 
-    class Old:
+    class ByConfig:
         config = "my-canon-v1"
 
         def canonicalize(self, text: str) -> str:
             return text.lower()
 
-    class New:
+    class ByParams:
         params = "my-canon-v1"
 
         def canonicalize(self, text: str) -> str:
             return text.lower()
 
-    with pytest.warns(DeprecationWarning, match=r"now its \.params"):
-        old = MinHasher(canonicalizer=Old())
-    assert old.config == MinHasher(canonicalizer=New()).config
-    assert old.sketch("Hello World again") == MinHasher(canonicalizer=New()).sketch(
-        "hello world again"
-    )
-    with pytest.warns(DeprecationWarning):
-        assert SimHasher(canonicalizer=Old()).params == SimHasher(canonicalizer=New()).params
+    a, b = MinHasher(canonicalizer=ByConfig()), MinHasher(canonicalizer=ByParams())  # type: ignore[arg-type]
+    assert a.config == b.config
+    assert a.sketch("Hello World again") == b.sketch("hello world again")
+    assert SimHasher(canonicalizer=ByConfig()).params == SimHasher(canonicalizer=ByParams()).params  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="canonicalize"):
         MinHasher(canonicalizer=object())  # type: ignore[arg-type]
 

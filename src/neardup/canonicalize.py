@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import warnings
 from collections.abc import Sequence
 from functools import cache
 
@@ -154,17 +153,21 @@ class Canonicalizer:
             )
 
     @property
-    def config(self) -> CanonicalConfig:
-        """The parameters (a frozen dataclass), as ``MinHasher.config`` and ``SimHasher.config``."""
-        return self._config
+    def config(self) -> str:
+        """The stable id string recorded in fingerprints, e.g. ``nfkc-cf-simple-bidi-fmt``
+        (the name the public API pins; the same string as :attr:`params`)."""
+        return self._config.config_string()
 
     @property
     def params(self) -> str:
-        """The stable id string recorded in fingerprints, e.g. ``nfkc-cf-simple-bidi-fmt``.
-
-        As a sketch's ``params`` and ``SimHasher.params``: the string that outputs carry.
-        """
+        """The stable id string, as a sketch's ``params`` and ``SimHasher.params``."""
         return self._config.config_string()
+
+    @property
+    def settings(self) -> CanonicalConfig:
+        """The parameters (a frozen dataclass), as ``MinHasher.settings`` and
+        ``SimHasher.settings``."""
+        return self._config
 
     def __repr__(self) -> str:
         return f"Canonicalizer(params={self.params!r})"
@@ -373,9 +376,8 @@ class Canonicalizer:
 
 
 def canonicalizer_id(canon: object) -> str:
-    """The stable id a canonicalizer records in fingerprints: its ``params`` string.
-
-    An object of the old protocol, whose ``config`` was that string, still works and warns.
+    """The stable id a canonicalizer records in fingerprints: its ``params`` string, or its
+    ``config`` string (the protocol the public API names; both are accepted).
 
     Raises:
         ConfigError: ``canon`` has no ``canonicalize`` method or no id string.
@@ -385,20 +387,12 @@ def canonicalizer_id(canon: object) -> str:
         'nfkc-cf-simple-bidi-fmt-conf2-ws'
     """
     if not callable(getattr(canon, "canonicalize", None)):
-        raise ConfigError("a canonicalizer needs .params and .canonicalize(text); or pass False")
-    params = getattr(canon, "params", None)
-    if isinstance(params, str):
-        return params
-    old = getattr(canon, "config", None)
-    if isinstance(old, str):
-        warnings.warn(
-            "a canonicalizer's id string is now its .params (.config is the parameter object, "
-            "as on MinHasher and SimHasher); rename the property",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        return old
-    raise ConfigError("a canonicalizer needs .params (a stable id string) and .canonicalize(text)")
+        raise ConfigError("a canonicalizer needs .config and .canonicalize(text); or pass False")
+    for name in ("params", "config"):
+        value = getattr(canon, name, None)
+        if isinstance(value, str):
+            return value
+    raise ConfigError("a canonicalizer needs .config (a stable id string) and .canonicalize(text)")
 
 
 def _as_str(text: str | bytes, index: int) -> str:

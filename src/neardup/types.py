@@ -20,13 +20,13 @@ DocId: TypeAlias = str | int
 class CanonicalizerLike(Protocol):
     """Anything that maps text to its canonical form and names its configuration.
 
-    The id is ``params``, as on sketches and ``SimHasher`` (``config`` is the parameter
-    object). An object whose ``config`` is the id string, as before, is still accepted, with
-    a ``DeprecationWarning`` (:func:`neardup.canonicalize.canonicalizer_id`).
+    The id is ``config``, a stable string, as the public API names it (``Canonicalizer.config``);
+    an object that names it ``params`` instead, as sketches and ``SimHasher`` do, is accepted
+    too (:func:`neardup.canonicalize.canonicalizer_id`).
     """
 
     @property
-    def params(self) -> str:
+    def config(self) -> str:
         """A stable id of the configuration, recorded in fingerprints."""
         ...
 

@@ -310,7 +310,7 @@ def _preset_of(canonicalizer: object) -> str:
         return canonicalizer
     if isinstance(canonicalizer, Canonicalizer):
         for name, config in PRESETS.items():
-            if canonicalizer.config == config:
+            if canonicalizer.settings == config:
                 return name
     raise ConfigError(
         "a method's canonicalizer must be one of the presets "

@@ -394,6 +394,16 @@ class MinHasher:
         return self._config
 
     @property
+    def settings(self) -> MinHashConfig:
+        """The parameters, as :attr:`config` (the name shared with ``Canonicalizer.settings``)."""
+        return self._config
+
+    @property
+    def params(self) -> str:
+        """The params fingerprint each :class:`MinHash` this hasher makes carries."""
+        return self._config.fingerprint()
+
+    @property
     def num_perm(self) -> int:
         """The number of slots per sketch."""
         return self._config.num_perm
@@ -468,7 +478,6 @@ class MinHasher:
         fused = _fused_args(self._tokenizer)
         kern = engine.kernels("minhash")
         if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-
             out: U64 = self._fused("sketch_words", self._canonical_packed(texts), fused)
             return self._check_empty(out)
         canon = self._canonical(texts)
@@ -505,7 +514,6 @@ class MinHasher:
             raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
         fused = _fused_args(self._tokenizer)
         if fused is not None and engine.backend_name() == "fast":
-
             p = self._canonical_packed(texts)
             sigs, feats, offsets = self._fused("sketch_words_features", p, fused, True)
             return self._check_empty(sigs), feats, offsets

@@ -424,6 +424,11 @@ class SimHasher:
         return self._config
 
     @property
+    def settings(self) -> SimHashConfig:
+        """The parameters, as :attr:`config` (the name shared with ``Canonicalizer.settings``)."""
+        return self._config
+
+    @property
     def params(self) -> str:
         """The params fingerprint stored in every :class:`SimHash` this hasher makes."""
         return self._fingerprint
