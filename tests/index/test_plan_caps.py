@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from neardup.cli import main
 from neardup.errors import ConfigError
-from neardup.index import lsh
+from neardup.index import lshplan as lsh
 from neardup.index.lsh import MAX_WEIGHTED_PERM, plan_lsh
 
 

@@ -78,7 +78,7 @@ def stdlib(config: CanonicalConfig, docs: list[str]) -> list[str]:
 @given(DOCS)
 def test_kernels_equal_stdlib_txtfp(docs: list[str]) -> None:
     c = Canonicalizer()
-    want = stdlib(c.params, docs)
+    want = stdlib(c.settings, docs)
     fast, ref = both(lambda: c.canonicalize_many(docs))
     assert fast == want
     assert ref == want
@@ -108,7 +108,7 @@ def test_packed_keeps_ascii_case_only_when_asked(docs: list[str]) -> None:
         raw[a:b].decode("utf-8") for a, b in zip(fast.offsets[:-1], fast.offsets[1:], strict=True)
     ]
     # ASCII case is all that may differ, and only where it does not matter downstream
-    assert [g.lower() for g in got] == [w.lower() for w in stdlib(c.params, docs)]
+    assert [g.lower() for g in got] == [w.lower() for w in stdlib(c.settings, docs)]
 
 
 def test_every_single_code_point_of_the_basic_planes() -> None:
@@ -149,7 +149,7 @@ def test_huge_documents_take_the_guarded_path(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(InputTooLargeError, match="max_growth"):
         both(lambda: c.canonicalize_many(docs))
     fast, ref = both(lambda: c.canonicalize_many(docs[:2]))
-    assert fast == ref == stdlib(c.params, docs[:2])
+    assert fast == ref == stdlib(c.settings, docs[:2])
 
 
 def test_max_bytes_is_checked_in_the_batch() -> None:
@@ -165,7 +165,7 @@ def test_python_path_for_other_configs() -> None:
         assert c.batch_kernel is (preset == "none")
     c = Canonicalizer(config=CanonicalConfig(collapse_whitespace=True, casefold="lower"))
     docs = ["  A\u200b  b ", "ＡＢＣ"]
-    assert c.canonicalize_many(docs) == stdlib(c.params, docs)
+    assert c.canonicalize_many(docs) == stdlib(c.settings, docs)
 
 
 def test_strip_sets_agree_with_the_public_ones() -> None:
