@@ -18,8 +18,8 @@ The convention (docs/quickstart.md, "The examples in these pages", says it for r
   block may read what an earlier block of the same page wrote).
 * Info-string words after the language: ``needs=MOD[,MOD]`` skips the block when a module
   (an extra's package) cannot be imported, ``needs=cmd:NAME`` when a program is not on
-  ``PATH``; ``slow`` (Spark) runs only with
-  ``NEARDUP_DOC_SLOW=1``; ``norun`` marks commands a test cannot run (``make``, ``pip``,
+  ``PATH``; ``slow`` (Spark, a model load) marks the costly blocks, which run too
+  (``NEARDUP_DOC_SLOW=0`` leaves them out while editing docs); ``norun`` marks commands a test cannot run (``make``, ``pip``,
   ``spark-submit`` to a cluster, a browser), and only those may carry it.
 
 ``neardup`` commands run in this process through click's runner (one kernel load for the
@@ -254,8 +254,8 @@ def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
         if missing:
             skipped.append(f"{block.where} (needs {', '.join(missing)})")
             continue
-        if block.option("slow") is not None and os.environ.get("NEARDUP_DOC_SLOW") != "1":
-            skipped.append(f"{block.where} (slow; NEARDUP_DOC_SLOW=1 runs it)")
+        if block.option("slow") is not None and os.environ.get("NEARDUP_DOC_SLOW") == "0":
+            skipped.append(f"{block.where} (slow; NEARDUP_DOC_SLOW=0 left it out)")
             continue
         if block.lang == "python":
             run_python(block)
