@@ -19,8 +19,9 @@ The convention (docs/quickstart.md, "The examples in these pages", says it for r
 * Info-string words after the language: ``needs=MOD[,MOD]`` skips the block when a module
   (an extra's package) cannot be imported, ``needs=cmd:NAME`` when a program is not on
   ``PATH``; ``slow`` (Spark, a model load) marks the costly blocks, which run too
-  (``NEARDUP_DOC_SLOW=0`` leaves them out while editing docs); ``norun`` marks commands a test cannot run (``make``, ``pip``,
-  ``spark-submit`` to a cluster, a browser), and only those may carry it.
+  (``NEARDUP_DOC_SLOW=0`` leaves them out while editing docs); ``norun`` marks commands a
+  test cannot run (``make``, ``pip``, ``spark-submit`` to a cluster, a browser), and only
+  those may carry it.
 
 ``neardup`` commands run in this process through click's runner (one kernel load for the
 whole file); any other shell command runs in bash with a ``neardup`` on ``PATH``.
