@@ -16,6 +16,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 zstandard = pytest.importorskip("zstandard")
 
+from neardup.errors import InputError  # noqa: E402
 from neardup.spark.cli import run_spark_dedup  # noqa: E402
 
 pytestmark = [
@@ -80,3 +81,24 @@ def test_spark_annotate(spark: Any, tmp_path: Path) -> None:
     assert by["u4"]["similarity"] == 1.0
     assert by["u3"]["cluster_id"] is None and by["u3"]["is_duplicate"] is False
     assert by["u5"]["duplicate_of"] == "u1" and 0.8 <= by["u5"]["similarity"] < 1.0
+
+
+def test_spark_on_error_skip_leaves_out_bad_lines_and_files(spark: Any, tmp_path: Path) -> None:
+    lines = [json.dumps(r) for r in RECORDS]
+    lines.insert(2, '{"doc": {"url": "broken"}, "body": "cut off')
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    summary = run_spark_dedup(
+        [str(src)], id_field="doc.url", text_field="body", collect=True, on_error="skip"
+    )
+    assert {c.members for c in summary.clusters} == EXPECTED
+    assert summary.n_docs == len(RECORDS)
+    with pytest.raises(InputError, match=r"does not parse.*--on-error skip"):
+        run_spark_dedup([str(src)], id_field="doc.url", text_field="body", collect=True)
+    # a staged format (.zst goes through neardup's readers): the broken line is skipped too
+    good = tmp_path / "good.jsonl.zst"
+    good.write_bytes(zstandard.ZstdCompressor().compress("\n".join(lines).encode()))
+    summary = run_spark_dedup(
+        [str(good)], id_field="doc.url", text_field="body", collect=True, on_error="skip"
+    )
+    assert {c.members for c in summary.clusters} == EXPECTED

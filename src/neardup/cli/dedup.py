@@ -300,6 +300,7 @@ def dedup_cmd(
             options,
             annotate=annotate,
             annotate_keep=keep or "first",
+            on_error=on_error,
         )
         return
     if spark_output is not None or master is not None or partitions is not None:

@@ -31,6 +31,7 @@ def spark_dedup(
     *,
     annotate: str | None = None,
     annotate_keep: str = "first",
+    on_error: str = "fail",
 ) -> None:
     """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
     if method not in ("minhash", "simhash"):
@@ -57,6 +58,7 @@ def spark_dedup(
         collect=output is None,
         annotate=annotate,
         keep=annotate_keep,
+        on_error=on_error,
         **options,
     )
     if output is None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -245,19 +246,27 @@ def _column(path: str) -> Any:
 
 
 def _stage(
-    paths: Sequence[str], id_field: str | None, text_field: Sequence[str], keep: bool
+    paths: Sequence[str],
+    id_field: str | None,
+    text_field: Sequence[str],
+    keep: bool,
+    on_error: str = "fail",
 ) -> str:
     """Read ``paths`` with neardup's readers into a temporary Parquet folder Spark can read
-    (one pass, one record batch at a time); returns the folder."""
+    (one pass, one record batch at a time); returns the folder. Under ``on_error="skip"``
+    bad records and unreadable files are skipped and counted, as the local engine does."""
     import tempfile
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from neardup.readers import ReadOptions, RecordSpec, read_documents
+    from neardup.readers import ReadOptions, ReadStats, RecordSpec, read_documents
 
     folder = tempfile.mkdtemp(prefix="neardup-spark-stage-")
-    options = ReadOptions(spec=RecordSpec.of(text_field, id_field), keep_fields=keep)
+    options = ReadOptions(
+        spec=RecordSpec.of(text_field, id_field), keep_fields=keep, on_error=on_error
+    )
+    stats = ReadStats()
     writer = None
     batch: list[dict[str, object]] = []
 
@@ -270,7 +279,7 @@ def _stage(
         batch = []
 
     try:
-        for d in read_documents(paths, options):
+        for d in read_documents(paths, options, stats=stats):
             row = dict(d.fields) if keep and d.fields is not None else {}
             row[ID_COL], row[TEXT_COL] = d.id, d.text
             batch.append(row)
@@ -283,6 +292,11 @@ def _stage(
     finally:
         if writer is not None:
             writer.close()
+    if stats.bad_records:
+        log.warning("skipped %d bad records (--on-error skip)", stats.bad_records)
+    left = stats.summary()
+    if left:
+        log.warning("%s", left)
     return folder
 
 
@@ -293,30 +307,41 @@ def _read(
     text_field: str | Sequence[str],
     *,
     keep_all: bool = False,
+    on_error: str = "fail",
 ) -> DataFrame:
     """The inputs as a DataFrame with the id in :data:`ID_COL` and the text in
-    :data:`TEXT_COL` (plus every input column when ``keep_all``)."""
+    :data:`TEXT_COL` (plus every input column when ``keep_all``).
+
+    ``on_error="skip"`` reads JSONL and CSV with Spark's ``DROPMALFORMED`` mode (a line that
+    does not parse is left out) and skips corrupt files (``ignoreCorruptFiles``); the
+    default ``fail`` stops at the first of either."""
     from pyspark.sql import functions as sf
 
+    if on_error not in ("fail", "skip"):
+        raise ConfigError(f"on_error must be 'fail' or 'skip', got {on_error!r}")
     texts = [text_field] if isinstance(text_field, str) else list(text_field)
     fmt = _native(paths)
     if fmt is None:
-        df = spark.read.parquet(_stage(paths, id_field, texts, keep_all))
+        df = spark.read.parquet(_stage(paths, id_field, texts, keep_all, on_error))
         return df if keep_all else df.select(ID_COL, TEXT_COL)
+    skip = on_error == "skip"
+    reader = spark.read.option("mode", "DROPMALFORMED" if skip else "FAILFAST")
+    reader = reader.option("ignoreCorruptFiles", "true" if skip else "false")
     nested = any("." in f for f in [*texts, id_field or ""])
     if fmt == "jsonl":
         names = [id_field] if id_field else []
-        _check_first_record(spark, paths, [*names, *texts])
+        if not skip:  # under skip a bad first line is dropped like any other
+            _check_first_record(spark, paths, [*names, *texts])
         if keep_all or nested or id_field is None or len(texts) > 1:
-            df = spark.read.option("mode", "FAILFAST").json(list(paths))
+            df = reader.json(list(paths))
         else:
             schema = f"`{id_field}` string, `{texts[0]}` string"
-            df = spark.read.schema(schema).option("mode", "FAILFAST").json(list(paths))
+            df = reader.schema(schema).json(list(paths))
     elif fmt in ("csv", "tsv"):
         sep = "," if fmt == "csv" else "\t"
-        df = spark.read.options(header=True, sep=sep, multiLine=True, escape='"').csv(list(paths))
+        df = reader.options(header=True, sep=sep, multiLine=True, escape='"').csv(list(paths))
     else:
-        df = spark.read.parquet(*paths)
+        df = reader.parquet(*paths)
     top = set(df.columns)
     for f in [*texts, *([id_field] if id_field else [])]:
         if f.split(".")[0] not in top:
@@ -335,6 +360,25 @@ def _read(
     return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL))
 
 
+@contextmanager
+def _malformed_as_input_error(paths: Sequence[str]) -> Iterator[None]:
+    """Spark's FAILFAST parse error (raised by whichever action first reads the bad line)
+    as an :class:`InputError` that says what to do."""
+    from py4j.protocol import Py4JJavaError
+
+    try:
+        yield
+    except Py4JJavaError as exc:
+        text = str(exc)
+        if "Malformed records are detected" not in text and "MALFORMED_RECORD" not in text:
+            raise
+        shown = ", ".join(paths[:3]) + (" ..." if len(paths) > 3 else "")
+        raise InputError(
+            f"a record in {shown} does not parse; fix it, or pass --on-error skip "
+            "(on_error='skip') to leave such records out"
+        ) from None
+
+
 def run_spark_dedup(
     paths: Sequence[str],
     *,
@@ -347,6 +391,7 @@ def run_spark_dedup(
     collect: bool | None = None,
     annotate: str | None = None,
     keep: str = "first",
+    on_error: str = "fail",
     **options: Any,
 ) -> SparkDedupSummary:
     """Run ``dedup_dataframe`` over record inputs; write and/or collect the result.
@@ -372,6 +417,10 @@ def run_spark_dedup(
             :func:`annotate_dataframe`), in input order, streamed to the driver partition by
             partition and written atomically in the format the extension names.
         keep: The ``--keep`` rule for ``annotate``: ``first`` or ``longest``.
+        on_error: ``fail`` stops at the first malformed record or corrupt file; ``skip``
+            leaves them out (JSONL/CSV lines that do not parse, unreadable files, and, in
+            staged formats, records without the fields) and logs how many records it
+            skipped. Rows with a null text are then skipped too (``on_null="skip"``).
         **options: Passed to :func:`~neardup.spark.dedup_dataframe` (``max_bucket``,
             ``on_null``, ``num_perm``...).
 
@@ -392,41 +441,46 @@ def run_spark_dedup(
         raise ConfigError("include_singletons is not a CLI option; the result lists clusters")
     t0 = time.perf_counter()
     spark = _session(master)
-    df = _read(spark, paths, id_field, text_field, keep_all=annotate is not None)
-    if annotate is not None:
-        df = df.withColumn(POS_COL, sf.monotonically_increasing_id())
-    result = dedup_dataframe(
-        df.select(ID_COL, TEXT_COL),
-        id_col=ID_COL,
-        text_col=TEXT_COL,
-        method=method,
-        threshold=threshold,
-        **options,
-    )
-    out = result.withColumnRenamed(ID_COL, "id")
-    if output is not None:
-        writer = out.write.mode("errorifexists")
-        if output_format(output) == "parquet":
-            writer.parquet(output)
+    if on_error == "skip":
+        options.setdefault("on_null", "skip")
+    with _malformed_as_input_error(paths):
+        df = _read(
+            spark, paths, id_field, text_field, keep_all=annotate is not None, on_error=on_error
+        )
+        if annotate is not None:
+            df = df.withColumn(POS_COL, sf.monotonically_increasing_id())
+        result = dedup_dataframe(
+            df.select(ID_COL, TEXT_COL),
+            id_col=ID_COL,
+            text_col=TEXT_COL,
+            method=method,
+            threshold=threshold,
+            **options,
+        )
+        out = result.withColumnRenamed(ID_COL, "id")
+        if output is not None:
+            writer = out.write.mode("errorifexists")
+            if output_format(output) == "parquet":
+                writer.parquet(output)
+            else:
+                writer.json(output)
+        clusters: list[Cluster] = []
+        if collect if collect is not None else output is None:
+            grouped = out.groupBy("cluster").agg(sf.sort_array(sf.collect_list("id")).alias("m"))
+            rows = grouped.orderBy("cluster").collect()
+            clusters = [Cluster(n, tuple(r["m"]), r["cluster"]) for n, r in enumerate(rows)]
+            n_clustered = sum(c.size for c in clusters)
         else:
-            writer.json(output)
-    clusters: list[Cluster] = []
-    if collect if collect is not None else output is None:
-        grouped = out.groupBy("cluster").agg(sf.sort_array(sf.collect_list("id")).alias("m"))
-        rows = grouped.orderBy("cluster").collect()
-        clusters = [Cluster(n, tuple(r["m"]), r["cluster"]) for n, r in enumerate(rows)]
-        n_clustered = sum(c.size for c in clusters)
-    else:
-        n_clustered = out.count()
-    if annotate is not None:
-        from neardup.methods import make_method
+            n_clustered = out.count()
+        if annotate is not None:
+            from neardup.methods import make_method
 
-        m = make_method(method, threshold, **_method_options(options))
-        annotated = annotate_dataframe(df, result, keep=keep, method=m)
-        _write_annotated(annotated, annotate)
-    if options.get("on_null") == "skip":
-        df = df.filter(sf.col(TEXT_COL).isNotNull())
-    n_docs = df.count()
+            m = make_method(method, threshold, **_method_options(options))
+            annotated = annotate_dataframe(df, result, keep=keep, method=m)
+            _write_annotated(annotated, annotate)
+        if options.get("on_null") == "skip":
+            df = df.filter(sf.col(TEXT_COL).isNotNull())
+        n_docs = df.count()
     t = DEFAULT_THRESHOLDS.get(method, 0.0) if threshold is None else threshold
     stats = {"seconds_total": time.perf_counter() - t0, "documents": float(n_docs)}
     stats["clustered"] = float(n_clustered)

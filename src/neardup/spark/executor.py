@@ -12,7 +12,7 @@ Verification bytes per document:
 ==========  ============================================================================
 kind        bytes
 ==========  ============================================================================
-jaccard     MinHash with ``verify=True``: the sorted unique 64-bit shingle hashes
+jaccard     MinHash with ``verify=True``: sorted unique 32-bit shingle hashes (``<u8``)
 estimate    MinHash with ``verify=False``: the 32-bit folded signature (``num_perm`` words)
 hamming     SimHash: the code's 64-bit words (``bits / 64`` of them)
 ==========  ============================================================================
