@@ -46,6 +46,9 @@ def test_dihedral_clusters_the_mirror_and_the_rotation(folder: Path, method: str
 
 def test_pdq_min_quality_and_usage_errors(folder: Path) -> None:
     result = CliRunner().invoke(main, ["dedup", str(folder), "-m", "pdq", "--format", "text"])
+    assert result.exit_code == 0 and "below min_quality" not in result.stderr
+    args = ["dedup", str(folder), "-m", "pdq", "--min-quality", "50", "--format", "text"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0
     assert "flat.png: PDQ quality 0 is below min_quality 50" in result.stderr
     result = CliRunner().invoke(main, ["dedup", str(folder), "-m", "minhash", "--dihedral"])

@@ -155,8 +155,9 @@ log = logging.getLogger("neardup")
     "--min-quality",
     type=click.IntRange(0, 100),
     default=None,
-    help="--method pdq: images of lower PDQ quality (0-100) are not matched and are logged "
-    "(default 50, Meta's suggestion).",
+    help="--method pdq: drop images of lower PDQ quality (0-100) and log them (Meta's "
+    "production gate is 50). Default 0: none dropped; a pair with an image below quality 50 "
+    "must be within distance 16 instead of 31.",
 )
 @click.option(
     "--engine",
