@@ -9,9 +9,17 @@ from disk and decodes it (Pillow for all of them), in this one process, one afte
 after a warm-up; CPU seconds (``time.process_time``) are reported, so other load on the
 machine does not count. Bits are compared where they should be equal (neardup pdq vs
 pdqhash; neardup phash / dhash / crop-resistant vs imagehash). imagededup is imported with
-its hashing modules only: its package ``__init__`` imports torchvision for the CNN, whose
-weights need a download anyway (install it with ``pip install --no-deps imagededup`` plus
-matplotlib; never let pip resolve torch). Recall and false pairs of imagededup's own
+its hashing modules only: its package ``__init__`` imports torchvision for the CNN, which
+cannot run here (install imagededup with ``pip install --no-deps imagededup`` plus
+matplotlib; never let pip resolve torch). The CNN contender is left out because (checked
+2026-12-01): torch is ``2.13.0+cpu``; PyPI's torchvision 0.28.0 pins ``torch==2.13.0`` but is
+the ``0.28.0+cu130`` build, whose ``_C.so`` links ``libtorch_cuda.so`` and ``libc10_cuda.so``
+(absent from the CPU torch), so ``import torchvision`` fails with "operator torchvision::nms
+does not exist" (tried in a throwaway venv on top of the CPU torch); 0.29.0 / 0.29.1 need
+torch 2.14 (``==2.14.0`` / ``>=2.14.0``, CUDA builds); no ``+cpu`` torchvision is served by
+the reachable indexes; and imagededup's CNNs load torchvision's ImageNet weights
+(``MobileNet_V3_Small_Weights.IMAGENET1K_V1``) from the network at run time, which is not
+reachable either. Recall and false pairs of imagededup's own
 ``find_duplicates`` (its default distance 10) are printed next to neardup's at the same radius.
 """
 

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PIL")
 pytest.importorskip("imagehash")
 from click.testing import CliRunner
-from PIL import Image
+from PIL import Image, ImageEnhance
 
 from neardup.cli import main
 
@@ -46,6 +46,9 @@ def test_dihedral_clusters_the_mirror_and_the_rotation(folder: Path, method: str
 
 def test_pdq_min_quality_and_usage_errors(folder: Path) -> None:
     result = CliRunner().invoke(main, ["dedup", str(folder), "-m", "pdq", "--format", "text"])
+    assert result.exit_code == 0 and "below min_quality" not in result.stderr
+    args = ["dedup", str(folder), "-m", "pdq", "--min-quality", "50", "--format", "text"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0
     assert "flat.png: PDQ quality 0 is below min_quality 50" in result.stderr
     result = CliRunner().invoke(main, ["dedup", str(folder), "-m", "minhash", "--dihedral"])
@@ -64,3 +67,21 @@ def test_hash_and_compare(folder: Path) -> None:
     turned = json.loads(CliRunner().invoke(main, [*args, "--format", "json", "--dihedral"]).stdout)
     assert turned["distance"] < 32 < plain["distance"]
     assert CliRunner().invoke(main, [*args[:3], "--dihedral"]).exit_code == 2
+
+
+def test_crops_and_the_quality_rule_from_the_cli(tmp_path: Path) -> None:
+    with Image.open(VECTORS / "photo.png") as im:
+        photo = im.convert("RGB").resize((480, 318))
+    photo.save(tmp_path / "a.png")
+    photo.crop((24, 15, 456, 303)).save(tmp_path / "b_crop10.png")  # 5% off each side
+    faded = ImageEnhance.Contrast(photo).enhance(0.1)  # PDQ quality 36
+    faded.save(tmp_path / "c_faded.png")
+    faded.transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(tmp_path / "d_faded_mirror.png")
+    plain, _ = _clusters(str(tmp_path), "-m", "pdq", "--dihedral")
+    assert plain == [["a.png", "c_faded.png", "d_faded_mirror.png"]]  # low quality, matched
+    cropped, _ = _clusters(str(tmp_path), "-m", "pdq", "--dihedral", "--crops")
+    assert cropped == [["a.png", "b_crop10.png", "c_faded.png", "d_faded_mirror.png"]]
+    gated, stderr = _clusters(str(tmp_path), "-m", "pdq", "--dihedral", "--min-quality", "50")
+    assert gated == [] and "c_faded.png: PDQ quality 36 is below min_quality 50" in stderr
+    result = CliRunner().invoke(main, ["dedup", str(tmp_path), "-m", "dhash", "--crops"])
+    assert result.exit_code == 2 and "--crops applies to --method pdq" in result.output

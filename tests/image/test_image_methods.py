@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("PIL")
 pytest.importorskip("imagehash")
-from PIL import Image
+from PIL import Image, ImageEnhance
 
 from neardup.errors import ConfigError
 from neardup.image import dhash, pdq, pdq_variant_codes
@@ -83,17 +83,69 @@ def test_pdq_pairs_and_distances_equal_the_hashes(corpus: list[Document]) -> Non
         assert p.distance == want and p.similarity == pytest.approx(1 - want / 256)
 
 
+def _faded(tmp_path: Path) -> list[Document]:
+    """A faded photo (PDQ quality 36), its mirror image and its 90-degree rotation."""
+    with Image.open(VECTORS / "photo.png") as im:
+        faded = ImageEnhance.Contrast(im.convert("RGB").resize((480, 318))).enhance(0.1)
+    faded.save(tmp_path / "faded.png")
+    faded.transpose(Image.Transpose.FLIP_LEFT_RIGHT).save(tmp_path / "mirror.png")
+    faded.transpose(Image.Transpose.ROTATE_90).save(tmp_path / "rot90.png")
+    return [Document(n, path=tmp_path / f"{n}.png") for n in ("faded", "mirror", "rot90")]
+
+
+def test_low_quality_images_match_their_mirror_by_default(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    docs = _faded(tmp_path)
+    assert docs[0].path is not None and pdq(docs[0].path)[1] < 50
+    want = {("faded", "mirror"), ("faded", "rot90"), ("mirror", "rot90")}
+    with caplog.at_level(logging.INFO, logger="neardup.methods.image"):
+        assert _pairs(docs, "pdq", dihedral=True) == want
+    assert "faded: PDQ quality 36 is below low_quality 50; matched only within distance 16" in (
+        caplog.text
+    )
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="neardup.methods.image"):  # Meta's gate
+        assert _pairs(docs, "pdq", dihedral=True, min_quality=50) == set()
+    assert "faded: PDQ quality 36 is below min_quality 50; left out" in caplog.text
+
+
 def test_pdq_quality_gating_is_logged(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     flat = tmp_path / "flat.png"
     Image.new("RGB", (80, 80), (50, 60, 70)).save(flat)
     flat2 = tmp_path / "flat2.png"
     Image.new("RGB", (90, 70), (50, 60, 70)).save(flat2)
     docs = [Document("flat", path=flat), Document("flat2", path=flat2)]
-    assert pdq(flat)[1] < 50
+    assert pdq(flat)[1] == 0
+    assert _pairs(docs, "pdq") == {("flat", "flat2")}
     with caplog.at_level(logging.WARNING, logger="neardup.methods.image"):
-        assert _pairs(docs, "pdq") == set()
-    assert "flat: PDQ quality 0 is below min_quality 50" in caplog.text
-    assert _pairs(docs, "pdq", min_quality=0) == {("flat", "flat2")}
+        assert _pairs(docs, "pdq", min_quality=1) == set()
+    assert "flat: PDQ quality 0 is below min_quality 1" in caplog.text
+
+
+def test_low_quality_pairs_need_the_stricter_distance() -> None:
+    m = make_method("pdq")
+    assert (m.radius, m.low_radius) == (31, 16)
+    assert make_method("pdq", threshold=1 - 10 / 256).low_radius == 10  # never looser
+    base = np.zeros(4, dtype=np.uint64)
+    near, far = base.copy(), base.copy()
+    near[0] = np.uint64((1 << 16) - 1)  # distance 16 from base
+    far[0] = np.uint64((1 << 17) - 1)  # distance 17 from base, 1 from near
+    codes = np.stack([base, near, far, base, near, far])
+    quality = np.array([90, 90, 90, 40, 40, 40])  # rows 3-5 are low quality
+
+    def pairs(method_options: dict[str, int]) -> dict[tuple[int, int], int]:
+        c = make_method("pdq", **method_options).collector()
+        c.add(np.arange(6), (codes, quality))
+        p = c.pairs()
+        rows = zip(p.a.tolist(), p.b.tolist(), p.distance.tolist(), strict=True)
+        return {(a, b): d for a, b, d in rows}
+
+    everything = pairs({"low_quality": 0})
+    assert len(everything) == 15 and everything[(0, 2)] == 17  # all within 31
+    # distance 17 with a low-quality image (0-5, 2-3, 3-5) is past 16: left out
+    assert pairs({}) == {k: d for k, d in everything.items() if k not in {(0, 5), (2, 3), (3, 5)}}
+    assert pairs({"min_quality": 50}) == {(0, 1): 16, (0, 2): 17, (1, 2): 1}
 
 
 def test_pdq_crops_match_the_centred_crop(corpus: list[Document]) -> None:
@@ -133,6 +185,8 @@ def test_methods_pickle_and_dihedral_phash_is_not_storable(corpus: list[Document
         m.blobs(m.sketch(corpus[:1]))
     with pytest.raises(ConfigError, match="min_quality"):
         make_method("pdq", min_quality=101)
+    with pytest.raises(ConfigError, match="low_quality_threshold"):
+        make_method("pdq", low_quality_threshold=1.5)
 
 
 def test_variant_collector_takes_the_smallest_distance() -> None:

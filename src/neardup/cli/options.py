@@ -195,6 +195,7 @@ _FLAGS = {
     "model": "--model",
     "cache": "--embedding-cache",
     "dihedral": "--dihedral",
+    "crops": "--crops",
     "min_quality": "--min-quality",
 }
 

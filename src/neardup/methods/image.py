@@ -241,10 +241,18 @@ class WHashMethod(HashMethod):
 class PDQConfig(MethodConfig):
     """Meta's 256-bit PDQ hash of images.
 
+    Low-quality hashes (flat, blurred, faded images) are kept but matched at a stricter
+    distance: a pair in which either image's quality is below ``low_quality`` is accepted only
+    within ``low_quality_threshold``. ``min_quality`` is Meta's production gate: images below
+    it are dropped and logged (opt-in; ``min_quality=50`` is Meta's suggestion).
+
     Attributes:
         threshold: ``1 - d / 256``; the default ``1 - 31/256`` is Meta's match distance 31.
-        min_quality: Images whose PDQ quality is below this (0..100) are not matched; each
-            is logged as a warning. Meta suggests 50.
+        min_quality: Images whose PDQ quality is below this (0..100) are not matched at all;
+            each is logged as a warning. Default 0 (none dropped); Meta suggests 50.
+        low_quality: Images below this quality (0..100, default 50) count as low quality.
+        low_quality_threshold: The similarity a pair with a low-quality image needs: the
+            default ``1 - 16/256`` is distance 16 (the stricter of this and ``threshold``).
         dihedral: Match mirrored and rotated copies too: the 8 dihedral hashes of the DCT, of
             the image and of its mirrored pixels (:func:`neardup.image.pdq_variant_codes`).
         crops: Match copies cropped by up to about 10% too: each image also contributes the
@@ -253,13 +261,18 @@ class PDQConfig(MethodConfig):
 
     KIND: ClassVar[str] = "pdq"
     threshold: float = 1.0 - 31 / 256
-    min_quality: int = 50
+    min_quality: int = 0
+    low_quality: int = 50
+    low_quality_threshold: float = 1.0 - 16 / 256
     dihedral: bool = False
     crops: bool = False
 
     def __post_init__(self) -> None:
         MethodConfig.__post_init__(self)
         check_range("min_quality", self.min_quality, 0, 100, integer=True)
+        check_range("low_quality", self.low_quality, 0, 100, integer=True)
+        check_range("low_quality_threshold", self.low_quality_threshold, 0.0, 1.0)
+        object.__setattr__(self, "low_quality_threshold", float(self.low_quality_threshold))
 
 
 class PDQMethod(Method):
@@ -274,6 +287,12 @@ class PDQMethod(Method):
         return int(np.floor((1.0 - self.threshold) * 256 + 1e-9))
 
     @property
+    def low_radius(self) -> int:
+        """The largest distance accepted for a pair with a low-quality image."""
+        low = int(np.floor((1.0 - self.config.low_quality_threshold) * 256 + 1e-9))
+        return min(low, self.radius)
+
+    @property
     def params(self) -> str:
         from neardup.image.value import ImageHashParams
 
@@ -286,10 +305,15 @@ class PDQMethod(Method):
 
     @property
     def index_params(self) -> str:
-        return f"radius={self.radius},min_quality={self.config.min_quality}"
+        c = self.config
+        return (
+            f"radius={self.radius},min_quality={c.min_quality},"
+            f"low_quality={c.low_quality},low_radius={self.low_radius}"
+        )
 
     def sketch(self, docs: Sequence[Document]) -> tuple[U64, I64]:
-        """``(codes, quality)``; images under ``min_quality`` are logged and gated."""
+        """``(codes, quality)``; images under ``min_quality`` are logged and gated, those
+        under ``low_quality`` logged (at INFO) and matched within :attr:`low_radius`."""
         from neardup.image import pdq_codes, pdq_variant_codes
 
         sources = [_source(d) for d in docs]
@@ -305,10 +329,19 @@ class PDQMethod(Method):
                     q,
                     self.config.min_quality,
                 )
+            elif q < self.config.low_quality:
+                log.info(
+                    "%s: PDQ quality %d is below low_quality %d; matched only within distance %d",
+                    d.id,
+                    q,
+                    self.config.low_quality,
+                    self.low_radius,
+                )
         return out.codes, out.quality
 
     def collector(self) -> PDQCollector:
-        return PDQCollector(self.radius, self.config.min_quality)
+        c = self.config
+        return PDQCollector(self.radius, c.min_quality, c.low_quality, self.low_radius)
 
     def fingerprint(self, doc: Document) -> str:
         """``hash,quality`` as Meta's tools print it."""
@@ -318,6 +351,8 @@ class PDQMethod(Method):
         return f"{h},{q}"
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
+        """The similarity and distance of the nearest variants, whatever the qualities (the
+        quality rules apply to dedup's pairs)."""
         codes, _ = self.sketch([a, b])
         c = np.asarray(codes).reshape(2, -1, 4)
         d = int(np.bitwise_count(c[0][:, None, :] ^ c[1][None, :, :]).sum(axis=2).min())
@@ -325,18 +360,38 @@ class PDQMethod(Method):
 
 
 class PDQCollector(VariantCollector):
-    """:class:`VariantCollector` over 256-bit codes that leaves out low-quality images."""
+    """:class:`VariantCollector` over 256-bit codes with PDQ's quality rules: images under
+    ``min_quality`` are left out, and a pair in which either image is under ``low_quality``
+    is kept only within ``low_radius``."""
 
-    def __init__(self, radius: int, min_quality: int) -> None:
+    def __init__(
+        self, radius: int, min_quality: int, low_quality: int = 0, low_radius: int = 256
+    ) -> None:
         super().__init__(256, radius)
         self._min_quality = min_quality
+        self._low_quality = low_quality
+        self._low_radius = low_radius
+        self._low: set[int] = set()  # positions of low-quality images
         self.gated: list[int] = []
 
     def add(self, positions: I64, payload: tuple[U64, I64]) -> None:  # type: ignore[override]
         codes, quality = payload
-        low = np.asarray(quality) < self._min_quality
-        self.gated.extend(positions[low].tolist())
-        super().add(np.where(low, -1, positions), codes)
+        q = np.asarray(quality)
+        gated = q < self._min_quality
+        self.gated.extend(positions[gated].tolist())
+        self._low.update(positions[~gated & (q < self._low_quality)].tolist())
+        super().add(np.where(gated, -1, positions), codes)
+
+    def pairs(self, *, jobs: int = 1) -> PairArrays:
+        result = super().pairs(jobs=jobs)
+        if not self._low or len(result) == 0:
+            return result
+        low = np.fromiter(self._low, dtype=np.int64)
+        either = np.isin(result.a, low) | np.isin(result.b, low)
+        keep = ~either | (result.distance <= self._low_radius)
+        return PairArrays(
+            result.a[keep], result.b[keep], result.similarity[keep], result.distance[keep]
+        )
 
 
 @dataclass(frozen=True, slots=True)

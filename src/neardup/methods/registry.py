@@ -14,7 +14,7 @@ method         similarity, index, verification
 ``ahash``      ``1 - d/64`` of imagehash's average hash (images); exact HammingIndex
 ``dhash``      ``1 - d/64`` of imagehash's difference hash (images); exact HammingIndex
 ``whash``      ``1 - d/64`` of imagehash's wavelet hash (images); exact HammingIndex
-``pdq``        ``1 - d/256`` of Meta's PDQ (images), images under ``min_quality`` gated
+``pdq``        ``1 - d/256`` of Meta's PDQ (images); below quality 50 only d <= 16 matches
 ``crop-resistant`` imagehash's crop-resistant segment hashes; candidates from a HammingIndex
                of the segments, verified by imagehash's ``ImageMultiHash`` rule
                (the image methods take ``dihedral=True``: mirrored and rotated copies match)
@@ -206,7 +206,7 @@ REGISTRY: dict[str, MethodInfo] = {
                     "pdq",
                     PDQConfig,
                     PDQMethod,
-                    "Meta's 256-bit PDQ hash of images: 1 - distance / 256, quality-gated",
+                    "Meta's 256-bit PDQ hash of images: 1 - distance / 256, quality-aware",
                 ),
                 (
                     "crop-resistant",
