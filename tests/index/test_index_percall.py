@@ -7,6 +7,7 @@ import os
 import pickle
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -97,6 +98,26 @@ def test_lsh_per_call_equals_brute_force(
                 assert batch[q] == want
 
 
+def _add_then(
+    index: Any, op: int, key: int, sketch: object, value: object, live: dict[Any, Any],
+    order: list[Any],
+) -> Any:  # fmt: skip
+    """``index.add(key, sketch)``, then a reader picked by ``op``: 1 removes the key, 2
+    pickles the index, 3 round-trips it through bytes (the index to use next is returned)."""
+    index.add(key, sketch)
+    live[key] = value
+    order.append(key)
+    if op == 1:
+        index.remove(key)
+        del live[key]
+        order.remove(key)
+    elif op == 2:
+        index = pickle.loads(pickle.dumps(index))
+    elif op == 3:
+        index = type(index).from_bytes(index.to_bytes())
+    return index
+
+
 @settings(max_examples=4, deadline=None)
 @given(ops=st.lists(st.integers(0, 5), min_size=70, max_size=90))
 def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
@@ -114,18 +135,8 @@ def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
             live: dict[int, np.ndarray] = {}
             order: list[int] = []
             for key, (op, mh) in enumerate(zip(ops, mhs, strict=True)):
-                index.add(key, mh)
-                live[key] = mh.hashvalues
-                order.append(key)
-                if op == 1:
-                    index.remove(key)
-                    del live[key]
-                    order.remove(key)
-                elif op == 2:
-                    index = pickle.loads(pickle.dumps(index))
-                elif op == 3:
-                    index = LSHIndex.from_bytes(index.to_bytes())
-                elif op == 4:
+                index = _add_then(index, op, key, mh, mh.hashvalues, live, order)
+                if op == 4:
                     n_pairs = sum(1 for _ in index.pairs())
                     assert n_pairs == len(
                         {
@@ -228,18 +239,8 @@ def test_hamming_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
             order: list[int] = []
 
             for key, (op, c) in enumerate(zip(ops, codes, strict=True)):
-                index.add(key, c)
-                live[key] = c
-                order.append(key)
-                if op == 1:
-                    index.remove(key)
-                    del live[key]
-                    order.remove(key)
-                elif op == 2:
-                    index = pickle.loads(pickle.dumps(index))
-                elif op == 3:
-                    index = HammingIndex.from_bytes(index.to_bytes())
-                elif op == 4:
+                index = _add_then(index, op, key, c, c, live, order)
+                if op == 4:
                     assert index.keys() == order
                     want = {
                         (a, b) for i, a in enumerate(order) for b in order[i + 1 :]
