@@ -10,7 +10,9 @@ a fixed-seed vocabulary, a third of them near-copies (5% of words replaced) of e
 LSH at threshold 0.8 with 128 slots (rensa with 16 bands, its divisor of 128). The Hamming
 rows time :class:`~neardup.index.hamming.HammingIndex` ``add`` + ``query`` of 64-bit SimHash
 codes (radius 3) per document; neither peer has a Hamming index, so its ratios are against
-the peers' LSH per-call times. Implementations run interleaved in rounds after a warm-up;
+the peers' LSH per-call times. The compat row times ``neardup.compat.datasketch.MinHashLSH``
+(datasketch's API and band plan, b=9 r=13) with the same calls as the datasketch row.
+Implementations run interleaved in rounds after a warm-up;
 medians of CPU time (``time.process_time``: the machine is shared), and ratios within the run.
 """
 
@@ -24,10 +26,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
+import neardup.compat.datasketch as compat
 from neardup.index.hamming import HammingIndex
 from neardup.index.lsh import LSHIndex
 from neardup.sketch.minhash import MinHash, MinHasher
@@ -85,6 +89,9 @@ def main() -> None:
     ds_objs = [
         datasketch.MinHash(num_perm=NUM_PERM, hashvalues=row, scheme="affine64") for row in sigs
     ]
+    compat_objs = [
+        compat.MinHash(num_perm=NUM_PERM, hashvalues=row, scheme="affine64") for row in sigs
+    ]
     rmh = []
     for doc in docs:
         m = rensa.RMinHash(NUM_PERM, 42)
@@ -109,13 +116,19 @@ def main() -> None:
             hits += len(index.query(m))
         return hits
 
-    def ds_lsh() -> object:
-        lsh = datasketch.MinHashLSH(threshold=0.8, num_perm=NUM_PERM)
+    def ds_pattern(cls: Callable[..., Any], objs: list[Any]) -> int:
+        lsh = cls(threshold=0.8, num_perm=NUM_PERM)
         hits = 0
-        for i, m in enumerate(ds_objs):
+        for i, m in enumerate(objs):
             lsh.insert(i, m, check_duplication=False)
             hits += len(lsh.query(m))
         return hits
+
+    def ds_lsh() -> object:
+        return ds_pattern(datasketch.MinHashLSH, ds_objs)
+
+    def compat_lsh() -> object:
+        return ds_pattern(compat.MinHashLSH, compat_objs)
 
     def rensa_lsh() -> object:
         lsh = rensa.RMinHashLSH(0.8, NUM_PERM, 16)
@@ -140,7 +153,13 @@ def main() -> None:
         f"# {n} documents; plans at 0.8: neardup b={plan.bands} r={plan.rows}, "
         f"datasketch b={ds_plan.b} r={ds_plan.r}, rensa b=16 r=8"
     )
-    for name, fn in (("neardup", nd_lsh), ("datasketch", ds_lsh), ("rensa", rensa_lsh)):
+    peers = (
+        ("neardup", nd_lsh),
+        ("datasketch", ds_lsh),
+        ("compat", compat_lsh),
+        ("rensa", rensa_lsh),
+    )
+    for name, fn in peers:
         print(f"# hits summed over the queries, {name}: {fn()}")
     med = rounds(
         {
@@ -148,6 +167,7 @@ def main() -> None:
             "neardup LSHIndex(16x8, as rensa).add + query": nd_lsh_16x8,
             "rensa RMinHashLSH.insert + query": rensa_lsh,
             "datasketch MinHashLSH.insert + query": ds_lsh,
+            "neardup.compat.datasketch MinHashLSH.insert + query": compat_lsh,
             "neardup HammingIndex.add + query (64-bit, r=3)": nd_hamming,
         },
         args.rounds,

@@ -126,6 +126,67 @@ def test_lsh_matches_datasketch(threshold: float, num_perm: int) -> None:
     assert set(b2.query(mb[50])) == set(b.query(mb[50]))
 
 
+def _buckets(lsh: object) -> list[dict[bytes, set[object]]]:
+    tables = lsh.hashtables  # type: ignore[attr-defined]
+    return [{h: set(t.get(h)) for h in t.keys()} for t in tables]  # noqa: SIM118  # datasketch storage is no dict
+
+
+def _key_lists(lsh: object) -> dict[object, list[bytes]]:
+    keys = lsh.keys  # type: ignore[attr-defined]
+    return {k: list(keys.get(k)) for k in keys.keys()}  # noqa: SIM118
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lsh_random_ops_match_datasketch(seed: int) -> None:
+    """Inserts (duplicate and falsy keys, frozensets), removes, queries in both orders,
+    buffers and pickles in a random order: the same buckets, counts and answers."""
+    rng = np.random.default_rng(seed)
+    sets = _sets(40, seed=seed, vocab=30, size=12)
+    ma = ds.MinHash.bulk(sets, num_perm=32)
+    mb = nd.MinHash.bulk(sets, num_perm=32)
+    a = ds.MinHashLSH(threshold=0.5, num_perm=32)
+    b = nd.MinHashLSH(threshold=0.5, num_perm=32)
+    pool: list[object] = [0, "", None, 1, 1.0, "k", frozenset({"k"}), (2, 3), False, 7]
+    for _ in range(160):
+        op = int(rng.integers(0, 6))
+        i = int(rng.integers(0, len(sets)))
+        key = pool[int(rng.integers(0, len(pool)))]
+        if op <= 1:
+            a.insert(key, ma[i], check_duplication=False)
+            b.insert(key, mb[i], check_duplication=False)
+        elif op == 2 and a.keys.has_key(key):
+            a.remove(key)
+            b.remove(key)
+        elif op == 3:
+            a.add_to_query_buffer(ma[i])
+            b.add_to_query_buffer(mb[i])
+            if rng.random() < 0.5:
+                assert set(a.collect_query_buffer()) == set(b.collect_query_buffer())
+        elif op == 4:
+            b = pickle.loads(pickle.dumps(b))
+        assert set(a.query(ma[i])) == set(b.query(mb[i]))
+        assert a.get_counts() == b.get_counts()
+        assert _buckets(a) == _buckets(b)
+        assert _key_lists(a) == _key_lists(b) and a.is_empty() == b.is_empty()
+    assert set(a.collect_query_buffer()) == set(b.collect_query_buffer())
+
+
+def test_lsh_reads_a_pickle_of_the_dict_of_sets_layout() -> None:
+    """Pickles made before the tables changed layout (``hashtables`` in the state) load."""
+    m = nd.MinHash(32)
+    m.update_batch([b"a", b"b"])
+    lsh = nd.MinHashLSH(threshold=0.5, num_perm=32)
+    lsh.insert("x", m)
+    lsh.insert("y", m)
+    state = lsh.__getstate__()
+    state["hashtables"] = _buckets(lsh)
+    for name in ("_tables", "_view", "_last", "_select"):
+        del state[name]
+    old = nd.MinHashLSH.__new__(nd.MinHashLSH)
+    old.__setstate__(state)
+    assert sorted(old.query(m)) == ["x", "y"] and _buckets(old) == _buckets(lsh)
+
+
 def test_lsh_merge_matches_datasketch() -> None:
     sets = _sets(60, seed=5, vocab=60)
     ma = ds.MinHash.bulk(sets, num_perm=64)

@@ -7,6 +7,7 @@ import os
 import pickle
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -97,6 +98,26 @@ def test_lsh_per_call_equals_brute_force(
                 assert batch[q] == want
 
 
+def _add_then(
+    index: Any, op: int, key: int, sketch: object, value: object, live: dict[Any, Any],
+    order: list[Any],
+) -> Any:  # fmt: skip
+    """``index.add(key, sketch)``, then a reader picked by ``op``: 1 removes the key, 2
+    pickles the index, 3 round-trips it through bytes (the index to use next is returned)."""
+    index.add(key, sketch)
+    live[key] = value
+    order.append(key)
+    if op == 1:
+        index.remove(key)
+        del live[key]
+        order.remove(key)
+    elif op == 2:
+        index = pickle.loads(pickle.dumps(index))
+    elif op == 3:
+        index = type(index).from_bytes(index.to_bytes())
+    return index
+
+
 @settings(max_examples=4, deadline=None)
 @given(ops=st.lists(st.integers(0, 5), min_size=70, max_size=90))
 def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
@@ -114,18 +135,8 @@ def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
             live: dict[int, np.ndarray] = {}
             order: list[int] = []
             for key, (op, mh) in enumerate(zip(ops, mhs, strict=True)):
-                index.add(key, mh)
-                live[key] = mh.hashvalues
-                order.append(key)
-                if op == 1:
-                    index.remove(key)
-                    del live[key]
-                    order.remove(key)
-                elif op == 2:
-                    index = pickle.loads(pickle.dumps(index))
-                elif op == 3:
-                    index = LSHIndex.from_bytes(index.to_bytes())
-                elif op == 4:
+                index = _add_then(index, op, key, mh, mh.hashvalues, live, order)
+                if op == 4:
                     n_pairs = sum(1 for _ in index.pairs())
                     assert n_pairs == len(
                         {
@@ -140,6 +151,29 @@ def test_lsh_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
             assert len(index) == len(live)
             for mh in mhs[::7]:
                 assert index.query(mh) == _lsh_brute(live, order, mh.hashvalues, index)
+
+
+def test_lsh_add_then_query_past_the_output_buffer() -> None:
+    """Many copies of one sketch: the fused add + query of the same sketch outgrows the hit
+    buffer (64) and the table; a query of another sketch after an add; vs brute force."""
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 1 << 40, size=32, dtype=np.uint64)
+    other = rng.integers(0, 1 << 40, size=32, dtype=np.uint64)
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = LSHIndex(threshold=0.5, num_perm=32, bands=8, rows=4)
+            live: dict[int, np.ndarray] = {}
+            order: list[int] = []
+            for key in range(150):
+                row = base.copy()
+                row[key % 32] = np.uint64(key)  # all share most bands
+                mh = MinHash(row, "xxh3", "p")
+                index.add(key, mh)
+                live[key] = row
+                order.append(key)
+                q = mh if key % 5 else MinHash(other, "xxh3", "p")
+                assert index.query(q) == _lsh_brute(live, order, q.hashvalues, index)
+            assert len(index.query(MinHash(base, "xxh3", "p"))) == 150
 
 
 def _ham_brute(
@@ -185,6 +219,51 @@ def test_hamming_per_call_equals_brute_force(
                     order.remove(key)
                     order.append(key)
             for c in codes:
+                assert index.query(c) == _ham_brute(live, order, c, 3)
+
+
+@settings(max_examples=6, deadline=None)
+@given(ops=st.lists(st.integers(0, 8), min_size=60, max_size=90))
+def test_hamming_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
+    """``add`` of a 64-bit int files the code at the next read: a query of it (fused), of
+    another code, remove, replace, add_many, pickle, bytes, keys, pairs; vs brute force on
+    both backends (the table and row buffers grow on the way)."""
+    rng = np.random.default_rng(len(ops))
+    base = [int(x) for x in rng.integers(0, 1 << 63, size=6, dtype=np.int64)]
+    codes = [base[i % 6] ^ (1 << int(b)) ^ (1 << int(c)) for i, (b, c) in
+             enumerate(rng.integers(0, 64, size=(len(ops), 2)))]  # fmt: skip
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = HammingIndex(64, radius=3)
+            live: dict[int, int] = {}
+            order: list[int] = []
+
+            for key, (op, c) in enumerate(zip(ops, codes, strict=True)):
+                index = _add_then(index, op, key, c, c, live, order)
+                if op == 4:
+                    assert index.keys() == order
+                    want = {
+                        (a, b) for i, a in enumerate(order) for b in order[i + 1 :]
+                        if (live[a] ^ live[b]).bit_count() <= 3
+                    }  # fmt: skip
+                    assert {(a, b) for a, b, _ in index.pairs()} == want
+                elif op == 5 and order:  # replace an older key (moves it to the end)
+                    old = order[0]
+                    index.add(old, c)
+                    live[old] = c
+                    order.remove(old)
+                    order.append(old)
+                elif op == 6:
+                    index.add_many([f"m{key}"], [c ^ 1])
+                    live[f"m{key}"] = c ^ 1  # type: ignore[index]
+                    order.append(f"m{key}")  # type: ignore[arg-type]
+                if op == 7:
+                    q = codes[0]  # another code than the one just added
+                    assert index.query(q) == _ham_brute(live, order, q, 3)
+                elif op != 8:  # 8: the next add comes first
+                    assert index.query(c) == _ham_brute(live, order, c, 3)
+            assert len(index) == len(live)
+            for c in codes[::9]:
                 assert index.query(c) == _ham_brute(live, order, c, 3)
 
 

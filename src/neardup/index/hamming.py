@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.lsh import plan_growth
+from neardup._kernels.lsh import NO_ROOM, plan_growth
 from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
@@ -110,6 +110,8 @@ class HammingIndex:
         self._mark = np.zeros(0, dtype=np.int64)
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
+        # the last add's (code as int64, row), filed by the next query or any reader (_flush)
+        self._pending: tuple[int, int] | None = None
         nb = len(self._bounds)
         self._tab: I64 = engine.kernels("lsh").new_table(512, 256, nb, 0, 8 + 2 * nb)
         self._tab[8 : 8 + nb] = self._starts
@@ -121,13 +123,17 @@ class HammingIndex:
         kern = engine.kernels("hamming")
         self._add_code = kern.add_code
         self._query_code = kern.query_code
+        self._add_query_code = kern.add_query_code
         self._table_query = kern.table_query
         self._out_rows = np.empty(64, dtype=np.int64)
         self._out_d = np.empty(64, dtype=np.int64)
 
-    _UNPICKLED = ("_add_code", "_query_code", "_table_query", "_out_rows", "_out_d")
+    _UNPICKLED = (
+        "_add_code", "_query_code", "_add_query_code", "_table_query", "_out_rows", "_out_d",
+    )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
+        self._flush()
         state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
         state["_mark"] = np.zeros(len(self._alive_buf), dtype=np.int64)
         state["_tab"] = self._tab.copy()
@@ -135,18 +141,32 @@ class HammingIndex:
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
+        self._pending = None  # pickles of older versions have none (and never hold one)
         self.__dict__.update(state)
         self._bind()
 
     @property
     def _codes(self) -> U64:
         """The used rows of the code buffer (a view: updates reach the buffer)."""
+        self._flush()
         return self._codes_buf[: len(self._keys)]
 
     @property
     def _alive(self) -> npt.NDArray[np.bool_]:
         """The used rows of the liveness buffer (a view)."""
+        self._flush()
         return self._alive_buf[: len(self._keys)]
+
+    def _flush(self) -> None:
+        """File the pending code of the last :meth:`add` (every reader calls this first)."""
+        pending = self._pending
+        if pending is None:
+            return
+        self._pending = None
+        code, r = pending
+        if self._add_code(code, r, self._codes_buf, self._alive_buf, self._tab):
+            self._reserve(1, r)
+            self._add_code(code, r, self._codes_buf, self._alive_buf, self._tab)
 
     @property
     def bits(self) -> int:
@@ -239,20 +259,28 @@ class HammingIndex:
             InputError: The code is not of this index's width.
             IncompatibleSketchError: A SimHash of another width or other params.
         """
-        if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
+        if self._pending is not None:
+            self._flush()
+        if (
+            type(code) is int
+            and self._words == 1
+            and 0 <= code <= _MASK64
+            and key not in self._rows
+        ):
+            # filed by the next query (one numba call for both: datasketch's pattern) or by
+            # any other reader
             n = len(self._keys)
-            if key not in self._rows and not self._add_code(
-                code if code < _SIGN else code - _WRAP, n, self._codes_buf, self._alive_buf,
-                self._tab,
-            ):  # fmt: skip
-                self._keys.append(key)
-                self._rows[key] = n
-                return
+            self._pending = (code if code < _SIGN else code - _WRAP, n)
+            self._keys.append(key)
+            self._rows[key] = n
+            return
         self._append([key], self._row(code).reshape(1, -1))
 
-    def _reserve(self, k: int) -> None:
-        """Room for ``k`` more rows, their table entries, and a table at most half full."""
-        n = len(self._keys)
+    def _reserve(self, k: int, n: int | None = None) -> None:
+        """Room for ``k`` more rows after the first ``n`` (default all), their table
+        entries, and a table at most half full."""
+        self._flush()
+        n = len(self._keys) if n is None else n
         if n + k > len(self._alive_buf):
             cap = max(n + k, 2 * len(self._alive_buf), 64)
             codes = np.zeros((cap, self._words), dtype=np.uint64)
@@ -356,13 +384,30 @@ class HammingIndex:
         r = self._radius if radius is None else self._check_radius(radius)
         if r < len(self._bounds):
             if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
-                found = self._query_code(
-                    code if code < _SIGN else code - _WRAP, r, self._codes_buf,
-                    self._alive_buf, self._mark, self._tab, self._out_rows, self._out_d,
-                )  # fmt: skip
+                c64 = code if code < _SIGN else code - _WRAP
+                pending = self._pending
+                if pending is not None and pending[0] == c64:  # add a code, then query it
+                    self._pending = None
+                    found = self._add_query_code(
+                        c64, pending[1], r, self._codes_buf, self._alive_buf, self._mark,
+                        self._tab, self._out_rows, self._out_d,
+                    )  # fmt: skip
+                    if found == NO_ROOM:  # the add lacked room: make it, file, query
+                        self._pending = pending
+                        self._flush()
+                        return self.query(code, radius)
+                else:
+                    if pending is not None:
+                        self._flush()
+                    found = self._query_code(
+                        c64, r, self._codes_buf, self._alive_buf, self._mark, self._tab,
+                        self._out_rows, self._out_d,
+                    )  # fmt: skip
             else:
+                q = self._row(code).reshape(1, -1)
+                self._flush()
                 found = self._table_query(
-                    self._row(code).reshape(1, -1), r, self._codes_buf, self._alive_buf,
+                    q, r, self._codes_buf, self._alive_buf,
                     self._mark, self._tab, self._out_rows, self._out_d,
                 )  # fmt: skip
             if found < 0:  # more hits than the output buffers hold: grow them, ask again

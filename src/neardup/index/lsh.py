@@ -127,11 +127,19 @@ class LSHIndex:
         self._add_rows = self._lsh.add_rows
         self._query_one = self._lsh.query_one
         self._add_query_one = self._lsh.add_query_one
-        self._out_rows = np.empty(64, dtype=np.int64)
-        self._out_est = np.empty(64, dtype=np.float64)
+        self._add_query_same = self._lsh.add_query_same
+        self._outputs(64)
+
+    def _outputs(self, m: int) -> None:
+        """Room for ``m`` hits: one int64 buffer, rows in the first half and estimates (as
+        float64) in the second, so the per-document kernel takes one output array."""
+        self._out: I64 = np.empty(2 * m, dtype=np.int64)
+        self._out_rows: I64 = self._out[:m]
+        self._out_est: F64 = self._out[m:].view(np.float64)
 
     _UNPICKLED = (
-        "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_out_rows", "_out_est",
+        "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_add_query_same", "_out",
+        "_out_rows", "_out_est",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
@@ -282,18 +290,30 @@ class LSHIndex:
         need = n + k
         if need > len(self._state):
             cap = max(need, 2 * len(self._state), 64)
-            sig = np.empty((cap, self.num_perm), dtype=np.uint32)
-            sig[:n] = self._sig[:n]
-            state = np.zeros(cap, dtype=np.uint8)
-            state[:n] = self._state[:n]
-            mark = np.zeros(cap, dtype=np.int64)
-            mark[:n] = self._mark[:n]
-            self._sig, self._state, self._mark = sig, state, mark
+            self._grow_rows("_sig", (cap, self.num_perm), n)
+            self._grow_rows("_state", (cap,), n)
+            self._grow_rows("_mark", (cap,), n)
         tab = self._tab
         used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
         slots, cap = plan_growth(used, entries, slots, cap, k * self.plan.bands)
         if (slots, cap) != (int(tab[3]), int(tab[4])):
             self._tab = self._lsh.grow(tab, slots, cap)
+
+    def _grow_rows(self, name: str, shape: tuple[int, ...], n: int) -> None:
+        """Give row array ``name`` ``shape`` (more rows), its first ``n`` rows kept.
+
+        In place when nothing else refers to it (``realloc``: the kept pages are neither
+        copied nor faulted in again; numpy refuses when another reference exists), else a
+        zeroed copy.
+        """
+        a = self.__dict__.pop(name)
+        try:
+            a.resize(shape)
+        except ValueError:
+            out = np.zeros(shape, dtype=a.dtype)
+            out[:n] = a[:n]
+            a = out
+        setattr(self, name, a)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` from the index.
@@ -435,26 +455,33 @@ class LSHIndex:
         if not self._n:
             return []
         min_est = -1.0 if min_similarity is None else float(min_similarity)
-        if self._pending is None:
+        pending = self._pending
+        if pending is None:
             n = self._query_one(
                 hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
                 self._out_est, min_est,
             )  # fmt: skip
         else:
-            add, r = self._pending
+            add, r = pending
             self._pending = None
-            n = self._add_query_one(
-                add, r, hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
-                self._out_est, min_est,
-            )  # fmt: skip
+            if add is hv:  # datasketch's pattern: add a sketch, then query it
+                n = self._add_query_same(
+                    hv, r, self._sig, self._state, self._mark, self._tab, self._out, min_est
+                )
+            else:
+                n = self._add_query_one(
+                    add, r, hv, self._sig, self._state, self._mark, self._tab,
+                    self._out_rows, self._out_est, min_est,
+                )  # fmt: skip
             if n == NO_ROOM:  # the add lacked room: make it, file, query
-                self._pending = (add, r)
+                self._pending = pending
                 self._flush()
                 return self.query(mh, min_similarity=min_similarity)
-        if n < 0:  # more hits than the output buffers hold: grow them and ask again
-            self._out_rows = np.empty(2 * -n, dtype=np.int64)
-            self._out_est = np.empty(2 * -n, dtype=np.float64)
+        if n < 0:  # more hits than the output buffers hold (the add is filed): grow, ask again
+            self._outputs(2 * -n)
             return self.query(mh, min_similarity=min_similarity)
+        if n == 1:
+            return [(self._keys[self._out.item(0)], self._out_est.item(0))]
         keys = self._keys
         return [
             (keys[r], e)

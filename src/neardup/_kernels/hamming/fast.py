@@ -9,10 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
+from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.lsh.fast import _file, _room, _slot, _sort_small
 from neardup._kernels.minhash.fast import _MIX, _fmix64
 
-__all__ = ["add_code", "all_pairs", "block_order", "query_code", "table_add", "table_query"]
+__all__ = [
+    "add_code",
+    "add_query_code",
+    "all_pairs",
+    "block_order",
+    "query_code",
+    "table_add",
+    "table_query",
+]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -266,3 +275,14 @@ def query_code(code, radius, codes, alive, mark, tab, out_rows, out_d):  # type:
     q = np.empty((1, 1), dtype=np.uint64)
     q[0, 0] = np.uint64(code)
     return _query(q, radius, codes, alive, mark, tab, out_rows, out_d)
+
+
+@njit()
+def add_query_code(code, r, radius, codes, alive, mark, tab, out_rows, out_d):  # type: ignore[no-untyped-def]
+    """:func:`add_code` of ``code`` as row ``r``, then :func:`query_code` of it, in one call
+    (``HammingIndex`` files a code at the next query of the same code). Returns
+    :data:`neardup._kernels.lsh.NO_ROOM` (nothing done) when the add lacks room, else the
+    query's result."""
+    if add_code(code, r, codes, alive, tab):
+        return NO_ROOM
+    return query_code(code, radius, codes, alive, mark, tab, out_rows, out_d)

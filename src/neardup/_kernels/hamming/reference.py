@@ -7,6 +7,7 @@ import numpy.typing as npt
 
 __all__ = [
     "add_code",
+    "add_query_code",
     "all_pairs",
     "block_order",
     "block_values",
@@ -148,3 +149,15 @@ def query_code(
     """Reference of :func:`neardup._kernels.hamming.fast.query_code`."""
     q = np.array([[code]], dtype=np.int64).view(np.uint64)
     return table_query(q, radius, codes, alive, mark, tab, out_rows, out_d)
+
+
+def add_query_code(
+    code: int, r: int, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64,
+    tab: I64, out_rows: I64, out_d: I64,
+) -> int:  # fmt: skip
+    """Reference of :func:`neardup._kernels.hamming.fast.add_query_code`."""
+    from neardup._kernels.lsh import NO_ROOM
+
+    if add_code(code, r, codes, alive, tab):
+        return NO_ROOM
+    return query_code(code, radius, codes, alive, mark, tab, out_rows, out_d)

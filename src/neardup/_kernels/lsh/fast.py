@@ -15,6 +15,7 @@ from neardup._kernels.minhash.fast import _MIX, _S27, _S37, _fmix64
 
 __all__ = [
     "add_query_one",
+    "add_query_same",
     "add_rows",
     "grow",
     "insert_rows",
@@ -136,6 +137,7 @@ def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
     rows = tab[6]
     if first + k > sig32.shape[0] or first + k > state.shape[0] or not _room(tab, k * bands):
         return -1
+    keys = np.empty(bands, dtype=np.int64)
     for i in range(k):
         r = first + i
         all64 = True
@@ -146,14 +148,17 @@ def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
             all32 &= v == _LOW32
             sig32[r, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
         state[r] = 2 if all64 or all32 else 1
+        # every key first, then the probes: independent loads, so their cache misses overlap
         for j in range(bands):
-            _file(tab, _band_key(sig32, r, j, rows), r)
+            keys[j] = _band_key(sig32, r, j, rows)
+        for j in range(bands):
+            _file(tab, keys[j], r)
     return 0
 
 
 @njit(inline="always")
-def _collect(q32, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
-    """Append the hits of one folded query ``q32`` (``(1, num_perm)``) to ``codes`` as
+def _collect(q32, row, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
+    """Append the hits of folded query row ``row`` of ``q32`` to ``codes`` as
     ``(num_perm - equal slots) * rows_cap + row``; returns ``(codes, n_out)``."""
     num_perm = sig32.shape[1]
     span = np.int64(sig32.shape[0])
@@ -161,8 +166,12 @@ def _collect(q32, tab, state, sig32, mark, min_est, codes, n_out):  # type: igno
     tab[2] += 1
     stamp = tab[2]
     rows = tab[6]
-    for j in range(tab[5]):
-        e = tab[_slot(tab, _band_key(q32, 0, j, rows)) + 1]
+    bands = tab[5]
+    heads = np.empty(bands, dtype=np.int64)
+    for j in range(bands):  # every probe first: independent loads, overlapping misses
+        heads[j] = tab[_slot(tab, _band_key(q32, row, j, rows)) + 1]
+    for j in range(bands):
+        e = heads[j]
         while e >= 0:
             r = tab[ents + 2 * e]
             e = tab[ents + 2 * e + 1]
@@ -171,7 +180,7 @@ def _collect(q32, tab, state, sig32, mark, min_est, codes, n_out):  # type: igno
             mark[r] = stamp
             same = 0
             for c in range(num_perm):
-                if sig32[r, c] == q32[0, c]:
+                if sig32[r, c] == q32[row, c]:
                     same += 1
             if same / num_perm < min_est:
                 continue
@@ -225,7 +234,7 @@ def query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # ty
     q32 = np.empty((1, num_perm), dtype=np.uint32)
     if not _fold_query(src, 0, q32):
         return 0
-    codes, n = _collect(q32, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
+    codes, n = _collect(q32, 0, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
     if n > out_rows.shape[0]:
         return -n
     _sort_small(codes, 0, n)
@@ -246,6 +255,31 @@ def add_query_one(add64, first, sig64, sig32, state, mark, tab, out_rows, out_es
 
 
 @njit()
+def add_query_same(sig64, first, sig32, state, mark, tab, out, min_est):  # type: ignore[no-untyped-def]
+    """:func:`add_rows` of ``sig64`` at row ``first``, then its own query, in one call (the
+    query reuses the stored row: no second fold). Hits go into ``out`` (int64, even length
+    ``2 * m``): rows in ``out[:m]``, estimates as float64 bit patterns in ``out[m:]``.
+    Returns :data:`NO_ROOM` (nothing done) when the add lacks room, ``-n`` (the add done,
+    no hit written) when ``n`` hits do not fit, else the number of hits."""
+    if add_rows(sig64, first, sig32, state, tab):
+        return NO_ROOM
+    if state[first] != 1:
+        return 0
+    num_perm = sig32.shape[1]
+    span = np.int64(sig32.shape[0])
+    codes, n = _collect(sig32, first, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
+    m = out.shape[0] // 2
+    if n > m:
+        return -n
+    _sort_small(codes, 0, n)
+    est = out[m:].view(np.float64)
+    for i in range(n):
+        out[i] = codes[i] % span
+        est[i] = (num_perm - codes[i] // span) / num_perm
+    return n
+
+
+@njit()
 def query_rows(sig64, sig32, state, mark, tab, min_est):  # type: ignore[no-untyped-def]
     """Hits of each query sketch (``(k, num_perm)``), as :func:`query_one` finds them.
 
@@ -262,7 +296,7 @@ def query_rows(sig64, sig32, state, mark, tab, min_est):  # type: ignore[no-unty
     for q in range(nq):
         start = n_out
         if _fold_query(src, q, q32):
-            codes, n_out = _collect(q32, tab, state, sig32, mark, min_est, codes, n_out)
+            codes, n_out = _collect(q32, 0, tab, state, sig32, mark, min_est, codes, n_out)
             _sort_small(codes, start, n_out)
         offsets[q + 1] = n_out
     hit_rows = np.empty(n_out, dtype=np.int64)

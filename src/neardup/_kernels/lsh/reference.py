@@ -15,6 +15,7 @@ from neardup._kernels.minhash.reference import band_keys
 
 __all__ = [
     "add_query_one",
+    "add_query_same",
     "add_rows",
     "grow",
     "insert_rows",
@@ -181,6 +182,27 @@ def add_query_one(
     if add_rows(add64, first, sig32, state, tab):
         return NO_ROOM
     return query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est)
+
+
+def add_query_same(
+    sig64: U64, first: int, sig32: U32, state: U8, mark: I64, tab: I64, out: I64,
+    min_est: float,
+) -> int:  # fmt: skip
+    """Reference of :func:`neardup._kernels.lsh.fast.add_query_same`."""
+    if add_rows(sig64, first, sig32, state, tab):
+        return NO_ROOM
+    if state[first] != 1:
+        return 0
+    num_perm = sig32.shape[1]
+    found = _hits(sig32[first], tab, state, sig32, mark, min_est)
+    m = len(out) // 2
+    if len(found) > m:
+        return -len(found)
+    est = out[m:].view(np.float64)
+    for i, (d, r) in enumerate(found):
+        out[i] = r
+        est[i] = (num_perm - d) / num_perm
+    return len(found)
 
 
 def query_rows(

@@ -2,17 +2,26 @@
 
 The same constructor, parameter search (:func:`neardup.index.lshparams.jaccard_params`),
 band keys (big-endian bytes of each band's slots), ``hashtables`` / ``keys`` layout,
-``merge``, ``get_counts``, sessions and query buffers as datasketch 2.0.0. Band keys are cut
-from one byte-swap of the whole sketch and the tables are plain dicts, which is what makes
-a single ``insert`` or ``query`` several times faster than datasketch's.
+``merge``, ``get_counts``, sessions and query buffers as datasketch 2.0.0.
+
+What makes a single ``insert`` or ``query`` several times faster than datasketch's:
+
+- band keys are cut from one byte-swap of the whole sketch, and the last sketch's keys are
+  kept, so ``insert`` then ``query`` of the same sketch (or the reverse) cuts them once;
+- each band's table is a plain dict whose value is the bucket's only key, or a set once a
+  second key arrives. Most buckets hold one key, so an insert makes no new container for
+  the cyclic garbage collector to traverse (datasketch makes one set per band and insert);
+- ``hashtables`` (datasketch's dicts of sets) is built from those tables when read, and
+  kept until the next change.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections import defaultdict, deque
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from functools import partial
 from itertools import repeat
+from operator import is_not
 from types import TracebackType
 
 import numpy as np
@@ -28,9 +37,38 @@ from neardup.index.lshparams import jaccard_params
 
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
 
-_bucket = defaultdict.__getitem__  # the bucket of a band key, created when missing
-_sink: deque[object] = deque(maxlen=0)
-_consume: Callable[[Iterable[object]], None] = _sink.extend  # run an iterator for effects
+_MISSING = object()  # dict.get's default: a band key with no bucket
+_found = partial(is_not, _MISSING)
+# A table maps a band key to its bucket: the only key filed under it, or a set of keys (a
+# set is never a key: sets are unhashable). Tables are plain dicts.
+_Table = dict[bytes, object]
+
+
+def _bucket_set(v: object) -> set[Hashable]:
+    """The keys of a bucket as a new set."""
+    return set(v) if type(v) is set else {v}
+
+
+def _file(table: _Table, h: bytes, key: Hashable) -> None:
+    """File ``key`` under band key ``h``."""
+    v = table.setdefault(h, key)
+    if v is key:
+        return
+    if type(v) is set:
+        v.add(key)
+    elif v != key:
+        table[h] = {v, key}
+
+
+def _unfile(table: _Table, h: bytes, key: Hashable) -> None:
+    """Remove ``key`` from the bucket of ``h`` (the bucket goes when it empties)."""
+    v = table.get(h, _MISSING)
+    if type(v) is set:
+        v.discard(key)
+        if not v:
+            del table[h]
+    elif v is not _MISSING and v == key:
+        del table[h]
 
 
 def _optimal_param(
@@ -97,11 +135,39 @@ class MinHashLSH:
             raise ValueError("The number of bands are too small (b < 2)")
         self.prepickle = False if prepickle is None else prepickle
         self.hashfunc = hashfunc
-        self.hashtables: list[DictSetStorage] = [DictSetStorage() for _ in range(self.b)]
+        self._tables: list[_Table] = [{} for _ in range(self.b)]
+        self._view: list[DictSetStorage] | None = None  # hashtables, built when read
+        self._select: list[list[set[Hashable]]] = [[] for _ in range(self.b)]
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
         self.keys: DictListStorage = DictListStorage()
         self._minhash_scheme: str | None = None
         self._cuts: tuple[int, list[slice]] = (0, [])
+        self._last: tuple[bytes, tuple[int, ...], tuple[bytes, ...]] | None = None
+
+    @property
+    def hashtables(self) -> list[DictSetStorage]:
+        """Per band, band key -> set of keys (datasketch's layout; built when read after a
+        change, so read it rather than keep it across changes)."""
+        if self._view is None:
+            view = []
+            for table in self._tables:
+                storage = DictSetStorage()
+                for h, v in table.items():
+                    storage[h] = _bucket_set(v)
+                view.append(storage)
+            self._view = view
+        return self._view
+
+    @hashtables.setter
+    def hashtables(self, tables: list[DictSetStorage]) -> None:
+        self._tables = []
+        for storage in tables:
+            table: _Table = {}
+            for h, keys in storage.items():
+                for key in keys:
+                    _file(table, h, key)
+            self._tables.append(table)
+        self._view = None
 
     @property
     def buffer_size(self) -> int:
@@ -125,6 +191,23 @@ class MinHashLSH:
         hv = minhash.hashvalues  # type: ignore[attr-defined]
         if len(hv) != self.h:
             raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+        return self._cut(hv, b)
+
+    def _keys_of(self, minhash: object) -> tuple[bytes, ...]:
+        """Every band key of ``minhash``, reusing the last sketch's when its bytes are the
+        same (``insert`` then ``query`` of one sketch cuts the keys once)."""
+        hv = minhash.hashvalues  # type: ignore[attr-defined]
+        if len(hv) != self.h:
+            raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+        raw = hv.tobytes()
+        last = self._last
+        if last is not None and last[0] == raw and last[1] == hv.shape:
+            return last[2]
+        keys = tuple(self._cut(hv, None))
+        self._last = (raw, hv.shape, keys)
+        return keys
+
+    def _cut(self, hv: np.ndarray, b: int | None) -> list[bytes]:
         raw = hv.byteswap().tobytes()  # big-endian slots, C order; one copy for all bands
         width, cuts = self._cuts
         if width != hv.itemsize * (hv.size // self.h):
@@ -152,7 +235,7 @@ class MinHashLSH:
     def _insert(
         self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
     ) -> None:
-        hs = self._band_keys(minhash)
+        hs = self._keys_of(minhash)
         scheme = getattr(minhash, "scheme", None)
         if scheme is not None and scheme != self._minhash_scheme:
             self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
@@ -163,12 +246,18 @@ class MinHashLSH:
             raise ValueError("The given key already exists")
         old = dict.get(keys, key)
         if old is None:
-            keys[key] = hs
+            keys[key] = list(hs)
         else:
             old.extend(hs)
-        # the buckets (created on demand by the defaultdict), then the key into each: two
-        # C-level loops, no Python bytecode per band
-        _consume(map(set.add, map(_bucket, self.hashtables, hs), repeat(key)))
+        self._view = None
+        tables = self._tables
+        # one C-level loop files the key in every band whose bucket is new; only bands that
+        # already had a bucket take the Python loop (a frozenset key could equal a bucket)
+        found = list(map(dict.setdefault, tables, hs, repeat(key)))
+        if found.count(key) != len(found) or type(key) is frozenset:
+            for table, h, v in zip(tables, hs, found, strict=False):
+                if v is not key:
+                    _file(table, h, key)
 
     def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
         """Insert many (key, MinHash) pairs (a loop over :meth:`insert`; neardup addition)."""
@@ -205,8 +294,9 @@ class MinHashLSH:
             self._minhash_scheme = other_known
         for key, hs in other.keys.items():
             self.keys.insert(key, *hs)
-            for h, table in zip(hs, self.hashtables, strict=False):
-                table.insert(h, key)
+            for h, table in zip(hs, self._tables, strict=False):
+                _file(table, h, key)
+        self._view = None
 
     def insertion_session(self, buffer_size: int = 50000) -> MinHashLSHInsertionSession:
         """A context manager for bulk inserts."""
@@ -224,10 +314,18 @@ class MinHashLSH:
         Raises:
             ValueError: Wrong length or another scheme.
         """
-        hs = self._band_keys(minhash)
+        hs = self._keys_of(minhash)
         if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
             _check_scheme_consistency(self._minhash_scheme, minhash)
-        candidates: set[Hashable] = set().union(*filter(None, map(dict.get, self.hashtables, hs)))
+        buckets = list(filter(_found, map(dict.get, self._tables, hs, repeat(_MISSING))))
+        if not buckets:
+            return []
+        candidates: set[Hashable] = set()
+        for v in buckets:
+            if type(v) is set:
+                candidates.update(v)
+            else:
+                candidates.add(v)
         if self.prepickle:
             return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
         return list(candidates)
@@ -236,12 +334,14 @@ class MinHashLSH:
         """Queue a query for :meth:`collect_query_buffer`."""
         hs = self._band_keys(minhash)
         _check_scheme_consistency(self._minhash_scheme, minhash)
-        for h, table in zip(hs, self.hashtables, strict=False):
-            table.add_to_select_buffer([h])
+        for h, table, buf in zip(hs, self._tables, self._select, strict=False):
+            buf.append(_bucket_set(table[h]) if h in table else set())
 
     def collect_query_buffer(self) -> list[Hashable]:
         """Keys in the results of every queued query (their intersection)."""
-        collected = [table.collect_select_buffer() for table in self.hashtables]
+        collected = [list(buf) for buf in self._select]
+        for buf in self._select:
+            buf.clear()
         if not any(collected):
             return []
         per_query = [set().union(*lists) for lists in zip(*collected, strict=False)]
@@ -253,15 +353,17 @@ class MinHashLSH:
         return list(candidates)
 
     def _query_b(self, minhash: object, b: int) -> set[Hashable]:
-        if b > len(self.hashtables):
+        if b > len(self._tables):
             raise ValueError("b must be less or equal to the number of hash tables")
         hs = self._band_keys(minhash, b)
         _check_scheme_consistency(self._minhash_scheme, minhash)
         candidates: set[Hashable] = set()
-        for h, table in zip(hs, self.hashtables, strict=False):
-            bucket = dict.get(table, h)
-            if bucket:
-                candidates.update(bucket)
+        for h, table in zip(hs, self._tables, strict=False):
+            v = table.get(h, _MISSING)
+            if type(v) is set:
+                candidates.update(v)
+            elif v is not _MISSING:
+                candidates.add(v)
         if self.prepickle:
             return {pickle.loads(k) for k in candidates}  # type: ignore[arg-type]
         return candidates
@@ -284,20 +386,18 @@ class MinHashLSH:
             key = pickle.dumps(key)
         if key not in self.keys:
             raise ValueError("The given key does not exist")
-        for h, table in zip(self.keys[key], self.hashtables, strict=False):
-            bucket = table[h]
-            bucket.discard(key)
-            if not bucket:
-                del table[h]
+        for h, table in zip(self.keys[key], self._tables, strict=False):
+            _unfile(table, h, key)
         del self.keys[key]
+        self._view = None
 
     def is_empty(self) -> bool:
         """True when a hash table is empty."""
-        return any(len(t) == 0 for t in self.hashtables)
+        return any(len(t) == 0 for t in self._tables)
 
     def get_counts(self) -> list[dict[Hashable, int]]:
         """Per band, the number of keys in each bucket."""
-        return [t.itemcounts() for t in self.hashtables]
+        return [{h: len(v) if type(v) is set else 1 for h, v in t.items()} for t in self._tables]
 
     def get_subset_counts(self, *keys: Hashable) -> list[dict[Hashable, int]]:
         """:meth:`get_counts` restricted to ``keys``."""
@@ -311,7 +411,18 @@ class MinHashLSH:
     def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
         state["_cuts"] = (0, [])
+        state["_view"] = None
+        state["_last"] = None
         return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        tables = state.pop("hashtables", None)  # a pickle of the dict-of-sets layout
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_view", None)
+        self.__dict__.setdefault("_last", None)
+        self.__dict__.setdefault("_select", [[] for _ in range(self.b)])
+        if tables is not None:
+            self.hashtables = tables  # type: ignore[assignment]
 
 
 class MinHashLSHInsertionSession:
