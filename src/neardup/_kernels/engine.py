@@ -2,17 +2,31 @@
 
 Kernels live by family, ``neardup._kernels.<family>.{reference,fast}``: a numpy reference
 and a numba twin with the same functions and the same bits. :func:`kernels` is the one
-selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports, else
-numpy), ``fast`` (numba, error if missing) or ``reference`` (numpy). The test suite checks
-that both give the same bits.
+selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports and
+its kernels are compiled, else numpy), ``fast`` (numba, error if missing) or ``reference``
+(numpy). The test suite checks that both give the same bits.
+
+**First use.** With ``auto``, a process that finds this build's kernels not yet compiled (no
+``complete`` mark in the kernel cache, :func:`kernels_ready`) does not compile them in the
+foreground: it starts one detached ``neardup warmup --background`` process that
+compiles every kernel serially under the cache lock, logs one line, and runs on the numpy
+twins. A process that finds that lock busy (the compile is under way) uses numpy at once
+too. Once the mark exists, processes load the compiled kernels. A process keeps the backend
+it chose. ``NEARDUP_BACKGROUND_COMPILE=0`` compiles in the foreground instead, as
+``NEARDUP_BACKEND=fast`` always does.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -28,8 +42,11 @@ __all__ = [
     "HashName",
     "backend",
     "backend_name",
+    "background_process",
+    "compile_here",
     "hash_spans",
     "kernels",
+    "kernels_ready",
     "tokenize_packed",
     "tokenize_texts",
 ]
@@ -77,6 +94,8 @@ def backend_name() -> str:
     if wanted == "reference":
         return "reference"
     if _numba_available():
+        if wanted == "auto" and not kernels_ready():
+            return "reference"
         return "fast"
     if wanted == "fast":
         raise MissingExtraError(
@@ -92,6 +111,100 @@ def _numba_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+#: The file in a build's kernel directory that says every kernel is compiled and saved.
+COMPLETE = "complete"
+#: The file in a build's kernel directory that says the background compile failed (its log is
+#: ``warmup.log``); processes then compile in the foreground, where the error shows.
+FAILED = "warmup.failed"
+_OFF = ("0", "false", "no", "off")
+_ready: bool | None = None
+_ready_lock = threading.Lock()
+_child: subprocess.Popen[bytes] | None = None
+_cache_log = logging.getLogger("neardup._kernels.cache")  # the logger the CLI shows
+
+
+def compile_here() -> None:
+    """From now on this process compiles missing kernels itself, in the foreground (warmup)."""
+    global _ready
+    _ready = True
+
+
+def background_process() -> subprocess.Popen[bytes] | None:
+    """The compile process this process started (:func:`kernels_ready`), if it started one."""
+    return _child
+
+
+def kernels_ready() -> bool:
+    """Whether this process runs the numba kernels under ``NEARDUP_BACKEND=auto``.
+
+    Decided once per process. ``True`` when the kernel cache holds this build's ``complete``
+    mark, when ``NEARDUP_BACKGROUND_COMPILE`` is ``0`` (compile in the foreground on first
+    use), or when an earlier background compile failed (so that its error shows). Otherwise
+    ``False``, and unless another process holds the cache lock (a compile is under way), this
+    process starts the one background compile (``neardup warmup --background``).
+    Either way it logs one INFO line on ``neardup._kernels.cache``.
+    """
+    global _ready
+    if _ready is None:
+        with _ready_lock:
+            if _ready is None:
+                _ready = _decide()
+    return _ready
+
+
+def _decide() -> bool:
+    if os.environ.get("NEARDUP_BACKGROUND_COMPILE", "1").strip().lower() in _OFF:
+        return True
+    from neardup._kernels import cache
+
+    where = cache.kernel_dir()
+    if (where / COMPLETE).exists() or (where / FAILED).exists():
+        return True
+    from filelock import Timeout
+
+    lock = cache._lock()
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        _cache_log.info(
+            "kernels are being compiled by another process (once per install); "
+            "using the numpy backend meanwhile"
+        )
+        return False
+    try:
+        if (where / COMPLETE).exists():  # finished between the first look and the lock
+            return True
+        _spawn(where, cache.cache_root())
+    finally:
+        lock.release()
+    _cache_log.info(
+        "compiling kernels in the background (once per install, a few minutes); "
+        "using the numpy backend meanwhile"
+    )
+    return False
+
+
+def _spawn(where: Path, root: Path) -> None:
+    """Start the detached background compile; its output goes to ``<where>/warmup.log``."""
+    global _child
+    package = Path(__file__).resolve().parents[2]  # the directory that holds neardup/
+    env = dict(os.environ)
+    env["NEARDUP_CACHE_DIR"] = str(root)
+    env["NEARDUP_BACKGROUND_COMPILE"] = "0"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package), env.get("PYTHONPATH", "")) if p)
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where / "warmup.log", "ab") as log_file:
+        _child = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "warmup", "--background"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            close_fds=True,
+            start_new_session=True,  # outlives this process and its terminal
+        )
 
 
 def kernels(family: str) -> ModuleType:

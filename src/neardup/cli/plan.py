@@ -41,12 +41,16 @@ def plan_cmd(
 
 
 @click.command("warmup")
+@click.option("--background", is_flag=True, hidden=True, help="The detached first-use compile.")
 @errors
-def warmup_cmd() -> None:
+def warmup_cmd(background: bool) -> None:
     """Compile the numba kernels now (run once after installing; later calls only load them)."""
-    from neardup.warmup import warmup
+    from neardup import warmup as warm
 
-    report = warmup()
+    report = warm.background() if background else warm.warmup()
+    if report is None:
+        click.echo("neardup warmup: another process compiled the kernels first", err=True)
+        return
     if report.backend != "fast":
         click.echo("neardup warmup: reference backend, nothing to compile", err=True)
         return
