@@ -143,7 +143,11 @@ def _exercise() -> None:
     pdq = engine.kernels("pdq")  # the image PDQ kernels (numpy arrays only, no Pillow)
     rgb = np.zeros((70, 90, 3), np.uint8)
     pdq.pdq_rgb(rgb)
+    rgb.setflags(write=False)  # pixels read from image files are read-only arrays
+    pdq.pdq_rgb(rgb)
     pdq.pdq_float(rgb[:, :, 0].astype(np.float32))
+    lsh = engine.kernels("lsh")  # an index that outgrows its table (LSH and Hamming)
+    lsh.grow(lsh.new_table(8, 8, 1, 1, 8), 16, 16)
     import json
     import tempfile
     from pathlib import Path

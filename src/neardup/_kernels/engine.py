@@ -47,6 +47,8 @@ __all__ = [
     "hash_spans",
     "kernels",
     "kernels_ready",
+    "prefer_numpy",
+    "small_input",
     "tokenize_packed",
     "tokenize_texts",
 ]
@@ -91,8 +93,8 @@ def backend_name() -> str:
         raise ConfigError(
             f"NEARDUP_BACKEND={wanted!r} is not a backend; use auto, fast or reference"
         )
-    if wanted == "reference":
-        return "reference"
+    if wanted == "reference" or (wanted == "auto" and _ready is False):
+        return "reference"  # (auto: decided once, by kernels_ready or prefer_numpy)
     if _numba_available():
         if wanted == "auto" and not kernels_ready():
             return "reference"
@@ -129,6 +131,50 @@ def compile_here() -> None:
     """From now on this process compiles missing kernels itself, in the foreground (warmup)."""
     global _ready
     _ready = True
+
+
+#: Under ``auto``, a command whose whole input is smaller than this (bytes) runs on the numpy
+#: twins (:func:`prefer_numpy`): importing numba and loading its kernels costs about 0.6 CPU-s,
+#: more than numpy spends on such an input (measured in docs/engine.md: break-even near 1 MB).
+#: ``NEARDUP_SMALL_INPUT`` overrides it (bytes; ``0`` turns it off).
+SMALL_INPUT = 512 * 1024
+
+
+def small_input() -> int:
+    """Inputs below this many bytes run on numpy (``NEARDUP_SMALL_INPUT``, else
+    :data:`SMALL_INPUT`; 0: never).
+
+    Raises:
+        ConfigError: ``NEARDUP_SMALL_INPUT`` is not a whole number of bytes.
+    """
+    raw = os.environ.get("NEARDUP_SMALL_INPUT", "").strip()
+    if not raw:
+        return SMALL_INPUT
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(
+            f"NEARDUP_SMALL_INPUT={raw!r} is not a number of bytes; use e.g. 524288, or 0 for off"
+        )
+    return value
+
+
+def prefer_numpy() -> bool:
+    """Run this process on the numpy twins, if ``NEARDUP_BACKEND`` is ``auto`` (or unset) and
+    no call chose a backend yet; returns whether it does. For a caller that knows its whole
+    input is small (below :func:`small_input` bytes): the answer is the same, bit for bit, and
+    numba is never imported. Starts no background compile.
+    """
+    global _ready
+    if os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() not in ("auto", ""):
+        return False
+    with _ready_lock:
+        if _ready is None:
+            _ready = False
+            return True
+    return False
 
 
 def background_process() -> subprocess.Popen[bytes] | None:

@@ -9,6 +9,11 @@ without importing scipy. Every real linear-algebra call (``np.dot``, ``np.linalg
 ``ensure_blas`` itself, at compile time, and gets the real one: it is restored as soon as the probe
 has run. A library user's process is never touched, since their own numba code may want BLAS.
 
+A command whose whole input is small (below ``engine.small_input()``, 512 KiB unless
+``NEARDUP_SMALL_INPUT`` says otherwise) runs on the numpy
+twins without importing numba at all (:func:`numpy_for_small_input`): for such inputs, loading
+numba and its kernels costs more than the work (same results, bit for bit).
+
 Likewise ``numba.misc.coverage_support`` imports ``coverage`` (if installed) only to report the
 lines of compiled code to a running coverage measurement. When ``coverage`` is not already
 imported, nothing is measuring the CLI process, so that import is skipped (and only that one: a
@@ -19,11 +24,12 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 
-__all__ = ["skip_blas_probe"]
+__all__ = ["numpy_for_small_input", "skip_blas_probe"]
 
 _ARRAYMATH = "numba.np.arraymath"
 _COVERAGE_SUPPORT = "numba.misc.coverage_support"
@@ -99,3 +105,42 @@ def skip_blas_probe() -> None:
         return
     if not any(isinstance(finder, _BlasProbeFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _BlasProbeFinder())
+
+
+def numpy_for_small_input(paths: Iterable[str]) -> bool:
+    """Run this process on numpy (``engine.prefer_numpy``) when the files of ``paths`` hold
+    fewer than ``engine.small_input()`` bytes together; returns whether it does. Counting stops
+    as soon as the sum passes the limit; stdin (``-``) or a path that cannot be read counts as
+    large."""
+    from neardup._kernels import engine
+
+    limit = engine.small_input()
+    if limit and _bytes_below(paths, limit):
+        return engine.prefer_numpy()
+    return False
+
+
+def _bytes_below(paths: Iterable[str], limit: int, *, max_entries: int = 10_000) -> bool:
+    """Whether the files of ``paths`` total fewer than ``limit`` bytes; a symbolic link to a
+    folder, stdin or more than ``max_entries`` entries count as large."""
+    total = 0
+    seen = 0
+    stack = [(path, True) for path in paths]
+    try:
+        while stack:
+            path, given = stack.pop()
+            seen += 1
+            if path == "-" or seen > max_entries:
+                return False
+            if os.path.isdir(path):
+                if not given and os.path.islink(path):
+                    return False
+                with os.scandir(path) as entries:
+                    stack.extend((entry.path, False) for entry in entries)
+                continue
+            total += os.path.getsize(path)
+            if total >= limit:
+                return False
+    except OSError:
+        return False
+    return True
