@@ -208,3 +208,22 @@ def test_a_failed_background_compile_hands_over_to_the_foreground(tmp_path: Path
         timeout=600,
     )
     assert done.stdout.split() == ["fast", "True"]
+
+
+def test_an_unusable_cache_directory_means_the_foreground_path(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    root = tmp_path / "a-file"
+    root.write_text("not a directory")
+    code = (
+        "from neardup._kernels import engine\n"
+        "print(engine.backend_name(), engine.background_process() is None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_env(root),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    assert done.stdout.split() == ["fast", "True"]  # as before: no crash, nothing started

@@ -203,6 +203,14 @@ def kernels_ready() -> bool:
 def _decide() -> bool:
     if os.environ.get("NEARDUP_BACKGROUND_COMPILE", "1").strip().lower() in _OFF:
         return True
+    try:
+        return _look_and_spawn()
+    except OSError as exc:  # no cache directory, no process: compile in the foreground
+        _cache_log.debug("no background compile (%s); compiling in the foreground", exc)
+        return True
+
+
+def _look_and_spawn() -> bool:
     from neardup._kernels import cache
 
     where = cache.kernel_dir()
@@ -251,6 +259,8 @@ def _spawn(where: Path, root: Path) -> None:
             close_fds=True,
             start_new_session=True,  # outlives this process and its terminal
         )
+    # reap it when it ends, so that a long-lived process does not keep a zombie
+    threading.Thread(target=_child.wait, name="neardup-compile-reaper", daemon=True).start()
 
 
 def kernels(family: str) -> ModuleType:
