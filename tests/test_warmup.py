@@ -85,6 +85,23 @@ def _run(root: Path, **extra: str) -> tuple[list[dict[str, Any]], str]:
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
 
+def _choice(env: dict[str, str]) -> list[str]:
+    """The backend a fresh process picks, and whether it started no background compile."""
+    code = (
+        "from neardup._kernels import engine\n"
+        "print(engine.backend_name(), engine.background_process() is None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return done.stdout.split()
+
+
 def _expected() -> list[list[int]]:
     from neardup import dedup
 
@@ -174,19 +191,7 @@ def test_switches_start_no_background_compile(
     tmp_path: Path, extra: dict[str, str], backend: str
 ) -> None:
     pytest.importorskip("numba")
-    code = (
-        "from neardup._kernels import engine\n"
-        "print(engine.backend_name(), engine.background_process() is None)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=_env(tmp_path, **extra),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    assert done.stdout.split() == [backend, "True"]
+    assert _choice(_env(tmp_path, **extra)) == [backend, "True"]
     assert not list(tmp_path.rglob("warmup.log"))
 
 
@@ -195,35 +200,11 @@ def test_a_failed_background_compile_hands_over_to_the_foreground(tmp_path: Path
     build = _build_dir(tmp_path)
     build.mkdir(parents=True)
     (build / "warmup.failed").write_text("RuntimeError: boom\n")
-    code = (
-        "from neardup._kernels import engine\n"
-        "print(engine.backend_name(), engine.background_process() is None)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=_env(tmp_path),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    assert done.stdout.split() == ["fast", "True"]
+    assert _choice(_env(tmp_path)) == ["fast", "True"]
 
 
 def test_an_unusable_cache_directory_means_the_foreground_path(tmp_path: Path) -> None:
     pytest.importorskip("numba")
     root = tmp_path / "a-file"
     root.write_text("not a directory")
-    code = (
-        "from neardup._kernels import engine\n"
-        "print(engine.backend_name(), engine.background_process() is None)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=_env(root),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    assert done.stdout.split() == ["fast", "True"]  # as before: no crash, nothing started
+    assert _choice(_env(root)) == ["fast", "True"]  # as before: no crash, nothing started
