@@ -41,7 +41,11 @@ def plan_cmd(
 
 
 @click.command("warmup")
-@click.option("--background", is_flag=True, hidden=True, help="The detached first-use compile.")
+@click.option(
+    "--background",
+    is_flag=True,
+    help="Run as the first-use compile (low priority; exits if another one finished first).",
+)
 @errors
 def warmup_cmd(background: bool) -> None:
     """Compile the numba kernels now (run once after installing; later calls only load them)."""
