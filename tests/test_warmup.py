@@ -208,3 +208,30 @@ def test_an_unusable_cache_directory_means_the_foreground_path(tmp_path: Path) -
     root = tmp_path / "a-file"
     root.write_text("not a directory")
     assert _choice(_env(root)) == ["fast", "True"]  # as before: no crash, nothing started
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--pairs"],
+        ["--canonicalize", "secure"],
+        ["--method", "simhash"],
+        ["--method", "simhash", "--canonicalize", "secure"],
+    ],
+)
+def test_after_warmup_a_cli_run_needs_no_new_kernel(tmp_path: Path, args: list[str]) -> None:
+    """Every kernel signature the CLI's JSONL path uses is one warmup made (a gap would be
+    compiled in the foreground on a user's first run, after the background compile)."""
+    pytest.importorskip("numba")
+    from neardup._kernels import cache
+
+    warmup()
+    path = tmp_path / "in.jsonl"
+    lines = [json.dumps({"id": i, "text": f"{_TEXTS[i % 5]} ünï {i % 3}"}) for i in range(40)]
+    path.write_text("\n".join(lines) + "\n")
+    before = cache.compiles()
+    result = CliRunner().invoke(main, ["dedup", str(path), "--threshold", "0.5", "-q", *args])
+    assert result.exit_code == 0, result.output
+    after = cache.compiles()
+    assert after == before, "a kernel signature that warmup() does not make"
