@@ -92,6 +92,31 @@ def test_coverage_import_skipped_only_for_numba_when_nothing_measures() -> None:
     assert out == "False False"
 
 
+@pytest.mark.parametrize("config_file", [False, True])
+def test_yaml_import_skipped_without_a_numba_config_file(tmp_path: Path, config_file: bool) -> None:
+    pytest.importorskip("yaml")
+    if config_file:  # numba must read it, with PyYAML
+        (tmp_path / ".numba_config.yaml").write_text("developer_mode: 0\n")
+    code = """
+        import sys
+        from neardup.cli._startup import skip_blas_probe
+        skip_blas_probe()
+        import numba.core.config as config
+        had = "yaml" in sys.modules
+        import yaml  # a later import works as usual
+        print(config._HAVE_YAML, had, yaml.safe_load("a: 1") == {"a": 1})
+        """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.stdout.split() == [str(config_file), str(config_file), "True"]
+
+
 # --- small inputs run on numpy, without importing numba (docs/engine.md) -----------------
 
 _DEDUP = """

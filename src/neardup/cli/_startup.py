@@ -17,7 +17,9 @@ numba and its kernels costs more than the work (same results, bit for bit).
 Likewise ``numba.misc.coverage_support`` imports ``coverage`` (if installed) only to report the
 lines of compiled code to a running coverage measurement. When ``coverage`` is not already
 imported, nothing is measuring the CLI process, so that import is skipped (and only that one: a
-later ``import coverage`` works as usual).
+later ``import coverage`` works as usual). And ``numba.core.config`` imports PyYAML (about 0.04
+CPU-s) only to read a ``.numba_config.yaml`` in the working directory: without that file the
+import is skipped the same way.
 """
 
 from __future__ import annotations
@@ -35,22 +37,28 @@ _ARRAYMATH = "numba.np.arraymath"
 _COVERAGE_SUPPORT = "numba.misc.coverage_support"
 
 
-class _WithoutCoverage(importlib.abc.Loader):
-    """Runs one module with ``import coverage`` failing, then lets ``coverage`` import again."""
+_CONFIG = "numba.core.config"
+#: numba reads this file (with PyYAML) from the working directory, if it exists.
+_NUMBA_CONFIG_FILE = ".numba_config.yaml"
 
-    def __init__(self, loader: importlib.abc.Loader) -> None:
+
+class _Without(importlib.abc.Loader):
+    """Runs one module with ``import <blocked>`` failing, then lets it import again."""
+
+    def __init__(self, loader: importlib.abc.Loader, blocked: str) -> None:
         self._loader = loader
+        self._blocked = blocked
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self._loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
-        sys.modules["coverage"] = None  # type: ignore[assignment]
+        sys.modules[self._blocked] = None  # type: ignore[assignment]
         try:
             self._loader.exec_module(module)
         finally:
-            if sys.modules.get("coverage", 0) is None:
-                del sys.modules["coverage"]
+            if sys.modules.get(self._blocked, 0) is None:
+                del sys.modules[self._blocked]
 
 
 class _BlasProbeFinder(importlib.abc.MetaPathFinder):
@@ -62,8 +70,14 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname == _COVERAGE_SUPPORT:
-            return self._without_coverage(fullname, path)
+        if fullname == _COVERAGE_SUPPORT and "coverage" not in sys.modules:
+            return self._without("coverage", fullname, path)  # nothing is measuring
+        if (
+            fullname == _CONFIG
+            and "yaml" not in sys.modules
+            and not os.path.exists(_NUMBA_CONFIG_FILE)
+        ):
+            return self._without("yaml", fullname, path)  # no config file to parse
         if fullname != _ARRAYMATH:
             return None
         sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
@@ -87,15 +101,13 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         return None  # the normal finders import arraymath, which runs the probe
 
     @staticmethod
-    def _without_coverage(
-        fullname: str, path: Sequence[str] | None
+    def _without(
+        blocked: str, fullname: str, path: Sequence[str] | None
     ) -> importlib.machinery.ModuleSpec | None:
-        if "coverage" in sys.modules:  # something is measuring: numba must see it
-            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:  # pragma: no cover - numba layout changed
             return None
-        spec.loader = _WithoutCoverage(spec.loader)
+        spec.loader = _Without(spec.loader, blocked)
         return spec
 
 
