@@ -14,13 +14,14 @@ import pytest
 pytest.importorskip("numba")
 
 
-def _run(code: str) -> str:
+def _run(code: str, cwd: Path | None = None) -> str:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
+        cwd=cwd,
     )
     return done.stdout.strip()
 
@@ -97,7 +98,8 @@ def test_yaml_import_skipped_without_a_numba_config_file(tmp_path: Path, config_
     pytest.importorskip("yaml")
     if config_file:  # numba must read it, with PyYAML
         (tmp_path / ".numba_config.yaml").write_text("developer_mode: 0\n")
-    code = """
+    out = _run(
+        """
         import sys
         from neardup.cli._startup import skip_blas_probe
         skip_blas_probe()
@@ -105,16 +107,10 @@ def test_yaml_import_skipped_without_a_numba_config_file(tmp_path: Path, config_
         had = "yaml" in sys.modules
         import yaml  # a later import works as usual
         print(config._HAVE_YAML, had, yaml.safe_load("a: 1") == {"a": 1})
-        """
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
+        """,
         cwd=tmp_path,
     )
-    assert done.stdout.split() == [str(config_file), str(config_file), "True"]
+    assert out.split() == [str(config_file), str(config_file), "True"]
 
 
 # --- small inputs run on numpy, without importing numba (docs/engine.md) -----------------
