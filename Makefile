@@ -10,6 +10,9 @@ export TRANSFORMERS_OFFLINE := 1
 export SPARK_LOCAL_IP := 127.0.0.1
 # the kernel cache lives in the venv: a new venv (new packages, new sources) compiles afresh
 export NEARDUP_CACHE_DIR := $(abspath $(VENV))/neardup-cache
+# make compiles kernels in the foreground (`neardup warmup` after install), never in a detached
+# process that could outlive a target or race a test (docs/engine.md, "First use")
+export NEARDUP_BACKGROUND_COMPILE := 0
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Tests compile kernels in the foreground: none may start the detached first-use compile
+# (docs/engine.md, "First use"), which could outlive it. tests/test_warmup.py turns it on.
+os.environ.setdefault("NEARDUP_BACKGROUND_COMPILE", "0")
+# A small input would run the CLI on numpy (docs/engine.md): the suite's CLI runs, in this
+# process too, keep the numba kernels under test. tests/test_cli_startup.py turns it on.
+os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
 
 GOLDEN = Path(__file__).parent / "golden"
 VECTORS = GOLDEN / "vectors"

@@ -1,23 +1,27 @@
-"""The CLI's start-up cut: numba's BLAS probe is skipped in the CLI process only, and undone."""
+"""The CLI's start-up cuts: numba's BLAS probe is skipped in the CLI process only, and undone;
+a small input runs on numpy without importing numba."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 pytest.importorskip("numba")
 
 
-def _run(code: str) -> str:
+def _run(code: str, cwd: Path | None = None) -> str:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         check=True,
         timeout=600,
+        cwd=cwd,
     )
     return done.stdout.strip()
 
@@ -87,3 +91,119 @@ def test_coverage_import_skipped_only_for_numba_when_nothing_measures() -> None:
     if out == "measured":
         pytest.skip("the child runs under coverage, so numba must import it")
     assert out == "False False"
+
+
+@pytest.mark.parametrize("config_file", [False, True])
+def test_yaml_import_skipped_without_a_numba_config_file(tmp_path: Path, config_file: bool) -> None:
+    pytest.importorskip("yaml")
+    if config_file:  # numba must read it, with PyYAML
+        (tmp_path / ".numba_config.yaml").write_text("developer_mode: 0\n")
+    out = _run(
+        """
+        import sys
+        from neardup.cli._startup import skip_blas_probe
+        skip_blas_probe()
+        import numba.core.config as config
+        had = "yaml" in sys.modules
+        import yaml  # a later import works as usual
+        print(config._HAVE_YAML, had, yaml.safe_load("a: 1") == {"a": 1})
+        """,
+        cwd=tmp_path,
+    )
+    assert out.split() == [str(config_file), str(config_file), "True"]
+
+
+# --- small inputs run on numpy, without importing numba (docs/engine.md) -----------------
+
+_DEDUP = """
+import sys
+from neardup.cli import main
+try:
+    main(sys.argv[1:], prog_name="neardup")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+from neardup._kernels import engine
+print("backend", engine.backend_name(), "numba" in sys.modules)
+"""
+
+
+def _dedup(folder: Path, **env: str) -> tuple[str, list[str]]:
+    full = {
+        k: v for k, v in os.environ.items() if k not in ("NEARDUP_SMALL_INPUT", "NEARDUP_BACKEND")
+    }
+    full.update(NEARDUP_BACKGROUND_COMPILE="0", **env)
+    done = subprocess.run(
+        [sys.executable, "-c", _DEDUP, "dedup", str(folder), "--threshold", "0.5", "-q"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        env=full,
+    )
+    *clusters, last = done.stdout.strip().splitlines()
+    return last, clusters
+
+
+def _corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+    ]
+    for i in range(6):
+        text = " ".join(words[i % 3 :] + words[: i % 3])  # three pairs of near copies
+        (folder / f"{i}.txt").write_text(text + (" omicron" if i % 2 else ""))
+    return folder
+
+
+def test_small_input_runs_on_numpy_without_numba(tmp_path: Path) -> None:
+    folder = _corpus(tmp_path)
+    small, small_clusters = _dedup(folder)  # the default limit, 512 KiB
+    assert small == "backend reference False"
+    large, large_clusters = _dedup(folder, NEARDUP_SMALL_INPUT="10")  # 10 bytes: "large"
+    assert large == "backend fast True"
+    off, _ = _dedup(folder, NEARDUP_SMALL_INPUT="0")
+    assert off == "backend fast True"
+    assert small_clusters == large_clusters != []
+
+
+def test_input_size_counting(tmp_path: Path) -> None:
+    from neardup.cli._startup import _bytes_below
+
+    folder = _corpus(tmp_path)
+    total = sum(p.stat().st_size for p in folder.iterdir())
+    assert _bytes_below([str(folder)], total + 1)
+    assert not _bytes_below([str(folder)], total)
+    assert not _bytes_below([str(folder)], total + 1, max_entries=3)
+    assert not _bytes_below(["-"], 1 << 30)
+    assert not _bytes_below([str(tmp_path / "missing")], 1 << 30)
+    (tmp_path / "link").symlink_to(folder, target_is_directory=True)
+    assert _bytes_below([str(tmp_path / "link")], 1 << 30)  # given on the command line: walked
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    (outer / "inner").symlink_to(folder, target_is_directory=True)
+    assert not _bytes_below([str(outer)], 1 << 30)  # a link inside a walk: maybe a cycle
+
+
+def test_small_input_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from neardup._kernels import engine
+    from neardup.errors import ConfigError
+
+    monkeypatch.setenv("NEARDUP_SMALL_INPUT", "1k")
+    with pytest.raises(ConfigError, match="NEARDUP_SMALL_INPUT"):
+        engine.small_input()
+    monkeypatch.delenv("NEARDUP_SMALL_INPUT")
+    assert engine.small_input() == engine.SMALL_INPUT

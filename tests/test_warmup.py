@@ -1,8 +1,15 @@
-"""``neardup warmup``: runs every entry point once and reports what it compiled."""
+"""``neardup warmup``: runs every entry point once and reports what it compiled; the first-use
+background compile it runs as, and the numpy backend meanwhile."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -28,3 +35,203 @@ def test_warmup_fast_backend_leaves_nothing_to_compile() -> None:
     assert again.backend == "fast"
     assert again.compiled == 0
     assert any(Path(again.cache_dir).rglob("*.nbc"))  # the kernels are on disk
+
+
+# --- first use: the background compile (docs/engine.md, "First use") ------------------------
+
+_TEXTS = [
+    "the quick brown fox jumps over the lazy dog near the river bank today",
+    "the quick brown fox jumps over the lazy dog near the river bank now",
+    "completely different words about kernels caches and compiled code here",
+    "completely different words about kernels caches and compiled code there",
+    "a lone document that matches nothing else in this little corpus at all",
+]
+
+_RUN = """
+import json, sys
+from neardup import dedup
+from neardup._kernels import cache, engine
+texts = json.loads(sys.argv[1])
+result = dedup(texts, method="minhash", threshold=0.5)
+child = engine.background_process()
+print(json.dumps({
+    "backend": engine.backend_name(),
+    "clusters": [list(c.members) for c in result.clusters],
+    "child": child is not None,
+    "compiled": cache.compiles()["compiled"],
+}), flush=True)
+if child is not None:  # reap it here, its parent: no test leaves a process behind
+    print(json.dumps({"rc": child.wait(timeout=3000)}), flush=True)
+"""
+
+
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(NEARDUP_CACHE_DIR=str(root), NEARDUP_BACKGROUND_COMPILE="1")
+    env.pop("NEARDUP_BACKEND", None)
+    env.update(extra)
+    return env
+
+
+def _run(root: Path, **extra: str) -> tuple[list[dict[str, Any]], str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN, json.dumps(_TEXTS)],
+        env=_env(root, **extra),
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def _choice(env: dict[str, str]) -> list[str]:
+    """The backend a fresh process picks, and whether it started no background compile."""
+    code = (
+        "from neardup._kernels import engine\n"
+        "print(engine.backend_name(), engine.background_process() is None)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return done.stdout.split()
+
+
+def _expected() -> list[list[int]]:
+    from neardup import dedup
+
+    return [list(c.members) for c in dedup(_TEXTS, method="minhash", threshold=0.5).clusters]
+
+
+def _build_dir(root: Path) -> Path:
+    from neardup._kernels import cache
+
+    return root / "kernels" / cache.build_key()
+
+
+def _seed(root: Path) -> None:
+    """Copy this suite's kernel cache (without its marks) into ``root``: the background compile
+    then mostly loads instead of compiling, and checks the same path far cheaper. With an empty
+    suite cache it compiles everything, which is the same code, only slower."""
+    from neardup._kernels import cache
+
+    with cache.locked():
+        source = cache.kernel_dir()
+        if source.is_dir():
+            shutil.copytree(
+                source,
+                _build_dir(root),
+                ignore=shutil.ignore_patterns(".lock", "complete", "warmup.*", "*.tmp"),
+            )
+
+
+def test_first_call_runs_on_numpy_while_one_process_compiles(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    _seed(tmp_path)
+    build = _build_dir(tmp_path)
+    first, err = _run(tmp_path)
+    assert first[0]["backend"] == "reference"  # this call did not wait for the compile
+    assert first[0]["child"] is True
+    assert first[0]["compiled"] == 0
+    assert first[0]["clusters"] == _expected() != []
+    assert first[1]["rc"] == 0, (build / "warmup.log").read_text()
+    assert (build / "complete").exists()
+    assert not (build / "warmup.failed").exists()
+    assert "warmup:" in (build / "warmup.log").read_text()
+    again, err = _run(tmp_path)
+    assert again[0]["backend"] == "fast"
+    assert again[0]["child"] is False
+    assert again[0]["compiled"] == 0  # loaded what the background process compiled
+    assert again[0]["clusters"] == first[0]["clusters"]
+    assert "background" not in err
+
+
+def test_busy_lock_means_numpy_at_once_and_no_second_compile(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    from filelock import FileLock
+
+    build = _build_dir(tmp_path)
+    build.mkdir(parents=True)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i, text in enumerate(_TEXTS):
+        (docs / f"{i}.txt").write_text(text)
+    with FileLock(str(build / ".lock")):  # as a compile under way holds it
+        done = subprocess.run(
+            [sys.executable, "-m", "neardup", "dedup", str(docs), "--threshold", "0.5"],
+            env=_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=600,  # the cache's own lock wait is 900 s: waiting would fail here
+        )
+        runs, _ = _run(tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "numpy backend" in line]
+    assert len(lines) == 1 and "being compiled by another process" in lines[0]
+    assert runs[0]["backend"] == "reference"
+    assert runs[0]["child"] is False
+    assert runs[0]["clusters"] == _expected()
+    assert sorted(p.name for p in build.iterdir()) == [".lock"]  # nothing compiled or started
+
+
+@pytest.mark.parametrize(
+    ("extra", "backend"),
+    [
+        ({"NEARDUP_BACKGROUND_COMPILE": "0"}, "fast"),  # compile in the foreground, as before
+        ({"NEARDUP_BACKEND": "fast"}, "fast"),  # numba asked for: never numpy
+        ({"NEARDUP_BACKEND": "reference"}, "reference"),
+    ],
+)
+def test_switches_start_no_background_compile(
+    tmp_path: Path, extra: dict[str, str], backend: str
+) -> None:
+    pytest.importorskip("numba")
+    assert _choice(_env(tmp_path, **extra)) == [backend, "True"]
+    assert not list(tmp_path.rglob("warmup.log"))
+
+
+def test_a_failed_background_compile_hands_over_to_the_foreground(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    build = _build_dir(tmp_path)
+    build.mkdir(parents=True)
+    (build / "warmup.failed").write_text("RuntimeError: boom\n")
+    assert _choice(_env(tmp_path)) == ["fast", "True"]
+
+
+def test_an_unusable_cache_directory_means_the_foreground_path(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    root = tmp_path / "a-file"
+    root.write_text("not a directory")
+    assert _choice(_env(root)) == ["fast", "True"]  # as before: no crash, nothing started
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--pairs"],
+        ["--canonicalize", "secure"],
+        ["--method", "simhash"],
+        ["--method", "simhash", "--canonicalize", "secure"],
+    ],
+)
+def test_after_warmup_a_cli_run_needs_no_new_kernel(tmp_path: Path, args: list[str]) -> None:
+    """Every kernel signature the CLI's JSONL path uses is one warmup made (a gap would be
+    compiled in the foreground on a user's first run, after the background compile)."""
+    pytest.importorskip("numba")
+    from neardup._kernels import cache
+
+    warmup()
+    path = tmp_path / "in.jsonl"
+    lines = [json.dumps({"id": i, "text": f"{_TEXTS[i % 5]} ünï {i % 3}"}) for i in range(40)]
+    path.write_text("\n".join(lines) + "\n")
+    before = cache.compiles()
+    result = CliRunner().invoke(main, ["dedup", str(path), "--threshold", "0.5", "-q", *args])
+    assert result.exit_code == 0, result.output
+    after = cache.compiles()
+    assert after == before, "a kernel signature that warmup() does not make"

@@ -5,17 +5,25 @@ the whole set). :func:`warmup` runs the library's public entry points on a tiny 
 holding the kernel cache's lock, so each kernel is compiled exactly once, by this process,
 into the cache directory of :mod:`neardup._kernels.cache`; later processes only load it. The
 Makefile runs ``neardup warmup`` right after installing. Running it again is cheap: every
-kernel is then loaded, none compiled.
+kernel is then loaded, none compiled. When it is done it leaves the build's ``complete`` mark
+(:data:`neardup._kernels.engine.COMPLETE`), which tells ``NEARDUP_BACKEND=auto`` processes
+that they can load the kernels instead of running on numpy.
+
+``neardup warmup --background`` (:func:`background`) is the detached compile that a process
+starts when it finds the kernels missing (:func:`neardup._kernels.engine.kernels_ready`): at
+low priority, under the cache lock, once (it exits if another one finished first); its output
+goes to ``warmup.log`` in the build's directory, and a failure leaves ``warmup.failed`` there.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["WarmupReport", "warmup"]
+__all__ = ["WarmupReport", "background", "warmup"]
 
 _TEXTS = [
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu",
@@ -57,6 +65,7 @@ def warmup() -> WarmupReport:
     from neardup._kernels import engine
 
     start = time.perf_counter()
+    engine.compile_here()  # warming up is compiling: never hand this process to numpy
     if engine.backend_name() != "fast":
         _exercise()
         return WarmupReport("reference", 0, 0, time.perf_counter() - start, "")
@@ -65,6 +74,8 @@ def warmup() -> WarmupReport:
     before = cache.compiles()
     with cache.locked(), cache.quiet():
         _exercise()
+        if cache.compiles()["unsaved"] == before["unsaved"]:  # every kernel is on disk
+            _mark(cache.kernel_dir() / engine.COMPLETE, "")
     after = cache.compiles()
     return WarmupReport(
         "fast",
@@ -132,7 +143,11 @@ def _exercise() -> None:
     pdq = engine.kernels("pdq")  # the image PDQ kernels (numpy arrays only, no Pillow)
     rgb = np.zeros((70, 90, 3), np.uint8)
     pdq.pdq_rgb(rgb)
+    rgb.setflags(write=False)  # pixels read from image files are read-only arrays
+    pdq.pdq_rgb(rgb)
     pdq.pdq_float(rgb[:, :, 0].astype(np.float32))
+    lsh = engine.kernels("lsh")  # an index that outgrows its table (LSH and Hamming)
+    lsh.grow(lsh.new_table(8, 8, 1, 1, 8), 16, 16)
     import json
     import tempfile
     from pathlib import Path
@@ -144,8 +159,23 @@ def _exercise() -> None:
         path.write_text(
             "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(_TEXTS))
         )
-        for pairs in (True, False):
-            dedup(PackedBatches(path), method="minhash", pairs=pairs, jobs=1)
+        for method, canonicalize in (
+            ("minhash", "txtfp"),
+            ("minhash", "secure"),  # no batch kernel: packed from Python strings
+            ("simhash", "txtfp"),
+            ("simhash", "secure"),
+        ):
+            for pairs in (True, False):
+                try:
+                    dedup(
+                        PackedBatches(path),
+                        method=method,
+                        canonicalize=canonicalize,
+                        pairs=pairs,
+                        jobs=1,
+                    )
+                except MissingExtraError:  # secure's confusables extra is absent
+                    continue
     for method in ("minhash", "simhash", "ctph"):
         try:
             dedup(_TEXTS, method=method)
@@ -174,3 +204,37 @@ def _exercise_datasketch_family() -> None:
     ens = LSHEnsemble(threshold=0.5, num_perm=16, num_part=2)
     ens.index(list(range(len(rows))), rows, [len(s) or 1 for s in sets])
     ens.query(rows[0], 3)
+
+
+def _mark(path: os.PathLike[str] | str, text: str) -> None:
+    """Write a mark file atomically (a reader sees it whole or not at all)."""
+    tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def background() -> WarmupReport | None:
+    """The detached compile that :func:`neardup._kernels.engine.kernels_ready` starts
+    (``neardup warmup --background``): :func:`warmup` at low priority under the cache lock,
+    unless another one finished first (then ``None``). Leaves ``warmup.failed`` (the reason)
+    in the build's directory when it fails or cannot save every kernel, so that later
+    processes compile in the foreground, where the error shows, instead of starting it again.
+    """
+    from neardup._kernels import cache, engine
+
+    engine.compile_here()
+    if hasattr(os, "nice"):
+        os.nice(10)  # the process that started this one is running on numpy meanwhile
+    with cache.locked():
+        where = cache.kernel_dir()
+        if (where / engine.COMPLETE).exists():
+            return None
+        try:
+            report = warmup()
+        except BaseException as exc:
+            _mark(where / engine.FAILED, f"{type(exc).__name__}: {exc}\n")
+            raise
+        if not (where / engine.COMPLETE).exists():
+            _mark(where / engine.FAILED, "some kernels could not be saved\n")
+    return report

@@ -303,6 +303,7 @@ def _install() -> type:
     # numba's caching classes, typed Any: their protocol is numba's, not ours
     caching: Any = importlib.import_module("numba.core.caching")
     event: Any = importlib.import_module("numba.core.event")
+    rtsys: Any = importlib.import_module("numba.core.runtime.nrt").rtsys
 
     class _Locator(caching._CacheLocator):  # type: ignore[misc]
         def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
@@ -350,7 +351,7 @@ def _install() -> type:
             held = _acquire()
             if held:
                 try:
-                    cres = super().load_overload(sig, target_context)
+                    cres = self._load_without_refresh(sig, target_context)
                 except BaseException:
                     _lock().release()
                     raise
@@ -367,6 +368,15 @@ def _install() -> type:
                 )
             _counts["missed"] += 1
             return None
+
+        def _load_without_refresh(self, sig: Any, target_context: Any) -> Any:
+            # numba's load_overload first calls target_context.refresh(), which imports and
+            # installs every lowering registry (about 0.3-0.5 CPU-s, most of a warm start).
+            # Lowering is only needed to compile; loaded machine code needs the runtime's
+            # symbols (NRT) linked in, and its own reload_init hooks, run by rebuild. A miss
+            # compiles through numba's compiler, which refreshes the context itself.
+            rtsys.initialize(target_context)
+            return self._load_overload(sig, target_context)
 
         def _load_overload(self, sig: Any, target_context: Any) -> Any:
             # numba's, plus a check of the entry before its code is linked into the process

@@ -2,17 +2,31 @@
 
 Kernels live by family, ``neardup._kernels.<family>.{reference,fast}``: a numpy reference
 and a numba twin with the same functions and the same bits. :func:`kernels` is the one
-selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports, else
-numpy), ``fast`` (numba, error if missing) or ``reference`` (numpy). The test suite checks
-that both give the same bits.
+selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports and
+its kernels are compiled, else numpy), ``fast`` (numba, error if missing) or ``reference``
+(numpy). The test suite checks that both give the same bits.
+
+**First use.** With ``auto``, a process that finds this build's kernels not yet compiled (no
+``complete`` mark in the kernel cache, :func:`kernels_ready`) does not compile them in the
+foreground: it starts one detached ``neardup warmup --background`` process that
+compiles every kernel serially under the cache lock, logs one line, and runs on the numpy
+twins. A process that finds that lock busy (the compile is under way) uses numpy at once
+too. Once the mark exists, processes load the compiled kernels. A process keeps the backend
+it chose. ``NEARDUP_BACKGROUND_COMPILE=0`` compiles in the foreground instead, as
+``NEARDUP_BACKEND=fast`` always does.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
@@ -28,8 +42,13 @@ __all__ = [
     "HashName",
     "backend",
     "backend_name",
+    "background_process",
+    "compile_here",
     "hash_spans",
     "kernels",
+    "kernels_ready",
+    "prefer_numpy",
+    "small_input",
     "tokenize_packed",
     "tokenize_texts",
 ]
@@ -74,9 +93,11 @@ def backend_name() -> str:
         raise ConfigError(
             f"NEARDUP_BACKEND={wanted!r} is not a backend; use auto, fast or reference"
         )
-    if wanted == "reference":
-        return "reference"
+    if wanted == "reference" or (wanted == "auto" and _ready is False):
+        return "reference"  # (auto: decided once, by kernels_ready or prefer_numpy)
     if _numba_available():
+        if wanted == "auto" and not kernels_ready():
+            return "reference"
         return "fast"
     if wanted == "fast":
         raise MissingExtraError(
@@ -92,6 +113,154 @@ def _numba_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+#: The file in a build's kernel directory that says every kernel is compiled and saved.
+COMPLETE = "complete"
+#: The file in a build's kernel directory that says the background compile failed (its log is
+#: ``warmup.log``); processes then compile in the foreground, where the error shows.
+FAILED = "warmup.failed"
+_OFF = ("0", "false", "no", "off")
+_ready: bool | None = None
+_ready_lock = threading.Lock()
+_child: subprocess.Popen[bytes] | None = None
+_cache_log = logging.getLogger("neardup._kernels.cache")  # the logger the CLI shows
+
+
+def compile_here() -> None:
+    """From now on this process compiles missing kernels itself, in the foreground (warmup)."""
+    global _ready
+    _ready = True
+
+
+#: Under ``auto``, a command whose whole input is smaller than this (bytes) runs on the numpy
+#: twins (:func:`prefer_numpy`): importing numba and loading its kernels costs about 0.6 CPU-s,
+#: more than numpy spends on such an input (measured in docs/engine.md: break-even near 1 MB).
+#: ``NEARDUP_SMALL_INPUT`` overrides it (bytes; ``0`` turns it off).
+SMALL_INPUT = 512 * 1024
+
+
+def small_input() -> int:
+    """Inputs below this many bytes run on numpy (``NEARDUP_SMALL_INPUT``, else
+    :data:`SMALL_INPUT`; 0: never).
+
+    Raises:
+        ConfigError: ``NEARDUP_SMALL_INPUT`` is not a whole number of bytes.
+    """
+    raw = os.environ.get("NEARDUP_SMALL_INPUT", "").strip()
+    if not raw:
+        return SMALL_INPUT
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(
+            f"NEARDUP_SMALL_INPUT={raw!r} is not a number of bytes; use e.g. 524288, or 0 for off"
+        )
+    return value
+
+
+def prefer_numpy() -> bool:
+    """Run this process on the numpy twins, if ``NEARDUP_BACKEND`` is ``auto`` (or unset) and
+    no call chose a backend yet; returns whether it does. For a caller that knows its whole
+    input is small (below :func:`small_input` bytes): the answer is the same, bit for bit, and
+    numba is never imported. Starts no background compile.
+    """
+    global _ready
+    if os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() not in ("auto", ""):
+        return False
+    with _ready_lock:
+        if _ready is None:
+            _ready = False
+            return True
+    return False
+
+
+def background_process() -> subprocess.Popen[bytes] | None:
+    """The compile process this process started (:func:`kernels_ready`), if it started one."""
+    return _child
+
+
+def kernels_ready() -> bool:
+    """Whether this process runs the numba kernels under ``NEARDUP_BACKEND=auto``.
+
+    Decided once per process. ``True`` when the kernel cache holds this build's ``complete``
+    mark, when ``NEARDUP_BACKGROUND_COMPILE`` is ``0`` (compile in the foreground on first
+    use), or when an earlier background compile failed (so that its error shows). Otherwise
+    ``False``, and unless another process holds the cache lock (a compile is under way), this
+    process starts the one background compile (``neardup warmup --background``).
+    Either way it logs one INFO line on ``neardup._kernels.cache``.
+    """
+    global _ready
+    if _ready is None:
+        with _ready_lock:
+            if _ready is None:
+                _ready = _decide()
+    return _ready
+
+
+def _decide() -> bool:
+    if os.environ.get("NEARDUP_BACKGROUND_COMPILE", "1").strip().lower() in _OFF:
+        return True
+    try:
+        return _look_and_spawn()
+    except OSError as exc:  # no cache directory, no process: compile in the foreground
+        _cache_log.debug("no background compile (%s); compiling in the foreground", exc)
+        return True
+
+
+def _look_and_spawn() -> bool:
+    from neardup._kernels import cache
+
+    where = cache.kernel_dir()
+    if (where / COMPLETE).exists() or (where / FAILED).exists():
+        return True
+    from filelock import Timeout
+
+    lock = cache._lock()
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        _cache_log.info(
+            "kernels are being compiled by another process (once per install); "
+            "using the numpy backend meanwhile"
+        )
+        return False
+    try:
+        if (where / COMPLETE).exists():  # finished between the first look and the lock
+            return True
+        _spawn(where, cache.cache_root())
+    finally:
+        lock.release()
+    _cache_log.info(
+        "compiling kernels in the background (once per install, a few minutes); "
+        "using the numpy backend meanwhile"
+    )
+    return False
+
+
+def _spawn(where: Path, root: Path) -> None:
+    """Start the detached background compile; its output goes to ``<where>/warmup.log``."""
+    global _child
+    package = Path(__file__).resolve().parents[2]  # the directory that holds neardup/
+    env = dict(os.environ)
+    env["NEARDUP_CACHE_DIR"] = str(root)
+    env["NEARDUP_BACKGROUND_COMPILE"] = "0"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package), env.get("PYTHONPATH", "")) if p)
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where / "warmup.log", "ab") as log_file:
+        _child = subprocess.Popen(
+            [sys.executable, "-m", "neardup", "warmup", "--background"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            close_fds=True,
+            start_new_session=True,  # outlives this process and its terminal
+        )
+    # reap it when it ends, so that a long-lived process does not keep a zombie
+    threading.Thread(target=_child.wait, name="neardup-compile-reaper", daemon=True).start()
 
 
 def kernels(family: str) -> ModuleType:

@@ -9,42 +9,56 @@ without importing scipy. Every real linear-algebra call (``np.dot``, ``np.linalg
 ``ensure_blas`` itself, at compile time, and gets the real one: it is restored as soon as the probe
 has run. A library user's process is never touched, since their own numba code may want BLAS.
 
+A command whose whole input is small (below ``engine.small_input()``, 512 KiB unless
+``NEARDUP_SMALL_INPUT`` says otherwise) runs on the numpy
+twins without importing numba at all (:func:`numpy_for_small_input`): for such inputs, loading
+numba and its kernels costs more than the work (same results, bit for bit).
+
 Likewise ``numba.misc.coverage_support`` imports ``coverage`` (if installed) only to report the
 lines of compiled code to a running coverage measurement. When ``coverage`` is not already
 imported, nothing is measuring the CLI process, so that import is skipped (and only that one: a
-later ``import coverage`` works as usual).
+later ``import coverage`` works as usual). And ``numba.core.config`` imports PyYAML (about 0.04
+CPU-s) only to read a ``.numba_config.yaml`` in the working directory: without that file the
+import is skipped the same way.
 """
 
 from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 
-__all__ = ["skip_blas_probe"]
+__all__ = ["numpy_for_small_input", "skip_blas_probe"]
 
 _ARRAYMATH = "numba.np.arraymath"
 _COVERAGE_SUPPORT = "numba.misc.coverage_support"
 
 
-class _WithoutCoverage(importlib.abc.Loader):
-    """Runs one module with ``import coverage`` failing, then lets ``coverage`` import again."""
+_CONFIG = "numba.core.config"
+#: numba reads this file (with PyYAML) from the working directory, if it exists.
+_NUMBA_CONFIG_FILE = ".numba_config.yaml"
 
-    def __init__(self, loader: importlib.abc.Loader) -> None:
+
+class _Without(importlib.abc.Loader):
+    """Runs one module with ``import <blocked>`` failing, then lets it import again."""
+
+    def __init__(self, loader: importlib.abc.Loader, blocked: str) -> None:
         self._loader = loader
+        self._blocked = blocked
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self._loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
-        sys.modules["coverage"] = None  # type: ignore[assignment]
+        sys.modules[self._blocked] = None  # type: ignore[assignment]
         try:
             self._loader.exec_module(module)
         finally:
-            if sys.modules.get("coverage", 0) is None:
-                del sys.modules["coverage"]
+            if sys.modules.get(self._blocked, 0) is None:
+                del sys.modules[self._blocked]
 
 
 class _BlasProbeFinder(importlib.abc.MetaPathFinder):
@@ -56,8 +70,14 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname == _COVERAGE_SUPPORT:
-            return self._without_coverage(fullname, path)
+        if fullname == _COVERAGE_SUPPORT and "coverage" not in sys.modules:
+            return self._without("coverage", fullname, path)  # nothing is measuring
+        if (
+            fullname == _CONFIG
+            and "yaml" not in sys.modules
+            and not os.path.exists(_NUMBA_CONFIG_FILE)
+        ):
+            return self._without("yaml", fullname, path)  # no config file to parse
         if fullname != _ARRAYMATH:
             return None
         sys.meta_path[:] = [finder for finder in sys.meta_path if finder is not self]
@@ -81,15 +101,13 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         return None  # the normal finders import arraymath, which runs the probe
 
     @staticmethod
-    def _without_coverage(
-        fullname: str, path: Sequence[str] | None
+    def _without(
+        blocked: str, fullname: str, path: Sequence[str] | None
     ) -> importlib.machinery.ModuleSpec | None:
-        if "coverage" in sys.modules:  # something is measuring: numba must see it
-            return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:  # pragma: no cover - numba layout changed
             return None
-        spec.loader = _WithoutCoverage(spec.loader)
+        spec.loader = _Without(spec.loader, blocked)
         return spec
 
 
@@ -99,3 +117,42 @@ def skip_blas_probe() -> None:
         return
     if not any(isinstance(finder, _BlasProbeFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _BlasProbeFinder())
+
+
+def numpy_for_small_input(paths: Iterable[str]) -> bool:
+    """Run this process on numpy (``engine.prefer_numpy``) when the files of ``paths`` hold
+    fewer than ``engine.small_input()`` bytes together; returns whether it does. Counting stops
+    as soon as the sum passes the limit; stdin (``-``) or a path that cannot be read counts as
+    large."""
+    from neardup._kernels import engine
+
+    limit = engine.small_input()
+    if limit and _bytes_below(paths, limit):
+        return engine.prefer_numpy()
+    return False
+
+
+def _bytes_below(paths: Iterable[str], limit: int, *, max_entries: int = 10_000) -> bool:
+    """Whether the files of ``paths`` total fewer than ``limit`` bytes; a symbolic link to a
+    folder, stdin or more than ``max_entries`` entries count as large."""
+    total = 0
+    seen = 0
+    stack = [(path, True) for path in paths]
+    try:
+        while stack:
+            path, given = stack.pop()
+            seen += 1
+            if path == "-" or seen > max_entries:
+                return False
+            if os.path.isdir(path):
+                if not given and os.path.islink(path):
+                    return False
+                with os.scandir(path) as entries:
+                    stack.extend((entry.path, False) for entry in entries)
+                continue
+            total += os.path.getsize(path)
+            if total >= limit:
+                return False
+    except OSError:
+        return False
+    return True

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from neardup.cli import inputs
+from neardup.cli._startup import numpy_for_small_input
 from neardup.cli.index import open_index
 from neardup.cli.options import (
     errors,
@@ -316,6 +317,8 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     quiet_models(quiet, method)
+    if index_path is None:
+        numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
         explicit = click.get_current_context().get_parameter_source("method")

@@ -41,12 +41,20 @@ def plan_cmd(
 
 
 @click.command("warmup")
+@click.option(
+    "--background",
+    is_flag=True,
+    help="Run as the first-use compile (low priority; exits if another one finished first).",
+)
 @errors
-def warmup_cmd() -> None:
+def warmup_cmd(background: bool) -> None:
     """Compile the numba kernels now (run once after installing; later calls only load them)."""
-    from neardup.warmup import warmup
+    from neardup import warmup as warm
 
-    report = warmup()
+    report = warm.background() if background else warm.warmup()
+    if report is None:
+        click.echo("neardup warmup: another process compiled the kernels first", err=True)
+        return
     if report.backend != "fast":
         click.echo("neardup warmup: reference backend, nothing to compile", err=True)
         return
