@@ -214,15 +214,15 @@ def _ascii_table(
 ) -> tuple[npt.NDArray[np.uint8], bool]:
     """``(table, usable)``: ``table[b]`` is the lowercased byte of the ASCII word byte ``b``
     (class ``& mask`` not 0), 0 for the other bytes. ``usable`` is False when the tables make
-    an ASCII word character an ideograph or lowercase it to 0 or beyond ASCII: then
-    :func:`_doc_tokens_ascii` would not give the tokens of :func:`_doc_tokens`."""
+    an ASCII word character an ideograph or a mark, or lowercase it to 0 or beyond ASCII: then
+    the table would not give the tokens of the class and case tables."""
     table = np.zeros(256, dtype=np.uint8)
     usable = True
     for b in range(128):
         cls = classes[b] & mask
         if cls != 0:
             low = lower[b]
-            if (cls & fast._IDEOGRAPH) != 0 or low <= 0 or low >= 0x80:
+            if (cls & (fast._IDEOGRAPH | fast._MARK)) != 0 or low <= 0 or low >= 0x80:
                 usable = False
             else:
                 table[b] = np.uint8(low)
@@ -286,10 +286,14 @@ def _doc_tokens(
     seed: np.uint64,
     scratch: npt.NDArray[np.uint8],
     toks: U64,
+    table: npt.NDArray[np.uint8],
+    usable: bool,
 ) -> int:
     """xxh3_64 of each kept token of ``buf[i:end]`` into ``toks``; return how many.
 
-    The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``.
+    The tokens are exactly those of ``fast.tokenize_words(..., do_lower=True)``. When
+    ``usable``, ASCII bytes take the byte ``table`` of :func:`_ascii_table` (an ASCII word
+    character is neither an ideograph nor a mark: it only ends an ideograph's token).
     """
     nt = 0
     pos = 0
@@ -297,6 +301,27 @@ def _doc_tokens(
     tok_ideo = False
     cls = classes[0] & mask  # the type of the per-character value
     while i <= end:
+        if usable and i < end and buf[i] < 0x80:
+            t = table[buf[i]]
+            if t != 0:
+                if in_tok and tok_ideo:
+                    in_tok = False
+                    if pos >= min_bytes:
+                        toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                        nt += 1
+                if not in_tok:
+                    in_tok = True
+                    tok_ideo = False
+                    pos = 0
+                scratch[pos] = t
+                pos += 1
+            elif in_tok:
+                in_tok = False
+                if pos >= min_bytes:
+                    toks[nt] = xxh3.xxh3_64(scratch, 0, pos, seed)
+                    nt += 1
+            i += 1
+            continue
         is_word = False
         step = 1
         cp = np.int64(0)
@@ -446,7 +471,9 @@ def _doc_sketch(
     if usable and _is_ascii(buf, i, end):
         nt = _doc_tokens_ascii(buf, i, end, table, min_bytes, seed, scratch, toks)
     else:
-        nt = _doc_tokens(buf, i, end, classes, lower, mask, min_bytes, seed, scratch, toks)
+        nt = _doc_tokens(
+            buf, i, end, classes, lower, mask, min_bytes, seed, scratch, toks, table, usable
+        )
     nf: int = _doc_features(toks, nt, k, short_joined, seed, flo, fhi)
     _slots_double32(out, d, flo, fhi, nf, fa, fb)
     return nf
