@@ -9,7 +9,9 @@ seed, about ``--mb`` megabytes. Every implementation sees the same features: the
 canonical form (ASCII lowercase for ASCII text), word tokens, 5-shingles joined by one space.
 The peers get the shingles built in Python (``re.findall(r"\\w+")`` + join, as their users do);
 neardup starts from the raw text. Implementations run interleaved in rounds after one warm-up
-round; medians are reported, and ratios compare implementations of the same run.
+round; medians of the CPU time (``time.process_time``: every implementation runs on one thread,
+and CPU time is what a loaded machine does not distort) are reported with the load average,
+and ratios compare implementations of the same run.
 """
 
 from __future__ import annotations
@@ -91,17 +93,18 @@ def rounds(impls: dict[str, Callable[[], object]], n: int) -> dict[str, float]:
     for r in range(n):
         for name, fn in impls.items():
             gc.collect()
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(time.process_time() - t0)
         line = ", ".join(f"{k}={v[-1]:.3f}s" for k, v in times.items())
         print(f"  round {r + 1}: {line}", file=sys.stderr)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
 def table(title: str, med: dict[str, float], ref: str, n_docs: int, mb: float) -> None:
-    print(f"\n## {title}\n")
-    print(f"| implementation | median s | docs/s | MB/s | x {ref} |")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n## {title}\n\nload average {load}\n")
+    print(f"| implementation | median CPU s | docs/s | MB/s | x {ref} |")
     print("|---|---:|---:|---:|---:|")
     for name, t in med.items():
         print(f"| {name} | {t:.3f} | {n_docs / t:,.0f} | {mb / t:.1f} | {med[ref] / t:.2f} |")

@@ -58,3 +58,43 @@ def test_packed_sets32_equal_the_reference_composition(docs: list[str]) -> None:
         np.testing.assert_array_equal(got[0], rsigs)
         np.testing.assert_array_equal(got[1], rv)
         np.testing.assert_array_equal(got[2], ro)
+
+
+# Pure-ASCII documents take the fused kernel's ASCII path (a byte table instead of decoding
+# and the 0x110000-entry class and case tables); a document with one non-ASCII character
+# takes the general path. Words up to 40 bytes reach every short-input branch of xxh3.
+_ascii_word = st.text(alphabet="aZ9_x" + "BcQ", min_size=1, max_size=40)
+_ascii_gap = st.text(alphabet=" .-\n\t'\x00\x7f", min_size=1, max_size=3)
+ascii_docs = st.lists(
+    st.lists(st.tuples(_ascii_word, _ascii_gap), max_size=25).map(
+        lambda parts: "".join(w + g for w, g in parts)
+    )
+    | st.text(alphabet=st.characters(max_codepoint=127), max_size=80),
+    max_size=6,
+).map(lambda docs: docs + [d + "é" for d in docs[:1]])
+
+
+@settings(max_examples=60)
+@given(
+    ascii_docs,
+    st.sampled_from(
+        [(5, "word", 128, "joined"), (3, "go", 30, "separate"), (1, "word", 7, "joined")]
+    ),
+)
+def test_ascii_path_equals_the_reference(
+    docs: list[str], params: tuple[int, str, int, str]
+) -> None:
+    """The fused kernel's ASCII path gives the reference backend's sketches and features, for
+    any slot count (the slots are reduced four at a time, then one by one)."""
+    from neardup.tokenize import ShingleTokenizer, WordTokenizer
+
+    k, mode, num_perm, short = params
+    inner = WordTokenizer(mode)  # type: ignore[arg-type]
+    h = MinHasher(num_perm, tokenizer=ShingleTokenizer(k, inner, short=short))  # type: ignore[arg-type]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", "fast")
+        fast = h.sketch_many_with_features(docs)
+        mp.setenv("NEARDUP_BACKEND", "reference")
+        ref = h.sketch_many_with_features(docs)
+    for got, want in zip(fast, ref, strict=True):
+        np.testing.assert_array_equal(got, want)
