@@ -22,12 +22,15 @@ With ``--work DIR`` the corpora (and the planted pairs) are written there once a
 later runs with the same options; ``--rounds R`` runs the contenders interleaved R times and
 reports each one's median run; ``--baseline TREE`` also runs the command from another
 source tree (``git archive main src | tar -x -C TREE``, its own kernel cache in
-``TREE/.kcache``) as ``baseline --jobs 1/2``, for a before/after from one run.
+``TREE/.kcache``) as ``baseline --jobs 1/2``, for a before/after from one run. The table
+is followed by whether every neardup command (baseline included) printed byte-identical
+clusters in every round. ``e2e_stages.py`` times one run's stages.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -148,10 +151,13 @@ def bench(
         else None
     )
     runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in contenders}
+    outputs: dict[str, set[str]] = {}  # each neardup command's output digests
     for _ in range(rounds):
         for label, cmd in contenders:
             out = work / f"{name}-{label.replace(' ', '_')}.out"
             figures = run(cmd, out, base_env if label.startswith("baseline") else None)
+            if "neardup" in label or label.startswith("baseline"):
+                outputs.setdefault(label, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
             cl = clusters_of(out)
             figures["clusters"] = len(cl)
             figures["in_clusters"] = sum(len(c) for c in cl)
@@ -183,6 +189,12 @@ def bench(
     for label in (one, two):
         if label in rss and ref in rss:
             print(f"peak RSS {label} / rensa script: {rss[label] / rss[ref]:.2f}")
+    if outputs:
+        same = len(set().union(*outputs.values())) == 1
+        print(
+            f"clusters byte-identical across {', '.join(outputs)} and rounds: "
+            f"{'yes' if same else 'NO'}"
+        )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -94,3 +94,38 @@ def test_minhash_collector_grows_across_batches(verify: bool) -> None:
     )
     assert len(a) >= 40
     assert parts.components(len(docs)).tolist() == whole.components(len(docs)).tolist()
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.8, 1.0])
+def test_minhash_lookup_keys_are_lsh_index_band_keys(threshold: float) -> None:
+    from neardup.index.lsh import LSHIndex
+    from neardup.io import Document
+
+    m = make_method("minhash", threshold, num_perm=64)
+    docs = [Document(str(i), f"w{i} shared words of the test corpus x{i % 3}") for i in range(9)]
+    sigs = m.sketch(docs)[0]
+    index = LSHIndex(threshold=min(threshold, 0.99), num_perm=64)
+    assert (m.bands, m.rows) == (index.bands, index.rows)  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(m.lookup_keys((sigs, None)), index.band_keys(sigs))
+
+
+def test_minhash_collector_adds_after_its_pairs_were_read() -> None:
+    """Reading the pairs takes views of the columns; a later batch (which regrows them past
+    their first capacity) leaves those results intact and is part of the next read."""
+    from neardup.io import Document
+
+    words = [f"w{i}" for i in range(3000)]
+    first = [Document(str(i), " ".join(words[i : i + 2000])) for i in range(3)]
+    later = [Document(str(i + 3), " ".join(words[i : i + 2000])) for i in range(40)]
+    m = make_method("minhash", 0.8)
+    col = m.collector()
+    col.add(np.arange(3), m.sketch(first))
+    before = col.pairs()
+    snapshot = (before.a.tolist(), before.b.tolist(), before.similarity.tolist())
+    col.add(np.arange(3, 43), m.sketch(later))  # 40 * 1996 values: past 65536
+    after = col.pairs()
+    assert (before.a.tolist(), before.b.tolist(), before.similarity.tolist()) == snapshot
+    old = set(zip(before.a.tolist(), before.b.tolist(), strict=True))
+    new = set(zip(after.a.tolist(), after.b.tolist(), strict=True))
+    assert len(new) > len(old) and old <= new
+    assert (0, 3) in new  # document 3 repeats document 0 exactly

@@ -130,3 +130,17 @@ def test_packed_reader_names_the_line(tmp_path: Path) -> None:
     path.write_bytes(b'{"text": "a"}\n{"text": oops}\n')
     with pytest.raises(InputError, match=r"x\.jsonl:2: not valid JSON"):
         list(read_jsonl_packed(path))
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 100])
+def test_packed_batches_name_a_repeated_id_and_both_places(tmp_path, batch_size):  # type: ignore[no-untyped-def]
+    from neardup.errors import InputError
+    from neardup.packed import PackedBatches
+
+    path = tmp_path / "dup.jsonl"
+    lines = ['{"id": "a", "text": "x"}', '{"id": "b", "text": "y"}', "", '{"id": "c", "text": "z"}']
+    path.write_text("\n".join([*lines, '{"id": "b", "text": "w"}']) + "\n")
+    with pytest.raises(InputError, match=r"duplicate id 'b'.*document 2\).*document 4\)"):
+        list(PackedBatches(path, batch_size=batch_size))
+    path.write_text("\n".join(lines) + "\n")
+    assert [d.id for b in PackedBatches(path, batch_size=batch_size) for d in b] == ["a", "b", "c"]

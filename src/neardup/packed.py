@@ -101,31 +101,43 @@ class PackedBatches:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __iter__(self) -> Iterator[PackedDocs]:
-        seen: dict[str, int] = {}
-        for batch in read_jsonl_packed(
+        seen: set[str] = set()  # the ids so far (their positions are looked up on a repeat)
+        for batch in self._read():
+            n = len(seen)
+            ids = batch.ids
+            if seen.isdisjoint(ids):  # the common case, at C speed
+                seen.update(ids)
+                if len(seen) == n + len(ids):
+                    yield batch
+                    continue
+                seen.difference_update(ids)  # the batch repeats one of its own ids
+            self._repeated(seen, ids, n)
+
+    def _read(self) -> Iterator[PackedDocs]:
+        return read_jsonl_packed(
             self.path,
             id_field=self.id_field,
             text_field=self.text_field,
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
-        ):
-            n = len(seen)
-            ids = batch.ids
-            if seen.keys().isdisjoint(ids):  # the common case, at C speed
-                seen.update(zip(ids, range(n + 1, n + len(ids) + 1), strict=True))
-                if len(seen) == n + len(ids):
-                    yield batch
-                    continue
-                seen = {k: v for k, v in seen.items() if v <= n}  # undo: the batch repeats an id
-            for k, doc_id in enumerate(ids):  # find the repeated id, name both places
-                first = seen.setdefault(doc_id, n + k + 1)
-                if first != n + k + 1:
-                    raise InputError(
-                        f"duplicate id {doc_id!r}: read from {self.path} (document {first}) "
-                        f"and again (document {n + k + 1}); ids must be unique (fix the data, "
-                        "or pick another field with --id-field)"
-                    )
-            yield batch
+        )
+
+    def _repeated(self, seen: set[str], ids: Sequence[str], n: int) -> None:
+        """Name the first repeated id of a batch and both its places (documents numbered from
+        1; the first place is found by reading the file again)."""
+        here: set[str] = set()
+        for k, doc_id in enumerate(ids):
+            if doc_id in seen or doc_id in here:
+                first = 1 + next(
+                    i for i, d in enumerate(d for b in self._read() for d in b.ids) if d == doc_id
+                )
+                raise InputError(
+                    f"duplicate id {doc_id!r}: read from {self.path} (document {first}) "
+                    f"and again (document {n + k + 1}); ids must be unique (fix the data, "
+                    "or pick another field with --id-field)"
+                )
+            here.add(doc_id)
+        raise AssertionError("no repeated id")  # pragma: no cover - the caller saw one
 
 
 def _chunks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:

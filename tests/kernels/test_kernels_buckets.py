@@ -113,3 +113,61 @@ def test_bucket_pairs_verified_estimate_mode(data, backend):  # type: ignore[no-
     for i, j, s in zip(a.tolist(), b.tolist(), sim.tolist(), strict=True):
         assert np.any(keys[i] == keys[j])
         assert s == np.count_nonzero(sigs[i] == sigs[j]) / 8 >= 0.5
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 1 << 40), max_size=40), min_size=1, max_size=12),
+    st.sampled_from([np.uint32, np.uint64]),
+)
+def test_set_profiles_fast_equals_reference(sets, dtype):  # type: ignore[no-untyped-def]
+    from neardup._kernels.buckets import fast, reference
+
+    flat = np.array([v for s in sets for v in s], dtype=np.uint64).astype(dtype)
+    offsets = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sets], out=offsets[1:])
+    prof, big = fast.set_profiles(flat, offsets)
+    want_prof, want_big = reference.set_profiles(flat, offsets)
+    assert prof.tolist() == want_prof.tolist()
+    assert big.tolist() == want_big.tolist()
+    # each cell counts the values with those low bits; nothing is lost below the cap
+    assert prof.sum(axis=1).tolist() == [len(s) for s in sets]
+
+
+def _sets(*rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    values = np.array([v for r in rows for v in sorted(r)], dtype=np.uint32)
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=offsets[1:])
+    return values, offsets
+
+
+@pytest.mark.parametrize("join", [False, True])
+def test_profile_filter_rejects_only_pairs_below_the_threshold(join):  # type: ignore[no-untyped-def]
+    # rows 0 and 1 share 90 of 100 values (Jaccard 90/110 = 0.818); row 2 has the sizes of
+    # row 0 but every value in other profile cells (its bound is 0): one band key for all
+    shared = [64 * k for k in range(90)]
+    a = shared + [64 * k + 1 for k in range(10)]
+    b = shared + [64 * k + 2 for k in range(10)]
+    c = [64 * k + 3 for k in range(100)]
+    values, offsets = _sets(a, b, c)
+    keys = np.zeros((3, 2), dtype=np.uint64)
+    for t, want in ((0.8, [(0, 1)]), (0.82, [])):
+        got = bucket_pairs_verified(keys, threshold=t, values=values, offsets=offsets, join=join)
+        assert list(zip(got[0].tolist(), got[1].tolist(), strict=True)) == want
+        if not join:
+            assert got[4] <= 1  # row 2 was rejected by its profile, never merged
+
+
+def test_profile_filter_is_off_for_rows_with_a_full_cell():  # type: ignore[no-untyped-def]
+    # 300 values in one profile cell each (the count would not fit a byte): the bound would
+    # be 255, below the 280 that the pair needs; such rows are verified by the merge
+    a = [64 * k for k in range(300)]
+    b = [64 * k for k in range(290)] + [64 * k for k in range(1000, 1010)]
+    values, offsets = _sets(a, b)
+    keys = np.zeros((2, 1), dtype=np.uint64)
+    for backend in ("fast", "reference"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NEARDUP_BACKEND", backend)
+            got = bucket_pairs_verified(keys, threshold=0.9, values=values, offsets=offsets)
+            assert got[0].tolist() == [0] and got[1].tolist() == [1]
+            assert got[2].tolist() == [290 / 310]

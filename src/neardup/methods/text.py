@@ -3,6 +3,7 @@ Hamming index (including the Go ``fingerprint`` package's SimHash)."""
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -13,7 +14,7 @@ import numpy.typing as npt
 from neardup.canonicalize import PRESETS as CANONICAL_PRESETS
 from neardup.canonicalize import Canonicalizer
 from neardup.config import check_choice
-from neardup.errors import ConfigError, FormatError
+from neardup.errors import ConfigError, FormatError, IncompatibleSketchError
 from neardup.io import Document
 from neardup.methods.base import Collector, Method, MethodConfig, PairArrays, texts_of
 from neardup.tokenize import ShingleTokenizer, WordTokenizer
@@ -35,33 +36,58 @@ I64 = npt.NDArray[np.int64]
 MinHashPayload = tuple[U64, tuple[U32, I64] | None]
 
 
+def _anonymous(nbytes: int) -> mmap.mmap:
+    """Private anonymous memory: its pages take room only once written, and it grows in place
+    (``mremap`` on Linux)."""
+    private = getattr(mmap, "MAP_PRIVATE", None)
+    anon = getattr(mmap, "MAP_ANONYMOUS", None)
+    if private is None or anon is None:  # Windows: anonymous maps take no flags
+        return mmap.mmap(-1, nbytes)
+    return mmap.mmap(-1, nbytes, flags=private | anon)
+
+
 class _Column:
-    """A growing array that appends in place (``ndarray.resize`` reallocates: a large buffer
-    is remapped, not copied, and pages not yet written take no memory), so a run holds
-    each document's sets once, never a list of parts plus their concatenation."""
+    """A growing array that appends in place, so a run holds each document's sets once, never a
+    list of parts plus their concatenation. It lives in anonymous memory that is remapped
+    when it grows: the capacity doubles but only the rows written take memory (a numpy
+    ``resize`` would zero-fill the whole new capacity)."""
 
     def __init__(self, dtype: type[np.generic], width: int = 1) -> None:
-        self._buf: npt.NDArray[Any] = np.empty(1 << 16, dtype=dtype)
+        self._dtype = np.dtype(dtype)
+        self._map = _anonymous((1 << 16) * self._dtype.itemsize)
         self._width = width
         self._n = 0
+
+    def _grow(self, need: int) -> None:
+        size = self._dtype.itemsize
+        cap = len(self._map) // size
+        while cap < need:
+            cap *= 2
+        try:
+            self._map.resize(cap * size)
+        except (BufferError, OSError, SystemError, ValueError):
+            # a view of the rows is still held (values() was taken), or this platform cannot
+            # remap: copy into a new map, and leave the old one to its views
+            bigger = _anonymous(cap * size)
+            bigger[: self._n * size] = self._map[: self._n * size]
+            self._map = bigger
 
     def append(self, part: npt.NDArray[Any]) -> None:
         flat = part.reshape(-1)
         need = self._n + len(flat)
-        if need > len(self._buf):
-            cap = len(self._buf)
-            while cap < need:
-                cap *= 2
-            self._buf.resize(cap, refcheck=False)  # nothing else refers to it
-        self._buf[self._n : need] = flat
+        if need * self._dtype.itemsize > len(self._map):
+            self._grow(need)
+        view = np.frombuffer(self._map, dtype=self._dtype, count=need)
+        view[self._n :] = flat
+        del view  # no view may outlive the append: the map can then grow in place
         self._n = need
 
     def __len__(self) -> int:
         return self._n // self._width
 
     def values(self) -> npt.NDArray[Any]:
-        """The rows appended so far (a view: append no more once it is taken)."""
-        out = self._buf[: self._n]
+        """The rows appended so far (a view)."""
+        out = np.frombuffer(self._map, dtype=self._dtype, count=self._n)
         return out.reshape(-1, self._width) if self._width > 1 else out
 
 
@@ -175,7 +201,7 @@ class MinHashMethod(Method):
 
     def __init__(self, config: MinHashConfig) -> None:
         super().__init__(config)
-        from neardup.index.lsh import LSHIndex
+        from neardup.index.lshplan import plan_lsh
         from neardup.sketch.minhash import MinHasher
 
         c = config
@@ -183,10 +209,10 @@ class MinHashMethod(Method):
         self._hasher = MinHasher(
             c.num_perm, tokenizer=self._tokenizer, canonicalizer=Canonicalizer(c.canonicalize)
         )
-        # key-only: it plans the banding and computes band keys, and never holds documents.
+        # LSHIndex's banding and band keys, without an index (whose table a run never uses).
         # Identical sketches share every band, so a threshold of 1.0 uses the 0.99 banding.
-        self._keyer = LSHIndex(threshold=min(c.threshold, _MAX_PLANNED), num_perm=c.num_perm)
-        self.bands, self.rows = self._keyer.bands, self._keyer.rows
+        plan = plan_lsh(min(c.threshold, _MAX_PLANNED), c.num_perm, method="recall", recall=0.99)
+        self.bands, self.rows = plan.bands, plan.rows
 
     @property
     def params(self) -> str:
@@ -215,7 +241,16 @@ class MinHashMethod(Method):
 
     def lookup_keys(self, payload: MinHashPayload) -> U64:
         """The LSH band keys of each sketch: ``(n, bands)``."""
-        keys: U64 = self._keyer.band_keys(payload[0])
+        from neardup._kernels import engine
+        from neardup.index.lsh import _fold
+
+        sigs = np.asarray(payload[0], dtype=np.uint64)
+        if sigs.ndim != 2 or sigs.shape[1] != self.config.num_perm:
+            raise IncompatibleSketchError(
+                f"expected a (n, {self.config.num_perm}) array of sketches, got {sigs.shape}"
+            )
+        fold = np.ascontiguousarray(_fold(sigs))
+        keys: U64 = engine.kernels("minhash").band_keys(fold, self.bands, self.rows)
         return keys
 
     def blobs(self, payload: MinHashPayload) -> list[bytes]:

@@ -5,6 +5,13 @@ A pair is verified in the first band where its two rows share a key, so each pai
 once without a list of candidates. In *join* mode the walk skips pairs whose rows are already
 in one cluster: the clusters are the same as verifying every candidate (the components of the
 accepted pairs do not depend on edges inside a component), at a fraction of the checks.
+
+Before a merge of two sets the walk compares their *profiles*: each set's values counted by
+their low 6 bits (64 one-byte cells per row). The intersection of two sets is at most the
+sum of the smaller count of every cell, so a pair whose sum is below what the threshold
+needs is rejected without looking at the sets. The test is exact (it never rejects a pair
+that reaches the threshold): the pairs and clusters are the same as verifying every
+candidate, and most candidates that share a band by chance (boilerplate) stop there.
 """
 
 from __future__ import annotations
@@ -50,7 +57,8 @@ def bucket_pairs_verified(
     Returns:
         ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` (with ``join``
         only those that joined two clusters in the fast kernel), each row's cluster root (its
-        smallest member) and how many pairs were verified.
+        smallest member) and how many pairs were verified (the fast kernel does not count
+        the pairs that the profiles rejected).
 
     Examples:
         >>> keys = np.array([[1, 5], [1, 6], [2, 6]], np.uint64)
@@ -75,12 +83,18 @@ def bucket_pairs_verified(
     if not exact and s.shape[0] != n:
         raise ValueError("sigs must have one row per row of keys")
     kern = engine.kernels("buckets")
+    if exact:
+        prof, big = kern.set_profiles(v, o)
+    else:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     bands = keys.shape[1]
     cuts = np.linspace(0, bands, max(1, min(jobs, bands)) + 1).round().astype(int).tolist()
     ranges = [(lo, hi) for lo, hi in pairwise(cuts) if hi > lo] or [(0, bands)]
 
     def walk(r: tuple[int, int]) -> tuple[I64, I64, F64, I64, int]:
-        return kern.bucket_pairs_verified(keys, v, o, s, exact, float(threshold), join, *r)  # type: ignore[no-any-return]
+        return kern.bucket_pairs_verified(  # type: ignore[no-any-return]
+            keys, v, o, s, prof, big, exact, float(threshold), join, *r
+        )
 
     if len(ranges) == 1:
         parts = [walk(ranges[0])]

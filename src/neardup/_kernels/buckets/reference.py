@@ -33,11 +33,28 @@ def _candidates(keys: U64, band_start: int, band_end: int) -> tuple[I64, I64]:
     return c // n, c % n
 
 
+#: Cells of a set profile (see :func:`neardup._kernels.buckets.fast.set_profiles`).
+PROFILE = 64
+FULL = 255
+
+
+def set_profiles(values: U64, offsets: I64) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
+    """See :func:`neardup._kernels.buckets.fast.set_profiles`."""
+    n = len(offsets) - 1
+    rows = np.repeat(np.arange(n), np.diff(offsets))
+    counts = np.zeros((n, PROFILE), dtype=np.int64)
+    np.add.at(counts, (rows, values.astype(np.int64) & (PROFILE - 1)), 1)
+    big: npt.NDArray[np.bool_] = np.asarray((counts >= FULL).any(axis=1), dtype=np.bool_)
+    return np.minimum(counts, FULL).astype(np.uint8), big
+
+
 def bucket_pairs_verified(
     keys: U64,
     values: U64,
     offsets: I64,
     sigs: npt.NDArray[np.uint32],
+    prof: npt.NDArray[np.uint8],
+    big: npt.NDArray[np.bool_],
     exact: bool,
     threshold: float,
     join: bool,
@@ -45,7 +62,9 @@ def bucket_pairs_verified(
     band_end: int,
 ) -> tuple[I64, I64, F64, I64, int]:
     """See :func:`neardup._kernels.buckets.fast.bucket_pairs_verified`. With ``join`` the
-    accepted pairs returned here are all of them (a superset of the fast kernel's forest)."""
+    accepted pairs returned here are all of them (a superset of the fast kernel's forest);
+    every candidate is verified (the profiles, which only let the walk skip pairs that
+    cannot reach the threshold, are not used)."""
     from neardup.cluster import UnionFind
 
     n = keys.shape[0]
