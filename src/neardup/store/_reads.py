@@ -14,6 +14,7 @@ from neardup.store._base import StoreBase
 from neardup.store._lookup import Lookup, fold, pairs, triples
 from neardup.store._rows import damaged, doc_row, integer, json_list, text_or_none
 from neardup.store._segments import lookup as segment_lookup
+from neardup.store._segments import read_segments
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
@@ -115,18 +116,20 @@ class StoreReads(StoreBase):
             [[('a', b'A'), ('b', b'B')], [('b', b'B')], []]
         """
         n = len(lookup)
-        query, _, _ = triples(lookup, n)
-        _, bands, values = triples(lookup, n)
-        folded = fold(bands, values)
+        query, bands, values = triples(lookup, n)
         out: list[list[tuple[str, bytes]]] = [[] for _ in range(n)]
-        if not folded.size:
+        if not bands.size:
             return out
-        order = np.argsort(folded, kind="stable")
-        sorted_keys, sorted_query = folded[order], query[order]
-        unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
         with self._errors("find candidates"), self._read() as conn:
             try:
-                hit_keys, hit_docs = segment_lookup(conn, unique)
+                segments = read_segments(conn)
+                if not segments:  # nothing stored yet (a new index's first batches)
+                    return out
+                folded = fold(bands, values)
+                order = np.argsort(folded, kind="stable")
+                sorted_keys, sorted_query = folded[order], query[order]
+                unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
+                hit_keys, hit_docs = segment_lookup(conn, unique, segments)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
             if not hit_keys.size:
