@@ -127,7 +127,9 @@ class StoreReads(StoreBase):
         with self._errors("find candidates"), self._read() as conn:
             try:
                 segments = read_segments(conn)
-                if not segments:  # nothing stored yet (a new index's first batches)
+                if up_to is not None:  # a segment written after that id holds none of them
+                    segments = [seg for seg in segments if seg.doc_lo <= up_to]
+                if not segments:  # nothing stored (yet, or before ``up_to``)
                     return out
                 folded = fold(bands, values)
                 order = np.argsort(folded, kind="stable")
