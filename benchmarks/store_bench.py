@@ -1,8 +1,9 @@
 """The persistent store against plain dedup: build time (CPU seconds, the same process), size
 and where its bytes go (SQLite's dbstat), bytes per document for every storable method, the
 set codecs side by side (Golomb-Rice, pcodec, zstandard), query latency and memory at N and at
-a generated 1M-document store; datasketch's MinHashLSH as the peer (its storages here are
-in-memory dicts; pickled to disk for the size comparison).
+a generated 1M-document store; datasketch's MinHashLSH as the peer: in-memory dict storage
+(pickled to disk for the size comparison) and Redis storage on a redis-server the benchmark
+starts and stops itself (skipped, with a message, when redis-server is not installed).
 
 The corpus is dedup_bench's (~600-byte text chunks plus edited copies). Run:
 
@@ -109,7 +110,9 @@ def codecs(texts: list[str]) -> dict[str, tuple[float, float]]:
     from neardup.sketch.setcodec import encode_sets, encode_sets_pcodec, set_width
 
     method = make_method("minhash")
-    _, (values, offsets) = method.sketch(_docs(texts[: min(len(texts), 20000)]))
+    _, (top32, offsets) = method.sketch(_docs(texts[: min(len(texts), 20000)]))
+    # the sketch keeps each hash's top 32 bits; the codecs take them back in place (as blobs())
+    values = top32.astype(np.uint64) << np.uint64(32)
     encode_sets(values[:10], np.array([0, 10]))  # warm the kernel
     out: dict[str, tuple[float, float]] = {}
     for name, encode in [
@@ -163,8 +166,9 @@ def bytes_per_doc(texts: list[str], folder: Path) -> dict[str, float]:
 
 
 def verification_error(texts: list[str]) -> tuple[float, int, int]:
-    """Stored-set Jaccard against the full 64-bit sets on every candidate pair of the corpus:
-    (largest absolute error, verdicts that differ at 0.8, pairs compared)."""
+    """Stored-set Jaccard against the 32-bit sets the in-memory run verifies with, on every
+    candidate pair of the corpus: (largest absolute error, verdicts that differ at 0.8,
+    pairs compared)."""
     from neardup._kernels.sets import jaccard_pairs
 
     method = make_method("minhash")
@@ -248,6 +252,18 @@ def query_latency(path: Path, queries: list[str]) -> dict[str, float]:
     return dict(json.loads(run.stdout.strip().splitlines()[-1]))
 
 
+def _ds_minhashes(texts: list[str]) -> list[object]:
+    """datasketch MinHashes (128 permutations) of the texts' word 5-shingles."""
+    from datasketch import MinHash
+
+    out: list[object] = []
+    for d in texts:
+        m = MinHash(num_perm=128)
+        m.update_batch([s.encode() for s in shingles(d)])
+        out.append(m)
+    return out
+
+
 def datasketch_peer(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
     """datasketch MinHashLSH (in-memory dict storage) build, and its pickle on disk."""
     from datasketch import MinHash, MinHashLSH
@@ -263,6 +279,100 @@ def datasketch_peer(texts: list[str], folder: Path, threshold: float) -> dict[st
     with open(path, "wb") as fh:
         pickle.dump(lsh, fh, protocol=pickle.HIGHEST_PROTOCOL)
     return {"build": secs, "size": path.stat().st_size}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a running process, from /proc."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def redis_peer(
+    texts: list[str], queries: list[str], folder: Path, threshold: float
+) -> dict[str, float] | str:
+    """datasketch MinHashLSH with its Redis storage (band keys and document keys only: no
+    signatures, no verification) on a redis-server this function starts (its own folder, a
+    free loopback port, the default persistence settings) and stops. CPU of this process
+    (the client) and of the server; size = the server's used memory after the build (less
+    its empty baseline) and its RDB dump after SAVE. A message instead when it cannot run."""
+    import shutil
+
+    server = shutil.which("redis-server")
+    if server is None:
+        return "redis-server not found (Debian: apt-get install redis-server)"
+    try:
+        import redis
+        from datasketch import MinHashLSH
+    except ImportError as exc:
+        return f"{exc.name} not installed (the bench dependency group has it)"
+    port = _free_port()
+    data = folder / "redis"
+    data.mkdir()
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client = redis.Redis(host="127.0.0.1", port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.1)
+        base_mem = int(client.info("memory")["used_memory"])
+        cpu0, srv0 = _cpu(), _proc_cpu(proc.pid)
+        sketches = _ds_minhashes(texts)
+        cpu1 = _cpu()
+        config = {
+            "type": "redis",
+            "basename": b"store_bench",
+            "redis": {"host": "127.0.0.1", "port": port},
+        }
+        lsh = MinHashLSH(threshold=threshold, num_perm=128, storage_config=config)
+        with lsh.insertion_session(buffer_size=50000) as session:
+            for i, m in enumerate(sketches):
+                session.insert(f"d{i}", m)
+        cpu2, srv2 = _cpu(), _proc_cpu(proc.pid)
+        qs = _ds_minhashes(queries)
+        hits = 0
+        lat = []
+        srv3 = _proc_cpu(proc.pid)
+        for m in qs:
+            t = time.perf_counter()
+            hits += len(lsh.query(m))
+            lat.append(time.perf_counter() - t)
+        srv4 = _proc_cpu(proc.pid)
+        mem = int(client.info("memory")["used_memory"]) - base_mem
+        client.save()
+        dump = data / "dump.rdb"
+        return {
+            "sketch": cpu1 - cpu0,
+            "insert": cpu2 - cpu1,
+            "server_build": srv2 - srv0,
+            "single_ms": sorted(lat)[len(lat) // 2] * 1e3,
+            "server_ms": (srv4 - srv3) / len(qs) * 1e3,
+            "hits": hits,
+            "memory": mem,
+            "dump": dump.stat().st_size if dump.exists() else 0,
+        }
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def main() -> None:
@@ -304,7 +414,7 @@ def main() -> None:
             print(f"  {name:22s} {value:7.0f}")
         err, flips, n_pairs = verification_error(texts)
         print(
-            f"stored-set verification vs full 64-bit sets: {n_pairs} candidate pairs "
+            f"stored-set verification vs the in-memory 32-bit sets: {n_pairs} candidate pairs "
             f"(J >= 0.5), max |error| {err:.4f}, verdicts flipped at 0.8: {flips}"
         )
         queries = [texts[b] for _, b in planted[:200]]
@@ -337,11 +447,25 @@ def main() -> None:
         if not args.skip_datasketch:
             ds = datasketch_peer(texts, folder, args.threshold)
             print(
-                f"datasketch MinHashLSH (dict storage, not disk-backed: its Redis/Cassandra "
-                f"storages need servers), CPU: build {ds['build']:.2f} s "
+                f"datasketch MinHashLSH (dict storage, in memory), CPU: build {ds['build']:.2f} s "
                 f"(x{ds['build'] / times['dedup_index']:.1f} of dedup --index), pickle "
                 f"{ds['size'] / 1e6:.1f} MB (x{ds['size'] / size:.1f} of the store)"
             )
+            rd = redis_peer(texts, queries, folder, args.threshold)
+            if isinstance(rd, str):
+                print(f"datasketch MinHashLSH with Redis storage: skipped: {rd}")
+            else:
+                client = rd["sketch"] + rd["insert"]
+                ratio = (client + rd["server_build"]) / times["dedup_index"]
+                print(
+                    f"datasketch MinHashLSH with Redis storage (disk-backed, band keys only, "
+                    f"no verification), CPU: sketch {rd['sketch']:.2f} s + insert "
+                    f"{rd['insert']:.2f} s client, {rd['server_build']:.2f} s server "
+                    f"(x{ratio:.1f} of dedup --index); query: single {rd['single_ms']:.2f} ms "
+                    f"wall ({rd['server_ms']:.2f} ms server CPU), hits {rd['hits']:.0f}; "
+                    f"redis memory {rd['memory'] / 1e6:.1f} MB, RDB dump {rd['dump'] / 1e6:.1f} MB "
+                    f"(x{rd['dump'] / size:.2f} of the store)"
+                )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this process: {peak:.0f} MB")
 

@@ -64,6 +64,8 @@ class KnownDocuments(Protocol):
     @property
     def method(self) -> Method: ...
 
+    def begin_run(self) -> None: ...
+
     def query_then_add(self, batch: list[Document], payload: Any) -> Sequence[StoredMatch]: ...
 
 
@@ -185,6 +187,8 @@ def _collect(
         for hit in known.query_then_add(docs, payload):
             run.seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
 
+    if known is not None:
+        known.begin_run()  # from here on it answers from what was stored before this run
     if isinstance(docs, PackedBatches):
         batches: Iterator[Sequence[Document]] = iter(docs)
     else:

@@ -175,3 +175,25 @@ def test_rice_set_blobs_are_the_same_from_both_twins(docs: list[list[int]], shif
         w = set_width(len(s))
         assert got.width == w
         assert got.values.tolist() == sorted({v >> (64 - w) for v in s})
+
+
+@pytest.mark.parametrize("gap", [31, 32, 33, 64, 200, 5000])
+def test_rice_set_blobs_with_long_unary_parts(gap: int) -> None:
+    """A run of close values, then one far away: its high part is `gap`-ish zeros (the fast
+    twin writes zeros 32 at a time), and the blob must still match and round-trip."""
+    from neardup.sketch.setcodec import decode_sets, set_width
+
+    w = set_width(201)
+    close = [i << (64 - w) for i in range(200)]
+    far = min((1 << w) - 1, 199 + gap * 2) << (64 - w)  # a delta of ~2 * gap
+    values = np.array([*close, far], dtype=np.uint64)
+    offsets = np.array([0, values.size], dtype=np.int64)
+    out = []
+    for backend in ("reference", "fast"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NEARDUP_BACKEND", backend)
+            buf, starts = sets.rice_sets(values, offsets, 10, 32)
+        out.append((buf.tobytes(), starts.tolist()))
+    assert out[0] == out[1]
+    (got,) = decode_sets([out[1][0]])
+    assert got.values.tolist() == [int(v) >> (64 - w) for v in values.tolist()]

@@ -49,6 +49,25 @@ def test_dedup_with_an_index_finds_the_same_clusters(tmp_path: Path, verify: boo
     assert _clusters(again) == _clusters(plain)
 
 
+def test_a_run_does_not_search_its_own_flushed_writes(tmp_path: Path) -> None:
+    """Writes flushed during a run are paired by the run's own index, not found stored
+    (which would verify each such pair twice); a later run with the same index object finds
+    them stored."""
+    docs = _corpus()
+    method = make_method("minhash", 0.7)
+    plain = neardup.dedup(docs, method=method)
+    with PersistentIndex(tmp_path / "s.db", method, write_docs=1) as index:
+        # a write per batch; batches of 5 put some copies in the batch after their original
+        first = neardup.dedup(docs, index=index, batch_size=5)
+        assert first.stats["stored_matches"] == 0
+        assert [(p.a, p.b) for p in first.pairs] == [(p.a, p.b) for p in plain.pairs]
+        copies = [Document(f"{d.id}-again", d.text) for d in docs[:6]]
+        second = neardup.dedup(copies, index=index, batch_size=3)
+        assert second.stats["stored_matches"] >= len(copies)
+        assert ("d0", "d0-again") in {tuple(sorted(c.members))[:2] for c in second.clusters}
+    assert _clusters(first) == _clusters(plain)
+
+
 def test_open_rebuilds_the_method_and_checks_explicit_options(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     with pytest.raises(StoreError, match="no index"):

@@ -118,6 +118,23 @@ def test_replace_is_the_duplicate_key_rule(tmp_path: Path) -> None:
         assert store.stats()["lookup_rows"] == 4 and store.stats()["stale_docs"] == 0
 
 
+def test_a_stored_key_late_in_a_batch_replaces_it_and_keeps_the_rest(tmp_path: Path) -> None:
+    """The rows of a batch go in before the stored keys are looked up; a stored key late in
+    the batch rolls back the rows before it, and the batch is written whole once more."""
+    keys, sketches, lookup = _batch("a", 500)
+    with _open(tmp_path / "s.db") as store:
+        store.add_many(keys[:3], sketches[:3], lookup[:3])
+        new_keys = [*keys[3:], "a1"]  # new keys first, then a stored one
+        new_sketches = [*sketches[3:], b"again"]
+        assert store.add_many(new_keys, new_sketches, np.concatenate([lookup[3:], lookup[1:2]]))
+        assert len(store) == 500 and store.stats()["stale_docs"] == 1
+        order = [k for ks, _ in store.iter_sketches() for k in ks]
+        assert order == ["a0", "a2", *keys[3:], "a1"]
+        assert store.get("a1") == b"again" and store.get("a499") == sketches[499]
+        assert store.candidates(lookup[1]) == [("a1", b"again")]
+        assert store.candidates(lookup[250]) == [("a250", sketches[250])]
+
+
 def test_removal(tmp_path: Path) -> None:
     keys, sketches, lookup = _batch("a", 10)
     with _open(tmp_path / "s.db") as store:
@@ -427,7 +444,7 @@ CRASH_SCRIPT = """
 @pytest.mark.parametrize(
     ("marker", "kill_at"),
     [
-        ("SELECT rowid FROM docs", 1),  # just after BEGIN
+        ("SELECT seq FROM sqlite_sequence", 1),  # just after BEGIN
         ("INSERT INTO docs", 3000),  # in the middle of the documents
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],

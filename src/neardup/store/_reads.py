@@ -14,6 +14,7 @@ from neardup.store._base import StoreBase
 from neardup.store._lookup import Lookup, fold, pairs, triples
 from neardup.store._rows import damaged, doc_row, integer, json_list, text_or_none
 from neardup.store._segments import lookup as segment_lookup
+from neardup.store._segments import read_segments
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
@@ -98,11 +99,15 @@ class StoreReads(StoreBase):
         """
         return self.candidates_many([pairs(lookup, "lookup")])[0]
 
-    def candidates_many(self, lookup: Lookup) -> list[list[tuple[str, bytes]]]:
+    def candidates_many(
+        self, lookup: Lookup, *, up_to: int | None = None
+    ) -> list[list[tuple[str, bytes]]]:
         """:meth:`candidates` for a batch of queries, in two SQL statements.
 
         Args:
             lookup: The queries' keys, in the forms :meth:`add_many` takes.
+            up_to: Only documents with an id up to this one (:meth:`last_doc_id` at some
+                earlier point: what was stored then); None: all.
 
         Returns:
             One list of ``(key, sketch bytes)`` per query, each in insertion order.
@@ -115,20 +120,27 @@ class StoreReads(StoreBase):
             [[('a', b'A'), ('b', b'B')], [('b', b'B')], []]
         """
         n = len(lookup)
-        query, _, _ = triples(lookup, n)
-        _, bands, values = triples(lookup, n)
-        folded = fold(bands, values)
+        query, bands, values = triples(lookup, n)
         out: list[list[tuple[str, bytes]]] = [[] for _ in range(n)]
-        if not folded.size:
+        if not bands.size:
             return out
-        order = np.argsort(folded, kind="stable")
-        sorted_keys, sorted_query = folded[order], query[order]
-        unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
         with self._errors("find candidates"), self._read() as conn:
             try:
-                hit_keys, hit_docs = segment_lookup(conn, unique)
+                segments = read_segments(conn)
+                if up_to is not None:  # a segment written after that id holds none of them
+                    segments = [seg for seg in segments if seg.doc_lo <= up_to]
+                if not segments:  # nothing stored (yet, or before ``up_to``)
+                    return out
+                folded = fold(bands, values)
+                order = np.argsort(folded, kind="stable")
+                sorted_keys, sorted_query = folded[order], query[order]
+                unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
+                hit_keys, hit_docs = segment_lookup(conn, unique, segments)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
+            if up_to is not None:
+                early = hit_docs <= up_to
+                hit_keys, hit_docs = hit_keys[early], hit_docs[early]
             if not hit_keys.size:
                 return out
             found = np.stack([hit_keys, hit_docs], axis=1)
@@ -154,6 +166,22 @@ class StoreReads(StoreBase):
             if got is not None:  # absent: a stale lookup row of a replaced document
                 out[q].append(got)
         return out
+
+    def last_doc_id(self) -> int:
+        """The id of the last document added so far (0 for none); ids only grow.
+
+        Examples:
+            >>> from neardup.store import Store
+            >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
+            ...     before = s.last_doc_id()
+            ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.zeros((2, 1), np.int64))
+            ...     before, s.last_doc_id(), [k for k, _ in s.candidates_many(
+            ...         np.zeros((1, 1), np.int64), up_to=1)[0]]
+            (0, 2, ['a'])
+        """
+        with self._errors("read the document counter"), self._read() as conn:
+            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
+        return 0 if row is None else integer(self._path, row[0], "the document counter")
 
     def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
         """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.

@@ -42,7 +42,7 @@ __all__ = [
     "write_segment",
 ]
 
-BUCKET_ENTRIES = 32
+BUCKET_ENTRIES = 64
 """The mean number of entries a bucket is sized for."""
 FANOUT = 4
 """Segments of one size class that merge into one."""
@@ -288,14 +288,18 @@ def compact_all(conn: sqlite3.Connection) -> int:
     return dropped
 
 
-def lookup(conn: sqlite3.Connection, keys: I64) -> tuple[I64, I64]:
+def lookup(
+    conn: sqlite3.Connection, keys: I64, segments: list[Segment] | None = None
+) -> tuple[I64, I64]:
     """Every stored ``(folded key, document)`` entry whose key is in ``keys`` (signed, as
-    :func:`neardup.store._lookup.fold` gives them); keys come back signed.
+    :func:`neardup.store._lookup.fold` gives them); keys come back signed. ``segments``:
+    :func:`read_segments` of the same transaction, if the caller read them already.
 
     Raises:
         ValueError: a segment or block is damaged.
     """
-    segments = read_segments(conn)
+    if segments is None:
+        segments = read_segments(conn)
     empty = np.zeros(0, dtype=np.int64)
     if not segments or not keys.size:
         return empty, empty

@@ -320,7 +320,11 @@ def _bit_length(x):  # type: ignore[no-untyped-def]
 
 @njit()
 def rice_sets(values, offsets, margin, max_width):  # type: ignore[no-untyped-def]
-    """Format-2 set blobs (see :mod:`neardup.sketch.setcodec`) of every document, one buffer."""
+    """Format-2 set blobs (see :mod:`neardup.sketch.setcodec`) of every document, one buffer.
+
+    Two passes a document: the count and sum of the deltas, then the exact cost of the three
+    candidate Rice parameters at once; the bits go out through a 64-bit accumulator.
+    """
     n_docs = len(offsets) - 1
     widths = np.zeros(n_docs, dtype=np.int64)
     ks = np.zeros(n_docs, dtype=np.int64)
@@ -331,30 +335,38 @@ def rice_sets(values, offsets, margin, max_width):  # type: ignore[no-untyped-de
         w = min(max_width, _bit_length(hi - lo - 1) + margin) if hi - lo > 1 else margin
         shift = np.uint64(64 - w)
         n = 0
-        total = np.uint64(0)
         prev = np.uint64(0)
         for j in range(lo, hi):
             c = values[j] >> shift
             if n == 0 or c != prev:
-                total += c - prev if n else c
                 prev = c
                 n += 1
-        mean = np.int64(total // np.uint64(n)) if n else 0  # total < 2**32: the last value
+        # the deltas sum to the last value; the sum of their high parts is the cost's rest
+        mean = np.int64(prev // np.uint64(n)) if n else 0  # prev < 2**32
         base = _bit_length(mean) - 1 if mean else 0
-        best_k, best = 0, -1
-        for step in range(-1, 2):
-            k = min(max(base + step, 0), max_width - 1)
-            cost = n * (k + 1)
-            prev = np.uint64(0)
-            first = True
-            for j in range(lo, hi):
-                c = values[j] >> shift
-                if first or c != prev:
-                    cost += np.int64((c - prev if not first else c) >> np.uint64(k))
-                    prev = c
-                    first = False
-            if best < 0 or cost < best:
-                best_k, best = k, cost
+        k0 = min(max(base - 1, 0), max_width - 1)
+        k1 = min(max(base, 0), max_width - 1)
+        k2 = min(max(base + 1, 0), max_width - 1)
+        u0, u1, u2 = np.uint64(k0), np.uint64(k1), np.uint64(k2)
+        c0 = np.int64(n * (k0 + 1))
+        c1 = np.int64(n * (k1 + 1))
+        c2 = np.int64(n * (k2 + 1))
+        prev = np.uint64(0)
+        first = True
+        for j in range(lo, hi):
+            c = values[j] >> shift
+            if first or c != prev:
+                d = c - prev if not first else c
+                c0 += np.int64(d >> u0)
+                c1 += np.int64(d >> u1)
+                c2 += np.int64(d >> u2)
+                prev = c
+                first = False
+        best_k, best = k0, c0  # the first of the smallest, as step -1, 0, 1 in turn
+        if c1 < best:
+            best_k, best = k1, c1
+        if c2 < best:
+            best_k, best = k2, c2
         widths[i], ks[i], counts[i] = w, best_k, n
         head = 4 + max(1, (_bit_length(n) + 6) // 7)
         starts[i + 1] = starts[i] + head + ((best + 7) // 8 if n else 0)
@@ -373,8 +385,10 @@ def rice_sets(values, offsets, margin, max_width):  # type: ignore[no-untyped-de
                 break
         lo, hi = offsets[i], offsets[i + 1]
         shift = np.uint64(64 - widths[i])
-        kk = ks[i]
-        bit = at * 8
+        kk = np.uint64(ks[i])
+        low_mask = (np.uint64(1) << kk) - np.uint64(1)
+        acc = np.uint64(0)  # the last `held` bits not yet written, most significant first
+        held = np.uint64(0)
         for part in range(2):  # the low parts, then the unary high parts
             prev = np.uint64(0)
             first = True
@@ -386,12 +400,24 @@ def rice_sets(values, offsets, margin, max_width):  # type: ignore[no-untyped-de
                 prev = c
                 first = False
                 if part == 0:
-                    for t in range(kk - 1, -1, -1):
-                        if (d >> np.uint64(t)) & np.uint64(1):
-                            out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
-                        bit += 1
+                    acc = (acc << kk) | (d & low_mask)
+                    held += kk
                 else:
-                    bit += np.int64(d >> np.uint64(kk))
-                    out[bit >> 3] |= np.uint8(0x80 >> (bit & 7))
-                    bit += 1
+                    q = d >> kk  # q zeros, then a one
+                    while q >= np.uint64(32):
+                        acc <<= np.uint64(32)
+                        held += np.uint64(32)
+                        while held >= np.uint64(8):
+                            held -= np.uint64(8)
+                            out[at] = np.uint8((acc >> held) & np.uint64(0xFF))
+                            at += 1
+                        q -= np.uint64(32)
+                    acc = (acc << (q + np.uint64(1))) | np.uint64(1)
+                    held += q + np.uint64(1)
+                while held >= np.uint64(8):
+                    held -= np.uint64(8)
+                    out[at] = np.uint8((acc >> held) & np.uint64(0xFF))
+                    at += 1
+        if held:
+            out[at] = np.uint8((acc << (np.uint64(8) - held)) & np.uint64(0xFF))
     return out, starts
