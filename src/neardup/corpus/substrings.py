@@ -19,6 +19,11 @@ of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b 
 each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
 removed when its first byte is.
 
+Only the bytes that can lie in a repeated window get a suffix array: documents shorter than
+``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
+whole), and a winnowing prefilter (:func:`neardup._kernels.repeats.candidate_regions`) keeps
+the regions around ``k``-grams that occur twice; the marks are the same as over the whole text.
+
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
 deduplicated against itself, then against every earlier shard (the two joined, one suffix
 array), so peak memory is about ``2 * shard_bytes * 12`` bytes (the text, the int32 suffix
