@@ -3,7 +3,8 @@ the same corpus, and each stage per document against the minhash method.
 
 Corpus: real documents from this machine (benchmarks/corpus.py) with planted exact copies,
 near copies (word edits), a shared header/footer on a share of the documents (boilerplate
-lines) and a repeated passage (for substrings). Timings are wall-clock, best of ``--repeat``.
+lines) and a repeated passage (for substrings). Timings are CPU seconds of the process
+(``time.process_time``), best of ``--repeat``.
 
 Peers (datatrove, installed from the ``bench`` dependency group):
 - exact: ExactDedupSignature -> ExactFindDedups -> ExactDedupFilter (xxhash64 of the text).
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import struct
 import subprocess
@@ -85,11 +87,12 @@ def build(n_docs: int, copy_rate: float, seed: int = 4) -> list[Document]:
 
 
 def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """Best CPU seconds of this process (every stage and peer here runs in one thread)."""
     times, result = [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         result = fn()
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return min(times), result
 
 
@@ -141,12 +144,12 @@ def datatrove_lines(docs: list[Document]) -> int:
     return sum(len(d.text) for d in docs) - sum(len(d.text) for d in out)
 
 
-def _run(cmd: list[str]) -> float:
+def _run(cmd: list[str], env: dict[str, str] | None = None) -> float:
     """CPU seconds (user + system) of ``cmd`` as a whole process; stdout discarded."""
     from e2e_bench import run
 
     with tempfile.NamedTemporaryFile() as out:
-        return run(cmd, Path(out.name))["cpu"]
+        return run(cmd, Path(out.name), env)["cpu"]
 
 
 def google_substrings(docs: list[Document], binary: Path, min_length: int) -> tuple[float, int]:
@@ -231,13 +234,33 @@ def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
                 ],
             ),
         ]
-        cpu: dict[str, float] = {}
+        envs: dict[str, dict[str, str] | None] = {label: None for label, _ in rows}
+        if args.baseline:  # the same lines / substrings commands from another source tree
+            for label, cmd in rows[2:4]:
+                rows.append((f"{label} (baseline)", cmd))
+                envs[f"{label} (baseline)"] = {"PYTHONPATH": str(Path(args.baseline).resolve())}
+        small = Path(tmp) / "small.jsonl"  # compiles every command's kernels, untimed
+        small.write_text("".join(src.read_text(encoding="utf-8").splitlines(True)[:300]))
         for label, cmd in rows:
-            cpu[label] = min(_run(cmd) for _ in range(args.repeat))
+            _run([str(small) if c == str(src) else c for c in cmd], envs[label])
             Path(f"{tmp}/l.jsonl").unlink(missing_ok=True)
             Path(f"{tmp}/s.jsonl").unlink(missing_ok=True)
+        runs: dict[str, list[float]] = {label: [] for label, _ in rows}
+        load = [os.getloadavg()[0]]
+        for _ in range(args.repeat):  # interleaved: A B C D A B C D ...
+            for label, cmd in rows:
+                runs[label].append(_run(cmd, envs[label]))
+                Path(f"{tmp}/l.jsonl").unlink(missing_ok=True)
+                Path(f"{tmp}/s.jsonl").unlink(missing_ok=True)
+            load.append(os.getloadavg()[0])
+        cpu = {label: min(r) for label, r in runs.items()}
         base = cpu[rows[0][0]]
-        print(f"\nwhole process, CPU s (user + system), best of {args.repeat}, {n} documents")
+        print(
+            f"\nwhole process, CPU s (user + system), best of {args.repeat} interleaved rounds, "
+            f"{n} documents; load average (1 min) {' '.join(f'{x:.1f}' for x in load)}"
+        )
+        for label, r in runs.items():
+            print(f"  {label}: {' '.join(f'{x:.2f}' for x in r)}")
         print("| command | CPU s | ms per document | minhash CPU / this |")
         print("|---|---:|---:|---:|")
         for label, c in cpu.items():
@@ -277,6 +300,12 @@ def main() -> None:
     ap.add_argument("--skip-datatrove", action="store_true")
     ap.add_argument("--whole-process", action="store_true", help="CPU of each command alone")
     ap.add_argument("--google-bin", default=None, help="Lee et al.'s built dedup_dataset")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="with --whole-process: also run lines / substrings "
+        "from this src folder (PYTHONPATH), interleaved, for a before / after ratio",
+    )
     args = ap.parse_args()
     docs = build(args.docs, args.copy_rate)
     mb = sum(len((d.text or "").encode()) for d in docs) / 1e6

@@ -93,3 +93,31 @@ def test_cli_lines_keeps_fields(tmp_path: Path) -> None:
     assert re.search(r"2 lines in >= 3 documents, 8 removed from 4 documents", result.stderr)
     bad = CliRunner().invoke(main, ["lines", "-", "--output", str(out), "--min-docs", "2"])
     assert bad.exit_code == 2
+
+
+def test_cli_lines_one_jsonl_counts_from_packed_batches(tmp_path: Path) -> None:
+    """One plain JSONL file is counted from packed batches (no records in Python); the output
+    is the one of the record reader's path (a folder of that file)."""
+    rows: list[str] = []
+    for i in range(12):
+        body = f"Home | News\\ncaf\\u00e9 {i} \\ud83d\\ude00\\n\\tshared footer \\n{'x' * (i % 3)}"
+        rows.append(f'{{"id": "{i}", "text": "{body}", "n": {i}}}')
+    rows += [
+        '{"id": "e", "text": ""}',
+        '{"id": "m", "text": "a\\r\\nb"}',
+        '{"text": "Home | News"}',
+    ]
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "in.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    outs = []
+    for src in (one / "in.jsonl", one):
+        out = tmp_path / f"out{len(outs)}.jsonl"
+        r = CliRunner().invoke(main, ["lines", str(src), "-o", str(out), "--min-docs", "5"])
+        assert r.exit_code == 0, r.stderr
+        summary = [x for x in r.stderr.splitlines() if x.startswith("neardup lines:")]
+        outs.append((out.read_text(encoding="utf-8"), "\n".join(summary)))
+    assert outs[0][0] == outs[1][0]
+    assert outs[0][1] == outs[1][1]
+    assert "15 documents" in outs[0][1] and "shared footer" not in outs[0][0]
+    assert "café 3" in json.loads(outs[0][0].splitlines()[3])["text"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -13,7 +14,11 @@ from hypothesis import strategies as st
 pytest.importorskip("pydivsufsort")
 
 from neardup.cli import main
-from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+from neardup.corpus.substrings import (
+    SubstringSummary,
+    remove_repeated_substrings,
+    repeated_mask,
+)
 from neardup.io import Document
 
 
@@ -103,3 +108,72 @@ def test_cli_substrings(tmp_path: Path) -> None:
     assert shared in got[0]["text"] and shared not in got[1]["text"]
     assert got[2]["text"].startswith("head 2") and got[2]["k"] == 2
     assert "removed" in r.stderr and "3 documents in 1 shards" in r.stderr
+
+
+PLANTS = ["The quick brown fox jumps over the lazy dog. ", "Überall 日本語 — naïve café. "]
+
+
+@st.composite
+def _planted(draw: st.DrawFn) -> tuple[list[str], int]:
+    """Random documents with passages planted in several of them (whole, cut or edited)."""
+    size = draw(st.integers(8, 40))
+    n = draw(st.integers(1, 10))
+    texts = []
+    for _ in range(n):
+        parts = draw(st.lists(WORDS, max_size=20))
+        if draw(st.booleans()):
+            p = draw(st.sampled_from(PLANTS)) * draw(st.integers(1, 3))
+            a = draw(st.integers(0, len(p)))
+            b = draw(st.integers(a, len(p)))
+            parts.insert(draw(st.integers(0, len(parts))), p[a:b])
+        texts.append("".join(parts))
+    if texts and draw(st.booleans()):  # an exact copy of an earlier document
+        texts.append(texts[draw(st.integers(0, len(texts) - 1))])
+    return texts, size
+
+
+def _join(texts: list[str]) -> np.ndarray:  # type: ignore[type-arg]
+    raw = b"\xff".join(t.encode() for t in texts)
+    return np.frombuffer(raw, np.uint8).copy()
+
+
+@settings(max_examples=150, deadline=None)
+@given(_planted(), st.integers(0, 4))
+def test_prefilter_gives_the_full_suffix_array_marks(case: tuple[list[str], int], cut: int) -> None:
+    """The suffix array over the candidate regions marks exactly what the suffix array over
+    the whole text marks, alone and with an earlier shard as reference (prefix)."""
+    texts, size = case
+    text = _join(texts)
+    want = repeated_mask(text, size, prefilter=False)
+    assert repeated_mask(text, size).tolist() == want.tolist()
+    cut = min(cut, len(texts))
+    if 0 < cut < len(texts):
+        ref, rest = _join(texts[:cut]), _join(texts[cut:])
+        both = np.concatenate([ref, np.array([0xFF], np.uint8), rest])
+        want = repeated_mask(both, size, prefix=len(ref) + 1, prefilter=False)
+        got = repeated_mask(both, size, prefix=len(ref) + 1)
+        assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(_planted())
+def test_planted_corpora_equal_naive_reference(case: tuple[list[str], int]) -> None:
+    texts, size = case
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    want = _reference(texts, size)
+    assert [d.text for d in remove_repeated_substrings(docs, min_length=size)] == want
+    sharded = remove_repeated_substrings(docs, min_length=size, shard_bytes=3 * size)
+    assert [d.text for d in sharded] == want
+
+
+def test_exact_copies_and_short_documents() -> None:
+    body = "a line that is long enough to be a window of its own. " * 2
+    texts = [body, "short", body, "short", body + "x"]
+    s = SubstringSummary(30)
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    out = [d.text for d in remove_repeated_substrings(docs, min_length=30, summary=s)]
+    assert out == _reference(texts, 30)
+    assert out[2] == "" and out[1] == out[3] == "short"
+    assert s.documents_changed == 3 and s.bytes_removed == sum(map(len, texts)) - sum(
+        len(t.encode()) for t in out
+    )

@@ -1,12 +1,15 @@
-"""The line-span kernel: numba and numpy reference give the same spans."""
+"""The lines kernels: numba and numpy reference give the same spans, kept text and counts."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
+import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.lines import fast, reference
+from neardup._kernels.lines import UnitCounts, fast, reference
 from neardup._kernels.spans import pack
 
 TEXT = st.text(alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x"]), max_size=30)
@@ -27,3 +30,62 @@ def test_fast_equals_reference(texts: list[str]) -> None:
     assert lines == [x.encode() for t in texts for x in t.split("\n")]
     trimmed = [raw[a:b] for a, b in zip(want[2], want[3], strict=True)]
     assert trimmed == [x.encode().strip(b" \t\n\x0b\x0c\r") for t in texts for x in t.split("\n")]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(TEXT, max_size=8), st.randoms(use_true_random=False))
+def test_kept_text_fast_equals_reference(texts: list[str], rnd: random.Random) -> None:
+    p = pack(texts)
+    starts, ends, _, _, doc = reference.line_spans(p.buf, p.offsets)
+    keep = np.array([rnd.random() < 0.6 for _ in starts], dtype=bool)
+    want, want_off = reference.kept_text(p.buf, p.offsets, starts, ends, doc, keep)
+    got, got_off = fast.kept_text(p.buf, p.offsets, starts, ends, doc, keep)
+    assert got.tobytes() == want.tobytes() and got_off.tolist() == want_off.tolist()
+    # each document is "\n".join of its kept lines
+    raw, lines = p.buf.tobytes(), iter(zip(starts, ends, keep, strict=True))
+    for i, t in enumerate(texts):
+        kept = [raw[a:b] for a, b, k in (next(lines) for _ in t.split("\n")) if k]
+        assert want[want_off[i] : want_off[i + 1]].tobytes() == b"\n".join(kept)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 40), max_size=30).map(lambda xs: np.array(xs, np.uint64)),
+        max_size=6,
+    )
+)
+def test_unit_counts_table_equals_sorted(batches: list[npt.NDArray[np.uint64]]) -> None:
+    """The numba hash table and the numpy sorted arrays count the same (growth included:
+    hashes spread over both halves of 64 bits so they collide in the low bits)."""
+    table = UnitCounts("fast")
+    ref = reference.SortedCounts()
+    first_doc = 0
+    truth: dict[int, set[int]] = {}
+    for raw in batches:
+        hashes = (raw << np.uint64(58)) | raw  # equal low bits for many distinct hashes
+        docs = first_doc + np.sort(np.arange(len(hashes)) % 3)
+        table.add(hashes, docs)
+        ref.add(hashes, docs)
+        for h, d in zip(hashes.tolist(), docs.tolist(), strict=True):
+            truth.setdefault(h, set()).add(d)
+        first_doc += 3
+    probe = np.array([*truth, 12345], np.uint64)
+    want = [len(truth.get(h, ())) for h in probe.tolist()]
+    assert table.lookup(probe).tolist() == ref.lookup(probe).tolist() == want
+    assert len(table) == len(ref) == len(truth)
+    assert table.at_least(2) == ref.at_least(2) == sum(len(v) >= 2 for v in truth.values())
+
+
+def test_unit_counts_grow_past_the_first_table() -> None:
+    table = UnitCounts("fast")
+    ref = reference.SortedCounts()
+    rng = np.random.default_rng(5)
+    for b in range(4):
+        hashes = rng.integers(0, 50_000, 30_000).astype(np.uint64)
+        docs = b * 100 + np.sort(rng.integers(0, 100, 30_000))
+        table.add(hashes, docs)
+        ref.add(hashes, docs)
+    probe = np.arange(0, 60_000, dtype=np.uint64)
+    assert table.lookup(probe).tolist() == ref.lookup(probe).tolist()
+    assert len(table) == len(ref) and table.at_least(5) == ref.at_least(5)

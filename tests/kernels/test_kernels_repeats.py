@@ -1,4 +1,5 @@
-"""The repeat-mark kernel: numba and numpy reference mark the same bytes."""
+"""The repeats kernels: numba and numpy reference mark the same bytes and find the same
+candidate regions; the regions hold every window that has a copy."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from hypothesis import strategies as st
 
 pds = pytest.importorskip("pydivsufsort")
 
-from neardup._kernels.repeats import fast, reference  # noqa: E402
+from neardup._kernels.repeats import (  # noqa: E402
+    candidate_regions,
+    fast,
+    gather,
+    reference,
+)
+
+SEP = 0xFF
 
 
 @settings(max_examples=150, deadline=None)
@@ -42,3 +50,67 @@ def test_marks_whole_characters_and_stops_at_separators() -> None:
         assert got == [False] * 6 + [True] * 4 + [False]
         # a window of 5 would need the x / y that differ: nothing repeats
         assert not any(kernel(text, sa, 5, 0).tolist())
+
+
+BYTES = st.lists(
+    st.sampled_from([b"ab", b"abc", b"\xff", b"x", b"b", "é".encode(), "日".encode(), b"\x80"]),
+    max_size=60,
+).map(b"".join)
+
+
+def _windows_with_a_copy(data: bytes, L: int) -> list[int]:
+    """Starts of the L-byte windows (no 0xFF inside) whose bytes occur at another start too."""
+    starts: dict[bytes, list[int]] = {}
+    for p in range(len(data) - L + 1):
+        w = data[p : p + L]
+        if 0xFF not in w:
+            starts.setdefault(w, []).append(p)
+    return sorted(p for ps in starts.values() if len(ps) > 1 for p in ps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(BYTES, st.integers(2, 9), st.integers(1, 8))
+def test_prefilter_fast_equals_reference(data: bytes, min_length: int, k_less: int) -> None:
+    text = np.frombuffer(data, np.uint8).copy()
+    k = max(1, min_length - k_less)
+    want = reference.anchors(text, min_length, k)
+    got = fast.anchors(text, min_length, k)
+    for g, w in zip(got, want, strict=True):
+        assert g.tolist() == w.tolist()
+    regions_want = reference.regions(text, *want, min_length, k)
+    regions_got = fast.regions(text, *got, min_length, k)
+    for g, w in zip(regions_got, regions_want, strict=True):
+        assert g.tolist() == w.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(BYTES, st.integers(2, 9))
+def test_candidate_regions_hold_every_repeated_window(data: bytes, min_length: int) -> None:
+    text = np.frombuffer(data, np.uint8).copy()
+    starts, ends = candidate_regions(text, min_length)
+    assert all(0 <= a < b <= len(data) for a, b in zip(starts, ends, strict=True))
+    assert all(b < a for b, a in zip(ends[:-1], starts[1:], strict=True))  # disjoint, in order
+    assert all(SEP not in data[a:b] for a, b in zip(starts, ends, strict=True))
+    for p in _windows_with_a_copy(data, min_length):
+        j = int(np.searchsorted(ends, p, side="right"))
+        assert j < len(starts) and starts[j] <= p and p + min_length <= ends[j], p
+    sub, at = gather(text, starts, ends)
+    for f in (fast, reference):
+        s2, a2 = f.gather(text, starts, ends)
+        assert s2.tobytes() == sub.tobytes() and a2.tolist() == at.tolist()
+        back = f.scatter(sub == 0x62, at, starts, ends, len(data))
+        inside = np.zeros(len(data), bool)
+        for a, b in zip(starts, ends, strict=True):
+            inside[a:b] = True
+        assert back.tolist() == ((text == 0x62) & inside).tolist()
+
+
+def test_runs_of_one_byte_grow_the_anchor_list() -> None:
+    # every position of a run is an anchor (equal hashes, leftmost wins): more than the guess
+    text = np.frombuffer(b"a" * 5000 + b"\xff" + b"a" * 300, np.uint8).copy()
+    got = fast.anchors(text, 12, 8)
+    want = reference.anchors(text, 12, 8)
+    assert len(got[0]) == len(want[0]) > 5000 // 3
+    assert got[0].tolist() == want[0].tolist()
+    starts, ends = candidate_regions(text, 12)
+    assert starts.tolist() == [0, 5001] and ends.tolist() == [5000, 5301]

@@ -20,7 +20,13 @@ from neardup.cli.options import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from neardup.io import Document
+
+    U8 = npt.NDArray[np.uint8]
+    I64 = npt.NDArray[np.int64]
 
 __all__ = ["lines_cmd", "substrings_cmd"]
 
@@ -53,6 +59,22 @@ def _corpus_reader(
     return lambda: documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
 
 
+def _packed_texts(
+    paths: tuple[str, ...], kw: dict[str, Any]
+) -> Callable[[], Iterator[tuple[U8, I64]]] | None:
+    """For one plain JSONL file: its texts as packed batches (the counting pass then reads no
+    record into Python objects); None otherwise."""
+    from neardup.cli.inputs import one_jsonl
+
+    text_field, id_field = kw["text_field"][0], kw["id_field"] or "id"
+    if not one_jsonl(paths) or "." in text_field + id_field or kw["on_error"] != "fail":
+        return None
+    from neardup.packed import PackedBatches
+
+    batches = PackedBatches(Path(paths[0]), id_field, text_field)
+    return lambda: ((b.buf, b.offsets) for b in batches)
+
+
 @click.command("lines")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -80,7 +102,9 @@ def lines_cmd(
     record_format(output)
     read = _corpus_reader("lines", paths, kw)
     summary = LinesSummary(unit, min_docs)
-    docs = remove_frequent_units(read, min_docs=min_docs, unit=unit, summary=summary)
+    docs = remove_frequent_units(
+        read, min_docs=min_docs, unit=unit, summary=summary, count=_packed_texts(paths, kw)
+    )
     write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
     if not quiet:
         click.echo(f"neardup lines: {summary.line()}", err=True)

@@ -9,9 +9,10 @@ surrounding whitespace, keyed by its XXH3-64 (a collision among ``u`` distinct u
 probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
-the buffer (:mod:`neardup._kernels.lines`, numba with a numpy reference), and the hashes from
-the batch engine's XXH3 kernel. Memory: the counts table, 16 bytes per
-distinct unit (the algorithm needs every unit's count), plus one batch.
+the buffer, the counts in a hash table, the kept lines packed again in one copy
+(:mod:`neardup._kernels.lines`, numba with numpy references), and the hashes from the batch
+engine's XXH3 kernel. Memory: the counts table, 48 bytes per distinct unit at most (the
+algorithm needs every unit's count), plus one batch.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy.typing as npt
 from neardup.errors import ConfigError
 from neardup.io import Document
 
-__all__ = ["LinesSummary", "UnitCounts", "remove_frequent_units", "unit_spans"]
+__all__ = ["LinesSummary", "remove_frequent_units", "unit_spans"]
 
 log = logging.getLogger(__name__)
 
@@ -112,46 +113,6 @@ def _hashes(buf: npt.NDArray[np.uint8], spans: UnitSpans) -> U64:
     return lo
 
 
-class UnitCounts:
-    """Document frequencies of unit hashes: sorted keys and counts, merged batch by batch
-    (a batch buffer is merged once it outgrows the table, so merging stays amortized)."""
-
-    def __init__(self) -> None:
-        self.keys: U64 = np.zeros(0, dtype=np.uint64)
-        self.counts: I64 = np.zeros(0, dtype=np.int64)
-        self._pending: list[U64] = []
-        self._pending_n = 0
-
-    def add(self, hashes: U64) -> None:
-        """Count each hash once (the caller passes one hash per document and unit)."""
-        self._pending.append(hashes)
-        self._pending_n += len(hashes)
-        if self._pending_n >= max(len(self.keys), 1 << 16):
-            self._merge()
-
-    def _merge(self) -> None:
-        if not self._pending:
-            return
-        allk = np.concatenate([self.keys, *self._pending])
-        allc = np.concatenate([self.counts, np.ones(self._pending_n, dtype=np.int64)])
-        keys, inverse = np.unique(allk, return_inverse=True)
-        self.keys, self.counts = keys, np.bincount(inverse, weights=allc).astype(np.int64)
-        self._pending, self._pending_n = [], 0
-
-    def lookup(self, hashes: U64) -> I64:
-        """The document count of each hash (0 for unseen)."""
-        self._merge()
-        if not len(self.keys):
-            return np.zeros(len(hashes), dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
-        out: I64 = np.where(self.keys[at] == hashes, self.counts[at], 0)
-        return out
-
-    def __len__(self) -> int:
-        self._merge()
-        return len(self.keys)
-
-
 @dataclass
 class LinesSummary:
     """What a lines run counted and removed."""
@@ -190,37 +151,6 @@ def _pack(batch: Sequence[Document]) -> tuple[npt.NDArray[np.uint8], I64]:
     return p.buf, p.offsets
 
 
-def _kept_bytes(n: int, spans: UnitSpans, kept: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """Byte mask of ``"\\n".join(kept lines)`` per document: the kept lines' bytes, and the
-    newline before each kept line that follows another kept line of its document."""
-    delta = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(delta, spans.line_starts[kept], 1)
-    np.add.at(delta, spans.line_ends[kept], -1)
-    mask = np.cumsum(delta[:-1]) > 0
-    doc = spans.line_doc
-    first = np.ones(len(doc), dtype=bool)
-    first[1:] = doc[1:] != doc[:-1]
-    # kept lines before each line in its document
-    count: npt.NDArray[np.int64] = np.cumsum(kept) - kept
-    base = np.maximum.accumulate(np.where(first, np.arange(len(doc)), 0))
-    before: npt.NDArray[np.int64] = count - count[base]
-    sep = kept & ~first & (before > 0)
-    mask[spans.line_starts[sep] - 1] = True
-    return mask
-
-
-def _doc_unique(spans: UnitSpans, hashes: U64) -> U64:
-    """Each (document, hash) once: the hashes to count."""
-    if not len(hashes):
-        return hashes
-    order = np.lexsort((spans.doc, hashes))
-    h, d = hashes[order], spans.doc[order]
-    new = np.ones(len(h), dtype=bool)
-    new[1:] = (h[1:] != h[:-1]) | (d[1:] != d[:-1])
-    out: U64 = h[new]
-    return out
-
-
 def remove_frequent_units(
     read: Callable[[], Iterable[Document]],
     *,
@@ -228,6 +158,7 @@ def remove_frequent_units(
     unit: str = "line",
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
+    count: Callable[[], Iterable[tuple[npt.NDArray[np.uint8], I64]]] | None = None,
 ) -> Iterator[Document]:
     """Yield every document with the units that occur in ``>= min_docs`` documents removed.
 
@@ -238,9 +169,13 @@ def remove_frequent_units(
         unit: ``line`` or ``paragraph``.
         batch_size: Documents per batch.
         summary: Filled with the counts (complete once the iterator is exhausted).
+        count: For pass 1 in place of ``read``: called once, it returns the same documents'
+            texts as packed batches ``(UTF-8 buffer, offsets)`` (a JSONL file read by
+            :class:`neardup.packed.PackedBatches`, say).
 
     Raises:
-        ConfigError: ``min_docs < 2`` or an unknown unit.
+        ConfigError: ``min_docs < 2``, an unknown unit, or the two passes read different
+            numbers of documents.
 
     Examples:
         >>> docs = [Document(str(i), f"menu | home\\nbody {i}\\nfooter (c)") for i in range(3)]
@@ -252,20 +187,25 @@ def remove_frequent_units(
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
     s = summary if summary is not None else LinesSummary(unit, min_docs)
+    from neardup._kernels.lines import UnitCounts, kept_text
+
     counts = UnitCounts()
-    for batch in _batches(read(), batch_size):
-        buf, offsets = _pack(batch)
+    packed = count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
+    for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
-        counts.add(_doc_unique(spans, _hashes(buf, spans)))
-        s.documents += len(batch)
+        counts.add(_hashes(buf, spans), spans.doc + s.documents)
+        s.documents += len(offsets) - 1
         s.units += len(spans.starts)
     s.distinct_units = len(counts)
-    s.frequent_units = int(np.count_nonzero(counts.counts >= min_docs))
+    s.frequent_units = counts.at_least(min_docs)
     seen = 0
     for batch in _batches(read(), batch_size):
         seen += len(batch)
         if seen > s.documents:
-            raise ConfigError("the second read returned more documents than the first")
+            raise ConfigError(
+                "the second read returned more documents than the first: the input changed "
+                "while it was read"
+            )
         buf, offsets = _pack(batch)
         spans = unit_spans(buf, offsets, unit)
         drop_unit = counts.lookup(_hashes(buf, spans)) >= min_docs
@@ -277,13 +217,19 @@ def remove_frequent_units(
         drop_line[solid] = drop_unit[spans.line_unit[solid]]
         per_doc_units = np.bincount(spans.doc[drop_unit], minlength=len(batch))
         changed = np.flatnonzero(per_doc_units)
-        keep = _kept_bytes(len(buf), spans, ~drop_line)
+        kept, kept_offsets = kept_text(
+            buf, offsets, spans.line_starts, spans.line_ends, spans.line_doc, ~drop_line
+        )
+        s.bytes_removed += len(buf) - len(kept)
         out = list(batch)
         for k in changed.tolist():
-            lo, hi = int(offsets[k]), int(offsets[k + 1])
-            text = buf[lo:hi][keep[lo:hi]].tobytes()
-            s.bytes_removed += (hi - lo) - len(text)
+            text = kept[kept_offsets[k] : kept_offsets[k + 1]].tobytes()
             out[k] = replace(batch[k], text=text.decode("utf-8", "surrogatepass"))
         s.units_removed += int(np.count_nonzero(drop_unit))
         s.documents_changed += len(changed)
         yield from out
+    if seen != s.documents:
+        raise ConfigError(
+            f"the second read returned {seen} documents, the first {s.documents}: the input "
+            "changed while it was read"
+        )

@@ -19,6 +19,11 @@ of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b 
 each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
 removed when its first byte is.
 
+Only the bytes that can lie in a repeated window get a suffix array: documents shorter than
+``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
+whole), and a winnowing prefilter (:func:`neardup._kernels.repeats.candidate_regions`) keeps
+the regions around ``k``-grams that occur twice; the marks are the same as over the whole text.
+
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
 deduplicated against itself, then against every earlier shard (the two joined, one suffix
 array), so peak memory is about ``2 * shard_bytes * 12`` bytes (the text, the int32 suffix
@@ -52,6 +57,8 @@ B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
 #: Default shard size in bytes of UTF-8 text.
 DEFAULT_SHARD_BYTES = 32 * 1024 * 1024
+#: The suffix array covers the whole text when the candidate regions hold more than this share.
+PREFILTER_SHARE = 0.9
 
 
 def _suffix_array(text: U8) -> npt.NDArray[np.integer]:
@@ -63,7 +70,7 @@ def _suffix_array(text: U8) -> npt.NDArray[np.integer]:
     return sa
 
 
-def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
+def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool = True) -> B:
     """Bytes of ``text`` inside a span of ``>= min_length`` bytes that occurs earlier.
 
     Args:
@@ -71,6 +78,8 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
         min_length: Shortest repeat removed, in bytes.
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
+        prefilter: Build the suffix array over the candidate regions only
+            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way.
 
     Returns:
         A boolean mask over ``text`` (all false within the reference prefix); a character is
@@ -86,8 +95,20 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0) -> B:
     mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
-    from neardup._kernels.repeats import repeat_mask
+    from neardup._kernels.repeats import candidate_regions, gather, repeat_mask, scatter
 
+    if prefilter and n < 2**32:
+        starts, ends = candidate_regions(text, min_length)
+        # regions never straddle the reference's end (a separator)
+        first = int(np.searchsorted(starts, prefix)) if prefix > 0 else 0
+        covered = int((ends - starts).sum()) + len(starts)
+        if not len(starts) or (prefix > 0 and first == len(starts)):
+            return mask
+        if covered < PREFILTER_SHARE * n:
+            sub, at = gather(text, starts, ends)
+            sub_prefix = int(at[first]) if prefix > 0 else 0
+            sub_mask = repeat_mask(sub, _suffix_array(sub), min_length, sub_prefix)
+            return scatter(sub_mask, at, starts, ends, n)
     return repeat_mask(text, _suffix_array(text), min_length, prefix)
 
 
@@ -177,7 +198,22 @@ def remove_repeated_substrings(
     with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
         earlier: list[Path] = []
         for k, (shard, raw) in enumerate(_shards(docs, shard_bytes)):
-            buf, starts = _join(raw)
+            # only documents that can hold a window go into the suffix array, and an exact
+            # copy of an earlier document of the shard goes whole without it (each of its
+            # windows occurred earlier; later windows equal to one of its have that copy too)
+            seen: set[bytes] = set()
+            whole = [False] * len(raw)
+            inside: list[bytes] = []
+            for j, b in enumerate(raw):
+                if len(b) < min_length:
+                    continue
+                if b in seen:
+                    whole[j] = True
+                else:
+                    seen.add(b)
+                    inside.append(b)
+            del seen
+            buf, starts = _join(inside)
             mask = repeated_mask(buf, min_length)
             for path in earlier:
                 ref = np.load(path)
@@ -188,9 +224,19 @@ def remove_repeated_substrings(
             np.save(shard_path, buf)
             earlier.append(shard_path)
             s.shards += 1
-            for d, b, start in zip(shard, raw, starts.tolist(), strict=True):
+            at = iter(starts.tolist())
+            for d, b, copy in zip(shard, raw, whole, strict=True):
                 s.documents += 1
                 s.bytes_in += len(b)
+                if len(b) < min_length:
+                    yield d
+                    continue
+                if copy:
+                    s.bytes_removed += len(b)
+                    s.documents_changed += 1
+                    yield replace(d, text="")
+                    continue
+                start = next(at)
                 m = mask[start : start + len(b)]
                 if not m.any():
                     yield d

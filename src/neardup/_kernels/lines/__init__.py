@@ -1,5 +1,11 @@
-"""Line spans of packed documents: each line's bytes and its whitespace-trimmed bytes, in one
-walk over the UTF-8 buffer (numba) or with whole-buffer numpy operations (reference).
+"""The kernels of ``neardup lines`` over packed documents (numba, with numpy references that
+give the same results):
+
+* :func:`line_spans`: each line's bytes and its whitespace-trimmed bytes, in one walk over the
+  UTF-8 buffer;
+* :func:`kept_text`: each document's kept lines joined by ``\\n``, packed again;
+* :class:`UnitCounts`: document frequencies of unit hashes, an open-addressing hash table
+  (numba) or sorted arrays merged batch by batch (reference).
 
 Lines end at ``\\n`` and at each document's end (a document of ``k`` newlines has ``k + 1``
 lines, an empty one has one empty line). Trimming strips ASCII whitespace (tab, newline,
@@ -13,10 +19,12 @@ import numpy.typing as npt
 
 from neardup._kernels.engine import backend_name
 
-__all__ = ["line_spans"]
+__all__ = ["UnitCounts", "kept_text", "line_spans"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+B = npt.NDArray[np.bool_]
 
 
 def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
@@ -41,3 +49,95 @@ def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
     from neardup._kernels.lines.reference import line_spans as reference
 
     return reference(buf, offsets)
+
+
+def kept_text(
+    buf: U8, offsets: I64, line_starts: I64, line_ends: I64, line_doc: I64, keep_line: B
+) -> tuple[U8, I64]:
+    """``(buffer, offsets)``: each document's kept lines joined by ``\\n``.
+
+    Args:
+        buf / offsets: The packed documents.
+        line_starts / line_ends / line_doc: Every line, in document order (:func:`line_spans`).
+        keep_line: Which lines stay.
+
+    Examples:
+        >>> from neardup._kernels.spans import pack
+        >>> p = pack(["a\\nb\\nc", "x\\ny"])
+        >>> s, e, _, _, d = line_spans(p.buf, p.offsets)
+        >>> out, off = kept_text(p.buf, p.offsets, s, e, d, np.array([1, 0, 1, 0, 1], bool))
+        >>> out.tobytes(), off.tolist()
+        (b'a\\ncy', [0, 3, 4])
+    """
+    if backend_name() == "fast":
+        from neardup._kernels.lines.fast import kept_text as fast
+
+        out: tuple[U8, I64] = fast(buf, offsets, line_starts, line_ends, line_doc, keep_line)
+        return out
+    from neardup._kernels.lines.reference import kept_text as reference
+
+    return reference(buf, offsets, line_starts, line_ends, line_doc, keep_line)
+
+
+class UnitCounts:
+    """Document frequencies of unit hashes (16 to 48 bytes per distinct hash).
+
+    Examples:
+        >>> c = UnitCounts()
+        >>> h = np.array([7, 7, 9], np.uint64)
+        >>> c.add(h, np.array([0, 0, 0]))
+        >>> c.add(h[:1], np.array([1]))
+        >>> c.lookup(np.array([7, 9, 8], np.uint64)).tolist(), len(c), c.at_least(2)
+        ([2, 1, 0], 2, 1)
+    """
+
+    def __init__(self, backend: str | None = None) -> None:
+        """``backend``: ``"fast"`` or ``"reference"`` (default: :func:`backend_name`)."""
+        self._fast = (backend or backend_name()) == "fast"
+        if not self._fast:
+            from neardup._kernels.lines.reference import SortedCounts
+
+            self._sorted = SortedCounts()
+            return
+        self._used = 0
+        self._keys = np.zeros(1 << 16, np.uint64)
+        self._counts = np.zeros(1 << 16, np.int64)
+        self._last = np.zeros(1 << 16, np.int64)
+
+    def add(self, hashes: U64, docs: I64) -> None:
+        """Count each ``(doc, hash)`` pair once (``docs``: a document number per hash, the same
+        number never reused for another document)."""
+        hashes = np.ascontiguousarray(hashes, np.uint64)
+        docs = np.ascontiguousarray(docs, np.int64)
+        if not self._fast:
+            self._sorted.add(hashes, docs)
+            return
+        from neardup._kernels.lines.fast import table_add, table_rehash
+
+        capacity = len(self._keys)
+        while 2 * (self._used + len(hashes)) > capacity:
+            capacity *= 2
+        if capacity != len(self._keys):
+            self._keys, self._counts, self._last = table_rehash(
+                self._keys, self._counts, self._last, capacity
+            )
+        self._used += int(table_add(self._keys, self._counts, self._last, hashes, docs))
+
+    def lookup(self, hashes: U64) -> I64:
+        """The document count of each hash (0 for unseen)."""
+        hashes = np.ascontiguousarray(hashes, np.uint64)
+        if not self._fast:
+            return self._sorted.lookup(hashes)
+        from neardup._kernels.lines.fast import table_lookup
+
+        out: I64 = table_lookup(self._keys, self._counts, hashes)
+        return out
+
+    def at_least(self, n: int) -> int:
+        """How many hashes occur in at least ``n`` documents."""
+        if not self._fast:
+            return self._sorted.at_least(n)
+        return int(np.count_nonzero(self._counts >= n))
+
+    def __len__(self) -> int:
+        return len(self._sorted) if not self._fast else self._used

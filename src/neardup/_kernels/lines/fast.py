@@ -42,3 +42,94 @@ def line_spans(buf, offsets, n_lines):  # type: ignore[no-untyped-def]
                 break
             i = e + 1
     return starts, ends, tstarts, tends, doc
+
+
+@njit()
+def kept_text(buf, offsets, line_starts, line_ends, line_doc, keep_line):  # type: ignore[no-untyped-def]
+    """Each document's kept lines joined by ``\\n``, packed: ``(buffer, offsets)``."""
+    n_docs = offsets.shape[0] - 1
+    out = np.empty(buf.shape[0], np.uint8)
+    out_offsets = np.zeros(n_docs + 1, np.int64)
+    o = 0
+    t = 0
+    n_lines = line_doc.shape[0]
+    for d in range(n_docs):
+        first = True
+        while t < n_lines and line_doc[t] == d:
+            if keep_line[t]:
+                if not first:
+                    out[o] = 10
+                    o += 1
+                for i in range(line_starts[t], line_ends[t]):
+                    out[o] = buf[i]
+                    o += 1
+                first = False
+            t += 1
+        out_offsets[d + 1] = o
+    return out[:o], out_offsets
+
+
+@njit()
+def _slot(h, mask):  # type: ignore[no-untyped-def]
+    return np.int64(h & np.uint64(mask))
+
+
+@njit()
+def table_add(keys, counts, last, hashes, docs):  # type: ignore[no-untyped-def]
+    """Count each ``(doc, hash)`` once in the open-addressing table (``counts == 0``: empty
+    slot; ``last``: the document that counted the slot last). Returns the new keys' number."""
+    mask = keys.shape[0] - 1
+    new = 0
+    for t in range(hashes.shape[0]):
+        h = hashes[t]
+        d = docs[t]
+        j = _slot(h, mask)
+        while True:
+            if counts[j] == 0:
+                keys[j] = h
+                counts[j] = 1
+                last[j] = d
+                new += 1
+                break
+            if keys[j] == h:
+                if last[j] != d:
+                    counts[j] += 1
+                    last[j] = d
+                break
+            j = (j + 1) & mask
+    return new
+
+
+@njit()
+def table_rehash(keys, counts, last, capacity):  # type: ignore[no-untyped-def]
+    """The same table in ``capacity`` slots (a power of two)."""
+    k2 = np.zeros(capacity, np.uint64)
+    c2 = np.zeros(capacity, np.int64)
+    l2 = np.zeros(capacity, np.int64)
+    mask = capacity - 1
+    for i in range(keys.shape[0]):
+        if counts[i] == 0:
+            continue
+        j = _slot(keys[i], mask)
+        while c2[j] != 0:
+            j = (j + 1) & mask
+        k2[j] = keys[i]
+        c2[j] = counts[i]
+        l2[j] = last[i]
+    return k2, c2, l2
+
+
+@njit()
+def table_lookup(keys, counts, hashes):  # type: ignore[no-untyped-def]
+    """The count of each hash (0 for unseen)."""
+    mask = keys.shape[0] - 1
+    out = np.zeros(hashes.shape[0], np.int64)
+    for t in range(hashes.shape[0]):
+        h = hashes[t]
+        j = _slot(h, mask)
+        while counts[j] != 0:
+            if keys[j] == h:
+                out[t] = counts[j]
+                break
+            j = (j + 1) & mask
+    return out

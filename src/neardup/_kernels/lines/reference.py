@@ -7,6 +7,8 @@ import numpy.typing as npt
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+B = npt.NDArray[np.bool_]
 
 _WS = np.zeros(256, dtype=bool)
 _WS[[9, 10, 11, 12, 13, 32]] = True
@@ -42,3 +44,76 @@ def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
     a = np.where(blank, ends, a)
     b = np.where(blank, ends, np.maximum(b, a))
     return starts, ends, a, b, doc
+
+
+def kept_text(
+    buf: U8, offsets: I64, line_starts: I64, line_ends: I64, line_doc: I64, keep_line: B
+) -> tuple[U8, I64]:
+    """See :func:`neardup._kernels.lines.kept_text`: a byte mask of the kept lines and of the
+    newline before each kept line that follows another kept line of its document."""
+    n = len(buf)
+    delta = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(delta, line_starts[keep_line], 1)
+    np.add.at(delta, line_ends[keep_line], -1)
+    mask = np.cumsum(delta[:-1]) > 0
+    doc = line_doc
+    first = np.ones(len(doc), dtype=bool)
+    first[1:] = doc[1:] != doc[:-1]
+    count: I64 = np.cumsum(keep_line) - keep_line  # kept lines before each line ...
+    base = np.maximum.accumulate(np.where(first, np.arange(len(doc)), 0)) if len(doc) else count
+    before: I64 = count - count[base]  # ... in its document
+    sep = keep_line & ~first & (before > 0)
+    mask[line_starts[sep] - 1] = True
+    kept_before = np.concatenate([[0], np.cumsum(mask)]).astype(np.int64)
+    return buf[mask], kept_before[offsets]
+
+
+class SortedCounts:
+    """Document frequencies of unit hashes as sorted keys and counts, merged batch by batch
+    (a batch is merged once the pending ones outgrow the table, so merging stays amortized)."""
+
+    def __init__(self) -> None:
+        self.keys: U64 = np.zeros(0, dtype=np.uint64)
+        self.counts: I64 = np.zeros(0, dtype=np.int64)
+        self._pending: list[U64] = []
+        self._pending_n = 0
+
+    def add(self, hashes: U64, docs: I64) -> None:
+        """Count each ``(doc, hash)`` pair once."""
+        if len(hashes):
+            order = np.lexsort((docs, hashes))
+            h, d = hashes[order], docs[order]
+            new = np.ones(len(h), dtype=bool)
+            new[1:] = (h[1:] != h[:-1]) | (d[1:] != d[:-1])
+            hashes = h[new]
+        self._pending.append(hashes)
+        self._pending_n += len(hashes)
+        if self._pending_n >= max(len(self.keys), 1 << 16):
+            self._merge()
+
+    def _merge(self) -> None:
+        if not self._pending:
+            return
+        allk = np.concatenate([self.keys, *self._pending])
+        allc = np.concatenate([self.counts, np.ones(self._pending_n, dtype=np.int64)])
+        keys, inverse = np.unique(allk, return_inverse=True)
+        self.keys, self.counts = keys, np.bincount(inverse, weights=allc).astype(np.int64)
+        self._pending, self._pending_n = [], 0
+
+    def lookup(self, hashes: U64) -> I64:
+        """The document count of each hash (0 for unseen)."""
+        self._merge()
+        if not len(self.keys):
+            return np.zeros(len(hashes), dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
+        out: I64 = np.where(self.keys[at] == hashes, self.counts[at], 0)
+        return out
+
+    def at_least(self, n: int) -> int:
+        """How many hashes occur in at least ``n`` documents."""
+        self._merge()
+        return int(np.count_nonzero(self.counts >= n))
+
+    def __len__(self) -> int:
+        self._merge()
+        return len(self.keys)

@@ -8,6 +8,14 @@ Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, 
 member of a run but the earliest (or, with ``prefix > 0``, every member at or after
 ``prefix`` in a run that also holds a member before it) marks ``min_length`` bytes. A UTF-8
 continuation byte takes the mark of its character's lead byte, so characters go whole.
+
+The prefilter (:func:`candidate_regions`, :func:`gather`, :func:`scatter`) finds the bytes that
+can lie in a repeated window at all, so that the suffix array covers only them: winnowing
+(Schleimer, Wilkerson and Aiken 2003) picks in every ``min_length``-byte window the ``k``-gram
+of least hash; equal windows pick the same ``k``-gram at the same offset, so every window with
+an equal window elsewhere holds an anchor whose hash another anchor shares. The regions around
+such anchors hold every copy of every repeated window, and marking them alone (joined by
+separators, in text order) gives the same marks as marking the whole text.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import numpy.typing as npt
 
 from neardup._kernels.engine import backend_name
 
-__all__ = ["repeat_mask"]
+__all__ = ["candidate_regions", "gather", "repeat_mask", "scatter", "winnow_width"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -54,3 +62,59 @@ def repeat_mask(
     from neardup._kernels.repeats.reference import repeat_mask as reference
 
     return reference(text, sa, min_length, prefix)
+
+
+def winnow_width(min_length: int) -> int:
+    """``w``, the k-grams per window of the prefilter (``k = min_length - w + 1``): a third of
+    the window, so anchors are about ``2 / (w + 1)`` of the bytes and a region about
+    ``1.4 * min_length`` bytes around each repeated anchor."""
+    return max(2, min_length // 3)
+
+
+def candidate_regions(text: U8, min_length: int) -> tuple[I64, I64]:
+    """``(starts, ends)``: disjoint regions of ``text`` in text order, inside its documents and
+    at whole UTF-8 characters, that hold every ``min_length``-byte window (without a ``0xFF``)
+    whose content occurs at another position too; bytes outside them are in no repeat.
+
+    Requires ``len(text) < 2**32`` and ``min_length >= 2``.
+
+    Examples:
+        >>> t = np.frombuffer(b"xx the cat sat\\xffa dog; the cat sat", np.uint8)
+        >>> s, e = candidate_regions(t, 8)
+        >>> [t[a:b].tobytes() for a, b in zip(s, e)]
+        [b'x the cat sat', b'; the cat sat']
+    """
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    k = min_length - winnow_width(min_length) + 1
+    if backend_name() == "fast":
+        from neardup._kernels.repeats import fast as kernels
+    else:
+        from neardup._kernels.repeats import reference as kernels  # type: ignore[no-redef]
+    pos, hs, lo, hi = kernels.anchors(text, min_length, k)
+    out: tuple[I64, I64] = kernels.regions(text, pos, hs, lo, hi, min_length, k)
+    return out
+
+
+def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
+    """The regions joined, each after a ``0xFF`` separator, and where each starts in the join."""
+    if backend_name() == "fast":
+        from neardup._kernels.repeats.fast import gather as fast
+
+        out: tuple[U8, I64] = fast(text, starts, ends)
+        return out
+    from neardup._kernels.repeats.reference import gather as reference
+
+    return reference(text, starts, ends)
+
+
+def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
+    """A mask over the regions' join (:func:`gather`) put back over the ``n``-byte text (false
+    outside the regions)."""
+    if backend_name() == "fast":
+        from neardup._kernels.repeats.fast import scatter as fast
+
+        out: B = fast(sub_mask, at, starts, ends, n)
+        return out
+    from neardup._kernels.repeats.reference import scatter as reference
+
+    return reference(sub_mask, at, starts, ends, n)

@@ -101,3 +101,193 @@ def repeat_mask(text, sa, min_length, prefix):  # type: ignore[no-untyped-def]
         else:
             mask[i] = i - last < min_length and i >= prefix
     return mask
+
+
+# --- the prefilter: winnowing anchors, repeated anchors, candidate regions ---------------------
+
+_B = 0x100000001B3  # the rolling hash's base (odd)
+_LO = 0xFFFFFFFF
+
+
+@njit(inline="always")
+def _mix(h):  # type: ignore[no-untyped-def]
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0x9E3779B97F4A7C15)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@njit()
+def _grow(pos, hs, seg_lo, seg_hi):  # type: ignore[no-untyped-def]
+    m = pos.shape[0]
+    p2 = np.empty(2 * m, np.int64)
+    h2 = np.empty(2 * m, np.uint64)
+    lo2 = np.empty(2 * m, np.int64)
+    hi2 = np.empty(2 * m, np.int64)
+    p2[:m] = pos
+    h2[:m] = hs
+    lo2[:m] = seg_lo
+    hi2[:m] = seg_hi
+    return p2, h2, lo2, hi2
+
+
+@njit()
+def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
+    """Winnowing anchors: in every ``min_length``-byte window without a separator, the
+    ``k``-gram of least key (high 32 bits of its mixed hash, then position: the leftmost least)
+    among the window's ``w = min_length - k + 1`` k-grams. Returns ``(positions, hashes,
+    segment starts, segment ends)`` of the distinct anchors in text order.
+
+    Sliding minima by van Herk / Gil-Werman over blocks of ``w`` k-grams, block by block
+    (three minima per k-gram, no data-dependent branch); ``len(text) < 2**32``."""
+    n = text.shape[0]
+    w = min_length - k + 1
+    base = np.uint64(_B)
+    top = np.uint64(1)  # base ** (k - 1)
+    for _ in range(k - 1):
+        top *= base
+    hi_mask = np.uint64(0xFFFFFFFF00000000)
+    cap = n // (w // 2 + 1) + 16
+    pos = np.empty(cap, np.int64)
+    hs = np.empty(cap, np.uint64)
+    seg_lo = np.empty(cap, np.int64)
+    seg_hi = np.empty(cap, np.int64)
+    na = 0
+    ring = 1
+    while ring < 2 * w + 2:
+        ring *= 2
+    rmask = ring - 1
+    vals = np.empty(ring, np.uint64)  # mixed hash of k-gram i at i & rmask
+    suf = np.empty(w, np.uint64)
+    blk = np.empty(w, np.uint64)
+    s = 0
+    while s < n:
+        e = s
+        while e < n and text[e] != 0xFF:
+            e += 1
+        if e - s >= min_length:
+            last_gram = e - k  # the last k-gram starts here
+            h = np.uint64(0)
+            for i in range(s, s + k - 1):
+                h = h * base + np.uint64(text[i])
+            i = s  # next k-gram to hash
+            for r in range(w):  # block 0
+                h = h * base + np.uint64(text[i + k - 1])
+                v = _mix(h)
+                vals[i & rmask] = v
+                blk[r] = (v & hi_mask) | np.uint64(i)
+                h -= np.uint64(text[i]) * top
+                i += 1
+            suf[w - 1] = blk[w - 1]
+            for r in range(w - 2, -1, -1):
+                suf[r] = min(blk[r], suf[r + 1])
+            last = np.int64(-1)
+            while True:
+                # window r of the block: the suffix of this block from r, the prefix of the
+                # next block up to r - 1 (none for r = 0: that window is the whole block)
+                pre = np.uint64(0xFFFFFFFFFFFFFFFF)
+                done = False
+                for r in range(w):
+                    if r > 0:
+                        if i > last_gram:
+                            done = True
+                            break
+                        h = h * base + np.uint64(text[i + k - 1])
+                        v = _mix(h)
+                        vals[i & rmask] = v
+                        key = (v & hi_mask) | np.uint64(i)
+                        blk[r - 1] = key
+                        pre = min(pre, key)
+                        h -= np.uint64(text[i]) * top
+                        i += 1
+                    a = np.int64(min(suf[r], pre) & np.uint64(_LO))
+                    if a != last:
+                        if na == pos.shape[0]:
+                            pos, hs, seg_lo, seg_hi = _grow(pos, hs, seg_lo, seg_hi)
+                        pos[na] = a
+                        hs[na] = vals[a & rmask]
+                        seg_lo[na] = s
+                        seg_hi[na] = e
+                        na += 1
+                        last = a
+                if done or i > last_gram:
+                    break
+                # the next block's last k-gram, then its suffix minima
+                h = h * base + np.uint64(text[i + k - 1])
+                v = _mix(h)
+                vals[i & rmask] = v
+                blk[w - 1] = (v & hi_mask) | np.uint64(i)
+                h -= np.uint64(text[i]) * top
+                i += 1
+                suf[w - 1] = blk[w - 1]
+                for r in range(w - 2, -1, -1):
+                    suf[r] = min(blk[r], suf[r + 1])
+        s = e + 1
+    return pos[:na], hs[:na], seg_lo[:na], seg_hi[:na]
+
+
+@njit()
+def regions(text, pos, hs, seg_lo, seg_hi, min_length, k):  # type: ignore[no-untyped-def]
+    """``(starts, ends)`` of the candidate regions: the union of ``[a - (min_length - k),
+    a + min_length)`` over every anchor ``a`` whose hash is some other anchor's too, cut to
+    its document and widened to whole UTF-8 characters; disjoint, in text order."""
+    m = pos.shape[0]
+    rep = np.zeros(m, np.bool_)
+    if m > 1:
+        order = np.argsort(hs)
+        for j in range(1, m):
+            if hs[order[j]] == hs[order[j - 1]]:
+                rep[order[j]] = True
+                rep[order[j - 1]] = True
+    starts = np.empty(m, np.int64)
+    ends = np.empty(m, np.int64)
+    nr = 0
+    for j in range(m):
+        if not rep[j]:
+            continue
+        a = pos[j]
+        lo = max(seg_lo[j], a - (min_length - k))
+        hi = min(seg_hi[j], a + min_length)
+        while lo > seg_lo[j] and (text[lo] & 0xC0) == 0x80:
+            lo -= 1
+        while hi < seg_hi[j] and (text[hi] & 0xC0) == 0x80:
+            hi += 1
+        if nr > 0 and lo <= ends[nr - 1]:
+            if hi > ends[nr - 1]:
+                ends[nr - 1] = hi
+        else:
+            starts[nr] = lo
+            ends[nr] = hi
+            nr += 1
+    return starts[:nr], ends[:nr]
+
+
+@njit()
+def gather(text, starts, ends):  # type: ignore[no-untyped-def]
+    """The regions, each after a separator: ``(sub-text, where each region starts in it)``."""
+    total = 0
+    for j in range(starts.shape[0]):
+        total += ends[j] - starts[j] + 1
+    sub = np.empty(total, np.uint8)
+    at = np.empty(starts.shape[0], np.int64)
+    o = 0
+    for j in range(starts.shape[0]):
+        sub[o] = 0xFF
+        o += 1
+        at[j] = o
+        for i in range(starts[j], ends[j]):
+            sub[o] = text[i]
+            o += 1
+    return sub, at
+
+
+@njit()
+def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
+    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes."""
+    mask = np.zeros(n, np.bool_)
+    for j in range(starts.shape[0]):
+        o = at[j]
+        for i in range(starts[j], ends[j]):
+            mask[i] = sub_mask[o]
+            o += 1
+    return mask

@@ -58,3 +58,106 @@ def repeat_mask(text: U8, sa: npt.NDArray[np.integer], min_length: int, prefix: 
     at = np.maximum.accumulate(np.where(lead, idx, 0))
     out: B = mask[at]
     return out
+
+
+# --- the prefilter (see :func:`neardup._kernels.repeats.candidate_regions`) -------------------
+
+_B = np.uint64(0x100000001B3)
+_HI = np.uint64(0xFFFFFFFF00000000)
+_LO = np.uint64(0xFFFFFFFF)
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+
+def _mix(h: U64) -> U64:
+    h = h ^ (h >> np.uint64(31))
+    h = h * np.uint64(0x9E3779B97F4A7C15)
+    out: U64 = h ^ (h >> np.uint64(29))
+    return out
+
+
+def _segments(text: U8) -> tuple[I64, I64]:
+    """Starts and ends of the maximal runs without a separator."""
+    sep = np.flatnonzero(text == SEP)
+    starts = np.concatenate([[0], sep + 1]).astype(np.int64)
+    ends = np.concatenate([sep, [len(text)]]).astype(np.int64)
+    return starts, ends
+
+
+def anchors(text: U8, min_length: int, k: int) -> tuple[I64, U64, I64, I64]:
+    """See the numba kernel: the winnowing anchors, from whole-array sliding minima."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    w = min_length - k + 1
+    out: list[tuple[I64, U64, I64, I64]] = []
+    for s, e in zip(*_segments(text), strict=True):
+        if e - s < min_length:
+            continue
+        seg = text[s:e].astype(np.uint64)
+        grams = sliding_window_view(seg, k)
+        h = np.zeros(len(grams), np.uint64)
+        for j in range(k):  # the polynomial hash of each k-gram, mod 2**64
+            h = h * _B + grams[:, j]
+        v = _mix(h)
+        keys = (v & _HI) | np.arange(s, s + len(v), dtype=np.uint64)
+        least = sliding_window_view(keys, w).min(axis=1)
+        a = np.unique((least & _LO).astype(np.int64))
+        out.append((a, v[a - s], np.full(len(a), s, np.int64), np.full(len(a), e, np.int64)))
+    if not out:
+        z = np.zeros(0, np.int64)
+        return z, np.zeros(0, np.uint64), z.copy(), z.copy()
+    return (
+        np.concatenate([o[0] for o in out]),
+        np.concatenate([o[1] for o in out]),
+        np.concatenate([o[2] for o in out]),
+        np.concatenate([o[3] for o in out]),
+    )
+
+
+def regions(
+    text: U8, pos: I64, hs: U64, seg_lo: I64, seg_hi: I64, min_length: int, k: int
+) -> tuple[I64, I64]:
+    """See the numba kernel: the candidate regions of the repeated anchors."""
+    _, inverse, counts = np.unique(hs, return_inverse=True, return_counts=True)
+    rep = counts[inverse] >= 2
+    a, s, e = pos[rep], seg_lo[rep], seg_hi[rep]
+    if not len(a):
+        z = np.zeros(0, np.int64)
+        return z, z.copy()
+    lo = np.maximum(s, a - (min_length - k))
+    hi = np.minimum(e, a + min_length)
+    # whole characters: back to the lead byte, on past the continuation bytes (0b10xxxxxx)
+    n = len(text)
+    idx = np.arange(n, dtype=np.int64)
+    cont = (text & 0xC0) == 0x80
+    prev_lead = np.maximum.accumulate(np.where(cont, -1, idx))
+    next_lead = np.minimum.accumulate(np.where(cont, n, idx)[::-1])[::-1]
+    lo = np.where(cont[lo], np.maximum(s, prev_lead[lo]), lo)
+    at_hi = np.minimum(hi, n - 1)
+    hi = np.where((hi < e) & cont[at_hi], np.minimum(e, next_lead[at_hi]), hi)
+    # merge: a region starts where no earlier interval reaches it
+    reach = np.maximum.accumulate(hi)
+    new = np.ones(len(lo), dtype=bool)
+    new[1:] = lo[1:] > reach[:-1]
+    firsts = np.flatnonzero(new)
+    ends = np.maximum.reduceat(hi, firsts)
+    return lo[firsts].astype(np.int64), ends.astype(np.int64)
+
+
+def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
+    """See the numba kernel."""
+    lengths = ends - starts + 1
+    at = (np.cumsum(lengths) - lengths + 1).astype(np.int64)
+    parts: list[U8] = []
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        parts += [np.array([SEP], np.uint8), text[a:b]]
+    sub = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+    return sub, at
+
+
+def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
+    """See the numba kernel."""
+    mask = np.zeros(n, dtype=bool)
+    for o, a, b in zip(at.tolist(), starts.tolist(), ends.tolist(), strict=True):
+        mask[a:b] = sub_mask[o : o + b - a]
+    return mask
