@@ -8,8 +8,10 @@ optional whitespace collapse. Stripping first makes the function idempotent.
 Batches (:meth:`Canonicalizer.canonicalize_many`, :meth:`Canonicalizer.canonicalize_packed`)
 run in the batch engine's kernel (:mod:`neardup._kernels.canonicalize`) for every
 configuration without confusables, diacritic removal or whitespace collapse (the ``txtfp``
-preset, the default): one pass over the packed UTF-8 buffer, with a fast path for pure ASCII
-and for text that is already canonical; its output equals :meth:`Canonicalizer.canonicalize`.
+preset, the default): one pass over the packed UTF-8 buffer, with a fast path for text that
+is already canonical; pure-ASCII documents skip the kernel (numpy finds them), and a batch
+nothing in which changes comes back without a copy. The output equals
+:meth:`Canonicalizer.canonicalize`.
 
 Guards: inputs over ``max_bytes`` and normalizations that would grow the text more than
 ``max_growth`` times raise :class:`~neardup.errors.InputTooLargeError` *before* the work is
@@ -233,7 +235,7 @@ class Canonicalizer:
             texts: The documents (``str``, or UTF-8 ``bytes``).
             lower_ascii: Lowercase pure-ASCII documents (their canonical form). Pass False
                 when the next stage lowercases ASCII itself (the word tokenizer kernels do):
-                such documents are then copied unchanged, which is all their canonical form
+                such documents are then left as they are, which is all their canonical form
                 would add.
 
         Raises:
@@ -250,11 +252,14 @@ class Canonicalizer:
             raise InputError("canonicalize_many takes a sequence of documents, not one str")
         if self._kernel_mask is None and not self._is_identity():
             return pack([self.canonicalize(_as_str(t, i)) for i, t in enumerate(texts)])
-        return self.canonicalize_buffer(pack(texts), lower_ascii=lower_ascii)
+        return self.canonicalize_buffer(pack(texts, writable=True), lower_ascii=lower_ascii)
 
     def canonicalize_buffer(self, packed: Packed, *, lower_ascii: bool = True) -> Packed:
         """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
         surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
+
+        Pure-ASCII documents skip the kernel; when no document changes, the result holds the
+        input's own buffer (a view, not a copy; a read-only buffer is copied once).
 
         Raises:
             InputTooLargeError: as :meth:`canonicalize`.
@@ -280,18 +285,59 @@ class Canonicalizer:
             )
         if self._kernel_mask is None:
             return packed  # the identity ("none" preset)
+        return self._kernel_batch(packed, lower_ascii)
+
+    def _kernel_batch(self, packed: Packed, lower_ascii: bool, *, shortcut: bool = True) -> Packed:
+        """The batch kernel's result for ``packed``. With ``shortcut``, pure-ASCII documents
+        skip the kernel: under every kernel configuration their canonical form is the bytes
+        themselves (A-Z lowercased with ``lower_ascii``; nothing else in ASCII is stripped,
+        normalized or folded), so only the documents holding a byte >= 0x80 are canonicalized,
+        and when none of those changes either, the input buffer is returned as it is."""
+        n_docs = len(packed.offsets) - 1
+        if not shortcut or n_docs < 1:
+            return self._kernel_run(packed, lower_ascii)
+        buf, offsets = _rebased(packed)
+        todo = _non_ascii_docs(buf, offsets)
+        if len(todo) == n_docs:  # nothing to skip: one kernel pass over the whole batch
+            return self._kernel_run(Packed(_writable(buf), offsets), lower_ascii)
+        base = _lower_ascii(buf) if lower_ascii else buf
+        if not len(todo):
+            return Packed(_writable(base), offsets)
+        bounds = offsets.tolist()
+        sizes = np.diff(offsets)
+        sub_offsets = np.zeros(len(todo) + 1, dtype=np.int64)
+        np.cumsum(sizes[todo], out=sub_offsets[1:])
+        sub_buf = np.concatenate([buf[bounds[d] : bounds[d + 1]] for d in todo.tolist()])
+        out, status = self._kernel_call(Packed(sub_buf, sub_offsets), lower_ascii)
+        # status 0: the kernel's output is the input (which base already holds); 1: rewritten;
+        # 2: left to the standard library, unchanged (so without lower_ascii's lowercasing)
+        rows = np.flatnonzero(status != 0)
+        spliced = _splice(base, offsets, todo[rows], out, rows)
+        return self._fallback(spliced, todo[status == 2])
+
+    def _kernel_run(self, packed: Packed, lower_ascii: bool) -> Packed:
+        """The batch kernel over every document of ``packed``, then its fallbacks."""
+        out, status = self._kernel_call(packed, lower_ascii)
+        return self._fallback(out, np.flatnonzero(status == 2))
+
+    def _kernel_call(
+        self, packed: Packed, lower_ascii: bool
+    ) -> tuple[Packed, npt.NDArray[np.uint8]]:
         from neardup._kernels import canonicalize as kernel
 
-        out, status = kernel.run(
+        assert self._kernel_mask is not None
+        return kernel.run(
             packed,
             strip_mask=self._kernel_mask,
             lower_ascii=lower_ascii,
             fallback_from=_BOUND_CHECK_FROM,
         )
-        left = np.flatnonzero(status == 2)
+
+    def _fallback(self, out: Packed, left: npt.NDArray[np.intp]) -> Packed:
+        """``out`` with the documents ``left`` (huge ones, under the exact growth bound, and
+        code points the tables lack) canonicalized by the standard library."""
         if not len(left):
             return out
-        # Huge documents (the exact growth bound) and code points the tables lack.
         raw = out.buf.tobytes()
         bounds = out.offsets.tolist()
         docs = [raw[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
@@ -397,6 +443,71 @@ def canonicalizer_id(canon: object) -> str:
 
 def _as_str(text: str | bytes, index: int) -> str:
     return text if isinstance(text, str) else encode_text(text, index).decode("utf-8")
+
+
+def _rebased(packed: Packed) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """The bytes of the documents and offsets from 0, as the kernel returns them (a view and
+    the same offsets when the documents fill the buffer)."""
+    offsets = np.ascontiguousarray(packed.offsets, dtype=np.int64)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    if lo == 0 and hi == len(packed.buf):
+        return packed.buf, offsets
+    return packed.buf[lo:hi], offsets - lo
+
+
+def _non_ascii_docs(
+    buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """The documents (offsets from 0 spanning ``buf``) holding a byte >= 0x80, in order."""
+    starts = offsets[:-1]
+    nonempty = np.flatnonzero(offsets[1:] > starts)
+    if not len(nonempty):
+        return nonempty
+    # strictly increasing starts, the last segment ending at len(buf): one per document
+    top = np.maximum.reduceat(buf, starts[nonempty])
+    return nonempty[top >= 0x80]
+
+
+def _lower_ascii(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """``buf`` with A-Z lowercased (every other byte kept), a copy if any is: what
+    ``lower_ascii`` does to a pure-ASCII document."""
+    capital = (buf - np.uint8(0x41)) < 26  # wraps around below "A"
+    if not capital.any():
+        return buf
+    return buf + (capital.view(np.uint8) << 5)
+
+
+def _writable(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """``buf``, or a copy when it is read-only: the kernels' output type (numba compiles
+    one version per type), never a view of the caller's immutable ``bytes``."""
+    return buf if buf.flags.writeable else buf.copy()
+
+
+def _splice(
+    base: npt.NDArray[np.uint8],
+    offsets: npt.NDArray[np.int64],
+    docs: npt.NDArray[np.intp],
+    new: Packed,
+    rows: npt.NDArray[np.intp],
+) -> Packed:
+    """The documents ``base``/``offsets`` with document ``docs[j]`` replaced by row
+    ``rows[j]`` of ``new`` (``docs`` increasing)."""
+    if not len(docs):
+        return Packed(_writable(base), offsets)
+    bounds = offsets.tolist()
+    new_bounds = new.offsets.tolist()
+    pieces: list[npt.NDArray[np.uint8]] = []
+    prev = 0
+    for d, r in zip(docs.tolist(), rows.tolist(), strict=True):
+        pieces.append(base[prev : bounds[d]])
+        pieces.append(new.buf[new_bounds[r] : new_bounds[r + 1]])
+        prev = bounds[d + 1]
+    pieces.append(base[prev:])
+    sizes = np.diff(offsets)
+    sizes[docs] = np.diff(new.offsets)[rows]
+    out_offsets = np.zeros(len(offsets), dtype=np.int64)
+    np.cumsum(sizes, out=out_offsets[1:])
+    return Packed(np.concatenate(pieces), out_offsets)
 
 
 def _char_class(code_points: set[int]) -> re.Pattern[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from neardup import canonicalize as canon_module
 from neardup._kernels import unicode_cache
 from neardup._kernels.canonicalize import tables as ktables
+from neardup._kernels.spans import Packed, pack
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
 from neardup.config import CanonicalConfig
 from neardup.errors import InputTooLargeError
@@ -220,3 +222,116 @@ def test_table_cache_unwritable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         "probe", 1, lambda: {"a": np.zeros(2, dtype=np.uint8)}, {"a": ("uint8", 2)}
     )
     assert got["a"].tolist() == [0, 0]
+
+
+# ---- the pure-ASCII shortcut of canonicalize_buffer (documents without a byte >= 0x80 skip
+# the kernel): the same bits as the kernel over the whole batch, for every configuration.
+
+ASCII_PIECES = st.sampled_from(
+    ["\t", "\r\n", "\n", "\r", "  ", "   ", "\x00", "\x7f", "\x0b\x0c", "\x1b[0m", "AbC", " Z "]
+)
+ASCII_DOC = st.lists(st.one_of(st.characters(max_codepoint=0x7F), ASCII_PIECES), max_size=25).map(
+    "".join
+)
+# mostly ASCII batches, sometimes with documents that need the kernel (to splice them back)
+SOME_UNICODE = st.lists(
+    st.one_of(ASCII_DOC, ASCII_DOC, ASCII_DOC, st.text(MIXED, max_size=20)), max_size=8
+)
+ALL_ASCII = st.lists(ASCII_DOC, max_size=8)
+CONFIGS = [
+    *(CanonicalConfig(strip_bidi=b, strip_format=f) for b in (True, False) for f in (True, False)),
+    *canon_module.PRESETS.values(),
+    CanonicalConfig(casefold="lower"),
+    CanonicalConfig(casefold="none"),
+    CanonicalConfig(normalization="nfc"),
+    CanonicalConfig(collapse_whitespace=True),
+    CanonicalConfig(strip_diacritics=True),
+]
+
+
+def _packed(docs: list[str], pad: int, readonly: bool) -> Packed:
+    """``docs`` packed, with ``pad`` bytes of other text before and after (offsets not from
+    0, a buffer longer than the documents), read-only or writable."""
+    p = pack(docs)
+    junk = np.frombuffer(b"\xc3\xa9Q" * pad, dtype=np.uint8)[:pad]
+    buf = np.concatenate([junk, p.buf, junk])
+    if readonly:
+        buf.setflags(write=False)
+    return Packed(buf, p.offsets + pad)
+
+
+def _texts(p: Packed) -> list[str]:
+    raw = p.buf.tobytes()
+    return [t.decode("utf-8", "surrogatepass") for t in _split(raw, p.offsets.tolist())]
+
+
+def _outcome(fn: Callable[[], Packed]) -> tuple[bytes, list[int], str, bool] | str:
+    """What ``fn`` returns (bytes, offsets, dtype, writable), or the error it raises."""
+    try:
+        p = fn()
+    except InputTooLargeError as exc:  # the growth guard, on the standard-library fallback
+        return str(exc)
+    assert p.buf.flags.c_contiguous and p.offsets.dtype == np.int64
+    return p.buf.tobytes(), p.offsets.tolist(), str(p.buf.dtype), bool(p.buf.flags.writeable)
+
+
+@settings(max_examples=150)
+@given(
+    st.one_of(ALL_ASCII, SOME_UNICODE),
+    st.sampled_from(CONFIGS),
+    st.booleans(),
+    st.sampled_from([0, 3]),
+    st.booleans(),
+    st.sampled_from(["fast", "reference"]),
+    st.sampled_from([1 << 20, 6]),
+)
+def test_ascii_shortcut_equals_the_kernel_over_the_batch(
+    docs: list[str],
+    config: CanonicalConfig,
+    lower_ascii: bool,
+    pad: int,
+    readonly: bool,
+    name: str,
+    fallback_from: int,
+) -> None:
+    """Every configuration, read-only or writable buffers, offsets from 0 or not, and (with a
+    small ``fallback_from``) documents the kernel leaves to the standard library."""
+    c = Canonicalizer(config=config)
+    packed = _packed(docs, pad, readonly)
+    with backend(name), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(canon_module, "_BOUND_CHECK_FROM", fallback_from)
+        got = _outcome(lambda: c.canonicalize_buffer(packed, lower_ascii=lower_ascii))
+        if c._kernel_mask is not None:
+            # the same bytes, offsets and array types (numba compiles one version per type)
+            assert got == _outcome(lambda: c._kernel_batch(packed, lower_ascii, shortcut=False))
+        if isinstance(got, str):
+            return
+    texts = [t.decode("utf-8", "surrogatepass") for t in _split(got[0], got[1])]
+    expect = stdlib(config, docs)
+    if lower_ascii or c._kernel_mask is None:
+        assert texts == expect
+    else:  # ASCII case is kept: the tokenizer lowercases it
+        assert [g.lower() for g in texts] == [w.lower() for w in expect]
+        assert [g for g, d in zip(texts, docs, strict=True) if d.isascii()] == [
+            d for d in docs if d.isascii()
+        ]
+
+
+def _split(raw: bytes, bounds: list[int]) -> list[bytes]:
+    return [raw[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+@pytest.mark.parametrize("readonly", [False, True])
+def test_ascii_batch_is_returned_without_a_copy(readonly: bool) -> None:
+    """A batch no document of which changes comes back as the input buffer (read-only input:
+    a writable copy, the kernel's output type)."""
+    docs = ["Tab\there\r\nNUL\x00 and  DEL\x7f", "", "é is already canonical", "x"]
+    for lower_ascii, pad in ((False, 0), (False, 3), (True, 0)):
+        packed = _packed(docs if not lower_ascii else [d.lower() for d in docs], pad, readonly)
+        got = Canonicalizer().canonicalize_buffer(packed, lower_ascii=lower_ascii)
+        assert np.shares_memory(got.buf, packed.buf) is not readonly
+        assert got.buf.flags.writeable
+        assert got.buf.tobytes() == packed.buf[pad : len(packed.buf) - pad].tobytes()
+        assert got.offsets.tolist() == (packed.offsets - pad).tolist()
+    changed = Canonicalizer().canonicalize_buffer(_packed(["ok", "ＡＢ", "ok"], 0, False))
+    assert _texts(changed) == ["ok", "ab", "ok"]

@@ -96,8 +96,11 @@ def encode_text(doc: str | bytes, index: int = 0) -> bytes:
     )
 
 
-def pack(docs: Sequence[str | bytes]) -> Packed:
+def pack(docs: Sequence[str | bytes], *, writable: bool = False) -> Packed:
     """Pack documents into one buffer plus offsets.
+
+    ``writable=True`` joins into a ``bytearray``, so the buffer is a writable array (the type
+    a kernel's own output has) at no extra copy; otherwise it is a read-only view of ``bytes``.
 
     Examples:
         >>> p = pack(["ab", "", "ç"])
@@ -108,7 +111,8 @@ def pack(docs: Sequence[str | bytes]) -> Packed:
     lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    joined = (bytearray() if writable else b"").join(encoded)
+    buf = np.frombuffer(joined, dtype=np.uint8)
     return Packed(buf, offsets)
 
 
