@@ -16,7 +16,7 @@ export NEARDUP_BACKGROUND_COMPILE := 0
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: run test lint check bench fuzz clean
+.PHONY: run test test-thorough lint check bench fuzz clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null)
@@ -39,6 +39,10 @@ $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 
 test: $(STAMP) $(DS_SUITE)
 	$(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
+
+# Three times the hypothesis examples written in the tests (tests/conftest.py: EXAMPLE_SCALE).
+test-thorough: $(STAMP) $(DS_SUITE)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --hypothesis-profile=thorough
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz

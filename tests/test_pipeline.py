@@ -12,7 +12,6 @@ from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 from neardup.pipeline import kept_ids
 
-LICENSES = Path("/usr/share/common-licenses")
 EXAMPLES = Path(__file__).parents[1] / "examples" / "text"
 
 

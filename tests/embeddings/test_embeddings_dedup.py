@@ -6,7 +6,10 @@ import pytest
 
 import neardup
 
-pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.xdist_group("models"),  # the worker that has the model loaded already
+]
 
 
 def test_embedding_dedup_clusters_paraphrases() -> None:

