@@ -26,6 +26,7 @@ See :mod:`neardup._markup_guard`.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import logging
 import os
 import re
@@ -385,6 +386,16 @@ except Exception as exc:
 """
 
 
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the child, close its stdin (a timeout can land while the input is still being
+    written, and an open pipe would leak) and reap it."""
+    proc.kill()
+    if proc.stdin is not None:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+    proc.communicate()
+
+
 def _run_pdf_child(raw: bytes, pypdf_dir: str, timeout: float | None) -> bytes:
     """Run :data:`_PDF_CHILD` on ``raw``; kill it at the timeout. Returns its stdout."""
     start = time.monotonic()
@@ -397,16 +408,14 @@ def _run_pdf_child(raw: bytes, pypdf_dir: str, timeout: float | None) -> bytes:
     try:
         out, err = proc.communicate(raw, timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        _stop(proc)
         log.info("killed PDF worker pid %d after %.2f s", proc.pid, time.monotonic() - start)
         raise TimeoutError(
             f"PDF extraction took longer than {timeout} s and was stopped; raise timeout "
             "if the file is large but trusted, or skip it"
         ) from None
     except BaseException:  # KeyboardInterrupt and the like: never leave the child running
-        proc.kill()
-        proc.communicate()
+        _stop(proc)
         raise
     if proc.returncode != 0 or not out:
         tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -196,6 +197,14 @@ def _check_first_record(spark: SparkSession, paths: Sequence[str], names: Sequen
 
 #: Internal column names of the id, text and input position in a read DataFrame.
 ID_COL, TEXT_COL, POS_COL = "_neardup_id", "_neardup_text", "_neardup_pos"
+
+
+def _absolute(path: str) -> str:
+    """A local path without a scheme, made absolute against this process's directory (Spark
+    would resolve it against the directory its JVM started in); URLs stay as they are."""
+    if "://" in path or path.startswith("/"):
+        return path
+    return os.path.abspath(path)
 
 
 def _native(paths: Sequence[str]) -> str | None:
@@ -440,6 +449,9 @@ def run_spark_dedup(
     if "include_singletons" in options:
         raise ConfigError("include_singletons is not a CLI option; the result lists clusters")
     t0 = time.perf_counter()
+    paths = [_absolute(p) for p in paths]
+    output = None if output is None else _absolute(output)
+    annotate = None if annotate is None else _absolute(annotate)
     spark = _session(master)
     if on_error == "skip":
         options.setdefault("on_null", "skip")
