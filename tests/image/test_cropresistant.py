@@ -13,7 +13,7 @@ pytest.importorskip("PIL")
 imagehash = pytest.importorskip("imagehash")
 from PIL import Image  # noqa: E402
 
-from neardup.errors import ConfigError, IncompatibleSketchError  # noqa: E402
+from neardup.errors import ConfigError, IncompatibleSketchError, InputError  # noqa: E402
 from neardup.image import ImageHash, ImageHashParams  # noqa: E402
 from neardup.image.cropresistant import (  # noqa: E402
     CropResistantHash,
@@ -30,12 +30,12 @@ def _reference(im: Image.Image, **kwargs: Any) -> Any:
         return imagehash.crop_resistant_hash(im, **kwargs)
 
 
-def _generated(count: int, seed: int) -> list[Image.Image]:
+def _generated(count: int, seed: int, sizes: tuple[int, int] = (20, 240)) -> list[Image.Image]:
     """Noise (hundreds of one-pixel regions: imagehash's early stop), waves, blobs, flat."""
     rng = np.random.default_rng(seed)
     out = []
     for i in range(count):
-        h, w = (int(v) for v in rng.integers(20, 240, 2))
+        h, w = (int(v) for v in rng.integers(*sizes, 2))
         kind = i % 4
         if kind == 0:
             arr = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
@@ -88,6 +88,50 @@ def test_other_segment_methods_and_files() -> None:
     assert str(crop_resistant_hash(VECTORS / "photo.png")) == str(_reference(im))
     with pytest.raises(ConfigError, match="dhash"):
         crop_resistant_hash(im, method="pdq")
+
+
+def _thin(seed: int) -> list[Image.Image]:
+    """Two waves and two blobs, 8..160 pixels by 8..60, tall and wide."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(4):
+        h, w = int(rng.integers(8, 161)), int(rng.integers(8, 61))
+        if i % 2:
+            h, w = w, h
+        if i < 2:
+            yy, xx = np.mgrid[0:h, 0:w]
+            fx, fy = rng.uniform(2, 30, 2)
+            grey = (np.sin(xx / fx) * np.cos(yy / fy) * 120 + 128).astype(np.uint8)
+        else:
+            small = rng.integers(0, 256, (int(rng.integers(3, 12)), int(rng.integers(3, 12))))
+            blob = Image.fromarray(small.astype(np.uint8)).resize((w, h), Image.Resampling.BICUBIC)
+            grey = np.asarray(blob)
+        out.append(Image.fromarray(np.stack([grey, grey[::-1], 255 - grey], axis=2)))
+    return out
+
+
+def test_small_and_thin_images_with_empty_segment_boxes() -> None:
+    # On a small image a thin segment's box can round to zero pixels (the 30x97 wave: 0x57);
+    # imagehash hashes the empty crop (Pillow resizes it to zeros) to all 0 bits.
+    wave = _generated(2, seed=0, sizes=(20, 160))[1]
+    assert wave.size == (30, 97)
+    images = [wave, *_thin(2), *_thin(3)[:2]]
+    ours = crop_resistant_many(images)
+    empty = 0
+    for im, got in zip(images, ours, strict=True):
+        want = str(_reference(im))
+        assert str(got) == want, im.size
+        empty += want.split(",").count("0" * 16)
+    assert empty >= 3  # the wave, a 21x136 and a 12x132 image each have an empty box
+    for method, func in (("ahash", imagehash.average_hash), ("phash", imagehash.phash)):
+        assert str(crop_resistant_hash(wave, method=method)) == str(
+            _reference(wave, hash_func=func)
+        )
+    with pytest.raises(InputError, match=r"0x57 pixels.*method='dhash'"):
+        crop_resistant_hash(wave, method="whash")
+    with warnings.catch_warnings(), pytest.raises(OverflowError):  # imagehash: log2(0)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _reference(wave, hash_func=imagehash.whash)
 
 
 def test_matching_rule_equals_image_multi_hash() -> None:

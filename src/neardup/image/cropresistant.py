@@ -33,8 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
-from neardup.errors import ConfigError, IncompatibleSketchError
-from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, map_threads, opened
+from neardup.errors import ConfigError, IncompatibleSketchError, InputError
+from neardup.image.decode import DEFAULT_MAX_PIXELS, ImageSource, describe, map_threads, opened
 from neardup.image.hashes import hash_many
 from neardup.image.value import ImageHash, ImageHashParams
 
@@ -234,6 +234,7 @@ def _check_method(method: str) -> ImageHashParams:
 
 def _crops(
     source: ImageSource,
+    method: str,
     limit_segments: int | None,
     segment_threshold: int,
     min_segment_size: int,
@@ -244,7 +245,16 @@ def _crops(
         pixels = _segmentation_pixels(im, segmentation_image_size)
         segs = segments(pixels, segment_threshold, min_segment_size)
         boxes = _boxes(im.size, segs, segmentation_image_size, limit_segments)
-        return [im.crop(b) for b in boxes]
+        crops = [im.crop(b) for b in boxes]
+        empty = [c for c in crops if c.width == 0 or c.height == 0]
+        if empty and method == "whash":  # imagehash's whash fails on log2(0) too
+            raise InputError(
+                f"{describe(source)}: a segment's box rounds to {empty[0].width}x"
+                f"{empty[0].height} pixels on this {im.width}x{im.height} image and whash "
+                f"cannot hash an empty image (imagehash 4.3 fails too); use "
+                f"method='dhash', 'ahash' or 'phash', or a larger image"
+            )
+        return crops
 
 
 def crop_resistant_many(
@@ -269,6 +279,7 @@ def crop_resistant_many(
     def work(src: ImageSource) -> list[PILImage.Image]:
         return _crops(
             src,
+            method,
             limit_segments,
             segment_threshold,
             min_segment_size,
@@ -277,13 +288,15 @@ def crop_resistant_many(
         )
 
     crops = map_threads(work, images, workers)
-    flat = [c for cs in crops for c in cs]
-    hashes = hash_many(flat, params=params, max_pixels=max_pixels)
-    out, k = [], 0
-    for cs in crops:
-        out.append(CropResistantHash(tuple(hashes[k : k + len(cs)])))
-        k += len(cs)
-    return out
+    # A thin segment's box can round to zero pixels on a small image: Pillow resizes an empty
+    # image to zeros, so imagehash's ahash, dhash and phash of it are all 0 bits.
+    flat = [c for cs in crops for c in cs if c.width and c.height]
+    hashed = iter(hash_many(flat, params=params, max_pixels=max_pixels))
+    empty = ImageHash(0, params)
+    return [
+        CropResistantHash(tuple(next(hashed) if c.width and c.height else empty for c in cs))
+        for cs in crops
+    ]
 
 
 def crop_resistant_hash(
@@ -314,6 +327,8 @@ def crop_resistant_hash(
     Raises:
         DecodeError: The image cannot be decoded.
         InputTooLargeError: The image has more than ``max_pixels`` pixels.
+        InputError: ``method="whash"`` and a segment's box rounds to zero pixels (a small
+            image; the other methods hash such an empty crop to 0 bits, as imagehash does).
         ConfigError: An unsupported segment method.
 
     Examples:
