@@ -4,6 +4,8 @@ compact blobs verify like the in-memory method."""
 from __future__ import annotations
 
 import random
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -90,7 +92,11 @@ def test_open_rebuilds_the_method_and_checks_explicit_options(tmp_path: Path) ->
 def test_query_then_add_gathers_writes_until_flush(tmp_path: Path) -> None:
     method = make_method("simhash")
     docs = _corpus(12)
-    with PersistentIndex(tmp_path / "s.db", method, write_docs=8) as index:
+    # no time budget: only the document count decides (a loaded machine may take seconds)
+    inf = float("inf")
+    with PersistentIndex(
+        tmp_path / "s.db", method, write_docs=8, commit_every_seconds=inf
+    ) as index:
         index.query_then_add(docs[:5], method.sketch(docs[:5]))
         assert len(index.store) == 0  # gathered, not written yet
         index.query_then_add(docs[5:9], method.sketch(docs[5:9]))
@@ -98,6 +104,105 @@ def test_query_then_add_gathers_writes_until_flush(tmp_path: Path) -> None:
         index.query_then_add(docs[9:], method.sketch(docs[9:]))
     with PersistentIndex.open(tmp_path / "s.db") as index:
         assert len(index) == len(docs)  # close() wrote the rest
+
+
+def _visible(path: Path) -> int:
+    """The documents another connection sees: what was committed."""
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_zero_time_budget_commits_every_batch_of_a_run(tmp_path: Path) -> None:
+    """With commit_every_seconds=0 each batch of ``dedup(index=...)`` is committed before the
+    next is drawn, however large ``write_docs`` is (what a slow run gets every few seconds)."""
+    path = tmp_path / "s.db"
+    docs = _corpus(40)
+    seen: list[tuple[int, int]] = []
+
+    def drawn() -> Iterator[Document]:
+        for i, doc in enumerate(docs):
+            if i and i % 4 == 0:  # drawing a batch's first document: the one before is done
+                seen.append((i, _visible(path)))
+            yield doc
+
+    with PersistentIndex(path, make_method("simhash"), commit_every_seconds=0) as index:
+        neardup.dedup(drawn(), index=index, batch_size=4)
+    assert seen and all(count == i for i, count in seen), seen
+    assert _visible(path) == len(docs)
+
+
+def test_query_then_add_commits_when_the_budget_is_spent(tmp_path: Path) -> None:
+    method = make_method("simhash")
+    docs = _corpus(12)
+    path = tmp_path / "s.db"
+    with PersistentIndex(path, method, commit_every_seconds=0) as index:
+        for start in range(0, len(docs), 3):
+            part = docs[start : start + 3]
+            index.query_then_add(part, method.sketch(part))
+            assert _visible(path) == start + len(part)
+
+
+def test_add_with_a_big_write_size_commits_when_the_budget_is_spent(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    docs = _corpus(20)
+    seen: list[tuple[int, int]] = []
+
+    def drawn() -> Iterator[Document]:
+        for i, doc in enumerate(docs):
+            if i and i % 5 == 0:
+                seen.append((i, _visible(path)))
+            yield doc
+
+    with PersistentIndex(path, make_method("simhash"), commit_every_seconds=0) as index:
+        assert index.add(drawn(), batch_size=5, write_size=10**6) == len(docs)
+    assert seen and all(count == i for i, count in seen), seen
+
+
+def test_an_interrupted_run_keeps_every_gathered_batch(tmp_path: Path) -> None:
+    """KeyboardInterrupt in the middle of ``dedup(index=...)``: leaving the ``with`` block
+    writes the batches gathered so far (whole batches), as the CLI's Ctrl-C does."""
+    path = tmp_path / "s.db"
+    docs = _corpus(40)
+
+    def interrupted() -> Iterator[Document]:
+        for i, doc in enumerate(docs):
+            if i == 20:
+                raise KeyboardInterrupt
+            yield doc
+
+    inf = float("inf")
+    index = PersistentIndex(path, make_method("simhash"), commit_every_seconds=inf)
+    with pytest.raises(KeyboardInterrupt), index:
+        neardup.dedup(interrupted(), index=index, batch_size=4)
+    assert _visible(path) == 20
+
+
+def test_an_interrupted_write_leaves_the_batch_for_close(tmp_path: Path) -> None:
+    method = make_method("simhash")
+    docs = _corpus(6)
+    path = tmp_path / "s.db"
+    index = PersistentIndex(path, method, commit_every_seconds=float("inf"))
+    index.query_then_add(docs, method.sketch(docs))
+    real = index.store.add_many
+
+    def interrupted(*args: object, **kwargs: object) -> int:
+        raise KeyboardInterrupt
+
+    index.store.add_many = interrupted  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        index.flush()
+    index.store.add_many = real  # type: ignore[method-assign]
+    index.close()
+    assert _visible(path) == len(docs)
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan")])
+def test_a_negative_time_budget_is_refused(tmp_path: Path, bad: float) -> None:
+    with pytest.raises(ConfigError, match="commit_every_seconds"):
+        PersistentIndex(tmp_path / "s.db", make_method("simhash"), commit_every_seconds=bad)
 
 
 def test_stored_verification_agrees_with_the_exact_jaccard() -> None:

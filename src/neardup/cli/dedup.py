@@ -103,6 +103,13 @@ log = logging.getLogger("neardup")
     default=None,
     help="Also dedup against this persistent index and add the documents to it.",
 )
+@click.option(
+    "--commit-every",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SECONDS",
+    help="With --index: commit what was gathered at least this often [default: 2; 0: every batch].",
+)
 @on_error_option
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @jobs_option
@@ -225,6 +232,7 @@ def dedup_cmd(
     input_format: str,
     main_content: bool,
     index_path: str | None,
+    commit_every: float | None,
     on_error: str,
     batch_size: int,
     jobs: int | None,
@@ -329,6 +337,7 @@ def dedup_cmd(
             num_perm=num_perm,
             bits=bits,
             canonicalize=canonical,
+            commit_every_seconds=commit_every,
         )
         m = store.method
     else:

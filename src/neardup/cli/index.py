@@ -46,9 +46,10 @@ def open_index(
     num_perm: int | None = None,
     bits: str | None = None,
     canonicalize: str | None = None,
+    commit_every_seconds: float | None = None,
 ) -> PersistentIndex:
     """Open an index, rebuilding its method; explicit options must agree with the store's."""
-    from neardup.store.persistent import PersistentIndex
+    from neardup.store.persistent import COMMIT_EVERY_SECONDS, PersistentIndex
 
     return PersistentIndex.open(
         path,
@@ -59,6 +60,9 @@ def open_index(
         num_perm=num_perm,
         bits=None if bits is None else int(bits),
         canonicalize=canonicalize,
+        commit_every_seconds=(
+            COMMIT_EVERY_SECONDS if commit_every_seconds is None else commit_every_seconds
+        ),
     )
 
 

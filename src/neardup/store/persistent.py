@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -40,6 +41,11 @@ log = logging.getLogger(__name__)
 
 #: Documents that :meth:`PersistentIndex.query_then_add` gathers before one write transaction.
 WRITE_DOCS = 65536
+
+#: Seconds after which :meth:`PersistentIndex.query_then_add` writes what it gathered even
+#: below :data:`WRITE_DOCS`: a slow or interrupted ``dedup --index`` run loses at most its
+#: last few seconds, a fast one keeps its big transactions.
+COMMIT_EVERY_SECONDS = 2.0
 
 ConfigValue = str | int | float | bool
 
@@ -94,6 +100,8 @@ class PersistentIndex:
         readonly: Open for queries only.
         write_docs: Documents gathered by :meth:`query_then_add` before one write
             transaction.
+        commit_every_seconds: :meth:`query_then_add` also writes what it gathered once this
+            many seconds passed since the last write (0: every batch is committed).
 
     Raises:
         IncompatibleSketchError: the file holds another method or other parameters.
@@ -119,13 +127,20 @@ class PersistentIndex:
         *,
         readonly: bool = False,
         write_docs: int = WRITE_DOCS,
+        commit_every_seconds: float = COMMIT_EVERY_SECONDS,
     ) -> None:
         if method is not None and not method_info(method.name).storable:
             raise ConfigError(
                 f"method {method.name!r} cannot be stored; use "
                 f"{', '.join(method_names(storable=True))}"
             )
+        if not commit_every_seconds >= 0:  # also refuses NaN
+            raise ConfigError(
+                f"commit_every_seconds must be 0 or more, got {commit_every_seconds!r}"
+            )
         self._write_docs = max(1, write_docs)
+        self._commit_every = float(commit_every_seconds)
+        self._last_write = time.monotonic()
         self._run_floor: int | None = None  # query_then_add sees documents up to this id
         self._pending: list[tuple[list[str], list[bytes], npt.NDArray[np.int64]]] = []
         self._pending_docs = 0
@@ -163,12 +178,14 @@ class PersistentIndex:
         create: bool = True,
         method: str | None = None,
         threshold: float | None = None,
+        commit_every_seconds: float = COMMIT_EVERY_SECONDS,
         **options: ConfigValue | None,
     ) -> PersistentIndex:
         """Open a store and rebuild its method from the stored configuration.
 
         Explicit ``method``, ``threshold`` and ``options`` (None = not given) must agree with
         the store's; a new store (``create``) is made with them (default method ``minhash``).
+        ``commit_every_seconds`` is the constructor's.
 
         Raises:
             ConfigError: a given value contradicts the store's (both are named).
@@ -193,8 +210,12 @@ class PersistentIndex:
                     f"no index at {str(path)!r}; check the path, or build one with "
                     "`neardup index add --index FILE ...`"
                 )
-            return cls(path, make_method(method or "minhash", threshold, **given))
-        index = cls(path, readonly=readonly)
+            return cls(
+                path,
+                make_method(method or "minhash", threshold, **given),
+                commit_every_seconds=commit_every_seconds,
+            )
+        index = cls(path, readonly=readonly, commit_every_seconds=commit_every_seconds)
         try:
             have = index.method.config.to_dict()
             have["method"] = have.pop("kind")
@@ -238,14 +259,20 @@ class PersistentIndex:
             self.store.close()
 
     def flush(self) -> int:
-        """Write the gathered documents in one transaction; return how many were written."""
+        """Write the gathered documents in one transaction; return how many were written.
+
+        The documents stay gathered until the transaction committed: an interrupt during
+        the write (rolled back) leaves them for :meth:`close` to write."""
         if not self._pending:
+            self._last_write = time.monotonic()
             return 0
         keys = [k for part in self._pending for k in part[0]]
         blobs = [b for part in self._pending for b in part[1]]
         lookup = np.concatenate([part[2] for part in self._pending])
+        written = self.store.add_many(keys, blobs, lookup)
         self._pending, self._pending_docs = [], 0
-        return self.store.add_many(keys, blobs, lookup)
+        self._last_write = time.monotonic()
+        return written
 
     def __len__(self) -> int:
         """The number of stored documents (gathered writes are written first)."""
@@ -268,7 +295,8 @@ class PersistentIndex:
             docs: The documents; a key already in the store is replaced.
             batch_size: Documents sketched at a time.
             write_size: Documents per write transaction (default ``batch_size``); larger
-                is faster on big stores (fewer commits touching the same pages).
+                is faster on big stores (fewer commits touching the same pages). A batch
+                is also written once ``commit_every_seconds`` passed since the last write.
         """
         per_write = max(1, write_size or batch_size)
         keys: list[str] = []
@@ -280,12 +308,17 @@ class PersistentIndex:
             keys += [d.id for d in batch]
             blobs += encoded
             lookups.append(lookup)
-            if len(keys) >= per_write:
+            if len(keys) >= per_write or self._write_due():
                 added += self.store.add_many(keys, blobs, np.concatenate(lookups))
                 keys, blobs, lookups = [], [], []
+                self._last_write = time.monotonic()
         if keys:
             added += self.store.add_many(keys, blobs, np.concatenate(lookups))
+            self._last_write = time.monotonic()
         return added
+
+    def _write_due(self) -> bool:
+        return time.monotonic() - self._last_write >= self._commit_every
 
     def add_payload(self, batch: list[Document], payload: object) -> int:
         """Store an already sketched batch (one transaction); return how many were added."""
@@ -312,14 +345,15 @@ class PersistentIndex:
         The query sees what was written before: earlier runs, and, unless :meth:`begin_run`
         started this one, this run's flushed writes too; documents gathered and not yet
         written are not searched: the dedup run's own in-memory index pairs them. The
-        gathered documents are written, one transaction per ``write_docs`` documents, as
-        they pile up and by :meth:`flush` / :meth:`close`.
+        gathered documents are written in one transaction once ``write_docs`` documents
+        piled up or ``commit_every_seconds`` passed since the last write, and by
+        :meth:`flush` / :meth:`close` (which the CLI calls on an interrupt too).
         """
         keys, blobs = self._encode(payload)
         found = self._query(batch, keys, blobs, exclude_self=True, up_to=self._run_floor)
         self._pending.append(([d.id for d in batch], blobs, keys))
         self._pending_docs += len(batch)
-        if self._pending_docs >= self._write_docs:
+        if self._pending_docs >= self._write_docs or self._write_due():
             self.flush()
         return found
 
