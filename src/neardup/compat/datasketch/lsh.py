@@ -6,8 +6,10 @@ band keys (big-endian bytes of each band's slots), ``hashtables`` / ``keys`` lay
 
 What makes a single ``insert`` or ``query`` several times faster than datasketch's:
 
-- band keys are cut from one byte-swap of the whole sketch, and the last sketch's keys are
-  kept, so ``insert`` then ``query`` of the same sketch (or the reverse) cuts them once;
+- band keys are cut from one byte-swap of the whole sketch by one ``struct`` unpack (a
+  C-level loop making every band's bytes), and the last sketch's keys are kept, so
+  ``insert`` then ``query`` of the same sketch (or the reverse) cuts them once;
+- a query gathers its buckets into one set in a C-level loop while each holds one key;
 - each band's table is a plain dict whose value is the bucket's only key, or a set once a
   second key arrives. Most buckets hold one key, so an insert makes no new container for
   the cyclic garbage collector to traverse (datasketch makes one set per band and insert);
@@ -18,10 +20,9 @@ What makes a single ``insert`` or ``query`` several times faster than datasketch
 from __future__ import annotations
 
 import pickle
+import struct
 from collections.abc import Callable, Hashable, Mapping
-from functools import partial
 from itertools import repeat
-from operator import is_not
 from types import TracebackType
 
 import numpy as np
@@ -38,7 +39,6 @@ from neardup.index.lshparams import jaccard_params
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
 
 _MISSING = object()  # dict.get's default: a band key with no bucket
-_found = partial(is_not, _MISSING)
 # A table maps a band key to its bucket: the only key filed under it, or a set of keys (a
 # set is never a key: sets are unhashable). Tables are plain dicts.
 _Table = dict[bytes, object]
@@ -141,7 +141,7 @@ class MinHashLSH:
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
         self.keys: DictListStorage = DictListStorage()
         self._minhash_scheme: str | None = None
-        self._cuts: tuple[int, list[slice]] = (0, [])
+        self._cuts: tuple[int, struct.Struct | None] = (0, None)  # slot width, band cutter
         self._last: tuple[bytes, tuple[int, ...], tuple[bytes, ...]] | None = None
 
     @property
@@ -187,7 +187,7 @@ class MinHashLSH:
         raw = bytes(hs.byteswap().data)
         return self.hashfunc(raw) if self.hashfunc else raw
 
-    def _band_keys(self, minhash: object, b: int | None = None) -> list[bytes]:
+    def _band_keys(self, minhash: object, b: int | None = None) -> tuple[bytes, ...]:
         hv = minhash.hashvalues  # type: ignore[attr-defined]
         if len(hv) != self.h:
             raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
@@ -203,23 +203,22 @@ class MinHashLSH:
         last = self._last
         if last is not None and last[0] == raw and last[1] == hv.shape:
             return last[2]
-        keys = tuple(self._cut(hv, None))
+        keys = self._cut(hv, None)
         self._last = (raw, hv.shape, keys)
         return keys
 
-    def _cut(self, hv: np.ndarray, b: int | None) -> list[bytes]:
-        raw = hv.byteswap().tobytes()  # big-endian slots, C order; one copy for all bands
-        width, cuts = self._cuts
-        if width != hv.itemsize * (hv.size // self.h):
+    def _cut(self, hv: np.ndarray, b: int | None) -> tuple[bytes, ...]:
+        width, cutter = self._cuts
+        if cutter is None or width != hv.itemsize * (hv.size // self.h):
             width = hv.itemsize * (hv.size // self.h)
-            step = width * self.r
-            cuts = [slice(i * step, (i + 1) * step) for i in range(self.b)]
-            self._cuts = (width, cuts)
+            cutter = struct.Struct(f"{width * self.r}s" * self.b)
+            self._cuts = (width, cutter)
+        # big-endian slots in C order; one unpack makes every band's bytes
+        keys: tuple[bytes, ...] = cutter.unpack_from(hv.byteswap().tobytes())
         if b is not None:
-            cuts = cuts[:b]
-        keys = list(map(raw.__getitem__, cuts))  # C-level loop over the bands
+            keys = keys[:b]
         if self.hashfunc:
-            return list(map(self.hashfunc, keys))
+            return tuple(map(self.hashfunc, keys))
         return keys
 
     # ------------------------------------------------------------------ insert / merge
@@ -230,11 +229,6 @@ class MinHashLSH:
         Raises:
             ValueError: Wrong length, another scheme, or a duplicate key.
         """
-        self._insert(key, minhash, check_duplication=check_duplication, buffer=False)
-
-    def _insert(
-        self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
-    ) -> None:
         hs = self._keys_of(minhash)
         scheme = getattr(minhash, "scheme", None)
         if scheme is not None and scheme != self._minhash_scheme:
@@ -258,6 +252,11 @@ class MinHashLSH:
             for table, h, v in zip(tables, hs, found, strict=False):
                 if v is not key:
                     _file(table, h, key)
+
+    def _insert(
+        self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
+    ) -> None:
+        MinHashLSH.insert(self, key, minhash, check_duplication)
 
     def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
         """Insert many (key, MinHash) pairs (a loop over :meth:`insert`; neardup addition)."""
@@ -317,15 +316,17 @@ class MinHashLSH:
         hs = self._keys_of(minhash)
         if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
             _check_scheme_consistency(self._minhash_scheme, minhash)
-        buckets = list(filter(_found, map(dict.get, self._tables, hs, repeat(_MISSING))))
-        if not buckets:
-            return []
-        candidates: set[Hashable] = set()
-        for v in buckets:
-            if type(v) is set:
-                candidates.update(v)
-            else:
-                candidates.add(v)
+        buckets = map(dict.get, self._tables, hs, repeat(_MISSING))
+        try:  # one C-level loop while every bucket holds one key (the common case)
+            candidates: set[Hashable] = set(buckets)
+        except TypeError:  # a bucket is a set (unhashable): merge them one by one
+            candidates = set()
+            for v in map(dict.get, self._tables, hs, repeat(_MISSING)):
+                if type(v) is set:
+                    candidates.update(v)
+                else:
+                    candidates.add(v)
+        candidates.discard(_MISSING)
         if self.prepickle:
             return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
         return list(candidates)
@@ -410,7 +411,7 @@ class MinHashLSH:
 
     def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
-        state["_cuts"] = (0, [])
+        state["_cuts"] = (0, None)
         state["_view"] = None
         state["_last"] = None
         return state
@@ -418,6 +419,7 @@ class MinHashLSH:
     def __setstate__(self, state: dict[str, object]) -> None:
         tables = state.pop("hashtables", None)  # a pickle of the dict-of-sets layout
         self.__dict__.update(state)
+        self._cuts = (0, None)
         self.__dict__.setdefault("_view", None)
         self.__dict__.setdefault("_last", None)
         self.__dict__.setdefault("_select", [[] for _ in range(self.b)])
