@@ -20,7 +20,7 @@ import numpy.typing as npt
 from neardup.errors import InputError, InputTooLargeError
 from neardup.io import DEFAULT_MAX_LINE_BYTES, Document, jsonl_record
 
-__all__ = ["PackedBatches", "PackedDocs", "read_jsonl_packed"]
+__all__ = ["PackedBatches", "PackedDocs", "read_jsonl_packed", "read_jsonl_packed_lines"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -196,9 +196,42 @@ def read_jsonl_packed(
         >>> [(d.id, d.text) for b in read_jsonl_packed(p) for d in b]
         [('7', 'hi'), ('3', 'yoé')]
     """
+    for docs, _ in _read_packed(
+        Path(path), id_field, text_field, batch_size, max_line_bytes, False
+    ):
+        yield docs
+
+
+def read_jsonl_packed_lines(
+    path: str | Path,
+    *,
+    id_field: str = "id",
+    text_field: str = "text",
+    batch_size: int = 2048,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[tuple[PackedDocs, list[bytes]]]:
+    """:func:`read_jsonl_packed`, each batch with the raw bytes of its records' lines (without
+    the newline), so that a record can be written back as it was read.
+
+    Examples:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "a.jsonl"
+        >>> _ = p.write_bytes(b'{"text":  "hi"}\\n\\n{"text": "yo"}\\r\\n')
+        >>> [(b.texts(), lines) for b, lines in read_jsonl_packed_lines(p)]
+        [(['hi', 'yo'], [b'{"text":  "hi"}', b'{"text": "yo"}\\r'])]
+    """
+    for docs, lines in _read_packed(
+        Path(path), id_field, text_field, batch_size, max_line_bytes, True
+    ):
+        assert lines is not None
+        yield docs, lines
+
+
+def _read_packed(
+    p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
+) -> Iterator[tuple[PackedDocs, list[bytes] | None]]:
     from neardup._kernels import engine
 
-    p = Path(path)
     id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
     text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
     kern = engine.kernels("jsonl")
@@ -231,6 +264,7 @@ def read_jsonl_packed(
             id_field,
             text_field,
             batch_size,
+            raw,
         )
 
 
@@ -249,8 +283,10 @@ def _batches(
     id_field: str,
     text_field: str,
     batch_size: int,
-) -> Iterator[PackedDocs]:
-    """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json."""
+    raw: bool = False,
+) -> Iterator[tuple[PackedDocs, list[bytes] | None]]:
+    """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json
+    (with each record's line when ``raw``)."""
     keep = np.flatnonzero(status != 2)  # BLANK lines are skipped
     # a line the scanner took whole: OK, and its id a string or an integer of <= 18 digits
     id_len = np.diff(ioff)
@@ -260,6 +296,11 @@ def _batches(
     id_text = raw_ids.decode("ascii") if ascii_ids else ""
     for s in range(0, len(keep), batch_size):
         rows = keep[s : s + batch_size]
+        lines = (
+            [chunk[a:b] for a, b in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)]
+            if raw
+            else None
+        )
         if fast[rows].all():
             offsets = np.zeros(len(rows) + 1, np.int64)
             np.cumsum(toff[rows + 1] - toff[rows], out=offsets[1:])
@@ -267,11 +308,10 @@ def _batches(
             buf = texts[int(toff[rows[0]]) : int(toff[rows[-1] + 1])]
             if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
                 raise AssertionError("packed JSONL texts are not contiguous")
-            yield PackedDocs(
-                _fast_ids(rows, raw_ids, id_text, ascii_ids, ioff, kind, first_line), buf, offsets
-            )
+            ids = _fast_ids(rows, raw_ids, id_text, ascii_ids, ioff, kind, first_line)
+            yield PackedDocs(ids, buf, offsets), lines
             continue
-        ids: list[str] = []
+        ids = []
         parts: list[bytes] = []
         for r in rows.tolist():
             number = first_line + r + 1
@@ -287,7 +327,7 @@ def _batches(
                 parts.append(doc.text.encode("utf-8", "surrogatepass"))
         offsets = np.zeros(len(rows) + 1, np.int64)
         np.cumsum([len(x) for x in parts], out=offsets[1:])
-        yield PackedDocs(ids, np.frombuffer(b"".join(parts), np.uint8), offsets)
+        yield PackedDocs(ids, np.frombuffer(b"".join(parts), np.uint8), offsets), lines
 
 
 def _fast_ids(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -121,3 +122,97 @@ def test_cli_lines_one_jsonl_counts_from_packed_batches(tmp_path: Path) -> None:
     assert outs[0][1] == outs[1][1]
     assert "15 documents" in outs[0][1] and "shared footer" not in outs[0][0]
     assert "café 3" in json.loads(outs[0][0].splitlines()[3])["text"]
+
+
+def _lines_cli(src: Path, out: Path, *args: str) -> str:
+    r = CliRunner().invoke(main, ["lines", str(src), "-o", str(out), "--min-docs", "3", *args])
+    assert r.exit_code == 0, r.stderr
+    return "\n".join(x for x in r.stderr.splitlines() if x.startswith("neardup lines:"))
+
+
+BOILER = st.sampled_from(["Home | News", "  cookie banner\t", "© 2024 \u00e9t\u00e9 \U0001f600"])
+BODY = st.text(
+    st.characters(codec="utf-8", exclude_categories=["Cs"], exclude_characters="\n"), max_size=12
+)
+EXTRA = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats(allow_nan=False) | BODY,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(BODY, kids, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(BOILER | BODY, max_size=5).map("\n".join),
+            st.dictionaries(st.sampled_from(["meta", "url", "n", "path", "é"]), EXTRA),
+            st.booleans(),
+            st.booleans(),
+        ),
+        max_size=14,
+    ),
+    st.sampled_from(["line", "paragraph"]),
+)
+def test_cli_lines_raw_jsonl_equals_record_path(
+    rows: list[tuple[str, dict[str, object], bool, bool]], unit: str
+) -> None:
+    """One JSONL file to JSONL (raw lines for unchanged records) gives the records the record
+    reader's path gives (a folder of the same file): equal bytes for lines written as
+    ``json.dumps(ensure_ascii=False)`` writes them, and otherwise equal records, each
+    unchanged one being its input line byte for byte."""
+    with tempfile.TemporaryDirectory() as name:
+        _raw_vs_records(Path(name), rows, unit)
+
+
+def _raw_vs_records(
+    tmp: Path, rows: list[tuple[str, dict[str, object], bool, bool]], unit: str
+) -> None:
+    lines = []
+    for i, (text, extra, ascii_escapes, crlf) in enumerate(rows):
+        record = {"id": f"d{i}", **extra, "text": text}
+        line = json.dumps(record, ensure_ascii=ascii_escapes)
+        lines.append(line + ("\r\n" if crlf else "\n"))
+    lines.insert(len(lines) // 2, "\n")  # a blank line is skipped by both
+    one = tmp / "one"
+    one.mkdir()
+    (one / "in.jsonl").write_text("".join(lines), encoding="utf-8", newline="")
+    raw_summary = _lines_cli(one / "in.jsonl", tmp / "raw.jsonl", "--unit", unit)
+    rec_summary = _lines_cli(one, tmp / "rec.jsonl", "--unit", unit)
+    assert raw_summary == rec_summary
+    raw = (tmp / "raw.jsonl").read_bytes().splitlines(keepends=True)
+    rec = (tmp / "rec.jsonl").read_bytes().splitlines(keepends=True)
+    assert len(raw) == len(rec) == len(rows)
+    src = [x for x in lines if x != "\n"]
+    for (_, _, ascii_escapes, _), a, b, line in zip(rows, raw, rec, src, strict=True):
+        assert json.loads(a) == json.loads(b)
+        if not ascii_escapes:
+            assert a == b
+        if json.loads(line)["text"] == json.loads(a)["text"]:
+            assert a == line.rstrip("\r\n").encode() + b"\n"
+
+
+def test_cli_lines_raw_jsonl_compressed_and_ids(tmp_path: Path) -> None:
+    """The raw path writes .jsonl.gz / .jsonl.zst too, and pass 1 still rejects a repeated id."""
+    import gzip
+
+    import zstandard
+
+    rows = [{"id": i, "text": f"nav\nbody {i}", "m": {"a": [i]}} for i in range(4)]
+    rows.append({"id": 9, "text": "alone"})
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    _lines_cli(src, tmp_path / "o.jsonl.gz")
+    _lines_cli(src, tmp_path / "o.jsonl.zst")
+    gz = gzip.decompress((tmp_path / "o.jsonl.gz").read_bytes())
+    with zstandard.ZstdDecompressor().stream_reader((tmp_path / "o.jsonl.zst").open("rb")) as f:
+        zst = f.read()
+    assert gz == zst
+    got = gz.decode().splitlines()
+    assert got[0] == '{"id": 0, "text": "body 0", "m": {"a": [0]}}'  # re-encoded
+    assert got[4] == '{"id":9,"text":"alone"}'  # unchanged: the input line
+    src.write_text(src.read_text() + '{"id": 2, "text": "again"}\n')
+    r = CliRunner().invoke(
+        main, ["lines", str(src), "-o", str(tmp_path / "x.jsonl"), "--min-docs", "3"]
+    )
+    assert r.exit_code != 0 and "duplicate id" in r.stderr

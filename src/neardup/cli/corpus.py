@@ -99,13 +99,28 @@ def lines_cmd(
     from neardup.corpus.lines import LinesSummary, remove_frequent_units
     from neardup.corpus.records import cleaned_records, record_format, write_records
 
-    record_format(output)
+    fmt = record_format(output)
     read = _corpus_reader("lines", paths, kw)
     summary = LinesSummary(unit, min_docs)
-    docs = remove_frequent_units(
-        read, min_docs=min_docs, unit=unit, summary=summary, count=_packed_texts(paths, kw)
-    )
-    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    count = _packed_texts(paths, kw)
+    if count is not None and fmt.startswith("jsonl"):  # JSONL to JSONL: raw lines pass through
+        from neardup.corpus.lines import remove_frequent_units_jsonl
+        from neardup.corpus.records import write_jsonl_lines
+
+        out_lines = remove_frequent_units_jsonl(
+            Path(paths[0]),
+            min_docs=min_docs,
+            unit=unit,
+            id_field=kw["id_field"] or "id",
+            text_field=kw["text_field"][0],
+            summary=summary,
+        )
+        write_jsonl_lines(out_lines, Path(output))
+    else:
+        docs = remove_frequent_units(
+            read, min_docs=min_docs, unit=unit, summary=summary, count=count
+        )
+        write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
     if not quiet:
         click.echo(f"neardup lines: {summary.line()}", err=True)
 

@@ -17,10 +17,13 @@ algorithm needs every unit's count), plus one batch.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +31,10 @@ import numpy.typing as npt
 from neardup.errors import ConfigError
 from neardup.io import Document
 
-__all__ = ["LinesSummary", "remove_frequent_units", "unit_spans"]
+if TYPE_CHECKING:
+    from neardup._kernels.lines import UnitCounts
+
+__all__ = ["LinesSummary", "remove_frequent_units", "remove_frequent_units_jsonl", "unit_spans"]
 
 log = logging.getLogger(__name__)
 
@@ -182,54 +188,141 @@ def remove_frequent_units(
         >>> [d.text for d in remove_frequent_units(lambda: docs, min_docs=3)]
         ['body 0', 'body 1', 'body 2']
     """
-    if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
-        raise ConfigError(f"min_docs must be an integer >= 2, got {min_docs!r}")
-    if unit not in UNITS:
-        raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
+    _check_args(min_docs, unit)
     s = summary if summary is not None else LinesSummary(unit, min_docs)
-    from neardup._kernels.lines import UnitCounts, kept_text
+    packed = count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
+    counts = _count(packed, unit, s)
+    seen = 0
+    for batch in _batches(read(), batch_size):
+        seen += len(batch)
+        _check_more(seen, s)
+        buf, offsets = _pack(batch)
+        out = list(batch)
+        for k, text in _removals(buf, offsets, counts, unit, s):
+            out[k] = replace(batch[k], text=text.decode("utf-8", "surrogatepass"))
+        yield from out
+    _check_same(seen, s)
+
+
+def _count(
+    packed: Iterable[tuple[npt.NDArray[np.uint8], I64]], unit: str, s: LinesSummary
+) -> UnitCounts:
+    """Pass 1: the documents each unit occurs in."""
+    from neardup._kernels.lines import UnitCounts
 
     counts = UnitCounts()
-    packed = count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
     for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
         counts.add(_hashes(buf, spans), spans.doc + s.documents)
         s.documents += len(offsets) - 1
         s.units += len(spans.starts)
     s.distinct_units = len(counts)
-    s.frequent_units = counts.at_least(min_docs)
-    seen = 0
-    for batch in _batches(read(), batch_size):
-        seen += len(batch)
-        if seen > s.documents:
-            raise ConfigError(
-                "the second read returned more documents than the first: the input changed "
-                "while it was read"
-            )
-        buf, offsets = _pack(batch)
-        spans = unit_spans(buf, offsets, unit)
-        drop_unit = counts.lookup(_hashes(buf, spans)) >= min_docs
-        if not drop_unit.any():
-            yield from batch
-            continue
-        drop_line = np.zeros(len(spans.line_unit), dtype=bool)
-        solid = spans.line_unit >= 0
-        drop_line[solid] = drop_unit[spans.line_unit[solid]]
-        per_doc_units = np.bincount(spans.doc[drop_unit], minlength=len(batch))
-        changed = np.flatnonzero(per_doc_units)
-        kept, kept_offsets = kept_text(
-            buf, offsets, spans.line_starts, spans.line_ends, spans.line_doc, ~drop_line
+    s.frequent_units = counts.at_least(s.min_docs)
+    return counts
+
+
+def _removals(
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+) -> list[tuple[int, bytes]]:
+    """Pass 2 on one packed batch: ``(document, kept UTF-8 text)`` for each document that
+    loses a unit (the others stay as they are)."""
+    from neardup._kernels.lines import kept_text
+
+    spans = unit_spans(buf, offsets, unit)
+    drop_unit = counts.lookup(_hashes(buf, spans)) >= s.min_docs
+    if not drop_unit.any():
+        return []
+    drop_line = np.zeros(len(spans.line_unit), dtype=bool)
+    solid = spans.line_unit >= 0
+    drop_line[solid] = drop_unit[spans.line_unit[solid]]
+    per_doc_units = np.bincount(spans.doc[drop_unit], minlength=len(offsets) - 1)
+    changed = np.flatnonzero(per_doc_units)
+    kept, kept_offsets = kept_text(
+        buf, offsets, spans.line_starts, spans.line_ends, spans.line_doc, ~drop_line
+    )
+    s.bytes_removed += len(buf) - len(kept)
+    s.units_removed += int(np.count_nonzero(drop_unit))
+    s.documents_changed += len(changed)
+    o = kept_offsets.tolist()
+    return [(k, kept[o[k] : o[k + 1]].tobytes()) for k in changed.tolist()]
+
+
+def _check_more(seen: int, s: LinesSummary) -> None:
+    if seen > s.documents:
+        raise ConfigError(
+            "the second read returned more documents than the first: the input changed "
+            "while it was read"
         )
-        s.bytes_removed += len(buf) - len(kept)
-        out = list(batch)
-        for k in changed.tolist():
-            text = kept[kept_offsets[k] : kept_offsets[k + 1]].tobytes()
-            out[k] = replace(batch[k], text=text.decode("utf-8", "surrogatepass"))
-        s.units_removed += int(np.count_nonzero(drop_unit))
-        s.documents_changed += len(changed)
-        yield from out
+
+
+def _check_same(seen: int, s: LinesSummary) -> None:
     if seen != s.documents:
         raise ConfigError(
             f"the second read returned {seen} documents, the first {s.documents}: the input "
             "changed while it was read"
         )
+
+
+def remove_frequent_units_jsonl(
+    path: Path,
+    *,
+    min_docs: int,
+    unit: str = "line",
+    id_field: str = "id",
+    text_field: str = "text",
+    batch_size: int = 2048,
+    summary: LinesSummary | None = None,
+) -> Iterator[list[bytes]]:
+    """:func:`remove_frequent_units` on one JSONL file, as JSONL lines out (each ending in
+    ``\\n``), in batches.
+
+    A record that loses no unit is its input line unchanged (surrounding whitespace and the
+    ``\\r`` of a CRLF ending trimmed), so it is never decoded or encoded again. A record that
+    loses units is decoded, gets its ``text_field`` replaced, and is encoded as the record
+    writer does (``json.dumps(record, ensure_ascii=False)``). Both passes read the file as
+    packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1 checks the ids
+    as :class:`neardup.packed.PackedBatches` does.
+
+    Raises:
+        ConfigError: as for :func:`remove_frequent_units`.
+        InputError: a line that is not a JSON object with a string ``text_field``, or a
+            repeated id.
+
+    Examples:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
+        >>> rows = [f'{{"id":{i}, "text":"menu\\\\nbody {i}"}}' for i in range(3)]
+        >>> _ = p.write_text("\\n".join(rows) + '\\n{"text":"alone"}\\n')
+        >>> for batch in remove_frequent_units_jsonl(p, min_docs=3):
+        ...     print(b"".join(batch).decode(), end="")
+        {"id": 0, "text": "body 0"}
+        {"id": 1, "text": "body 1"}
+        {"id": 2, "text": "body 2"}
+        {"text":"alone"}
+    """
+    _check_args(min_docs, unit)
+    from neardup.packed import PackedBatches, read_jsonl_packed_lines
+
+    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    first = PackedBatches(path, id_field, text_field, batch_size)
+    counts = _count(((b.buf, b.offsets) for b in first), unit, s)
+    seen = 0
+    for docs, lines in read_jsonl_packed_lines(
+        path, id_field=id_field, text_field=text_field, batch_size=batch_size
+    ):
+        seen += len(docs)
+        _check_more(seen, s)
+        out = [line.strip(b" \t\r") + b"\n" for line in lines]
+        for k, text in _removals(docs.buf, docs.offsets, counts, unit, s):
+            record = json.loads(lines[k])
+            record[text_field] = text.decode("utf-8", "surrogatepass")
+            out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+        yield out
+    _check_same(seen, s)
+
+
+def _check_args(min_docs: int, unit: str) -> None:
+    if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
+        raise ConfigError(f"min_docs must be an integer >= 2, got {min_docs!r}")
+    if unit not in UNITS:
+        raise ConfigError(f"unit must be line or paragraph, got {unit!r}")

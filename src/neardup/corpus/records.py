@@ -20,7 +20,14 @@ from neardup.corpus.output import atomic_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 
-__all__ = ["RECORD_FORMATS", "RecordSpool", "cleaned_records", "record_format", "write_records"]
+__all__ = [
+    "RECORD_FORMATS",
+    "RecordSpool",
+    "cleaned_records",
+    "record_format",
+    "write_jsonl_lines",
+    "write_records",
+]
 
 #: Output formats by extension.
 RECORD_FORMATS = {
@@ -121,6 +128,16 @@ def _csv_cell(value: object) -> object:
 
 @contextlib.contextmanager
 def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
+    with _byte_sink(tmp, fmt) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        try:
+            yield text
+        finally:
+            text.close()
+
+
+@contextlib.contextmanager
+def _byte_sink(tmp: Path, fmt: str) -> Iterator[Any]:
     if fmt == "jsonl.gz":
         raw: Any = gzip.open(tmp, "wb")  # noqa: SIM115 - closed with the text wrapper
     elif fmt == "jsonl.zst":
@@ -129,11 +146,28 @@ def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
         raw = zstandard.ZstdCompressor().stream_writer(tmp.open("wb"), closefd=True)
     else:
         raw = tmp.open("wb")
-    text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
     try:
-        yield text
+        yield raw
     finally:
-        text.close()
+        raw.close()
+
+
+def write_jsonl_lines(batches: Iterable[Sequence[bytes]], out: Path) -> int:
+    """Write batches of encoded JSONL lines (each ending in ``\\n``) to ``out`` (``.jsonl``,
+    ``.jsonl.gz`` or ``.jsonl.zst``), atomically; returns the number of lines.
+
+    Raises:
+        ConfigError: ``out`` is not a JSONL path.
+    """
+    fmt = record_format(out)
+    if not fmt.startswith("jsonl"):
+        raise ConfigError(f"{out}: JSON lines need a .jsonl, .jsonl.gz or .jsonl.zst file")
+    n = 0
+    with atomic_file(out) as tmp, _byte_sink(tmp, fmt) as fh:
+        for batch in batches:
+            fh.write(b"".join(batch))
+            n += len(batch)
+    return n
 
 
 def write_records(
