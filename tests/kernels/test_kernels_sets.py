@@ -161,13 +161,7 @@ def test_rice_set_blobs_are_the_same_from_both_twins(docs: list[list[int]], shif
     sets_ = [sorted({v >> shift for v in d}) for d in docs]
     values = np.array([v for d in sets_ for v in d], dtype=np.uint64)
     offsets = np.cumsum([0] + [len(d) for d in sets_]).astype(np.int64)
-    out = []
-    for backend in ("reference", "fast"):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
-            buf, starts = sets.rice_sets(values, offsets, 10, 32)
-        out.append((buf.tobytes(), starts.tolist()))
-    assert out[0] == out[1]
+    out = _rice_both(values, offsets)
     buf_bytes, at = out[1]
     blobs = [buf_bytes[at[i] : at[i + 1]] for i in range(len(sets_))]
     assert all(blob[:2] == b"S\x02" for blob in blobs)
@@ -175,6 +169,18 @@ def test_rice_set_blobs_are_the_same_from_both_twins(docs: list[list[int]], shif
         w = set_width(len(s))
         assert got.width == w
         assert got.values.tolist() == sorted({v >> (64 - w) for v in s})
+
+
+def _rice_both(values: np.ndarray, offsets: np.ndarray) -> list[tuple[bytes, list[int]]]:
+    """``rice_sets`` on both backends; asserts they give the same bytes and starts."""
+    out = []
+    for backend in ("reference", "fast"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NEARDUP_BACKEND", backend)
+            buf, starts = sets.rice_sets(values, offsets, 10, 32)
+        out.append((buf.tobytes(), starts.tolist()))
+    assert out[0] == out[1]
+    return out
 
 
 @pytest.mark.parametrize("gap", [31, 32, 33, 64, 200, 5000])
@@ -188,12 +194,6 @@ def test_rice_set_blobs_with_long_unary_parts(gap: int) -> None:
     far = min((1 << w) - 1, 199 + gap * 2) << (64 - w)  # a delta of ~2 * gap
     values = np.array([*close, far], dtype=np.uint64)
     offsets = np.array([0, values.size], dtype=np.int64)
-    out = []
-    for backend in ("reference", "fast"):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
-            buf, starts = sets.rice_sets(values, offsets, 10, 32)
-        out.append((buf.tobytes(), starts.tolist()))
-    assert out[0] == out[1]
+    out = _rice_both(values, offsets)
     (got,) = decode_sets([out[1][0]])
     assert got.values.tolist() == [int(v) >> (64 - w) for v in values.tolist()]
