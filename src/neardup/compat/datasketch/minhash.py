@@ -374,11 +374,13 @@ class MinHash:
             return list(cls.generator(sets, **minhash_kwargs))
         m._check_gpu()
         try:  # every set in one SHA-1 and one permutation kernel call
-            rows = tokensets.sketch_token_sets(
+            rows = tokensets._sketch_sets(
                 sets,  # type: ignore[arg-type]  # non-bytes raise InputError
-                num_perm=len(m),
-                seed=m.seed,
-                scheme=m.scheme,
+                len(m),
+                m.seed,
+                m.scheme,
+                "sha1",
+                text=False,
             )
         except InputError:
             return list(cls.generator(sets, **minhash_kwargs))
