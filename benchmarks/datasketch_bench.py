@@ -42,6 +42,28 @@ def ratio_line(med: dict[str, float], name: str, ref: str) -> None:
     print(f"{name}: x{med[ref] / med[name]:.2f} {ref}")
 
 
+def token_corpus(megabytes: float) -> tuple[list[list[str]], list[list[bytes]], float]:
+    """The word 5-shingles of ``megabytes`` MB of documents, as str and as UTF-8 bytes, and
+    the text's size in MB."""
+    docs = build_corpus(megabytes)
+    canon = Canonicalizer()
+    str_sets = [peer_shingles(d, canon) for d in docs]
+    byte_sets = [[s.encode() for s in toks] for toks in str_sets]
+    return str_sets, byte_sets, sum(len(d.encode()) for d in docs) / 1e6
+
+
+def rensa_sketches(str_sets: list[list[str]]) -> list[object]:
+    """What a rensa user writes: one ``RMinHash`` and one ``update`` per token set."""
+    import rensa
+
+    out = []
+    for toks in str_sets:
+        m = rensa.RMinHash(NUM_PERM, 42)
+        m.update(toks)
+        out.append(m)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, default=3.0)
@@ -51,12 +73,8 @@ def main() -> None:
     import datasketch as ds
     import rensa
 
-    docs = build_corpus(args.mb)
-    canon = Canonicalizer()
-    str_sets = [peer_shingles(d, canon) for d in docs]
-    byte_sets = [[s.encode() for s in toks] for toks in str_sets]
-    n = len(docs)
-    mb = sum(len(d.encode()) for d in docs) / 1e6
+    str_sets, byte_sets, mb = token_corpus(args.mb)
+    n = len(str_sets)
     tokens = sum(map(len, str_sets))
     print(f"# {n} token sets, {tokens} tokens ({mb:.1f} MB of text); threads = 1")
 
@@ -77,13 +95,8 @@ def main() -> None:
             out.append(m)
         return out
 
-    def rensa_per_call() -> object:
-        out = []
-        for toks in str_sets:
-            m = rensa.RMinHash(NUM_PERM, 42)
-            m.update(toks)
-            out.append(m)
-        return out
+    def rensa_per_call() -> list[object]:
+        return rensa_sketches(str_sets)
 
     med = rounds(
         {

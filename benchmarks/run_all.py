@@ -45,6 +45,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["--mb", "1", "--rounds", "2"],
     ),
     (
+        "datasketch bulk paths: compat and native batches (vs rensa's equivalents)",
+        ["bulk_bench.py"],
+        ["--mb", "1", "--rounds", "2"],
+    ),
+    (
         "canonicalization kernel and MinHash on non-ASCII text (vs the stdlib path, rensa)",
         ["canonicalize_bench.py"],
         ["--mb", "2", "--rounds", "2"],

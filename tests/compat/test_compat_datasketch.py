@@ -70,6 +70,26 @@ def test_bulk_and_custom_hash_equal_datasketch(scheme: str) -> None:
     np.testing.assert_array_equal(b.hashvalues, a.hashvalues)
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_generator_and_lean_of_many_equal_datasketch(scheme: str) -> None:
+    sets = _sets(600, seed=4, size=12)  # past the generator's 256-set chunks
+    want = list(ds.MinHash.generator(sets, num_perm=16, scheme=scheme, seed=3))
+    got = list(nd.MinHash.generator(iter(sets), num_perm=16, scheme=scheme, seed=3))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.hashvalues.dtype == w.hashvalues.dtype
+        np.testing.assert_array_equal(g.hashvalues, w.hashvalues)
+        lean, lean_ds = nd.LeanMinHash(g), ds.LeanMinHash(w)
+        assert lean.hashvalues is not g.hashvalues and lean.seed == 3 and lean.scheme == scheme
+        np.testing.assert_array_equal(lean.hashvalues, lean_ds.hashvalues)
+        assert lean.hashvalues.dtype == lean_ds.hashvalues.dtype
+    # the sets before a str token are still yielded; the str raises datasketch's TypeError
+    it = nd.MinHash.generator([[b"a"], [b"b"], ["c"], [b"d"]], num_perm=8, scheme=scheme)
+    assert len([next(it), next(it)]) == 2
+    with pytest.raises(TypeError, match="encoded"):
+        next(it)
+
+
 def test_empty_jaccard_is_one_and_errors_match() -> None:
     assert nd.MinHash().jaccard(nd.MinHash()) == ds.MinHash().jaccard(ds.MinHash()) == 1.0
     with pytest.raises(ValueError, match="different seeds"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from neardup.errors import ConfigError, InputError
-from neardup.sketch.tokensets import cardinality, max_hash, sketch_token_sets
+from neardup.sketch.tokensets import cardinality, max_hash, pack_token_sets, sketch_token_sets
 
 SETS = [[f"w{i % 97}".encode() for i in range(j, j * 7)] for j in range(0, 12)]
 
@@ -32,9 +32,44 @@ def test_xxh3_hash_equals_datasketch_with_that_hashfunc() -> None:
 def test_cardinality_and_errors() -> None:
     rows = sketch_token_sets([[str(i).encode() for i in range(2000)]], num_perm=512)
     assert abs(cardinality(rows[0]) - 2000) < 400  # sd ~ n / sqrt(k) = 88; 4.5 sd
-    with pytest.raises(InputError, match="bytes"):
-        sketch_token_sets([["not bytes"]])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="all bytes or all str"):
+        sketch_token_sets([["str", b"and bytes"]])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="all bytes or all str"):
+        sketch_token_sets([[1, 2]])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="must be bytes"):
+        pack_token_sets([["str"]], text=False)
     with pytest.raises(InputError, match="iterable of tokens"):
         sketch_token_sets([b"abc"])  # type: ignore[list-item]
     with pytest.raises(ConfigError):
         sketch_token_sets(SETS, num_perm=0)
+
+
+STR_SETS = [
+    ["plain", "ascii"],
+    [],
+    ["héllo", "wörld", "日本語", "𝄞 clef", "\ud800 lone surrogate", ""],
+    ["mixed ascii", "then ünïcode", "x"],
+]
+
+
+@pytest.mark.parametrize("scheme", ["affine32", "affine64", "legacy"])
+def test_str_tokens_are_their_utf8_bytes(scheme: str) -> None:
+    as_bytes = [[t.encode("utf-8", "surrogatepass") for t in s] for s in STR_SETS]
+    raw, lengths, offsets = pack_token_sets(STR_SETS)  # type: ignore[arg-type]
+    want = pack_token_sets(as_bytes)  # type: ignore[arg-type]
+    assert raw == want[0]
+    np.testing.assert_array_equal(lengths, want[1])
+    np.testing.assert_array_equal(offsets, want[2])
+    np.testing.assert_array_equal(
+        sketch_token_sets(STR_SETS, num_perm=32, scheme=scheme),
+        sketch_token_sets(as_bytes, num_perm=32, scheme=scheme),
+    )
+
+
+def test_str_tokens_equal_datasketch_of_encoded_tokens() -> None:
+    ds = pytest.importorskip("datasketch")
+    rows = sketch_token_sets(STR_SETS, num_perm=16)
+    for row, s in zip(rows, STR_SETS, strict=True):
+        m = ds.MinHash(16)
+        m.update_batch([t.encode("utf-8", "surrogatepass") for t in s])
+        np.testing.assert_array_equal(row, m.hashvalues)

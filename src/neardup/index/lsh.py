@@ -8,7 +8,6 @@ The whole index lives in memory (the algorithm needs random access to every band
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Hashable, Iterator, Sequence
 
 import numpy as np
@@ -500,12 +499,10 @@ class LSHIndex:
             np.ascontiguousarray(values), self._sig, self._state, self._mark, self._tab,
             -1.0 if min_similarity is None else float(min_similarity),
         )  # fmt: skip
-        hit_keys = list(map(self._keys.__getitem__, rows.tolist()))
-        hit_est = est.tolist()
-        return [
-            list(zip(hit_keys[lo:hi], hit_est[lo:hi], strict=True))
-            for lo, hi in itertools.pairwise(offsets.tolist())
-        ]
+        # every (key, estimate) pair once, then one slice of them per query (C-level maps)
+        hits = list(zip(map(self._keys.__getitem__, rows.tolist()), est.tolist(), strict=True))
+        bounds = offsets.tolist()
+        return list(map(hits.__getitem__, map(slice, bounds[:-1], bounds[1:])))
 
     def _estimate(self, a32: U32, ai: I64, rows: I64) -> npt.NDArray[np.float64]:
         est: npt.NDArray[np.float64] = self._mh.estimate(

@@ -273,7 +273,7 @@ class HyperLogLog:
         """
         sets = [t if isinstance(t, list | tuple) else list(t) for t in token_sets]
         try:
-            raw, lengths, offsets = pack_token_sets(sets)  # type: ignore[arg-type]
+            raw, lengths, offsets = pack_token_sets(sets)
         except InputError:  # str tokens: encode them first
             raw, lengths, offsets = pack_token_sets([_as_bytes(t) for t in sets])
         hashes = _hash_packed(raw, lengths, "affine64" if plus else "", "sha1")

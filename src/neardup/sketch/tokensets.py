@@ -102,29 +102,57 @@ def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32, hash: str = "sha1") 
     return _hash_packed(b"".join(tokens), lengths, "affine64" if bits == 64 else "", hash)
 
 
-def pack_token_sets(sets: Sequence[Sequence[bytes]]) -> tuple[bytes, I64, I64]:
-    """``(raw, lengths, doc_offsets)``: every token back to back, each token's length, and
-    where each set's tokens start; two C-level passes, no Python call per token.
+def pack_token_sets(
+    sets: Sequence[Sequence[bytes | str]], *, text: bool = True
+) -> tuple[bytes, I64, I64]:
+    """``(raw, lengths, doc_offsets)``: every token back to back, each token's length in
+    bytes, and where each set's tokens start; C-level passes, no Python call per token.
+    ``str`` tokens are UTF-8 encoded (one join, one encode; per token only when a token is
+    not ASCII); ``text=False`` takes bytes only, as datasketch's SHA-1 hash does.
 
     Raises:
-        InputError: A token that is not bytes.
+        InputError: A token that is neither bytes nor str, bytes and str mixed, or a str
+            with ``text=False``.
     """
-    flat = itertools.chain.from_iterable(sets)
-    try:
-        raw = b"".join(flat)
-    except TypeError:
-        raise InputError(
-            "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. "
-            "t.encode('utf-8')) or pass your own hash function"
-        ) from None
     counts = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
     offsets = np.zeros(len(sets) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    total = int(offsets[-1])
+    try:
+        raw = b"".join(itertools.chain.from_iterable(sets))  # type: ignore[arg-type]
+    except TypeError:
+        if not text:
+            raise InputError(
+                "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. "
+                "t.encode('utf-8')) or pass your own hash function"
+            ) from None
+        return _pack_str(sets, offsets)
     lengths = np.fromiter(
-        map(len, itertools.chain.from_iterable(sets)), dtype=np.int64, count=total
+        map(len, itertools.chain.from_iterable(sets)), dtype=np.int64, count=int(offsets[-1])
     )
     return raw, lengths, offsets
+
+
+def _pack_str(sets: Sequence[Sequence[bytes | str]], offsets: I64) -> tuple[bytes, I64, I64]:
+    """:func:`pack_token_sets` of ``str`` tokens: one join and one UTF-8 encode per set;
+    only a set that is not ASCII measures its tokens' bytes one by one."""
+    try:
+        texts = ["".join(toks) for toks in sets]  # type: ignore[arg-type]
+    except TypeError:
+        raise InputError(
+            "tokens must be all bytes or all str (UTF-8 encoded); encode them "
+            "(e.g. t.encode('utf-8')) or pass your own hash function"
+        ) from None
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    lengths = np.fromiter(
+        map(len, itertools.chain.from_iterable(sets)), dtype=np.int64, count=int(offsets[-1])
+    )
+    for i, (text, raw) in enumerate(zip(texts, encoded, strict=True)):
+        if len(raw) != len(text):  # not ASCII: a character may be several bytes
+            toks = (t.encode("utf-8", "surrogatepass") for t in sets[i])  # type: ignore[union-attr]
+            lengths[offsets[i] : offsets[i + 1]] = np.fromiter(
+                map(len, toks), dtype=np.int64, count=len(sets[i])
+            )
+    return b"".join(encoded), lengths, offsets
 
 
 def _hash_packed(raw: bytes, lengths: I64, scheme: str, hash: str) -> U64:
@@ -198,22 +226,23 @@ def permute(
 
 
 def sketch_token_sets(
-    token_sets: Iterable[Iterable[bytes]],
+    token_sets: Iterable[Iterable[bytes | str]],
     *,
     num_perm: int = 128,
     seed: int = 1,
     scheme: str = "affine32",
     hash: str = "sha1",
 ) -> npt.NDArray[np.unsignedinteger]:
-    """MinHash slots of many byte-token sets: ``(n, num_perm)``, datasketch's hashvalues.
+    """MinHash slots of many token sets: ``(n, num_perm)``, datasketch's hashvalues.
 
     Row ``i`` equals ``datasketch.MinHash(num_perm, seed, scheme=scheme)`` after
-    ``update_batch(token_sets[i])``. One hash kernel call and one permutation kernel call
+    ``update_batch(token_sets[i])`` (``str`` tokens count as their UTF-8 bytes, which
+    datasketch users encode themselves). One hash kernel call and one permutation kernel call
     for the whole batch. ``hash="xxh3"`` replaces SHA-1 (most of the time) by XXH3, as a
     datasketch user passing an xxh3 ``hashfunc`` would (see :func:`hash_tokens`).
 
     Raises:
-        InputError: A token that is not bytes.
+        InputError: A token that is neither bytes nor str, or both kinds in one call.
         ConfigError: An unknown scheme, or num_perm < 1.
 
     Examples:
@@ -223,12 +252,25 @@ def sketch_token_sets(
     """
     if num_perm < 1:
         raise ConfigError(f"num_perm must be at least 1, got {num_perm}")
-    sets: list[Sequence[bytes]] = []
+    sets: list[Sequence[bytes | str]] = []
     for t in token_sets:
         if isinstance(t, bytes | str):
             raise InputError("each token set must be an iterable of tokens, not one str/bytes")
         sets.append(t if isinstance(t, list | tuple) else list(t))
-    raw, lengths, offsets = pack_token_sets(sets)
+    return _sketch_sets(sets, num_perm, seed, scheme, hash, text=True)
+
+
+def _sketch_sets(
+    sets: Sequence[Sequence[bytes | str]],
+    num_perm: int,
+    seed: int,
+    scheme: str,
+    hash: str,
+    *,
+    text: bool,
+) -> npt.NDArray[np.unsignedinteger]:
+    """:func:`sketch_token_sets` of a list of token lists (``text=False``: bytes only)."""
+    raw, lengths, offsets = pack_token_sets(sets, text=text)
     hashes = _hash_packed(raw, lengths, scheme, hash)
     return permute(hashes, offsets, num_perm=num_perm, seed=seed, scheme=scheme)
 

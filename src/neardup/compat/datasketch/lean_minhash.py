@@ -17,6 +17,7 @@ from neardup.compat.datasketch.minhash import (
     _SCHEME_AFFINE64,
     _SCHEME_CODES,
     _SCHEME_CODES_INV,
+    _SCHEME_DTYPES,
     _SCHEME_LEGACY,
     _VALID_SCHEMES,
     MinHash,
@@ -64,7 +65,18 @@ class LeanMinHash(MinHash):
                     f"scheme {scheme!r} conflicts with the scheme {minhash.scheme!r} of the "
                     "given MinHash"
                 )
-            self._initialize_slots(minhash.seed, minhash.hashvalues, minhash.scheme)
+            hv = minhash.hashvalues
+            if (
+                type(hv) is np.ndarray
+                and hv.ndim == 1
+                and len(hv)
+                and hv.dtype == _SCHEME_DTYPES.get(minhash.scheme)
+            ):  # already the scheme's values (as _initialize_slots would make them): copy
+                self.seed = minhash.seed
+                self.scheme = minhash.scheme
+                self.hashvalues = hv.copy()
+            else:
+                self._initialize_slots(minhash.seed, hv, minhash.scheme)
         elif hashvalues is not None and seed is not None:
             if scheme is None:
                 raise ValueError(

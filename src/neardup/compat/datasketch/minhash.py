@@ -9,6 +9,7 @@ work (SHA-1 of the tokens, the permutations) runs in neardup's kernels through
 from __future__ import annotations
 
 import copy
+import itertools
 import sys
 import warnings
 from collections.abc import Callable, Generator, Iterable, Sequence
@@ -370,36 +371,63 @@ class MinHash:
         """One MinHash per set of values: for default hashing, one kernel call for all."""
         m = cls(**minhash_kwargs)  # type: ignore[arg-type]
         sets = [s if isinstance(s, list | tuple) else list(s) for s in b]
-        if not (m._uses_defaults() and _is_default_hash(m.hashfunc, m.scheme)):
-            return list(cls.generator(sets, **minhash_kwargs))
-        m._check_gpu()
-        try:  # every set in one SHA-1 and one permutation kernel call
-            rows = tokensets.sketch_token_sets(
-                sets,  # type: ignore[arg-type]  # non-bytes raise InputError
-                num_perm=len(m),
-                seed=m.seed,
-                scheme=m.scheme,
-            )
-        except InputError:
-            return list(cls.generator(sets, **minhash_kwargs))
-        out: list[MinHash] = []
-        for row in rows:
-            new = object.__new__(cls)
-            new.__dict__.update(m.__dict__)
-            new.hashvalues = np.minimum(row, m.hashvalues)
-            out.append(new)
-        return out
+        out = m._sketch_sets(sets)
+        return list(cls._each(m, sets)) if out is None else out
 
     @classmethod
     def generator(
         cls, b: Iterable[Iterable[object]], **minhash_kwargs: object
     ) -> Generator[MinHash, None, None]:
-        """Yield one MinHash per set of values."""
+        """Yield one MinHash per set of values.
+
+        With the default hashing the sets are read ahead in chunks of 256 and each chunk is
+        sketched in one kernel call, as :meth:`bulk` does.
+        """
         m = cls(**minhash_kwargs)  # type: ignore[arg-type]
+        if not (m._uses_defaults() and _is_default_hash(m.hashfunc, m.scheme)):
+            yield from cls._each(m, b)
+            return
+        it = iter(b)
+        while chunk := [
+            s if isinstance(s, list | tuple) else list(s) for s in itertools.islice(it, 256)
+        ]:
+            out = m._sketch_sets(chunk)
+            yield from cls._each(m, chunk) if out is None else out
+
+    @staticmethod
+    def _each(m: MinHash, b: Iterable[Iterable[object]]) -> Generator[MinHash, None, None]:
+        """A copy of ``m`` updated with each set of values in turn."""
         for values in b:
             new = m.copy()
             new.update_batch(values)
             yield new
+
+    def _sketch_sets(self, sets: list[list[object] | tuple[object, ...]]) -> list[MinHash] | None:
+        """Copies of this (empty) MinHash, one per set, sketched in one kernel call; None
+        when the hashing is not the default or a value is not bytes (then go one by one)."""
+        if not (self._uses_defaults() and _is_default_hash(self.hashfunc, self.scheme)):
+            return None
+        self._check_gpu()
+        try:  # every set in one SHA-1 and one permutation kernel call
+            rows = tokensets._sketch_sets(
+                sets,  # type: ignore[arg-type]  # non-bytes raise InputError
+                len(self),
+                self.seed,
+                self.scheme,
+                "sha1",
+                text=False,
+            )
+        except InputError:
+            return None
+        cls = type(self)
+        state = self.__dict__
+        out: list[MinHash] = []
+        for row in rows:
+            new = object.__new__(cls)
+            new.__dict__.update(state)
+            new.hashvalues = np.minimum(row, self.hashvalues)
+            out.append(new)
+        return out
 
     def __getstate__(self) -> dict[str, object]:
         return self.__dict__.copy()

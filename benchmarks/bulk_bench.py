@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Bulk paths of a datasketch user, in neardup.compat.datasketch and neardup's native
+classes, against rensa's equivalents (and datasketch 2.0.0), side by side in one process.
+
+    .venv/bin/python benchmarks/bulk_bench.py [--mb 1] [--rounds 3]
+
+Token sets are the word 5-shingles of ``minhash_bench.py``'s corpus (man pages and docs on
+the machine), built once: lists of ``str`` for rensa and neardup's native classes, lists of
+UTF-8 ``bytes`` for datasketch and the compat package (datasketch's SHA-1 hash takes
+bytes). Every path runs interleaved in rounds after a warm-up round; CPU seconds
+(``time.process_time``), medians. Each section pairs a datasketch bulk path (compat) and a
+native batch path with the rensa path a rensa user would write for the same job:
+
+- many sketches: ``MinHash.bulk`` / ``MinHash.generator`` / ``LeanMinHash`` of each vs
+  ``RMinHash.update`` per set and ``RMinHash.from_token_sets``; native ``sketch_token_sets``
+  (one array) vs ``RMinHash.digest_matrix_from_token_sets``;
+- an index of many: ``insertion_session()`` + ``insert`` per sketch and ``MinHashLSH.insert_many``
+  vs ``RMinHashLSH.insert`` per sketch and ``insert_many``; native ``LSHIndex.add_many``;
+- queries of many: ``query`` per sketch and ``MinHashLSH.query_many`` vs ``RMinHashLSH.query``
+  per sketch and ``query_all``; native ``LSHIndex.query_many``.
+
+Plans differ by design (datasketch's b=9 r=13 at 0.8 for compat; rensa needs bands dividing
+128, b=16 r=8; neardup's native b=16 r=6), so the index rows compare the work each library
+does for the same user request; the compat answers are checked equal to datasketch's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).parent))
+
+import numpy as np
+from datasketch_bench import rensa_sketches, token_corpus
+from minhash_bench import rounds, table
+
+import neardup.compat.datasketch as nd
+from neardup.index.lsh import LSHIndex
+from neardup.sketch.tokensets import sketch_token_sets
+
+NUM_PERM = 128
+THRESHOLD = 0.8
+
+
+def versus(med: dict[str, float], pairs: list[tuple[str, str]]) -> None:
+    """One line per (neardup path, rensa path): the CPU ratio, > 1 when neardup is faster."""
+    print()
+    for mine, theirs in pairs:
+        print(f"{mine}: x{med[theirs] / med[mine]:.2f} {theirs}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mb", type=float, default=1.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--chunk", type=int, default=48, help="shingles per token set in the index sections"
+    )
+    args = ap.parse_args()
+
+    import datasketch as ds
+    import rensa
+
+    str_sets, byte_sets, mb = token_corpus(args.mb)
+    n = len(str_sets)
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"# {n} token sets, {sum(map(len, str_sets))} tokens ({mb:.1f} MB of text)")
+    print(f"# rensa {rensa.__name__} {_version('rensa')}, datasketch {_version('datasketch')}")
+    print(f"# threads = 1; load average at start: {load}")
+
+    # ------------------------------------------------------------------ many sketches
+    def rensa_update() -> list[object]:
+        return rensa_sketches(str_sets)
+
+    def ds_bulk() -> object:
+        return ds.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+
+    med = rounds(
+        {
+            "compat MinHash.bulk": lambda: nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM),
+            "compat MinHash.generator": lambda: list(
+                nd.MinHash.generator(byte_sets, num_perm=NUM_PERM)
+            ),
+            "compat LeanMinHash of MinHash.bulk": lambda: [
+                nd.LeanMinHash(m) for m in nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+            ],
+            "neardup sketch_token_sets (str, one array)": lambda: sketch_token_sets(
+                str_sets, num_perm=NUM_PERM
+            ),
+            "rensa RMinHash.update per set": rensa_update,
+            "rensa RMinHash.from_token_sets": lambda: rensa.RMinHash.from_token_sets(
+                str_sets, NUM_PERM, 42
+            ),
+            "rensa digest_matrix_from_token_sets": lambda: (
+                rensa.RMinHash.digest_matrix_from_token_sets(str_sets, NUM_PERM, 42)
+            ),
+            "datasketch MinHash.bulk": ds_bulk,
+        },
+        args.rounds,
+    )
+    table("MinHash-128 of many token sets", med, "datasketch MinHash.bulk", n, mb)
+    versus(
+        med,
+        [
+            ("compat MinHash.bulk", "rensa RMinHash.update per set"),
+            ("compat MinHash.bulk", "rensa RMinHash.from_token_sets"),
+            ("compat MinHash.generator", "rensa RMinHash.update per set"),
+            ("compat LeanMinHash of MinHash.bulk", "rensa RMinHash.update per set"),
+            ("neardup sketch_token_sets (str, one array)", "rensa digest_matrix_from_token_sets"),
+        ],
+    )
+
+    # ------------------------------------------------------------------ an index of many
+    # more, smaller sets for the index: each document's shingles in pieces of --chunk
+    step = args.chunk
+    str_sets = [t[i : i + step] for t in str_sets for i in range(0, max(len(t), 1), step)]
+    byte_sets = [[s.encode() for s in toks] for toks in str_sets]
+    n = len(str_sets)
+    print(f"\n# index sections: {n} token sets of up to {step} shingles")
+    ds_mh = ds.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+    nd_mh = nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+    lean = [nd.LeanMinHash(m) for m in nd_mh]
+    r_mh = rensa_update()
+    sigs = sketch_token_sets(str_sets, num_perm=NUM_PERM)
+    assert all(
+        np.array_equal(a.hashvalues, b.hashvalues) for a, b in zip(ds_mh, nd_mh, strict=True)
+    ), "compat hashvalues differ from datasketch's"
+    keys = list(range(n))
+
+    def session(cls: type, mhs: list[object]) -> object:
+        lsh = cls(threshold=THRESHOLD, num_perm=NUM_PERM)
+        with lsh.insertion_session() as s:
+            for key, m in zip(keys, mhs, strict=True):
+                s.insert(key, m)
+        return lsh
+
+    def compat_insert_many() -> object:
+        lsh = nd.MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+        lsh.insert_many(keys, nd_mh)
+        return lsh
+
+    def rensa_insert() -> object:
+        lsh = rensa.RMinHashLSH(THRESHOLD, NUM_PERM, 16)
+        for key, m in zip(keys, r_mh, strict=True):
+            lsh.insert(key, m)
+        return lsh
+
+    def rensa_insert_many() -> object:
+        lsh = rensa.RMinHashLSH(THRESHOLD, NUM_PERM, 16)
+        lsh.insert_many(r_mh)
+        return lsh
+
+    def nd_add_many() -> object:
+        index = LSHIndex(THRESHOLD, NUM_PERM)
+        index.add_many(keys, sigs)
+        return index
+
+    med = rounds(
+        {
+            "compat insertion_session + insert per sketch": lambda: session(nd.MinHashLSH, nd_mh),
+            "compat insertion_session, LeanMinHash": lambda: session(nd.MinHashLSH, lean),
+            "compat MinHashLSH.insert_many": compat_insert_many,
+            "neardup LSHIndex.add_many (array)": nd_add_many,
+            "rensa RMinHashLSH.insert per sketch": rensa_insert,
+            "rensa RMinHashLSH.insert_many": rensa_insert_many,
+            "datasketch insertion_session + insert": lambda: session(ds.MinHashLSH, ds_mh),
+        },
+        args.rounds,
+    )
+    table(
+        f"an LSH index of many sketches (threshold {THRESHOLD})",
+        med,
+        "datasketch insertion_session + insert",
+        n,
+        mb,
+    )
+    versus(
+        med,
+        [
+            ("compat insertion_session + insert per sketch", "rensa RMinHashLSH.insert per sketch"),
+            ("compat MinHashLSH.insert_many", "rensa RMinHashLSH.insert_many"),
+            ("neardup LSHIndex.add_many (array)", "rensa RMinHashLSH.insert_many"),
+        ],
+    )
+
+    # ------------------------------------------------------------------ queries of many
+    compat_lsh = session(nd.MinHashLSH, nd_mh)
+    ds_lsh = session(ds.MinHashLSH, ds_mh)
+    rensa_lsh = rensa_insert_many()
+    nd_index = nd_add_many()
+    assert [sorted(compat_lsh.query(m)) for m in nd_mh] == [  # type: ignore[attr-defined]
+        sorted(ds_lsh.query(m))  # type: ignore[attr-defined]
+        for m in ds_mh
+    ], "compat and datasketch query results differ"
+
+    med = rounds(
+        {
+            "compat query per sketch": lambda: [compat_lsh.query(m) for m in nd_mh],  # type: ignore[attr-defined]
+            "neardup LSHIndex.query_many (array)": lambda: nd_index.query_many(sigs),  # type: ignore[attr-defined]
+            "rensa RMinHashLSH.query per sketch": lambda: [rensa_lsh.query(m) for m in r_mh],
+            "rensa RMinHashLSH.query_all": lambda: rensa_lsh.query_all(r_mh),
+            "datasketch query per sketch": lambda: [ds_lsh.query(m) for m in ds_mh],  # type: ignore[attr-defined]
+        },
+        args.rounds,
+    )
+    table("queries of many sketches", med, "datasketch query per sketch", n, mb)
+    versus(
+        med,
+        [
+            ("compat query per sketch", "rensa RMinHashLSH.query per sketch"),
+            ("neardup LSHIndex.query_many (array)", "rensa RMinHashLSH.query_all"),
+        ],
+    )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\n# load average at end: {load}")
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
+if __name__ == "__main__":
+    main()
