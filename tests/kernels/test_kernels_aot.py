@@ -92,6 +92,7 @@ finally:
 
 
 def _cli(root: Path, corpus: Path, *args: str, **extra: str) -> tuple[str, str]:
+    extra.setdefault("NEARDUP_SMALL_INPUT", "0")  # numpy is the reference run's choice only
     done = subprocess.run(
         [sys.executable, "-c", _CLI, "dedup", str(corpus), "--threshold", "0.6", *args],
         env=_env(root, **extra),
@@ -103,12 +104,19 @@ def _cli(root: Path, corpus: Path, *args: str, **extra: str) -> tuple[str, str]:
     return done.stdout, done.stderr.splitlines()[-1]
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(("form", "jobs"), [("jsonl", "1"), ("jsonl", "2"), ("files", "1")])
 def test_cli_on_a_module_another_process_built_gives_the_reference_clusters(
-    built: Path, tmp_path: Path, jobs: str
+    built: Path, tmp_path: Path, form: str, jobs: str
 ) -> None:
     corpus = tmp_path / "c.jsonl"
     _corpus(corpus)
+    if form == "files":  # a folder of text files: the unpacked path
+        folder = tmp_path / "docs"
+        folder.mkdir()
+        for line in corpus.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            (folder / f"{record['id']:04d}.txt").write_text(record["text"], encoding="utf-8")
+        corpus = folder
     on_aot, tail = _cli(built, corpus, "--jobs", jobs)
     assert tail == "False 0"  # numba never imported, no call handed to the JIT
     on_jit, tail = _cli(built, corpus, "--jobs", jobs, NEARDUP_AOT="0")

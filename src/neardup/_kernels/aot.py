@@ -37,12 +37,7 @@ import importlib.util
 import json
 import logging
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
-import warnings
 from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
@@ -56,15 +51,17 @@ __all__ = ["EXPORTS", "aot_dir", "build", "calls", "enabled", "light_key", "load
 log = logging.getLogger(__name__)
 
 #: The kernels compiled ahead of time: what ``neardup dedup`` runs on JSONL with the default
-#: method (minhash): the line scanner, the canonicalizer, the fused sketch, the band keys and
-#: the bucket walk with its set profiles, union-find. Every other kernel is served by the JIT
-#: cache.
+#: method (minhash), and on text files: the line scanner, the canonicalizer, the fused sketches,
+#: the band keys and the bucket walk with its set profiles, union-find. Every other kernel is
+#: served by the JIT cache.
 EXPORTS: dict[str, tuple[str, ...]] = {
     "buckets": ("bucket_pairs_verified", "set_profiles"),
     "canonicalize": ("canonicalize",),
     "jsonl": ("line_bounds", "scan_lines"),
-    "minhash": ("band_keys", "sketch_words_sets32"),
-    "sets": ("components",),  # the clusters of a bucket walk split over threads (--jobs)
+    "minhash": ("band_keys", "sketch_words_features", "sketch_words_sets32"),
+    # components: the clusters of a bucket walk split over threads (--jobs); unique_per_doc32:
+    # the sets of documents read from text files (not JSONL)
+    "sets": ("components", "unique_per_doc32"),
 }
 #: Bump when what :func:`build` writes changes (this module's bytes are in the key too).
 _FORMAT = 1
@@ -116,12 +113,14 @@ def _cpu() -> bytes:
     try:
         with open("/proc/cpuinfo", "rb") as f:
             text = f.read(1 << 16)
-    except OSError:
+    except OSError:  # not Linux: the platform's own names (the slower import)
+        import platform
+
         return f"{platform.machine()} {platform.processor()}".encode()
     first = text.split(b"\n\n", 1)[0]
     keep = (b"vendor_id", b"model name", b"flags", b"cpu family", b"model\t")
     lines = [line for line in first.splitlines() if line.startswith(keep)]
-    return platform.machine().encode() + b"\n" + b"\n".join(lines)
+    return os.uname().machine.encode() + b"\n" + b"\n".join(lines)
 
 
 @cache
@@ -309,6 +308,11 @@ def _exports() -> list[tuple[str, str, str, Any, Callable[..., Any], list[Spec]]
 
 
 def _build(where: Path) -> str | None:
+    import shutil
+    import subprocess
+    import tempfile
+    import warnings
+
     from neardup._kernels import cache as kcache
 
     exports = _exports()

@@ -125,11 +125,15 @@ def skip_blas_probe() -> None:
 AOT_THREADED_INPUT = 48 * 1024 * 1024
 
 
-def aot_for_start(paths: Iterable[str], jobs: int | None) -> bool:
+def aot_for_start(paths: Iterable[str], jobs: int | None, method: str) -> bool:
     """Run the default path's kernels from the ahead-of-time module
-    (``engine.use_aot``), if this build has one and the command runs one thread or its input
-    is below :data:`AOT_THREADED_INPUT` bytes; returns whether it does."""
+    (``engine.use_aot``), if this build has one, ``method`` is minhash (the kernels it holds)
+    and the command runs one thread or its input is below :data:`AOT_THREADED_INPUT` bytes;
+    returns whether it does."""
     from neardup._kernels import engine
+
+    if method != "minhash":
+        return False
 
     threads = jobs if jobs is not None else min(8, os.cpu_count() or 1)
     if threads > 1 and not _bytes_below(paths, AOT_THREADED_INPUT):

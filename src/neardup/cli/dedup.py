@@ -325,7 +325,9 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     quiet_models(quiet, method)
-    aot = aot_for_start(paths, jobs)  # its kernels hold the GIL: then one thread (engine.md)
+    aot = aot_for_start(
+        paths, jobs, method
+    )  # its kernels hold the GIL: then one thread (engine.md)
     if not aot and index_path is None:
         numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
