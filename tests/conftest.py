@@ -15,6 +15,9 @@ os.environ.setdefault("NEARDUP_BACKGROUND_COMPILE", "0")
 # A small input would run the CLI on numpy (docs/engine.md): the suite's CLI runs, in this
 # process too, keep the numba kernels under test. tests/test_cli_startup.py turns it on.
 os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
+# Warmups in the suite build no ahead-of-time module (tens of CPU-s each, docs/engine.md):
+# tests/kernels/test_kernels_aot.py builds one and turns it on.
+os.environ.setdefault("NEARDUP_AOT", "0")
 
 GOLDEN = Path(__file__).parent / "golden"
 VECTORS = GOLDEN / "vectors"

@@ -44,6 +44,8 @@ class WarmupReport:
         loaded: Kernels loaded from the cache.
         seconds: Wall time of the call.
         cache_dir: The build's cache directory (empty for the reference backend).
+        aot: Empty when the ahead-of-time module of the CLI's default path is in place
+            (:mod:`neardup._kernels.aot`), else why it is not (one line).
     """
 
     backend: str
@@ -51,6 +53,7 @@ class WarmupReport:
     loaded: int
     seconds: float
     cache_dir: str
+    aot: str = ""
 
 
 def warmup() -> WarmupReport:
@@ -69,13 +72,15 @@ def warmup() -> WarmupReport:
     if engine.backend_name() != "fast":
         _exercise()
         return WarmupReport("reference", 0, 0, time.perf_counter() - start, "")
-    from neardup._kernels import cache
+    from neardup._kernels import aot, cache
 
     before = cache.compiles()
+    note = "some kernels could not be saved"
     with cache.locked(), cache.quiet():
         _exercise()
         if cache.compiles()["unsaved"] == before["unsaved"]:  # every kernel is on disk
             _mark(cache.kernel_dir() / engine.COMPLETE, "")
+            note = aot.build() or ""  # after the mark: JIT users need not wait for it
     after = cache.compiles()
     return WarmupReport(
         "fast",
@@ -83,6 +88,7 @@ def warmup() -> WarmupReport:
         after["loaded"] - before["loaded"],
         time.perf_counter() - start,
         str(cache.kernel_dir()),
+        note,
     )
 
 

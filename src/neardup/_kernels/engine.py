@@ -51,6 +51,7 @@ __all__ = [
     "small_input",
     "tokenize_packed",
     "tokenize_texts",
+    "use_aot",
 ]
 
 HashName = Literal["fnv1a64", "xxh3_64", "xxh3_128"]
@@ -95,6 +96,8 @@ def backend_name() -> str:
         )
     if wanted == "reference" or (wanted == "auto" and _ready is False):
         return "reference"  # (auto: decided once, by kernels_ready or prefer_numpy)
+    if _aot:
+        return "fast"  # the same numba code, compiled ahead of time (use_aot)
     if _numba_available():
         if wanted == "auto" and not kernels_ready():
             return "reference"
@@ -263,6 +266,30 @@ def _spawn(where: Path, root: Path) -> None:
     threading.Thread(target=_child.wait, name="neardup-compile-reaper", daemon=True).start()
 
 
+_aot: dict[str, ModuleType] = {}
+
+
+def use_aot() -> bool:
+    """Serve the kernels of :data:`neardup._kernels.aot.EXPORTS` from this build's
+    ahead-of-time module, if it exists; returns whether it does. The other kernels, and any
+    call whose argument types the module was not compiled for, still go to numba. For a
+    process that runs its kernels on one thread (the module's code holds the GIL) and wants
+    to start without importing numba: the CLI (docs/engine.md). Under ``NEARDUP_BACKEND``
+    ``auto`` or ``fast`` only, and only before a kernel module was handed out.
+    """
+    if _aot:
+        return True
+    wanted = os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() or "auto"
+    if wanted not in ("auto", "fast") or _ready is False or _module.cache_info().currsize:
+        return False
+    from neardup._kernels import aot
+
+    loaded = aot.load()
+    if loaded:
+        _aot.update(loaded)
+    return bool(loaded)
+
+
 def kernels(family: str) -> ModuleType:
     """Return the kernel module of ``family`` for the backend :func:`backend_name` selects.
 
@@ -281,6 +308,10 @@ def kernels(family: str) -> ModuleType:
         >>> kernels("sets").__name__.rsplit(".", 1)[-1] in ("fast", "reference")
         True
     """
+    if _aot:
+        served = _aot.get(family)
+        if served is not None and backend_name() == "fast":
+            return served
     return _module(family, backend_name())
 
 

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from types import ModuleType
 
-__all__ = ["numpy_for_small_input", "skip_blas_probe"]
+__all__ = ["aot_for_start", "numpy_for_small_input", "skip_blas_probe"]
 
 _ARRAYMATH = "numba.np.arraymath"
 _COVERAGE_SUPPORT = "numba.misc.coverage_support"
@@ -117,6 +117,28 @@ def skip_blas_probe() -> None:
         return
     if not any(isinstance(finder, _BlasProbeFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _BlasProbeFinder())
+
+
+#: With ``--jobs`` above 1, an input below this many bytes still runs on the ahead-of-time
+#: kernels (one thread at a time): a process that does not import numba starts about 0.9 CPU-s
+#: sooner, more than a second thread saves on such an input (measured in docs/engine.md).
+AOT_THREADED_INPUT = 48 * 1024 * 1024
+
+
+def aot_for_start(paths: Iterable[str], jobs: int | None, method: str) -> bool:
+    """Run the default path's kernels from the ahead-of-time module
+    (``engine.use_aot``), if this build has one, ``method`` is minhash (the kernels it holds)
+    and the command runs one thread or its input is below :data:`AOT_THREADED_INPUT` bytes;
+    returns whether it does."""
+    from neardup._kernels import engine
+
+    if method != "minhash":
+        return False
+
+    threads = jobs if jobs is not None else min(8, os.cpu_count() or 1)
+    if threads > 1 and not _bytes_below(paths, AOT_THREADED_INPUT):
+        return False
+    return engine.use_aot()
 
 
 def numpy_for_small_input(paths: Iterable[str]) -> bool:

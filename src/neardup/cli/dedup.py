@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from neardup.cli import inputs
-from neardup.cli._startup import numpy_for_small_input
+from neardup.cli._startup import aot_for_start, numpy_for_small_input
 from neardup.cli.index import open_index
 from neardup.cli.options import (
     errors,
@@ -325,7 +325,10 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     quiet_models(quiet, method)
-    if index_path is None:
+    aot = aot_for_start(
+        paths, jobs, method
+    )  # its kernels hold the GIL: then one thread (engine.md)
+    if not aot and index_path is None:
         numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
@@ -395,7 +398,7 @@ def dedup_cmd(
         ),
     )
     try:
-        n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
+        n_jobs = 1 if aot else jobs if jobs is not None else min(8, os.cpu_count() or 1)
         want_pairs = show_pairs or report is not None or annotate is not None
         try:
             if exact_first:

@@ -63,3 +63,8 @@ def warmup_cmd(background: bool) -> None:
         f"{report.seconds:.1f} s, cache {report.cache_dir}",
         err=True,
     )
+    if report.aot:
+        click.echo(
+            f"neardup warmup: no ahead-of-time kernels ({report.aot}); using the JIT kernels",
+            err=True,
+        )
