@@ -104,9 +104,9 @@ def _cli(root: Path, corpus: Path, *args: str, **extra: str) -> tuple[str, str]:
     return done.stdout, done.stderr.splitlines()[-1]
 
 
-@pytest.mark.parametrize(("form", "jobs"), [("jsonl", "1"), ("jsonl", "2"), ("files", "1")])
+@pytest.mark.parametrize(("form", "jobs"), [("jsonl", "1"), ("jsonl", None), ("files", "1")])
 def test_cli_on_a_module_another_process_built_gives_the_reference_clusters(
-    built: Path, tmp_path: Path, form: str, jobs: str
+    built: Path, tmp_path: Path, form: str, jobs: str | None
 ) -> None:
     corpus = tmp_path / "c.jsonl"
     _corpus(corpus)
@@ -117,16 +117,27 @@ def test_cli_on_a_module_another_process_built_gives_the_reference_clusters(
             record = json.loads(line)
             (folder / f"{record['id']:04d}.txt").write_text(record["text"], encoding="utf-8")
         corpus = folder
-    on_aot, tail = _cli(built, corpus, "--jobs", jobs)
+    threads = ("--jobs", jobs) if jobs else ()  # without --jobs: a small input runs on AOT
+    on_aot, tail = _cli(built, corpus, *threads)
     assert tail == "False 0"  # numba never imported, no call handed to the JIT
-    on_jit, tail = _cli(built, corpus, "--jobs", jobs, NEARDUP_AOT="0")
+    on_jit, tail = _cli(built, corpus, *threads, NEARDUP_AOT="0")
     assert tail.startswith("True")
-    on_numpy, _ = _cli(built, corpus, "--jobs", jobs, NEARDUP_BACKEND="reference")
+    on_numpy, _ = _cli(built, corpus, *threads, NEARDUP_BACKEND="reference")
     assert on_aot == on_jit == on_numpy
     assert on_aot.count("\n") >= 20  # many clusters: the edited copies were found
-    pairs_aot, _ = _cli(built, corpus, "--jobs", jobs, "--pairs")
-    pairs_numpy, _ = _cli(built, corpus, "--jobs", jobs, "--pairs", NEARDUP_BACKEND="reference")
+    pairs_aot, _ = _cli(built, corpus, *threads, "--pairs")
+    pairs_numpy, _ = _cli(built, corpus, *threads, "--pairs", NEARDUP_BACKEND="reference")
     assert pairs_aot == pairs_numpy
+
+
+def test_an_explicit_jobs_above_one_keeps_the_jit_threads(built: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    _corpus(corpus)
+    on_jit, tail = _cli(built, corpus, "--jobs", "2")
+    assert tail.startswith("True")  # numba's nogil kernels on two threads, not the module
+    on_aot, tail = _cli(built, corpus, "--jobs", "1")
+    assert tail == "False 0"
+    assert on_jit == on_aot
 
 
 def _loaded(built: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:

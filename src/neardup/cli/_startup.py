@@ -119,22 +119,26 @@ def skip_blas_probe() -> None:
         sys.meta_path.insert(0, _BlasProbeFinder())
 
 
-#: With ``--jobs`` above 1, an input below this many bytes still runs on the ahead-of-time
-#: kernels (one thread at a time): a process that does not import numba starts about 0.9 CPU-s
-#: sooner, more than a second thread saves on such an input (measured in docs/engine.md).
+#: Without ``--jobs``, on more than one core, an input below this many bytes still runs on
+#: the ahead-of-time kernels (one thread at a time): a process that does not import numba
+#: starts about 0.9 CPU-s sooner, more than a second thread saves on such an input
+#: (measured in docs/engine.md).
 AOT_THREADED_INPUT = 48 * 1024 * 1024
 
 
 def aot_for_start(paths: Iterable[str], jobs: int | None, method: str) -> bool:
     """Run the default path's kernels from the ahead-of-time module
     (``engine.use_aot``), if this build has one, ``method`` is minhash (the kernels it holds)
-    and the command runs one thread or its input is below :data:`AOT_THREADED_INPUT` bytes;
-    returns whether it does."""
+    and the command runs one thread (``--jobs 1``, or one core), or ``--jobs`` is not given
+    and its input is below :data:`AOT_THREADED_INPUT` bytes; returns whether it does. An
+    explicit ``--jobs`` above 1 is kept (JIT kernels on that many threads)."""
     from neardup._kernels import engine
 
     if method != "minhash":
         return False
 
+    if jobs is not None and jobs > 1:
+        return False  # an explicit --jobs N is kept: the JIT's kernels run on N threads
     threads = jobs if jobs is not None else min(8, os.cpu_count() or 1)
     if threads > 1 and not _bytes_below(paths, AOT_THREADED_INPUT):
         return False
