@@ -86,11 +86,10 @@ def _stored(conn: sqlite3.Connection) -> dict[str, int]:
     gone = {d for (d,) in conn.execute("SELECT doc FROM gone")}
     out: dict[str, int] = {}
     for cid, n, data in conn.execute("SELECT id, n, data FROM chunks ORDER BY id"):
-        chunk = decode_chunk(cid, n, data)
-        for i, key in enumerate(chunk.keys):
-            if key is not None and chunk.first + i not in gone:
+        for doc, key, _, _ in decode_chunk(cid, n, data).documents():
+            if doc not in gone:
                 assert key not in out, f"{key} stored twice"
-                out[key] = chunk.first + i
+                out[key] = doc
     return out
 
 

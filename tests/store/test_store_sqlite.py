@@ -471,7 +471,7 @@ CRASH_SCRIPT = """
     ("marker", "kill_at"),
     [
         ("SELECT name, value FROM meta", 1),  # just after BEGIN
-        ("INSERT INTO chunks", 200),  # in the middle of the documents
+        ("INSERT INTO chunks", 100),  # in the middle of the documents
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )

@@ -1,4 +1,4 @@
-"""Documents packed :data:`SLOTS` to a row: the ``chunks`` table of schema version 4 (private).
+"""Documents packed :data:`SLOTS` (32) to a row: the ``chunks`` table of schema version 4 (private).
 
 One SQLite row per document cost ~7 us to insert here (a table row and a key-index entry),
 a third of a plain dedup's per-document cost. A chunk row instead holds the documents with
@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from neardup.store._rows import id_checksum
 
 __all__ = ["SLOTS", "Chunk", "chunk_checksum", "decode_chunk", "encode_chunks"]
 
-SLOTS = 16
-"""Documents per chunk row: few enough that a candidate's read stays one or two pages."""
+SLOTS = 32
+"""Documents per chunk row: rows of a few pages (smaller ones leave part of each page
+empty: 16 took 354 bytes per document, 32 295), few enough for a candidate's read."""
 
 _EMPTY = -1
 
@@ -35,12 +35,56 @@ chunk_checksum = id_checksum
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A decoded chunk: per slot its key (None: no document), sketch and metadata."""
+    """A checked chunk row; slots are decoded one at a time, as reads ask for them."""
 
     first: int  # the id of slot 0
-    keys: list[str | None]
-    sketches: list[bytes]
-    meta: list[str | None]
+    n: int
+    data: bytes
+    lens: list[int]  # key lengths, then sketch lengths, then metadata lengths (-1: none)
+    starts: list[int]  # where each of those 3n fields starts in ``data``
+
+    def filled(self, i: int) -> bool:
+        """Whether slot ``i`` holds a document."""
+        return 0 <= i < self.n and self.lens[i] >= 0
+
+    def key(self, i: int) -> str:
+        """The key of filled slot ``i``.
+
+        Raises:
+            ValueError: it is not UTF-8 (the checksum passed: written so by hand).
+        """
+        try:
+            return self.data[self.starts[i] : self.starts[i] + self.lens[i]].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"a key in document chunk {self.first // SLOTS} is not UTF-8"
+            ) from None
+
+    def sketch(self, i: int) -> bytes:
+        """The sketch of filled slot ``i``."""
+        at = self.starts[self.n + i]
+        return self.data[at : at + self.lens[self.n + i]]
+
+    def meta(self, i: int) -> str | None:
+        """The metadata of filled slot ``i`` (None: none)."""
+        size = self.lens[2 * self.n + i]
+        if size < 0:
+            return None
+        at = self.starts[2 * self.n + i]
+        try:
+            return self.data[at : at + size].decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"metadata in document chunk {self.first // SLOTS} is not UTF-8"
+            ) from None
+
+    def documents(self) -> list[tuple[int, str, bytes, str | None]]:
+        """Every filled slot as ``(id, key, sketch, meta)``."""
+        return [
+            (self.first + i, self.key(i), self.sketch(i), self.meta(i))
+            for i in range(self.n)
+            if self.lens[i] >= 0
+        ]
 
 
 def encode_chunks(
@@ -55,8 +99,8 @@ def encode_chunks(
 
     Examples:
         >>> rows = encode_chunks(1, [b"a", b"b"], [b"A", b"BB"], None, 0)
-        >>> [(r[0], r[1]) for r in rows], decode_chunk(rows[0][0], rows[0][1], rows[0][3]).keys
-        ([(1, 2)], ['a', 'b'])
+        >>> [(r[0], r[1]) for r in rows], decode_chunk(rows[0][0], rows[0][1], rows[0][3]).key(1)
+        ([(1, 2)], 'b')
     """
     n = len(keys)
     lens = np.empty((3, n), dtype="<i4")
@@ -111,35 +155,18 @@ def encode_slots(
 
 
 def decode_chunk(chunk_id: int, n: int, data: bytes) -> Chunk:
-    """Unpack a chunk row (checksum already checked).
+    """Check a chunk row's lengths (its checksum already checked) and index its fields.
 
     Raises:
-        ValueError: the lengths do not add up to the data (a damaged row), or a key or
-            metadata value is not UTF-8.
+        ValueError: the lengths do not add up to the data (a damaged row).
     """
     if not 1 <= n <= SLOTS or len(data) < 12 * n:
         raise ValueError(f"document chunk {chunk_id} has a bad slot count or header")
-    lens = np.frombuffer(data, dtype="<i4", count=3 * n).reshape(3, n).astype(np.int64)
-    if bool((lens < _EMPTY).any()) or bool((lens[1] < 0).any()):
+    lens = np.frombuffer(data, dtype="<i4", count=3 * n).astype(np.int64)
+    if bool((lens < _EMPTY).any()) or bool((lens[n : 2 * n] < 0).any()):
         raise ValueError(f"document chunk {chunk_id} has a negative length")
     sizes = np.maximum(lens, 0)
-    if 12 * n + int(sizes.sum()) != len(data):
+    ends = 12 * n + np.cumsum(sizes)
+    if int(ends[-1]) != len(data):
         raise ValueError(f"document chunk {chunk_id}'s lengths do not match its data")
-    ends = (12 * n + np.cumsum(sizes.reshape(-1))).tolist()
-    starts = [12 * n, *ends[:-1]]
-    kl, ml = lens[0].tolist(), lens[2].tolist()
-    try:
-        keys = [None if kl[i] < 0 else data[starts[i] : ends[i]].decode("utf-8") for i in range(n)]
-        meta = [
-            None if ml[i] < 0 else data[starts[2 * n + i] : ends[2 * n + i]].decode("utf-8")
-            for i in range(n)
-        ]
-    except UnicodeDecodeError:
-        raise ValueError(f"document chunk {chunk_id} holds a key that is not UTF-8") from None
-    sketches = [data[starts[n + i] : ends[n + i]] for i in range(n)]
-    return Chunk(chunk_id * SLOTS, keys, sketches, meta)
-
-
-def key_lengths(n: int, data: bytes) -> npt.NDArray[np.int64]:
-    """The key lengths of a chunk's slots (-1: empty), without decoding the rest."""
-    return np.frombuffer(data, dtype="<i4", count=n).astype(np.int64)
+    return Chunk(chunk_id * SLOTS, n, data, lens.tolist(), (ends - sizes).tolist())

@@ -5,7 +5,8 @@ the checked read path of :mod:`neardup.store._rows` (private: use :class:`neardu
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +21,8 @@ from neardup.store._segments import lookup as segment_lookup
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
+
+T = TypeVar("T")
 
 StatValue = str | int | float
 
@@ -91,10 +94,10 @@ class StoreReads(StoreBase):
         wanted = set(keys)
         out: dict[str, tuple[int, bytes, str | None]] = {}
         for doc, chunk in self._docs(conn, np.unique(docs)):
-            key = chunk.keys[doc - chunk.first]
-            if key in wanted:
-                i = doc - chunk.first
-                out[key] = (doc, chunk.sketches[i], chunk.meta[i])  # ids grow: the last wins
+            i = doc - chunk.first
+            key = self._slot(chunk, i, chunk.key)
+            if key in wanted:  # ids grow: the last wins
+                out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
         return out
 
     def _chunks_of(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, Chunk]:
@@ -139,9 +142,14 @@ class StoreReads(StoreBase):
             chunk = chunks.get(doc // SLOTS)
             if chunk is None or doc in gone:
                 continue
-            i = doc - chunk.first
-            if i < len(chunk.keys) and chunk.keys[i] is not None:
+            if chunk.filled(doc - chunk.first):
                 yield doc, chunk
+
+    def _slot(self, chunk: Chunk, i: int, read: Callable[[int], T]) -> T:
+        try:
+            return read(i)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
 
     def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
         """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
@@ -228,9 +236,7 @@ class StoreReads(StoreBase):
             rows: dict[int, tuple[str, bytes]] = {}
             for doc, chunk in self._docs(conn, np.unique(pair[:, 0])):
                 i = doc - chunk.first
-                key = chunk.keys[i]
-                assert key is not None  # _docs yields only filled slots
-                rows[doc] = (key, chunk.sketches[i])
+                rows[doc] = (self._slot(chunk, i, chunk.key), chunk.sketch(i))
         for doc, q in pair.tolist():
             got = rows.get(doc)
             if got is not None:  # absent: a stale lookup row of a replaced document
@@ -239,7 +245,7 @@ class StoreReads(StoreBase):
 
     def last_doc_id(self) -> int:
         """The id of the last document added so far (0 for none); ids only grow (a batch
-        starts at the next multiple of 16, its first chunk).
+        starts at the next multiple of 32, its first chunk).
 
         Examples:
             >>> from neardup.store import Store
@@ -248,7 +254,7 @@ class StoreReads(StoreBase):
             ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.zeros((2, 1), np.int64))
             ...     before, s.last_doc_id(), [k for k, _ in s.candidates_many(
             ...         np.zeros((1, 1), np.int64), up_to=s.last_doc_id() - 1)[0]]
-            (0, 17, ['a'])
+            (0, 33, ['a'])
         """
         with self._errors("read the document counter"), self._read() as conn:
             return self._counters(conn)["last_doc"]
@@ -291,10 +297,10 @@ class StoreReads(StoreBase):
                     rows = cursor.fetchmany(max(1, batch // SLOTS))
                 for cid, n, data, check in rows:
                     chunk = self._chunk(integer(self._path, cid, "a chunk id"), n, data, check)
-                    for i, key in enumerate(chunk.keys):
-                        if key is not None and chunk.first + i not in gone:
-                            keys.append(key)
-                            sketches.append(chunk.sketches[i])
+                    for i in range(chunk.n):
+                        if chunk.filled(i) and chunk.first + i not in gone:
+                            keys.append(self._slot(chunk, i, chunk.key))
+                            sketches.append(chunk.sketch(i))
                 while len(keys) >= batch or (keys and not rows):
                     yield keys[:batch], sketches[:batch]
                     keys, sketches = keys[batch:], sketches[batch:]

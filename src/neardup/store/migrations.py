@@ -135,12 +135,12 @@ def _v3_segments(conn: sqlite3.Connection) -> None:
 
 
 def _v4_chunks(conn: sqlite3.Connection) -> None:
-    """Version 4: documents packed 16 to a ``chunks`` row, found by key through the lookup
+    """Version 4: documents packed 32 to a ``chunks`` row, found by key through the lookup
     segments; no per-document row.
 
     Version 3's ``docs`` table (one row and one key-index entry per document) becomes
-    ``chunks`` rows (:mod:`neardup.store._chunks`; document ``d`` sits in chunk ``d // 16``,
-    slot ``d % 16``, so the lookup entries keep their document ids), every document gets a
+    ``chunks`` rows (:mod:`neardup.store._chunks`; document ``d`` sits in chunk ``d // 32``,
+    slot ``d % 32``, so the lookup entries keep their document ids), every document gets a
     key entry (:data:`neardup.store._lookup.KEY_BAND`) in a new segment of role 1 (a ``role``
     column in ``segs``; lookups read role 0, key searches role 1), removed and replaced
     documents are listed in ``gone`` until compaction, and the counters (last document id,

@@ -276,7 +276,7 @@ class Store(StoreReads):
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
-        The documents go in 16 to a ``chunks`` row (``_chunks.py``) with one ``executemany``;
+        The documents go in 32 to a ``chunks`` row (``_chunks.py``) with one ``executemany``;
         stored keys are found through the documents' key entries (one probe for the batch);
         the lookup entries and the key entries become two segments of bit-packed blocks
         (``_segments.py``). No row is written per document.
@@ -467,12 +467,13 @@ class Store(StoreReads):
             by_chunk.setdefault(d // SLOTS, set()).add(d)
         for cid, chunk in self._chunks_of(conn, sorted(by_chunk)).items():
             dead = by_chunk[cid]
-            slots = [
-                None
-                if key is None or chunk.first + i in dead
-                else (key, chunk.sketches[i], chunk.meta[i])
-                for i, key in enumerate(chunk.keys)
-            ]
+            slots: list[tuple[str, bytes, str | None] | None] = [None] * chunk.n
+            try:
+                for doc, key, sketch, note in chunk.documents():
+                    if doc not in dead:
+                        slots[doc - chunk.first] = (key, sketch, note)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
             if all(slot is None for slot in slots):
                 conn.execute("DELETE FROM chunks WHERE id = ?", (cid,))
             else:
