@@ -53,22 +53,29 @@ def _cpu() -> float:
 
 
 def build_times(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
-    """Plain dedup, dedup with a new --index, and index add of two halves: CPU seconds of
-    this process (the machine is shared; wall time follows the load), plain measured twice
-    (before and after) and averaged."""
+    """Plain dedup and dedup with a new --index, interleaved (plain, index, plain, index),
+    then index add of two halves and dedup --index of the same corpus again: CPU seconds of
+    this process (the machine is shared; wall time follows the load); the two plain and the
+    two index runs are averaged."""
     out: dict[str, float] = {}
     warm = folder / "warm.db"
     with PersistentIndex(warm, make_method("minhash", threshold)) as index:  # numba kernels
         neardup.dedup(_docs(texts[:500]), index=index)
-    t = _cpu()
-    neardup.dedup(_docs(texts), method="minhash", threshold=threshold)
-    plain_before = _cpu() - t
-    path = folder / "dedup.db"
-    t = _cpu()
-    with PersistentIndex(path, make_method("minhash", threshold)) as index:
-        neardup.dedup(_docs(texts), index=index)
-    out["dedup_index"] = _cpu() - t
-    out["dedup_index_size"] = _size(path)
+    plain, indexed = [], []
+    for r in range(2):
+        docs = _docs(texts)
+        t = _cpu()
+        neardup.dedup(docs, method="minhash", threshold=threshold)
+        plain.append(_cpu() - t)
+        path = folder / ("dedup.db" if r == 0 else f"dedup{r}.db")
+        docs = _docs(texts)
+        t = _cpu()
+        with PersistentIndex(path, make_method("minhash", threshold)) as index:
+            neardup.dedup(docs, index=index)
+        indexed.append(_cpu() - t)
+    out["plain"] = sum(plain) / 2
+    out["dedup_index"] = sum(indexed) / 2
+    out["dedup_index_size"] = _size(folder / "dedup.db")
     half = len(texts) // 2
     path2 = folder / "halves.db"
     t = _cpu()
@@ -78,13 +85,38 @@ def build_times(texts: list[str], folder: Path, threshold: float) -> dict[str, f
         index.add(_docs(texts[half:], "e"), write_size=WRITE_DOCS)
     out["add_halves"] = _cpu() - t
     t = _cpu()
-    with PersistentIndex.open(path) as index:  # the same corpus again: every doc is stored
+    with PersistentIndex.open(folder / "dedup.db") as index:  # the same corpus: all stored
         neardup.dedup(_docs(texts), index=index)
     out["dedup_again"] = _cpu() - t
-    t = _cpu()
-    neardup.dedup(_docs(texts), method="minhash", threshold=threshold)
-    out["plain"] = (plain_before + _cpu() - t) / 2
     return out
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def cli_times(texts: list[str], folder: Path, threshold: float) -> dict[str, float]:
+    """``neardup dedup corpus.jsonl`` against ``... --index s.db`` (a new store each time),
+    interleaved twice: CPU seconds of the child processes, process start included."""
+    corpus = folder / "corpus.jsonl"
+    with corpus.open("w", encoding="utf-8") as fh:
+        for i, t in enumerate(texts):
+            fh.write(json.dumps({"id": f"d{i}", "text": t}) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    base = [sys.executable, "-m", "neardup", "dedup", str(corpus), "--threshold", str(threshold)]
+    times: dict[str, list[float]] = {"plain": [], "index": []}
+    for r in range(3):  # round 0 warms the kernel cache and the page cache
+        for name in ("plain", "index"):
+            db = folder / f"cli{r}.db"
+            args = [*base, "--index", str(db)] if name == "index" else base
+            t = _children_cpu()
+            subprocess.run(
+                args, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            if r:
+                times[name].append(_children_cpu() - t)
+    return {k: sum(v) / len(v) for k, v in times.items()}
 
 
 def size_breakdown(path: Path) -> list[tuple[str, float, float]]:
@@ -397,6 +429,13 @@ def main() -> None:
             f"x{times['add_halves'] / times['plain']:.2f} of plain\n"
             f"dedup --index again    {times['dedup_again']:7.2f} s  "
             f"x{times['dedup_again'] / times['plain']:.2f} of plain (every document stored)"
+        )
+        cli = cli_times(texts, folder, args.threshold)
+        print(
+            f"CLI, CPU seconds of the child processes (start included), interleaved twice:\n"
+            f"neardup dedup          {cli['plain']:7.2f} s\n"
+            f"neardup dedup --index  {cli['index']:7.2f} s  "
+            f"x{cli['index'] / cli['plain']:.2f} of plain"
         )
         size = times["dedup_index_size"]
         print(

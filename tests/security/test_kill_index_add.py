@@ -66,9 +66,10 @@ def _check(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        keys = [k for (k,) in conn.execute("SELECT key FROM docs ORDER BY key")]
+        stored = _stored(conn)
+        keys = sorted(stored)
         doc_ids = set(_lookup_docs(conn).tolist())
-        rowids = {r for (r,) in conn.execute("SELECT rowid FROM docs")}
+        rowids = set(stored.values())
     finally:
         conn.close()
     assert len(keys) % BATCH == 0, f"partial batch: {len(keys)} documents"
@@ -76,6 +77,20 @@ def _check(path: Path) -> int:
     # every document has its lookup rows; rows of replaced documents wait for compact()
     assert rowids <= doc_ids
     return len(keys)
+
+
+def _stored(conn: sqlite3.Connection) -> dict[str, int]:
+    """Every stored document's key and id (decoded from the chunks, less the gone ones)."""
+    from neardup.store._chunks import decode_chunk
+
+    gone = {d for (d,) in conn.execute("SELECT doc FROM gone")}
+    out: dict[str, int] = {}
+    for cid, n, data in conn.execute("SELECT id, n, data FROM chunks ORDER BY id"):
+        for doc, key, _, _ in decode_chunk(cid, n, data).documents():
+            if doc not in gone:
+                assert key not in out, f"{key} stored twice"
+                out[key] = doc
+    return out
 
 
 def _lookup_docs(conn: sqlite3.Connection) -> np.ndarray:
@@ -122,7 +137,7 @@ def test_sigkill_during_index_add(tmp_path: Path) -> None:
     assert _check(path) == N_DOCS
     conn = sqlite3.connect(path)
     try:  # compacted: no orphan lookup rows
-        live = {r for (r,) in conn.execute("SELECT rowid FROM docs")}
+        live = set(_stored(conn).values())
         assert set(_lookup_docs(conn).tolist()) == live
     finally:
         conn.close()
@@ -156,6 +171,10 @@ def _check_any(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+        return int(
+            conn.execute(
+                "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
+            ).fetchone()[0]
+        )
     finally:
         conn.close()

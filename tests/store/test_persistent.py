@@ -110,7 +110,11 @@ def _visible(path: Path) -> int:
     """The documents another connection sees: what was committed."""
     conn = sqlite3.connect(path)
     try:
-        return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+        return int(
+            conn.execute(
+                "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
+            ).fetchone()[0]
+        )
     finally:
         conn.close()
 

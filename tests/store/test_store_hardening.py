@@ -46,12 +46,14 @@ def _reads(path: Path) -> None:
 @pytest.mark.parametrize(
     ("sql", "value"),
     [
-        ("UPDATE docs SET sketch = ? WHERE key = 'a'", 10**9),  # bytes(int) would allocate 1 GB
-        ("UPDATE docs SET sketch = ? WHERE key = 'a'", "text"),
-        ("UPDATE docs SET sketch = ? WHERE key = 'a'", None),
-        ("UPDATE docs SET checksum = ? WHERE key = 'a'", "12"),
-        ("UPDATE docs SET checksum = ? WHERE key = 'a'", 1.5),
-        ("UPDATE docs SET key = ? WHERE key = 'a'", 7),
+        ("UPDATE chunks SET data = ?", 10**9),  # bytes(int) would allocate 1 GB
+        ("UPDATE chunks SET data = ?", "text"),
+        ("UPDATE chunks SET data = ?", None),
+        ("UPDATE chunks SET checksum = ?", "12"),
+        ("UPDATE chunks SET checksum = ?", 1.5),
+        ("UPDATE chunks SET n = ?", 7.5),
+        ("UPDATE chunks SET n = ?", 99),  # more slots than a chunk has: refused
+        ("UPDATE chunks SET n = ?", 1),  # the lengths no longer add up to the data
         ("UPDATE blocks SET data = ? WHERE id = (SELECT min(id) FROM blocks)", "x"),
         ("UPDATE blocks SET checksum = ? WHERE id = (SELECT min(id) FROM blocks)", 2.5),
         ("UPDATE segs SET shift = ?", "x"),
@@ -59,6 +61,7 @@ def _reads(path: Path) -> None:
         ("UPDATE segs SET doc_bits = ?", 0),
         ("UPDATE meta SET value = ? WHERE name = 'created'", b"\x00"),
         ("UPDATE meta SET value = ? WHERE name = 'stale'", "many"),
+        ("UPDATE meta SET value = ? WHERE name = 'docs'", "many"),
     ],
 )
 def test_wrong_sqlite_types_raise_store_error(tmp_path: Path, sql: str, value: object) -> None:
@@ -72,21 +75,38 @@ def test_wrong_sqlite_types_raise_store_error(tmp_path: Path, sql: str, value: o
         _reads(db)
 
 
+def _flip(path: Path, old: bytes, new: bytes) -> None:
+    """Replace bytes inside the newest chunk that holds them (checksum left as it was)."""
+    conn = sqlite3.connect(path)
+    cid, data = conn.execute(
+        "SELECT id, data FROM chunks WHERE instr(data, ?) > 0 ORDER BY id DESC", (old,)
+    ).fetchone()
+    conn.execute("UPDATE chunks SET data = ? WHERE id = ?", (data.replace(old, new), cid))
+    conn.commit()
+    conn.close()
+
+
 def test_flipped_sketch_bytes_fail_the_checksum(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     _store(db)
-    _edit(db, "UPDATE docs SET sketch = ? WHERE key = 'a'", b"sketch-A")  # one byte differs
+    _flip(db, b"sketch-a", b"sketch-A")  # one byte differs
     with (
         Store.open(db, kind=KIND, params=PARAMS) as store,
         pytest.raises(StoreError, match="checksum"),
     ):
         store.get("a")
-    _store(db)  # a rewrite heals it
-    _edit(db, "UPDATE docs SET key = 'c' WHERE key = 'b'")  # the key is covered too
-    with Store.open(db, kind=KIND, params=PARAMS) as store:
-        assert store.get("a") == b"sketch-a"
-        with pytest.raises(StoreError, match="checksum"):
-            store.get("c")
+    with Store.open(db, kind=KIND, params=PARAMS) as store, pytest.raises(StoreError):
+        store.candidates(np.array([1, 0]))  # a candidate read checks it too
+    with pytest.raises(StoreError, match="checksum"):
+        _store(db)  # a rewrite finds the stored keys through the damaged chunk: refused
+    db = tmp_path / "t.db"
+    _store(db)
+    _flip(db, b"ab", b"ac")  # the keys are covered too (they follow the lengths: "a", "b")
+    with (
+        Store.open(db, kind=KIND, params=PARAMS) as store,
+        pytest.raises(StoreError, match="checksum"),
+    ):
+        store.get("b")
 
 
 def test_damaged_schema_version_is_a_store_error(tmp_path: Path) -> None:
@@ -194,6 +214,7 @@ def test_flipped_lookup_block_bytes_fail_the_checksum(tmp_path: Path) -> None:
     ):
         store.candidates(np.array([1, 2]))
     # a block moved to another id fails too (the id is covered)
+    db = tmp_path / "t.db"
     _store(db)
     _edit(db, "UPDATE blocks SET id = id + 1")
     with (

@@ -116,11 +116,12 @@ def test_replace_is_the_duplicate_key_rule(tmp_path: Path) -> None:
         assert store.stats()["stale_docs"] == 1  # the old rows stay until compact()
         assert store.compact() == 2
         assert store.stats()["lookup_rows"] == 4 and store.stats()["stale_docs"] == 0
+        assert store.get("k") == b"new" and len(store) == 2
 
 
 def test_a_stored_key_late_in_a_batch_replaces_it_and_keeps_the_rest(tmp_path: Path) -> None:
-    """The rows of a batch go in before the stored keys are looked up; a stored key late in
-    the batch rolls back the rows before it, and the batch is written whole once more."""
+    """A stored key late in a batch is found by its key entry and replaced; the batch's
+    other documents go in as new ones."""
     keys, sketches, lookup = _batch("a", 500)
     with _open(tmp_path / "s.db") as store:
         store.add_many(keys[:3], sketches[:3], lookup[:3])
@@ -144,7 +145,7 @@ def test_removal(tmp_path: Path) -> None:
         assert len(store) == 9 and store.get("a4") is None
         assert store.candidates(lookup[4]) == []
         assert store.compact() == 4
-        assert store.stats()["lookup_rows"] == 9 * 4
+        assert store.stats()["lookup_rows"] == 9 * 4 and store.get("a3") == sketches[3]
         store.add("a4", b"back", lookup[4])
         assert store.candidates(lookup[4]) == [("a4", b"back")]
         # Re-added keys come after the others (insertion order of the current rows).
@@ -274,7 +275,7 @@ def test_v2_store_is_upgraded_in_place(tmp_path: Path) -> None:
     old = _fixture(tmp_path, "v2")
     with _open(old) as store:
         _fixture_reads(store)
-        assert store.stats()["schema_version"] == SCHEMA_VERSION == 3
+        assert store.stats()["schema_version"] == SCHEMA_VERSION == 4
         store.add("gamma", b"g", np.array([10, 5]))
         assert [k for k, _ in store.candidates(np.array([10, 0]))] == ["alpha", "beta", "gamma"]
     conn = sqlite3.connect(old)
@@ -285,11 +286,36 @@ def test_v2_store_is_upgraded_in_place(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_fresh_store_matches_the_v3_fixture(tmp_path: Path) -> None:
-    """The schema-3 file format is pinned: a fixture store opens, and new stores equal it."""
+def test_v3_store_is_upgraded_in_place(tmp_path: Path) -> None:
+    """A schema-3 store (one row per document) opens; its rows become chunks, its keys get
+    key entries; opened read-only it is refused with a message that says what to do."""
     old = _fixture(tmp_path, "v3")
+    with pytest.raises(StoreError, match="open it once without readonly=True"):
+        _open(old, readonly=True)
+    with _open(old) as store:
+        _fixture_reads(store)
+        assert store.last_doc_id() == 3 and store.stats()["sketch_bytes"] == 24
+        store.add("beta", b"b2", np.array([11, 5]))  # found by key: replaced
+        assert len(store) == 3 and store.get("beta") == b"b2"
+        assert [k for k, _ in store.candidates(np.array([10, 0]))] == ["alpha"]
+        assert store.remove("delta") and store.get("delta") is None
     conn = sqlite3.connect(old)
-    fixture_schema = _schema(conn)
+    try:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "docs" not in names and {"chunks", "gone", "segs", "blocks"} <= names
+    finally:
+        conn.close()
+
+
+def test_fresh_store_matches_the_v4_fixture(tmp_path: Path) -> None:
+    """The schema-4 file format is pinned: a fixture store opens, and new stores equal it
+    (but for SQLite's own sqlite_sequence, which a new store keeps from version 2's table)."""
+    old = _fixture(tmp_path, "v4")
+    conn = sqlite3.connect(old)
+    fixture_schema = [
+        *_schema(conn),
+        ("table", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
+    ]
     conn.close()
     with _open(old) as store:
         _fixture_reads(store)
@@ -423,7 +449,7 @@ CRASH_SCRIPT = """
     store.add_many([f"a{i}" for i in range(2000)], [b"A%d" % i for i in range(2000)], first)
     print(os.path.getsize(path + "-wal"), flush=True)
     # A small page cache makes SQLite spill uncommitted pages to the WAL early.
-    store._conn.execute("PRAGMA cache_size = 20")
+    store._conn.execute("PRAGMA cache_size = 5")
     seen = 0
 
     def trace(sql):
@@ -444,8 +470,8 @@ CRASH_SCRIPT = """
 @pytest.mark.parametrize(
     ("marker", "kill_at"),
     [
-        ("SELECT seq FROM sqlite_sequence", 1),  # just after BEGIN
-        ("INSERT INTO docs", 3000),  # in the middle of the documents
+        ("SELECT name, value FROM meta", 1),  # just after BEGIN
+        ("INSERT INTO chunks", 100),  # in the middle of the documents
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )
@@ -670,7 +696,7 @@ def test_segments_merge_and_answer_like_one_table(tmp_path: Path) -> None:
         conn = sq.connect(tmp_path / "s.db")
         segments = read_segments(conn)
         conn.close()
-        levels = [s.level for s in segments]
+        levels = [(s.role, s.level) for s in segments]  # lookup and key segments apart
         assert all(levels.count(level) < FANOUT for level in set(levels))
         before = store.stats()["lookup_rows"]
         dropped = store.compact()

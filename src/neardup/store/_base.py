@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterator
 from types import TracebackType
@@ -13,6 +14,9 @@ from neardup.errors import StoreError
 from neardup.store._rows import damaged
 
 __all__ = ["StoreBase"]
+
+_COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
+_COUNTERS_JSON = json.dumps(list(_COUNTERS))
 
 
 class StoreBase:
@@ -126,20 +130,29 @@ class StoreBase:
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
-    def _stale(self, conn: sqlite3.Connection) -> int:
-        row = conn.execute("SELECT value FROM meta WHERE name = 'stale'").fetchone()
-        if row is None:
-            return 0
-        try:
-            return int(str(row[0]))
-        except ValueError:
-            raise damaged(self._path, f"its stale count {row[0]!r} is not a number") from None
+    def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
+        """The counters kept in ``meta``: ``last_doc`` (the last document id given out),
+        ``docs`` (stored documents), ``sketch_bytes`` and ``stale`` (replaced or removed
+        documents whose lookup entries remain); 0 when absent."""
+        out = dict.fromkeys(_COUNTERS, 0)
+        for name, value in conn.execute(
+            "SELECT name, value FROM meta WHERE name IN (SELECT value FROM json_each(?))",
+            (_COUNTERS_JSON,),
+        ):
+            try:
+                out[name] = int(str(value))
+            except ValueError:
+                raise damaged(self._path, f"its {name} count {value!r} is not a number") from None
+        return out
 
-    def _set_stale(self, conn: sqlite3.Connection, stale: int) -> None:
-        conn.execute(
-            "INSERT INTO meta (name, value) VALUES ('stale', ?) "
+    def _stale(self, conn: sqlite3.Connection) -> int:
+        return self._counters(conn)["stale"]
+
+    def _set_counters(self, conn: sqlite3.Connection, **values: int) -> None:
+        conn.executemany(
+            "INSERT INTO meta (name, value) VALUES (?, ?) "
             "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
-            (str(stale),),
+            [(name, str(value)) for name, value in values.items()],
         )
 
     # ------------------------------------------------------------------------------ closing

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+import xxhash
 
 from neardup.errors import InputError
 
-__all__ = ["Lookup", "blob", "fold", "pairs", "triples"]
+__all__ = ["KEY_BAND", "Lookup", "blob", "fold", "key_folds", "pairs", "triples"]
 
 Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
 """Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
@@ -113,3 +114,22 @@ def fold(bands: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> npt.NDA
         h *= _M3
         h ^= h >> np.uint64(32)
     return (h & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32).astype(np.int64)
+
+
+KEY_BAND = -1
+"""The band of the document-key entries (schema 4): each document's xxh3-64 of its key, folded
+with this band, is one more lookup entry, which finds a document by key without a per-document
+row (callers' bands are non-negative; a chance equality with a caller's folded key only adds a
+verified false candidate)."""
+
+
+def key_folds(keys: Sequence[bytes]) -> npt.NDArray[np.int64]:
+    """The folded lookup entries of UTF-8 document keys (see :data:`KEY_BAND`).
+
+    Examples:
+        >>> a, b = key_folds([b"a", b"b"]).tolist()
+        >>> a != b and key_folds([b"a"]).tolist() == [a]
+        True
+    """
+    hashes = np.fromiter(map(xxhash.xxh3_64_intdigest, keys), dtype=np.uint64, count=len(keys))
+    return fold(np.full(len(keys), KEY_BAND, dtype=np.int64), hashes.view(np.int64))

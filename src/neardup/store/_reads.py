@@ -4,20 +4,25 @@ the checked read path of :mod:`neardup.store._rows` (private: use :class:`neardu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import InputError
 from neardup.store._base import StoreBase
-from neardup.store._lookup import Lookup, fold, pairs, triples
-from neardup.store._rows import damaged, doc_row, integer, json_list, text_or_none
+from neardup.store._chunks import SLOTS, Chunk, chunk_checksum, decode_chunk
+from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
+from neardup.store._rows import damaged, integer, json_list
+from neardup.store._segments import KEYS, LOOKUP, read_segments
 from neardup.store._segments import lookup as segment_lookup
-from neardup.store._segments import read_segments
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
+
+T = TypeVar("T")
 
 StatValue = str | int | float
 
@@ -40,13 +45,8 @@ class StoreReads(StoreBase):
             ...     s.get("k"), s.get("missing")
             (b'sk', None)
         """
-        with self._errors("read a document"):
-            row = (
-                self._live()
-                .execute("SELECT key, sketch, checksum FROM docs WHERE key = ?", (key,))
-                .fetchone()
-            )
-        return None if row is None else doc_row(self._path, *row)[1]
+        found = self._lookup_key(key, "read a document")
+        return None if found is None else found[1]
 
     def get_meta(self, key: str) -> str | None:
         """Return the caller metadata stored with ``key`` (None if absent or not set).
@@ -58,17 +58,98 @@ class StoreReads(StoreBase):
             ...     s.get_meta("k")
             '{"len": 3}'
         """
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT meta FROM docs WHERE key = ?", (key,)).fetchone()
-        return None if row is None else text_or_none(self._path, row[0], "a metadata value")
+        found = self._lookup_key(key, "read a document")
+        return None if found is None else found[2]
 
     def __contains__(self, key: object) -> bool:
         """Return whether ``key`` is stored."""
         if not isinstance(key, str):
             return False
-        with self._errors("read a document"):
-            row = self._live().execute("SELECT 1 FROM docs WHERE key = ?", (key,)).fetchone()
-        return row is not None
+        return self._lookup_key(key, "read a document") is not None
+
+    def _lookup_key(self, key: str, action: str) -> tuple[int, bytes, str | None] | None:
+        try:
+            raw = key.encode("utf-8")
+        except UnicodeEncodeError:
+            return None  # never stored: add_many refuses such keys
+        with self._errors(action), self._read() as conn:
+            return self._find(conn, [key], [raw]).get(key)
+
+    def _find(
+        self, conn: sqlite3.Connection, keys: list[str], raw: list[bytes]
+    ) -> dict[str, tuple[int, bytes, str | None]]:
+        """The stored documents with these keys: ``key -> (id, sketch, meta)``, through
+        their key entries in the lookup segments (one probe for the whole list)."""
+        if not keys:
+            return {}
+        try:
+            segments = [s for s in read_segments(conn) if s.role == KEYS]
+            if not segments:
+                return {}
+            _, docs = segment_lookup(conn, key_folds(raw), segments)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
+        if not docs.size:
+            return {}
+        wanted = set(keys)
+        out: dict[str, tuple[int, bytes, str | None]] = {}
+        for doc, chunk in self._docs(conn, np.unique(docs)):
+            i = doc - chunk.first
+            key = self._slot(chunk, i, chunk.key)
+            if key in wanted:  # ids grow: the last wins
+                out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
+        return out
+
+    def _chunks_of(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, Chunk]:
+        """The checked, decoded chunks with these ids (absent ones are left out)."""
+        out: dict[int, Chunk] = {}
+        for cid, n, data, check in conn.execute(
+            "SELECT id, n, data, checksum FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+            (json_list(ids),),
+        ):
+            out[integer(self._path, cid, "a chunk id")] = self._chunk(cid, n, data, check)
+        return out
+
+    def _chunk(self, cid: int, n: object, data: object, check: object) -> Chunk:
+        if type(n) is not int or type(data) is not bytes or type(check) is not int:
+            raise damaged(
+                self._path,
+                f"document chunk {cid} has the SQLite types ({type(n).__name__}, "
+                f"{type(data).__name__}, {type(check).__name__}) instead of "
+                "(integer, blob, integer)",
+            )
+        if chunk_checksum(cid, data) != check:
+            raise damaged(self._path, f"document chunk {cid} fails its checksum (flipped bytes)")
+        try:
+            return decode_chunk(cid, n, data)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
+
+    def _docs(
+        self, conn: sqlite3.Connection, docs: npt.NDArray[np.int64]
+    ) -> Iterator[tuple[int, Chunk]]:
+        """The stored ones of these (sorted, unique) document ids with their chunks."""
+        ids = docs.tolist()
+        gone = {
+            d
+            for (d,) in conn.execute(
+                "SELECT doc FROM gone WHERE doc IN (SELECT value FROM json_each(?))",
+                (json_list(ids),),
+            )
+        }
+        chunks = self._chunks_of(conn, sorted({d // SLOTS for d in ids}))
+        for doc in ids:
+            chunk = chunks.get(doc // SLOTS)
+            if chunk is None or doc in gone:
+                continue
+            if chunk.filled(doc - chunk.first):
+                yield doc, chunk
+
+    def _slot(self, chunk: Chunk, i: int, read: Callable[[int], T]) -> T:
+        try:
+            return read(i)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
 
     def candidates(self, lookup: npt.NDArray[np.integer]) -> list[tuple[str, bytes]]:
         """Return every stored document sharing at least one ``(band, value)`` with ``lookup``.
@@ -126,7 +207,7 @@ class StoreReads(StoreBase):
             return out
         with self._errors("find candidates"), self._read() as conn:
             try:
-                segments = read_segments(conn)
+                segments = [s for s in read_segments(conn) if s.role == LOOKUP]
                 if up_to is not None:  # a segment written after that id holds none of them
                     segments = [seg for seg in segments if seg.doc_lo <= up_to]
                 if not segments:  # nothing stored (yet, or before ``up_to``)
@@ -153,14 +234,9 @@ class StoreReads(StoreBase):
                 np.stack([np.repeat(found[:, 1], counts), sorted_query[where]], axis=1), axis=0
             )  # (doc, query), sorted by document id = insertion order
             rows: dict[int, tuple[str, bytes]] = {}
-            for rowid, key, sketch, check in conn.execute(
-                "SELECT rowid, key, sketch, checksum FROM docs "
-                "WHERE rowid IN (SELECT value FROM json_each(?))",
-                (json_list(np.unique(pair[:, 0]).tolist()),),
-            ):
-                rows[integer(self._path, rowid, "a document id")] = doc_row(
-                    self._path, key, sketch, check
-                )
+            for doc, chunk in self._docs(conn, np.unique(pair[:, 0])):
+                i = doc - chunk.first
+                rows[doc] = (self._slot(chunk, i, chunk.key), chunk.sketch(i))
         for doc, q in pair.tolist():
             got = rows.get(doc)
             if got is not None:  # absent: a stale lookup row of a replaced document
@@ -168,7 +244,8 @@ class StoreReads(StoreBase):
         return out
 
     def last_doc_id(self) -> int:
-        """The id of the last document added so far (0 for none); ids only grow.
+        """The id of the last document added so far (0 for none); ids only grow (a batch
+        starts at the next multiple of 32, its first chunk).
 
         Examples:
             >>> from neardup.store import Store
@@ -176,12 +253,11 @@ class StoreReads(StoreBase):
             ...     before = s.last_doc_id()
             ...     _ = s.add_many(["a", "b"], [b"A", b"B"], np.zeros((2, 1), np.int64))
             ...     before, s.last_doc_id(), [k for k, _ in s.candidates_many(
-            ...         np.zeros((1, 1), np.int64), up_to=1)[0]]
-            (0, 2, ['a'])
+            ...         np.zeros((1, 1), np.int64), up_to=s.last_doc_id() - 1)[0]]
+            (0, 33, ['a'])
         """
         with self._errors("read the document counter"), self._read() as conn:
-            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
-        return 0 if row is None else integer(self._path, row[0], "the document counter")
+            return self._counters(conn)["last_doc"]
 
     def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
         """Yield every stored ``(keys, sketches)`` in batches, in the order they were added.
@@ -206,25 +282,40 @@ class StoreReads(StoreBase):
         """
         if batch < 1:
             raise InputError(f"batch must be at least 1, got {batch}")
+        conn = self._live()
+        began = not conn.in_transaction  # one read transaction: one snapshot for every read
         with self._errors("read documents"):
-            cursor = self._live().execute("SELECT key, sketch, checksum FROM docs ORDER BY rowid")
+            if began:
+                conn.execute("BEGIN")
+            gone = {d for (d,) in conn.execute("SELECT doc FROM gone")}
+            cursor = conn.execute("SELECT id, n, data, checksum FROM chunks ORDER BY id")
+        keys: list[str] = []
+        sketches: list[bytes] = []
         try:
             while True:
                 with self._errors("read documents"):
-                    rows = cursor.fetchmany(batch)
+                    rows = cursor.fetchmany(max(1, batch // SLOTS))
+                for cid, n, data, check in rows:
+                    chunk = self._chunk(integer(self._path, cid, "a chunk id"), n, data, check)
+                    for i in range(chunk.n):
+                        if chunk.filled(i) and chunk.first + i not in gone:
+                            keys.append(self._slot(chunk, i, chunk.key))
+                            sketches.append(chunk.sketch(i))
+                while len(keys) >= batch or (keys and not rows):
+                    yield keys[:batch], sketches[:batch]
+                    keys, sketches = keys[batch:], sketches[batch:]
                 if not rows:
                     return
-                checked = [doc_row(self._path, *row) for row in rows]
-                yield [k for k, _ in checked], [b for _, b in checked]
         finally:
             if self._conn is not None:  # close() already finalized the cursor's statement
                 cursor.close()
+                if began and conn.in_transaction:
+                    conn.execute("COMMIT")
 
     def __len__(self) -> int:
         """Return the number of stored documents."""
-        with self._errors("count documents"):
-            value = self._live().execute("SELECT count(*) FROM docs").fetchone()[0]
-        return integer(self._path, value, "the document count")
+        with self._errors("count documents"):  # no BEGIN: an iteration's snapshot holds
+            return self._counters(self._live())["docs"]
 
     @property
     def config(self) -> str:
@@ -236,7 +327,8 @@ class StoreReads(StoreBase):
         """Return a summary of the store.
 
         Returns:
-            ``path``, ``docs`` (documents), ``lookup_rows``, ``stale_docs`` (replaced or
+            ``path``, ``docs`` (documents), ``lookup_rows`` (lookup entries; the
+            documents' key entries not counted), ``stale_docs`` (replaced or
             removed documents whose lookup rows :meth:`compact` will drop), ``kind``,
             ``params``, ``config``, ``schema_version``, ``file_size`` (bytes of the database
             pages, committed WAL content included), ``sketch_bytes`` (total stored sketch
@@ -247,18 +339,19 @@ class StoreReads(StoreBase):
             >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
             ...     st = s.stats()
             >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 3)
+            (0, 'minhash', 'minhash-00', 4)
         """
         with self._errors("read statistics"), self._read() as conn:
             identity = self._identity()
-            docs, sketch_bytes = conn.execute(
-                "SELECT count(*), coalesce(sum(length(sketch)), 0) FROM docs"
-            ).fetchone()
-            lookup_rows = conn.execute("SELECT coalesce(sum(entries), 0) FROM segs").fetchone()[0]
+            counts = self._counters(conn)
+            docs, sketch_bytes = counts["docs"], counts["sketch_bytes"]
+            lookup_rows = conn.execute(
+                f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {LOOKUP:d}"
+            ).fetchone()[0]
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
             page_size = conn.execute("PRAGMA page_size").fetchone()[0]
             version = schema_version(conn)
-            stale = self._stale(conn)
+            stale = counts["stale"]
         try:
             created = float(identity.get("created", ""))
         except ValueError:

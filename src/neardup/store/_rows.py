@@ -14,7 +14,16 @@ import xxhash
 
 from neardup.errors import InputError, StoreError
 
-__all__ = ["checksum", "checksum_of", "damaged", "doc_row", "integer", "json_list", "text_or_none"]
+__all__ = [
+    "checksum",
+    "checksum_of",
+    "damaged",
+    "doc_row",
+    "id_checksum",
+    "integer",
+    "json_list",
+    "text_or_none",
+]
 
 
 def damaged(path: str, what: str) -> StoreError:
@@ -38,6 +47,18 @@ def checksum(key: str, sketch: bytes) -> int:
 def checksum_of(key: bytes, sketch: bytes) -> int:
     """:func:`checksum` of an already encoded key."""
     digest = xxhash.xxh3_64_intdigest(key + b"\x00" + sketch)
+    return digest - (1 << 64) if digest >= 1 << 63 else digest
+
+
+def id_checksum(row_id: int, data: bytes) -> int:
+    """xxh3-64 of a row id (8 bytes, little-endian) and its data, as a signed integer: the
+    checksum of a lookup block and of a document chunk.
+
+    Examples:
+        >>> id_checksum(1, b"x") == id_checksum(1, b"x") != id_checksum(2, b"x")
+        True
+    """
+    digest = xxhash.xxh3_64_intdigest(row_id.to_bytes(8, "little", signed=True) + data)
     return digest - (1 << 64) if digest >= 1 << 63 else digest
 
 

@@ -1,4 +1,4 @@
-"""Lookup keys kept as bit-packed blocks in immutable segments (private; schema version 3).
+"""Lookup keys kept as bit-packed blocks in immutable segments (private; schema version 3 on).
 
 One SQLite row per ``(key, document)`` costs ~13 bytes (4-byte key, document id, record and
 cell headers), 16 of them per MinHash document. Instead every write batch becomes one
@@ -21,24 +21,29 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import xxhash
 
-from neardup.store._rows import json_list
+from neardup.store._chunks import SLOTS
+from neardup.store._rows import id_checksum, json_list
 
 __all__ = [
     "BUCKET_ENTRIES",
     "FANOUT",
+    "KEYS",
+    "LOOKUP",
     "MERGE_CAP",
+    "Alive",
     "Segment",
     "block_checksum",
     "decode_segment",
     "encode_segment",
     "lookup",
     "read_segments",
+    "stored_docs",
     "write_segment",
 ]
 
@@ -49,6 +54,10 @@ FANOUT = 4
 MERGE_CAP = 1 << 23
 """Segments are not merged into one of more entries than this (bounds a merge's memory)."""
 _LEVEL_BASE = 1024  # entries of the smallest size class
+LOOKUP = 0
+"""The role of a segment of the callers' lookup keys."""
+KEYS = 1
+"""The role of a segment of document-key entries (schema 4: finds a document by its key)."""
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -66,6 +75,7 @@ class Segment:
     entries: int
     kmin: int  # smallest and largest key (unsigned 32-bit) in the segment
     kmax: int
+    role: int = LOOKUP  # LOOKUP: the callers' keys; KEYS: the documents' key entries
 
     @property
     def width(self) -> int:
@@ -86,18 +96,12 @@ class Segment:
             and self.doc_lo >= 0
             and self.entries >= 0
             and 0 <= self.kmin <= self.kmax < (1 << 32)
+            and self.role in (LOOKUP, KEYS)
         )
 
 
-def block_checksum(block_id: int, data: bytes) -> int:
-    """xxh3-64 of the block id (8 bytes, little-endian) and its data, as a signed integer.
-
-    Examples:
-        >>> block_checksum(1, b"x") == block_checksum(1, b"x") != block_checksum(2, b"x")
-        True
-    """
-    digest = xxhash.xxh3_64_intdigest(block_id.to_bytes(8, "little", signed=True) + data)
-    return digest - (1 << 64) if digest >= 1 << 63 else digest
+block_checksum = id_checksum
+"""xxh3-64 of the row id (8 bytes, little-endian) and its data, as a signed integer."""
 
 
 def _unsigned(keys: I64) -> U64:
@@ -105,7 +109,7 @@ def _unsigned(keys: I64) -> U64:
 
 
 def encode_segment(
-    seg: int, keys: I64, docs: I64
+    seg: int, keys: I64, docs: I64, role: int = 0
 ) -> tuple[Segment, list[tuple[int, bytes, int]]] | None:
     """Pack ``(folded key, document)`` entries into a segment's rows; None when empty.
 
@@ -132,7 +136,7 @@ def encode_segment(
     n = int(ku.size)
     bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
     shift = 32 - bucket_bits
-    segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]))
+    segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]), role)
     buckets = ku >> np.uint64(shift)
     low = ku & np.uint64((1 << shift) - 1)
     packed = (low << np.uint64(doc_bits)) | offset
@@ -183,7 +187,7 @@ def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     """Every segment, oldest first (raises ValueError on a damaged row)."""
     out = []
     for row in conn.execute(
-        "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax FROM segs ORDER BY seg"
+        "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role FROM segs ORDER BY seg"
     ):
         if any(type(v) is not int for v in row):
             raise ValueError("a segment row holds a value that is not an integer")
@@ -194,11 +198,11 @@ def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     return out
 
 
-def write_segment(conn: sqlite3.Connection, keys: I64, docs: I64) -> None:
+def write_segment(conn: sqlite3.Connection, keys: I64, docs: I64, role: int = LOOKUP) -> None:
     """Write entries as a new segment, then merge size classes that filled up."""
     row = conn.execute("SELECT max(seg) FROM segs").fetchone()
     seg = 1 if row[0] is None else int(row[0]) + 1
-    _insert(conn, encode_segment(seg, keys, docs))
+    _insert(conn, encode_segment(seg, keys, docs, role))
     _merge_full_levels(conn)
 
 
@@ -209,9 +213,9 @@ def _insert(
         return
     s, rows = encoded
     conn.execute(
-        "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (s.seg, s.shift, s.doc_lo, s.doc_bits, s.entries, s.kmin, s.kmax),
+        "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (s.seg, s.shift, s.doc_lo, s.doc_bits, s.entries, s.kmin, s.kmax, s.role),
     )
     conn.executemany("INSERT INTO blocks (id, data, checksum) VALUES (?, ?, ?)", rows)
 
@@ -227,37 +231,60 @@ def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:
     return decode_segment(s, rows)
 
 
-def merge(conn: sqlite3.Connection, group: list[Segment]) -> int:
+Alive = Callable[[sqlite3.Connection, I64], npt.NDArray[np.bool_]]
+"""Which of some document ids are stored (a mask); merges drop the entries of the others."""
+
+
+def stored_docs(conn: sqlite3.Connection, docs: I64) -> npt.NDArray[np.bool_]:
+    """The documents that are stored: their chunk exists and they are not in ``gone``.
+
+    (A chunk's empty slots have no entries: compaction drops a removed document's entries
+    before it empties its slot.)"""
+    if not docs.size:
+        return np.zeros(0, dtype=np.bool_)
+    lo, hi = int(docs.min()), int(docs.max())
+    chunks = np.array(
+        [
+            r
+            for (r,) in conn.execute(
+                "SELECT id FROM chunks WHERE id BETWEEN ? AND ?", (lo // SLOTS, hi // SLOTS)
+            )
+        ],
+        dtype=np.int64,
+    )
+    gone = np.array(
+        [r for (r,) in conn.execute("SELECT doc FROM gone WHERE doc BETWEEN ? AND ?", (lo, hi))],
+        dtype=np.int64,
+    )
+    alive = np.isin(docs // SLOTS, chunks)
+    if gone.size:
+        alive &= ~np.isin(docs, gone)
+    return alive
+
+
+def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive = stored_docs) -> int:
     """Replace ``group`` by one segment without the entries of deleted documents; return how
     many entries were dropped."""
     parts = [_segment_entries(conn, s) for s in group]
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
-    lo, hi = int(docs.min(initial=0)), int(docs.max(initial=0))
-    live = np.array(
-        [
-            r
-            for (r,) in conn.execute("SELECT rowid FROM docs WHERE rowid BETWEEN ? AND ?", (lo, hi))
-        ],
-        dtype=np.int64,
-    )
-    alive = np.isin(docs, live)
+    keep = alive(conn, docs)
     for s in group:
         conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
         conn.execute(
             "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
             (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
         )
-    _insert(conn, encode_segment(group[-1].seg, keys[alive], docs[alive]))
-    return int(docs.size - np.count_nonzero(alive))
+    _insert(conn, encode_segment(group[-1].seg, keys[keep], docs[keep], group[-1].role))
+    return int(docs.size - np.count_nonzero(keep))
 
 
 def _merge_full_levels(conn: sqlite3.Connection) -> None:
     while True:
         segments = read_segments(conn)
-        by_level: dict[int, list[Segment]] = {}
+        by_level: dict[tuple[int, int], list[Segment]] = {}
         for s in segments:
-            by_level.setdefault(s.level, []).append(s)
+            by_level.setdefault((s.role, s.level), []).append(s)
         group = next(
             (
                 g
@@ -271,20 +298,25 @@ def _merge_full_levels(conn: sqlite3.Connection) -> None:
         merge(conn, group)
 
 
-def compact_all(conn: sqlite3.Connection) -> int:
-    """Rewrite every segment without the entries of deleted documents (merging neighbours up
-    to :data:`MERGE_CAP` entries); return how many entries were dropped."""
+def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
+    """Rewrite every segment without the entries of deleted documents (merging neighbours of
+    one role up to :data:`MERGE_CAP` entries); return how many :data:`LOOKUP` entries were
+    dropped."""
     dropped = 0
-    group: list[Segment] = []
-    total = 0
-    for s in read_segments(conn):
-        if group and total + s.entries > MERGE_CAP:
-            dropped += merge(conn, group)
-            group, total = [], 0
-        group.append(s)
-        total += s.entries
-    if group:
-        dropped += merge(conn, group)
+    segments = read_segments(conn)
+    for role in (LOOKUP, KEYS):
+        group: list[Segment] = []
+        total = 0
+        for s in (s for s in segments if s.role == role):
+            if group and total + s.entries > MERGE_CAP:
+                n = merge(conn, group, alive)
+                dropped += n if role == LOOKUP else 0
+                group, total = [], 0
+            group.append(s)
+            total += s.entries
+        if group:
+            n = merge(conn, group, alive)
+            dropped += n if role == LOOKUP else 0
     return dropped
 
 
@@ -299,7 +331,7 @@ def lookup(
         ValueError: a segment or block is damaged.
     """
     if segments is None:
-        segments = read_segments(conn)
+        segments = [s for s in read_segments(conn) if s.role == LOOKUP]
     empty = np.zeros(0, dtype=np.int64)
     if not segments or not keys.size:
         return empty, empty

@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from neardup.errors import SchemaVersionError
 
@@ -122,6 +123,8 @@ def _v3_segments(conn: sqlite3.Connection) -> None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "keys" not in tables:
         return
+    if "role" not in [row[1] for row in conn.execute("PRAGMA table_info(segs)").fetchall()]:
+        conn.execute("ALTER TABLE segs ADD COLUMN role INTEGER NOT NULL DEFAULT 0")  # v4's
     cursor = conn.execute("SELECT k, doc FROM keys ORDER BY k, doc")
     seg = 0
     while rows := cursor.fetchmany(MERGE_CAP):
@@ -131,7 +134,89 @@ def _v3_segments(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE keys")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact, _v3_segments)
+def _v4_chunks(conn: sqlite3.Connection) -> None:
+    """Version 4: documents packed 32 to a ``chunks`` row, found by key through the lookup
+    segments; no per-document row.
+
+    Version 3's ``docs`` table (one row and one key-index entry per document) becomes
+    ``chunks`` rows (:mod:`neardup.store._chunks`; document ``d`` sits in chunk ``d // 32``,
+    slot ``d % 32``, so the lookup entries keep their document ids), every document gets a
+    key entry (:data:`neardup.store._lookup.KEY_BAND`) in a new segment of role 1 (a ``role``
+    column in ``segs``; lookups read role 0, key searches role 1), removed and replaced
+    documents are listed in ``gone`` until compaction, and the counters (last document id,
+    documents, sketch bytes) move into ``meta``. The old lookup entries of documents no longer
+    stored are dropped first (they would otherwise point into the new chunks' empty slots).
+    """
+    from neardup.store._chunks import SLOTS, encode_slots
+    from neardup.store._lookup import key_folds
+    from neardup.store._segments import KEYS, _insert, compact_all, encode_segment
+
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS chunks ("
+        " id INTEGER PRIMARY KEY,"
+        " n INTEGER NOT NULL,"
+        " added INTEGER NOT NULL,"
+        " data BLOB NOT NULL,"
+        " checksum INTEGER NOT NULL)"
+    )
+    conn.execute("CREATE TABLE IF NOT EXISTS gone (doc INTEGER PRIMARY KEY)")
+    if "role" not in [row[1] for row in conn.execute("PRAGMA table_info(segs)").fetchall()]:
+        # 0: the callers' lookup keys; 1: the documents' key entries
+        conn.execute("ALTER TABLE segs ADD COLUMN role INTEGER NOT NULL DEFAULT 0")
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "docs" not in tables:
+        return
+
+    def in_docs(c: sqlite3.Connection, docs: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        lo, hi = int(docs.min(initial=0)), int(docs.max(initial=0))
+        rows = c.execute("SELECT rowid FROM docs WHERE rowid BETWEEN ? AND ?", (lo, hi))
+        return np.isin(docs, np.array([r for (r,) in rows], dtype=np.int64))
+
+    compact_all(conn, in_docs)
+    row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
+    last = 0 if row is None else int(row[0])
+    count = size = 0
+    cursor = conn.execute("SELECT rowid, key, sketch, added, meta FROM docs ORDER BY rowid")
+    chunk, added = -1, 0
+    slots: list[tuple[str, bytes, str | None] | None] = []
+    keys: list[bytes] = []
+    ids: list[int] = []
+    rows = []
+    for rowid, key, sketch, when, meta in cursor.fetchall():
+        if rowid // SLOTS != chunk:
+            if slots:
+                rows.append(encode_slots(chunk, slots, added))
+            chunk, slots = rowid // SLOTS, []
+        slots.extend([None] * (rowid % SLOTS - len(slots)))
+        slots.append((key, sketch, meta))
+        added = int(when)
+        keys.append(key.encode("utf-8"))
+        ids.append(rowid)
+        count += 1
+        size += len(sketch)
+    if slots:
+        rows.append(encode_slots(chunk, slots, added))
+    conn.executemany(
+        "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)", rows
+    )
+    if keys:
+        seg = conn.execute("SELECT coalesce(max(seg), 0) + 1 FROM segs").fetchone()[0]
+        ids_array = np.array(ids, dtype=np.int64)
+        _insert(conn, encode_segment(int(seg), key_folds(keys), ids_array, role=KEYS))
+    conn.executemany(
+        "INSERT INTO meta (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        [
+            ("last_doc", str(last)),
+            ("docs", str(count)),
+            ("sketch_bytes", str(size)),
+            ("stale", "0"),
+        ],
+    )
+    conn.execute("DROP TABLE docs")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact, _v3_segments, _v4_chunks)
 """Every migration, in order; ``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -180,7 +265,7 @@ def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRA
         >>> conn = sqlite3.connect(":memory:", isolation_level=None)
         >>> _ = conn.execute("BEGIN IMMEDIATE")
         >>> migrate(conn), migrate(conn), schema_version(conn) == SCHEMA_VERSION
-        (3, 0, True)
+        (4, 0, True)
         >>> _ = conn.execute("COMMIT")
         >>> conn.close()
     """

@@ -38,16 +38,11 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
-from neardup.store._lookup import Lookup, blob, fold, pairs, triples
+from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
+from neardup.store._lookup import Lookup, blob, fold, key_folds, pairs, triples
 from neardup.store._reads import StatValue, StoreReads
-from neardup.store._rows import (
-    checksum_of,
-    damaged,
-    encodable,
-    integer,
-    json_list,
-)
-from neardup.store._segments import compact_all, write_segment
+from neardup.store._rows import damaged, encodable, integer
+from neardup.store._segments import KEYS, LOOKUP, compact_all, write_segment
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -59,10 +54,7 @@ APPLICATION_ID = 0x4E445550
 
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
-_INSERT_DOCS = (
-    "INSERT INTO docs (rowid, key, sketch, checksum, added, meta) VALUES (?, ?, ?, ?, ?, ?)"
-)
-DocRow = tuple[int, str, bytes, int, int, str | None]
+_INSERT_CHUNK = "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)"
 
 
 @contextmanager
@@ -284,9 +276,10 @@ class Store(StoreReads):
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
-        The document rows go in with one ``executemany`` (stored keys are looked up only if
-        the key index refuses one); the lookup entries become one segment of bit-packed
-        blocks (``_segments.py``).
+        The documents go in 32 to a ``chunks`` row (``_chunks.py``) with one ``executemany``;
+        stored keys are found through the documents' key entries (one probe for the batch);
+        the lookup entries and the key entries become two segments of bit-packed blocks
+        (``_segments.py``). No row is written per document.
 
         Args:
             keys: Document keys (unique ids, e.g. paths); an existing key is replaced, and
@@ -328,68 +321,52 @@ class Store(StoreReads):
         kept: Sequence[int] = sorted(last.values()) if len(last) < n else range(n)
         doc_index, bands, values = triples(lookup, n)
         folded = fold(bands, values)
+        blobs = [blob(sketches[i], i) for i in kept]
+        kept_keys = [encoded[i] for i in kept]
+        notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
         with _collector_paused(), self._errors("add documents"), self._write() as conn:
-            row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'docs'").fetchone()
-            base = 0 if row is None else integer(self._path, row[0], "the document counter")
+            counts = self._counters(conn)
+            old = self._find(conn, [keys[i] for i in kept], kept_keys)
+            first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
+            base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
-            doc_of[kept] = np.arange(base + 1, base + 1 + len(kept), dtype=np.int64)
-            ids = doc_of.tolist()
-            notes = [None] * n if meta is None else meta
-            blobs = [blob(sketches[i], i) for i in kept]
-            rows = [
-                (ids[i], keys[i], sk, checksum_of(encoded[i], sk), now, notes[i])
-                for i, sk in zip(kept, blobs, strict=True)
-            ]
-            old = self._insert_docs(conn, [keys[i] for i in kept], rows)
+            doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
+            conn.executemany(
+                _INSERT_CHUNK, encode_chunks(first_chunk, kept_keys, blobs, notes, now)
+            )
+            if old:  # replaced: listed in gone, their lookup entries stale until compact()
+                conn.executemany(
+                    "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
+                )
             docs = doc_of[doc_index]
             use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
             self._insert_keys(conn, folded[use], docs[use])
-            stale = self._stale(conn) + len(old)
-            self._set_stale(conn, stale)
+            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS)
+            stale = counts["stale"] + len(old)
+            self._set_counters(
+                conn,
+                last_doc=base + len(kept) - 1 if kept else counts["last_doc"],
+                docs=counts["docs"] + len(kept) - len(old),
+                sketch_bytes=counts["sketch_bytes"]
+                + sum(map(len, blobs))
+                - sum(len(sk) for _, sk, _ in old.values()),
+                stale=stale,
+            )
         if stale > _COMPACT_MIN and stale > len(self) // 4:  # len() counts: only then
             self.compact()
         return len(kept)
 
-    def _insert_docs(
-        self, conn: sqlite3.Connection, names: list[str], rows: list[DocRow]
-    ) -> list[int]:
-        """Insert the document rows; return the ids of the stored documents they replaced.
-
-        New keys are the common case, so the rows go in first, inside a savepoint; only if
-        the key index refuses one (a key already stored) is the insert rolled back, the
-        stored documents with these keys found and deleted, and the insert repeated.
-        """
-        conn.execute("SAVEPOINT add_docs")
-        try:
-            conn.executemany(_INSERT_DOCS, rows)
-        except sqlite3.IntegrityError:
-            conn.execute("ROLLBACK TO add_docs")
-        else:
-            conn.execute("RELEASE add_docs")
-            return []
-        conn.execute("RELEASE add_docs")
-        old = [
-            integer(self._path, r, "a document id")
-            for (r,) in conn.execute(
-                "SELECT rowid FROM docs WHERE key IN (SELECT value FROM json_each(?))",
-                (json_list(names),),
-            )
-        ]
-        if old:  # replaced: their lookup entries stay behind (stale) until compact()
-            conn.execute(
-                "DELETE FROM docs WHERE rowid IN (SELECT value FROM json_each(?))",
-                (json_list(old),),
-            )
-        conn.executemany(_INSERT_DOCS, rows)
-        return old
-
     def _insert_keys(
-        self, conn: sqlite3.Connection, keys: npt.NDArray[np.int64], docs: npt.NDArray[np.int64]
+        self,
+        conn: sqlite3.Connection,
+        keys: npt.NDArray[np.int64],
+        docs: npt.NDArray[np.int64],
+        role: int = LOOKUP,
     ) -> None:
-        """Write the batch's lookup entries as one new segment (see ``_segments.py``)."""
+        """Write the batch's lookup (or key) entries as one new segment (``_segments.py``)."""
         try:
-            write_segment(conn, keys, docs)
+            write_segment(conn, keys, docs, role)
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
 
@@ -434,13 +411,21 @@ class Store(StoreReads):
             ...     s.remove("img"), s.remove("img"), s.candidates(np.array([1, 2]))
             (True, False, [])
         """
+        encoded = _encoded_keys([key])
         with self._errors("remove a document"), self._write() as conn:
-            row = conn.execute("SELECT rowid FROM docs WHERE key = ?", (key,)).fetchone()
-            if row is None:
+            found = self._find(conn, [key], encoded).get(key)
+            if found is None:
                 return False
-            conn.execute("DELETE FROM docs WHERE rowid = ?", (row[0],))
-            stale = self._stale(conn) + 1
-            self._set_stale(conn, stale)
+            doc, sketch, _ = found
+            conn.execute("INSERT INTO gone (doc) VALUES (?)", (doc,))
+            counts = self._counters(conn)
+            stale = counts["stale"] + 1
+            self._set_counters(
+                conn,
+                docs=counts["docs"] - 1,
+                sketch_bytes=counts["sketch_bytes"] - len(sketch),
+                stale=stale,
+            )
         if stale > _COMPACT_MIN and stale > len(self) // 4:
             self.compact()
         return True
@@ -465,5 +450,36 @@ class Store(StoreReads):
                 dropped = compact_all(conn)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
-            self._set_stale(conn, 0)
+            self._empty_gone_slots(conn)
+            self._set_counters(conn, stale=0)
             return dropped
+
+    def _empty_gone_slots(self, conn: sqlite3.Connection) -> None:
+        """Empty the chunk slots of the documents in ``gone`` (deleting chunks left with
+        none), then clear ``gone``; their lookup entries must already be dropped."""
+        gone = [
+            integer(self._path, d, "a document id") for (d,) in conn.execute("SELECT doc FROM gone")
+        ]
+        if not gone:
+            return
+        by_chunk: dict[int, set[int]] = {}
+        for d in gone:
+            by_chunk.setdefault(d // SLOTS, set()).add(d)
+        for cid, chunk in self._chunks_of(conn, sorted(by_chunk)).items():
+            dead = by_chunk[cid]
+            slots: list[tuple[str, bytes, str | None] | None] = [None] * chunk.n
+            try:
+                for doc, key, sketch, note in chunk.documents():
+                    if doc not in dead:
+                        slots[doc - chunk.first] = (key, sketch, note)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+            if all(slot is None for slot in slots):
+                conn.execute("DELETE FROM chunks WHERE id = ?", (cid,))
+            else:
+                added = conn.execute("SELECT added FROM chunks WHERE id = ?", (cid,)).fetchone()
+                conn.execute(
+                    "REPLACE INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)",
+                    encode_slots(cid, slots, integer(self._path, added[0], "a chunk time")),
+                )
+        conn.execute("DELETE FROM gone")
