@@ -24,12 +24,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
-from neardup._kernels.spans import Packed, encode_text, pack
+from neardup._kernels.spans import Packed
 from neardup.config import CanonicalConfig
 from neardup.errors import ConfigError, InputError, InputTooLargeError
 
@@ -217,22 +218,24 @@ class Canonicalizer:
             >>> Canonicalizer().canonicalize_many(["ＡＢＣ", b"Stra\\xc3\\x9fe"])
             ['abc', 'strasse']
         """
-        packed = self.canonicalize_packed(texts)
-        raw = packed.buf.tobytes()
-        bounds = packed.offsets.tolist()
-        return [
-            raw[bounds[i] : bounds[i + 1]].decode("utf-8", "surrogatepass")
-            for i in range(len(bounds) - 1)
-        ]
+        return self.canonicalize_packed(texts).texts()
 
     def canonicalize_packed(
-        self, texts: Sequence[str | bytes], *, lower_ascii: bool = True
+        self, texts: Sequence[str | bytes] | Packed, *, lower_ascii: bool = True
     ) -> Packed:
         """Canonicalize many documents into one packed UTF-8 buffer plus offsets (the batch
-        engine's input; see :mod:`neardup._kernels.spans`).
+        engine's input; see :mod:`neardup._kernels.spans`): the one batch entry, which
+        :meth:`canonicalize_many` and :meth:`canonicalize_buffer` call too.
+
+        The batch goes down once, to the batch driver
+        (:func:`neardup._kernels.canonical_batch.canonical_batch`), which packs it and runs
+        the kernel where :attr:`batch_kernel`, with :meth:`canonicalize` as its hook for
+        what the kernel leaves to the standard library (and, for the configurations no
+        kernel covers, for every document).
 
         Args:
-            texts: The documents (``str``, or UTF-8 ``bytes``).
+            texts: The documents (``str``, or UTF-8 ``bytes``), or documents already packed
+                (as :meth:`canonicalize_buffer` takes them).
             lower_ascii: Lowercase pure-ASCII documents (their canonical form). Pass False
                 when the next stage lowercases ASCII itself (the word tokenizer kernels do):
                 such documents are then left as they are, which is all their canonical form
@@ -250,9 +253,7 @@ class Canonicalizer:
         """
         if isinstance(texts, str | bytes):
             raise InputError("canonicalize_many takes a sequence of documents, not one str")
-        if self._kernel_mask is None and not self._is_identity():
-            return pack([self.canonicalize(_as_str(t, i)) for i, t in enumerate(texts)])
-        return self.canonicalize_buffer(pack(texts, writable=True), lower_ascii=lower_ascii)
+        return self._kernel_batch(texts, lower_ascii)
 
     def canonicalize_buffer(self, packed: Packed, *, lower_ascii: bool = True) -> Packed:
         """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
@@ -269,85 +270,29 @@ class Canonicalizer:
             >>> Canonicalizer().canonicalize_buffer(pack(["Ｘ", "ok"])).buf.tobytes()
             b'xok'
         """
-        sizes = np.diff(packed.offsets)
-        if len(sizes) and int(sizes.max()) > self._config.max_bytes:
-            big = int(np.argmax(sizes))
-            lo, hi = int(packed.offsets[big]), int(packed.offsets[big + 1])
-            self._check_size(packed.buf[lo:hi].tobytes().decode("utf-8", "surrogatepass"))
-        if self._kernel_mask is None and not self._is_identity():
-            raw = packed.buf.tobytes()
-            o = packed.offsets.tolist()
-            return pack(
-                [
-                    self.canonicalize(raw[o[i] : o[i + 1]].decode("utf-8", "surrogatepass"))
-                    for i in range(len(o) - 1)
-                ]
-            )
-        if self._kernel_mask is None:
-            return packed  # the identity ("none" preset)
-        return self._kernel_batch(packed, lower_ascii)
+        return self.canonicalize_packed(packed, lower_ascii=lower_ascii)
 
-    def _kernel_batch(self, packed: Packed, lower_ascii: bool, *, shortcut: bool = True) -> Packed:
-        """The batch kernel's result for ``packed``. With ``shortcut``, pure-ASCII documents
-        skip the kernel: under every kernel configuration their canonical form is the bytes
-        themselves (A-Z lowercased with ``lower_ascii``; nothing else in ASCII is stripped,
-        normalized or folded), so only the documents holding a byte >= 0x80 are canonicalized,
-        and when none of those changes either, the input buffer is returned as it is."""
-        n_docs = len(packed.offsets) - 1
-        if not shortcut or n_docs < 1:
-            return self._kernel_run(packed, lower_ascii)
-        buf, offsets = _rebased(packed)
-        todo = _non_ascii_docs(buf, offsets)
-        if len(todo) == n_docs:  # nothing to skip: one kernel pass over the whole batch
-            return self._kernel_run(Packed(_writable(buf), offsets), lower_ascii)
-        base = _lower_ascii(buf) if lower_ascii else buf
-        if not len(todo):
-            return Packed(_writable(base), offsets)
-        bounds = offsets.tolist()
-        sizes = np.diff(offsets)
-        sub_offsets = np.zeros(len(todo) + 1, dtype=np.int64)
-        np.cumsum(sizes[todo], out=sub_offsets[1:])
-        sub_buf = np.concatenate([buf[bounds[d] : bounds[d + 1]] for d in todo.tolist()])
-        out, status = self._kernel_call(Packed(sub_buf, sub_offsets), lower_ascii)
-        # status 0: the kernel's output is the input (which base already holds); 1: rewritten;
-        # 2: left to the standard library, unchanged (so without lower_ascii's lowercasing)
-        rows = np.flatnonzero(status != 0)
-        spliced = _splice(base, offsets, todo[rows], out, rows)
-        return self._fallback(spliced, todo[status == 2])
+    def _kernel_batch(
+        self, docs: Sequence[str | bytes] | Packed, lower_ascii: bool, *, shortcut: bool = True
+    ) -> Packed:
+        """The batch kernel's result for ``docs`` (``shortcut``: pure-ASCII documents skip
+        the kernel; see :func:`~neardup._kernels.canonical_batch.canonical_batch`)."""
+        from neardup._kernels.canonical_batch import canonical_batch
 
-    def _kernel_run(self, packed: Packed, lower_ascii: bool) -> Packed:
-        """The batch kernel over every document of ``packed``, then its fallbacks."""
-        out, status = self._kernel_call(packed, lower_ascii)
-        return self._fallback(out, np.flatnonzero(status == 2))
-
-    def _kernel_call(
-        self, packed: Packed, lower_ascii: bool
-    ) -> tuple[Packed, npt.NDArray[np.uint8]]:
-        from neardup._kernels import canonicalize as kernel
-
-        assert self._kernel_mask is not None
-        return kernel.run(
-            packed,
-            strip_mask=self._kernel_mask,
+        if self._kernel_mask is not None:
+            how: Literal["kernel", "identity", "each"] = "kernel"
+        else:
+            how = "identity" if self._is_identity() else "each"
+        return canonical_batch(
+            docs,
+            how=how,
+            strip_mask=self._kernel_mask or 0,
             lower_ascii=lower_ascii,
+            max_bytes=self._config.max_bytes,
             fallback_from=_BOUND_CHECK_FROM,
+            one=self.canonicalize,
+            shortcut=shortcut,
         )
-
-    def _fallback(self, out: Packed, left: npt.NDArray[np.intp]) -> Packed:
-        """``out`` with the documents ``left`` (huge ones, under the exact growth bound, and
-        code points the tables lack) canonicalized by the standard library."""
-        if not len(left):
-            return out
-        raw = out.buf.tobytes()
-        bounds = out.offsets.tolist()
-        docs = [raw[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
-        for i in left.tolist():
-            text = docs[i].decode("utf-8", "surrogatepass")
-            docs[i] = self.canonicalize(text).encode("utf-8", "surrogatepass")
-        lengths = np.fromiter((len(x) for x in docs), dtype=np.int64, count=len(docs))
-        offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        return Packed(np.frombuffer(b"".join(docs), dtype=np.uint8), offsets)
 
     def _is_identity(self) -> bool:
         p = self._config
@@ -439,75 +384,6 @@ def canonicalizer_id(canon: object) -> str:
         if isinstance(value, str):
             return value
     raise ConfigError("a canonicalizer needs .config (a stable id string) and .canonicalize(text)")
-
-
-def _as_str(text: str | bytes, index: int) -> str:
-    return text if isinstance(text, str) else encode_text(text, index).decode("utf-8")
-
-
-def _rebased(packed: Packed) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-    """The bytes of the documents and offsets from 0, as the kernel returns them (a view and
-    the same offsets when the documents fill the buffer)."""
-    offsets = np.ascontiguousarray(packed.offsets, dtype=np.int64)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    if lo == 0 and hi == len(packed.buf):
-        return packed.buf, offsets
-    return packed.buf[lo:hi], offsets - lo
-
-
-def _non_ascii_docs(
-    buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
-) -> npt.NDArray[np.intp]:
-    """The documents (offsets from 0 spanning ``buf``) holding a byte >= 0x80, in order."""
-    starts = offsets[:-1]
-    nonempty = np.flatnonzero(offsets[1:] > starts)
-    if not len(nonempty):
-        return nonempty
-    # strictly increasing starts, the last segment ending at len(buf): one per document
-    top = np.maximum.reduceat(buf, starts[nonempty])
-    return nonempty[top >= 0x80]
-
-
-def _lower_ascii(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """``buf`` with A-Z lowercased (every other byte kept), a copy if any is: what
-    ``lower_ascii`` does to a pure-ASCII document."""
-    capital = (buf - np.uint8(0x41)) < 26  # wraps around below "A"
-    if not capital.any():
-        return buf
-    return buf + (capital.view(np.uint8) << 5)
-
-
-def _writable(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """``buf``, or a copy when it is read-only: the kernels' output type (numba compiles
-    one version per type), never a view of the caller's immutable ``bytes``."""
-    return buf if buf.flags.writeable else buf.copy()
-
-
-def _splice(
-    base: npt.NDArray[np.uint8],
-    offsets: npt.NDArray[np.int64],
-    docs: npt.NDArray[np.intp],
-    new: Packed,
-    rows: npt.NDArray[np.intp],
-) -> Packed:
-    """The documents ``base``/``offsets`` with document ``docs[j]`` replaced by row
-    ``rows[j]`` of ``new`` (``docs`` increasing)."""
-    if not len(docs):
-        return Packed(_writable(base), offsets)
-    bounds = offsets.tolist()
-    new_bounds = new.offsets.tolist()
-    pieces: list[npt.NDArray[np.uint8]] = []
-    prev = 0
-    for d, r in zip(docs.tolist(), rows.tolist(), strict=True):
-        pieces.append(base[prev : bounds[d]])
-        pieces.append(new.buf[new_bounds[r] : new_bounds[r + 1]])
-        prev = bounds[d + 1]
-    pieces.append(base[prev:])
-    sizes = np.diff(offsets)
-    sizes[docs] = np.diff(new.offsets)[rows]
-    out_offsets = np.zeros(len(offsets), dtype=np.int64)
-    np.cumsum(sizes, out=out_offsets[1:])
-    return Packed(np.concatenate(pieces), out_offsets)
 
 
 def _char_class(code_points: set[int]) -> re.Pattern[str]:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import numpy as np
 
 from neardup._kernels import engine, tables
-from neardup._kernels.spans import Spans, encode_text, pack, shingle_spans, spans_from_lists
+from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans, spans_from_lists
 from neardup.errors import ConfigError, InputError
 from neardup.types import Tokenizer
 
@@ -310,13 +310,17 @@ class ShingleTokenizer:
         return shingle_spans(token_spans(self._inner, texts), self._k, short=self._short)
 
 
-def token_spans(tokenizer: Tokenizer, texts: Sequence[str | bytes]) -> Spans:
+def token_spans(tokenizer: Tokenizer, texts: Sequence[str | bytes] | Packed) -> Spans:
     """Token spans of ``texts`` for any tokenizer: its batch path if it has one, else its lists.
+    ``texts`` may come packed (:class:`~neardup._kernels.spans.Packed`), as a canonicalizer's
+    batch returns them.
 
     Examples:
         >>> token_spans(WordTokenizer(), ["Hi there", ""]).to_lists()
         [['hi', 'there'], []]
     """
+    if isinstance(texts, Packed):
+        texts = texts.texts()
     batch = getattr(tokenizer, "spans", None)
     if callable(batch):
         result = batch(texts)

@@ -98,3 +98,48 @@ def test_ascii_path_equals_the_reference(
         ref = h.sketch_many_with_features(docs)
     for got, want in zip(fast, ref, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+class _Upper:
+    """A canonicalizer that is no ``Canonicalizer`` (the per-document protocol path)."""
+
+    config = "upper"
+
+    def canonicalize(self, text: str) -> str:
+        return text.upper()
+
+
+@settings(max_examples=40)
+@given(texts, st.sampled_from(["canonicalizer", "protocol"]))
+def test_sketch_batch_is_every_batch_method(docs: list[str], canon: str) -> None:
+    """``sketch_batch`` of texts and of the same documents packed gives ``sketch_many`` and
+    ``sketch_packed_sets32``, on both backends and for a protocol canonicalizer too."""
+    from neardup._kernels.spans import pack
+
+    h = MinHasher(16, canonicalizer=_Upper() if canon == "protocol" else None)
+    p = pack(docs)
+    with pytest.MonkeyPatch.context() as mp:
+        for backend in ("fast", "reference"):
+            mp.setenv("NEARDUP_BACKEND", backend)
+            rows = h.sketch_many(docs)
+            sigs, values, offsets = h.sketch_packed_sets32(p.buf, p.offsets)
+            np.testing.assert_array_equal(sigs, rows)
+            for batch in (docs, p):
+                got, sets = h.sketch_batch(batch, sets=True)
+                assert sets is not None
+                np.testing.assert_array_equal(got, rows)
+                np.testing.assert_array_equal(sets[0], values)
+                np.testing.assert_array_equal(sets[1], offsets)
+                plain, none = h.sketch_batch(batch)
+                assert none is None
+                np.testing.assert_array_equal(plain, rows)
+    assert p.texts() == docs
+
+
+def test_sketch_batch_sets_need_xxh3_but_rows_do_not() -> None:
+    h = MinHasher(8, preset="oph")
+    with pytest.raises(ConfigError, match="xxh3"):
+        h.sketch_batch(["a b c d e f"], sets=True)
+    np.testing.assert_array_equal(
+        h.sketch_batch(["a b c d e f"])[0], h.sketch_many(["a b c d e f"])
+    )

@@ -38,6 +38,18 @@ class Packed:
         """Number of documents in the batch."""
         return len(self.offsets) - 1
 
+    def texts(self) -> list[str]:
+        """The documents decoded, one ``str`` each (``surrogatepass``, as :func:`pack` wrote
+        lone surrogates): the inverse of :func:`pack`.
+
+        Examples:
+            >>> pack(["ab", "", "ç"]).texts()
+            ['ab', '', 'ç']
+        """
+        raw = self.buf.tobytes()
+        o = self.offsets.tolist()
+        return [raw[o[i] : o[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(o) - 1)]
+
 
 @dataclass(frozen=True, slots=True)
 class Spans:

@@ -223,18 +223,17 @@ class MinHashMethod(Method):
         return f"lsh-{self.bands}x{self.rows}-verify={int(self.config.verify)}"
 
     def sketch(self, docs: Sequence[Document]) -> MinHashPayload:
-        from neardup._kernels.sets import unique_per_doc32
+        from neardup._kernels.spans import Packed
         from neardup.packed import PackedDocs
 
-        if isinstance(docs, PackedDocs) and self.config.verify:
-            sigs, values, offsets = self._hasher.sketch_packed_sets32(docs.buf, docs.offsets)
-            return sigs, (values, offsets)
-        texts = texts_of(docs)
-        if not self.config.verify:
-            return self._hasher.sketch_many(texts), None
-        # one pass gives the sketches and the shingle hashes that exact verification needs
-        sigs, feats, offsets = self._hasher.sketch_many_with_features(texts)
-        return sigs, unique_per_doc32(feats, offsets)
+        # packed documents go down as their buffer (no Python string per document)
+        batch = (
+            Packed(docs.buf, np.ascontiguousarray(docs.offsets, dtype=np.int64))
+            if isinstance(docs, PackedDocs)
+            else texts_of(docs)
+        )
+        # with verification, the one pass also gives each document's shingle-hash set
+        return self._hasher.sketch_batch(batch, sets=self.config.verify)
 
     def collector(self) -> MinHashCollector:
         return MinHashCollector(self)
@@ -305,10 +304,11 @@ class MinHashMethod(Method):
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
-        from neardup._kernels.sets import jaccard_pairs, unique_per_doc32
+        from neardup._kernels.sets import jaccard_pairs
 
-        _, feats, doc_offsets = self._hasher.sketch_many_with_features(texts_of([a, b]))
-        values, offsets = unique_per_doc32(feats, doc_offsets)
+        _, sets = self._hasher.sketch_batch(texts_of([a, b]), sets=True)
+        assert sets is not None
+        values, offsets = sets
         one, two = np.array([0]), np.array([1])
         return float(jaccard_pairs(values, offsets, one, two)[0]), None
 

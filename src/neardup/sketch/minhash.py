@@ -12,7 +12,6 @@ hashing with optimal densification, Shrivastava 2017). The batch path runs in th
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -22,12 +21,12 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans
+from neardup._kernels.minhash_rows import check_empty, empty_value, feature_rows, slot_rows
+from neardup._kernels.spans import Packed, Spans, encode_text, pack
 from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
     ConfigError,
-    EmptyInputError,
     FormatError,
     IncompatibleSketchError,
     InputError,
@@ -54,16 +53,16 @@ Preset = Literal["xxh3", "txtfp", "datasketch", "datasketch-legacy", "oph"]
 _MAGIC = b"NDMH"
 _HEADER = struct.Struct("<4sHHIIQ")  # magic, version, scheme, num_perm, reserved, params digest
 _TXTFP_HEADER = struct.Struct("<H6x")
-_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-_MAX32 = np.uint64(0xFFFFFFFF)
 _MAX_PERM = 1 << 16
-_MERSENNE61 = (1 << 61) - 1
+#: The fused kernel of each ``MinHasher._sketch`` want, and its extra arguments.
+_FUSED_KERNELS = {
+    "rows": "sketch_words",
+    "features": "sketch_words_features",
+    "sets32": "sketch_words_sets32",
+}
+_FUSED_EXTRA: dict[str, tuple[bool, ...]] = {"rows": (), "features": (True,), "sets32": ()}
 
 U64 = npt.NDArray[np.uint64]
-
-
-def _empty_value(scheme: str) -> np.uint64:
-    return _MAX64 if scheme in ("txtfp", "oph") else _MAX32
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -173,7 +172,7 @@ class MinHash:
     @property
     def is_empty(self) -> bool:
         """True for the sketch of an empty feature set (every slot at the scheme's maximum)."""
-        return bool(np.all(self.hashvalues == _empty_value(self.scheme)))
+        return bool(np.all(self.hashvalues == empty_value(self.scheme)))
 
     def _check(self, other: MinHash, what: str) -> None:
         if not isinstance(other, MinHash):
@@ -310,27 +309,6 @@ class MinHash:
         return cls.from_bytes(data)
 
 
-@cache
-def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U64, U64]:
-    """The permutation parameters datasketch 2.0.0 draws for (num_perm, seed, scheme)."""
-    gen = np.random.RandomState(seed)
-    if legacy:
-        pairs = np.array(
-            [
-                (
-                    gen.randint(1, _MERSENNE61, dtype=np.uint64),
-                    gen.randint(0, _MERSENNE61, dtype=np.uint64),
-                )
-                for _ in range(num_perm)
-            ],
-            dtype=np.uint64,
-        ).T
-        return pairs[0].copy(), pairs[1].copy()
-    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
-    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
-    return a.astype(np.uint64), b.astype(np.uint64)
-
-
 class MinHasher:
     """Sketch documents with MinHash.
 
@@ -443,7 +421,7 @@ class MinHasher:
             >>> MinHasher(4).canonical_text("ＡＢＣ")
             'abc'
         """
-        return self._canonical([text])[0]
+        return self._canonical_packed([text], lower_ascii=True).texts()[0]
 
     def slots_of_tokens(self, inner: Spans) -> U64:
         """Slot rows of documents given as spans of the *inner* tokens (before shingling):
@@ -458,7 +436,10 @@ class MinHasher:
             >>> h.from_slots(row[0]) == h.sketch("a b c d e")
             True
         """
-        return self._sketch_inner(inner)
+        c = self._config
+        tok = self._tokenizer
+        k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
+        return slot_rows(inner, preset=c.preset, num_perm=c.num_perm, seed=c.seed, k=k, short=short)
 
     def from_slots(self, row: U64) -> MinHash:
         """The sketch of one slot row of this hasher.
@@ -466,7 +447,9 @@ class MinHasher:
         Raises:
             EmptyInputError: The row has no features, with ``empty="error"``.
         """
-        return self._wrap(self._check_empty(np.asarray(row, dtype=np.uint64).reshape(1, -1))[0])
+        rows = np.asarray(row, dtype=np.uint64).reshape(1, -1)
+        c = self._config
+        return self._wrap(check_empty(rows, preset=c.preset, empty=c.empty)[0])
 
     def sketch_many(self, texts: Sequence[str | bytes]) -> U64:
         """Sketch many documents at once (the fast path): a ``(n, num_perm)`` uint64 array.
@@ -474,23 +457,8 @@ class MinHasher:
         Raises:
             EmptyInputError: A document without features, with ``empty="error"``.
         """
-        c = self._config
-        fused = _fused_args(self._tokenizer)
-        kern = engine.kernels("minhash")
-        if c.preset == "xxh3" and fused is not None and engine.backend_name() == "fast":
-            out: U64 = self._fused("sketch_words", self._canonical_packed(texts), fused)
-            return self._check_empty(out)
-        canon = self._canonical(texts)
-        if c.preset == "txtfp":
-            spans = token_spans(self._tokenizer, canon)
-            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
-            return self._check_empty(kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm))
-        if c.preset.startswith("datasketch"):
-            return self._check_empty(self._datasketch(token_spans(self._tokenizer, canon)))
-        lo, hi, offsets = self._features(canon)
-        if c.preset == "oph":
-            return self._check_empty(kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed)))
-        return self._check_empty(kern.minhash_double32(lo, hi, offsets, c.num_perm))
+        rows: U64 = self._sketch(texts, "rows")[0]
+        return rows
 
     def sketch_many_with_features(
         self, texts: Sequence[str | bytes]
@@ -509,17 +477,9 @@ class MinHasher:
             >>> sigs.shape, len(feats), offsets.tolist()
             ((1, 16), 2, [0, 2])
         """
-        c = self._config
-        if c.preset != "xxh3":
-            raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
-        fused = _fused_args(self._tokenizer)
-        if fused is not None and engine.backend_name() == "fast":
-            p = self._canonical_packed(texts)
-            sigs, feats, offsets = self._fused("sketch_words_features", p, fused, True)
-            return self._check_empty(sigs), feats, offsets
-        lo, hi, offsets = self._features(self._canonical(texts))
-        sigs = engine.kernels("minhash").minhash_double32(lo, hi, offsets, c.num_perm)
-        return self._check_empty(sigs), lo, offsets
+        sigs, feats, offsets = self._sketch(texts, "features")
+        assert feats is not None and offsets is not None
+        return sigs, feats, offsets
 
     def sketch_packed_with_features(
         self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
@@ -541,19 +501,10 @@ class MinHasher:
             >>> bool((sigs == h.sketch_many_with_features(["a b c d e f"])[0]).all())
             True
         """
-        c = self._config
-        fused = _fused_args(self._tokenizer)
-        if c.preset != "xxh3" or fused is None or engine.backend_name() != "fast":
-            return self.sketch_many_with_features(_decode_all(buf, offsets))
-
         packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
-        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
-            # one kernel pass; the fused kernel lowercases ASCII itself
-            packed = self._canon.canonicalize_buffer(packed, lower_ascii=False)
-        else:
-            packed = pack(self._canonical(_decode_all(buf, offsets)))
-        sigs, feats, feat_offsets = self._fused("sketch_words_features", packed, fused, True)
-        return self._check_empty(sigs), feats, feat_offsets
+        sigs, feats, feat_offsets = self._sketch(packed, "features")
+        assert feats is not None and feat_offsets is not None
+        return sigs, feats, feat_offsets
 
     def sketch_packed_sets32(
         self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
@@ -573,26 +524,34 @@ class MinHasher:
             >>> sigs.shape, values.dtype.name, set_offsets.tolist()
             ((1, 16), 'uint32', [0, 2])
         """
-        from neardup._kernels.sets import unique_per_doc32
+        packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
+        sigs, values, set_offsets = self._sketch(packed, "sets32")
+        assert values is not None and set_offsets is not None
+        return sigs, values, set_offsets
 
-        c = self._config
-        fused = _fused_args(self._tokenizer)
-        batch_canon = isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel
-        if (
-            c.preset != "xxh3"
-            or fused is None
-            or not batch_canon
-            or engine.backend_name() != "fast"
-        ):
-            sigs, feats, feat_offsets = self.sketch_packed_with_features(buf, offsets)
-            values, set_offsets = unique_per_doc32(feats, feat_offsets)
-            return sigs, values, set_offsets
-        assert isinstance(self._canon, Canonicalizer)
-        packed = self._canon.canonicalize_buffer(
-            Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64)), lower_ascii=False
-        )
-        sigs, values, set_offsets = self._fused("sketch_words_sets32", packed, fused)
-        return self._check_empty(sigs), values, set_offsets
+    def sketch_batch(
+        self, docs: Sequence[str | bytes] | Packed, *, sets: bool = False
+    ) -> tuple[U64, tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None]:
+        """Sketch a batch given as texts or packed (one UTF-8 buffer plus offsets, see
+        :class:`~neardup._kernels.spans.Packed`): the entry every batch method of this class
+        goes through, in one call. With ``sets``, each document's features also come back
+        as its sorted set of their top 32 bits (``(values, set_offsets)``, as
+        :meth:`sketch_packed_sets32`; ``xxh3`` preset only).
+
+        Raises:
+            ConfigError: ``sets`` with another preset than ``xxh3``.
+            EmptyInputError: A document without features, with ``empty="error"``.
+
+        Examples:
+            >>> h = MinHasher(16)
+            >>> sigs, sets = h.sketch_batch(["a b c d e f"], sets=True)
+            >>> bool((sigs == h.sketch_many(["a b c d e f"])).all()), sets[1].tolist()
+            (True, [0, 2])
+        """
+        sigs, values, set_offsets = self._sketch(docs, "sets32" if sets else "rows")
+        if values is None or set_offsets is None:
+            return sigs, None
+        return sigs, (values, set_offsets)
 
     def sketch_tokens(self, tokens: Iterable[bytes | str]) -> MinHash:
         """Sketch a set of features given directly (no canonicalizer, no tokenizer).
@@ -608,26 +567,43 @@ class MinHasher:
         items = [
             t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in tokens
         ]
-        spans = _spans_of_bytes(items)
         c = self._config
-        kern = engine.kernels("minhash")
-        if c.preset == "txtfp":
-            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
-            row = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
-        elif c.preset.startswith("datasketch"):
-            row = self._datasketch(spans)
-        else:
-            toks, _ = engine.hash_spans(spans, "xxh3_64", c.seed)
-            lo, hi, offsets = kern.combine_shingles(
-                toks, spans.doc_offsets, 1, True, np.uint64(c.seed)
-            )
-            if c.preset == "oph":
-                row = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))
-            else:
-                row = kern.minhash_double32(lo, hi, offsets, c.num_perm)
-        return self._wrap(self._check_empty(row)[0])
+        row = slot_rows(
+            _spans_of_bytes(items), preset=c.preset, num_perm=c.num_perm, seed=c.seed, k=None
+        )
+        return self._wrap(check_empty(row, preset=c.preset, empty=c.empty)[0])
 
     # ------------------------------------------------------------------ internals
+
+    def _sketch(
+        self, docs: Sequence[str | bytes] | Packed, want: Literal["rows", "features", "sets32"]
+    ) -> tuple[U64, npt.NDArray[Any] | None, npt.NDArray[np.int64] | None]:
+        """The one batch path: the documents go down once, to be packed and canonicalized
+        (:meth:`_canonical_packed`), and the canonical batch down once more, to the fused
+        kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup._kernels.minhash_rows`.
+        ``want``: the slot rows alone, the rows with the feature hashes and their offsets,
+        or the rows with each document's set of 32-bit feature hashes (xxh3 only)."""
+        from neardup._kernels.sets import unique_per_doc32
+
+        c = self._config
+        if want != "rows" and c.preset != "xxh3":
+            raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
+        fused = _fused_args(self._tokenizer) if c.preset == "xxh3" else None
+        if engine.backend_name() != "fast":
+            fused = None
+        packed = self._canonical_packed(docs, lower_ascii=fused is None)
+        if fused is not None:
+            out = self._fused(_FUSED_KERNELS[want], packed, fused, *_FUSED_EXTRA[want])
+        else:
+            out = self._token_rows(packed, want == "rows")
+        sigs: U64 = out if want == "rows" else out[0]
+        check_empty(sigs, preset=c.preset, empty=c.empty)
+        if want == "rows":
+            return sigs, None, None
+        if want == "sets32" and fused is None:
+            values, set_offsets = unique_per_doc32(out[1], out[2])
+            return sigs, values, set_offsets
+        return sigs, out[1], out[2]
 
     def _fused(
         self, kernel: str, packed: Packed, fused: tuple[int, int, int, bool], *extra: bool
@@ -652,99 +628,41 @@ class MinHasher:
             *extra,
         )
 
-    def _canonical_packed(self, texts: Sequence[str | bytes]) -> Packed:
-        """The canonical documents packed for a fused kernel (which lowercases ASCII)."""
-        if isinstance(texts, str | bytes):
-            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
-        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
-            return self._canon.canonicalize_packed(texts, lower_ascii=False)
-        return pack(self._canonical(texts))
-
-    def _canonical(self, texts: Sequence[str | bytes]) -> list[str]:
-        if isinstance(texts, str | bytes):
-            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
-        if isinstance(self._canon, Canonicalizer) and self._canon.batch_kernel:
-            return self._canon.canonicalize_many(texts)
-        canon = self._canon.canonicalize
-        return [
-            canon(t if isinstance(t, str) else encode_text(t, i).decode("utf-8"))
-            for i, t in enumerate(texts)
-        ]
-
-    def _features(self, canon: list[str]) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """(lo, hi, doc_offsets) of the xxh3/oph feature hashes (see ``minhash.reference``)."""
+    def _token_rows(self, packed: Packed, rows_only: bool) -> Any:
+        """The slot rows (``rows_only``), else ``(rows, features, offsets)`` (xxh3), of
+        canonical ``packed`` documents through the tokenizer: its inner tokens, shingled in
+        :mod:`neardup._kernels.minhash_rows`, or its own spans when it does not shingle."""
+        c = self._config
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
-            inner = token_spans(tok.inner, canon)
-            k, joined = tok.k, "+sep" not in tok.name.split("/", 1)[0]
+            source, k, short = tok.inner, tok.k, tok.short
         else:
-            inner, k, joined = token_spans(tok, canon), 1, True
-        return self._combine(inner, k, joined)
+            source, k, short = tok, None, "joined"
+        spans = token_spans(source, packed)
+        if rows_only:
+            return slot_rows(
+                spans, preset=c.preset, num_perm=c.num_perm, seed=c.seed, k=k, short=short
+            )
+        return feature_rows(spans, num_perm=c.num_perm, seed=c.seed, k=k, short=short)
 
-    def _combine(
-        self, inner: Spans, k: int, joined: bool
-    ) -> tuple[U64, U64, npt.NDArray[np.int64]]:
-        """(lo, hi, doc_offsets) of the k-shingle feature hashes of inner-token spans."""
-        c = self._config
-        toks, _ = engine.hash_spans(inner, "xxh3_64", c.seed)
-        lo, hi, offsets = engine.kernels("minhash").combine_shingles(
-            toks, inner.doc_offsets, k, joined, np.uint64(c.seed)
+    def _canonical_packed(
+        self, docs: Sequence[str | bytes] | Packed, *, lower_ascii: bool
+    ) -> Packed:
+        """The canonical documents, packed (``lower_ascii=False``: a fused kernel lowercases
+        ASCII itself). A :class:`~neardup.canonicalize.Canonicalizer` packs and canonicalizes
+        in one call; another canonicalizer is called per document."""
+        if isinstance(docs, str | bytes):
+            raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
+        if isinstance(self._canon, Canonicalizer):
+            return self._canon.canonicalize_packed(docs, lower_ascii=lower_ascii)
+        texts = docs.texts() if isinstance(docs, Packed) else docs
+        canon = self._canon.canonicalize
+        return pack(
+            [
+                canon(t if isinstance(t, str) else encode_text(t, i).decode("utf-8"))
+                for i, t in enumerate(texts)
+            ]
         )
-        return lo, hi, offsets
-
-    def _sketch_inner(self, inner: Spans) -> U64:
-        """Slot rows of documents given as spans of the *inner* tokens (before shingling).
-
-        The streaming path (:mod:`neardup.sketch.stream`): the same features and kernels as
-        :meth:`sketch_many`, without canonicalizing or tokenizing again; no empty check.
-        """
-        c = self._config
-        tok = self._tokenizer
-        k, short = (tok.k, tok.short) if isinstance(tok, ShingleTokenizer) else (1, "joined")
-        kern = engine.kernels("minhash")
-        if c.preset in ("xxh3", "oph"):
-            lo, hi, offsets = self._combine(inner, k, short == "joined")
-            if c.preset == "oph":
-                rows: U64 = kern.oph(lo, offsets, c.num_perm, np.uint64(c.seed))
-                return rows
-            rows = kern.minhash_double32(lo, hi, offsets, c.num_perm)
-            return rows
-        spans = shingle_spans(inner, k, short=short)
-        if c.preset == "txtfp":
-            lo, hi = engine.hash_spans(spans, "xxh3_128", c.seed)
-            rows = kern.minhash_double(lo, hi, spans.doc_offsets, c.num_perm)
-            return rows
-        return self._datasketch(spans)
-
-    def _datasketch(self, spans: Spans) -> U64:
-        c = self._config
-        raw = spans.buf.tobytes()
-        hv = np.fromiter(
-            (
-                int.from_bytes(hashlib.sha1(raw[s:e]).digest()[:4], "little")
-                for s, e in zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)
-            ),
-            dtype=np.uint64,
-            count=len(spans.starts),
-        )
-        legacy = c.preset == "datasketch-legacy"
-        a, b = _datasketch_permutations(c.num_perm, c.seed, legacy)
-        kern = engine.kernels("minhash")
-        fn = kern.minhash_legacy if legacy else kern.minhash_affine32
-        out: U64 = fn(hv, spans.doc_offsets, a, b)
-        return out
-
-    def _check_empty(self, out: U64) -> U64:
-        if self._config.empty == "error" and len(out):
-            bad = np.flatnonzero(np.all(out == _empty_value(self._config.preset), axis=1))
-            if len(bad):
-                shown = ", ".join(str(i) for i in bad[:5].tolist())
-                raise EmptyInputError(
-                    f"document(s) {shown} have no features (empty, or no tokens after "
-                    f"canonicalization); the {self._config.preset} preset cannot sketch them: "
-                    "drop them first, or use empty='sketch'"
-                )
-        return out
 
 
 def _spans_of_bytes(items: list[bytes]) -> Spans:
@@ -757,12 +675,6 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
         ends,
         np.array([0, len(items)], dtype=np.int64),
     )
-
-
-def _decode_all(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]) -> list[str]:
-    raw = buf.tobytes()
-    o = offsets.tolist()
-    return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(o) - 1)]
 
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
