@@ -705,3 +705,30 @@ def test_segments_merge_and_answer_like_one_table(tmp_path: Path) -> None:
         query = np.array([1, 2, 3])
         got = {k for k, _ in store.candidates(query)}
         assert got == set().union(*(want.get((b, int(v)), set()) for b, v in enumerate(query)))
+
+
+def test_segments_far_apart_in_ids_are_not_merged_into_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segment stores document ids as 32-bit offsets: segments whose ids span 2**32 or more
+    (ids grow by up to 32 a batch) stay apart, and lookups still find every entry."""
+    import sqlite3 as sq
+
+    from neardup.store import _segments
+    from neardup.store._segments import FANOUT, compact_all, lookup, read_segments, write_segment
+
+    everyone = lambda _conn, d: np.ones(d.size, dtype=bool)  # noqa: E731 (no chunks written)
+    monkeypatch.setattr(_segments, "stored_docs", everyone)
+    with _open(tmp_path / "s.db"):
+        pass
+    conn = sq.connect(tmp_path / "s.db")
+    far = [i << 30 for i in range(2 * FANOUT)]  # FANOUT neighbours fit in one, 2 * FANOUT do not
+    for base in far:
+        write_segment(conn, np.array([7, 8], dtype=np.int64), np.array([base, base + 5]))
+    assert len(read_segments(conn)) < len(far)  # neighbours that fit were merged
+    _keys, docs = lookup(conn, np.array([7], dtype=np.int64))
+    assert sorted(docs.tolist()) == far
+    compact_all(conn, everyone)
+    _keys, docs = lookup(conn, np.array([8], dtype=np.int64))
+    assert sorted(docs.tolist()) == [b + 5 for b in far]
+    conn.close()

@@ -262,13 +262,13 @@ def stored_docs(conn: sqlite3.Connection, docs: I64) -> npt.NDArray[np.bool_]:
     return alive
 
 
-def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive = stored_docs) -> int:
-    """Replace ``group`` by one segment without the entries of deleted documents; return how
-    many entries were dropped."""
+def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive | None = None) -> int:
+    """Replace ``group`` by one segment without the entries of deleted documents (``alive``:
+    :func:`stored_docs` unless given); return how many entries were dropped."""
     parts = [_segment_entries(conn, s) for s in group]
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
-    keep = alive(conn, docs)
+    keep = (alive or stored_docs)(conn, docs)
     for s in group:
         conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
         conn.execute(
@@ -279,6 +279,26 @@ def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive = stored_
     return int(docs.size - np.count_nonzero(keep))
 
 
+def _span_fits(group: list[Segment]) -> bool:
+    """Whether one segment can hold the entries of ``group``: their document ids span less
+    than 2**32 (an entry stores ``doc - doc_lo`` in at most 32 bits)."""
+    lo = min(s.doc_lo for s in group)
+    hi = max(s.doc_lo + (1 << s.doc_bits) - 1 for s in group)
+    return hi - lo < (1 << 32)
+
+
+def _mergeable(level: list[Segment]) -> list[Segment] | None:
+    """The segments of a full size class to merge: all of them, or, when their document ids
+    span too far for one segment, the first :data:`FANOUT` neighbours by id that fit."""
+    if len(level) < FANOUT or sum(s.entries for s in level) > MERGE_CAP:
+        return None
+    if _span_fits(level):
+        return level
+    ordered = sorted(level, key=lambda s: s.doc_lo)
+    windows = (ordered[i : i + FANOUT] for i in range(len(ordered) - FANOUT + 1))
+    return next((w for w in windows if _span_fits(w)), None)
+
+
 def _merge_full_levels(conn: sqlite3.Connection) -> None:
     while True:
         segments = read_segments(conn)
@@ -286,11 +306,7 @@ def _merge_full_levels(conn: sqlite3.Connection) -> None:
         for s in segments:
             by_level.setdefault((s.role, s.level), []).append(s)
         group = next(
-            (
-                g
-                for _, g in sorted(by_level.items())
-                if len(g) >= FANOUT and sum(s.entries for s in g) <= MERGE_CAP
-            ),
+            (g for g in (_mergeable(level) for _, level in sorted(by_level.items())) if g),
             None,
         )
         if group is None:
@@ -308,7 +324,7 @@ def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
         group: list[Segment] = []
         total = 0
         for s in (s for s in segments if s.role == role):
-            if group and total + s.entries > MERGE_CAP:
+            if group and (total + s.entries > MERGE_CAP or not _span_fits([*group, s])):
                 n = merge(conn, group, alive)
                 dropped += n if role == LOOKUP else 0
                 group, total = [], 0
