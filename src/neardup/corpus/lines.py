@@ -278,10 +278,15 @@ def remove_frequent_units_jsonl(
 
     A record that loses no unit is its input line unchanged (surrounding whitespace and the
     ``\\r`` of a CRLF ending trimmed), so it is never decoded or encoded again. A record that
-    loses units is decoded, gets its ``text_field`` replaced, and is encoded as the record
-    writer does (``json.dumps(record, ensure_ascii=False)``). Both passes read the file as
-    packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1 checks the ids
-    as :class:`neardup.packed.PackedBatches` does.
+    loses units is its input line with the text value's JSON string replaced by the new
+    text's, encoded as the record writer encodes a string (``json.dumps(text,
+    ensure_ascii=False)``); its other fields stay as they were read, so a line written as
+    ``json.dumps(record, ensure_ascii=False)`` comes out as the record writer would write the
+    changed record. The place of the value comes from the numba JSONL scanner; a line that
+    scanner leaves to ``json.loads`` (a lone surrogate escape, two text keys, ...) is decoded,
+    gets its ``text_field`` replaced, and is encoded as the record writer does. Both passes
+    read the file as packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1
+    checks the ids as :class:`neardup.packed.PackedBatches` does.
 
     Raises:
         ConfigError: as for :func:`remove_frequent_units`.
@@ -291,7 +296,7 @@ def remove_frequent_units_jsonl(
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
-        >>> rows = [f'{{"id":{i}, "text":"menu\\\\nbody {i}"}}' for i in range(3)]
+        >>> rows = [f'{{"id": {i}, "text": "menu\\\\nbody {i}"}}' for i in range(3)]
         >>> _ = p.write_text("\\n".join(rows) + '\\n{"text":"alone"}\\n')
         >>> for batch in remove_frequent_units_jsonl(p, min_docs=3):
         ...     print(b"".join(batch).decode(), end="")
@@ -307,15 +312,27 @@ def remove_frequent_units_jsonl(
     first = PackedBatches(path, id_field, text_field, batch_size)
     counts = _count(((b.buf, b.offsets) for b in first), unit, s)
     seen = 0
-    for docs, lines in read_jsonl_packed_lines(
+    for docs, lines, spans in read_jsonl_packed_lines(
         path, id_field=id_field, text_field=text_field, batch_size=batch_size
     ):
         seen += len(docs)
         _check_more(seen, s)
         out = [line.strip(b" \t\r") + b"\n" for line in lines]
-        for k, text in _removals(docs.buf, docs.offsets, counts, unit, s):
-            record = json.loads(lines[k])
-            record[text_field] = text.decode("utf-8", "surrogatepass")
+        removals = _removals(docs.buf, docs.offsets, counts, unit, s)
+        if not removals:
+            yield out
+            continue
+        changed = np.array([k for k, _ in removals], np.int64)
+        at = spans[changed].tolist()
+        for (k, text), (a, b) in zip(removals, at, strict=True):
+            new = text.decode("utf-8", "surrogatepass")
+            line = lines[k]
+            if a >= 0:  # the new text's JSON string in place of the old one
+                value = json.dumps(new, ensure_ascii=False).encode()
+                out[k] = (line[:a] + value + line[b:]).strip(b" \t\r") + b"\n"
+                continue
+            record = json.loads(line)
+            record[text_field] = new
             out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
         yield out
     _check_same(seen, s)
