@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from neardup.errors import InputError
 from neardup.io import read_jsonl
-from neardup.packed import PackedDocs, read_jsonl_packed
+from neardup.packed import PackedDocs, read_jsonl_packed, read_jsonl_packed_lines
 
 BACKENDS = ["fast", "reference"]
 
@@ -115,6 +115,72 @@ def test_packed_reader_edge_lines(tmp_path: Path, line: bytes, backend: str) -> 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("NEARDUP_BACKEND", backend)
         assert _fast(path) == _slow(data + b"\n")
+
+
+EDGE_SPANS = [
+    b'{"text": "x", "text": "y"}',
+    b'{"t\\u0065xt": "escaped key", "meta": {"text": "nested"}}',
+    b'{"meta": {"text": "nested first"}, "text": "top", "a": 1, "a": 2}',
+    b'{"text": "a\\ud800b"}',
+    b'  {"id": 3,"text":"\\ud83d\\ude00 \\u00e9 \\"q\\" \\\\ \\/ \\n"}\t\r',
+]
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(st.lists(records() | st.sampled_from(EDGE_SPANS), max_size=6), st.text(max_size=10))
+def test_packed_lines_text_spans(tmp_path: Path, lines: list[bytes], new: str) -> None:
+    """Each text span holds the JSON string of the record's text, and putting another string
+    there gives the record with that text (what ``neardup lines`` writes)."""
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    try:
+        batches = list(read_jsonl_packed_lines(path, batch_size=2))
+    except InputError:
+        return
+    got = [
+        (line, span)
+        for _, ls, spans in batches
+        for line, span in zip(ls, spans.tolist(), strict=True)
+    ]
+    assert [line for line, _ in got] == [x for x in lines if x.strip()]
+    value = json.dumps(new, ensure_ascii=False).encode()
+    for line, (a, b) in got:
+        if a < 0:
+            assert b == -1
+            continue
+        record = json.loads(line)
+        assert json.loads(line[a:b]) == record["text"]
+        assert json.loads(line[:a] + value + line[b:]) == {**record, "text": new}
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (EDGE_SPANS[0], None),  # two text keys: json.loads decides
+        (EDGE_SPANS[1], b'"escaped key"'),
+        (EDGE_SPANS[2], b'"top"'),
+        (EDGE_SPANS[3], None),  # a lone surrogate escape
+        (EDGE_SPANS[4], EDGE_SPANS[4][18:-3]),
+        (b'{"text": 5}', None),
+    ],
+)
+def test_packed_lines_text_span_edges(tmp_path: Path, line: bytes, value: bytes | None) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(line + b"\n")
+    try:
+        ((_, lines, spans),) = read_jsonl_packed_lines(path)
+    except InputError:
+        assert value is None
+        return
+    from neardup._kernels.engine import backend_name
+
+    a, b = spans[0].tolist()
+    want = value if backend_name() == "fast" else None  # the reference scanner takes no line
+    assert (lines[0][a:b] if a >= 0 else None) == want
 
 
 def test_packed_docs_are_documents() -> None:

@@ -196,7 +196,7 @@ def read_jsonl_packed(
         >>> [(d.id, d.text) for b in read_jsonl_packed(p) for d in b]
         [('7', 'hi'), ('3', 'yoé')]
     """
-    for docs, _ in _read_packed(
+    for docs, _, _ in _read_packed(
         Path(path), id_field, text_field, batch_size, max_line_bytes, False
     ):
         yield docs
@@ -209,27 +209,31 @@ def read_jsonl_packed_lines(
     text_field: str = "text",
     batch_size: int = 2048,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-) -> Iterator[tuple[PackedDocs, list[bytes]]]:
+) -> Iterator[tuple[PackedDocs, list[bytes], I64]]:
     """:func:`read_jsonl_packed`, each batch with the raw bytes of its records' lines (without
-    the newline), so that a record can be written back as it was read.
+    the newline), so that a record can be written back as it was read, and where each line's
+    text value lies in it: ``spans[k] = (start, end)``, the value's JSON string
+    ``lines[k][start:end]`` quotes included, or ``(-1, -1)`` when the numba scanner did not
+    take the line (it went to ``json.loads``). A span is the record's one top-level
+    ``text_field`` (a line with two goes to ``json.loads``).
 
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "a.jsonl"
         >>> _ = p.write_bytes(b'{"text":  "hi"}\\n\\n{"text": "yo"}\\r\\n')
-        >>> [(b.texts(), lines) for b, lines in read_jsonl_packed_lines(p)]
+        >>> [(b.texts(), lines) for b, lines, _ in read_jsonl_packed_lines(p)]
         [(['hi', 'yo'], [b'{"text":  "hi"}', b'{"text": "yo"}\\r'])]
     """
-    for docs, lines in _read_packed(
+    for docs, lines, spans in _read_packed(
         Path(path), id_field, text_field, batch_size, max_line_bytes, True
     ):
-        assert lines is not None
-        yield docs, lines
+        assert lines is not None and spans is not None
+        yield docs, lines, spans
 
 
 def _read_packed(
     p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
-) -> Iterator[tuple[PackedDocs, list[bytes] | None]]:
+) -> Iterator[tuple[PackedDocs, list[bytes] | None, I64 | None]]:
     from neardup._kernels import engine
 
     id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
@@ -240,9 +244,15 @@ def _read_packed(
         starts, ends = kern.line_bounds(data, len(data))
         texts = np.empty(len(data), np.uint8)
         idbuf = np.empty(len(data), np.uint8)
-        status, toff, ioff, kind = kern.scan_lines(
-            data, starts, ends, id_key, text_key, texts, idbuf
-        )
+        spans: I64 | None = None
+        if raw:
+            status, toff, ioff, kind, spans = kern.scan_lines_spans(
+                data, starts, ends, id_key, text_key, texts, idbuf
+            )
+        else:
+            status, toff, ioff, kind = kern.scan_lines(
+                data, starts, ends, id_key, text_key, texts, idbuf
+            )
         too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
         if len(too_long):
             n = first_line + int(too_long[0]) + 1
@@ -264,7 +274,7 @@ def _read_packed(
             id_field,
             text_field,
             batch_size,
-            raw,
+            spans,
         )
 
 
@@ -283,10 +293,11 @@ def _batches(
     id_field: str,
     text_field: str,
     batch_size: int,
-    raw: bool = False,
-) -> Iterator[tuple[PackedDocs, list[bytes] | None]]:
+    spans: I64 | None = None,
+) -> Iterator[tuple[PackedDocs, list[bytes] | None, I64 | None]]:
     """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json
-    (with each record's line when ``raw``)."""
+    (with each record's line and its text span in it, when the scanner's ``spans`` are
+    given)."""
     keep = np.flatnonzero(status != 2)  # BLANK lines are skipped
     # a line the scanner took whole: OK, and its id a string or an integer of <= 18 digits
     id_len = np.diff(ioff)
@@ -296,11 +307,14 @@ def _batches(
     id_text = raw_ids.decode("ascii") if ascii_ids else ""
     for s in range(0, len(keep), batch_size):
         rows = keep[s : s + batch_size]
-        lines = (
-            [chunk[a:b] for a, b in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)]
-            if raw
-            else None
-        )
+        lines = None
+        line_spans = None
+        if spans is not None:
+            lines = [
+                chunk[a:b] for a, b in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
+            ]
+            line_spans = spans[rows]
+            line_spans = np.where(line_spans >= 0, line_spans - starts[rows, None], -1)
         if fast[rows].all():
             offsets = np.zeros(len(rows) + 1, np.int64)
             np.cumsum(toff[rows + 1] - toff[rows], out=offsets[1:])
@@ -309,7 +323,7 @@ def _batches(
             if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
                 raise AssertionError("packed JSONL texts are not contiguous")
             ids = _fast_ids(rows, raw_ids, id_text, ascii_ids, ioff, kind, first_line)
-            yield PackedDocs(ids, buf, offsets), lines
+            yield PackedDocs(ids, buf, offsets), lines, line_spans
             continue
         ids = []
         parts: list[bytes] = []
@@ -327,7 +341,11 @@ def _batches(
                 parts.append(doc.text.encode("utf-8", "surrogatepass"))
         offsets = np.zeros(len(rows) + 1, np.int64)
         np.cumsum([len(x) for x in parts], out=offsets[1:])
-        yield PackedDocs(ids, np.frombuffer(b"".join(parts), np.uint8), offsets), lines
+        yield (
+            PackedDocs(ids, np.frombuffer(b"".join(parts), np.uint8), offsets),
+            lines,
+            line_spans,
+        )
 
 
 def _fast_ids(

@@ -209,7 +209,12 @@ def test_cli_lines_raw_jsonl_compressed_and_ids(tmp_path: Path) -> None:
         zst = f.read()
     assert gz == zst
     got = gz.decode().splitlines()
-    assert got[0] == '{"id": 0, "text": "body 0", "m": {"a": [0]}}'  # re-encoded
+    from neardup._kernels.engine import backend_name
+
+    if backend_name() == "fast":
+        assert got[0] == '{"id":0,"text":"body 0","m":{"a":[0]}}'  # the text replaced in place
+    else:  # the reference scanner takes no line: every changed record is re-encoded
+        assert got[0] == '{"id": 0, "text": "body 0", "m": {"a": [0]}}'
     assert got[4] == '{"id":9,"text":"alone"}'  # unchanged: the input line
     src.write_text(src.read_text() + '{"id": 2, "text": "again"}\n')
     r = CliRunner().invoke(

@@ -89,3 +89,25 @@ def test_unit_counts_grow_past_the_first_table() -> None:
     probe = np.arange(0, 60_000, dtype=np.uint64)
     assert table.lookup(probe).tolist() == ref.lookup(probe).tolist()
     assert len(table) == len(ref) and table.at_least(5) == ref.at_least(5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=30)
+        | st.sampled_from(['"\\\x00\x1f\x7f\b\f\n\r\t/', "\u2028\U0001f600é", ""]),
+        max_size=8,
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_json_strings_are_json_dumps(texts: list[str], rnd: random.Random) -> None:
+    """Both twins write each chosen text as ``json.dumps(text, ensure_ascii=False)``."""
+    import json
+
+    p = pack(texts)
+    docs = np.array([rnd.randrange(len(texts)) for _ in range(len(texts))], np.int64)
+    want = [json.dumps(texts[d], ensure_ascii=False).encode() for d in docs.tolist()]
+    for twin in (fast, reference):
+        out, off = twin.json_strings(p.buf, p.offsets, docs)
+        o = off.tolist()
+        assert [out[o[j] : o[j + 1]].tobytes() for j in range(len(docs))] == want

@@ -226,12 +226,25 @@ def _removals(
 ) -> list[tuple[int, bytes]]:
     """Pass 2 on one packed batch: ``(document, kept UTF-8 text)`` for each document that
     loses a unit (the others stay as they are)."""
+    got = _kept(buf, offsets, counts, unit, s)
+    if got is None:
+        return []
+    changed, kept, kept_offsets = got
+    o = kept_offsets.tolist()
+    return [(k, kept[o[k] : o[k + 1]].tobytes()) for k in changed.tolist()]
+
+
+def _kept(
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+) -> tuple[I64, npt.NDArray[np.uint8], I64] | None:
+    """Pass 2 on one packed batch: the documents that lose a unit and every document's kept
+    text (packed), or None when no document loses one."""
     from neardup._kernels.lines import kept_text
 
     spans = unit_spans(buf, offsets, unit)
     drop_unit = counts.lookup(_hashes(buf, spans)) >= s.min_docs
     if not drop_unit.any():
-        return []
+        return None
     drop_line = np.zeros(len(spans.line_unit), dtype=bool)
     solid = spans.line_unit >= 0
     drop_line[solid] = drop_unit[spans.line_unit[solid]]
@@ -243,8 +256,7 @@ def _removals(
     s.bytes_removed += len(buf) - len(kept)
     s.units_removed += int(np.count_nonzero(drop_unit))
     s.documents_changed += len(changed)
-    o = kept_offsets.tolist()
-    return [(k, kept[o[k] : o[k + 1]].tobytes()) for k in changed.tolist()]
+    return changed, kept, kept_offsets
 
 
 def _check_more(seen: int, s: LinesSummary) -> None:
@@ -278,10 +290,15 @@ def remove_frequent_units_jsonl(
 
     A record that loses no unit is its input line unchanged (surrounding whitespace and the
     ``\\r`` of a CRLF ending trimmed), so it is never decoded or encoded again. A record that
-    loses units is decoded, gets its ``text_field`` replaced, and is encoded as the record
-    writer does (``json.dumps(record, ensure_ascii=False)``). Both passes read the file as
-    packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1 checks the ids
-    as :class:`neardup.packed.PackedBatches` does.
+    loses units is its input line with the text value's JSON string replaced by the new
+    text's, encoded as the record writer encodes a string (``json.dumps(text,
+    ensure_ascii=False)``); its other fields stay as they were read, so a line written as
+    ``json.dumps(record, ensure_ascii=False)`` comes out as the record writer would write the
+    changed record. The place of the value comes from the numba JSONL scanner; a line that
+    scanner leaves to ``json.loads`` (a lone surrogate escape, two text keys, ...) is decoded,
+    gets its ``text_field`` replaced, and is encoded as the record writer does. Both passes
+    read the file as packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1
+    checks the ids as :class:`neardup.packed.PackedBatches` does.
 
     Raises:
         ConfigError: as for :func:`remove_frequent_units`.
@@ -291,7 +308,7 @@ def remove_frequent_units_jsonl(
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
-        >>> rows = [f'{{"id":{i}, "text":"menu\\\\nbody {i}"}}' for i in range(3)]
+        >>> rows = [f'{{"id": {i}, "text": "menu\\\\nbody {i}"}}' for i in range(3)]
         >>> _ = p.write_text("\\n".join(rows) + '\\n{"text":"alone"}\\n')
         >>> for batch in remove_frequent_units_jsonl(p, min_docs=3):
         ...     print(b"".join(batch).decode(), end="")
@@ -307,18 +324,46 @@ def remove_frequent_units_jsonl(
     first = PackedBatches(path, id_field, text_field, batch_size)
     counts = _count(((b.buf, b.offsets) for b in first), unit, s)
     seen = 0
-    for docs, lines in read_jsonl_packed_lines(
+    for docs, lines, spans in read_jsonl_packed_lines(
         path, id_field=id_field, text_field=text_field, batch_size=batch_size
     ):
         seen += len(docs)
         _check_more(seen, s)
         out = [line.strip(b" \t\r") + b"\n" for line in lines]
-        for k, text in _removals(docs.buf, docs.offsets, counts, unit, s):
-            record = json.loads(lines[k])
-            record[text_field] = text.decode("utf-8", "surrogatepass")
-            out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+        got = _kept(docs.buf, docs.offsets, counts, unit, s)
+        if got is not None:
+            _splice(out, lines, spans, got, text_field)
         yield out
     _check_same(seen, s)
+
+
+def _splice(
+    out: list[bytes],
+    lines: list[bytes],
+    spans: I64,
+    got: tuple[I64, npt.NDArray[np.uint8], I64],
+    text_field: str,
+) -> None:
+    """Put each changed record of a batch in ``out``: its line with the new text's JSON string
+    in place of the old one, or (no span) decoded, changed and encoded again."""
+    from neardup._kernels.lines import json_strings
+
+    changed, kept, kept_offsets = got
+    at = spans[changed]
+    spliced = changed[at[:, 0] >= 0]
+    values, v_off = json_strings(kept, kept_offsets, spliced)
+    raw = values.tobytes()
+    v = v_off.tolist()
+    for j, (k, a, b) in enumerate(
+        zip(spliced.tolist(), *at[at[:, 0] >= 0].T.tolist(), strict=True)
+    ):
+        line = lines[k]
+        out[k] = (line[:a] + raw[v[j] : v[j + 1]] + line[b:]).strip(b" \t\r") + b"\n"
+    o = kept_offsets.tolist()
+    for k in changed[at[:, 0] < 0].tolist():
+        record = json.loads(lines[k])
+        record[text_field] = kept[o[k] : o[k + 1]].tobytes().decode("utf-8", "surrogatepass")
+        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
 
 
 def _check_args(min_docs: int, unit: str) -> None:

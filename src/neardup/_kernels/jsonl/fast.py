@@ -356,7 +356,23 @@ def scan_lines(data, starts, ends, id_key, text_key, texts, ids):  # type: ignor
     text_offsets[k + 1]]`` and the id field (an unescaped string, or an integer's digits) in
     ``ids[...]``.
     """
+    status, toff, ioff, kind, _ = _scan(data, starts, ends, id_key, text_key, texts, ids, False)
+    return status, toff, ioff, kind
+
+
+@njit()
+def scan_lines_spans(data, starts, ends, id_key, text_key, texts, ids):  # type: ignore[no-untyped-def]
+    """:func:`scan_lines`, plus ``text_spans``: for each ``OK`` line, where its text value's
+    JSON string lies in ``data`` (``[k, 0]``: its opening quote, ``[k, 1]``: just after its
+    closing quote); ``-1`` for every other line. The value is the line's only top-level text
+    key (a second one makes the line ``SLOW``), whatever escapes spell the key."""
+    return _scan(data, starts, ends, id_key, text_key, texts, ids, True)
+
+
+@njit()
+def _scan(data, starts, ends, id_key, text_key, texts, ids, want_spans):  # type: ignore[no-untyped-def]
     n = len(starts)
+    spans = np.full((n if want_spans else 0, 2), -1, np.int64)
     status = np.zeros(n, np.uint8)
     kind = np.zeros(n, np.uint8)
     toff = np.zeros(n + 1, np.int64)
@@ -418,11 +434,15 @@ def scan_lines(data, starts, ends, id_key, text_key, texts, ids):  # type: ignor
                         if got_text or data[i] != 0x22:
                             bad = True  # a second text key, or a text that is not a string
                             break
+                        q0 = i
                         i, to = _string(data, i + 1, end, texts, t0)
                         if i < 0:
                             bad = True
                             break
                         got_text = True
+                        if want_spans:
+                            spans[k, 0] = q0
+                            spans[k, 1] = i
                     elif klen >= 0 and _same(keybuf, klen, id_key):
                         if id_kind != ID_MISSING:
                             bad = True
@@ -462,19 +482,18 @@ def scan_lines(data, starts, ends, id_key, text_key, texts, ids):  # type: ignor
                     break
             if not bad and _skip_ws(data, i, end) != end:
                 bad = True
-        if bad:
-            status[k] = SLOW
+        if bad or not got_text:
+            status[k] = SLOW if bad else NO_TEXT
             to = t0
             io = i0
-        elif not got_text:
-            status[k] = NO_TEXT
-            to = t0
-            io = i0
+            if want_spans:
+                spans[k, 0] = -1
+                spans[k, 1] = -1
         else:
             kind[k] = id_kind
         toff[k + 1] = to
         ioff[k + 1] = io
-    return status, toff, ioff, kind
+    return status, toff, ioff, kind, spans
 
 
 @njit()

@@ -31,3 +31,11 @@ def scan_lines(
     )
     zeros = np.zeros(len(starts) + 1, np.int64)
     return status, zeros, zeros.copy(), np.zeros(len(starts), np.uint8)
+
+
+def scan_lines_spans(
+    data: U8, starts: I64, ends: I64, id_key: U8, text_key: U8, texts: U8, ids: U8
+) -> tuple[npt.NDArray[np.uint8], I64, I64, npt.NDArray[np.uint8], I64]:
+    """:func:`scan_lines`, and no text span (``-1``): no line is ``OK``."""
+    status, toff, ioff, kind = scan_lines(data, starts, ends, id_key, text_key, texts, ids)
+    return status, toff, ioff, kind, np.full((len(starts), 2), -1, np.int64)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from neardup._kernels.engine import backend_name
 
-__all__ = ["UnitCounts", "kept_text", "line_spans"]
+__all__ = ["UnitCounts", "json_strings", "kept_text", "line_spans"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -77,6 +77,27 @@ def kept_text(
     from neardup._kernels.lines.reference import kept_text as reference
 
     return reference(buf, offsets, line_starts, line_ends, line_doc, keep_line)
+
+
+def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
+    """``(buffer, offsets)``: the texts of ``docs`` (UTF-8) as JSON strings, quotes included,
+    each byte for byte what ``json.dumps(text, ensure_ascii=False)`` writes.
+
+    Examples:
+        >>> from neardup._kernels.spans import pack
+        >>> p = pack(['a"b\\\\', "x\\n\\x01é"])
+        >>> out, off = json_strings(p.buf, p.offsets, np.array([1, 0]))
+        >>> out.tobytes().decode(), off.tolist()
+        ('"x\\\\n\\\\u0001é""a\\\\"b\\\\\\\\"', [0, 13, 21])
+    """
+    if backend_name() == "fast":
+        from neardup._kernels.lines.fast import json_strings as fast
+
+        out: tuple[U8, I64] = fast(buf, offsets, docs)
+        return out
+    from neardup._kernels.lines.reference import json_strings as reference
+
+    return reference(buf, offsets, docs)
 
 
 class UnitCounts:

@@ -133,3 +133,59 @@ def table_lookup(keys, counts, hashes):  # type: ignore[no-untyped-def]
                 break
             j = (j + 1) & mask
     return out
+
+
+#: The JSON escape of each byte below 0x80 that has one (as ``json.dumps`` writes it), else 0.
+_ESC = np.zeros(128, np.uint8)
+for _c, _e in ((0x22, 0x22), (0x5C, 0x5C), (8, 0x62), (12, 0x66), (10, 0x6E), (13, 0x72)):
+    _ESC[_c] = _e
+_ESC[9] = 0x74
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
+
+
+@njit()
+def json_strings(buf, offsets, docs):  # type: ignore[no-untyped-def]
+    """Each of ``docs``' texts as a JSON string, quotes included, in one buffer with offsets."""
+    esc = _ESC
+    hexd = _HEX
+    total = 0
+    for j in range(docs.shape[0]):
+        d = docs[j]
+        total += 2
+        for i in range(offsets[d], offsets[d + 1]):
+            c = buf[i]
+            if c < 0x20:
+                total += 2 if esc[c] != 0 else 6
+            elif c == 0x22 or c == 0x5C:
+                total += 2
+            else:
+                total += 1
+    out = np.empty(total, np.uint8)
+    out_off = np.empty(docs.shape[0] + 1, np.int64)
+    o = 0
+    for j in range(docs.shape[0]):
+        d = docs[j]
+        out_off[j] = o
+        out[o] = 0x22
+        o += 1
+        for i in range(offsets[d], offsets[d + 1]):
+            c = buf[i]
+            if c >= 0x20 and c != 0x22 and c != 0x5C:
+                out[o] = c
+                o += 1
+            elif esc[c] != 0:
+                out[o] = 0x5C
+                out[o + 1] = esc[c]
+                o += 2
+            else:  # another control character: \u00XX, lower-case hex
+                out[o] = 0x5C
+                out[o + 1] = 0x75
+                out[o + 2] = 0x30
+                out[o + 3] = 0x30
+                out[o + 4] = hexd[c >> 4]
+                out[o + 5] = hexd[c & 15]
+                o += 6
+        out[o] = 0x22
+        o += 1
+    out_off[docs.shape[0]] = o
+    return out, out_off

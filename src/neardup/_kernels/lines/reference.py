@@ -117,3 +117,20 @@ class SortedCounts:
     def __len__(self) -> int:
         self._merge()
         return len(self.keys)
+
+
+def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
+    """See the numba kernel: ``json.dumps(text, ensure_ascii=False)`` of each document."""
+    import json
+
+    raw = buf.tobytes()
+    o = offsets.tolist()
+    parts = [
+        json.dumps(
+            raw[o[d] : o[d + 1]].decode("utf-8", "surrogatepass"), ensure_ascii=False
+        ).encode("utf-8", "surrogatepass")
+        for d in docs.tolist()
+    ]
+    out_off = np.zeros(len(parts) + 1, np.int64)
+    np.cumsum([len(p) for p in parts], out=out_off[1:])
+    return np.frombuffer(b"".join(parts), np.uint8).copy(), out_off

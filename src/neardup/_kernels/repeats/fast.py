@@ -117,13 +117,18 @@ def _mix(h):  # type: ignore[no-untyped-def]
     return h
 
 
+#: Windows per chunk of the anchor pass (rounded down to a multiple of ``w``).
+_CHUNK = 1 << 16
+
+
 @njit()
-def _grow(pos, hs, seg_lo, seg_hi):  # type: ignore[no-untyped-def]
+def _grow(pos, hs, seg_lo, seg_hi, need):  # type: ignore[no-untyped-def]
     m = pos.shape[0]
-    p2 = np.empty(2 * m, np.int64)
-    h2 = np.empty(2 * m, np.uint64)
-    lo2 = np.empty(2 * m, np.int64)
-    hi2 = np.empty(2 * m, np.int64)
+    c = max(2 * m, need)
+    p2 = np.empty(c, np.int64)
+    h2 = np.empty(c, np.uint64)
+    lo2 = np.empty(c, np.int64)
+    hi2 = np.empty(c, np.int64)
     p2[:m] = pos
     h2[:m] = hs
     lo2[:m] = seg_lo
@@ -138,8 +143,11 @@ def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
     among the window's ``w = min_length - k + 1`` k-grams. Returns ``(positions, hashes,
     segment starts, segment ends)`` of the distinct anchors in text order.
 
-    Sliding minima by van Herk / Gil-Werman over blocks of ``w`` k-grams, block by block
-    (three minima per k-gram, no data-dependent branch); ``len(text) < 2**32``."""
+    Each segment goes in chunks of about :data:`_CHUNK` windows: one loop hashes the chunk's
+    k-grams (rolling hash), one takes prefix and suffix minima over blocks of ``w`` (van Herk /
+    Gil-Werman: each window's least is one ``min`` of the two), one emits each window's anchor
+    when it differs from the last into a chunk-local list, appended to the result after the
+    chunk (so the hot loops never grow an array); ``len(text) < 2**32``."""
     n = text.shape[0]
     w = min_length - k + 1
     base = np.uint64(_B)
@@ -147,81 +155,86 @@ def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
     for _ in range(k - 1):
         top *= base
     hi_mask = np.uint64(0xFFFFFFFF00000000)
+    lo_mask = np.uint64(_LO)
     cap = n // (w // 2 + 1) + 16
     pos = np.empty(cap, np.int64)
     hs = np.empty(cap, np.uint64)
     seg_lo = np.empty(cap, np.int64)
     seg_hi = np.empty(cap, np.int64)
     na = 0
-    ring = 1
-    while ring < 2 * w + 2:
-        ring *= 2
-    rmask = ring - 1
-    vals = np.empty(ring, np.uint64)  # mixed hash of k-gram i at i & rmask
-    suf = np.empty(w, np.uint64)
-    blk = np.empty(w, np.uint64)
+    nw = max(w, (_CHUNK // w) * w)  # windows per chunk, a multiple of w
+    size = nw + w - 1  # k-grams per chunk
+    keys = np.empty(size, np.uint64)  # (high hash bits | position) of the chunk's k-grams
+    vals = np.empty(size, np.uint64)  # their mixed hashes
+    suf = np.empty(size, np.uint64)
+    pre = np.empty(size, np.uint64)
+    found = np.empty(nw, np.int64)
     s = 0
     while s < n:
         e = s
         while e < n and text[e] != 0xFF:
             e += 1
         if e - s >= min_length:
-            last_gram = e - k  # the last k-gram starts here
+            wins = e - s - min_length + 1
             h = np.uint64(0)
             for i in range(s, s + k - 1):
                 h = h * base + np.uint64(text[i])
-            i = s  # next k-gram to hash
-            for r in range(w):  # block 0
-                h = h * base + np.uint64(text[i + k - 1])
-                v = _mix(h)
-                vals[i & rmask] = v
-                blk[r] = (v & hi_mask) | np.uint64(i)
-                h -= np.uint64(text[i]) * top
-                i += 1
-            suf[w - 1] = blk[w - 1]
-            for r in range(w - 2, -1, -1):
-                suf[r] = min(blk[r], suf[r + 1])
+            g = s  # next k-gram to hash
+            have = 0  # k-grams in keys[:have]
             last = np.int64(-1)
-            while True:
-                # window r of the block: the suffix of this block from r, the prefix of the
-                # next block up to r - 1 (none for r = 0: that window is the whole block)
-                pre = np.uint64(0xFFFFFFFFFFFFFFFF)
-                done = False
-                for r in range(w):
-                    if r > 0:
-                        if i > last_gram:
-                            done = True
-                            break
-                        h = h * base + np.uint64(text[i + k - 1])
-                        v = _mix(h)
-                        vals[i & rmask] = v
-                        key = (v & hi_mask) | np.uint64(i)
-                        blk[r - 1] = key
-                        pre = min(pre, key)
-                        h -= np.uint64(text[i]) * top
-                        i += 1
-                    a = np.int64(min(suf[r], pre) & np.uint64(_LO))
+            done = 0
+            while done < wins:
+                m = min(nw, wins - done)  # windows of this chunk
+                need = m + w - 1
+                if have > 0:  # the previous chunk's last w - 1 k-grams start this one
+                    for j in range(w - 1):
+                        keys[j] = keys[have - w + 1 + j]
+                        vals[j] = vals[have - w + 1 + j]
+                    have = w - 1
+                while have < need:
+                    h = h * base + np.uint64(text[g + k - 1])
+                    v = _mix(h)
+                    vals[have] = v
+                    keys[have] = (v & hi_mask) | np.uint64(g)
+                    h -= np.uint64(text[g]) * top
+                    g += 1
+                    have += 1
+                for b0 in range(0, need, w):
+                    b1 = min(b0 + w, need)
+                    c = keys[b0]
+                    pre[b0] = c
+                    for j in range(b0 + 1, b1):
+                        c = min(c, keys[j])
+                        pre[j] = c
+                    c = keys[b1 - 1]
+                    suf[b1 - 1] = c
+                    for j in range(b1 - 2, b0 - 1, -1):
+                        c = min(c, keys[j])
+                        suf[j] = c
+                first = g - have  # the position of keys[0]
+                nf = 0
+                tb = 0  # t mod w
+                for t in range(m):
+                    # tb == 0: the window is one whole block
+                    key = suf[t] if tb == 0 else min(suf[t], pre[t + w - 1])
+                    tb += 1
+                    if tb == w:
+                        tb = 0
+                    a = np.int64(key & lo_mask)
                     if a != last:
-                        if na == pos.shape[0]:
-                            pos, hs, seg_lo, seg_hi = _grow(pos, hs, seg_lo, seg_hi)
-                        pos[na] = a
-                        hs[na] = vals[a & rmask]
-                        seg_lo[na] = s
-                        seg_hi[na] = e
-                        na += 1
+                        found[nf] = a
+                        nf += 1
                         last = a
-                if done or i > last_gram:
-                    break
-                # the next block's last k-gram, then its suffix minima
-                h = h * base + np.uint64(text[i + k - 1])
-                v = _mix(h)
-                vals[i & rmask] = v
-                blk[w - 1] = (v & hi_mask) | np.uint64(i)
-                h -= np.uint64(text[i]) * top
-                i += 1
-                suf[w - 1] = blk[w - 1]
-                for r in range(w - 2, -1, -1):
-                    suf[r] = min(blk[r], suf[r + 1])
+                if na + nf > pos.shape[0]:
+                    pos, hs, seg_lo, seg_hi = _grow(pos, hs, seg_lo, seg_hi, na + nf)
+                for j in range(nf):
+                    a = found[j]
+                    pos[na + j] = a
+                    hs[na + j] = vals[a - first]
+                    seg_lo[na + j] = s
+                    seg_hi[na + j] = e
+                na += nf
+                done += m
         s = e + 1
     return pos[:na], hs[:na], seg_lo[:na], seg_hi[:na]
 
@@ -233,12 +246,30 @@ def regions(text, pos, hs, seg_lo, seg_hi, min_length, k):  # type: ignore[no-un
     its document and widened to whole UTF-8 characters; disjoint, in text order."""
     m = pos.shape[0]
     rep = np.zeros(m, np.bool_)
-    if m > 1:
+    if m >= 2**31 - 1:  # more anchors than the int32 table holds: sort
         order = np.argsort(hs)
         for j in range(1, m):
             if hs[order[j]] == hs[order[j - 1]]:
                 rep[order[j]] = True
                 rep[order[j - 1]] = True
+    elif m > 1:  # an open-addressing table of the first anchor of each hash (index + 1)
+        size = 1
+        while size < 2 * m:
+            size *= 2
+        smask = np.uint64(size - 1)
+        table = np.zeros(size, np.int32)
+        for j in range(m):
+            slot = np.int64(hs[j] & smask)
+            while True:
+                i = table[slot] - 1
+                if i < 0:
+                    table[slot] = j + 1
+                    break
+                if hs[i] == hs[j]:
+                    rep[i] = True
+                    rep[j] = True
+                    break
+                slot = (slot + 1) & (size - 1)
     starts = np.empty(m, np.int64)
     ends = np.empty(m, np.int64)
     nr = 0
