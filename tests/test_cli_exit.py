@@ -30,7 +30,8 @@ def _corpus(tmp_path: Path) -> Path:
 
 
 def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, **env}
+    full = {k: v for k, v in os.environ.items() if k != "NEARDUP_FAST_EXIT"}
+    full.update(env)
     full.pop("COVERAGE_PROCESS_START", None)
     return subprocess.run(
         [sys.executable, "-c", SCRIPT, *args],
@@ -50,11 +51,11 @@ def test_dedup_process_skips_teardown_and_writes_everything(
     args = ["dedup", str(path), "--threshold", "0.5", *extra]
     expected = CliRunner().invoke(main, args)  # in-process: exit_now() must return
     assert expected.exit_code == 0, expected.output
-    fast = _run(args)
+    fast = _run(args, NEARDUP_FAST_EXIT="1")  # a script is not the command: asked for
     assert fast.returncode == 0, fast.stderr
     assert fast.stdout == expected.stdout and fast.stdout
     assert "teardown ran" not in fast.stderr
-    slow = _run(args, NEARDUP_FAST_EXIT="0")
+    slow = _run(args)  # a script that calls main() ends as usual
     assert slow.returncode == 0, slow.stderr
     assert slow.stdout == fast.stdout
     assert "teardown ran" in slow.stderr
@@ -63,6 +64,22 @@ def test_dedup_process_skips_teardown_and_writes_everything(
 def test_dedup_error_exits_as_before(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": oops}\n')
-    run = _run(["dedup", str(bad)])
+    run = _run(["dedup", str(bad)], NEARDUP_FAST_EXIT="1")
     assert run.returncode == 1
     assert "not valid JSON" in run.stderr and "teardown ran" in run.stderr
+
+
+def test_python_m_neardup_is_the_command(tmp_path: Path) -> None:
+    path = _corpus(tmp_path)
+    args = ["dedup", str(path), "--threshold", "0.5", "-q"]
+    env = {k: v for k, v in os.environ.items() if k != "NEARDUP_FAST_EXIT"}
+    run = subprocess.run(
+        [sys.executable, "-m", "neardup", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == CliRunner().invoke(main, args).stdout
