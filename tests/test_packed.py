@@ -210,3 +210,20 @@ def test_packed_batches_name_a_repeated_id_and_both_places(tmp_path, batch_size)
         list(PackedBatches(path, batch_size=batch_size))
     path.write_text("\n".join(lines) + "\n")
     assert [d.id for b in PackedBatches(path, batch_size=batch_size) for d in b] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("chunk", [8, 16, 40, 1 << 20])
+def test_packed_reader_numbers_lines_across_chunks(tmp_path: Path, chunk: int) -> None:
+    """Chunks end at a newline; the line numbers (ids of id-less records, errors) run on."""
+    import neardup.packed as packed
+    from neardup.errors import InputTooLargeError
+
+    lines = [b'{"text": "a"}', b"", b'{"id": "x", "text": "b c"}', b'{"text": "d"}'] * 5
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\n".join(lines))  # no final newline
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", chunk)
+        assert _fast(path) == _slow(b"\n".join(lines) + b"\n")
+        path.write_bytes(b"\n".join([*lines, b'{"text": "' + b"y" * 60 + b'"}', b"{}"]))
+        with pytest.raises(InputTooLargeError, match=r"x\.jsonl:21: line longer than 50"):
+            list(read_jsonl_packed(path, max_line_bytes=50))

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from neardup.cli import inputs
+from neardup.cli._exit import exit_now
 from neardup.cli._startup import aot_for_start, numpy_for_small_input
 from neardup.cli.index import open_index
 from neardup.cli.options import (
@@ -458,3 +459,4 @@ def dedup_cmd(
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         write_summary(result, stats)
+    exit_now()  # everything is written: skip the interpreter's teardown (cli/_exit.py)
