@@ -15,6 +15,13 @@ os.environ.setdefault("NEARDUP_BACKGROUND_COMPILE", "0")
 # A small input would run the CLI on numpy (docs/engine.md): the suite's CLI runs, in this
 # process too, keep the numba kernels under test. tests/test_cli_startup.py turns it on.
 os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
+# The suite's JVMs (the Spark session of tests/spark, `dedup --engine spark` in subprocesses)
+# live for seconds to minutes: the C1 compiler alone and the serial collector halve their CPU
+# (42 -> 21 CPU-s for three dedup_dataframe jobs), the results are the same.
+os.environ.setdefault(
+    "PYSPARK_SUBMIT_ARGS",
+    '--driver-java-options "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC" pyspark-shell',
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 VECTORS = GOLDEN / "vectors"

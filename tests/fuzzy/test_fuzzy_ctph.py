@@ -135,8 +135,6 @@ def test_python_ssdeep_vectors() -> None:
 # ---------------------------------------------------------------- digests vs ppdeep
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 def test_digests_equal_ppdeep_on_machine_files() -> None:
     ours = ctph_many([data for _, data in machine_files()])
     assert len(ours) == len(machine_files())
@@ -145,8 +143,6 @@ def test_digests_equal_ppdeep_on_machine_files() -> None:
         assert ctph(data) == digest, name
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 def test_digests_equal_ppdeep_on_edited_copies() -> None:
     # every sixth edited copy (about 165): ppdeep is pure Python and slow
     sample = edited_files()[::6]
@@ -201,8 +197,6 @@ def _score_pairs() -> list[tuple[str, str]]:
     return pairs
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 def test_scores_equal_libfuzzy() -> None:
     pairs = _score_pairs()
     positive = 0
@@ -214,8 +208,6 @@ def test_scores_equal_libfuzzy() -> None:
     assert positive > 200  # the corpus really exercises the edit-distance scoring
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 def test_ppdeep_scoring_equals_ppdeep() -> None:
     differ = 0
     for a, b in _score_pairs():

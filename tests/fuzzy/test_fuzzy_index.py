@@ -28,8 +28,6 @@ def _brute_ctph(digests: list[str], min_score: int, scoring: str) -> list[tuple[
     return out
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 @pytest.mark.parametrize(("min_score", "scoring"), [(1, "ssdeep"), (60, "ssdeep"), (1, "ppdeep")])
 def test_ctph_pairs_equal_exhaustive(min_score: int, scoring: str) -> None:
     digests = ctph_digests()[:400]

@@ -223,8 +223,6 @@ def test_html_bytes_decoding() -> None:
         html_to_text(12)  # type: ignore[arg-type]
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 @pytest.mark.parametrize(
     "bomb",
     [
@@ -329,8 +327,6 @@ def test_real_markdown_vs_rendered_html(md: str) -> None:
     assert similarity >= 0.8, similarity
 
 
-# coverage off: a large input through lines that smaller tests cover (halves its CPU)
-@pytest.mark.no_cover
 def test_markdown_bad_input() -> None:
     with pytest.raises(DecodeError, match="not valid UTF-8"):
         markdown_to_text(b"# caf\xe9")
