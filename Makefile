@@ -37,12 +37,14 @@ run: $(STAMP)
 $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 	scripts/datasketch_suite $(PY)
 
+# PYTHONDONTWRITEBYTECODE (set on these machines) would make every xdist worker and every CLI
+# subprocess compile neardup and re-rewrite the test modules: ~11 CPU-s per collecting worker
 test: $(STAMP) $(DS_SUITE)
-	$(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
 
 # Three times the hypothesis examples written in the tests (tests/conftest.py: EXAMPLE_SCALE).
 test-thorough: $(STAMP) $(DS_SUITE)
-	$(PY) -m pytest -q -n 2 --dist loadgroup --hypothesis-profile=thorough
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --hypothesis-profile=thorough
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz

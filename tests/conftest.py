@@ -18,6 +18,13 @@ os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
 # Warmups in the suite build no ahead-of-time module (tens of CPU-s each, docs/engine.md):
 # tests/kernels/test_kernels_aot.py builds one and turns it on.
 os.environ.setdefault("NEARDUP_AOT", "0")
+# The suite's JVMs (the Spark session of tests/spark, `dedup --engine spark` in subprocesses)
+# live for seconds to minutes: the C1 compiler alone and the serial collector halve their CPU
+# (42 -> 21 CPU-s for three dedup_dataframe jobs), the results are the same.
+os.environ.setdefault(
+    "PYSPARK_SUBMIT_ARGS",
+    '--driver-java-options "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC" pyspark-shell',
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 VECTORS = GOLDEN / "vectors"
@@ -71,12 +78,55 @@ def _scale_examples(items: list[pytest.Item]) -> None:
         fn._hypothesis_internal_use_settings = settings(current, max_examples=wanted)  # type: ignore[union-attr]
 
 
+#: Files whose tests share something costly to build in each process (a Spark session and its
+#: JVM, a loaded model, a module fixture, a generated corpus with its digests, a numba kernel
+#: compiled in the test module): each group runs on one xdist worker, so it is built once, not
+#: once per worker (``--dist loadgroup``, see ``pytest_xdist_make_scheduler``).
+ONE_WORKER_FILES = {
+    "embeddings/test_embeddings_dedup.py": "models",
+    "embeddings/test_embeddings_local.py": "models",
+    "fuzzy/test_fuzzy_ctph.py": "fuzzy_ctph",
+    "fuzzy/test_fuzzy_index.py": "fuzzy_index",
+    "image/test_cropresistant.py": "cropresistant",
+    "image/test_image_parity.py": "image_parity",
+    "kernels/test_kernels_aot.py": "aot",  # builds the ahead-of-time module once
+    "kernels/test_kernels_xxh3.py": "xxh3",
+}
+
+
+def xdist_group_of(nodeid: str) -> str | None:
+    """The xdist group of a test id: ``spark`` for every test that starts Spark (one JVM and
+    one set of Python workers for the suite), the entry of ``ONE_WORKER_FILES``, else none."""
+    path, _, name = nodeid.partition("::")
+    if path.startswith("tests/spark/") or "spark" in name:
+        return "spark"
+    return ONE_WORKER_FILES.get(path.removeprefix("tests/"))
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Hypothesis example counts follow the profile (above). Tests that start Spark share one
-    xdist worker (``--dist loadgroup`` in the Makefile), so the suite starts one JVM and one set
-    of Python workers instead of one per xdist worker."""
+    """Hypothesis example counts follow the profile (above); the xdist groups are marked."""
     _scale_examples(items)
     for item in items:
-        path = Path(str(item.fspath))
-        if path.parent.name == "spark" or "spark" in item.name:
-            item.add_marker(pytest.mark.xdist_group("spark"))
+        group = xdist_group_of(item.nodeid)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` by test id. xdist 3.8 tells the group to its scheduler by renaming
+    each marked test ``id@group``, which pytest 9.2 ignores (a node id is no longer the
+    attribute xdist sets): every group was split over the workers. This scheduler takes the
+    group from :func:`xdist_group_of` instead (an ``@group`` suffix, if a later xdist sets
+    one again, still wins)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ByTestId(LoadGroupScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):
+                return str(super()._split_scope(nodeid))
+            return xdist_group_of(nodeid) or nodeid
+
+    return ByTestId(config, log)

@@ -20,9 +20,6 @@ import pytest
 
 from neardup._kernels import aot, engine
 
-# one worker builds the module once (~30 CPU-s) and runs every test that uses it
-pytestmark = pytest.mark.xdist_group("aot")
-
 _WORDS = [f"w{i}" for i in range(400)] + ["façade", "Ünïcödé", "東京", "테스트", "ｆｕｌｌ", "ﬁle"]
 _ODD = ["e\u0301t\u00e9", "\u200bzero\u200dwidth", "\u202ebidi\u202c", "\u1100\u1161\u11a8", "Ⅻ ①"]
 
