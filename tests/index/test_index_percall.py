@@ -267,6 +267,47 @@ def test_hamming_deferred_add_is_filed_by_every_reader(ops: list[int]) -> None:
                 assert index.query(c) == _ham_brute(live, order, c, 3)
 
 
+@settings(max_examples=10, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 3), min_size=2, max_size=40),
+    removes=st.lists(st.integers(0, 39), min_size=1, max_size=12),
+    flush_at=st.integers(0, 40),
+)
+def test_hamming_tail_remove_and_flush(picks: list[int], removes: list[int], flush_at: int) -> None:
+    """Codes added one at a time stay in the Python tail: removing older tail rows (single
+    and shared buckets), a bulk read that moves the tail into the table half-way, and
+    queries over table + tail equal brute force on both backends."""
+    rng = np.random.default_rng(len(picks))
+    base = [0] + [int(x) for x in rng.integers(0, 1 << 63, size=3, dtype=np.int64)]
+    codes = [
+        base[p] ^ (1 << int(b)) for p, b in zip(picks, rng.integers(0, 64, len(picks)), strict=True)
+    ]
+    for name in ("reference", "fast"):
+        with backend(name):
+            index = HammingIndex(64, radius=3)
+            live: dict[int, int] = {}
+            order: list[int] = []
+            for key, c in enumerate(codes):
+                if key == flush_at:
+                    assert index.keys() == order  # a read of the rows
+                    list(index.pairs())  # moves the tail into the table
+                index.add(key, c)
+                live[key] = c
+                order.append(key)
+                gone = removes[key % len(removes)] % (key + 1) if removes else -1
+                if gone in live and key % 3 == 2:  # an older tail row, or this one
+                    index.remove(gone)
+                    del live[gone]
+                    order.remove(gone)
+                assert index.query(c) == _ham_brute(live, order, c, 3)
+                assert index.query(codes[0]) == _ham_brute(live, order, codes[0], 3)
+            assert len(index) == len(live)
+            assert sorted(index.keys()) == sorted(order)
+            copy = HammingIndex.from_bytes(index.to_bytes())
+            for c in codes[::3]:
+                assert copy.query(c) == index.query(c) == _ham_brute(live, order, c, 3)
+
+
 def _lsh_index() -> LSHIndex:
     h = MinHasher(64)
     texts = ["a b c d e f g h i j k l", "a b c d e f g h i j k m", "p q r s", "x"]

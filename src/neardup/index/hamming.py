@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.lsh import NO_ROOM, plan_growth
+from neardup._kernels.lsh import plan_growth
 from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.simhash import SimHash
@@ -101,16 +101,24 @@ class HammingIndex:
         self._clear()
 
     def _clear(self) -> None:
-        # rows live in capacity-doubling buffers (the first len(_keys) rows are used); every
-        # row's block keys are filed in one hash table, itself one int64 array (layout in
-        # neardup._kernels.lsh, the block bounds in its header), so add and query are one
-        # short numba call each.
+        # rows live in capacity-doubling buffers (the first _m rows are filed); every filed
+        # row's block keys are in one hash table, itself one int64 array (layout in
+        # neardup._kernels.lsh, the block bounds in its header), so a query of the table is
+        # one short numba call.
         self._codes_buf = np.zeros((0, self._words), dtype=np.uint64)
         self._alive_buf = np.zeros(0, dtype=bool)
         self._mark = np.zeros(0, dtype=np.int64)
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
-        # the last add's (code as int64, row), filed by the next query or any reader (_flush)
+        # rows [0, _m) are in the buffers and the table; rows [_m, len(_keys)) are the tail:
+        # 64-bit int codes added one at a time, kept in Python (a dict per block: block value
+        # -> row, or a list of rows) so that add + query cost no numba call. Every reader
+        # of the buffers moves the tail into them first (_flush), in one bulk kernel call.
+        self._m = 0
+        self._tail_codes: list[int] = []  # row _m + i's code (-1: removed)
+        self._tail: list[dict[int, int | list[int]]] = [{} for _ in self._bounds]
+        # the last add's (code, row), filed into the tail by the next query (fused with its
+        # lookups) or by any other reader
         self._pending: tuple[int, int] | None = None
         nb = len(self._bounds)
         self._tab: I64 = engine.kernels("lsh").new_table(512, 256, nb, 0, 8 + 2 * nb)
@@ -121,28 +129,35 @@ class HammingIndex:
     def _bind(self) -> None:
         """Keep the per-call kernels and output buffers on the instance (not pickled)."""
         kern = engine.kernels("hamming")
-        self._add_code = kern.add_code
         self._query_code = kern.query_code
-        self._add_query_code = kern.add_query_code
         self._table_query = kern.table_query
         self._out_rows = np.empty(64, dtype=np.int64)
         self._out_d = np.empty(64, dtype=np.int64)
+        self._tail_blocks = [
+            (table, s, (1 << (e - s)) - 1)
+            for table, (s, e) in zip(self._tail, self._bounds, strict=True)
+        ]
 
     _UNPICKLED = (
-        "_add_code", "_query_code", "_add_query_code", "_table_query", "_out_rows", "_out_d",
+        "_query_code", "_table_query", "_out_rows", "_out_d", "_tail_blocks",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
         self._flush()
         state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
+        del state["_tail"]  # empty after the flush; rebuilt by __setstate__
         state["_mark"] = np.zeros(len(self._alive_buf), dtype=np.int64)
         state["_tab"] = self._tab.copy()
         state["_tab"][2] = 0  # the query stamp restarts with the fresh marks
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self._pending = None  # pickles of older versions have none (and never hold one)
+        # pickles of older versions have no pending add and no tail (and never hold one)
+        self._pending = None
+        self._tail_codes = []
         self.__dict__.update(state)
+        self._tail = [{} for _ in self._bounds]
+        self._m = len(self._keys)
         self._bind()
 
     @property
@@ -157,16 +172,45 @@ class HammingIndex:
         self._flush()
         return self._alive_buf[: len(self._keys)]
 
-    def _flush(self) -> None:
-        """File the pending code of the last :meth:`add` (every reader calls this first)."""
+    def _file_pending(self) -> None:
+        """File the pending code of the last :meth:`add` into the tail."""
         pending = self._pending
         if pending is None:
             return
         self._pending = None
-        code, r = pending
-        if self._add_code(code, r, self._codes_buf, self._alive_buf, self._tab):
-            self._reserve(1, r)
-            self._add_code(code, r, self._codes_buf, self._alive_buf, self._tab)
+        self._file_tail(pending[0], pending[1], [])
+
+    def _file_tail(self, code: int, row: int, hits: list[int]) -> None:
+        """File ``code`` as tail row ``row``; the rows already in its buckets go to ``hits``
+        (repeats when they share several blocks)."""
+        for table, shift, mask in self._tail_blocks:
+            v = (code >> shift) & mask
+            bucket = table.get(v)
+            if bucket is None:
+                table[v] = row
+            elif isinstance(bucket, int):
+                table[v] = [bucket, row]
+                hits.append(bucket)
+            else:
+                hits += bucket
+                bucket.append(row)
+
+    def _flush(self) -> None:
+        """Move the pending code and the tail into the buffers and the table (every reader
+        of them calls this first): one bulk kernel call."""
+        self._pending = None  # its code is in the tail's codes already
+        tail = self._tail_codes
+        if not tail:
+            return
+        m, k = self._m, len(tail)
+        self._room(k, m)
+        self._codes_buf[m : m + k, 0] = [max(c, 0) for c in tail]
+        self._alive_buf[m : m + k] = [c >= 0 for c in tail]
+        engine.kernels("hamming").table_add(self._codes_buf, m, k, self._tab)
+        self._m = m + k
+        self._tail_codes = []
+        for table in self._tail:
+            table.clear()
 
     @property
     def bits(self) -> int:
@@ -260,27 +304,31 @@ class HammingIndex:
             IncompatibleSketchError: A SimHash of another width or other params.
         """
         if self._pending is not None:
-            self._flush()
+            self._file_pending()
         if (
             type(code) is int
             and self._words == 1
             and 0 <= code <= _MASK64
             and key not in self._rows
         ):
-            # filed by the next query (one numba call for both: datasketch's pattern) or by
-            # any other reader
+            # a tail row, filed by the next query (with its lookups: datasketch's pattern) or
+            # by any other reader
             n = len(self._keys)
-            self._pending = (code if code < _SIGN else code - _WRAP, n)
+            self._pending = (code, n)
+            self._tail_codes.append(code)
             self._keys.append(key)
             self._rows[key] = n
             return
         self._append([key], self._row(code).reshape(1, -1))
 
     def _reserve(self, k: int, n: int | None = None) -> None:
-        """Room for ``k`` more rows after the first ``n`` (default all), their table
-        entries, and a table at most half full."""
+        """Room for ``k`` more rows after all (the tail moved into the buffers), their
+        table entries, and a table at most half full."""
         self._flush()
-        n = len(self._keys) if n is None else n
+        self._room(k, len(self._keys) if n is None else n)
+
+    def _room(self, k: int, n: int) -> None:
+        """:meth:`_reserve` for rows after the first ``n`` (no flush)."""
         if n + k > len(self._alive_buf):
             cap = max(n + k, 2 * len(self._alive_buf), 64)
             codes = np.zeros((cap, self._words), dtype=np.uint64)
@@ -336,6 +384,7 @@ class HammingIndex:
         self._alive_buf[start:n] = alive
         self._keys.extend(keys)
         engine.kernels("hamming").table_add(self._codes_buf, start, len(keys), self._tab)
+        self._m = n
         self._maintain()
 
     def remove(self, key: Hashable) -> None:
@@ -347,7 +396,21 @@ class HammingIndex:
         row = self._rows.pop(key, None)
         if row is None:
             raise InputError(f"key {key!r} is not in the index; check `key in index` first")
-        self._alive[row] = False
+        if row < self._m:
+            self._alive_buf[row] = False
+        else:  # a tail row: out of its buckets
+            self._file_pending()
+            code = self._tail_codes[row - self._m]
+            self._tail_codes[row - self._m] = -1
+            for table, shift, mask in self._tail_blocks:
+                v = (code >> shift) & mask
+                bucket = table[v]
+                if isinstance(bucket, int):
+                    del table[v]
+                else:
+                    bucket.remove(row)
+                    if len(bucket) == 1:
+                        table[v] = bucket[0]
         self._maintain()
 
     def _maintain(self) -> None:
@@ -384,32 +447,13 @@ class HammingIndex:
         r = self._radius if radius is None else self._check_radius(radius)
         if r < len(self._bounds):
             if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
-                c64 = code if code < _SIGN else code - _WRAP
-                pending = self._pending
-                if pending is not None and pending[0] == c64:  # add a code, then query it
-                    self._pending = None
-                    found = self._add_query_code(
-                        c64, pending[1], r, self._codes_buf, self._alive_buf, self._mark,
-                        self._tab, self._out_rows, self._out_d,
-                    )  # fmt: skip
-                    if found == NO_ROOM:  # the add lacked room: make it, file, query
-                        self._pending = pending
-                        self._flush()
-                        return self.query(code, radius)
-                else:
-                    if pending is not None:
-                        self._flush()
-                    found = self._query_code(
-                        c64, r, self._codes_buf, self._alive_buf, self._mark, self._tab,
-                        self._out_rows, self._out_d,
-                    )  # fmt: skip
-            else:
-                q = self._row(code).reshape(1, -1)
-                self._flush()
-                found = self._table_query(
-                    q, r, self._codes_buf, self._alive_buf,
-                    self._mark, self._tab, self._out_rows, self._out_d,
-                )  # fmt: skip
+                return self._query_int(code, r)
+            q = self._row(code).reshape(1, -1)
+            self._flush()
+            found = self._table_query(
+                q, r, self._codes_buf, self._alive_buf,
+                self._mark, self._tab, self._out_rows, self._out_d,
+            )  # fmt: skip
             if found < 0:  # more hits than the output buffers hold: grow them, ask again
                 self._out_rows = np.empty(2 * -found, dtype=np.int64)
                 self._out_d = np.empty(2 * -found, dtype=np.int64)
@@ -426,6 +470,52 @@ class HammingIndex:
         cand, d = cand[keep], d[keep]
         order_ = np.lexsort((cand, d))
         return [(self._keys[int(i)], int(x)) for i, x in zip(cand[order_], d[order_], strict=True)]
+
+    def _query_int(self, code: int, r: int) -> list[tuple[Hashable, int]]:
+        """:meth:`query` of a 64-bit int code within ``r < blocks``: the tail in Python,
+        then the table (one numba call) when rows have moved into it."""
+        hits: list[int] = []  # candidate tail rows (repeats when they share several blocks)
+        pending = self._pending
+        if pending is not None and pending[0] == code:  # add a code, then query it
+            self._pending = None
+            row = pending[1]
+            self._file_tail(code, row, hits)  # file it and look up at once
+            found = [(0, row)]  # itself, at distance 0
+        else:
+            if pending is not None:
+                self._file_pending()
+            for table, shift, mask in self._tail_blocks:
+                bucket = table.get((code >> shift) & mask)
+                if bucket is None:
+                    continue
+                if isinstance(bucket, int):
+                    hits.append(bucket)
+                else:
+                    hits += bucket
+            found = []
+        keys = self._keys
+        if hits:
+            m, codes = self._m, self._tail_codes
+            for i in set(hits) if len(hits) > 1 else hits:
+                d = (codes[i - m] ^ code).bit_count()
+                if d <= r:
+                    found.append((d, i))
+        if self._m:
+            c64 = code if code < _SIGN else code - _WRAP
+            n = self._query_code(
+                c64, r, self._codes_buf, self._alive_buf, self._mark, self._tab,
+                self._out_rows, self._out_d,
+            )  # fmt: skip
+            if n < 0:  # more hits than the output buffers hold: grow them, ask again
+                self._out_rows = np.empty(2 * -n, dtype=np.int64)
+                self._out_d = np.empty(2 * -n, dtype=np.int64)
+                return self._query_int(code, r)
+            found += zip(self._out_d[:n].tolist(), self._out_rows[:n].tolist(), strict=True)
+        elif len(found) == 1:
+            d, i = found[0]
+            return [(keys[i], d)]
+        found.sort()
+        return [(keys[i], d) for d, i in found]
 
     def pair_rows(self, radius: int | None = None) -> tuple[I64, I64, I64]:
         """All pairs within ``radius`` as arrays ``(a, b, d)`` of positions in :meth:`keys`.
