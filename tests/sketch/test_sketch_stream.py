@@ -142,8 +142,12 @@ def test_cut_at_ascii_whitespace_keeps_tokens(
     """The lemma the bounded scheme rests on: a cut before ASCII whitespace is invisible to
     canonicalization + word tokenization, unless a combining mark or format character follows
     the whitespace (``secure`` trims the piece's leading space and the mark joins the next
-    word): the stream never cuts there."""
+    word), or ``secure`` meets a right-to-left override run still open at the cut: the stream
+    never cuts there."""
     assume(not regex.match(r"[ \t\n\r\x0b\x0c]*[\p{M}\p{Cf}]", space + b))
+    # ``secure`` reverses a right-to-left override run: a cut inside one is not invisible
+    # (the stream never cuts there: test_no_cut_inside_a_right_to_left_override_run)
+    assume(preset != "secure" or not regex.search("\u202e[^\u202a-\u202e\u2066-\u2069\n]*$", a))
     canon, tok = Canonicalizer(preset), WordTokenizer(mode)  # type: ignore[arg-type]
     whole = tok.tokenize(canon.canonicalize(a + space + b))
     assert whole == tok.tokenize(canon.canonicalize(a)) + tok.tokenize(
@@ -446,3 +450,44 @@ def test_no_cut_before_whitespace_followed_by_a_mark() -> None:
     for step in (1, 3, 7):
         chunks: list[str | bytes] = [text[i : i + step] for i in range(0, len(text), step)]
         assert streamed(hasher, chunks, piece_chars=4) == hasher.sketch(text)
+
+
+@pytest.mark.parametrize("name", ["minhash-secure", "minhash-secure-uax29"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0\u202e\r0",  # found by test_stream_equals_one_shot: the run was reversed in halves
+        "a b \u202ec d e f\u202c g h i j",  # a closed run
+        "a b \u202ec d e f\nnext line here is long",  # a run closed by the line's end
+        "x y \u202ec d e\u202a f g h i",  # a run that another bidi control leaves unreversed
+        "one two \u202e" + " ".join(f"w{i}" for i in range(300)),  # open to the end
+    ],
+)
+def test_no_cut_inside_a_right_to_left_override_run(name: str, text: str) -> None:
+    """``secure`` reverses an override run into display order before stripping the bidi
+    controls; a cut inside the run would reverse two halves apart."""
+    hasher = HASHERS[name]()
+    for step in (1, 2, 5):
+        chunks: list[str | bytes] = [text[i : i + step] for i in range(0, len(text), step)]
+        for piece in (1, 3, 16):
+            assert streamed(hasher, chunks, piece_chars=piece) == hasher.sketch(text)
+
+
+def test_an_open_override_run_is_held_whole_and_capped() -> None:
+    """Text after an unclosed override run cannot be cut (its reversal depends on where the
+    run ends), so it is held, up to ``max_bytes``, and cut once the run closes."""
+    hasher = HASHERS["minhash-secure"]()
+    s = open_stream(hasher, piece_chars=4, max_bytes=4000)
+    run = "\u202e" + " ".join(f"w{i}" for i in range(200))
+    for i in range(0, len(run), 3):
+        s.update(run[i : i + 3])
+    assert s.pending_bytes >= len(run)  # nothing cut inside the run
+    after = "\u202c" + " and then the text goes on" * 120
+    for i in range(0, len(after), 3):
+        s.update(after[i : i + 3])
+    assert s.pending_bytes < 200  # the run closed: cut (held text waits until it doubles)
+    assert s.digest() == hasher.sketch(run + after)
+    capped = open_stream(hasher, piece_chars=4, max_bytes=100)
+    with pytest.raises(InputTooLargeError):
+        for i in range(0, len(run), 3):
+            capped.update(run[i : i + 3])

@@ -68,6 +68,10 @@ _ASCII_SPACE = " \t\n\r\x0b\x0c"
 _CUT_PATTERN = r"[ \t\n\r\x0b\x0c](?=[ \t\n\r\x0b\x0c]*[^ \t\n\r\x0b\x0c\p{M}\p{Cf}])"
 _CUT = regex.compile(_CUT_PATTERN)
 _CUT_LAST = regex.compile(_CUT_PATTERN, flags=regex.REVERSE)
+#: A right-to-left override run as far as the held text shows it. A canonicalizer with the
+#: confusable skeleton reverses such a run into display order (canonicalize.py, ``_RLO_RUN``),
+#: so held text is never cut inside one: the run would be reversed in two halves.
+_RLO_OPEN = regex.compile("\u202e[^\u202a-\u202e\u2066-\u2069\n]*")
 _READ_SIZE = 1 << 20
 _MAX_TOTAL_WEIGHT = 2**61
 I64 = npt.NDArray[np.int64]
@@ -109,6 +113,22 @@ def _cuttable(canonicalizer: object, tokenizer: Tokenizer) -> bool:
     return canonicalizer is None or type(canonicalizer) is Canonicalizer
 
 
+def _reverses_runs(canonicalizer: object) -> bool:
+    """Whether ``canonicalizer`` reverses right-to-left override runs (see :data:`_RLO_OPEN`)."""
+    return type(canonicalizer) is Canonicalizer and canonicalizer.settings.confusables
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of every override run in ``text``: no cut in ``start < c < end``."""
+    if "\u202e" not in text:
+        return []
+    return [m.span() for m in _RLO_OPEN.finditer(text)]
+
+
+def _inside(runs: list[tuple[int, int]], cut: int) -> tuple[int, int] | None:
+    return next(((a, b) for a, b in runs if a < cut < b), None)
+
+
 def _prepend(carry: list[str], spans: Spans) -> Spans:
     """One document's token spans with the ``carry`` tokens put in front (space-separated)."""
     if not carry:
@@ -148,6 +168,7 @@ class _Stream:
         bounded: bool,
         max_bytes: int,
         piece_chars: int,
+        runs: bool = False,
     ) -> None:
         for name, value in (("max_bytes", max_bytes), ("piece_chars", piece_chars)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -157,6 +178,7 @@ class _Stream:
         self._bounded = bounded
         self._max_bytes = max_bytes
         self._piece_chars = piece_chars
+        self._runs = runs  # never cut inside a right-to-left override run (_RLO_OPEN)
         self.reset()
 
     @property
@@ -182,6 +204,7 @@ class _Stream:
         self._parts: list[str] = []
         self._pending = 0
         self._space = False  # an ASCII space past the start of the held text
+        self._hold = 0  # no cut is tried before this many bytes are held (see _cut)
         self._carry: list[str] = []
         self._started = False
         self._clear()
@@ -248,27 +271,44 @@ class _Stream:
         space = max(text.rfind(c) for c in _ASCII_SPACE)
         if space > 0 or (space == 0 and len(self._parts) > 1):
             self._space = True
-        if self._bounded and self._space and self._pending > self._piece_chars:
+        if self._bounded and self._space and self._pending > max(self._piece_chars, self._hold):
             self._cut()
 
     def _cut(self) -> None:
         """Feed pieces of about ``piece_chars`` code points, each ending just before an ASCII
         whitespace character (:data:`_CUT_PATTERN`); keep the rest."""
         text = "".join(self._parts)
+        runs = _runs(text) if self._runs else []
         start, size = 0, self._piece_chars
         while len(text) - start > size:
-            found = _CUT_LAST.search(text, start + 1, start + size + 1)
-            if found is None:  # no cut in this window: take the first one after it
-                found = _CUT.search(text, start + size)
-                if found is None:
+            cut = self._last_cut(text, start, start + size + 1, runs)
+            if cut is None:  # no cut in this window: take the first one after it
+                cut = self._first_cut(text, start + size, runs)
+                if cut is None:
                     break
-            cut = found.start()
             self._feed(text[start:cut])
             start = cut
         rest = text[start:]
         self._parts = [rest]
         self._pending = _utf8_len(rest)
         self._space = _CUT.search(rest, 1) is not None
+        # held text that has no cut yet (an open override run) waits until it doubles, so
+        # that small updates do not rescan it each time (linear, not quadratic)
+        self._hold = 2 * self._pending if start == 0 else 0
+
+    @staticmethod
+    def _last_cut(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> int | None:
+        found = _CUT_LAST.search(text, start + 1, end)
+        while found is not None and (run := _inside(runs, found.start())) is not None:
+            found = _CUT_LAST.search(text, start + 1, run[0])  # before the run
+        return None if found is None else found.start()
+
+    @staticmethod
+    def _first_cut(text: str, pos: int, runs: list[tuple[int, int]]) -> int | None:
+        found = _CUT.search(text, pos)
+        while found is not None and (run := _inside(runs, found.start())) is not None:
+            found = _CUT.search(text, run[1])  # after the run
+        return None if found is None else found.start()
 
     def _tokens(self, text: str) -> Spans:
         canon = self._canonicalize(text) if self._canonicalize is not None else text
@@ -336,8 +376,11 @@ class MinHashStream(_Stream):
     ) -> None:
         self._hasher = hasher
         tok = hasher.tokenizer
-        bounded = hasher.config.preset != "oph" and _cuttable(hasher.canonicalizer, tok)
-        super().__init__(hasher.canonical_text, tok, bounded, max_bytes, piece_chars)
+        canon = hasher.canonicalizer
+        bounded = hasher.config.preset != "oph" and _cuttable(canon, tok)
+        super().__init__(
+            hasher.canonical_text, tok, bounded, max_bytes, piece_chars, _reverses_runs(canon)
+        )
 
     def _clear(self) -> None:
         self._row: U64 | None = None
@@ -392,7 +435,12 @@ class SimHashStream(_Stream):
         tok = hasher.tokenizer
         bounded = hasher.config.weighting != "binary" and _cuttable(canon, tok)
         super().__init__(
-            canon.canonicalize if canon is not None else None, tok, bounded, max_bytes, piece_chars
+            canon.canonicalize if canon is not None else None,
+            tok,
+            bounded,
+            max_bytes,
+            piece_chars,
+            _reverses_runs(canon),
         )
 
     def _clear(self) -> None:
