@@ -235,3 +235,33 @@ def test_after_warmup_a_cli_run_needs_no_new_kernel(tmp_path: Path, args: list[s
     assert result.exit_code == 0, result.output
     after = cache.compiles()
     assert after == before, "a kernel signature that warmup() does not make"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["lines", "--min-docs", "2"],
+        ["lines", "--min-docs", "2", "--unit", "paragraph"],
+        ["substrings", "--min-length", "8"],
+    ],
+)
+def test_after_warmup_the_corpus_commands_need_no_new_kernel(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """``neardup lines`` and ``neardup substrings`` use only kernel signatures warmup made."""
+    pytest.importorskip("numba")
+    from neardup._kernels import cache
+
+    warmup()
+    path = tmp_path / "in.jsonl"
+    lines = [
+        json.dumps({"id": i, "text": f"{_TEXTS[i % 5]} ünï\nshared footer line\n\nlast {i}"})
+        for i in range(40)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    before = cache.compiles()
+    command, *rest = args
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(main, [command, str(path), "--output", str(out), *rest])
+    assert result.exit_code == 0, result.output
+    assert cache.compiles() == before, "a kernel signature that warmup() does not make"

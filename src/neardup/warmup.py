@@ -182,11 +182,35 @@ def _exercise() -> None:
                     )
                 except MissingExtraError:  # secure's confusables extra is absent
                     continue
+        _exercise_corpus(tmp)
     for method in ("minhash", "simhash", "ctph"):
         try:
             dedup(_TEXTS, method=method)
         except MissingExtraError:  # the method's extra is absent: its kernels are never used
             continue
+
+
+def _exercise_corpus(folder: os.PathLike[str]) -> None:
+    """The kernels of ``neardup lines`` (JSONL and documents, both units; records that lose
+    a unit are rewritten) and ``neardup substrings``."""
+    import json
+    from pathlib import Path
+
+    from neardup._document import Document
+    from neardup.corpus.lines import remove_frequent_units, remove_frequent_units_jsonl
+    from neardup.corpus.substrings import remove_repeated_substrings
+
+    texts = [f"{t}\nshared line\n\nshared paragraph" for t in _TEXTS]
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    path = Path(folder) / "warm-lines.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    for unit in ("line", "paragraph"):
+        for _ in remove_frequent_units_jsonl(path, min_docs=2, unit=unit):
+            pass
+        for _ in remove_frequent_units(lambda: docs, min_docs=2, unit=unit):
+            pass
+    for _ in remove_repeated_substrings(docs, min_length=8):
+        pass
 
 
 def _exercise_datasketch_family() -> None:
