@@ -190,7 +190,7 @@ def _exercise() -> None:
             continue
 
 
-def _exercise_corpus(folder: os.PathLike[str]) -> None:
+def _exercise_corpus(folder: str) -> None:
     """The kernels of ``neardup lines`` (JSONL and documents, both units; records that lose
     a unit are rewritten) and ``neardup substrings``."""
     import json
