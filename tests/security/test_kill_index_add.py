@@ -21,6 +21,7 @@ from neardup.errors import StoreError
 from neardup.io import Document
 from neardup.methods import make_method
 from neardup.store.persistent import PersistentIndex
+from oracles.store import committed_docs
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 N_DOCS = 3000
@@ -171,10 +172,6 @@ def _check_any(path: Path) -> int:
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return int(
-            conn.execute(
-                "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
-            ).fetchone()[0]
-        )
+        return committed_docs(conn)
     finally:
         conn.close()

@@ -16,16 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from oracles.store import committed_docs
+
 
 def _count(db: Path) -> int:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
         try:
-            return int(
-                conn.execute(
-                    "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
-                ).fetchone()[0]
-            )
+            return committed_docs(conn)
         finally:
             conn.close()
     except sqlite3.Error:
@@ -94,9 +92,7 @@ def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
     conn = sqlite3.connect(db)
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        n = conn.execute(
-            "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
-        ).fetchone()[0]
+        n = committed_docs(conn)
     finally:
         conn.close()
     # whole batches only, and none of the lines still being read

@@ -15,6 +15,7 @@ from neardup.errors import ConfigError, StoreError
 from neardup.io import Document
 from neardup.methods import make_method
 from neardup.store.persistent import PersistentIndex
+from oracles.store import committed_docs
 
 WORDS = [f"w{i}" for i in range(400)]
 
@@ -110,11 +111,7 @@ def _visible(path: Path) -> int:
     """The documents another connection sees: what was committed."""
     conn = sqlite3.connect(path)
     try:
-        return int(
-            conn.execute(
-                "SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM meta WHERE name = 'docs'"
-            ).fetchone()[0]
-        )
+        return committed_docs(conn)
     finally:
         conn.close()
 
