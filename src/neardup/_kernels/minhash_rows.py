@@ -18,7 +18,7 @@ from neardup._kernels import engine
 from neardup._kernels.spans import Spans, shingle_spans
 from neardup.errors import EmptyInputError
 
-__all__ = ["check_empty", "empty_value", "feature_rows", "slot_rows"]
+__all__ = ["check_empty", "datasketch_permutations", "empty_value", "feature_rows", "slot_rows"]
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -119,12 +119,15 @@ def _datasketch(spans: Spans, legacy: bool, num_perm: int, seed: int) -> U64:
     return out
 
 
-@cache
-def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U64, U64]:
-    """The permutation parameters datasketch 2.0.0 draws for (num_perm, seed, scheme)."""
+def datasketch_permutations(
+    num_perm: int, seed: int, scheme: str
+) -> npt.NDArray[np.unsignedinteger]:
+    """The ``(2, num_perm)`` permutation parameters ``(a, b)`` datasketch 2.0.0 draws for
+    ``scheme``: ``legacy`` (uint64, below the Mersenne prime 2**61 - 1), ``affine32`` (uint32)
+    or ``affine64`` (uint64); ``a`` is odd in the affine schemes."""
     gen = np.random.RandomState(seed)
-    if legacy:
-        pairs = np.array(
+    if scheme == "legacy":
+        return np.array(
             [
                 (
                     gen.randint(1, _MERSENNE61, dtype=np.uint64),
@@ -133,8 +136,16 @@ def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U6
                 for _ in range(num_perm)
             ],
             dtype=np.uint64,
-        ).T
-        return pairs[0].copy(), pairs[1].copy()
-    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
-    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
-    return a.astype(np.uint64), b.astype(np.uint64)
+        ).T.copy()
+    width = 32 if scheme == "affine32" else 64
+    dt = np.uint32 if width == 32 else np.uint64
+    a = gen.randint(0, 1 << (width - 1), num_perm, dtype=dt) * dt(2) + dt(1)
+    b = gen.randint(0, 1 << width, num_perm, dtype=dt)
+    return np.array([a, b])
+
+
+@cache
+def _datasketch_permutations(num_perm: int, seed: int, legacy: bool) -> tuple[U64, U64]:
+    """:func:`datasketch_permutations` of the ``legacy`` or ``affine32`` scheme, as uint64."""
+    ab = datasketch_permutations(num_perm, seed, "legacy" if legacy else "affine32")
+    return ab[0].astype(np.uint64), ab[1].astype(np.uint64)

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from neardup._kernels import affine as affine_kernels
 from neardup._kernels import engine
 from neardup._kernels import sha1 as sha1_kernels
+from neardup._kernels.minhash_rows import datasketch_permutations
 from neardup._kernels.spans import Spans
 from neardup.config import check_choice
 from neardup.errors import ConfigError, InputError
@@ -45,7 +46,6 @@ SCHEMES: tuple[str, ...] = ("affine32", "affine64", "legacy")
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
-_MERSENNE61 = np.uint64((1 << 61) - 1)
 _MAX32 = np.uint64(0xFFFFFFFF)
 
 
@@ -65,24 +65,7 @@ def permutations(num_perm: int, seed: int, scheme: str) -> npt.NDArray[np.unsign
     uint32 for ``affine32``, uint64 otherwise, drawn exactly as datasketch 2.0.0 draws them.
     """
     check_choice("scheme", scheme, SCHEMES)
-    gen = np.random.RandomState(seed)
-    if scheme == "legacy":
-        out = np.array(
-            [
-                (
-                    gen.randint(1, _MERSENNE61, dtype=np.uint64),
-                    gen.randint(0, _MERSENNE61, dtype=np.uint64),
-                )
-                for _ in range(num_perm)
-            ],
-            dtype=np.uint64,
-        ).T
-    else:
-        width = 32 if scheme == "affine32" else 64
-        dt = _dtype(scheme)
-        a = gen.randint(0, 1 << (width - 1), num_perm, dtype=dt) * dt(2) + dt(1)  # type: ignore[arg-type]
-        b = gen.randint(0, 1 << width, num_perm, dtype=dt)  # type: ignore[arg-type]
-        out = np.array([a, b])
+    out = datasketch_permutations(num_perm, seed, scheme)
     out.setflags(write=False)
     return out
 
