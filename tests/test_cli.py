@@ -285,3 +285,32 @@ def test_canonicalize_secure_unmasks_homoglyphs(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["size"] == 2
     code, _, err = run("dedup", str(root), "-q", "--canonicalize", "secure", "-m", "ctph")
     assert code == 2 and "--canonicalize" in err
+
+
+@pytest.mark.parametrize(("every", "writes"), [(None, 1), ("0", 3)])
+def test_index_add_commit_every(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: str | None, writes: int
+) -> None:
+    """``index add --commit-every 0`` writes every batch of 2,048; the default, one write."""
+    from neardup.store.sqlite import Store
+
+    data = tmp_path / "docs.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"id": f"d{i}", "text": f"doc {i} words here"}) + "\n" for i in range(5000)
+        )
+    )
+    calls: list[int] = []
+    add_many = Store.add_many
+
+    def counted(self: Store, keys: list[str], *args: object, **kw: object) -> int:
+        calls.append(len(keys))
+        return add_many(self, keys, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "add_many", counted)
+    db = str(tmp_path / "s.db")
+    extra = [] if every is None else ["--commit-every", every]
+    code, _, err = run("index", "add", str(data), "--index", db, *extra)
+    assert code == 0, err
+    assert "5000 documents added" in err
+    assert sum(calls) == 5000 and len(calls) == writes

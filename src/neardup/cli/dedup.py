@@ -15,6 +15,7 @@ from neardup.cli._exit import exit_now
 from neardup.cli._startup import aot_for_start, numpy_for_small_input
 from neardup.cli.index import open_index
 from neardup.cli.options import (
+    commit_every_option,
     errors,
     input_format_option,
     input_options,
@@ -104,13 +105,7 @@ log = logging.getLogger("neardup")
     default=None,
     help="Also dedup against this persistent index and add the documents to it.",
 )
-@click.option(
-    "--commit-every",
-    type=click.FloatRange(min=0),
-    default=None,
-    metavar="SECONDS",
-    help="With --index: commit what was gathered at least this often [default: 2; 0: every batch].",
-)
+@commit_every_option
 @on_error_option
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @jobs_option

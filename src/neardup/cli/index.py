@@ -10,6 +10,7 @@ import click
 from neardup.cli.inputs import documents, images
 from neardup.cli.options import (
     F,
+    commit_every_option,
     errors,
     input_format_option,
     input_options,
@@ -109,7 +110,11 @@ _BUILD = ("index_path", "method", "threshold", "num_perm", "bits", "canonical")
 
 
 def _open(
-    options: dict[str, Any], *, readonly: bool = False, create: bool = True
+    options: dict[str, Any],
+    *,
+    readonly: bool = False,
+    create: bool = True,
+    commit_every_seconds: float | None = None,
 ) -> PersistentIndex:
     """Open ``--index`` with the build options a command was given (None = not given)."""
     return open_index(
@@ -121,6 +126,7 @@ def _open(
         num_perm=options["num_perm"],
         bits=options["bits"],
         canonicalize=options["canonical"],
+        commit_every_seconds=commit_every_seconds,
     )
 
 
@@ -139,16 +145,19 @@ def index_group() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @_index_options
 @_inputs
+@commit_every_option
 @quiet_option()
 @errors
-def index_add(paths: tuple[str, ...], quiet: bool, **options: Any) -> None:
+def index_add(
+    paths: tuple[str, ...], quiet: bool, commit_every: float | None, **options: Any
+) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
     from neardup.readers import ReadStats
     from neardup.store.persistent import WRITE_DOCS
 
     build, read = _split(options)
     stats = ReadStats()
-    with _open(build) as idx:
+    with _open(build, commit_every_seconds=commit_every) as idx:
         n = idx.add(_read(paths, idx, read, stats), write_size=WRITE_DOCS)
         held = len(idx)
     if not quiet:

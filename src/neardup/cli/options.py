@@ -117,6 +117,18 @@ def on_error_option(fn: F) -> F:
     )(fn)
 
 
+def commit_every_option(fn: F) -> F:
+    """``--commit-every SECONDS``: how often a run that adds to a store commits."""
+    return click.option(
+        "--commit-every",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        help="With an index: commit what was gathered at least this often "
+        "[default: 2; 0: every batch].",
+    )(fn)
+
+
 def quiet_option(text: str = "No summary line.") -> Callable[[F], F]:
     """``--quiet`` / ``-q``, with its help ``text``."""
     return click.option("--quiet", "-q", is_flag=True, help=text)
