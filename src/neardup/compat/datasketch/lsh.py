@@ -85,6 +85,15 @@ def _unfile(table: _Table, h: bytes, key: Hashable) -> None:
         del table[h]
 
 
+class _Slots:
+    """A sketch's slot values alone: what the dict tables file (no scheme to check)."""
+
+    __slots__ = ("hashvalues",)
+
+    def __init__(self, hashvalues: np.ndarray) -> None:
+        self.hashvalues = hashvalues
+
+
 def _optimal_param(
     threshold: float, num_perm: int, false_positive_weight: float, false_negative_weight: float
 ) -> tuple[int, int]:
@@ -274,11 +283,6 @@ class MinHashLSH:
         keys = self._keys_store
         if check_duplication and key in keys:
             raise ValueError("The given key already exists")
-        self._file_keys(key, hs)
-
-    def _file_keys(self, key: Hashable, hs: tuple[bytes, ...]) -> None:
-        """File ``key`` under its band keys ``hs`` in ``keys`` and the dict tables."""
-        keys = self._keys_store
         old = dict.get(keys, key)
         if old is None:
             keys[key] = list(hs)
@@ -346,7 +350,7 @@ class MinHashLSH:
         if np.any(np.all(rows == _EMPTY32, axis=1)):
             self._spill()
             for key, hv in zip(pkeys, rows, strict=True):
-                self._file_keys(key, self._cut(hv, None))
+                MinHashLSH.insert(self, key, _Slots(hv), False)
             return
         native.add_many(pkeys, rows.astype(np.uint64))
 
@@ -363,14 +367,8 @@ class MinHashLSH:
             keys += pkeys
             more = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(pkeys), self.h)
             rows = np.concatenate([rows, more])
-        if not keys:
-            return
-        self._view = None
-        width = rows.itemsize
-        pad = (self.h - self.b * self.r) * width
-        cutter = struct.Struct(f"{width * self.r}s" * self.b + (f"{pad}x" if pad else ""))
-        for key, hs in zip(keys, cutter.iter_unpack(rows.byteswap().tobytes()), strict=True):
-            self._file_keys(key, hs)
+        for key, hv in zip(keys, rows, strict=True):
+            MinHashLSH.insert(self, key, _Slots(hv), False)
 
     def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
         """Insert many (key, MinHash) pairs, as an insertion session does (neardup addition)."""
