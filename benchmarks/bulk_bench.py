@@ -16,8 +16,16 @@ native batch path with the rensa path a rensa user would write for the same job:
   (one array) vs ``RMinHash.digest_matrix_from_token_sets``;
 - an index of many: ``insertion_session()`` + ``insert`` per sketch and ``MinHashLSH.insert_many``
   vs ``RMinHashLSH.insert`` per sketch and ``insert_many``; native ``LSHIndex.add_many``;
-- queries of many: ``query`` per sketch and ``MinHashLSH.query_many`` vs ``RMinHashLSH.query``
-  per sketch and ``query_all``; native ``LSHIndex.query_many``.
+- queries of many: ``query`` per sketch (of an index a session built: the native table;
+  and of one built by per-call inserts: the dicts) and ``MinHashLSH.query_many`` vs
+  ``RMinHashLSH.query`` per sketch and ``query_all``; native ``LSHIndex.query_many``, with its
+  own plan and with rensa's (b=16 r=8: the same banding work).
+
+The sketch section ends with the SHA-1 floor: datasketch's hashvalues need SHA-1 of every
+token (one 64-byte block for a token of at most 55 bytes), so compat's sketching cannot
+beat rensa while one SHA-1 block costs more than rensa's whole sketch of a token. Measured
+in the same rounds: the SHA-1 kernel alone on the packed tokens, and OpenSSL's SHA-1
+(``hashlib``, with the CPU's SHA instructions where it has them) streaming one block per token.
 
 Plans differ by design (datasketch's b=9 r=13 at 0.8 for compat; rensa needs bands dividing
 128, b=16 r=8; neardup's native b=16 r=6), so the index rows compare the work each library
@@ -27,6 +35,7 @@ does for the same user request; the compat answers are checked equal to datasket
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -40,8 +49,9 @@ from datasketch_bench import rensa_sketches, token_corpus
 from minhash_bench import rounds, table
 
 import neardup.compat.datasketch as nd
+from neardup._kernels import sha1 as sha1_kernels
 from neardup.index.lsh import LSHIndex
-from neardup.sketch.tokensets import sketch_token_sets
+from neardup.sketch.tokensets import pack_token_sets, sketch_token_sets
 
 NUM_PERM = 128
 THRESHOLD = 0.8
@@ -80,6 +90,13 @@ def main() -> None:
     def ds_bulk() -> object:
         return ds.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
 
+    n_tok = sum(map(len, byte_sets))
+    raw, lengths, _ = pack_token_sets(byte_sets, text=False)
+    ends = np.cumsum(lengths)
+    starts, buf = ends - lengths, np.frombuffer(raw, dtype=np.uint8)
+    sha1_32 = sha1_kernels.kernels().sha1_32
+    blocks = bytes(64 * n_tok)  # one SHA-1 block per token, streamed
+
     med = rounds(
         {
             "compat MinHash.bulk": lambda: nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM),
@@ -100,10 +117,21 @@ def main() -> None:
                 rensa.RMinHash.digest_matrix_from_token_sets(str_sets, NUM_PERM, 42)
             ),
             "datasketch MinHash.bulk": ds_bulk,
+            "floor: packing the bytes tokens (join + lengths)": lambda: pack_token_sets(
+                byte_sets, text=False
+            ),
+            "floor: SHA-1 kernel alone (packed tokens)": lambda: sha1_32(buf, starts, ends),
+            "floor: OpenSSL SHA-1, one 64-byte block per token": lambda: hashlib.sha1(
+                blocks
+            ).digest(),
         },
         args.rounds,
     )
     table("MinHash-128 of many token sets", med, "datasketch MinHash.bulk", n, mb)
+    print(f"\nper token ({n_tok} tokens), CPU ns:")
+    for name in med:
+        if name.startswith(("floor", "rensa", "compat MinHash.bulk")):
+            print(f"  {name}: {med[name] / n_tok * 1e9:.1f}")
     versus(
         med,
         [
@@ -190,18 +218,28 @@ def main() -> None:
 
     # ------------------------------------------------------------------ queries of many
     compat_lsh = session(nd.MinHashLSH, nd_mh)
+    compat_dicts = nd.MinHashLSH(threshold=THRESHOLD, num_perm=NUM_PERM)
+    for key, m in zip(keys, nd_mh, strict=True):
+        compat_dicts.insert(key, m)  # per-call inserts: datasketch's dict layout
     ds_lsh = session(ds.MinHashLSH, ds_mh)
     rensa_lsh = rensa_insert_many()
     nd_index = nd_add_many()
-    assert [sorted(compat_lsh.query(m)) for m in nd_mh] == [  # type: ignore[attr-defined]
-        sorted(ds_lsh.query(m))  # type: ignore[attr-defined]
-        for m in ds_mh
-    ], "compat and datasketch query results differ"
+    nd_16x8 = LSHIndex(THRESHOLD, NUM_PERM, bands=16, rows=8)
+    nd_16x8.add_many(keys, sigs)
+    want = [sorted(ds_lsh.query(m)) for m in ds_mh]  # type: ignore[attr-defined]
+    assert [sorted(compat_lsh.query(m)) for m in nd_mh] == want, "compat query differs"  # type: ignore[attr-defined]
+    assert [sorted(compat_dicts.query(m)) for m in nd_mh] == want, "compat query differs"
+    assert [sorted(q) for q in compat_lsh.query_many(nd_mh)] == want, "query_many differs"  # type: ignore[attr-defined]
 
     med = rounds(
         {
             "compat query per sketch": lambda: [compat_lsh.query(m) for m in nd_mh],  # type: ignore[attr-defined]
+            "compat query per sketch, per-call built index (dicts)": lambda: [
+                compat_dicts.query(m) for m in nd_mh
+            ],
+            "compat MinHashLSH.query_many": lambda: compat_lsh.query_many(nd_mh),  # type: ignore[attr-defined]
             "neardup LSHIndex.query_many (array)": lambda: nd_index.query_many(sigs),  # type: ignore[attr-defined]
+            "neardup LSHIndex.query_many (array), b=16 r=8": lambda: nd_16x8.query_many(sigs),
             "rensa RMinHashLSH.query per sketch": lambda: [rensa_lsh.query(m) for m in r_mh],
             "rensa RMinHashLSH.query_all": lambda: rensa_lsh.query_all(r_mh),
             "datasketch query per sketch": lambda: [ds_lsh.query(m) for m in ds_mh],  # type: ignore[attr-defined]
@@ -213,7 +251,13 @@ def main() -> None:
         med,
         [
             ("compat query per sketch", "rensa RMinHashLSH.query per sketch"),
+            (
+                "compat query per sketch, per-call built index (dicts)",
+                "rensa RMinHashLSH.query per sketch",
+            ),
+            ("compat MinHashLSH.query_many", "rensa RMinHashLSH.query_all"),
             ("neardup LSHIndex.query_many (array)", "rensa RMinHashLSH.query_all"),
+            ("neardup LSHIndex.query_many (array), b=16 r=8", "rensa RMinHashLSH.query_all"),
         ],
     )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())

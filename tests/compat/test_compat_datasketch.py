@@ -191,6 +191,78 @@ def test_lsh_random_ops_match_datasketch(seed: int) -> None:
     assert set(a.collect_query_buffer()) == set(b.collect_query_buffer())
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_lsh_bulk_paths_match_datasketch(seed: int) -> None:
+    """Sessions and insert_many (the native table), then per-call inserts, removes,
+    queries one by one and many at once, pickles and reads of datasketch's layout in a
+    random order: the same answers, buckets and key order as datasketch's."""
+    rng = np.random.default_rng(seed)
+    sets = [*_sets(60, seed=seed, vocab=30, size=12), []]
+    ma = ds.MinHash.bulk(sets, num_perm=32)
+    mb = nd.MinHash.bulk(sets, num_perm=32)
+    a = ds.MinHashLSH(threshold=0.5, num_perm=32)
+    b = nd.MinHashLSH(threshold=0.5, num_perm=32)
+    next_key = 0
+    for _ in range(60):
+        op = int(rng.integers(0, 9))
+        if op <= 2:  # a session of a few new keys, now and then an empty sketch among them
+            with a.insertion_session() as sa, b.insertion_session() as sb:
+                for _ in range(int(rng.integers(1, 8))):
+                    i = int(rng.integers(0, len(sets) - (op != 0)))
+                    sa.insert(next_key, ma[i])
+                    sb.insert(next_key, mb[i])
+                    next_key += 1
+        elif op == 3:
+            idx = rng.integers(0, len(sets) - 1, 5).tolist()
+            for i in idx:
+                a.insert(next_key, ma[i])
+                next_key += 1
+            b.insert_many(list(range(next_key - 5, next_key)), [mb[i] for i in idx])
+        elif op == 4 and next_key:
+            i = int(rng.integers(0, len(sets)))
+            a.insert(next_key, ma[i])
+            b.insert(next_key, mb[i])
+            next_key += 1
+        elif op == 5 and next_key:
+            key = int(rng.integers(0, next_key))
+            assert (key in a) == (key in b)
+            if key in a:
+                a.remove(key)
+                b.remove(key)
+        elif op == 6:
+            b = pickle.loads(pickle.dumps(b))
+        elif op == 7:
+            assert _key_lists(a) == _key_lists(b) and list(a.keys.keys()) == list(b.keys.keys())
+            assert _buckets(a) == _buckets(b) and a.get_counts() == b.get_counts()
+        idx = rng.integers(0, len(sets), 6).tolist()
+        many = b.query_many([mb[i] for i in idx])
+        assert [set(a.query(ma[i])) for i in idx] == [set(b.query(mb[i])) for i in idx]
+        assert [set(q) for q in many] == [set(b.query(mb[i])) for i in idx]
+        assert a.is_empty() == b.is_empty()
+    assert list(a.keys.keys()) == list(b.keys.keys()) and _buckets(a) == _buckets(b)
+    assert a.get_counts() == b.get_counts()
+
+
+def test_lsh_session_checks_each_insert() -> None:
+    """A session raises datasketch's errors at the insert, and keeps each sketch's values
+    as they were then."""
+    mb = nd.MinHash.bulk(_sets(3, seed=9), num_perm=32)
+    lsh = nd.MinHashLSH(threshold=0.5, num_perm=32)
+    with lsh.insertion_session() as s:
+        s.insert("a", mb[0])
+        with pytest.raises(ValueError, match="already exists"):
+            s.insert("a", mb[1])
+        with pytest.raises(ValueError, match="Expecting minhash with length 32"):
+            s.insert("b", nd.MinHash(64))
+    assert lsh._native is not None and lsh.query(mb[0]) == ["a"]  # the native table
+    m = mb[2].copy()
+    lsh.insert_many(["c"], [m])
+    m.hashvalues[:] = 0
+    assert lsh.query(mb[2]) == ["c"] and "c" in lsh and lsh.query(m) == []
+    with pytest.raises(ValueError, match="does not match"):
+        lsh.insert_many(["d"], [nd.MinHash(32, scheme="legacy")])
+
+
 def test_lsh_reads_a_pickle_of_the_dict_of_sets_layout() -> None:
     """Pickles made before the tables changed layout (``hashtables`` in the state) load."""
     m = nd.MinHash(32)

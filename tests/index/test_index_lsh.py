@@ -293,3 +293,27 @@ def test_pairs_equal_naive_banding_on_both_backends(rows: list[list[int]]) -> No
                 assert {k for k, _ in found} == {
                     k for pair in expect if q in pair for k in pair
                 } | ({q} if len(sigs) else set())
+
+
+@pytest.mark.parametrize("name", ["fast", "reference"])
+def test_candidates_are_the_keys_sharing_a_band(name: str) -> None:
+    """candidates / candidates_many: every key with a band equal to the query's (checked
+    by brute force), no estimate cut; entries give the keys and slots back in order."""
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 50, (40, 24), dtype=np.uint64)
+    sigs = np.where(rng.random((40, 24)) < 0.7, base[rng.integers(0, 5, 40)], base)
+    with backend(name):
+        index = LSHIndex(0.5, 24, bands=5, rows=4)  # 20 of the 24 slots in bands
+        keys = [f"k{i}" for i in range(40)]
+        index.add_many(keys, sigs)
+        index.remove("k7")
+        got = index.candidates_many(sigs)
+        for q, hits in enumerate(got):
+            bands = sigs[:, :20].reshape(40, 5, 4) == sigs[q, :20].reshape(5, 4)
+            want = {keys[i] for i in np.flatnonzero(bands.all(axis=2).any(axis=1))} - {"k7"}
+            assert set(hits) == want == set(index.candidates(sigs[q].astype(np.uint32)))
+        live, rows = index.entries()
+        assert live == keys[:7] + keys[8:] and np.array_equal(rows, np.delete(sigs, 7, 0))
+        with pytest.raises(IncompatibleSketchError, match="24 slot values"):
+            index.candidates(sigs[0, :5])
+        assert LSHIndex(0.5, 24, bands=5, rows=4).candidates(sigs[0]) == []

@@ -582,6 +582,57 @@ class LSHIndex:
         )
         return index
 
+    def entries(self) -> tuple[list[Hashable], U32]:
+        """Every indexed key in insertion order, with its row of 32-bit slot fingerprints
+        (the slots themselves when they are below ``2**32``, as uint32 sketches are)."""
+        self._flush()
+        live = np.flatnonzero(self._state[: self._n] != 0)
+        return [self._keys[i] for i in live.tolist()], self._sig[live]
+
+    def candidates(self, values: npt.ArrayLike) -> list[Hashable]:
+        """Keys sharing a band key with one sketch given as its slot values, unranked.
+
+        The bare candidate set of datasketch's ``MinHashLSH.query`` (no estimate threshold):
+        one numba call. An empty sketch (every slot at its maximum) has none.
+
+        Raises:
+            IncompatibleSketchError: ``values`` is not ``num_perm`` slots.
+        """
+        if self._pending is not None:
+            self._flush()
+        hv = values
+        if type(hv) is not np.ndarray or hv.dtype.kind != "u":
+            hv = np.ascontiguousarray(values, dtype=np.uint64)
+        if hv.shape != (self.num_perm,):
+            raise IncompatibleSketchError(
+                f"expected {self.num_perm} slot values, got shape {hv.shape}; "
+                "query with a sketch of the index's num_perm"
+            )
+        if not self._n:
+            return []
+        while True:
+            n = self._query_one(
+                hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
+                self._out_est, -1.0,
+            )  # fmt: skip
+            if n >= 0:
+                break
+            self._outputs(2 * -n)
+        return list(map(self._keys.__getitem__, self._out_rows[:n].tolist()))
+
+    def candidates_many(self, values: npt.ArrayLike) -> list[list[Hashable]]:
+        """:meth:`candidates` of each row of a ``(n, num_perm)`` array, in one numba call."""
+        self._flush()
+        sigs = self._matrix(np.asarray(values))
+        if not len(sigs) or not self._n:
+            return [[] for _ in range(len(sigs))]
+        offsets, rows, _ = self._lsh.query_rows(
+            np.ascontiguousarray(sigs), self._sig, self._state, self._mark, self._tab, -1.0
+        )
+        hits = list(map(self._keys.__getitem__, rows.tolist()))
+        bounds = offsets.tolist()
+        return list(map(hits.__getitem__, map(slice, bounds[:-1], bounds[1:])))
+
     def key_of(self, row: int) -> Hashable:
         """The key indexed in insertion slot ``row`` (see :meth:`pair_rows`)."""
         return self._keys[row]

@@ -15,6 +15,17 @@ What makes a single ``insert`` or ``query`` several times faster than datasketch
   the cyclic garbage collector to traverse (datasketch makes one set per band and insert);
 - ``hashtables`` (datasketch's dicts of sets) is built from those tables when read, and
   kept until the next change.
+
+The bulk paths (an :meth:`MinHashLSH.insertion_session`, :meth:`MinHashLSH.insert_many`)
+into an index without dict-filed keys file the sketches in a native band table instead
+(:class:`neardup.index.lsh.LSHIndex` with the same ``(b, r)``): the session buffers its
+sketches and files them in one numba call when read or closed, and :meth:`MinHashLSH.query`
+then probes that table in one call. This holds uint32 sketches (the ``affine32`` default)
+without ``hashfunc`` or ``prepickle``; any other sketch, and every read of datasketch's
+layout (``keys``, ``hashtables``, ``get_counts``, ``merge``, pickling, query buffers),
+first moves the native table into the dicts, in insertion order, and the index stays there.
+The native table compares 64-bit hashes of the bands, so two different bands alike in all
+64 bits would make an extra candidate (about ``(n * b)**2 / 2**65`` for ``n`` sketches).
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ from neardup.compat.datasketch.storage import (
     _check_config,
     unordered_storage,
 )
+from neardup.index.lsh import LSHIndex
 from neardup.index.lshparams import jaccard_params
 
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
@@ -42,6 +54,8 @@ _MISSING = object()  # dict.get's default: a band key with no bucket
 # A table maps a band key to its bucket: the only key filed under it, or a set of keys (a
 # set is never a key: sets are unhashable). Tables are plain dicts.
 _Table = dict[bytes, object]
+_EMPTY32 = np.uint32(0xFFFFFFFF)
+_U32 = np.dtype(np.uint32)
 
 
 def _bucket_set(v: object) -> set[Hashable]:
@@ -69,6 +83,15 @@ def _unfile(table: _Table, h: bytes, key: Hashable) -> None:
             del table[h]
     elif v is not _MISSING and v == key:
         del table[h]
+
+
+class _Slots:
+    """A sketch's slot values alone: what the dict tables file (no scheme to check)."""
+
+    __slots__ = ("hashvalues",)
+
+    def __init__(self, hashvalues: np.ndarray) -> None:
+        self.hashvalues = hashvalues
 
 
 def _optimal_param(
@@ -139,15 +162,33 @@ class MinHashLSH:
         self._view: list[DictSetStorage] | None = None  # hashtables, built when read
         self._select: list[list[set[Hashable]]] = [[] for _ in range(self.b)]
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
-        self.keys: DictListStorage = DictListStorage()
+        self._keys_store: DictListStorage = DictListStorage()  # ``keys`` of the dicts
+        # the bulk paths' native table (only while no key is in the dicts), the sketches
+        # buffered for it (keys in order, their hashvalues' bytes), and every key it holds
+        self._native: LSHIndex | None = None
+        self._pending: tuple[list[Hashable], list[bytes]] = ([], [])
+        self._native_keys: set[Hashable] = set()
         self._minhash_scheme: str | None = None
         self._cuts: tuple[int, struct.Struct | None] = (0, None)  # slot width, band cutter
         self._last: tuple[bytes, tuple[int, ...], tuple[bytes, ...]] | None = None
 
     @property
+    def keys(self) -> DictListStorage:
+        """Key -> its band keys (datasketch's layout; reading it moves a native table into
+        the dicts)."""
+        self._spill()
+        return self._keys_store
+
+    @keys.setter
+    def keys(self, value: DictListStorage) -> None:
+        self._spill()
+        self._keys_store = value
+
+    @property
     def hashtables(self) -> list[DictSetStorage]:
         """Per band, band key -> set of keys (datasketch's layout; built when read after a
         change, so read it rather than keep it across changes)."""
+        self._spill()
         if self._view is None:
             view = []
             for table in self._tables:
@@ -160,6 +201,7 @@ class MinHashLSH:
 
     @hashtables.setter
     def hashtables(self, tables: list[DictSetStorage]) -> None:
+        self._spill()
         self._tables = []
         for storage in tables:
             table: _Table = {}
@@ -229,13 +271,16 @@ class MinHashLSH:
         Raises:
             ValueError: Wrong length, another scheme, or a duplicate key.
         """
+        if self._native is not None:  # keep the order: after the buffered sketches
+            self._insert(key, minhash, check_duplication, buffer=True)
+            return
         hs = self._keys_of(minhash)
         scheme = getattr(minhash, "scheme", None)
         if scheme is not None and scheme != self._minhash_scheme:
             self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
         if self.prepickle:
             key = pickle.dumps(key)
-        keys = self.keys
+        keys = self._keys_store
         if check_duplication and key in keys:
             raise ValueError("The given key already exists")
         old = dict.get(keys, key)
@@ -256,14 +301,82 @@ class MinHashLSH:
     def _insert(
         self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
     ) -> None:
+        """:meth:`insert`; ``buffer=True`` (a session, a bulk insert) buffers the sketch for
+        the native table when it can go there."""
+        if buffer and (self._native is not None or not self._keys_store):
+            hv = minhash.hashvalues  # type: ignore[attr-defined]
+            if len(hv) != self.h:  # before anything moves, as datasketch raises
+                raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+            if (
+                type(hv) is np.ndarray
+                and (hv.dtype is _U32 or hv.dtype == _U32)
+                and hv.ndim == 1
+                and self.hashfunc is None
+                and not self.prepickle
+            ):
+                held = self._native_keys
+                if key in held:
+                    if check_duplication:
+                        raise ValueError("The given key already exists")
+                else:
+                    scheme = getattr(minhash, "scheme", None)
+                    if scheme is not None and scheme != self._minhash_scheme:
+                        self._minhash_scheme = _check_scheme_consistency(
+                            self._minhash_scheme, minhash
+                        )
+                    if self._native is None:
+                        self._native = LSHIndex(0.5, self.h, bands=self.b, rows=self.r)
+                    pkeys, values = self._pending
+                    pkeys.append(key)
+                    values.append(hv.tobytes())  # a copy, as datasketch cuts its keys now
+                    held.add(key)
+                    self._view = None
+                    if len(pkeys) >= self._buffer_size:
+                        self._flush()
+                    return
+        self._spill()
         MinHashLSH.insert(self, key, minhash, check_duplication)
 
+    def _flush(self) -> None:
+        """File the buffered sketches in the native table (one numba call); an empty sketch
+        among them moves everything to the dicts (the native table never matches empties)."""
+        pkeys, values = self._pending
+        if not pkeys:
+            return
+        self._pending = ([], [])
+        rows = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(pkeys), self.h)
+        native = self._native
+        assert native is not None
+        if np.any(np.all(rows == _EMPTY32, axis=1)):
+            self._spill()
+            for key, hv in zip(pkeys, rows, strict=True):
+                MinHashLSH.insert(self, key, _Slots(hv), False)
+            return
+        native.add_many(pkeys, rows.astype(np.uint64))
+
+    def _spill(self) -> None:
+        """Move the native table and the buffer into the dict tables, in insertion order."""
+        if self._native is None:
+            return
+        pkeys, values = self._pending
+        self._pending = ([], [])
+        self._native_keys = set()
+        keys, rows = self._native.entries()
+        self._native = None
+        if pkeys:
+            keys += pkeys
+            more = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(pkeys), self.h)
+            rows = np.concatenate([rows, more])
+        for key, hv in zip(keys, rows, strict=True):
+            MinHashLSH.insert(self, key, _Slots(hv), False)
+
     def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
-        """Insert many (key, MinHash) pairs (a loop over :meth:`insert`; neardup addition)."""
+        """Insert many (key, MinHash) pairs, as an insertion session does (neardup addition)."""
         if len(keys) != len(minhashes):
             raise ValueError("keys and minhashes must have the same length")
         for key, m in zip(keys, minhashes, strict=True):
-            self._insert(key, m)
+            self._insert(key, m, buffer=True)
+        self._flush()
 
     def merge(self, other: MinHashLSH, check_overlap: bool = False) -> None:
         """Add every key of ``other`` (same ``num_perm``, ``b`` and ``r``).
@@ -287,6 +400,8 @@ class MinHashLSH:
                 f"Cannot merge MinHashLSH indexed with MinHash scheme {other_known!r} into one "
                 f"indexed with scheme {known!r}"
             )
+        self._spill()
+        other._spill()
         if check_overlap and set(self.keys).intersection(set(other.keys)):
             raise ValueError("The keys are overlapping, duplicate key exists.")
         if known is None:
@@ -313,6 +428,20 @@ class MinHashLSH:
         Raises:
             ValueError: Wrong length or another scheme.
         """
+        native = self._native
+        if native is not None:
+            if self._pending[0]:
+                self._flush()
+            hv = minhash.hashvalues  # type: ignore[attr-defined]
+            if len(hv) != self.h:
+                raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+            if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
+                _check_scheme_consistency(self._minhash_scheme, minhash)
+            # the table holds no empty sketch, and an empty query has no hit there (as in
+            # the dicts, short of a band of 2**32 - 1 in every slot of a nonempty sketch)
+            if type(hv) is np.ndarray and (hv.dtype is _U32 or hv.dtype == _U32):
+                return native.candidates(hv)
+            self._spill()  # not a uint32 sketch: the dicts answer it
         hs = self._keys_of(minhash)
         if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
             _check_scheme_consistency(self._minhash_scheme, minhash)
@@ -331,8 +460,32 @@ class MinHashLSH:
             return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
         return list(candidates)
 
+    def query_many(self, minhashes: list[object]) -> list[list[Hashable]]:
+        """:meth:`query` of each sketch, in one numba call over a native table (neardup
+        addition, like rensa's ``query_all``).
+
+        Raises:
+            ValueError: A sketch of the wrong length or another scheme.
+        """
+        native = self._native
+        if native is None or not minhashes:
+            return [self.query(m) for m in minhashes]
+        if self._pending[0]:
+            self._flush()
+        values = []
+        for m in minhashes:
+            hv = m.hashvalues  # type: ignore[attr-defined]
+            if type(hv) is not np.ndarray or hv.dtype != _U32 or len(hv) != self.h:
+                return [self.query(m) for m in minhashes]  # the checks and errors of query
+            if getattr(m, "scheme", None) not in (None, self._minhash_scheme):
+                _check_scheme_consistency(self._minhash_scheme, m)
+            values.append(hv.tobytes())
+        rows = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(values), self.h)
+        return native.candidates_many(rows)
+
     def add_to_query_buffer(self, minhash: object) -> None:
         """Queue a query for :meth:`collect_query_buffer`."""
+        self._spill()
         hs = self._band_keys(minhash)
         _check_scheme_consistency(self._minhash_scheme, minhash)
         for h, table, buf in zip(hs, self._tables, self._select, strict=False):
@@ -356,6 +509,7 @@ class MinHashLSH:
     def _query_b(self, minhash: object, b: int) -> set[Hashable]:
         if b > len(self._tables):
             raise ValueError("b must be less or equal to the number of hash tables")
+        self._spill()
         hs = self._band_keys(minhash, b)
         _check_scheme_consistency(self._minhash_scheme, minhash)
         candidates: set[Hashable] = set()
@@ -370,9 +524,11 @@ class MinHashLSH:
         return candidates
 
     def __contains__(self, key: Hashable) -> bool:
+        if self._native is not None:
+            return key in self._native_keys
         if self.prepickle:
             key = pickle.dumps(key)
-        return key in self.keys
+        return key in self._keys_store
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key``.
@@ -383,6 +539,15 @@ class MinHashLSH:
         self._remove(key, buffer=False)
 
     def _remove(self, key: Hashable, buffer: bool = False) -> None:
+        if self._native is not None:
+            self._flush()
+            if self._native is not None:
+                if key not in self._native_keys:
+                    raise ValueError("The given key does not exist")
+                self._native.remove(key)
+                self._native_keys.discard(key)
+                self._view = None
+                return
         if self.prepickle:
             key = pickle.dumps(key)
         if key not in self.keys:
@@ -394,14 +559,20 @@ class MinHashLSH:
 
     def is_empty(self) -> bool:
         """True when a hash table is empty."""
+        if self._native is not None:
+            self._flush()
+            if self._native is not None:  # the dicts are empty meanwhile
+                return len(self._native) == 0
         return any(len(t) == 0 for t in self._tables)
 
     def get_counts(self) -> list[dict[Hashable, int]]:
         """Per band, the number of keys in each bucket."""
+        self._spill()
         return [{h: len(v) if type(v) is set else 1 for h, v in t.items()} for t in self._tables]
 
     def get_subset_counts(self, *keys: Hashable) -> list[dict[Hashable, int]]:
         """:meth:`get_counts` restricted to ``keys``."""
+        self._spill()
         key_set = [pickle.dumps(k) for k in set(keys)] if self.prepickle else list(set(keys))
         tables = [unordered_storage({"type": "dict"}) for _ in range(self.b)]
         for key, hs in zip(key_set, self.keys.getmany(*key_set), strict=True):
@@ -410,7 +581,10 @@ class MinHashLSH:
         return [t.itemcounts() for t in tables]
 
     def __getstate__(self) -> dict[str, object]:
+        self._spill()
         state = self.__dict__.copy()
+        state["keys"] = state.pop("_keys_store")
+        del state["_native"], state["_pending"], state["_native_keys"]
         state["_cuts"] = (0, None)
         state["_view"] = None
         state["_last"] = None
@@ -418,7 +592,11 @@ class MinHashLSH:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         tables = state.pop("hashtables", None)  # a pickle of the dict-of-sets layout
+        state["_keys_store"] = state.pop("keys")
         self.__dict__.update(state)
+        self._native = None
+        self._pending = ([], [])
+        self._native_keys = set()
         self._cuts = (0, None)
         self.__dict__.setdefault("_view", None)
         self.__dict__.setdefault("_last", None)
@@ -446,7 +624,8 @@ class MinHashLSHInsertionSession:
         self.close()
 
     def close(self) -> None:
-        """Flush (nothing to flush in memory)."""
+        """File the buffered sketches."""
+        self.lsh._flush()
 
     def insert(self, key: Hashable, minhash: object, check_duplication: bool = True) -> None:
         """Insert ``minhash`` under ``key``."""
