@@ -321,11 +321,14 @@ def _packed_shards(
             spans.append(sp[start:stop])
             size = int(ends[stop - start - 1])
             start = stop
-            if len(full):
-                yield _joined(bufs, lengths, lines, spans)
+            if len(full):  # the pieces are let go first: they hold the chunks' buffers
+                shard = _joined(bufs, lengths, lines, spans)
                 bufs, lengths, lines, spans, size = [], [], [], [], 0
+                yield shard
     if lines:
-        yield _joined(bufs, lengths, lines, spans)
+        shard = _joined(bufs, lengths, lines, spans)
+        del bufs, lengths, spans
+        yield shard
 
 
 def _joined(
@@ -383,10 +386,12 @@ def remove_repeated_substrings_jsonl(
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)
-            out = [line.strip(b" \t\r") + b"\n" for line in lines]
             changed = np.flatnonzero(removed)
+            kept, kept_offsets = _kept(buf, offsets, mask, removed)
+            del buf, mask
+            out = [line.strip(b" \t\r") + b"\n" for line in lines]
             if len(changed):
-                kept, kept_offsets = _kept(buf, offsets, mask, removed)
                 splice_texts(out, lines, spans, (changed, kept, kept_offsets), text_field)
+            del lines, kept
             for a in range(0, len(out), batch_size):
                 yield out[a : a + batch_size]
