@@ -250,7 +250,7 @@ def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[D
 def _pack(raw: list[bytes]) -> tuple[U8, I64]:
     offsets = np.zeros(len(raw) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in raw], out=offsets[1:])
-    return np.frombuffer(b"".join(raw), dtype=np.uint8), offsets
+    return np.frombuffer(bytearray().join(raw), dtype=np.uint8), offsets  # writable, as JSONL's
 
 
 def remove_repeated_substrings(
