@@ -66,7 +66,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SEP = 0xFF
 U8 = npt.NDArray[np.uint8]
 B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
