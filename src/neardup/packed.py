@@ -103,15 +103,32 @@ class PackedBatches:
     def __iter__(self) -> Iterator[PackedDocs]:
         seen: set[str] = set()  # the ids so far (their positions are looked up on a repeat)
         for batch in self._read():
-            n = len(seen)
-            ids = batch.ids
-            if seen.isdisjoint(ids):  # the common case, at C speed
-                seen.update(ids)
-                if len(seen) == n + len(ids):
-                    yield batch
-                    continue
-                seen.difference_update(ids)  # the batch repeats one of its own ids
-            self._repeated(seen, ids, n)
+            self._check(seen, batch.ids)
+            yield batch
+
+    def with_lines(self) -> Iterator[tuple[PackedDocs, list[bytes], I64]]:
+        """The batches with their records' raw lines and text spans, as
+        :func:`read_jsonl_packed_lines` gives them; ids checked as :meth:`__iter__` does."""
+        seen: set[str] = set()
+        for batch, lines, spans in read_jsonl_packed_lines(
+            self.path,
+            id_field=self.id_field,
+            text_field=self.text_field,
+            batch_size=self.batch_size,
+            max_line_bytes=self.max_line_bytes,
+        ):
+            self._check(seen, batch.ids)
+            yield batch, lines, spans
+
+    def _check(self, seen: set[str], ids: Sequence[str]) -> None:
+        """Add a batch's ids to ``seen``, or raise on the first one already there."""
+        n = len(seen)
+        if seen.isdisjoint(ids):  # the common case, at C speed
+            seen.update(ids)
+            if len(seen) == n + len(ids):
+                return
+            seen.difference_update(ids)  # the batch repeats one of its own ids
+        self._repeated(seen, ids, n)
 
     def _read(self) -> Iterator[PackedDocs]:
         return read_jsonl_packed(

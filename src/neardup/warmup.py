@@ -198,7 +198,10 @@ def _exercise_corpus(folder: str) -> None:
 
     from neardup._document import Document
     from neardup.corpus.lines import remove_frequent_units, remove_frequent_units_jsonl
-    from neardup.corpus.substrings import remove_repeated_substrings
+    from neardup.corpus.substrings import (
+        remove_repeated_substrings,
+        remove_repeated_substrings_jsonl,
+    )
 
     texts = [f"{t}\nshared line\n\nshared paragraph" for t in _TEXTS]
     docs = [Document(str(i), t) for i, t in enumerate(texts)]
@@ -210,6 +213,8 @@ def _exercise_corpus(folder: str) -> None:
         for _ in remove_frequent_units(lambda: docs, min_docs=2, unit=unit):
             pass
     for _ in remove_repeated_substrings(docs, min_length=8):
+        pass
+    for _ in remove_repeated_substrings_jsonl(path, min_length=8):
         pass
 
 

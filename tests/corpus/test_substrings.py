@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,10 @@ from neardup.cli import main
 from neardup.corpus.substrings import (
     SubstringSummary,
     remove_repeated_substrings,
+    remove_repeated_substrings_jsonl,
     repeated_mask,
 )
+from neardup.errors import InputError
 from neardup.io import Document
 
 
@@ -177,3 +180,54 @@ def test_exact_copies_and_short_documents() -> None:
     assert s.documents_changed == 3 and s.bytes_removed == sum(map(len, texts)) - sum(
         len(t.encode()) for t in out
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(_planted(), st.sampled_from([10**6, 60, 200]))
+def test_jsonl_path_equals_document_path(case: tuple[list[str], int], shard: int) -> None:
+    texts, size = case
+    shard = max(shard, 2 * size)
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    want = [d.text for d in remove_repeated_substrings(docs, min_length=size, shard_bytes=shard)]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "in.jsonl"
+        rows = [
+            json.dumps({"id": str(i), "text": t, "n": i}, ensure_ascii=False)
+            for i, t in enumerate(texts)
+        ]
+        src.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
+        s_doc, s_raw = SubstringSummary(size), SubstringSummary(size)
+        list(remove_repeated_substrings(docs, min_length=size, shard_bytes=shard, summary=s_doc))
+        out = b"".join(
+            b"".join(batch)
+            for batch in remove_repeated_substrings_jsonl(
+                src, min_length=size, shard_bytes=shard, batch_size=3, summary=s_raw
+            )
+        )
+    got = [json.loads(line) for line in out.decode().splitlines()]
+    assert [g["text"] for g in got] == want
+    assert [g["n"] for g in got] == list(range(len(texts)))
+    # written as the record writer writes the changed records: byte for byte
+    expected = "".join(
+        json.dumps({"id": str(i), "text": t, "n": i}, ensure_ascii=False) + "\n"
+        for i, t in enumerate(want)
+    )
+    assert out.decode() == expected
+    assert s_raw == s_doc
+
+
+def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    shared = " ".join(f"token{i}" for i in range(30))
+    src.write_bytes(
+        b'{"id":"a","text":"alone \\u00e9"}\r\n'
+        + json.dumps({"id": "b", "text": shared}).encode() + b"\n"
+        + json.dumps({"id": "c", "text": "x " + shared}).encode() + b"\n"
+    )  # fmt: skip
+    out = b"".join(b"".join(b) for b in remove_repeated_substrings_jsonl(src, min_length=20))
+    lines = out.splitlines()
+    assert lines[0] == b'{"id":"a","text":"alone \\u00e9"}'  # as read (CR trimmed)
+    assert json.loads(lines[2]) == {"id": "c", "text": "x "}
+    src.write_text('{"id": "a", "text": "one"}\n{"id": "a", "text": "two"}\n')
+    with pytest.raises(InputError, match="duplicate id"):
+        list(remove_repeated_substrings_jsonl(src, min_length=20))

@@ -20,11 +20,11 @@ from neardup._kernels.repeats import (  # noqa: E402
 SEP = 0xFF
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
         st.sampled_from([b"ab", b"abc", b"\xff", b"x", b"b", "é".encode(), "日".encode()]),
-        max_size=40,
+        max_size=50,
     ).map(b"".join),
     st.integers(1, 6),
     st.integers(0, 10),
@@ -38,6 +38,22 @@ def test_fast_equals_reference(data: bytes, min_length: int, prefix: int) -> Non
     want = reference.repeat_mask(text, sa, min_length, prefix)
     got = fast.repeat_mask(text, sa, min_length, prefix)
     assert got.tolist() == want.tolist()
+    # the hash table of windows, and its reference, mark the same bytes
+    assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()
+    assert reference.window_mask(text, min_length, prefix).tolist() == want.tolist()
+
+
+def test_window_table_grows_and_survives_collisions() -> None:
+    # many distinct windows (the table starts small and doubles), runs, and repeats of repeats
+    rng = np.random.default_rng(3)
+    words = [bytes(rng.integers(97, 123, rng.integers(3, 9), dtype=np.uint8)) for _ in range(300)]
+    parts = [words[int(i)] for i in rng.integers(0, 300, 6000)]
+    data = b" ".join(parts) + b"\xff" + b" ".join(parts[100:900]) + b"\xff" + b"z" * 500
+    text = np.frombuffer(data, np.uint8).copy()
+    sa = pds.divsufsort(text)
+    for min_length, prefix in ((8, 0), (20, 0), (12, len(data) // 2)):
+        want = reference.repeat_mask(text, sa, min_length, prefix)
+        assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()
 
 
 def test_marks_whole_characters_and_stops_at_separators() -> None:

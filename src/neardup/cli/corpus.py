@@ -138,7 +138,7 @@ def lines_cmd(
     type=click.IntRange(1024),
     default=32 * 1024 * 1024,
     show_default=True,
-    help="Text per suffix-array shard; bounds memory (about 24 bytes per shard byte).",
+    help="Text per shard; bounds memory (about 6 bytes per shard byte plus the window table).",
 )
 @_corpus_inputs
 @errors
@@ -154,16 +154,28 @@ def substrings_cmd(
     from neardup.corpus.records import cleaned_records, record_format, write_records
     from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
 
-    record_format(output)
+    fmt = record_format(output)
     read = _corpus_reader("substrings", paths, kw)
     summary = SubstringSummary(min_length)
-    docs = remove_repeated_substrings(
-        read(),
-        min_length=min_length,
-        shard_bytes=shard_bytes,
-        summary=summary,
-        workdir=Path(output).resolve().parent,
-    )
-    write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    workdir = Path(output).resolve().parent
+    if _packed_texts(paths, kw) is not None and fmt.startswith("jsonl"):  # raw lines pass through
+        from neardup.corpus.records import write_jsonl_lines
+        from neardup.corpus.substrings import remove_repeated_substrings_jsonl
+
+        out_lines = remove_repeated_substrings_jsonl(
+            Path(paths[0]),
+            min_length=min_length,
+            shard_bytes=shard_bytes,
+            id_field=kw["id_field"] or "id",
+            text_field=kw["text_field"][0],
+            summary=summary,
+            workdir=workdir,
+        )
+        write_jsonl_lines(out_lines, Path(output))
+    else:
+        docs = remove_repeated_substrings(
+            read(), min_length=min_length, shard_bytes=shard_bytes, summary=summary, workdir=workdir
+        )
+        write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
     if not quiet:
         click.echo(f"neardup substrings: {summary.line()}", err=True)

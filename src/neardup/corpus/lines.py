@@ -17,7 +17,6 @@ algorithm needs every unit's count), plus one batch.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -318,6 +317,7 @@ def remove_frequent_units_jsonl(
         {"text":"alone"}
     """
     _check_args(min_docs, unit)
+    from neardup.corpus.records import splice_texts
     from neardup.packed import PackedBatches, read_jsonl_packed_lines
 
     s = summary if summary is not None else LinesSummary(unit, min_docs)
@@ -332,38 +332,9 @@ def remove_frequent_units_jsonl(
         out = [line.strip(b" \t\r") + b"\n" for line in lines]
         got = _kept(docs.buf, docs.offsets, counts, unit, s)
         if got is not None:
-            _splice(out, lines, spans, got, text_field)
+            splice_texts(out, lines, spans, got, text_field)
         yield out
     _check_same(seen, s)
-
-
-def _splice(
-    out: list[bytes],
-    lines: list[bytes],
-    spans: I64,
-    got: tuple[I64, npt.NDArray[np.uint8], I64],
-    text_field: str,
-) -> None:
-    """Put each changed record of a batch in ``out``: its line with the new text's JSON string
-    in place of the old one, or (no span) decoded, changed and encoded again."""
-    from neardup._kernels.lines import json_strings
-
-    changed, kept, kept_offsets = got
-    at = spans[changed]
-    spliced = changed[at[:, 0] >= 0]
-    values, v_off = json_strings(kept, kept_offsets, spliced)
-    raw = values.tobytes()
-    v = v_off.tolist()
-    for j, (k, a, b) in enumerate(
-        zip(spliced.tolist(), *at[at[:, 0] >= 0].T.tolist(), strict=True)
-    ):
-        line = lines[k]
-        out[k] = (line[:a] + raw[v[j] : v[j + 1]] + line[b:]).strip(b" \t\r") + b"\n"
-    o = kept_offsets.tolist()
-    for k in changed[at[:, 0] < 0].tolist():
-        record = json.loads(lines[k])
-        record[text_field] = kept[o[k] : o[k + 1]].tobytes().decode("utf-8", "surrogatepass")
-        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
 
 
 def _check_args(min_docs: int, unit: str) -> None:

@@ -14,17 +14,22 @@ import pickle
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from neardup.corpus.output import atomic_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "RECORD_FORMATS",
     "RecordSpool",
     "cleaned_records",
     "record_format",
+    "splice_texts",
     "write_jsonl_lines",
     "write_records",
 ]
@@ -150,6 +155,44 @@ def _byte_sink(tmp: Path, fmt: str) -> Iterator[Any]:
         yield raw
     finally:
         raw.close()
+
+
+def splice_texts(
+    out: list[bytes],
+    lines: Sequence[bytes],
+    spans: npt.NDArray[np.int64],
+    got: tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8], npt.NDArray[np.int64]],
+    text_field: str,
+) -> None:
+    """Put each changed record of a batch in ``out`` (``lines``, ``substrings``): its line with
+    the new text's JSON string (``json.dumps(text, ensure_ascii=False)``) in place of the old
+    one, or (no span) decoded, changed and encoded again.
+
+    Args:
+        out: The batch's output lines, changed in place.
+        lines / spans: The records' raw lines and their text values' spans
+            (:func:`neardup.packed.read_jsonl_packed_lines`).
+        got: ``(changed records, kept texts packed, their offsets)``.
+        text_field: The text field (for the lines the scanner left to ``json.loads``).
+    """
+    from neardup._kernels.lines import json_strings
+
+    changed, kept, kept_offsets = got
+    at = spans[changed]
+    spliced = changed[at[:, 0] >= 0]
+    values, v_off = json_strings(kept, kept_offsets, spliced)
+    raw = values.tobytes()
+    v = v_off.tolist()
+    for j, (k, a, b) in enumerate(
+        zip(spliced.tolist(), *at[at[:, 0] >= 0].T.tolist(), strict=True)
+    ):
+        line = lines[k]
+        out[k] = (line[:a] + raw[v[j] : v[j + 1]] + line[b:]).strip(b" \t\r") + b"\n"
+    o = kept_offsets.tolist()
+    for k in changed[at[:, 0] < 0].tolist():
+        record = json.loads(lines[k])
+        record[text_field] = kept[o[k] : o[k + 1]].tobytes().decode("utf-8", "surrogatepass")
+        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
 
 
 def write_jsonl_lines(batches: Iterable[Sequence[bytes]], out: Path) -> int:

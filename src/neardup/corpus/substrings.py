@@ -1,5 +1,6 @@
-"""Exact repeated-substring removal with a suffix array, after Lee et al. 2022,
-"Deduplicating Training Data Makes Language Models Better" (ACL; the ExactSubstr method).
+"""Exact repeated-substring removal, after Lee et al. 2022, "Deduplicating Training Data Makes
+Language Models Better" (ACL; the ExactSubstr method; its suffix-array marks, found here with
+a hash table of windows).
 
 Every byte span of at least ``min_length`` bytes that already occurred earlier in the corpus
 is removed; the first occurrence is kept. Exactly: a byte goes when it lies inside a
@@ -9,25 +10,30 @@ collapses to its first period (``"the "``). Lee et al.'s tool strikes every copy
 too; see ``docs/dedup.md`` (repeated substrings) for both rules.
 
 Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
-crosses a document boundary); the suffix array comes from divsufsort (``pydivsufsort``, extra
-``substrings``), and one numba pass (:mod:`neardup._kernels.repeats`) links adjacent suffixes
-whose common prefix is at least ``min_length`` bytes (the permuted-LCP form of Kasai's
-algorithm cut at ``min_length`` and at separators, no LCP array). Linked suffixes form runs;
-every run member but the earliest marks its first ``min_length`` bytes for removal, and the
-union of those windows is exactly the set of bytes inside a repeat of an earlier span (a repeat
-of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for
-each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A character is
-removed when its first byte is.
+crosses a document boundary). The marks are those of a suffix array whose adjacent suffixes
+are linked when their common prefix is at least ``min_length`` bytes: linked suffixes form
+runs; every run member but the earliest marks its first ``min_length`` bytes for removal, and
+the union of those windows is exactly the set of bytes inside a repeat of an earlier span (a
+repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
+L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
+character is removed when its first byte is. The numba kernel finds the same windows without
+the suffix array, in one walk in text order over a hash table of windows (bytes compared;
+inside a repeat one byte per window, :func:`neardup._kernels.repeats.window_mask`); texts of
+``2**32 - 1`` bytes or more, and the numpy reference, use divsufsort (``pydivsufsort``, extra
+``substrings``) and one walk over its suffix array (the permuted-LCP form of Kasai's
+algorithm cut at ``min_length`` and at separators).
 
-Only the bytes that can lie in a repeated window get a suffix array: documents shorter than
+Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
 whole), and a winnowing prefilter (:func:`neardup._kernels.repeats.candidate_regions`) keeps
 the regions around ``k``-grams that occur twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard (the two joined, one suffix
-array), so peak memory is about ``2 * shard_bytes * 12`` bytes (the text, the int32 suffix
-array and successor array, link and start bits, the mask) whatever the corpus size; earlier
+deduplicated against itself, then against every earlier shard (the two joined, one table), so
+peak memory is about ``2 * shard_bytes`` times 3 bytes (the text, the mask and the candidate
+regions' copy) plus the window table, 4 to 8 bytes per window of the candidate regions (16 to
+32 per distinct window when more than a quarter are distinct; the suffix-array path: about 12
+bytes per byte), whatever the corpus size; earlier
 shards wait on disk. The pairwise step is quadratic in the number of shards; beyond one
 machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
 windows by hash).
@@ -40,6 +46,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -47,11 +54,18 @@ import numpy.typing as npt
 from neardup.errors import ConfigError
 from neardup.io import Document
 
-__all__ = ["SubstringSummary", "remove_repeated_substrings", "repeated_mask"]
+if TYPE_CHECKING:
+    from neardup.packed import PackedDocs
+
+__all__ = [
+    "SubstringSummary",
+    "remove_repeated_substrings",
+    "remove_repeated_substrings_jsonl",
+    "repeated_mask",
+]
 
 log = logging.getLogger(__name__)
 
-SEP = 0xFF
 U8 = npt.NDArray[np.uint8]
 B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
@@ -95,7 +109,7 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
     mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
-    from neardup._kernels.repeats import candidate_regions, gather, repeat_mask, scatter
+    from neardup._kernels.repeats import candidate_regions, gather, scatter
 
     if prefilter and n < 2**32:
         starts, ends = candidate_regions(text, min_length)
@@ -107,8 +121,18 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         if covered < PREFILTER_SHARE * n:
             sub, at = gather(text, starts, ends)
             sub_prefix = int(at[first]) if prefix > 0 else 0
-            sub_mask = repeat_mask(sub, _suffix_array(sub), min_length, sub_prefix)
+            sub_mask = _marks(sub, min_length, sub_prefix)
             return scatter(sub_mask, at, starts, ends, n)
+    return _marks(text, min_length, prefix)
+
+
+def _marks(text: U8, min_length: int, prefix: int) -> B:
+    """The window marks: from the table of windows, or beyond its ``2**32 - 1`` bytes from the
+    suffix array."""
+    from neardup._kernels.repeats import repeat_mask, window_mask
+
+    if len(text) < 2**32 - 1:
+        return window_mask(text, min_length, prefix)
     return repeat_mask(text, _suffix_array(text), min_length, prefix)
 
 
@@ -134,20 +158,79 @@ class SubstringSummary:
         )
 
 
-def _join(texts: list[bytes]) -> tuple[U8, I64]:
-    """Documents joined by separators (a writable buffer), and each document's start."""
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    starts = np.zeros(len(texts), dtype=np.int64)
-    if len(texts) > 1:
-        starts[1:] = np.cumsum(lengths[:-1] + 1)
-    buf = np.frombuffer(bytearray(bytes([SEP]).join(texts)), dtype=np.uint8)
-    return buf, starts
+class _Shards:
+    """Marks shard by shard: each shard against itself, then against every earlier shard
+    (their regions' text waits in ``folder``)."""
+
+    def __init__(self, min_length: int, folder: Path) -> None:
+        self.min_length = min_length
+        self.folder = folder
+        self.earlier: list[Path] = []
+
+    def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
+        """The bytes of the packed shard to remove and how many per document (counted in
+        ``s``). Only documents that can hold a window are marked, and an exact copy of an
+        earlier document of the shard goes whole without it (each of its windows occurred
+        earlier; later windows equal to one of its have that copy too)."""
+        from neardup._kernels.repeats import gather, scatter
+
+        length = self.min_length
+        o = offsets.tolist()
+        raw = buf.tobytes()
+        seen: set[bytes] = set()
+        inside: list[int] = []
+        copies: list[int] = []
+        for j in range(len(o) - 1):
+            if o[j + 1] - o[j] < length:
+                continue
+            b = raw[o[j] : o[j + 1]]
+            if b in seen:
+                copies.append(j)
+            else:
+                seen.add(b)
+                inside.append(j)
+        del seen, raw
+        at_doc = np.array(inside, dtype=np.int64)
+        joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
+        marks = repeated_mask(joined, length)
+        for path in self.earlier:
+            ref = np.load(path)
+            both = np.concatenate([ref, joined])
+            marks |= repeated_mask(both, length, prefix=len(ref))[len(ref) :]
+        path = self.folder / f"shard-{len(self.earlier):06d}.npy"
+        np.save(path, joined)
+        self.earlier.append(path)
+        mask = scatter(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
+        for j in copies:
+            mask[o[j] : o[j + 1]] = True
+        removed = np.zeros(len(o) - 1, dtype=np.int64)
+        solid = np.flatnonzero(offsets[1:] > offsets[:-1])
+        if len(solid):
+            removed[solid] = np.add.reduceat(mask.view(np.uint8), offsets[solid], dtype=np.int64)
+        s.shards += 1
+        s.documents += len(o) - 1
+        s.bytes_in += len(buf)
+        s.bytes_removed += int(removed.sum())
+        s.documents_changed += int(np.count_nonzero(removed))
+        return mask, removed
 
 
-def _shards(
-    docs: Iterable[Document], shard_bytes: int
-) -> Iterator[tuple[list[Document], list[bytes]]]:
-    """Documents with their UTF-8 text, cut into shards of about ``shard_bytes``."""
+def _kept(buf: U8, offsets: I64, mask: B, removed: I64) -> tuple[U8, I64]:
+    """Each document's kept bytes, packed again."""
+    kept_offsets = offsets.copy()
+    kept_offsets[1:] -= np.cumsum(removed)
+    return buf[~mask], kept_offsets
+
+
+def _check_args(min_length: int, shard_bytes: int) -> None:
+    if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 8:
+        raise ConfigError(f"min_length must be an integer >= 8 bytes, got {min_length!r}")
+    if shard_bytes < 2 * min_length:
+        raise ConfigError(f"shard_bytes must be at least 2 * min_length, got {shard_bytes}")
+
+
+def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[Document], U8, I64]]:
+    """Documents with their UTF-8 texts packed, cut into shards of about ``shard_bytes``."""
     shard: list[Document] = []
     raw: list[bytes] = []
     size = 0
@@ -157,10 +240,16 @@ def _shards(
         raw.append(b)
         size += len(b) + 1
         if size >= shard_bytes:
-            yield shard, raw
+            yield shard, *_pack(raw)
             shard, raw, size = [], [], 0
     if shard:
-        yield shard, raw
+        yield shard, *_pack(raw)
+
+
+def _pack(raw: list[bytes]) -> tuple[U8, I64]:
+    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in raw], out=offsets[1:])
+    return np.frombuffer(bytearray().join(raw), dtype=np.uint8), offsets  # writable, as JSONL's
 
 
 def remove_repeated_substrings(
@@ -183,65 +272,125 @@ def remove_repeated_substrings(
 
     Raises:
         ConfigError: ``min_length < 8`` or ``shard_bytes`` below ``2 * min_length``.
-        MissingExtraError: pydivsufsort is not installed (extra ``substrings``).
+        MissingExtraError: pydivsufsort is not installed and the suffix array is needed (the
+            numpy reference backend, or a shard pair of 4 GiB or more).
 
     Examples:
         >>> docs = [Document("a", "the cat sat on the mat"), Document("b", "so the cat sat on")]
         >>> [d.text for d in remove_repeated_substrings(docs, min_length=10)]
         ['the cat sat on the mat', 'so ']
     """
-    if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 8:
-        raise ConfigError(f"min_length must be an integer >= 8 bytes, got {min_length!r}")
-    if shard_bytes < 2 * min_length:
-        raise ConfigError(f"shard_bytes must be at least 2 * min_length, got {shard_bytes}")
+    _check_args(min_length, shard_bytes)
     s = summary if summary is not None else SubstringSummary(min_length)
     with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
-        earlier: list[Path] = []
-        for k, (shard, raw) in enumerate(_shards(docs, shard_bytes)):
-            # only documents that can hold a window go into the suffix array, and an exact
-            # copy of an earlier document of the shard goes whole without it (each of its
-            # windows occurred earlier; later windows equal to one of its have that copy too)
-            seen: set[bytes] = set()
-            whole = [False] * len(raw)
-            inside: list[bytes] = []
-            for j, b in enumerate(raw):
-                if len(b) < min_length:
-                    continue
-                if b in seen:
-                    whole[j] = True
-                else:
-                    seen.add(b)
-                    inside.append(b)
-            del seen
-            buf, starts = _join(inside)
-            mask = repeated_mask(buf, min_length)
-            for path in earlier:
-                ref = np.load(path)
-                both = np.concatenate([ref, np.array([SEP], np.uint8), buf])
-                cross = repeated_mask(both, min_length, prefix=len(ref) + 1)
-                mask |= cross[len(ref) + 1 :]
-            shard_path = Path(tmp) / f"shard-{k:06d}.npy"
-            np.save(shard_path, buf)
-            earlier.append(shard_path)
-            s.shards += 1
-            at = iter(starts.tolist())
-            for d, b, copy in zip(shard, raw, whole, strict=True):
-                s.documents += 1
-                s.bytes_in += len(b)
-                if len(b) < min_length:
+        shards = _Shards(min_length, Path(tmp))
+        for shard, buf, offsets in _shards(docs, shard_bytes):
+            mask, removed = shards.mask(buf, offsets, s)
+            kept, kept_offsets = _kept(buf, offsets, mask, removed)
+            raw = kept.tobytes()
+            ko = kept_offsets.tolist()
+            for j, (d, r) in enumerate(zip(shard, removed.tolist(), strict=True)):
+                if not r:
                     yield d
                     continue
-                if copy:
-                    s.bytes_removed += len(b)
-                    s.documents_changed += 1
-                    yield replace(d, text="")
-                    continue
-                start = next(at)
-                m = mask[start : start + len(b)]
-                if not m.any():
-                    yield d
-                    continue
-                kept = np.frombuffer(b, np.uint8)[~m].tobytes()
-                s.bytes_removed += len(b) - len(kept)
-                s.documents_changed += 1
-                yield replace(d, text=kept.decode("utf-8", "surrogatepass"))
+                yield replace(d, text=raw[ko[j] : ko[j + 1]].decode("utf-8", "surrogatepass"))
+
+
+def _packed_shards(
+    batches: Iterable[tuple[PackedDocs, list[bytes], I64]], shard_bytes: int
+) -> Iterator[tuple[U8, I64, list[bytes], I64]]:
+    """Packed JSONL batches cut into shards as :func:`_shards` cuts documents: ``(texts,
+    offsets, raw lines, text spans)``."""
+    bufs: list[U8] = []
+    lengths: list[I64] = []
+    lines: list[bytes] = []
+    spans: list[I64] = []
+    size = 0
+    for docs, raw, sp in batches:
+        lens = np.diff(docs.offsets)
+        start = 0
+        while start < len(lens):
+            ends = size + np.cumsum(lens[start:] + 1)
+            full = np.flatnonzero(ends >= shard_bytes)
+            stop = start + int(full[0]) + 1 if len(full) else len(lens)
+            a, b = int(docs.offsets[start]), int(docs.offsets[stop])
+            bufs.append(docs.buf[a:b])
+            lengths.append(lens[start:stop])
+            lines.extend(raw[start:stop])
+            spans.append(sp[start:stop])
+            size = int(ends[stop - start - 1])
+            start = stop
+            if len(full):  # the pieces are let go first: they hold the chunks' buffers
+                shard = _joined(bufs, lengths, lines, spans)
+                bufs, lengths, lines, spans, size = [], [], [], [], 0
+                yield shard
+    if lines:
+        shard = _joined(bufs, lengths, lines, spans)
+        del bufs, lengths, spans
+        yield shard
+
+
+def _joined(
+    bufs: list[U8], lengths: list[I64], lines: list[bytes], spans: list[I64]
+) -> tuple[U8, I64, list[bytes], I64]:
+    lens = np.concatenate(lengths)
+    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return np.concatenate(bufs), offsets, lines, np.concatenate(spans)
+
+
+def remove_repeated_substrings_jsonl(
+    path: Path,
+    *,
+    min_length: int = 100,
+    shard_bytes: int = DEFAULT_SHARD_BYTES,
+    id_field: str = "id",
+    text_field: str = "text",
+    batch_size: int = 2048,
+    summary: SubstringSummary | None = None,
+    workdir: Path | None = None,
+) -> Iterator[list[bytes]]:
+    """:func:`remove_repeated_substrings` on one JSONL file, as JSONL lines out (each ending in
+    ``\\n``), in batches.
+
+    The texts are read packed (:meth:`neardup.packed.PackedBatches.with_lines`: no Python
+    string per document, ids checked). A record that loses nothing is its input line
+    unchanged (surrounding whitespace and the ``\\r`` of a CRLF ending trimmed); a record
+    that loses bytes is its input line with the text value's JSON string replaced by the new
+    text's, as :func:`neardup.corpus.lines.remove_frequent_units_jsonl` writes it
+    (:func:`neardup.corpus.records.splice_texts`).
+
+    Raises:
+        ConfigError: as for :func:`remove_repeated_substrings`.
+        InputError: a line that is not a JSON object with a string ``text_field``, or a
+            repeated id.
+
+    Examples:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
+        >>> rows = ['{"id": 1, "text": "the cat sat on the mat"}', '{"text": "so the cat sat"}']
+        >>> _ = p.write_text("\\n".join(rows) + "\\n")
+        >>> for batch in remove_repeated_substrings_jsonl(p, min_length=10):
+        ...     print(b"".join(batch).decode(), end="")
+        {"id": 1, "text": "the cat sat on the mat"}
+        {"text": "so "}
+    """
+    _check_args(min_length, shard_bytes)
+    from neardup.corpus.records import splice_texts
+    from neardup.packed import PackedBatches
+
+    s = summary if summary is not None else SubstringSummary(min_length)
+    batches = PackedBatches(path, id_field, text_field, batch_size).with_lines()
+    with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
+        shards = _Shards(min_length, Path(tmp))
+        for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
+            mask, removed = shards.mask(buf, offsets, s)
+            changed = np.flatnonzero(removed)
+            kept, kept_offsets = _kept(buf, offsets, mask, removed)
+            del buf, mask
+            out = [line.strip(b" \t\r") + b"\n" for line in lines]
+            if len(changed):
+                splice_texts(out, lines, spans, (changed, kept, kept_offsets), text_field)
+            del lines, kept
+            for a in range(0, len(out), batch_size):
+                yield out[a : a + batch_size]

@@ -1,7 +1,8 @@
-"""Repeated-span marks from a suffix array (the core of Lee et al.'s ExactSubstr, see
-:mod:`neardup.corpus.substrings`): one walk over the suffix array comparing adjacent suffixes
-(numba), or whole-array numpy operations over Kasai's LCP array (reference), with the same
-result.
+"""Repeated-span marks (the core of Lee et al.'s ExactSubstr, see
+:mod:`neardup.corpus.substrings`): from a suffix array (:func:`repeat_mask`: one walk over it
+comparing adjacent suffixes, numba, or whole-array numpy operations over Kasai's LCP array,
+reference), or from a hash table of windows (:func:`window_mask`, numba; its reference is the
+suffix array's), all with the same result.
 
 Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, cut at the next
 ``0xFF`` separator, is at least ``min_length`` bytes; maximal chains of links are runs. Every
@@ -25,7 +26,14 @@ import numpy.typing as npt
 
 from neardup._kernels.engine import backend_name
 
-__all__ = ["candidate_regions", "gather", "repeat_mask", "scatter", "winnow_width"]
+__all__ = [
+    "candidate_regions",
+    "gather",
+    "repeat_mask",
+    "scatter",
+    "window_mask",
+    "winnow_width",
+]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -62,6 +70,30 @@ def repeat_mask(
     from neardup._kernels.repeats.reference import repeat_mask as reference
 
     return reference(text, sa, min_length, prefix)
+
+
+def window_mask(text: U8, min_length: int, prefix: int) -> B:
+    """The marks of :func:`repeat_mask` without a suffix array (``len(text) < 2**32 - 1``).
+
+    A window (``min_length`` bytes without a ``0xFF``) is marked when an equal window starts
+    earlier (with ``prefix > 0``: before ``prefix``, and only windows at or after it are
+    marked); the numba kernel finds the earlier copy in a hash table of windows, bytes
+    compared, the reference in the suffix array.
+
+    Examples:
+        >>> t = np.frombuffer(b"abcab", np.uint8)
+        >>> window_mask(t, 2, 0).tolist()
+        [False, False, False, True, True]
+    """
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    if backend_name() == "fast":
+        from neardup._kernels.repeats.fast import window_mask as fast
+
+        out: B = fast(text, min_length, prefix)
+        return out
+    from neardup._kernels.repeats.reference import window_mask as reference
+
+    return reference(text, min_length, prefix)
 
 
 def winnow_width(min_length: int) -> int:

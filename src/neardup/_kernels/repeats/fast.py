@@ -322,3 +322,115 @@ def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
             mask[i] = sub_mask[o]
             o += 1
     return mask
+
+
+# --- the marks from a hash table of windows (no suffix array) ----------------------------------
+
+
+@njit()
+def _rehash(table, size):  # type: ignore[no-untyped-def]
+    """The window table moved into ``size`` slots (an entry's home slot is its tag's low bits)."""
+    out = np.zeros(size, np.uint64)
+    smask = np.uint64(size - 1)
+    for e in table:
+        if e != 0:
+            slot = (e >> np.uint64(32)) & smask
+            while out[slot] != 0:
+                slot = (slot + np.uint64(1)) & smask
+            out[slot] = e
+    return out
+
+
+@njit()
+def window_mask(text, min_length, prefix):  # type: ignore[no-untyped-def]
+    """The marks of :func:`repeat_mask` without a suffix array: one walk over the windows in
+    text order with a hash table holding one earlier occurrence of every distinct window seen
+    (``len(text) < 2**32 - 1``).
+
+    A window goes in the table (32 bits of its mixed rolling hash and its position, open
+    addressing, at most half full) when no equal window is there; a window equal to one in
+    the table (bytes compared, so a hash collision never marks) has an earlier copy and is
+    marked. Inside a repeat no lookup is needed: when window ``p - 1`` equals the earlier
+    window ``q``, window ``p`` equals window ``q + 1`` exactly when their last bytes
+    (``text[p + min_length - 1]``, ``text[q + min_length]``) are equal. With ``prefix > 0``
+    only windows starting before it go in the table and only windows at or after it are
+    marked."""
+    n = text.shape[0]
+    mask = np.zeros(n, np.bool_)
+    limit = n if prefix <= 0 else min(prefix, n)  # windows starting before it go in the table
+    count = 0
+    run = 0
+    for i in range(n):
+        if text[i] == 0xFF:
+            run = 0
+        else:
+            run += 1
+            if run >= min_length and i - min_length + 1 < limit:
+                count += 1
+    size = 1024  # the table grows when half full; most windows of the regions repeat
+    while size < count // 2:
+        size *= 2
+    table = np.zeros(size, np.uint64)
+    smask = np.uint64(size - 1)
+    used = 0
+    base = np.uint64(_B)
+    out_w = np.uint64(1)  # base ** min_length, the weight of the byte leaving the window
+    for _ in range(min_length):
+        out_w *= base
+    h = np.uint64(0)
+    run = 0
+    hi = 0  # bytes before it are marked already
+    mp = -2  # window mp equals the earlier window mq
+    mq = -2
+    for i in range(n):
+        c = text[i]
+        if c == 0xFF:
+            run = 0
+            h = np.uint64(0)
+            continue
+        h = h * base + np.uint64(c)
+        run += 1
+        if run > min_length:
+            h -= np.uint64(text[i - min_length]) * out_w
+        if run < min_length:
+            continue
+        p = i - min_length + 1
+        q = -1
+        if p == mp + 1 and text[mq + min_length] == c and mq + 1 < limit:
+            q = mq + 1
+        else:
+            tag = _mix(h) >> np.uint64(32)
+            slot = tag & smask
+            while True:
+                e = table[slot]
+                if e == 0:
+                    break
+                if (e >> np.uint64(32)) == tag:
+                    r = int(e & np.uint64(_LO)) - 1
+                    same = True
+                    for j in range(min_length):
+                        if text[r + j] != text[p + j]:
+                            same = False
+                            break
+                    if same:
+                        q = r
+                        break
+                slot = (slot + np.uint64(1)) & smask
+            if q < 0 and p < limit:
+                table[slot] = (tag << np.uint64(32)) | np.uint64(p + 1)
+                used += 1
+                if 2 * used > size:
+                    size *= 2
+                    table = _rehash(table, size)
+                    smask = np.uint64(size - 1)
+        if q >= 0:
+            mp = p
+            mq = q
+            if p >= prefix:
+                for b in range(max(hi, p), p + min_length):
+                    mask[b] = True
+                hi = p + min_length
+    for i in range(1, n):
+        if (text[i] & 0xC0) == 0x80:
+            mask[i] = mask[i - 1]  # a continuation byte follows its character's lead byte
+    return mask

@@ -1,7 +1,9 @@
-"""numpy reference of :func:`neardup._kernels.repeats.repeat_mask` (the kernel's oracle).
+"""numpy reference of :func:`neardup._kernels.repeats.repeat_mask` and
+:func:`neardup._kernels.repeats.window_mask` (the kernels' oracle).
 
 It takes the common prefixes from Kasai's LCP array (``pydivsufsort.kasai``) cut at the next
-separator, where the numba kernel compares the bytes itself.
+separator, where the numba kernel compares the bytes itself; ``window_mask`` is the same marks
+over divsufsort's suffix array, where the numba kernel uses a hash table of windows.
 """
 
 from __future__ import annotations
@@ -58,6 +60,15 @@ def repeat_mask(text: U8, sa: npt.NDArray[np.integer], min_length: int, prefix: 
     at = np.maximum.accumulate(np.where(lead, idx, 0))
     out: B = mask[at]
     return out
+
+
+def window_mask(text: U8, min_length: int, prefix: int) -> B:
+    """See :func:`neardup._kernels.repeats.window_mask`: here from the suffix array."""
+    from neardup._extras import require_extra
+
+    pds = require_extra("substrings", "pydivsufsort")
+    arr = np.ascontiguousarray(text) if text.flags.writeable else text.copy()
+    return repeat_mask(text, pds.divsufsort(arr), min_length, prefix)
 
 
 # --- the prefilter (see :func:`neardup._kernels.repeats.candidate_regions`) -------------------
