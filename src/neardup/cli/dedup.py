@@ -13,7 +13,6 @@ import click
 from neardup.cli import inputs
 from neardup.cli._exit import exit_now
 from neardup.cli._startup import aot_for_start, numpy_for_small_input
-from neardup.cli.index import open_index
 from neardup.cli.options import (
     errors,
     input_format_option,
@@ -259,7 +258,6 @@ def dedup_cmd(
 ) -> None:
     """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
     Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
-    from neardup.corpus.output import check_target
     from neardup.pipeline import dedup
     from neardup.readers import ReadStats
 
@@ -273,6 +271,8 @@ def dedup_cmd(
 
     check_outputs(paths, report=report, output=output)  # before the work, not after it
     if output is not None and not output.lower().endswith(".jsonl"):
+        from neardup.corpus.output import check_target
+
         check_target(Path(output), force=force)
     if annotate is not None:
         from neardup.corpus.records import record_format
@@ -333,6 +333,8 @@ def dedup_cmd(
         numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
+        from neardup.cli.index import open_index
+
         explicit = click.get_current_context().get_parameter_source("method")
         store = open_index(
             index_path,
