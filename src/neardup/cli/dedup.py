@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -29,6 +29,9 @@ from neardup.cli.options import (
 from neardup.cli.output import report_source, write_kept, write_report, write_summary
 from neardup.methods import REGISTRY, make_method, method_info
 from neardup.report import write_clusters, write_pairs
+
+if TYPE_CHECKING:
+    from neardup.readers import ReadStats
 
 __all__ = ["dedup_cmd"]
 
@@ -259,7 +262,6 @@ def dedup_cmd(
     """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
     Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
     from neardup.pipeline import dedup
-    from neardup.readers import ReadStats
 
     if output is not None and keep is None:
         raise click.UsageError("--keep and --output go together")
@@ -358,7 +360,7 @@ def dedup_cmd(
         "on_error": on_error,
         "main_content": main_content,
     }
-    stats = ReadStats()
+    stats: ReadStats | None = None  # what the readers skipped (the packed reader skips none)
     docs: Any
     source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
@@ -369,6 +371,9 @@ def dedup_cmd(
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
         docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
     else:
+        from neardup.readers import ReadStats
+
+        stats = ReadStats()
         docs = inputs.documents(
             paths,
             binary=method_info(m.name).binary,
