@@ -7,7 +7,6 @@ value for JSONL/CSV records (the 1-based line or row number when absent and allo
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import os
@@ -184,6 +183,8 @@ def read_csv(
     Raises:
         InputError: the header lacks ``text_field`` or the file is not readable CSV.
     """
+    import csv  # here, not at the top: a run that reads no CSV never loads it
+
     csv.field_size_limit(max_line_bytes)
     try:
         # utf-8-sig: a byte-order mark must not become part of the first column's name

@@ -12,10 +12,9 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +26,9 @@ from neardup.methods import Method, PairArrays, make_method, method_info
 from neardup.packed import PackedBatches, PackedDocs
 from neardup.report import Cluster, DedupResult, PairList
 from neardup.types import DocId
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to_documents"]
 
@@ -130,6 +132,8 @@ def _sketched(
         for batch in batches:
             yield batch, _sketch_or_error(m, batch)
         return
+    from concurrent.futures import ThreadPoolExecutor  # only for jobs > 1
+
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
         pending: deque[tuple[Sequence[Document], Future[Any]]] = deque()
         for batch in batches:

@@ -44,9 +44,7 @@ import importlib
 import logging
 import os
 import re
-import secrets
 import sys
-import tempfile
 import threading
 import types
 from collections.abc import Callable, Iterator
@@ -248,6 +246,8 @@ class _RandomIds:
         return self
 
     def __next__(self) -> int:
+        import secrets  # here: a process that loads the ahead-of-time kernels never compiles
+
         return _RANDOM_ID | secrets.randbits(62)
 
 
@@ -313,6 +313,8 @@ def _install() -> type:
             self._path = str(kernel_dir() / family)
 
         def ensure_cache_path(self) -> None:
+            import tempfile  # only when compiling (never in a process that loads the AOT code)
+
             os.makedirs(self._path, exist_ok=True)
             tempfile.TemporaryFile(dir=self._path).close()
 

@@ -21,14 +21,13 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +35,9 @@ import numpy.typing as npt
 from neardup._kernels import tables
 from neardup._kernels.spans import Packed, Spans, pack
 from neardup.errors import ConfigError, MissingExtraError
+
+if TYPE_CHECKING:  # imported where a background compile starts (not in a warm process)
+    import subprocess
 
 __all__ = [
     "FAMILIES",
@@ -252,6 +254,8 @@ def _spawn(where: Path, root: Path) -> None:
     env["NEARDUP_BACKGROUND_COMPILE"] = "0"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(package), env.get("PYTHONPATH", "")) if p)
     where.mkdir(parents=True, exist_ok=True)
+    import subprocess
+
     with open(where / "warmup.log", "ab") as log_file:
         _child = subprocess.Popen(
             [sys.executable, "-m", "neardup", "warmup", "--background"],

@@ -9,24 +9,71 @@ the options they share are defined once, in :mod:`neardup.cli.options`.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
 from neardup import __version__
 from neardup.cli._startup import skip_blas_probe
-from neardup.cli.corpus import lines_cmd, substrings_cmd
-from neardup.cli.dedup import dedup_cmd
-from neardup.cli.eval import eval_cmd
-from neardup.cli.hash import compare_cmd, hash_cmd
-from neardup.cli.index import index_group
-from neardup.cli.plan import plan_cmd, warmup_cmd
 
 __all__ = ["main"]
 
+#: Each command, by name: the module that defines it and the object's name there.
+_COMMANDS = {
+    "compare": ("neardup.cli.hash", "compare_cmd"),
+    "dedup": ("neardup.cli.dedup", "dedup_cmd"),
+    "eval": ("neardup.cli.eval", "eval_cmd"),
+    "hash": ("neardup.cli.hash", "hash_cmd"),
+    "index": ("neardup.cli.index", "index_group"),
+    "lines": ("neardup.cli.corpus", "lines_cmd"),
+    "plan": ("neardup.cli.plan", "plan_cmd"),
+    "substrings": ("neardup.cli.corpus", "substrings_cmd"),
+    "warmup": ("neardup.cli.plan", "warmup_cmd"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    """A group that imports a command's module only when that command runs (or when every
+    command is asked for: ``--help``, ``.commands``), so that ``neardup dedup`` does not load
+    the modules (and their dependencies) of ``eval``, ``index``, ``lines``..."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy = dict(lazy)
+
+    def _load(self, name: str) -> click.Command | None:
+        where = self._lazy.pop(name, None)
+        if where is not None:
+            self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
+        return self._commands.get(name)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._load(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self._commands, *self._lazy})
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        """Every command (importing each one's module)."""
+        for name in list(self._lazy):
+            self._load(name)
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value
+
+
+@click.group(
+    cls=_LazyGroup,
+    lazy=_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="neardup")
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv: debug).")
 def main(verbose: int) -> None:
@@ -41,17 +88,3 @@ def main(verbose: int) -> None:
     root.propagate = False
     # the one line saying that kernels compile on this first use (docs/engine.md)
     logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))
-
-
-for _command in (
-    compare_cmd,
-    dedup_cmd,
-    eval_cmd,
-    hash_cmd,
-    index_group,
-    lines_cmd,
-    plan_cmd,
-    substrings_cmd,
-    warmup_cmd,
-):
-    main.add_command(_command)

@@ -24,12 +24,15 @@ import is skipped the same way.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
 import os
 import sys
 from collections.abc import Iterable, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.abc imports importlib.resources: ~0.02 CPU-s the CLI never needs
+    import importlib.abc
 
 __all__ = ["aot_for_start", "numpy_for_small_input", "skip_blas_probe"]
 
@@ -42,8 +45,9 @@ _CONFIG = "numba.core.config"
 _NUMBA_CONFIG_FILE = ".numba_config.yaml"
 
 
-class _Without(importlib.abc.Loader):
-    """Runs one module with ``import <blocked>`` failing, then lets it import again."""
+class _Without:
+    """Runs one module with ``import <blocked>`` failing, then lets it import again (a loader:
+    the import system calls ``create_module`` and ``exec_module``, no base class needed)."""
 
     def __init__(self, loader: importlib.abc.Loader, blocked: str) -> None:
         self._loader = loader
@@ -61,8 +65,9 @@ class _Without(importlib.abc.Loader):
                 del sys.modules[self._blocked]
 
 
-class _BlasProbeFinder(importlib.abc.MetaPathFinder):
-    """Answers numba's import-time BLAS probe once, then leaves the import system as it was."""
+class _BlasProbeFinder:
+    """Answers numba's import-time BLAS probe once, then leaves the import system as it was
+    (a meta path finder: the import system calls ``find_spec``)."""
 
     def find_spec(
         self,
@@ -107,7 +112,7 @@ class _BlasProbeFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:  # pragma: no cover - numba layout changed
             return None
-        spec.loader = _Without(spec.loader, blocked)
+        spec.loader = _Without(spec.loader, blocked)  # type: ignore[assignment]  # duck-typed
         return spec
 
 

@@ -6,14 +6,13 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from neardup.cli import inputs
 from neardup.cli._exit import exit_now
 from neardup.cli._startup import aot_for_start, numpy_for_small_input
-from neardup.cli.index import open_index
 from neardup.cli.options import (
     commit_every_option,
     errors,
@@ -31,6 +30,9 @@ from neardup.cli.options import (
 from neardup.cli.output import report_source, write_kept, write_report, write_summary
 from neardup.methods import REGISTRY, make_method, method_info
 from neardup.report import write_clusters, write_pairs
+
+if TYPE_CHECKING:
+    from neardup.readers import ReadStats
 
 __all__ = ["dedup_cmd"]
 
@@ -254,9 +256,7 @@ def dedup_cmd(
 ) -> None:
     """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
     Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
-    from neardup.corpus.output import check_target
     from neardup.pipeline import dedup
-    from neardup.readers import ReadStats
 
     if output is not None and keep is None:
         raise click.UsageError("--keep and --output go together")
@@ -268,6 +268,8 @@ def dedup_cmd(
 
     check_outputs(paths, report=report, output=output)  # before the work, not after it
     if output is not None and not output.lower().endswith(".jsonl"):
+        from neardup.corpus.output import check_target
+
         check_target(Path(output), force=force)
     if annotate is not None:
         from neardup.corpus.records import record_format
@@ -328,6 +330,8 @@ def dedup_cmd(
         numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
+        from neardup.cli.index import open_index
+
         explicit = click.get_current_context().get_parameter_source("method")
         store = open_index(
             index_path,
@@ -351,7 +355,7 @@ def dedup_cmd(
         "on_error": on_error,
         "main_content": main_content,
     }
-    stats = ReadStats()
+    stats: ReadStats | None = None  # what the readers skipped (the packed reader skips none)
     docs: Any
     source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
@@ -362,6 +366,9 @@ def dedup_cmd(
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
         docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
     else:
+        from neardup.readers import ReadStats
+
+        stats = ReadStats()
         docs = inputs.documents(
             paths,
             binary=method_info(m.name).binary,

@@ -72,8 +72,9 @@ def write_kept(
     )
 
 
-def write_summary(result: DedupResult, stats: ReadStats) -> None:
-    """The run's one-line summary on stderr (and what the readers skipped, if anything)."""
+def write_summary(result: DedupResult, stats: ReadStats | None) -> None:
+    """The run's one-line summary on stderr (and what the readers skipped, if anything;
+    ``None``: a reader that skips nothing)."""
     s = result.stats
     known = len(result.stored)
     # stored documents that matched are in the clusters, not among the documents read
@@ -81,10 +82,10 @@ def write_summary(result: DedupResult, stats: ReadStats) -> None:
     click.echo(
         f"neardup: {result.n_docs} documents{also}, {len(result.clusters)} clusters, "
         f"{result.duplicates} duplicates, {len(result.pairs)} pairs, "
-        f"{int(s.get('skipped', 0)) + stats.bad_records} skipped, "
+        f"{int(s.get('skipped', 0)) + (stats.bad_records if stats is not None else 0)} skipped, "
         f"{s.get('seconds_total', 0.0):.2f} s",
         err=True,
     )
-    left = stats.summary()
+    left = stats.summary() if stats is not None else ""
     if left:
         click.echo(f"neardup: {left}", err=True)

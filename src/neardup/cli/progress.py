@@ -16,8 +16,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from neardup.readers.paths import walk
-
 __all__ = ["StatusLines", "count_documents", "make_progress"]
 
 _CHUNK = 1 << 20
@@ -57,6 +55,8 @@ def count_documents(
                 return None
             p = Path(raw)
             if p.is_dir():
+                from neardup.readers.paths import walk
+
                 walked = walk(p, include=include, exclude=exclude, images_only=images_only)
                 total += sum(1 for _ in walked)
             elif p.suffix.lower() == ".jsonl" and not binary:

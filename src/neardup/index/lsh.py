@@ -20,7 +20,7 @@ from neardup.config import check_range
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.index._lsh_bytes import SavedLSH, dump_index, load_index
 from neardup.index.lshplan import MAX_WEIGHTED_PERM, LSHPlan, _plan, plan_lsh
-from neardup.sketch.minhash import MinHash
+from neardup.sketch.minhash import MinHash, fold32
 
 __all__ = ["MAX_WEIGHTED_PERM", "LSHIndex", "LSHPlan", "plan_lsh"]
 
@@ -36,9 +36,8 @@ _TABLE_FAMILY = "lsh"  # the band-key table kernels
 _SKETCH_FAMILY = "minhash"  # band_keys and estimate
 
 
-def _fold(values: U64) -> U32:
-    """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's)."""
-    return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)
+#: 32-bit fingerprint of each slot (:func:`neardup.sketch.minhash.fold32`).
+_fold = fold32
 
 
 class LSHIndex:

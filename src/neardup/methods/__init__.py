@@ -7,10 +7,10 @@ configuration and abilities. ``threshold`` is always a similarity in [0, 1]; eac
 documents how it maps to its own measure.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from neardup.methods.base import Collector, Method, MethodConfig, PairArrays
 from neardup.methods.registry import (
-    DEFAULT_THRESHOLDS,
-    METHODS,
     REGISTRY,
     MethodInfo,
     build,
@@ -37,3 +37,17 @@ __all__ = [
     "method_info",
     "method_names",
 ]
+
+if TYPE_CHECKING:
+    from neardup.methods.registry import DEFAULT_THRESHOLDS, METHODS
+
+
+def __getattr__(name: str) -> Any:
+    # these two import every method's module: read from the registry on first use
+    if name in ("DEFAULT_THRESHOLDS", "METHODS"):
+        from neardup.methods import registry
+
+        value = getattr(registry, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,42 +26,15 @@ method         similarity, index, verification
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from neardup.errors import ConfigError
-from neardup.methods.base import Method, MethodConfig
-from neardup.methods.binary import (
-    CTPHConfig,
-    CTPHMethod,
-    PHashConfig,
-    PHashMethod,
-    TLSHConfig,
-    TLSHMethod,
-)
-from neardup.methods.embedding import EmbeddingConfig, EmbeddingMethod
-from neardup.methods.exact import ExactConfig, ExactMethod
-from neardup.methods.image import (
-    AHashConfig,
-    AHashMethod,
-    CropResistantConfig,
-    CropResistantMethod,
-    DHashConfig,
-    DHashMethod,
-    PDQConfig,
-    PDQMethod,
-    WHashConfig,
-    WHashMethod,
-)
-from neardup.methods.text import (
-    MinHashConfig,
-    MinHashMethod,
-    SimHashConfig,
-    SimHashGoConfig,
-    SimHashGoMethod,
-    SimHashMethod,
-)
+
+if TYPE_CHECKING:
+    from neardup.methods.base import Method, MethodConfig
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -83,10 +56,15 @@ SparkKind = Literal["bands", "blocks"]
 class MethodInfo:
     """What one method is and can do.
 
+    The configuration and method classes are named, not held: their module is imported the
+    first time :attr:`config` or :attr:`method` is read, so a run (or ``--help``) imports only
+    the methods it uses.
+
     Attributes:
         name: The registry name (``--method``).
-        config: Its configuration dataclass.
-        method: Its method class (built from a configuration).
+        module: The module that defines its configuration and method classes.
+        config_class: The name of its configuration dataclass in ``module``.
+        method_class: The name of its method class in ``module``.
         summary: One line for help texts and reports.
         storable: It can be kept in a persistent store (``--index``).
         parallel: Batches may be sketched in parallel (``--jobs``).
@@ -98,8 +76,9 @@ class MethodInfo:
     """
 
     name: str
-    config: type[MethodConfig]
-    method: type[Method]
+    module: str
+    config_class: str
+    method_class: str
     summary: str
     storable: bool
     parallel: bool
@@ -107,6 +86,18 @@ class MethodInfo:
     binary: bool
     streams: bool = False
     images: bool = False
+
+    @property
+    def config(self) -> type[MethodConfig]:
+        """Its configuration dataclass."""
+        found: type[MethodConfig] = getattr(importlib.import_module(self.module), self.config_class)
+        return found
+
+    @property
+    def method(self) -> type[Method]:
+        """Its method class (built from a configuration)."""
+        found: type[Method] = getattr(importlib.import_module(self.module), self.method_class)
+        return found
 
     @property
     def default_threshold(self) -> float:
@@ -119,13 +110,18 @@ class MethodInfo:
         return tuple(f.name for f in fields(self.config) if f.name != "threshold")
 
 
+_TEXT = "neardup.methods.text"
+_BINARY = "neardup.methods.binary"
+_IMAGE = "neardup.methods.image"
+
 REGISTRY: dict[str, MethodInfo] = {
     info.name: info
     for info in (
         MethodInfo(
             "minhash",
-            MinHashConfig,
-            MinHashMethod,
+            _TEXT,
+            "MinHashConfig",
+            "MinHashMethod",
             "Jaccard of word 5-shingles: MinHash, banded LSH, exact verification",
             storable=True,
             parallel=True,
@@ -135,8 +131,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "simhash",
-            SimHashConfig,
-            SimHashMethod,
+            _TEXT,
+            "SimHashConfig",
+            "SimHashMethod",
             "SimHash of word 3-shingles: 1 - Hamming distance / bits, exact index",
             storable=True,
             parallel=True,
@@ -146,8 +143,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "simhash-go",
-            SimHashGoConfig,
-            SimHashGoMethod,
+            _TEXT,
+            "SimHashGoConfig",
+            "SimHashGoMethod",
             "the Go fingerprint package's 64-bit SimHash, bit for bit",
             storable=True,
             parallel=True,
@@ -157,8 +155,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "ctph",
-            CTPHConfig,
-            CTPHMethod,
+            _BINARY,
+            "CTPHConfig",
+            "CTPHMethod",
             "ssdeep-compatible fuzzy hash of the bytes: ssdeep score / 100",
             storable=False,
             parallel=True,
@@ -167,8 +166,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "tlsh",
-            TLSHConfig,
-            TLSHMethod,
+            _BINARY,
+            "TLSHConfig",
+            "TLSHMethod",
             "TLSH of the bytes: 1 - distance / 300",
             storable=False,
             parallel=True,
@@ -177,8 +177,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "phash",
-            PHashConfig,
-            PHashMethod,
+            _BINARY,
+            "PHashConfig",
+            "PHashMethod",
             "imagehash's 64-bit perceptual hash of images: 1 - Hamming distance / 64",
             storable=True,
             parallel=True,
@@ -189,8 +190,9 @@ REGISTRY: dict[str, MethodInfo] = {
         *(
             MethodInfo(
                 name,
-                config,
-                method,
+                _IMAGE,
+                f"{kind}Config",
+                f"{kind}Method",
                 summary,
                 storable=False,
                 parallel=True,
@@ -198,28 +200,27 @@ REGISTRY: dict[str, MethodInfo] = {
                 binary=True,
                 images=True,
             )
-            for name, config, method, summary in (
-                ("ahash", AHashConfig, AHashMethod, "imagehash's 64-bit average hash of images"),
-                ("dhash", DHashConfig, DHashMethod, "imagehash's 64-bit difference hash"),
-                ("whash", WHashConfig, WHashMethod, "imagehash's 64-bit Haar wavelet hash"),
+            for name, kind, summary in (
+                ("ahash", "AHash", "imagehash's 64-bit average hash of images"),
+                ("dhash", "DHash", "imagehash's 64-bit difference hash"),
+                ("whash", "WHash", "imagehash's 64-bit Haar wavelet hash"),
                 (
                     "pdq",
-                    PDQConfig,
-                    PDQMethod,
+                    "PDQ",
                     "Meta's 256-bit PDQ hash of images: 1 - distance / 256, quality-aware",
                 ),
                 (
                     "crop-resistant",
-                    CropResistantConfig,
-                    CropResistantMethod,
+                    "CropResistant",
                     "imagehash's crop-resistant segment hashes: images match across crops",
                 ),
             )
         ),
         MethodInfo(
             "embedding",
-            EmbeddingConfig,
-            EmbeddingMethod,
+            "neardup.methods.embedding",
+            "EmbeddingConfig",
+            "EmbeddingMethod",
             "cosine similarity of sentence embeddings (extra embeddings)",
             # the model uses all cores itself; copying it into workers gains nothing
             storable=False,
@@ -229,8 +230,9 @@ REGISTRY: dict[str, MethodInfo] = {
         ),
         MethodInfo(
             "exact",
-            ExactConfig,
-            ExactMethod,
+            "neardup.methods.exact",
+            "ExactConfig",
+            "ExactMethod",
             "exact duplicates of the canonical text: XXH3-128 digests (Bloom mode optional)",
             storable=False,
             parallel=True,
@@ -240,12 +242,23 @@ REGISTRY: dict[str, MethodInfo] = {
     )
 }
 
-#: Method name -> method class (kept for callers of the first release).
-METHODS: dict[str, type[Method]] = {name: info.method for name, info in REGISTRY.items()}
-#: The threshold each method uses when none is given.
-DEFAULT_THRESHOLDS: dict[str, float] = {
-    name: info.default_threshold for name, info in REGISTRY.items()
-}
+if TYPE_CHECKING:
+    #: Method name -> method class (kept for callers of the first release).
+    METHODS: dict[str, type[Method]]
+    #: The threshold each method uses when none is given.
+    DEFAULT_THRESHOLDS: dict[str, float]
+
+
+def __getattr__(name: str) -> Any:
+    # METHODS and DEFAULT_THRESHOLDS import every method's module: made on first use only
+    if name == "METHODS":
+        value: Any = {n: info.method for n, info in REGISTRY.items()}
+    elif name == "DEFAULT_THRESHOLDS":
+        value = {n: info.default_threshold for n, info in REGISTRY.items()}
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def method_names(**abilities: object) -> tuple[str, ...]:

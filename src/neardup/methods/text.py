@@ -145,7 +145,7 @@ class MinHashCollector(Collector):
         self._sigs = _Column(np.uint32, method.config.num_perm)
 
     def add(self, positions: I64, payload: MinHashPayload) -> None:
-        from neardup.index.lsh import _fold
+        from neardup.sketch.minhash import fold32
 
         sigs, sets = payload
         self._keys.append(self._method.lookup_keys(payload))
@@ -154,7 +154,7 @@ class MinHashCollector(Collector):
             self._values.append(values)
             self._sizes.append(np.diff(offsets).astype(np.int32))
         else:
-            self._sigs.append(_fold(sigs))
+            self._sigs.append(fold32(sigs))
 
     def _run(self, join: bool, jobs: int) -> tuple[I64, I64, npt.NDArray[np.float64], I64]:
         from neardup._kernels.buckets import bucket_pairs_verified
@@ -241,14 +241,14 @@ class MinHashMethod(Method):
     def lookup_keys(self, payload: MinHashPayload) -> U64:
         """The LSH band keys of each sketch: ``(n, bands)``."""
         from neardup._kernels import engine
-        from neardup.index.lsh import _fold
+        from neardup.sketch.minhash import fold32
 
         sigs = np.asarray(payload[0], dtype=np.uint64)
         if sigs.ndim != 2 or sigs.shape[1] != self.config.num_perm:
             raise IncompatibleSketchError(
                 f"expected a (n, {self.config.num_perm}) array of sketches, got {sigs.shape}"
             )
-        fold = np.ascontiguousarray(_fold(sigs))
+        fold = np.ascontiguousarray(fold32(sigs))
         keys: U64 = engine.kernels("minhash").band_keys(fold, self.bands, self.rows)
         return keys
 

@@ -24,7 +24,7 @@ from neardup._document import (
     read_file_bytes,
 )
 from neardup.errors import ConfigError, InputError, InputTooLargeError
-from neardup.readers.compression import DECODE_ERRORS, open_decompressed, split_compression
+from neardup.readers.compression import decode_errors, open_decompressed, split_compression
 from neardup.readers.fields import FieldPath, RecordSpec
 from neardup.readers.paths import ReadStats, root_labels, walk
 
@@ -273,7 +273,7 @@ def _file(
                     stream, str(path), delimiter=delimiter, max_field_bytes=opts.max_line_bytes
                 )
             yield from _records(rows, str(path), row_prefix, opts, st)
-    except DECODE_ERRORS as exc:
+    except decode_errors() as exc:
         raise InputError(
             f"{path}: cannot decompress ({type(exc).__name__}: {exc}); the file is truncated "
             "or corrupt"
@@ -355,7 +355,7 @@ def _document(path: Path, doc_id: str, codec: str | None, opts: ReadOptions) -> 
         try:
             with open_decompressed(path, codec) as stream:
                 data = stream.read(opts.max_file_bytes + 1)
-        except DECODE_ERRORS as exc:
+        except decode_errors() as exc:
             raise InputError(
                 f"{path}: cannot decompress ({type(exc).__name__}: {exc}); the file is truncated "
                 "or corrupt"

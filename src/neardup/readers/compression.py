@@ -9,19 +9,17 @@ naming the file.
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
-import lzma
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from neardup.errors import InputError
 
-__all__ = ["CODECS", "DECODE_ERRORS", "open_decompressed", "split_compression"]
+__all__ = ["CODECS", "DECODE_ERRORS", "decode_errors", "open_decompressed", "split_compression"]
 
 #: Compression suffix -> codec name.
 CODECS: dict[str, str] = {
@@ -33,7 +31,12 @@ CODECS: dict[str, str] = {
 }
 
 
-def _decode_errors() -> tuple[type[BaseException], ...]:
+@cache
+def decode_errors() -> tuple[type[BaseException], ...]:
+    """What a decompressing read can raise on a truncated or corrupt file (the codec modules
+    are imported on first call, not with this module: an uncompressed read never needs them)."""
+    import lzma
+
     errors: list[type[BaseException]] = [OSError, EOFError, zlib.error, lzma.LZMAError]
     try:
         import zstandard
@@ -44,8 +47,15 @@ def _decode_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-#: What a decompressing read can raise on a truncated or corrupt file.
-DECODE_ERRORS: tuple[type[BaseException], ...] = _decode_errors()
+if TYPE_CHECKING:
+    #: What a decompressing read can raise (:func:`decode_errors`, kept as a name).
+    DECODE_ERRORS: tuple[type[BaseException], ...]
+
+
+def __getattr__(name: str) -> tuple[type[BaseException], ...]:
+    if name == "DECODE_ERRORS":  # the constant of earlier releases, now computed on first use
+        return decode_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def split_compression(name: str) -> tuple[str, str | None]:
@@ -121,10 +131,16 @@ def open_decompressed(path: Path, codec: str | None) -> Iterator[BinaryIO]:
         if codec is None:
             stream = raw
         elif codec == "gzip":
+            import gzip
+
             stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
         elif codec == "bz2":
+            import bz2
+
             stream = bz2.BZ2File(raw, "rb")  # type: ignore[assignment]
         elif codec == "xz":
+            import lzma
+
             stream = lzma.LZMAFile(raw, "rb")  # type: ignore[assignment]  # noqa: SIM115 - closed with raw
         else:
             stream = io.BufferedReader(_ZstdReader(raw), 1 << 20)

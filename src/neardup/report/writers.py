@@ -7,7 +7,6 @@ members ``{"cluster", "size", "representative", "members"}``, or with pairs one 
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable
 from typing import Any, Literal, TextIO
@@ -51,6 +50,12 @@ def _check_format(fmt: str) -> None:
         raise ConfigError(f"unknown output format {fmt!r}; use jsonl, csv or text")
 
 
+def _csv_writer(out: TextIO) -> Any:
+    import csv  # only for --format csv: a JSONL run never loads it
+
+    return csv.writer(out)
+
+
 def write_clusters(
     clusters: Iterable[Cluster],
     out: TextIO,
@@ -70,7 +75,7 @@ def write_clusters(
     """
     _check_format(fmt)
     n = 0
-    writer = csv.writer(out) if fmt == "csv" else None
+    writer = _csv_writer(out) if fmt == "csv" else None
     if writer is not None:
         writer.writerow(["cluster", "size", "representative", "member"])
     lines: list[str] = []
@@ -106,7 +111,7 @@ def write_pairs(pairs: Iterable[Pair], out: TextIO, *, fmt: OutputFormat = "json
     """
     _check_format(fmt)
     n = 0
-    writer = csv.writer(out) if fmt == "csv" else None
+    writer = _csv_writer(out) if fmt == "csv" else None
     if writer is not None:
         writer.writerow(["a", "b", "similarity"])
     for p in pairs:

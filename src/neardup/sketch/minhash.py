@@ -63,6 +63,13 @@ _FUSED_KERNELS = {
 _FUSED_EXTRA: dict[str, tuple[bool, ...]] = {"rows": (), "features": (True,), "sets32": ()}
 
 U64 = npt.NDArray[np.uint64]
+_MAX32 = np.uint64(0xFFFFFFFF)
+
+
+def fold32(values: U64) -> npt.NDArray[np.uint32]:
+    """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's): what
+    the LSH band keys and the unverified comparisons are made of."""
+    return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

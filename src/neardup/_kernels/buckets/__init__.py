@@ -16,7 +16,6 @@ candidate, and most candidates that share a band by chance (boilerplate) stop th
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from itertools import pairwise
 
 import numpy as np
@@ -99,6 +98,8 @@ def bucket_pairs_verified(
     if len(ranges) == 1:
         parts = [walk(ranges[0])]
     else:
+        from concurrent.futures import ThreadPoolExecutor  # only with jobs > 1
+
         with ThreadPoolExecutor(len(ranges), thread_name_prefix="neardup-verify") as pool:
             parts = list(pool.map(walk, ranges))
     a = np.concatenate([p[0] for p in parts])
