@@ -105,3 +105,19 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_direct_entry_point_gives_the_dispatchers_results() -> None:
+    pytest.importorskip("numba")
+    from neardup._kernels.lsh import fast as lsh_fast
+    from neardup._kernels.lsh import reference as lsh_reference
+
+    args = (64, 32, 4, 2, 8)
+    assert engine.direct(lsh_reference.new_table, args) is lsh_reference.new_table
+    assert engine.direct(len, ("x",)) is len  # not a kernel at all
+    expected = lsh_fast.new_table(*args)  # compiles (or loads) this signature
+    entry = engine.direct(lsh_fast.new_table, args)
+    assert entry is not lsh_fast.new_table
+    assert np.array_equal(entry(*args), expected)
+    # types it has not compiled: the dispatcher itself
+    assert engine.direct(lsh_fast.new_table, (64, 32, 4, 2, 8.0)) is lsh_fast.new_table

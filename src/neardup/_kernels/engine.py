@@ -23,11 +23,11 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +46,7 @@ __all__ = [
     "backend_name",
     "background_process",
     "compile_here",
+    "direct",
     "hash_spans",
     "kernels",
     "kernels_ready",
@@ -324,6 +325,33 @@ def _module(family: str, name: str) -> ModuleType:
     if family not in FAMILIES:
         raise ConfigError(f"unknown kernel family {family!r}; use one of {', '.join(FAMILIES)}")
     return importlib.import_module(f"neardup._kernels.{family}.{name}")
+
+
+_K = TypeVar("_K", bound=Callable[..., object])
+
+
+def direct(kernel: _K, args: tuple[object, ...]) -> _K:
+    """The compiled entry point of ``kernel`` for exactly the types of ``args``, else ``kernel``.
+
+    A numba dispatcher resolves the argument types on every call (about 1 µs for a handful of
+    arrays: most of a per-document call's fixed cost); the entry point of one compiled
+    signature skips that. It does not check its arguments' types, so a caller takes it only
+    for a call whose argument types never change (its own buffers, and inputs whose dtype,
+    shape and layout it has checked) and keeps calling the dispatcher otherwise. ``kernel``
+    itself comes back when it is not a numba dispatcher (the numpy twins, the ahead-of-time
+    wrappers) or has not compiled those types yet (call it once first).
+
+    Examples:
+        >>> new_table = kernels("lsh").new_table
+        >>> int(direct(new_table, (8, 4, 2, 2, 8))(8, 4, 2, 2, 8)[3])
+        8
+    """
+    overloads = getattr(kernel, "overloads", None)
+    typeof = getattr(kernel, "typeof_pyval", None)
+    if not overloads or typeof is None:
+        return kernel
+    compiled = overloads.get(tuple(typeof(a) for a in args))
+    return kernel if compiled is None else compiled.entry_point
 
 
 def backend() -> ModuleType:

@@ -126,6 +126,10 @@ class LSHIndex:
         self._query_one = self._lsh.query_one
         self._add_query_one = self._lsh.add_query_one
         self._add_query_same = self._lsh.add_query_same
+        # after the first call of each, its compiled entry point (engine.direct): every
+        # argument's type is fixed (the index's own buffers; a MinHash's hashvalues are
+        # read-only C-contiguous uint64 of the checked length)
+        self._direct_one = self._direct_same = False
         self._outputs(64)
 
     def _outputs(self, m: int) -> None:
@@ -137,7 +141,7 @@ class LSHIndex:
 
     _UNPICKLED = (
         "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_add_query_same", "_out",
-        "_out_rows", "_out_est",
+        "_out_rows", "_out_est", "_direct_one", "_direct_same",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
@@ -459,6 +463,12 @@ class LSHIndex:
                 hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
                 self._out_est, min_est,
             )  # fmt: skip
+            if not self._direct_one:
+                self._direct_one = True
+                self._query_one = engine.direct(
+                    self._query_one, (hv, self._sig, self._state, self._mark, self._tab,
+                    self._out_rows, self._out_est, min_est),
+                )  # fmt: skip
         else:
             add, r = pending
             self._pending = None
@@ -466,6 +476,12 @@ class LSHIndex:
                 n = self._add_query_same(
                     hv, r, self._sig, self._state, self._mark, self._tab, self._out, min_est
                 )
+                if not self._direct_same:
+                    self._direct_same = True
+                    self._add_query_same = engine.direct(
+                        self._add_query_same,
+                        (hv, r, self._sig, self._state, self._mark, self._tab, self._out, min_est),
+                    )
             else:
                 n = self._add_query_one(
                     add, r, hv, self._sig, self._state, self._mark, self._tab,
