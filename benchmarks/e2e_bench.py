@@ -34,10 +34,10 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from dedup_bench import build
@@ -55,25 +55,46 @@ def shingles(text: str) -> set[str]:
     return {" ".join(toks[i : i + 5]) for i in range(len(toks) - 4)}
 
 
+# Peak RSS is read in a small launcher process, not in this one: a child's ru_maxrss starts at
+# its parent's RSS at fork (Linux copies the high-water mark through fork and exec), so a child
+# of this process, which holds the corpus and the clusters, would report at least this
+# process's size. The launcher (python -S, ~8 MB) spawns the command, waits for it and writes
+# its wall, CPU and peak RSS to a pipe; 8 MB is therefore the floor of every figure.
+_LAUNCHER = """
+import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, u = os.wait4(pid, 0)
+wall = time.perf_counter() - t0
+figures = (os.waitstatus_to_exitcode(status), wall, u.ru_utime + u.ru_stime, u.ru_maxrss)
+os.write(int(sys.argv[1]), " ".join(map(str, figures)).encode())
+"""
+
+
 def run(
     cmd: list[str], out_path: Path, env_extra: dict[str, str] | None = None
 ) -> dict[str, float]:
     """Run ``cmd`` with stdout to ``out_path``; wall, CPU and peak RSS of that process."""
     env = dict(os.environ)
     env.update(env_extra or {})
+    exe = cmd[0] if os.sep in cmd[0] else (shutil.which(cmd[0]) or cmd[0])
+    read_end, write_end = os.pipe()
     with open(out_path, "wb") as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-c", _LAUNCHER, str(write_end), exe, *cmd[1:]],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            env=env,
+            pass_fds=(write_end,),
+        )
+        os.close(write_end)
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        proc.wait()
+    with os.fdopen(read_end, "rb") as figures:
+        code, wall, cpu, rss = figures.read().decode().split()
+    if proc.returncode != 0 or int(code) != 0:
         raise SystemExit(f"{cmd[:3]} failed:\n{err[-2000:]}")
-    return {
-        "wall": wall,
-        "cpu": usage.ru_utime + usage.ru_stime,
-        "rss_mb": usage.ru_maxrss / 1024,
-    }
+    return {"wall": float(wall), "cpu": float(cpu), "rss_mb": int(rss) / 1024}
 
 
 def clusters_of(path: Path) -> list[list[str]]:
