@@ -130,3 +130,41 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return xdist_group_of(nodeid) or nodeid
 
     return ByTestId(config, log)
+
+
+def _cpu_seconds() -> dict[str, float]:
+    """This process's CPU seconds, and those of its children it has waited for."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"self": own.ru_utime + own.ru_stime, "children": kids.ru_utime + kids.ru_stime}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands its CPU seconds to the controller (``pytest_testnodedown``)."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["neardup_cpu"] = _cpu_seconds()
+
+
+_WORKER_CPU: dict[str, dict[str, float]] = {}
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    cpu = getattr(node, "workeroutput", {}).get("neardup_cpu")
+    if cpu is not None:
+        _WORKER_CPU[node.gateway.id] = cpu
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line of CPU seconds per xdist worker: how evenly ``--dist loadgroup`` spread the
+    suite (docs/testing.md). Children are the subprocesses a worker waited for (CLI runs,
+    compiles in a child); a JVM that outlives its session is not counted."""
+    if not _WORKER_CPU:
+        return
+    parts = [
+        f"{name} {cpu['self']:.0f} + children {cpu['children']:.0f}"
+        for name, cpu in sorted(_WORKER_CPU.items())
+    ]
+    terminalreporter.write_line("worker CPU-s: " + "; ".join(parts))

@@ -314,7 +314,9 @@ def test_hang_hits_the_deadline(
     with pytest.raises(TimeoutError, match="deadline") as info:
         make(cls, api, retry=policy).embed(["x"])
     elapsed = time.monotonic() - start
-    assert 0.7 <= elapsed < 2.5
+    # the deadline, not the hangs (50 x 0.25 s timeouts, 10 s each unbounded): the upper bound
+    # is loose, a loaded machine may run late
+    assert 0.7 <= elapsed < 10
     # several timed-out attempts, then the deadline (a loaded server may not log every one)
     assert 1 <= len(api.requests) <= 5
     retries = [r for r in caplog.records if r.name == "neardup.embeddings.http"]
@@ -342,7 +344,7 @@ def test_sleep_is_clamped_to_the_deadline(api: FakeAPI) -> None:
     start = time.monotonic()
     with pytest.raises(TimeoutError, match=r"HTTP 429"):
         make(OpenAIProvider, api, sleep=sleep, retry=policy).embed(["x"])
-    assert time.monotonic() - start < 4.0
+    assert time.monotonic() - start < 20  # not the 30 s the server asked for (loose under load)
     assert slept and all(s <= 1.5 for s in slept) and max(slept) > 0.5
     assert len(api.requests) == 1
 
@@ -354,7 +356,8 @@ def test_connection_refused_is_retried_until_the_deadline(caplog: pytest.LogCapt
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     caplog.set_level(logging.DEBUG)
-    policy = RetryPolicy(initial_backoff=0.02, deadline=0.4, timeout=0.2)
+    # a deadline long enough for two refused attempts on a loaded machine
+    policy = RetryPolicy(initial_backoff=0.02, deadline=1.5, timeout=0.2)
     provider = OpenAIProvider(
         api_key=KEY, base_url=f"http://127.0.0.1:{port}/v1", retry=policy, dimension=DIM
     )
