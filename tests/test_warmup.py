@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,21 +46,66 @@ _TEXTS = [
     "a lone document that matches nothing else in this little corpus at all",
 ]
 
+#: Seconds a child process may take before the test calls it hung. Nothing here waits for a
+#: deadline: each wait is for an event (a process exit), and this bound fails only a real hang
+#: (the cache's own lock wait, 900 s, is longer: a process that waited for it fails here).
+_HANG = 300
+
+#: The first call of a process, its backend, and the background compile it started (reaped
+#: here: no test leaves a process behind). On SIGTERM (the test gives up on it) it kills that
+#: compile's whole session first.
 _RUN = """
-import json, sys
-from neardup import dedup
+import json, os, signal, sys
+import numpy as np
 from neardup._kernels import cache, engine
-texts = json.loads(sys.argv[1])
-result = dedup(texts, method="minhash", threshold=0.5)
+from neardup.cluster import components
+
+def kill_child():
+    child = engine.background_process()
+    if child is not None and child.poll() is None:
+        os.killpg(child.pid, signal.SIGKILL)  # its own session: the whole of it
+        child.wait()
+
+def stop(*_):
+    kill_child()
+    os._exit(1)
+
+signal.signal(signal.SIGTERM, stop)
+record = {}
+try:
+    if sys.argv[1]:  # the first call is a dedup of these texts
+        from neardup import dedup
+        result = dedup(json.loads(sys.argv[1]), method="minhash", threshold=0.5)
+        record["clusters"] = [list(c.members) for c in result.clusters]
+    record["roots"] = components(5, np.array([0, 2]), np.array([1, 3])).tolist()
+except BaseException:
+    kill_child()
+    raise
 child = engine.background_process()
-print(json.dumps({
-    "backend": engine.backend_name(),
-    "clusters": [list(c.members) for c in result.clusters],
-    "child": child is not None,
-    "compiled": cache.compiles()["compiled"],
-}), flush=True)
-if child is not None:  # reap it here, its parent: no test leaves a process behind
-    print(json.dumps({"rc": child.wait(timeout=3000)}), flush=True)
+record.update(
+    backend=engine.backend_name(),
+    child=child is not None,
+    compiled=cache.compiles()["compiled"],
+    loaded=cache.compiles()["loaded"],
+)
+print(json.dumps(record), flush=True)
+if child is not None:
+    print(json.dumps({"rc": child.wait()}), flush=True)
+"""
+
+#: Put on the ``PYTHONPATH`` of a background compile (``sitecustomize`` is imported at start-up):
+#: its ``warmup()`` exercises the one kernel ``_RUN`` calls on every backend, so the test compiles
+#: one kernel into its own cache, not the 220 of a full warmup (minutes of CPU; that warmup
+#: covers every entry point is what the tests of ``warmup()`` above and below check).
+_ONE_KERNEL_WARMUP = """
+import numpy as np
+import neardup.warmup
+
+def _exercise():
+    from neardup.cluster import components
+    components(5, np.array([0, 2]), np.array([1, 3]))
+
+neardup.warmup._exercise = _exercise
 """
 
 
@@ -73,23 +117,41 @@ def _env(root: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _run(root: Path, **extra: str) -> tuple[list[dict[str, Any]], str]:
-    done = subprocess.run(
-        [sys.executable, "-c", _RUN, json.dumps(_TEXTS)],
+def _run(root: Path, texts: list[str] | None, **extra: str) -> tuple[list[dict[str, Any]], str]:
+    """Run ``_RUN`` in a fresh process with cache ``root``; its records and its stderr. Returns
+    when it has exited, so any background compile it started has ended too."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _RUN, json.dumps(texts) if texts else ""],
         env=_env(root, **extra),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=3600,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+    try:
+        out, err = proc.communicate(timeout=_HANG)
+    finally:
+        if proc.poll() is None:  # hung, or the test was interrupted: end both processes
+            proc.terminate()
+            try:
+                proc.wait(timeout=_HANG)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    return [json.loads(line) for line in out.splitlines()], err
 
 
 def _choice(env: dict[str, str]) -> list[str]:
-    """The backend a fresh process picks, and whether it started no background compile."""
+    """The backend a fresh process picks, and whether it started no background compile (one it
+    did start is killed and reaped at once: the assertion then fails, nothing is left behind)."""
     code = (
+        "import os, signal\n"
         "from neardup._kernels import engine\n"
-        "print(engine.backend_name(), engine.background_process() is None)\n"
+        "name, child = engine.backend_name(), engine.background_process()\n"
+        "print(name, child is None)\n"
+        "if child is not None:\n"
+        "    os.killpg(child.pid, signal.SIGKILL)\n"
+        "    child.wait()\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -97,14 +159,16 @@ def _choice(env: dict[str, str]) -> list[str]:
         capture_output=True,
         text=True,
         check=True,
-        timeout=600,
+        timeout=_HANG,
     )
     return done.stdout.split()
 
 
-def _expected() -> list[list[int]]:
+def _expected(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The clusters of ``_TEXTS``, on numpy in this process (no kernel, no shared cache)."""
     from neardup import dedup
 
+    monkeypatch.setenv("NEARDUP_BACKEND", "reference")
     return [list(c.members) for c in dedup(_TEXTS, method="minhash", threshold=0.5).clusters]
 
 
@@ -114,44 +178,37 @@ def _build_dir(root: Path) -> Path:
     return root / "kernels" / cache.build_key()
 
 
-def _seed(root: Path) -> None:
-    """Copy this suite's kernel cache (without its marks) into ``root``: the background compile
-    then mostly loads instead of compiling, and checks the same path far cheaper. With an empty
-    suite cache it compiles everything, which is the same code, only slower."""
-    from neardup._kernels import cache
-
-    with cache.locked():
-        source = cache.kernel_dir()
-        if source.is_dir():
-            shutil.copytree(
-                source,
-                _build_dir(root),
-                ignore=shutil.ignore_patterns(".lock", "complete", "warmup.*", "*.tmp"),
-            )
-
-
-def test_first_call_runs_on_numpy_while_one_process_compiles(tmp_path: Path) -> None:
+def test_first_call_runs_on_numpy_while_one_process_compiles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("numba")
-    _seed(tmp_path)
-    build = _build_dir(tmp_path)
-    first, err = _run(tmp_path)
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_ONE_KERNEL_WARMUP)
+    path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
+    root = tmp_path / "cache"  # this test's own kernel cache, empty
+    build = _build_dir(root)
+    first, err = _run(root, _TEXTS, PYTHONPATH=path)
     assert first[0]["backend"] == "reference"  # this call did not wait for the compile
     assert first[0]["child"] is True
     assert first[0]["compiled"] == 0
-    assert first[0]["clusters"] == _expected() != []
+    assert first[0]["clusters"] == _expected(monkeypatch) != []
     assert first[1]["rc"] == 0, (build / "warmup.log").read_text()
     assert (build / "complete").exists()
     assert not (build / "warmup.failed").exists()
     assert "warmup:" in (build / "warmup.log").read_text()
-    again, err = _run(tmp_path)
+    again, err = _run(root, None)
     assert again[0]["backend"] == "fast"
     assert again[0]["child"] is False
     assert again[0]["compiled"] == 0  # loaded what the background process compiled
-    assert again[0]["clusters"] == first[0]["clusters"]
+    assert again[0]["loaded"] > 0
+    assert again[0]["roots"] == first[0]["roots"]
     assert "background" not in err
 
 
-def test_busy_lock_means_numpy_at_once_and_no_second_compile(tmp_path: Path) -> None:
+def test_busy_lock_means_numpy_at_once_and_no_second_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytest.importorskip("numba")
     from filelock import FileLock
 
@@ -162,20 +219,22 @@ def test_busy_lock_means_numpy_at_once_and_no_second_compile(tmp_path: Path) -> 
     for i, text in enumerate(_TEXTS):
         (docs / f"{i}.txt").write_text(text)
     with FileLock(str(build / ".lock")):  # as a compile under way holds it
+        # both processes end while this lock is held: neither waited for it (a wait is 900 s,
+        # longer than _HANG)
         done = subprocess.run(
             [sys.executable, "-m", "neardup", "dedup", str(docs), "--threshold", "0.5"],
             env=_env(tmp_path),
             capture_output=True,
             text=True,
-            timeout=600,  # the cache's own lock wait is 900 s: waiting would fail here
+            timeout=_HANG,
         )
-        runs, _ = _run(tmp_path)
+        runs, _ = _run(tmp_path, _TEXTS)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if "numpy backend" in line]
     assert len(lines) == 1 and "being compiled by another process" in lines[0]
     assert runs[0]["backend"] == "reference"
     assert runs[0]["child"] is False
-    assert runs[0]["clusters"] == _expected()
+    assert runs[0]["clusters"] == _expected(monkeypatch)
     assert sorted(p.name for p in build.iterdir()) == [".lock"]  # nothing compiled or started
 
 
