@@ -70,8 +70,8 @@ def _file(tab, key, row):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _room(tab, keys):  # type: ignore[no-untyped-def]
-    """Whether ``keys`` more entries fit (and the slots stay at most half full)."""
-    return tab[1] + keys <= tab[4] and 2 * (tab[0] + keys) <= tab[3]
+    """Whether ``keys`` more entries fit (and the slots stay at most 3/4 full)."""
+    return tab[1] + keys <= tab[4] and 4 * (tab[0] + keys) <= 3 * tab[3]
 
 
 @njit()
