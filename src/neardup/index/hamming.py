@@ -323,7 +323,7 @@ class HammingIndex:
 
     def _reserve(self, k: int, n: int | None = None) -> None:
         """Room for ``k`` more rows after all (the tail moved into the buffers), their
-        table entries, and a table at most half full."""
+        table entries, and a table at most 3/4 full."""
         self._flush()
         self._room(k, len(self._keys) if n is None else n)
 

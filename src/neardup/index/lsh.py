@@ -287,7 +287,7 @@ class LSHIndex:
 
     def _reserve(self, k: int, n: int | None = None) -> None:
         """Room for ``k`` more rows after the first ``n`` (default all), their entries, and
-        a table at most half full."""
+        a table at most 3/4 full."""
         n = self._n if n is None else n
         need = n + k
         if need > len(self._state):

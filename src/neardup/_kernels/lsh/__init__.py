@@ -30,12 +30,13 @@ def plan_growth(
     used_slots: int, used_entries: int, slots: int, capacity: int, more: int
 ) -> tuple[int, int]:
     """``(slots, capacity)`` with room for ``more`` entries: the capacity at least doubles
-    when it grows, and the slots (a power of two) stay at most half full even when every
-    free entry holds a new key, so the table grows only when the entries run out."""
+    when it grows, and the slots (a power of two) stay at most 3/4 full even when all ``more``
+    entries hold new keys. The slots are sized to the keys in use, not to the free entries
+    (a smaller table: fewer cache misses per probe, fewer pages to fault in); a kernel that
+    would pass 3/4 returns -1 and the caller grows the slots."""
     need = used_entries + more
     if need > capacity:
         capacity = max(need, 2 * capacity)
-    free_keys = used_slots + capacity - used_entries
-    while 2 * free_keys > slots:
+    while 4 * (used_slots + more) > 3 * slots:
         slots *= 2
     return slots, capacity

@@ -53,22 +53,25 @@ def _slot(tab, key):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _file(tab, key, row):  # type: ignore[no-untyped-def]
+    """File ``row`` under ``key``; returns the key's previous head (-1: a new key)."""
     ents = tab[7] + 2 * tab[3]
     at = _slot(tab, key)
-    if tab[at + 1] < 0:
+    head = tab[at + 1]
+    if head < 0:
         tab[at] = key
         tab[0] += 1
     e = tab[1]
     tab[ents + 2 * e] = row
-    tab[ents + 2 * e + 1] = tab[at + 1]
+    tab[ents + 2 * e + 1] = head
     tab[at + 1] = e
     tab[1] = e + 1
+    return head
 
 
 @njit(inline="always")
 def _room(tab, keys):  # type: ignore[no-untyped-def]
-    """Whether ``keys`` more entries fit (and the slots stay at most half full)."""
-    return tab[1] + keys <= tab[4] and 2 * (tab[0] + keys) <= tab[3]
+    """Whether ``keys`` more entries fit (and the slots stay at most 3/4 full)."""
+    return tab[1] + keys <= tab[4] and 4 * (tab[0] + keys) <= 3 * tab[3]
 
 
 @njit()
@@ -122,6 +125,39 @@ def insert_rows(rows_in, sig32, tab):  # type: ignore[no-untyped-def]
     return 0
 
 
+@njit(inline="always")
+def _fold_row(src, i, dst, r):  # type: ignore[no-untyped-def]
+    """Fold row ``i`` of ``src`` to 32 bits into row ``r`` of ``dst``; False when it is empty
+    (every slot at its maximum: never a hit)."""
+    all64 = True
+    all32 = True
+    for c in range(dst.shape[1]):
+        v = src[i, c]
+        all64 &= v == _MAX64
+        all32 &= v == _LOW32
+        dst[r, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
+    return not (all64 or all32)
+
+
+@njit(inline="always")
+def _fits(first, k, sig32, state, tab):  # type: ignore[no-untyped-def]
+    """Whether rows ``first..first+k-1`` and their band keys fit."""
+    return first + k <= sig32.shape[0] and first + k <= state.shape[0] and _room(tab, k * tab[5])
+
+
+@njit(inline="always")
+def _store(src, i, r, sig32, state, tab, heads):  # type: ignore[no-untyped-def]
+    """Fold row ``i`` of ``src`` into row ``r`` of ``sig32``, set ``state[r]`` and file the
+    band keys; ``heads[j]`` gets band ``j``'s previous chain head (the rows it already held)."""
+    state[r] = 1 if _fold_row(src, i, sig32, r) else 2
+    # every key first, then the probes: independent loads, so their cache misses overlap
+    rows = tab[6]
+    for j in range(heads.shape[0]):
+        heads[j] = _band_key(sig32, r, j, rows)
+    for j in range(heads.shape[0]):
+        heads[j] = _file(tab, heads[j], r)
+
+
 @njit()
 def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
     """Store sketches ``sig64`` (``(k, num_perm)``, or one row) as rows ``first..first+k-1``.
@@ -130,29 +166,13 @@ def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
     every slot at its maximum, never a hit) in ``state``, and files its band keys. Returns 0,
     or -1 (nothing stored) when the rows or the table lack room.
     """
-    num_perm = sig32.shape[1]
-    src = sig64.reshape(-1, num_perm)
+    src = sig64.reshape(-1, sig32.shape[1])
     k = src.shape[0]
-    bands = tab[5]
-    rows = tab[6]
-    if first + k > sig32.shape[0] or first + k > state.shape[0] or not _room(tab, k * bands):
+    if not _fits(first, k, sig32, state, tab):
         return -1
-    keys = np.empty(bands, dtype=np.int64)
+    heads = np.empty(tab[5], dtype=np.int64)
     for i in range(k):
-        r = first + i
-        all64 = True
-        all32 = True
-        for c in range(num_perm):
-            v = src[i, c]
-            all64 &= v == _MAX64
-            all32 &= v == _LOW32
-            sig32[r, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
-        state[r] = 2 if all64 or all32 else 1
-        # every key first, then the probes: independent loads, so their cache misses overlap
-        for j in range(bands):
-            keys[j] = _band_key(sig32, r, j, rows)
-        for j in range(bands):
-            _file(tab, keys[j], r)
+        _store(src, i, first + i, sig32, state, tab, heads)
     return 0
 
 
@@ -160,17 +180,24 @@ def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
 def _collect(q32, row, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
     """Append the hits of folded query row ``row`` of ``q32`` to ``codes`` as
     ``(num_perm - equal slots) * rows_cap + row``; returns ``(codes, n_out)``."""
-    num_perm = sig32.shape[1]
-    span = np.int64(sig32.shape[0])
-    ents = tab[7] + 2 * tab[3]
-    tab[2] += 1
-    stamp = tab[2]
     rows = tab[6]
     bands = tab[5]
     heads = np.empty(bands, dtype=np.int64)
     for j in range(bands):  # every probe first: independent loads, overlapping misses
         heads[j] = tab[_slot(tab, _band_key(q32, row, j, rows)) + 1]
-    for j in range(bands):
+    tab[2] += 1
+    return _walk(heads, q32, row, tab, state, sig32, mark, min_est, codes, n_out)
+
+
+@njit(inline="always")
+def _walk(heads, q32, row, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
+    """:func:`_collect` from the chain heads of the query's band keys (``tab[2]`` already
+    holds this query's stamp; rows marked with it are skipped)."""
+    num_perm = sig32.shape[1]
+    span = np.int64(sig32.shape[0])
+    ents = tab[7] + 2 * tab[3]
+    stamp = tab[2]
+    for j in range(heads.shape[0]):
         e = heads[j]
         while e >= 0:
             r = tab[ents + 2 * e]
@@ -209,19 +236,6 @@ def _sort_small(a, lo, hi):  # type: ignore[no-untyped-def]
         a[k + 1] = v
 
 
-@njit(inline="always")
-def _fold_query(src, q, q32):  # type: ignore[no-untyped-def]
-    """Fold query ``q`` of ``src`` into ``q32``; False when it is empty (never a hit)."""
-    all64 = True
-    all32 = True
-    for c in range(q32.shape[1]):
-        v = src[q, c]
-        all64 &= v == _MAX64
-        all32 &= v == _LOW32
-        q32[0, c] = np.uint32((v ^ (v >> _S32)) & _LOW32)
-    return not (all64 or all32)
-
-
 @njit()
 def query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # type: ignore[no-untyped-def]
     """Hits of one query sketch ``sig64`` (``(num_perm,)``) into ``out_rows`` / ``out_est``:
@@ -232,7 +246,7 @@ def query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est):  # ty
     span = np.int64(sig32.shape[0])
     src = sig64.reshape(1, num_perm)
     q32 = np.empty((1, num_perm), dtype=np.uint32)
-    if not _fold_query(src, 0, q32):
+    if not _fold_row(src, 0, q32, 0):
         return 0
     codes, n = _collect(q32, 0, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
     if n > out_rows.shape[0]:
@@ -257,17 +271,26 @@ def add_query_one(add64, first, sig64, sig32, state, mark, tab, out_rows, out_es
 @njit()
 def add_query_same(sig64, first, sig32, state, mark, tab, out, min_est):  # type: ignore[no-untyped-def]
     """:func:`add_rows` of ``sig64`` at row ``first``, then its own query, in one call (the
-    query reuses the stored row: no second fold). Hits go into ``out`` (int64, even length
-    ``2 * m``): rows in ``out[:m]``, estimates as float64 bit patterns in ``out[m:]``.
-    Returns :data:`NO_ROOM` (nothing done) when the add lacks room, ``-n`` (the add done,
-    no hit written) when ``n`` hits do not fit, else the number of hits."""
-    if add_rows(sig64, first, sig32, state, tab):
+    query walks the chains the add found: no second fold, hash or probe). Hits go into ``out``
+    (int64, even length ``2 * m``): rows in ``out[:m]``, estimates as float64 bit patterns in
+    ``out[m:]``. Returns :data:`NO_ROOM` (nothing done) when the add lacks room, ``-n`` (the
+    add done, no hit written) when ``n`` hits do not fit, else the number of hits."""
+    num_perm = sig32.shape[1]
+    if not _fits(first, 1, sig32, state, tab):
         return NO_ROOM
+    heads = np.empty(tab[5], dtype=np.int64)
+    _store(sig64.reshape(1, num_perm), 0, first, sig32, state, tab, heads)
     if state[first] != 1:
         return 0
-    num_perm = sig32.shape[1]
     span = np.int64(sig32.shape[0])
-    codes, n = _collect(sig32, first, tab, state, sig32, mark, min_est, np.empty(16, np.int64), 0)
+    tab[2] += 1
+    mark[first] = tab[2]  # the new row heads every chain of its keys: a hit of itself
+    codes = np.empty(16, np.int64)
+    n = 0
+    if not min_est > 1.0:  # as _walk's test
+        codes[0] = first
+        n = 1
+    codes, n = _walk(heads, sig32, first, tab, state, sig32, mark, min_est, codes, n)
     m = out.shape[0] // 2
     if n > m:
         return -n
@@ -295,7 +318,7 @@ def query_rows(sig64, sig32, state, mark, tab, min_est):  # type: ignore[no-unty
     n_out = 0
     for q in range(nq):
         start = n_out
-        if _fold_query(src, q, q32):
+        if _fold_row(src, q, q32, 0):
             codes, n_out = _collect(q32, 0, tab, state, sig32, mark, min_est, codes, n_out)
             _sort_small(codes, start, n_out)
         offsets[q + 1] = n_out

@@ -87,8 +87,8 @@ def chain(tab: I64, key: int) -> list[int]:
 
 
 def room(tab: I64, keys: int) -> bool:
-    """Whether ``keys`` more entries fit (and the slots stay at most half full)."""
-    return bool(tab[1] + keys <= tab[4] and 2 * (tab[0] + keys) <= tab[3])
+    """Whether ``keys`` more entries fit (and the slots stay at most 3/4 full)."""
+    return bool(tab[1] + keys <= tab[4] and 4 * (tab[0] + keys) <= 3 * tab[3])
 
 
 def new_table(slots: int, capacity: int, bands: int, rows: int, base: int) -> I64:
