@@ -92,9 +92,15 @@ finally:
 
 
 def _cli(root: Path, corpus: Path, *args: str, **extra: str) -> tuple[str, str]:
+    return _command(root, "dedup", str(corpus), "--threshold", "0.6", *args, **extra)
+
+
+def _command(root: Path, *argv: str, **extra: str) -> tuple[str, str]:
+    """Run ``neardup *argv`` on ``root``'s cache: its stdout, and its last stderr line
+    ("numba imported, JIT calls")."""
     extra.setdefault("NEARDUP_SMALL_INPUT", "0")  # numpy is the reference run's choice only
     done = subprocess.run(
-        [sys.executable, "-c", _CLI, "dedup", str(corpus), "--threshold", "0.6", *args],
+        [sys.executable, "-c", _CLI, *argv],
         env=_env(root, **extra),
         capture_output=True,
         text=True,
@@ -332,21 +338,6 @@ def test_a_failed_build_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     assert list((tmp_path / "aot").iterdir()) == []  # no module, no manifest, no build dir
 
 
-def _command(root: Path, *argv: str, **extra: str) -> str:
-    """Run ``neardup *argv`` on ``root``'s cache; the last stderr line ("numba imported, JIT
-    calls")."""
-    extra.setdefault("NEARDUP_SMALL_INPUT", "0")
-    done = subprocess.run(
-        [sys.executable, "-c", _CLI, *argv],
-        env=_env(root, **extra),
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout + "\n" + done.stderr.splitlines()[-1]
-
-
 @pytest.mark.parametrize(
     "argv",
     [
@@ -377,7 +368,7 @@ def test_corpus_commands_on_the_module_give_the_reference_output(
         if run == "jit":
             assert tail.startswith("True")
         written = [Path(a) for a in args if a.startswith(str(out))]
-        outputs.append((printed.rsplit("\n", 1)[0], [p.read_bytes() for p in written]))
+        outputs.append((printed, [p.read_bytes() for p in written]))
     assert outputs[0] == outputs[1] == outputs[2]
     if argv[0] != "dedup":
         assert outputs[0][1][0] != corpus.read_bytes()  # something was removed
