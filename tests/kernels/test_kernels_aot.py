@@ -390,7 +390,8 @@ def test_corpus_kernels_on_the_module_equal_jit_and_numpy(
 
     def run() -> list[Any]:
         p = pack(texts)
-        text = np.frombuffer(b"\xff".join(t.encode() for t in texts), np.uint8)
+        # writable, as the substrings and lines paths hand them (a read-only one goes to the JIT)
+        text = np.frombuffer(b"\xff".join(t.encode() for t in texts), np.uint8).copy()
         out: list[Any] = []
         for min_length in (8, 24):
             starts, ends = repeats.candidate_regions(text, min_length)
@@ -408,7 +409,7 @@ def test_corpus_kernels_on_the_module_equal_jit_and_numpy(
         spans = lines.line_spans(p.buf, p.offsets)
         keep = np.arange(len(spans[0])) % 3 != 0
         out += [*spans, *lines.kept_text(p.buf, p.offsets, spans[0], spans[1], spans[4], keep)]
-        out += lines.json_strings(p.buf, p.offsets, np.arange(len(texts))[::-1].copy())
+        out += lines.json_strings(p.buf.copy(), p.offsets, np.arange(len(texts))[::-1].copy())
         counts = lines.UnitCounts()
         for step in range(40):  # past the first table size: rehashes
             counts.add(
