@@ -235,8 +235,8 @@ def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
             ),
         ]
         envs: dict[str, dict[str, str] | None] = {label: None for label, _ in rows}
-        if args.baseline:  # the same lines / substrings commands from another source tree
-            for label, cmd in rows[2:4]:
+        if args.baseline:  # the same exact / lines / substrings commands from another tree
+            for label, cmd in rows[1:4]:
                 rows.append((f"{label} (baseline)", cmd))
                 envs[f"{label} (baseline)"] = {"PYTHONPATH": str(Path(args.baseline).resolve())}
         small = Path(tmp) / "small.jsonl"  # compiles every command's kernels, untimed
@@ -303,7 +303,7 @@ def main() -> None:
     ap.add_argument(
         "--baseline",
         default=None,
-        help="with --whole-process: also run lines / substrings "
+        help="with --whole-process: also run exact / lines / substrings "
         "from this src folder (PYTHONPATH), interleaved, for a before / after ratio",
     )
     args = ap.parse_args()

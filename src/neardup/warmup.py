@@ -192,7 +192,8 @@ def _exercise() -> None:
 
 def _exercise_corpus(folder: str) -> None:
     """The kernels of ``neardup lines`` (JSONL and documents, both units; records that lose
-    a unit are rewritten) and ``neardup substrings``."""
+    a unit are rewritten; the unit table grown, as on a large corpus) and ``neardup
+    substrings``."""
     import json
     from pathlib import Path
 
@@ -216,6 +217,12 @@ def _exercise_corpus(folder: str) -> None:
         pass
     for _ in remove_repeated_substrings_jsonl(path, min_length=8):
         pass
+    import numpy as np
+
+    from neardup._kernels.lines import UnitCounts
+
+    many = np.arange(40_000, dtype=np.uint64)  # more units than the first table holds: a rehash
+    UnitCounts().add(many, np.zeros(len(many), np.int64))
 
 
 def _exercise_datasketch_family() -> None:

@@ -92,9 +92,15 @@ finally:
 
 
 def _cli(root: Path, corpus: Path, *args: str, **extra: str) -> tuple[str, str]:
+    return _command(root, "dedup", str(corpus), "--threshold", "0.6", *args, **extra)
+
+
+def _command(root: Path, *argv: str, **extra: str) -> tuple[str, str]:
+    """Run ``neardup *argv`` on ``root``'s cache: its stdout, and its last stderr line
+    ("numba imported, JIT calls")."""
     extra.setdefault("NEARDUP_SMALL_INPUT", "0")  # numpy is the reference run's choice only
     done = subprocess.run(
-        [sys.executable, "-c", _CLI, "dedup", str(corpus), "--threshold", "0.6", *args],
+        [sys.executable, "-c", _CLI, *argv],
         env=_env(root, **extra),
         capture_output=True,
         text=True,
@@ -150,6 +156,25 @@ def _loaded(built: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return families
 
 
+def _three_backends(
+    run: Any, families: dict[str, Any], monkeypatch: pytest.MonkeyPatch, min_aot_calls: int
+) -> tuple[Any, Any, Any]:
+    """``run()`` on the module (no call handed to the JIT, at least ``min_aot_calls`` served),
+    on the JIT kernels and on numpy."""
+    before = aot.calls()
+    with monkeypatch.context() as m:
+        m.setattr(engine, "_aot", families)
+        on_aot = run()
+    after = aot.calls()
+    assert after["jit"] == before["jit"]
+    assert after["aot"] - before["aot"] >= min_aot_calls
+    on_jit = run()
+    with monkeypatch.context() as m:
+        m.setenv("NEARDUP_BACKEND", "reference")
+        on_numpy = run()
+    return on_aot, on_jit, on_numpy
+
+
 def test_library_dedup_on_aot_kernels_equals_numpy(
     built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,16 +196,7 @@ def test_library_dedup_on_aot_kernels_equals_numpy(
                 out.append([(p.a, p.b, p.similarity) for p in result.pairs])
         return out
 
-    before = aot.calls()
-    with monkeypatch.context() as m:
-        m.setattr(engine, "_aot", families)
-        on_aot = run()
-    after = aot.calls()
-    assert after["jit"] == before["jit"]
-    assert after["aot"] - before["aot"] >= 4 * 5  # each run: scan, canonicalize, sketch, ...
-    with monkeypatch.context() as m:
-        m.setenv("NEARDUP_BACKEND", "reference")
-        on_numpy = run()
+    on_aot, _, on_numpy = _three_backends(run, families, monkeypatch, 4 * 5)
     assert on_aot == on_numpy
     assert any(on_aot[0])
 
@@ -320,3 +336,93 @@ def test_a_failed_build_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("NEARDUP_AOT", "1")
     assert aot.build() == "RuntimeError: command 'gcc' failed: No such file or directory"
     assert list((tmp_path / "aot").iterdir()) == []  # no module, no manifest, no build dir
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("dedup", "{corpus}", "--method", "exact", "--jobs", "1", "--pairs"),
+        ("dedup", "{corpus}", "--method", "exact"),  # small input: AOT without --jobs
+        ("lines", "{corpus}", "-o", "{out}.jsonl", "--min-docs", "2"),
+        ("lines", "{corpus}", "-o", "{out}.csv", "--min-docs", "2", "--unit", "paragraph"),
+        ("substrings", "{corpus}", "-o", "{out}.jsonl", "--min-length", "24"),
+        ("substrings", "{corpus}", "-o", "{out}.csv", "--min-length", "24"),
+    ],
+)
+def test_corpus_commands_on_the_module_give_the_reference_output(
+    built: Path, tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    corpus = tmp_path / "c.jsonl"
+    _corpus(corpus)
+    outputs = []
+    for run, extra in (
+        ("aot", {}),
+        ("jit", {"NEARDUP_AOT": "0"}),
+        ("numpy", {"NEARDUP_BACKEND": "reference"}),
+    ):
+        out = tmp_path / run
+        args = [a.format(corpus=corpus, out=out) for a in argv]
+        printed, tail = _command(built, *args, **extra)
+        if run == "aot":
+            assert tail == "False 0"  # numba never imported, no call handed to the JIT
+        if run == "jit":
+            assert tail.startswith("True")
+        written = [Path(a) for a in args if a.startswith(str(out))]
+        outputs.append((printed, [p.read_bytes() for p in written]))
+    assert outputs[0] == outputs[1] == outputs[2]
+    if argv[0] != "dedup":
+        assert outputs[0][1][0] != corpus.read_bytes()  # something was removed
+    else:
+        assert outputs[0][0].count("\n") >= 10  # the unedited copies were found
+
+
+def test_corpus_kernels_on_the_module_equal_jit_and_numpy(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup._kernels import lines, repeats
+    from neardup._kernels.spans import pack
+
+    families = _loaded(built, monkeypatch)
+    rng = random.Random(9)
+    base = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(5, 60))) for _ in range(40)]
+    texts = [t if i % 3 else base[i // 2] + "\n  \n" + t for i, t in enumerate(base)]
+    texts += ['quote " and \\ back\x01\n\t', "", "\n\n"]
+
+    def run() -> list[Any]:
+        p = pack(texts)
+        # writable, as the substrings and lines paths hand them (a read-only one goes to the JIT)
+        text = np.frombuffer(b"\xff".join(t.encode() for t in texts), np.uint8).copy()
+        out: list[Any] = []
+        for min_length in (8, 24):
+            starts, ends = repeats.candidate_regions(text, min_length)
+            sub, at = repeats.gather(text, starts, ends)
+            marks = repeats.window_mask(sub, min_length, 0)
+            out += [
+                starts,
+                ends,
+                sub,
+                at,
+                marks,
+                repeats.scatter(marks, at, starts, ends, len(text)),
+            ]
+            out.append(repeats.window_mask(text, min_length, len(text) // 2))
+        spans = lines.line_spans(p.buf, p.offsets)
+        keep = np.arange(len(spans[0])) % 3 != 0
+        out += [*spans, *lines.kept_text(p.buf, p.offsets, spans[0], spans[1], spans[4], keep)]
+        out += lines.json_strings(p.buf.copy(), p.offsets, np.arange(len(texts))[::-1].copy())
+        counts = lines.UnitCounts()
+        for step in range(40):  # past the first table size: rehashes
+            counts.add(
+                np.arange(step * 3000, step * 3000 + 4000, dtype=np.uint64), np.full(4000, step)
+            )
+        out += [counts.lookup(np.arange(0, 130_000, 7, dtype=np.uint64)), len(counts)]
+        from neardup._kernels.engine import hash_spans
+        from neardup._kernels.spans import Spans
+
+        words = Spans(p.buf, spans[0], spans[1], p.offsets)
+        out += [*hash_spans(words, "xxh3_128", 7), *hash_spans(words, "xxh3_64", 7)]
+        return out
+
+    on_aot, on_jit, on_numpy = _three_backends(run, families, monkeypatch, 20)
+    for a, j, n in zip(on_aot, on_jit, on_numpy, strict=True):
+        assert np.array_equal(a, j) and np.array_equal(a, n)

@@ -52,16 +52,29 @@ log = logging.getLogger(__name__)
 
 #: The kernels compiled ahead of time: what ``neardup dedup`` runs on JSONL with the default
 #: method (minhash), and on text files: the line scanner, the canonicalizer, the fused sketches,
-#: the band keys and the bucket walk with its set profiles, union-find. Every other kernel is
-#: served by the JIT cache.
+#: the band keys and the bucket walk with its set profiles, union-find; and what the corpus
+#: commands run (``dedup --method exact``: the XXH3-128 digests; ``neardup lines``: the line
+#: spans, the unit counts' hash table, the kept text, the JSON strings of rewritten records;
+#: ``neardup substrings``: the winnowing prefilter and the window table; both: the packed JSONL
+#: scanner). Every other kernel is served by the JIT cache.
 EXPORTS: dict[str, tuple[str, ...]] = {
     "buckets": ("bucket_pairs_verified", "set_profiles"),
     "canonicalize": ("canonicalize",),
-    "jsonl": ("line_bounds", "scan_lines"),
+    "jsonl": ("line_bounds", "scan_lines", "scan_lines_spans"),
+    "lines": (
+        "json_strings",
+        "kept_text",
+        "line_spans",
+        "table_add",
+        "table_lookup",
+        "table_rehash",
+    ),
     "minhash": ("band_keys", "sketch_words_features", "sketch_words_sets32"),
+    "repeats": ("anchors", "gather", "regions", "scatter", "window_mask"),
     # components: the clusters of a bucket walk split over threads (--jobs); unique_per_doc32:
     # the sets of documents read from text files (not JSONL)
     "sets": ("components", "unique_per_doc32"),
+    "xxh3": ("xxh3_128_ranges", "xxh3_64_ranges"),
 }
 #: Bump when what :func:`build` writes changes (this module's bytes are in the key too).
 _FORMAT = 1

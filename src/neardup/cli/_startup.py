@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # importlib.abc imports importlib.resources: ~0.02 CPU-s the CLI never needs
     import importlib.abc
 
-__all__ = ["aot_for_start", "numpy_for_small_input", "skip_blas_probe"]
+__all__ = ["AOT_COMMANDS", "aot_for_start", "numpy_for_small_input", "skip_blas_probe"]
 
 _ARRAYMATH = "numba.np.arraymath"
 _COVERAGE_SUPPORT = "numba.misc.coverage_support"
@@ -131,15 +131,21 @@ def skip_blas_probe() -> None:
 AOT_THREADED_INPUT = 48 * 1024 * 1024
 
 
+#: The commands whose kernels the ahead-of-time module holds (``neardup._kernels.aot.EXPORTS``):
+#: ``dedup`` with these methods, and the corpus commands (their kernels run on one thread).
+AOT_COMMANDS = frozenset({"minhash", "exact", "lines", "substrings"})
+
+
 def aot_for_start(paths: Iterable[str], jobs: int | None, method: str) -> bool:
-    """Run the default path's kernels from the ahead-of-time module
-    (``engine.use_aot``), if this build has one, ``method`` is minhash (the kernels it holds)
-    and the command runs one thread (``--jobs 1``, or one core), or ``--jobs`` is not given
-    and its input is below :data:`AOT_THREADED_INPUT` bytes; returns whether it does. An
-    explicit ``--jobs`` above 1 is kept (JIT kernels on that many threads)."""
+    """Run the command's kernels from the ahead-of-time module
+    (``engine.use_aot``), if this build has one, ``method`` is in :data:`AOT_COMMANDS` (the
+    kernels it holds) and the command runs one thread (``--jobs 1``, or one core), or
+    ``--jobs`` is not given and its input is below :data:`AOT_THREADED_INPUT` bytes; returns
+    whether it does. An explicit ``--jobs`` above 1 is kept (JIT kernels on that many
+    threads). ``lines`` and ``substrings`` run one thread: they pass ``jobs=1``."""
     from neardup._kernels import engine
 
-    if method != "minhash":
+    if method not in AOT_COMMANDS:
         return False
 
     if jobs is not None and jobs > 1:

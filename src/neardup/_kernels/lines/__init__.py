@@ -14,10 +14,12 @@ vertical tab, form feed, carriage return, space) from both ends.
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name
+from neardup._kernels.engine import backend_name, kernels
 
 __all__ = ["UnitCounts", "json_strings", "kept_text", "line_spans"]
 
@@ -40,15 +42,13 @@ def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
     """
     buf = np.ascontiguousarray(buf, dtype=np.uint8)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    if backend_name() == "fast":
-        from neardup._kernels.lines.fast import line_spans as fast
-
+    kern = kernels("lines")
+    if backend_name() == "fast":  # the numba twin is told the line count (one allocation)
         n_lines = int(np.count_nonzero(buf == 10)) + len(offsets) - 1
-        out: tuple[I64, I64, I64, I64, I64] = fast(buf, offsets, n_lines)
+        out: tuple[I64, I64, I64, I64, I64] = kern.line_spans(buf, offsets, n_lines)
         return out
-    from neardup._kernels.lines.reference import line_spans as reference
-
-    return reference(buf, offsets)
+    out = kern.line_spans(buf, offsets)
+    return out
 
 
 def kept_text(
@@ -69,14 +69,10 @@ def kept_text(
         >>> out.tobytes(), off.tolist()
         (b'a\\ncy', [0, 3, 4])
     """
-    if backend_name() == "fast":
-        from neardup._kernels.lines.fast import kept_text as fast
-
-        out: tuple[U8, I64] = fast(buf, offsets, line_starts, line_ends, line_doc, keep_line)
-        return out
-    from neardup._kernels.lines.reference import kept_text as reference
-
-    return reference(buf, offsets, line_starts, line_ends, line_doc, keep_line)
+    out: tuple[U8, I64] = kernels("lines").kept_text(
+        buf, offsets, line_starts, line_ends, line_doc, keep_line
+    )
+    return out
 
 
 def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
@@ -90,14 +86,14 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
         >>> out.tobytes().decode(), off.tolist()
         ('"x\\\\n\\\\u0001é""a\\\\"b\\\\\\\\"', [0, 13, 21])
     """
-    if backend_name() == "fast":
-        from neardup._kernels.lines.fast import json_strings as fast
+    out: tuple[U8, I64] = kernels("lines").json_strings(buf, offsets, docs)
+    return out
 
-        out: tuple[U8, I64] = fast(buf, offsets, docs)
-        return out
-    from neardup._kernels.lines.reference import json_strings as reference
 
-    return reference(buf, offsets, docs)
+def _numba_lines() -> ModuleType:
+    from neardup._kernels.lines import fast
+
+    return fast
 
 
 class UnitCounts:
@@ -120,6 +116,8 @@ class UnitCounts:
 
             self._sorted = SortedCounts()
             return
+        # the engine's module when it is numba's (maybe ahead of time), else numba's own
+        self._kern = kernels("lines") if backend_name() == "fast" else _numba_lines()
         self._used = 0
         self._keys = np.zeros(1 << 16, np.uint64)
         self._counts = np.zeros(1 << 16, np.int64)
@@ -133,25 +131,22 @@ class UnitCounts:
         if not self._fast:
             self._sorted.add(hashes, docs)
             return
-        from neardup._kernels.lines.fast import table_add, table_rehash
-
+        kern = self._kern
         capacity = len(self._keys)
         while 2 * (self._used + len(hashes)) > capacity:
             capacity *= 2
         if capacity != len(self._keys):
-            self._keys, self._counts, self._last = table_rehash(
+            self._keys, self._counts, self._last = kern.table_rehash(
                 self._keys, self._counts, self._last, capacity
             )
-        self._used += int(table_add(self._keys, self._counts, self._last, hashes, docs))
+        self._used += int(kern.table_add(self._keys, self._counts, self._last, hashes, docs))
 
     def lookup(self, hashes: U64) -> I64:
         """The document count of each hash (0 for unseen)."""
         hashes = np.ascontiguousarray(hashes, np.uint64)
         if not self._fast:
             return self._sorted.lookup(hashes)
-        from neardup._kernels.lines.fast import table_lookup
-
-        out: I64 = table_lookup(self._keys, self._counts, hashes)
+        out: I64 = self._kern.table_lookup(self._keys, self._counts, hashes)
         return out
 
     def at_least(self, n: int) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name
+from neardup._kernels.engine import kernels
 
 __all__ = [
     "candidate_regions",
@@ -62,14 +62,8 @@ def repeat_mask(
         >>> repeat_mask(t, sa, 2, 0).tolist()
         [False, False, False, True, True]
     """
-    if backend_name() == "fast":
-        from neardup._kernels.repeats.fast import repeat_mask as fast
-
-        out: B = fast(text, sa, min_length, prefix)
-        return out
-    from neardup._kernels.repeats.reference import repeat_mask as reference
-
-    return reference(text, sa, min_length, prefix)
+    out: B = kernels("repeats").repeat_mask(text, sa, min_length, prefix)
+    return out
 
 
 def window_mask(text: U8, min_length: int, prefix: int) -> B:
@@ -86,14 +80,8 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
         [False, False, False, True, True]
     """
     text = np.ascontiguousarray(text, dtype=np.uint8)
-    if backend_name() == "fast":
-        from neardup._kernels.repeats.fast import window_mask as fast
-
-        out: B = fast(text, min_length, prefix)
-        return out
-    from neardup._kernels.repeats.reference import window_mask as reference
-
-    return reference(text, min_length, prefix)
+    out: B = kernels("repeats").window_mask(text, min_length, prefix)
+    return out
 
 
 def winnow_width(min_length: int) -> int:
@@ -118,35 +106,20 @@ def candidate_regions(text: U8, min_length: int) -> tuple[I64, I64]:
     """
     text = np.ascontiguousarray(text, dtype=np.uint8)
     k = min_length - winnow_width(min_length) + 1
-    if backend_name() == "fast":
-        from neardup._kernels.repeats import fast as kernels
-    else:
-        from neardup._kernels.repeats import reference as kernels  # type: ignore[no-redef]
-    pos, hs, lo, hi = kernels.anchors(text, min_length, k)
-    out: tuple[I64, I64] = kernels.regions(text, pos, hs, lo, hi, min_length, k)
+    kern = kernels("repeats")
+    pos, hs, lo, hi = kern.anchors(text, min_length, k)
+    out: tuple[I64, I64] = kern.regions(text, pos, hs, lo, hi, min_length, k)
     return out
 
 
 def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
     """The regions joined, each after a ``0xFF`` separator, and where each starts in the join."""
-    if backend_name() == "fast":
-        from neardup._kernels.repeats.fast import gather as fast
-
-        out: tuple[U8, I64] = fast(text, starts, ends)
-        return out
-    from neardup._kernels.repeats.reference import gather as reference
-
-    return reference(text, starts, ends)
+    out: tuple[U8, I64] = kernels("repeats").gather(text, starts, ends)
+    return out
 
 
 def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
     """A mask over the regions' join (:func:`gather`) put back over the ``n``-byte text (false
     outside the regions)."""
-    if backend_name() == "fast":
-        from neardup._kernels.repeats.fast import scatter as fast
-
-        out: B = fast(sub_mask, at, starts, ends, n)
-        return out
-    from neardup._kernels.repeats.reference import scatter as reference
-
-    return reference(sub_mask, at, starts, ends, n)
+    out: B = kernels("repeats").scatter(sub_mask, at, starts, ends, n)
+    return out
