@@ -152,7 +152,7 @@ def substrings_cmd(
     quiet: bool,
     **kw: Any,
 ) -> None:
-    """Remove exact repeated substrings across the corpus (suffix array, Lee et al. 2022)."""
+    """Remove exact repeated substrings across the corpus (Lee et al. 2022's suffix-array marks)."""
     from neardup.corpus.records import cleaned_records, record_format, write_records
     from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
 
