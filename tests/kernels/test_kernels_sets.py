@@ -121,6 +121,42 @@ def test_unique_per_doc32_is_the_set_of_top_halves(docs: list[list[int]]) -> Non
 
 
 @given(
+    sizes=st.lists(st.integers(0, 700), min_size=1, max_size=6),
+    spread=st.sampled_from([64, 8, 3, 1]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_unique_per_doc32_long_runs(sizes: list[int], spread: int, seed: int) -> None:
+    """Runs long enough for the bucket sort of ``sort_unique``, with values uniform over 32
+    bits (``spread`` 64), skewed into few buckets (8, 3: the ``ndarray.sort`` fallback) or
+    two top halves (1), give the sorted distinct top halves, as the reference does."""
+    rng = np.random.default_rng(seed)
+    top = rng.integers(0, 2**spread, size=sum(sizes), dtype=np.uint64) << np.uint64(64 - spread)
+    values = top | rng.integers(0, 2**32, size=len(top), dtype=np.uint64)
+    if len(values) > 3:
+        values[1::3] = values[::3][: len(values[1::3])]  # repeated values
+    offsets = np.cumsum([0, *sizes]).astype(np.int64)
+    ref, (gv, go) = _both(sets.unique_per_doc32, values, offsets)
+    np.testing.assert_array_equal(gv, ref[0])
+    np.testing.assert_array_equal(go, ref[1])
+    for i in range(len(sizes)):
+        want = np.unique((values[offsets[i] : offsets[i + 1]] >> np.uint64(32)).astype(np.uint32))
+        np.testing.assert_array_equal(gv[go[i] : go[i + 1]], want)
+
+
+def test_unique_per_doc32_run_beyond_the_buckets() -> None:
+    """A run of more than 2**16 values (past the bucket sort's limit) is sorted too."""
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 2**64, size=70_000, dtype=np.uint64)
+    offsets = np.array([0, 3, 70_000], dtype=np.int64)
+    ref, got = _both(sets.unique_per_doc32, values, offsets)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_array_equal(
+        got[0][3:], np.unique((values[3:] >> np.uint64(32)).astype(np.uint32))
+    )
+
+
+@given(
     docs=st.lists(
         st.tuples(st.integers(0, 12), st.lists(st.integers(0, 5000), max_size=40)), max_size=6
     )
