@@ -207,3 +207,45 @@ def test_small_input_setting_is_checked(monkeypatch: pytest.MonkeyPatch) -> None
         engine.small_input()
     monkeypatch.delenv("NEARDUP_SMALL_INPUT")
     assert engine.small_input() == engine.SMALL_INPUT
+
+
+_BLAS = """
+import os, sys
+from neardup.cli import main
+try:
+    main(sys.argv[1:], prog_name="neardup")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print("blas", os.environ.get("OPENBLAS_NUM_THREADS"))
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "env", "want"),
+    [
+        ("minhash", {}, "blas 1"),  # no linear algebra: OpenBLAS starts one thread
+        ("minhash", {"OPENBLAS_NUM_THREADS": "2"}, "blas 2"),  # the user's count is kept
+        ("minhash", {"OMP_NUM_THREADS": "2"}, "blas None"),
+        ("simhash", {}, "blas None"),  # not a method of the ahead-of-time module: untouched
+    ],
+)
+def test_one_blas_thread_for_the_text_kernels(
+    tmp_path: Path, method: str, env: dict[str, str], want: str
+) -> None:
+    folder = _corpus(tmp_path)
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "NEARDUP_SMALL_INPUT")
+    }
+    full.update(NEARDUP_BACKGROUND_COMPILE="0", NEARDUP_SMALL_INPUT="0", **env)
+    args = ["dedup", str(folder), "--method", method, "--threshold", "0.5", "-q"]
+    done = subprocess.run(
+        [sys.executable, "-c", _BLAS, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        env=full,
+    )
+    assert done.stdout.strip().splitlines()[-1] == want

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup.cli._startup import skip_blas_probe
+from neardup.cli._startup import one_blas_thread, skip_blas_probe
 
 __all__ = ["main"]
 
@@ -50,6 +50,10 @@ class _LazyGroup(click.Group):
         if where is not None:
             self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
         return self._commands.get(name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        one_blas_thread(args)  # before the command's module imports numpy
+        return super().parse_args(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return self._load(cmd_name)
