@@ -22,14 +22,16 @@ place, and only then is the manifest written (atomically, last), so a reader fin
 module or none. A failed build (no C compiler, say) writes nothing; processes load the JIT
 kernels as before.
 
-The exported wrappers do not release the GIL (``numba.pycc`` cannot): two threads calling them
-take turns. :func:`neardup._kernels.engine.use_aot` is therefore called by the CLI only when it
-runs one thread, or when its input is small enough that the start matters more
-(``neardup.cli._startup``). ``NEARDUP_AOT=0`` turns both the build and the loading off.
+The exported wrappers release the GIL around the compiled call, as the JIT's ``nogil`` kernels
+do (``numba.pycc`` has no option for it: :func:`_releasing_the_gil` sets the flag for the
+build), so ``--jobs`` threads run the module's kernels at once and the CLI uses the module
+whatever ``--jobs`` is (``neardup.cli._startup``). ``NEARDUP_AOT=0`` turns both the build and
+the loading off.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.machinery
@@ -38,7 +40,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -77,7 +79,8 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "xxh3": ("xxh3_128_ranges", "xxh3_64_ranges"),
 }
 #: Bump when what :func:`build` writes changes (this module's bytes are in the key too).
-_FORMAT = 1
+#: 2: the exported wrappers release the GIL (as the JIT's ``nogil`` kernels do).
+_FORMAT = 2
 _MANIFEST = "manifest.json"
 #: numba options read from the environment that change the machine code (see
 #: ``neardup._kernels.cache._CODEGEN_OPTIONS``); a ``.numba_config.yaml`` turns AOT off.
@@ -320,6 +323,28 @@ def _exports() -> list[tuple[str, str, str, Any, Callable[..., Any], list[Spec]]
     return out
 
 
+@contextlib.contextmanager
+def _releasing_the_gil() -> Iterator[None]:
+    """Make ``numba.pycc`` compile its exports as ``njit(nogil=True)`` compiles the JIT's: the
+    Python wrapper of each export releases the GIL around the compiled call, so that
+    ``--jobs`` threads run the module's kernels at once. pycc has no option for it: its
+    compiler makes one ``Flags()`` for all exports, and here that is a ``Flags`` with
+    ``release_gil`` set (the flag ``nogil=True`` sets), for this build only."""
+    compiler: Any = importlib.import_module("numba.pycc.compiler")
+    plain = compiler.Flags
+
+    def nogil_flags() -> Any:
+        flags = plain()
+        flags.release_gil = True
+        return flags
+
+    compiler.Flags = nogil_flags
+    try:
+        yield
+    finally:
+        compiler.Flags = plain
+
+
 def _build(where: Path) -> str | None:
     import shutil
     import subprocess
@@ -345,7 +370,7 @@ def _build(where: Path) -> str | None:
         cc.verbose = False
         for symbol, _family, _name, signature, py_func, _specs in exports:
             cc.export(symbol, signature)(py_func)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _releasing_the_gil():
             warnings.simplefilter("ignore")
             cc.compile()
         built = Path(cc.output_dir) / cc.output_file

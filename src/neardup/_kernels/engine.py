@@ -278,8 +278,8 @@ def use_aot() -> bool:
     """Serve the kernels of :data:`neardup._kernels.aot.EXPORTS` from this build's
     ahead-of-time module, if it exists; returns whether it does. The other kernels, and any
     call whose argument types the module was not compiled for, still go to numba. For a
-    process that runs its kernels on one thread (the module's code holds the GIL) and wants
-    to start without importing numba: the CLI (docs/engine.md). Under ``NEARDUP_BACKEND``
+    process that wants to start without importing numba (the module's kernels release the
+    GIL, as the JIT's do): the CLI (docs/engine.md). Under ``NEARDUP_BACKEND``
     ``auto`` or ``fast`` only, and only before a kernel module was handed out.
     """
     if _aot:

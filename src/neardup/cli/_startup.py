@@ -130,34 +130,19 @@ def skip_blas_probe() -> None:
         sys.meta_path.insert(0, _BlasProbeFinder())
 
 
-#: Without ``--jobs``, on more than one core, an input below this many bytes still runs on
-#: the ahead-of-time kernels (one thread at a time): a process that does not import numba
-#: starts about 0.9 CPU-s sooner, more than a second thread saves on such an input
-#: (measured in docs/engine.md).
-AOT_THREADED_INPUT = 48 * 1024 * 1024
-
-
 #: The commands whose kernels the ahead-of-time module holds (``neardup._kernels.aot.EXPORTS``):
-#: ``dedup`` with these methods, and the corpus commands (their kernels run on one thread).
+#: ``dedup`` with these methods, and the corpus commands.
 AOT_COMMANDS = frozenset({"minhash", "exact", "lines", "substrings"})
 
 
-def aot_for_start(paths: Iterable[str], jobs: int | None, method: str) -> bool:
-    """Run the command's kernels from the ahead-of-time module
-    (``engine.use_aot``), if this build has one, ``method`` is in :data:`AOT_COMMANDS` (the
-    kernels it holds) and the command runs one thread (``--jobs 1``, or one core), or
-    ``--jobs`` is not given and its input is below :data:`AOT_THREADED_INPUT` bytes; returns
-    whether it does. An explicit ``--jobs`` above 1 is kept (JIT kernels on that many
-    threads). ``lines`` and ``substrings`` run one thread: they pass ``jobs=1``."""
+def aot_for_start(method: str) -> bool:
+    """Run the command's kernels from the ahead-of-time module (``engine.use_aot``), if this
+    build has one and ``method`` is in :data:`AOT_COMMANDS` (the kernels it holds); returns
+    whether it does. The module's kernels release the GIL, so ``--jobs`` threads run them at
+    once, and a process that loads it does not import numba (about 0.9 CPU-s less)."""
     from neardup._kernels import engine
 
     if method not in AOT_COMMANDS:
-        return False
-
-    if jobs is not None and jobs > 1:
-        return False  # an explicit --jobs N is kept: the JIT's kernels run on N threads
-    threads = jobs if jobs is not None else min(8, os.cpu_count() or 1)
-    if threads > 1 and not _bytes_below(paths, AOT_THREADED_INPUT):
         return False
     return engine.use_aot()
 

@@ -100,7 +100,7 @@ def lines_cmd(
     from neardup.corpus.lines import LinesSummary, remove_frequent_units
     from neardup.corpus.records import cleaned_records, record_format, write_records
 
-    aot_for_start(paths, 1, "lines")  # one thread: no numba import when the module exists
+    aot_for_start("lines")  # no numba import when the module exists
     fmt = record_format(output)
     read = _corpus_reader("lines", paths, kw)
     summary = LinesSummary(unit, min_docs)
@@ -156,7 +156,7 @@ def substrings_cmd(
     from neardup.corpus.records import cleaned_records, record_format, write_records
     from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
 
-    aot_for_start(paths, 1, "substrings")  # one thread: no numba import when the module exists
+    aot_for_start("substrings")  # no numba import when the module exists
     fmt = record_format(output)
     read = _corpus_reader("substrings", paths, kw)
     summary = SubstringSummary(min_length)

@@ -323,9 +323,7 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     quiet_models(quiet, method)
-    aot = aot_for_start(
-        paths, jobs, method
-    )  # its kernels hold the GIL: then one thread (engine.md)
+    aot = aot_for_start(method)  # no numba import when the module exists (engine.md)
     if not aot and index_path is None:
         numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
@@ -401,7 +399,7 @@ def dedup_cmd(
         ),
     )
     try:
-        n_jobs = 1 if aot else jobs if jobs is not None else min(8, os.cpu_count() or 1)
+        n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
         want_pairs = show_pairs or report is not None or annotate is not None
         try:
             if exact_first:
