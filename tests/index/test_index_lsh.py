@@ -317,3 +317,24 @@ def test_candidates_are_the_keys_sharing_a_band(name: str) -> None:
         with pytest.raises(IncompatibleSketchError, match="24 slot values"):
             index.candidates(sigs[0, :5])
         assert LSHIndex(0.5, 24, bands=5, rows=4).candidates(sigs[0]) == []
+
+
+def test_candidates_of_any_unsigned_dtype_after_queries() -> None:
+    """After query() has switched to its compiled entry point (for a MinHash's read-only
+    uint64 slots), candidates() still takes uint32 and writable arrays (it failed with
+    "can't unbox array" once)."""
+    h = MinHasher(num_perm=32)
+    texts = [
+        "the quick brown fox jumps over the lazy dog again and again",
+        "the quick brown fox jumps over the lazy dog again and again today",
+    ]
+    index = LSHIndex(0.5, 32)
+    index.add_many(["a", "b"], np.stack([h.sketch(t).hashvalues for t in texts]))
+    for key, text in (("c", texts[0]), ("d", texts[1])):  # add + query twice: the direct path
+        index.add(key, h.sketch(text))
+        assert index.query(h.sketch(text))
+    want = set(index.candidates(h.sketch(texts[0]).hashvalues))
+    assert want >= {"a", "c"}
+    slots = h.sketch(texts[0]).hashvalues
+    assert set(index.candidates(slots.astype(np.uint32))) == want
+    assert set(index.candidates(slots.copy())) == want

@@ -626,7 +626,10 @@ class LSHIndex:
         if not self._n:
             return []
         while True:
-            n = self._query_one(
+            # the dispatcher, not self._query_one: after a query() that is the compiled entry
+            # point for a MinHash's read-only uint64 slots, and ``values`` may be of any
+            # unsigned dtype and writable
+            n = self._lsh.query_one(
                 hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
                 self._out_est, -1.0,
             )  # fmt: skip
