@@ -17,26 +17,27 @@ the union of those windows is exactly the set of bytes inside a repeat of an ear
 repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
 L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
 character is removed when its first byte is. The numba kernel finds the same windows without
-the suffix array, in one walk in text order over a hash table of windows (bytes compared;
-inside a repeat one byte per window, :func:`neardup._kernels.repeats.window_mask`); texts of
-``2**32 - 1`` bytes or more, and the numpy reference, use divsufsort (``pydivsufsort``, extra
-``substrings``) and one walk over its suffix array (the permuted-LCP form of Kasai's
-algorithm cut at ``min_length`` and at separators).
+the suffix array, in one walk in text order over a table of winnowing anchors and a table of
+windows (bytes compared; inside a repeat one byte per window,
+:func:`neardup._kernels.repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
+numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
+suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
+separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole), and a winnowing prefilter (:func:`neardup._kernels.repeats.candidate_regions`) keeps
-the regions around ``k``-grams that occur twice; the marks are the same as over the whole text.
+whole); the suffix array covers only the regions a winnowing prefilter
+(:func:`neardup._kernels.repeats.candidate_regions`) keeps around ``k``-grams that occur
+twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard (the two joined, one table), so
-peak memory is about ``2 * shard_bytes`` times 3 bytes (the text, the mask and the candidate
-regions' copy) plus the window table, 4 to 8 bytes per window of the candidate regions (16 to
-32 per distinct window when more than a quarter are distinct; the suffix-array path: about 12
-bytes per byte), whatever the corpus size; earlier
-shards wait on disk. The pairwise step is quadratic in the number of shards; beyond one
-machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
-windows by hash).
+deduplicated against itself, then against every earlier shard (the two joined, two tables), so
+peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
+of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
+bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
+bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk.
+The pairwise step is quadratic in the number of shards; beyond one machine, see
+``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions windows by hash).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
         prefilter: Build the suffix array over the candidate regions only
-            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way.
+            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way
+            (the numba window table needs none and ignores it).
 
     Returns:
         A boolean mask over ``text`` (all false within the reference prefix); a character is
@@ -109,8 +111,10 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
     mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
-    from neardup._kernels.repeats import candidate_regions, gather, scatter
+    from neardup._kernels.repeats import candidate_regions, gather, scatter, window_table
 
+    if n < 2**32 - 1 and window_table():  # its anchors prefilter the windows themselves
+        return _marks(text, min_length, prefix)
     if prefilter and n < 2**32:
         starts, ends = candidate_regions(text, min_length)
         # regions never straddle the reference's end (a separator)
