@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -232,24 +231,3 @@ def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None
     src.write_text('{"id": "a", "text": "one"}\n{"id": "a", "text": "two"}\n')
     with pytest.raises(InputError, match="duplicate id"):
         list(remove_repeated_substrings_jsonl(src, min_length=20))
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    st.lists(st.booleans(), max_size=60),
-    st.lists(st.integers(0, 60), max_size=8),
-    st.integers(1, 16),
-)
-def test_counts_per_document_by_blocks(bits: list[bool], cuts: list[int], block: int) -> None:
-    from neardup.corpus import substrings
-
-    mask = np.array(bits, dtype=bool)
-    n = len(mask)
-    offsets = np.array([0, *sorted(min(c, n) for c in cuts), n], dtype=np.int64)
-    want = [int(mask[a:b].sum()) for a, b in itertools.pairwise(offsets)]
-    saved = substrings._COUNT_BLOCK
-    substrings._COUNT_BLOCK = block  # blocks smaller than the documents and than the text
-    try:
-        assert substrings._counts(mask, offsets).tolist() == want
-    finally:
-        substrings._COUNT_BLOCK = saved

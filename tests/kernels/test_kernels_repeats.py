@@ -157,6 +157,10 @@ def test_candidate_regions_hold_every_repeated_window(data: bytes, min_length: i
         for a, b in zip(starts, ends, strict=True):
             inside[a:b] = True
         assert back.tolist() == ((text == 0x62) & inside).tolist()
+        back, counts = f.scatter_counts(sub == 0x62, at, starts, ends, len(data))
+        assert back.tolist() == ((text == 0x62) & inside).tolist()
+        want = [data[a:b].count(b"b") for a, b in zip(starts, ends, strict=True)]
+        assert counts.tolist() == want
 
 
 def test_runs_of_one_byte_grow_the_anchor_list() -> None:

@@ -170,44 +170,40 @@ class _Shards:
         self.min_length = min_length
         self.folder = folder
         self.earlier: list[Path] = []
+        self.last: U8 | None = None  # the last shard's regions: on disk once a next one comes
 
     def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
         """The bytes of the packed shard to remove and how many per document (counted in
         ``s``). Only documents that can hold a window are marked, and an exact copy of an
         earlier document of the shard goes whole without it (each of its windows occurred
         earlier; later windows equal to one of its have that copy too)."""
-        from neardup._kernels.repeats import gather, scatter
+        from neardup._kernels.repeats import gather, scatter_counts
 
         length = self.min_length
         o = offsets.tolist()
-        raw = buf.tobytes()
-        seen: set[bytes] = set()
-        inside: list[int] = []
-        copies: list[int] = []
-        for j in range(len(o) - 1):
-            if o[j + 1] - o[j] < length:
-                continue
-            b = raw[o[j] : o[j + 1]]
-            if b in seen:
-                copies.append(j)
-            else:
-                seen.add(b)
-                inside.append(j)
-        del seen, raw
+        inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
+        if self.last is not None:  # (the last shard of a run is never written)
+            path = self.folder / f"shard-{len(self.earlier):06d}.npy"
+            np.save(path, self.last)
+            self.earlier.append(path)
+            self.last = None
         marks = repeated_mask(joined, length)
         for path in self.earlier:
             ref = np.load(path)
+            cut = len(ref)
             both = np.concatenate([ref, joined])
-            marks |= repeated_mask(both, length, prefix=len(ref))[len(ref) :]
-        path = self.folder / f"shard-{len(self.earlier):06d}.npy"
-        np.save(path, joined)
-        self.earlier.append(path)
-        mask = scatter(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
+            del ref
+            marks |= repeated_mask(both, length, prefix=cut)[cut:]
+            del both
+        self.last = joined
+        mask, inner = scatter_counts(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
+        removed = np.zeros(len(o) - 1, dtype=np.int64)
+        removed[at_doc] = inner
         for j in copies:
             mask[o[j] : o[j + 1]] = True
-        removed = _counts(mask, offsets)
+            removed[j] = o[j + 1] - o[j]
         s.shards += 1
         s.documents += len(o) - 1
         s.bytes_in += len(buf)
@@ -216,24 +212,26 @@ class _Shards:
         return mask, removed
 
 
-#: Bytes of the mask counted at a time by :func:`_counts`.
-_COUNT_BLOCK = 1 << 22
+def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
+    """The documents of at least ``min_length`` bytes: those whose bytes are new to the shard,
+    and the exact copies of an earlier one (XXH3-64 digests, bytes compared on a match)."""
+    from neardup._kernels.engine import kernels
 
-
-def _counts(mask: B, offsets: I64) -> I64:
-    """The marked bytes of each document: the running count at each offset, taken block by
-    block (``np.add.reduceat`` with an ``int64`` result casts the whole mask first: 8 bytes
-    per text byte)."""
-    n = len(mask)
-    at = np.zeros(len(offsets), dtype=np.int64)  # marked bytes before each offset
-    total = 0
-    for a in range(0, n, _COUNT_BLOCK):
-        b = min(a + _COUNT_BLOCK, n)
-        run = np.cumsum(mask[a:b], dtype=np.int32)
-        lo, hi = np.searchsorted(offsets, [a + 1, b + 1])  # offsets in (a, b]
-        at[lo:hi] = total + run[offsets[lo:hi] - a - 1]
-        total += int(run[-1])
-    return np.diff(at)  # offsets end at len(mask): every one is in some block, or is 0
+    long = np.flatnonzero(np.diff(offsets) >= min_length)
+    starts, ends = offsets[long], offsets[long + 1]
+    digests = kernels("xxh3").xxh3_64_ranges(buf, starts, ends, np.uint64(0)).tolist()
+    first: dict[int, list[int]] = {}  # digest -> the new documents that have it
+    inside: list[int] = []
+    copies: list[int] = []
+    for j, a, b, d in zip(long.tolist(), starts.tolist(), ends.tolist(), digests, strict=True):
+        same = first.setdefault(d, [])
+        doc = buf[a:b]
+        if any(np.array_equal(doc, buf[offsets[i] : offsets[i + 1]]) for i in same):
+            copies.append(j)
+        else:
+            same.append(j)
+            inside.append(j)
+    return inside, copies
 
 
 def _kept(buf: U8, offsets: I64, mask: B, removed: I64) -> tuple[U8, I64]:

@@ -31,6 +31,7 @@ __all__ = [
     "gather",
     "repeat_mask",
     "scatter",
+    "scatter_counts",
     "window_mask",
     "window_table",
     "winnow_width",
@@ -129,4 +130,10 @@ def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
     """A mask over the regions' join (:func:`gather`) put back over the ``n``-byte text (false
     outside the regions)."""
     out: B = kernels("repeats").scatter(sub_mask, at, starts, ends, n)
+    return out
+
+
+def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
+    """:func:`scatter`, and how many bytes of each region are marked."""
+    out: tuple[B, I64] = kernels("repeats").scatter_counts(sub_mask, at, starts, ends, n)
     return out

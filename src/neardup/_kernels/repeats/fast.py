@@ -358,15 +358,27 @@ def gather(text, starts, ends):  # type: ignore[no-untyped-def]
 
 
 @njit()
-def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
-    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes."""
+def scatter_counts(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
+    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes, and the
+    marked bytes of each region."""
     mask = np.zeros(n, np.bool_)
+    counts = np.zeros(starts.shape[0], np.int64)
     for j in range(starts.shape[0]):
         o = at[j]
+        c = 0
         for i in range(starts[j], ends[j]):
-            mask[i] = sub_mask[o]
+            b = sub_mask[o]
+            mask[i] = b
+            c += b
             o += 1
-    return mask
+        counts[j] = c
+    return mask, counts
+
+
+@njit()
+def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
+    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes."""
+    return scatter_counts(sub_mask, at, starts, ends, n)[0]
 
 
 # --- the marks from a hash table of windows (no suffix array) ----------------------------------
