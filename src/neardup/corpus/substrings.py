@@ -235,10 +235,11 @@ def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int
 
 
 def _kept(buf: U8, offsets: I64, mask: B, removed: I64) -> tuple[U8, I64]:
-    """Each document's kept bytes, packed again."""
+    """Each document's kept bytes, packed again; ``mask`` is turned into the kept bytes' mask
+    (in place: no second mask of the shard's size)."""
     kept_offsets = offsets.copy()
     kept_offsets[1:] -= np.cumsum(removed)
-    return buf[~mask], kept_offsets
+    return buf[np.logical_not(mask, out=mask)], kept_offsets
 
 
 def _check_args(min_length: int, shard_bytes: int) -> None:
