@@ -231,3 +231,23 @@ def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None
     src.write_text('{"id": "a", "text": "one"}\n{"id": "a", "text": "two"}\n')
     with pytest.raises(InputError, match="duplicate id"):
         list(remove_repeated_substrings_jsonl(src, min_length=20))
+
+
+def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every document gets the same digest: only equal bytes make a copy
+    from types import SimpleNamespace
+
+    from neardup._kernels import engine
+    from neardup.corpus import substrings
+
+    def same_digest(buf: object, starts: np.ndarray, ends: np.ndarray, seed: object) -> np.ndarray:
+        return np.zeros(len(starts), dtype=np.uint64)
+
+    monkeypatch.setattr(
+        engine, "kernels", lambda family: SimpleNamespace(xxh3_64_ranges=same_digest)
+    )
+    texts = [b"first text", b"short", b"other text", b"first text", b"other text", b"third one!"]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=offsets[1:])
+    buf = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
+    assert substrings._copies(buf, offsets, 8) == ([0, 2, 5], [3, 4])

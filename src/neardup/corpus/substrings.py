@@ -220,17 +220,21 @@ def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int
     long = np.flatnonzero(np.diff(offsets) >= min_length)
     starts, ends = offsets[long], offsets[long + 1]
     digests = kernels("xxh3").xxh3_64_ranges(buf, starts, ends, np.uint64(0)).tolist()
-    first: dict[int, list[int]] = {}  # digest -> the new documents that have it
+    first: dict[int, int] = {}  # digest -> the first new document that has it
+    more: dict[int, list[int]] = {}  # digest -> the other new documents that have it (rare)
     inside: list[int] = []
     copies: list[int] = []
     for j, a, b, d in zip(long.tolist(), starts.tolist(), ends.tolist(), digests, strict=True):
-        same = first.setdefault(d, [])
-        doc = buf[a:b]
-        if any(np.array_equal(doc, buf[offsets[i] : offsets[i + 1]]) for i in same):
-            copies.append(j)
-        else:
-            same.append(j)
-            inside.append(j)
+        i = first.setdefault(d, j)
+        if i != j:
+            doc = buf[a:b]
+            if any(
+                np.array_equal(doc, buf[offsets[k] : offsets[k + 1]]) for k in [i, *more.get(d, ())]
+            ):
+                copies.append(j)
+                continue
+            more.setdefault(d, []).append(j)
+        inside.append(j)
     return inside, copies
 
 
