@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import tempfile
 from pathlib import Path
@@ -234,22 +233,21 @@ def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None
         list(remove_repeated_substrings_jsonl(src, min_length=20))
 
 
-@settings(max_examples=100, deadline=None)
-@given(
-    st.lists(st.booleans(), max_size=60),
-    st.lists(st.integers(0, 60), max_size=8),
-    st.integers(1, 16),
-)
-def test_counts_per_document_by_blocks(bits: list[bool], cuts: list[int], block: int) -> None:
+def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every document gets the same digest: only equal bytes make a copy
+    from types import SimpleNamespace
+
+    from neardup._kernels import engine
     from neardup.corpus import substrings
 
-    mask = np.array(bits, dtype=bool)
-    n = len(mask)
-    offsets = np.array([0, *sorted(min(c, n) for c in cuts), n], dtype=np.int64)
-    want = [int(mask[a:b].sum()) for a, b in itertools.pairwise(offsets)]
-    saved = substrings._COUNT_BLOCK
-    substrings._COUNT_BLOCK = block  # blocks smaller than the documents and than the text
-    try:
-        assert substrings._counts(mask, offsets).tolist() == want
-    finally:
-        substrings._COUNT_BLOCK = saved
+    def same_digest(buf: object, starts: np.ndarray, ends: np.ndarray, seed: object) -> np.ndarray:
+        return np.zeros(len(starts), dtype=np.uint64)
+
+    monkeypatch.setattr(
+        engine, "kernels", lambda family: SimpleNamespace(xxh3_64_ranges=same_digest)
+    )
+    texts = [b"first text", b"short", b"other text", b"first text", b"other text", b"third one!"]
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum([len(t) for t in texts], out=offsets[1:])
+    buf = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
+    assert substrings._copies(buf, offsets, 8) == ([0, 2, 5], [3, 4])

@@ -56,6 +56,44 @@ def test_window_table_grows_and_survives_collisions() -> None:
         assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.integers(0, 11), min_size=2, max_size=300),
+    st.integers(6, 45),
+    st.floats(0, 1),
+    st.integers(0, 6),
+)
+def test_window_anchors_in_other_contexts_equal_reference(
+    picks: list[int], min_length: int, cut: float, vocab: int
+) -> None:
+    # few short words: anchors (w = min_length // 3 > 1) recur next to other bytes, so the
+    # anchor table's first occurrence fails and the table of windows decides; a prefix
+    # anywhere, separators and two-byte characters among the words
+    words = [b"to", b"be", b"or", b"not", b"\xff", "é".encode(), b"a", b"is", b"q", b"zz"]
+    words = [*words[: 4 + vocab], b" ", b"\n"]
+    data = b"".join(words[i % len(words)] for i in picks)
+    text = np.frombuffer(data, np.uint8).copy()
+    sa = pds.divsufsort(text)
+    for prefix in (0, int(cut * len(data))):
+        want = reference.repeat_mask(text, sa, min_length, prefix)
+        assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()
+
+
+def test_window_anchors_of_shared_headers() -> None:
+    # every document opens with the same header, then its own text: the header's last anchors
+    # recur before other bytes in each document (table of windows), its first ones in the same
+    # context (anchor table); the window table and the anchor table grow
+    rng = np.random.default_rng(5)
+    head = b"Home | About | Products | Contact us | Log in\n"
+    docs = [head + bytes(rng.integers(97, 105, int(rng.integers(0, 300)), dtype=np.uint8))
+            for _ in range(400)]  # fmt: skip
+    text = np.frombuffer(b"\xff".join(docs), np.uint8).copy()
+    sa = pds.divsufsort(text)
+    for min_length, prefix in ((12, 0), (30, 0), (40, len(text) // 3), (90, 0)):
+        want = reference.repeat_mask(text, sa, min_length, prefix)
+        assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()
+
+
 def test_marks_whole_characters_and_stops_at_separators() -> None:
     # "éé" + SEP + "éé": the second copy goes whole (both bytes of each é), nothing spans SEP
     data = "ééx".encode() + b"\xff" + "ééy".encode()
@@ -119,6 +157,10 @@ def test_candidate_regions_hold_every_repeated_window(data: bytes, min_length: i
         for a, b in zip(starts, ends, strict=True):
             inside[a:b] = True
         assert back.tolist() == ((text == 0x62) & inside).tolist()
+        back, counts = f.scatter_counts(sub == 0x62, at, starts, ends, len(data))
+        assert back.tolist() == ((text == 0x62) & inside).tolist()
+        want = [data[a:b].count(b"b") for a, b in zip(starts, ends, strict=True)]
+        assert counts.tolist() == want
 
 
 def test_runs_of_one_byte_grow_the_anchor_list() -> None:
@@ -130,3 +172,20 @@ def test_runs_of_one_byte_grow_the_anchor_list() -> None:
     assert got[0].tolist() == want[0].tolist()
     starts, ends = candidate_regions(text, 12)
     assert starts.tolist() == [0, 5001] and ends.tolist() == [5000, 5301]
+
+
+def test_segments_longer_than_a_chunk() -> None:
+    # segments of more than 2**16 windows go in chunks: anchors and marks across their seams
+    rng = np.random.default_rng(7)
+    words = [bytes(rng.integers(97, 123, rng.integers(2, 8), dtype=np.uint8)) for _ in range(900)]
+    data = b" ".join(words[int(i)] for i in rng.integers(0, 900, 25_000))
+    data += b"\xff" + data[1000:90_000] + b"\xff" + b"q" * 70_000 + data[5000:40_000]
+    text = np.frombuffer(data, np.uint8).copy()
+    for min_length, k in ((30, 21), (100, 68)):
+        for got, want in zip(
+            fast.anchors(text, min_length, k), reference.anchors(text, min_length, k), strict=True
+        ):
+            assert got.tolist() == want.tolist()
+    for min_length, prefix in ((30, 0), (100, 0), (12, len(data) // 2)):
+        want = reference.window_mask(text, min_length, prefix)
+        assert fast.window_mask(text, min_length, prefix).tolist() == want.tolist()

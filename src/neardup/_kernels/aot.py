@@ -57,8 +57,9 @@ log = logging.getLogger(__name__)
 #: the band keys and the bucket walk with its set profiles, union-find; and what the corpus
 #: commands run (``dedup --method exact``: the XXH3-128 digests; ``neardup lines``: the line
 #: spans, the unit counts' hash table, the kept text, the JSON strings of rewritten records;
-#: ``neardup substrings``: the winnowing prefilter and the window table; both: the packed JSONL
-#: scanner). Every other kernel is served by the JIT cache.
+#: ``neardup substrings``: the window table, the gather of its documents and the scatter that
+#: counts each one's marked bytes; both: the packed JSONL scanner). Every other kernel is
+#: served by the JIT cache.
 EXPORTS: dict[str, tuple[str, ...]] = {
     "buckets": ("bucket_pairs_verified", "set_profiles"),
     "canonicalize": ("canonicalize",),
@@ -72,7 +73,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
         "table_rehash",
     ),
     "minhash": ("band_keys", "sketch_words_features", "sketch_words_sets32"),
-    "repeats": ("anchors", "gather", "regions", "scatter", "window_mask"),
+    "repeats": ("gather", "scatter_counts", "window_mask"),
     # components: the clusters of a bucket walk split over threads (--jobs); unique_per_doc32:
     # the sets of documents read from text files (not JSONL)
     "sets": ("components", "unique_per_doc32"),

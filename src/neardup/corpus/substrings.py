@@ -17,26 +17,27 @@ the union of those windows is exactly the set of bytes inside a repeat of an ear
 repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
 L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
 character is removed when its first byte is. The numba kernel finds the same windows without
-the suffix array, in one walk in text order over a hash table of windows (bytes compared;
-inside a repeat one byte per window, :func:`neardup._kernels.repeats.window_mask`); texts of
-``2**32 - 1`` bytes or more, and the numpy reference, use divsufsort (``pydivsufsort``, extra
-``substrings``) and one walk over its suffix array (the permuted-LCP form of Kasai's
-algorithm cut at ``min_length`` and at separators).
+the suffix array, in one walk in text order over a table of winnowing anchors and a table of
+windows (bytes compared; inside a repeat one byte per window,
+:func:`neardup._kernels.repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
+numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
+suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
+separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole), and a winnowing prefilter (:func:`neardup._kernels.repeats.candidate_regions`) keeps
-the regions around ``k``-grams that occur twice; the marks are the same as over the whole text.
+whole); the suffix array covers only the regions a winnowing prefilter
+(:func:`neardup._kernels.repeats.candidate_regions`) keeps around ``k``-grams that occur
+twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard (the two joined, one table), so
-peak memory is about ``2 * shard_bytes`` times 3 bytes (the text, the mask and the candidate
-regions' copy) plus the window table, 4 to 8 bytes per window of the candidate regions (16 to
-32 per distinct window when more than a quarter are distinct; the suffix-array path: about 12
-bytes per byte), whatever the corpus size; earlier
-shards wait on disk. The pairwise step is quadratic in the number of shards; beyond one
-machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
-windows by hash).
+deduplicated against itself, then against every earlier shard (the two joined, two tables), so
+peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
+of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
+bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
+bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk.
+The pairwise step is quadratic in the number of shards; beyond one machine, see
+``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions windows by hash).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
         prefilter: Build the suffix array over the candidate regions only
-            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way.
+            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way
+            (the numba window table needs none and ignores it).
 
     Returns:
         A boolean mask over ``text`` (all false within the reference prefix); a character is
@@ -109,8 +111,10 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
     mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return mask
-    from neardup._kernels.repeats import candidate_regions, gather, scatter
+    from neardup._kernels.repeats import candidate_regions, gather, scatter, window_table
 
+    if n < 2**32 - 1 and window_table():  # its anchors prefilter the windows themselves
+        return _marks(text, min_length, prefix)
     if prefilter and n < 2**32:
         starts, ends = candidate_regions(text, min_length)
         # regions never straddle the reference's end (a separator)
@@ -166,44 +170,40 @@ class _Shards:
         self.min_length = min_length
         self.folder = folder
         self.earlier: list[Path] = []
+        self.last: U8 | None = None  # the last shard's regions: on disk once a next one comes
 
     def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
         """The bytes of the packed shard to remove and how many per document (counted in
         ``s``). Only documents that can hold a window are marked, and an exact copy of an
         earlier document of the shard goes whole without it (each of its windows occurred
         earlier; later windows equal to one of its have that copy too)."""
-        from neardup._kernels.repeats import gather, scatter
+        from neardup._kernels.repeats import gather, scatter_counts
 
         length = self.min_length
         o = offsets.tolist()
-        raw = buf.tobytes()
-        seen: set[bytes] = set()
-        inside: list[int] = []
-        copies: list[int] = []
-        for j in range(len(o) - 1):
-            if o[j + 1] - o[j] < length:
-                continue
-            b = raw[o[j] : o[j + 1]]
-            if b in seen:
-                copies.append(j)
-            else:
-                seen.add(b)
-                inside.append(j)
-        del seen, raw
+        inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
+        if self.last is not None:  # (the last shard of a run is never written)
+            path = self.folder / f"shard-{len(self.earlier):06d}.npy"
+            np.save(path, self.last)
+            self.earlier.append(path)
+            self.last = None
         marks = repeated_mask(joined, length)
         for path in self.earlier:
             ref = np.load(path)
+            cut = len(ref)
             both = np.concatenate([ref, joined])
-            marks |= repeated_mask(both, length, prefix=len(ref))[len(ref) :]
-        path = self.folder / f"shard-{len(self.earlier):06d}.npy"
-        np.save(path, joined)
-        self.earlier.append(path)
-        mask = scatter(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
+            del ref
+            marks |= repeated_mask(both, length, prefix=cut)[cut:]
+            del both
+        self.last = joined
+        mask, inner = scatter_counts(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
+        removed = np.zeros(len(o) - 1, dtype=np.int64)
+        removed[at_doc] = inner
         for j in copies:
             mask[o[j] : o[j + 1]] = True
-        removed = _counts(mask, offsets)
+            removed[j] = o[j + 1] - o[j]
         s.shards += 1
         s.documents += len(o) - 1
         s.bytes_in += len(buf)
@@ -212,31 +212,38 @@ class _Shards:
         return mask, removed
 
 
-#: Bytes of the mask counted at a time by :func:`_counts`.
-_COUNT_BLOCK = 1 << 22
+def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
+    """The documents of at least ``min_length`` bytes: those whose bytes are new to the shard,
+    and the exact copies of an earlier one (XXH3-64 digests, bytes compared on a match)."""
+    from neardup._kernels.engine import kernels
 
-
-def _counts(mask: B, offsets: I64) -> I64:
-    """The marked bytes of each document: the running count at each offset, taken block by
-    block (``np.add.reduceat`` with an ``int64`` result casts the whole mask first: 8 bytes
-    per text byte)."""
-    n = len(mask)
-    at = np.zeros(len(offsets), dtype=np.int64)  # marked bytes before each offset
-    total = 0
-    for a in range(0, n, _COUNT_BLOCK):
-        b = min(a + _COUNT_BLOCK, n)
-        run = np.cumsum(mask[a:b], dtype=np.int32)
-        lo, hi = np.searchsorted(offsets, [a + 1, b + 1])  # offsets in (a, b]
-        at[lo:hi] = total + run[offsets[lo:hi] - a - 1]
-        total += int(run[-1])
-    return np.diff(at)  # offsets end at len(mask): every one is in some block, or is 0
+    long = np.flatnonzero(np.diff(offsets) >= min_length)
+    starts, ends = offsets[long], offsets[long + 1]
+    digests = kernels("xxh3").xxh3_64_ranges(buf, starts, ends, np.uint64(0)).tolist()
+    first: dict[int, int] = {}  # digest -> the first new document that has it
+    more: dict[int, list[int]] = {}  # digest -> the other new documents that have it (rare)
+    inside: list[int] = []
+    copies: list[int] = []
+    for j, a, b, d in zip(long.tolist(), starts.tolist(), ends.tolist(), digests, strict=True):
+        i = first.setdefault(d, j)
+        if i != j:
+            doc = buf[a:b]
+            if any(
+                np.array_equal(doc, buf[offsets[k] : offsets[k + 1]]) for k in [i, *more.get(d, ())]
+            ):
+                copies.append(j)
+                continue
+            more.setdefault(d, []).append(j)
+        inside.append(j)
+    return inside, copies
 
 
 def _kept(buf: U8, offsets: I64, mask: B, removed: I64) -> tuple[U8, I64]:
-    """Each document's kept bytes, packed again."""
+    """Each document's kept bytes, packed again; ``mask`` is turned into the kept bytes' mask
+    (in place: no second mask of the shard's size)."""
     kept_offsets = offsets.copy()
     kept_offsets[1:] -= np.cumsum(removed)
-    return buf[~mask], kept_offsets
+    return buf[np.logical_not(mask, out=mask)], kept_offsets
 
 
 def _check_args(min_length: int, shard_bytes: int) -> None:

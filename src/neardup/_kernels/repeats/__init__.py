@@ -1,8 +1,8 @@
 """Repeated-span marks (the core of Lee et al.'s ExactSubstr, see
 :mod:`neardup.corpus.substrings`): from a suffix array (:func:`repeat_mask`: one walk over it
 comparing adjacent suffixes, numba, or whole-array numpy operations over Kasai's LCP array,
-reference), or from a hash table of windows (:func:`window_mask`, numba; its reference is the
-suffix array's), all with the same result.
+reference), or from a table of winnowing anchors and a hash table of windows
+(:func:`window_mask`, numba; its reference is the suffix array's), all with the same result.
 
 Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, cut at the next
 ``0xFF`` separator, is at least ``min_length`` bytes; maximal chains of links are runs. Every
@@ -10,8 +10,8 @@ member of a run but the earliest (or, with ``prefix > 0``, every member at or af
 ``prefix`` in a run that also holds a member before it) marks ``min_length`` bytes. A UTF-8
 continuation byte takes the mark of its character's lead byte, so characters go whole.
 
-The prefilter (:func:`candidate_regions`, :func:`gather`, :func:`scatter`) finds the bytes that
-can lie in a repeated window at all, so that the suffix array covers only them: winnowing
+The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`)
+finds the bytes that can lie in a repeated window at all, so that it covers only them: winnowing
 (Schleimer, Wilkerson and Aiken 2003) picks in every ``min_length``-byte window the ``k``-gram
 of least hash; equal windows pick the same ``k``-gram at the same offset, so every window with
 an equal window elsewhere holds an anchor whose hash another anchor shares. The regions around
@@ -24,14 +24,16 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import kernels
+from neardup._kernels.engine import backend_name, kernels
 
 __all__ = [
     "candidate_regions",
     "gather",
     "repeat_mask",
     "scatter",
+    "scatter_counts",
     "window_mask",
+    "window_table",
     "winnow_width",
 ]
 
@@ -71,8 +73,8 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
 
     A window (``min_length`` bytes without a ``0xFF``) is marked when an equal window starts
     earlier (with ``prefix > 0``: before ``prefix``, and only windows at or after it are
-    marked); the numba kernel finds the earlier copy in a hash table of windows, bytes
-    compared, the reference in the suffix array.
+    marked); the numba kernel finds the earlier copy through the window's winnowing anchor or
+    a hash table of windows, bytes compared, the reference in the suffix array.
 
     Examples:
         >>> t = np.frombuffer(b"abcab", np.uint8)
@@ -82,6 +84,12 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
     text = np.ascontiguousarray(text, dtype=np.uint8)
     out: B = kernels("repeats").window_mask(text, min_length, prefix)
     return out
+
+
+def window_table() -> bool:
+    """Whether :func:`window_mask` runs on the table of windows (the numba kernels), which
+    needs no prefilter; the reference builds a suffix array, which the prefilter shrinks."""
+    return backend_name() == "fast"
 
 
 def winnow_width(min_length: int) -> int:
@@ -122,4 +130,10 @@ def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
     """A mask over the regions' join (:func:`gather`) put back over the ``n``-byte text (false
     outside the regions)."""
     out: B = kernels("repeats").scatter(sub_mask, at, starts, ends, n)
+    return out
+
+
+def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
+    """:func:`scatter`, and how many bytes of each region are marked."""
+    out: tuple[B, I64] = kernels("repeats").scatter_counts(sub_mask, at, starts, ends, n)
     return out

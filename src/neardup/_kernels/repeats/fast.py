@@ -137,6 +137,100 @@ def _grow(pos, hs, seg_lo, seg_hi, need):  # type: ignore[no-untyped-def]
 
 
 @njit()
+def _power(base, e):  # type: ignore[no-untyped-def]
+    """``base ** e`` mod ``2**64``."""
+    out = np.uint64(1)
+    for _ in range(e):
+        out *= base
+    return out
+
+
+@njit()
+def _hash(text, a, b):  # type: ignore[no-untyped-def]
+    """The rolling polynomial hash of ``text[a:b]``."""
+    base = np.uint64(_B)
+    h = np.uint64(0)
+    for i in range(a, b):
+        h = h * base + np.uint64(text[i])
+    return h
+
+
+@njit()
+def _chunk_buffers(w):  # type: ignore[no-untyped-def]
+    """``(windows per chunk, keys, vals, suf, pre, found, since)``: the buffers of
+    :func:`_chunk_keys` and :func:`_chunk_anchors` for chunks of about :data:`_CHUNK` windows
+    (a multiple of ``w``)."""
+    nw = max(w, (_CHUNK // w) * w)
+    size = nw + w - 1  # k-grams per chunk
+    keys = np.empty(size, np.uint64)  # (high hash bits | position) of the chunk's k-grams
+    vals = np.empty(size, np.uint64)  # their mixed hashes
+    suf = np.empty(size, np.uint64)
+    pre = np.empty(size, np.uint64)
+    return nw, keys, vals, suf, pre, np.empty(nw, np.int64), np.empty(nw, np.int64)
+
+
+@njit()
+def _chunk_keys(text, k, w, m, h, g, have, top, keys, vals, suf, pre):  # type: ignore[no-untyped-def]
+    """The k-grams of a chunk of ``m`` windows: ``keys[:m + w - 1]`` (high bits of the mixed
+    hash | position) and ``vals`` (the mixed hashes), the previous chunk's last ``w - 1``
+    first, then the rest hashed from ``g`` on (rolling hash ``h`` of the ``k - 1`` bytes
+    before ``g + k - 1``); ``pre`` and ``suf``: prefix and suffix minima of the keys over
+    blocks of ``w`` (van Herk / Gil-Werman). Returns ``(h, g, have)`` for the next chunk."""
+    need = m + w - 1
+    base = np.uint64(_B)
+    hi_mask = np.uint64(0xFFFFFFFF00000000)
+    if have > 0:  # the previous chunk's last w - 1 k-grams start this one
+        for j in range(w - 1):
+            keys[j] = keys[have - w + 1 + j]
+            vals[j] = vals[have - w + 1 + j]
+        have = w - 1
+    while have < need:
+        h = h * base + np.uint64(text[g + k - 1])
+        v = _mix(h)
+        vals[have] = v
+        keys[have] = (v & hi_mask) | np.uint64(g)
+        h -= np.uint64(text[g]) * top
+        g += 1
+        have += 1
+    for b0 in range(0, need, w):
+        b1 = min(b0 + w, need)
+        c = keys[b0]
+        pre[b0] = c
+        for j in range(b0 + 1, b1):
+            c = min(c, keys[j])
+            pre[j] = c
+        c = keys[b1 - 1]
+        suf[b1 - 1] = c
+        for j in range(b1 - 2, b0 - 1, -1):
+            c = min(c, keys[j])
+            suf[j] = c
+    return h, g, have
+
+
+@njit()
+def _chunk_anchors(m, w, suf, pre, found, since):  # type: ignore[no-untyped-def]
+    """The distinct anchors of a chunk's ``m`` windows (:func:`_chunk_keys`) into ``found``,
+    in text order: ``found[j]`` is the anchor of the windows from the chunk's ``since[j]``-th
+    on. Returns how many."""
+    lo_mask = np.uint64(_LO)
+    nf = 0
+    last = np.int64(-1)
+    tb = 0  # t mod w
+    for t in range(m):
+        key = suf[t] if tb == 0 else min(suf[t], pre[t + w - 1])  # tb == 0: one whole block
+        tb += 1
+        if tb == w:
+            tb = 0
+        a = np.int64(key & lo_mask)
+        if a != last:
+            found[nf] = a
+            since[nf] = t
+            nf += 1
+            last = a
+    return nf
+
+
+@njit()
 def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
     """Winnowing anchors: in every ``min_length``-byte window without a separator, the
     ``k``-gram of least key (high 32 bits of its mixed hash, then position: the leftmost least)
@@ -151,24 +245,14 @@ def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
     n = text.shape[0]
     w = min_length - k + 1
     base = np.uint64(_B)
-    top = np.uint64(1)  # base ** (k - 1)
-    for _ in range(k - 1):
-        top *= base
-    hi_mask = np.uint64(0xFFFFFFFF00000000)
-    lo_mask = np.uint64(_LO)
+    top = _power(base, k - 1)  # the weight of the byte leaving a k-gram
     cap = n // (w // 2 + 1) + 16
     pos = np.empty(cap, np.int64)
     hs = np.empty(cap, np.uint64)
     seg_lo = np.empty(cap, np.int64)
     seg_hi = np.empty(cap, np.int64)
     na = 0
-    nw = max(w, (_CHUNK // w) * w)  # windows per chunk, a multiple of w
-    size = nw + w - 1  # k-grams per chunk
-    keys = np.empty(size, np.uint64)  # (high hash bits | position) of the chunk's k-grams
-    vals = np.empty(size, np.uint64)  # their mixed hashes
-    suf = np.empty(size, np.uint64)
-    pre = np.empty(size, np.uint64)
-    found = np.empty(nw, np.int64)
+    nw, keys, vals, suf, pre, found, since = _chunk_buffers(w)
     s = 0
     while s < n:
         e = s
@@ -176,64 +260,25 @@ def anchors(text, min_length, k):  # type: ignore[no-untyped-def]
             e += 1
         if e - s >= min_length:
             wins = e - s - min_length + 1
-            h = np.uint64(0)
-            for i in range(s, s + k - 1):
-                h = h * base + np.uint64(text[i])
+            h = _hash(text, s, s + k - 1)
             g = s  # next k-gram to hash
             have = 0  # k-grams in keys[:have]
-            last = np.int64(-1)
             done = 0
             while done < wins:
                 m = min(nw, wins - done)  # windows of this chunk
-                need = m + w - 1
-                if have > 0:  # the previous chunk's last w - 1 k-grams start this one
-                    for j in range(w - 1):
-                        keys[j] = keys[have - w + 1 + j]
-                        vals[j] = vals[have - w + 1 + j]
-                    have = w - 1
-                while have < need:
-                    h = h * base + np.uint64(text[g + k - 1])
-                    v = _mix(h)
-                    vals[have] = v
-                    keys[have] = (v & hi_mask) | np.uint64(g)
-                    h -= np.uint64(text[g]) * top
-                    g += 1
-                    have += 1
-                for b0 in range(0, need, w):
-                    b1 = min(b0 + w, need)
-                    c = keys[b0]
-                    pre[b0] = c
-                    for j in range(b0 + 1, b1):
-                        c = min(c, keys[j])
-                        pre[j] = c
-                    c = keys[b1 - 1]
-                    suf[b1 - 1] = c
-                    for j in range(b1 - 2, b0 - 1, -1):
-                        c = min(c, keys[j])
-                        suf[j] = c
+                h, g, have = _chunk_keys(text, k, w, m, h, g, have, top, keys, vals, suf, pre)
                 first = g - have  # the position of keys[0]
-                nf = 0
-                tb = 0  # t mod w
-                for t in range(m):
-                    # tb == 0: the window is one whole block
-                    key = suf[t] if tb == 0 else min(suf[t], pre[t + w - 1])
-                    tb += 1
-                    if tb == w:
-                        tb = 0
-                    a = np.int64(key & lo_mask)
-                    if a != last:
-                        found[nf] = a
-                        nf += 1
-                        last = a
+                nf = _chunk_anchors(m, w, suf, pre, found, since)
                 if na + nf > pos.shape[0]:
                     pos, hs, seg_lo, seg_hi = _grow(pos, hs, seg_lo, seg_hi, na + nf)
-                for j in range(nf):
+                j0 = 1 if done > 0 and found[0] == pos[na - 1] else 0  # the last chunk's last
+                for j in range(j0, nf):
                     a = found[j]
-                    pos[na + j] = a
-                    hs[na + j] = vals[a - first]
-                    seg_lo[na + j] = s
-                    seg_hi[na + j] = e
-                na += nf
+                    pos[na + j - j0] = a
+                    hs[na + j - j0] = vals[a - first]
+                    seg_lo[na + j - j0] = s
+                    seg_hi[na + j - j0] = e
+                na += nf - j0
                 done += m
         s = e + 1
     return pos[:na], hs[:na], seg_lo[:na], seg_hi[:na]
@@ -313,15 +358,27 @@ def gather(text, starts, ends):  # type: ignore[no-untyped-def]
 
 
 @njit()
-def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
-    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes."""
+def scatter_counts(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
+    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes, and the
+    marked bytes of each region."""
     mask = np.zeros(n, np.bool_)
+    counts = np.zeros(starts.shape[0], np.int64)
     for j in range(starts.shape[0]):
         o = at[j]
+        c = 0
         for i in range(starts[j], ends[j]):
-            mask[i] = sub_mask[o]
+            b = sub_mask[o]
+            mask[i] = b
+            c += b
             o += 1
-    return mask
+        counts[j] = c
+    return mask, counts
+
+
+@njit()
+def scatter(sub_mask, at, starts, ends, n):  # type: ignore[no-untyped-def]
+    """The sub-text's mask put back at the regions' places in a text of ``n`` bytes."""
+    return scatter_counts(sub_mask, at, starts, ends, n)[0]
 
 
 # --- the marks from a hash table of windows (no suffix array) ----------------------------------
@@ -341,95 +398,214 @@ def _rehash(table, size):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit()
-def window_mask(text, min_length, prefix):  # type: ignore[no-untyped-def]
-    """The marks of :func:`repeat_mask` without a suffix array: one walk over the windows in
-    text order with a hash table holding one earlier occurrence of every distinct window seen
-    (``len(text) < 2**32 - 1``).
+@njit(inline="always")
+def _slot(table, tag, slot, mask):  # type: ignore[no-untyped-def]
+    """From ``slot`` on, the first slot of an open-addressing table that holds ``tag`` or is
+    empty."""
+    while True:
+        e = table[slot]
+        if e == 0 or (e >> np.uint64(32)) == tag:
+            return slot
+        slot = (slot + np.uint64(1)) & mask
 
-    A window goes in the table (32 bits of its mixed rolling hash and its position, open
-    addressing, at most half full) when no equal window is there; a window equal to one in
-    the table (bytes compared, so a hash collision never marks) has an earlier copy and is
-    marked. Inside a repeat no lookup is needed: when window ``p - 1`` equals the earlier
-    window ``q``, window ``p`` equals window ``q + 1`` exactly when their last bytes
-    (``text[p + min_length - 1]``, ``text[q + min_length]``) are equal. With ``prefix > 0``
-    only windows starting before it go in the table and only windows at or after it are
-    marked."""
-    n = text.shape[0]
-    mask = np.zeros(n, np.bool_)
-    limit = n if prefix <= 0 else min(prefix, n)  # windows starting before it go in the table
-    count = 0
-    run = 0
-    for i in range(n):
-        if text[i] == 0xFF:
-            run = 0
-        else:
-            run += 1
-            if run >= min_length and i - min_length + 1 < limit:
-                count += 1
-    size = 1024  # the table grows when half full; most windows of the regions repeat
-    while size < count // 2:
+
+@njit()
+def _grown(table, used, more):  # type: ignore[no-untyped-def]
+    """``table``, rehashed into more slots if ``used + more`` entries would fill it over half."""
+    size = table.shape[0]
+    if 2 * (used + more) <= size:
+        return table
+    while 2 * (used + more) > size:
         size *= 2
-    table = np.zeros(size, np.uint64)
-    smask = np.uint64(size - 1)
-    used = 0
-    base = np.uint64(_B)
-    out_w = np.uint64(1)  # base ** min_length, the weight of the byte leaving the window
-    for _ in range(min_length):
-        out_w *= base
-    h = np.uint64(0)
-    run = 0
-    hi = 0  # bytes before it are marked already
-    mp = -2  # window mp equals the earlier window mq
-    mq = -2
-    for i in range(n):
-        c = text[i]
-        if c == 0xFF:
-            run = 0
-            h = np.uint64(0)
-            continue
-        h = h * base + np.uint64(c)
-        run += 1
-        if run > min_length:
-            h -= np.uint64(text[i - min_length]) * out_w
-        if run < min_length:
-            continue
-        p = i - min_length + 1
-        q = -1
-        if p == mp + 1 and text[mq + min_length] == c and mq + 1 < limit:
-            q = mq + 1
+    return _rehash(table, size)
+
+
+@njit()
+def _firsts(nf, vals, g0, atable, found, firsts):  # type: ignore[no-untyped-def]
+    """For each of a chunk's ``nf`` anchors (``found``; ``vals[0]`` is the hash of the k-gram
+    at ``g0``), the first anchor of its hash (32 bits) in the table of anchors, into
+    ``firsts``; an anchor is put in when it is the first. Returns how many were put in. The
+    lookups go in one loop of their own: each is a cache miss, and here the processor
+    overlaps them."""
+    lo_mask = np.uint64(_LO)
+    sh = np.uint64(32)
+    amask = np.uint64(atable.shape[0] - 1)
+    added = 0
+    for j in range(nf):
+        a = found[j]
+        tag = vals[a - g0] & lo_mask
+        slot = _slot(atable, tag, tag & amask, amask)
+        en = atable[slot]
+        if en == 0:
+            atable[slot] = (tag << sh) | np.uint64(a + 1)
+            firsts[j] = a
+            added += 1
         else:
-            tag = _mix(h) >> np.uint64(32)
-            slot = tag & smask
-            while True:
-                e = table[slot]
-                if e == 0:
-                    break
-                if (e >> np.uint64(32)) == tag:
-                    r = int(e & np.uint64(_LO)) - 1
+            firsts[j] = np.int64(en & lo_mask) - 1
+    return added
+
+
+@njit()
+def _windows(  # type: ignore[no-untyped-def]
+    text, length, w, limit, prefix, s, p0, m, found, since, firsts, nf, hw, wtable, mask, st
+):
+    """The windows ``p0 .. p0 + m - 1`` of the segment starting at ``s`` (see
+    :func:`window_mask`), whose ``nf`` anchors and their hashes' first occurrences are those
+    of :func:`_firsts`, with their rolling hash from ``hw`` (that of the window before ``p0``,
+    or of the first ``L - 1`` bytes when ``p0 == s``) and the walk's state in ``st``; returns
+    the new ``hw``. The table of windows has room for ``m`` more entries: it is not grown here
+    (an array assigned inside the loop costs the loop half its speed)."""
+    base = np.uint64(_B)
+    out_w = _power(base, length)  # the weight of the byte leaving a window
+    lo_mask = np.uint64(_LO)
+    sh = np.uint64(32)
+    one = np.uint64(1)
+    wmask = np.uint64(wtable.shape[0] - 1)
+    hi, mp, mq = st[0], st[1], st[2]
+    wadded = 0
+    j = -1  # the anchor of window p is found[j]
+    a = np.int64(-1)
+    first = np.int64(-1)
+    lext = -1  # the bytes equal left of a and first (at most w - 1; -1: not compared yet)
+    rext = 0  # and from them on (at most length)
+    for t in range(m):
+        p = p0 + t
+        last = text[p + length - 1]
+        hw = hw * base + np.uint64(last)
+        if p > s:
+            hw -= np.uint64(text[p - 1]) * out_w
+        if j + 1 < nf and since[j + 1] == t:
+            j += 1
+            a = found[j]
+            first = firsts[j]
+            lext = -1
+        q = np.int64(-1)
+        if p == mp + 1 and mq + 1 < limit and text[mq + length] == last:
+            q = mq + 1
+        elif first != a:
+            if lext < 0:  # the bytes equal around the two anchors
+                lext = 0
+                while lext < w - 1 and first - 1 - lext >= 0:
+                    x = text[a - 1 - lext]
+                    if x == 0xFF or x != text[first - 1 - lext]:
+                        break
+                    lext += 1
+                rext = 0
+                while rext < length and a + rext < text.shape[0]:
+                    x = text[a + rext]
+                    if x == 0xFF or x != text[first + rext]:
+                        break
+                    rext += 1
+            d = a - p
+            if lext >= d and rext >= length - d and first - d < limit:
+                q = first - d
+            else:
+                tag = _mix(hw) >> sh
+                slot = _slot(wtable, tag, tag & wmask, wmask)
+                while wtable[slot] != 0:
+                    r = np.int64(wtable[slot] & lo_mask) - 1
                     same = True
-                    for j in range(min_length):
-                        if text[r + j] != text[p + j]:
+                    for i in range(length):
+                        if text[r + i] != text[p + i]:
                             same = False
                             break
                     if same:
                         q = r
                         break
-                slot = (slot + np.uint64(1)) & smask
-            if q < 0 and p < limit:
-                table[slot] = (tag << np.uint64(32)) | np.uint64(p + 1)
-                used += 1
-                if 2 * used > size:
-                    size *= 2
-                    table = _rehash(table, size)
-                    smask = np.uint64(size - 1)
+                    slot = _slot(wtable, tag, (slot + one) & wmask, wmask)
+                if q < 0 and p < limit:
+                    wtable[slot] = (tag << sh) | np.uint64(p + 1)
+                    wadded += 1
         if q >= 0:
             mp = p
             mq = q
             if p >= prefix:
-                for b in range(max(hi, p), p + min_length):
+                for b in range(max(hi, p), p + length):
                     mask[b] = True
-                hi = p + min_length
+                hi = p + length
+    st[0], st[1], st[2] = hi, mp, mq
+    st[4] += wadded
+    return hw
+
+
+@njit()
+def window_mask(text, min_length, prefix):  # type: ignore[no-untyped-def]
+    """The marks of :func:`repeat_mask` without a suffix array: one walk over the windows in
+    text order (``len(text) < 2**32 - 1``), finding for each window an earlier equal one.
+
+    Each window has a winnowing anchor (as in :func:`anchors`: the ``k``-gram of least key
+    among its ``w = max(1, min_length // 3)``, ``k = min_length - w + 1``); equal windows
+    have equal anchors at the same offset. A table of anchors keeps the first anchor seen of
+    each hash (32 bits of it). A window whose anchor is not that first one compares with the
+    window at the same offset from it, through the bytes equal left and right of the two
+    anchors (compared once per anchor). A window not found that way is looked up in a table of
+    windows (32 bits of its rolling hash and its position, bytes compared), and goes in it
+    when its anchor is not the first: a window of a first anchor is found through the anchor
+    table by every later equal window. Inside a repeat no lookup is needed: when window
+    ``p - 1`` equals the earlier window ``q``, window ``p`` equals window ``q + 1`` exactly
+    when their last bytes are equal. So the tables see one anchor per ``w / 2`` windows or so,
+    and the windows of anchors that recur in another context. With ``prefix > 0`` only
+    windows starting before it are copies and only windows at or after it are marked. Both
+    tables are at most half full; the walk goes in chunks of :data:`_CHUNK` windows
+    (:func:`_firsts`, :func:`_windows`), the tables grown before each."""
+    n = text.shape[0]
+    length = min_length
+    mask = np.zeros(n, np.bool_)
+    limit = n if prefix <= 0 else min(prefix, n)  # an earlier copy starts before it
+    w = max(1, length // 3)
+    k = length - w + 1
+    base = np.uint64(_B)
+    top = _power(base, k - 1)  # the weight of the byte leaving a k-gram
+    asize = 1024
+    while asize < 4 * (n // (w + 1)):  # half full at the anchors of a text without repeats
+        asize *= 2
+    atable = np.zeros(asize, np.uint64)
+    wtable = np.zeros(1024, np.uint64)
+    # hi (bytes before it are marked), window st[1] equals the earlier window st[2], the
+    # entries of the two tables
+    st = np.array([0, -2, -2, 0, 0], np.int64)
+    nw, keys, vals, suf, pre, found, since = _chunk_buffers(w)
+    firsts = np.empty(nw, np.int64)
+    s = 0
+    while s < n:
+        e = s
+        while e < n and text[e] != 0xFF:
+            e += 1
+        if e - s >= length:
+            wins = e - s - length + 1
+            hk = _hash(text, s, s + k - 1)  # of the k-gram at s, but its last byte
+            hw = _hash(text, s, s + length - 1)  # of the window at s, but its last byte
+            g = s  # next k-gram to hash
+            have = 0  # k-grams in keys[:have]
+            done = 0
+            while done < wins:
+                m = min(nw, wins - done)  # windows of this chunk
+                hk, g, have = _chunk_keys(text, k, w, m, hk, g, have, top, keys, vals, suf, pre)
+                atable = _grown(atable, st[3], m)
+                wtable = _grown(wtable, st[4], m)
+                nf = _chunk_anchors(m, w, suf, pre, found, since)
+                added = _firsts(nf, vals, g - have, atable, found, firsts)
+                st[3] += added
+                hw = _windows(
+                    text,
+                    length,
+                    w,
+                    limit,
+                    prefix,
+                    s,
+                    s + done,
+                    m,
+                    found,
+                    since,
+                    firsts,
+                    nf,
+                    hw,
+                    wtable,
+                    mask,
+                    st,
+                )
+                done += m
+        s = e + 1
     for i in range(1, n):
         if (text[i] & 0xC0) == 0x80:
             mask[i] = mask[i - 1]  # a continuation byte follows its character's lead byte

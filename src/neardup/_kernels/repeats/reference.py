@@ -166,9 +166,16 @@ def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
     return sub, at
 
 
-def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
+def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
     """See the numba kernel."""
     mask = np.zeros(n, dtype=bool)
-    for o, a, b in zip(at.tolist(), starts.tolist(), ends.tolist(), strict=True):
+    counts = np.zeros(len(starts), dtype=np.int64)
+    for j, (o, a, b) in enumerate(zip(at.tolist(), starts.tolist(), ends.tolist(), strict=True)):
         mask[a:b] = sub_mask[o : o + b - a]
-    return mask
+        counts[j] = np.count_nonzero(mask[a:b])
+    return mask, counts
+
+
+def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
+    """See the numba kernel."""
+    return scatter_counts(sub_mask, at, starts, ends, n)[0]
