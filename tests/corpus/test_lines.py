@@ -221,3 +221,24 @@ def test_cli_lines_raw_jsonl_compressed_and_ids(tmp_path: Path) -> None:
         main, ["lines", str(src), "-o", str(tmp_path / "x.jsonl"), "--min-docs", "3"]
     )
     assert r.exit_code != 0 and "duplicate id" in r.stderr
+
+
+def test_unit_log_reads_back_across_batches_and_spills() -> None:
+    """Pass 2's batches need not match pass 1's: the log hands out any number of documents,
+    from memory or from its spill file, and a read past its end is the changed-input error."""
+    import numpy as np
+    import pytest
+
+    from neardup.corpus.lines import UnitLog
+    from neardup.errors import ConfigError
+
+    for cap in (0, 1 << 20):
+        with UnitLog(cap=cap) as log:
+            log.append(np.array([1, 2]), np.array([5, 6, 7], np.uint64))
+            log.append(np.array([0, 3]), np.array([8, 9, 10], np.uint64))
+            per_doc, hashes = log.take(3)
+            assert per_doc.tolist() == [1, 2, 0] and hashes.tolist() == [5, 6, 7]
+            per_doc, hashes = log.take(1)
+            assert per_doc.tolist() == [3] and hashes.tolist() == [8, 9, 10]
+            with pytest.raises(ConfigError, match="input changed"):
+                log.take(1)

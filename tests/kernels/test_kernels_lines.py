@@ -111,3 +111,69 @@ def test_json_strings_are_json_dumps(texts: list[str], rnd: random.Random) -> No
         out, off = twin.json_strings(p.buf, p.offsets, docs)
         o = off.tolist()
         assert [out[o[j] : o[j + 1]].tobytes() for j in range(len(docs))] == want
+
+
+def _units(text: str, paragraph: bool) -> list[int]:
+    """Each line's unit number within ``text`` (-1 for a blank line), by the module's rules."""
+    out, n, prev = [], 0, False
+    for line in text.split("\n"):
+        solid = bool(line.encode().strip(b" \t\n\x0b\x0c\r"))
+        if solid and (not paragraph or not prev):
+            n += 1
+        out.append(n - 1 if solid else -1)
+        prev = solid
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(TEXT | st.sampled_from(['a\n"\\\x01\x7f\nb', "\n\n", "é\u2028x\n x "]), max_size=8),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
+def test_kept_json_is_the_kept_text_as_json(
+    texts: list[str], paragraph: bool, rnd: random.Random
+) -> None:
+    """Both twins give each changed document's kept lines joined by ``\\n``, as
+    ``json.dumps(text, ensure_ascii=False)``, and its UTF-8 length."""
+    import json
+
+    p = pack(texts)
+    units = [_units(t, paragraph) for t in texts]
+    counts = [max(u, default=-1) + 1 for u in units]
+    unit_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    drop = np.array([rnd.random() < 0.4 for _ in range(int(unit_off[-1]))], dtype=bool)
+    want_changed, want_out, want_len = [], [], []
+    for d, t in enumerate(texts):
+        flags = drop[unit_off[d] : unit_off[d + 1]]
+        if not flags.any():
+            continue
+        kept = "\n".join(
+            line for line, u in zip(t.split("\n"), units[d], strict=True) if u < 0 or not flags[u]
+        )
+        want_changed.append(d)
+        want_out.append(json.dumps(kept, ensure_ascii=False).encode())
+        want_len.append(len(kept.encode()))
+    for twin in (fast, reference):
+        changed, out, off, kept_len, bad = twin.kept_json(
+            p.buf, p.offsets, drop, unit_off, paragraph
+        )
+        o = off.tolist()
+        assert bad == -1 and changed.tolist() == want_changed
+        assert [out[o[j] : o[j + 1]].tobytes() for j in range(len(changed))] == want_out
+        assert kept_len.tolist() == want_len
+
+
+def test_kept_json_names_a_document_whose_units_do_not_match() -> None:
+    """A changed document with more or fewer units than its flags: both twins name it."""
+    p = pack(["a\nb", "c\nd\ne", "f"])
+    drop = np.array([False, False, True, True, True, False], dtype=bool)
+    for unit_off, want in (
+        ([0, 2, 4, 6], 1),
+        ([0, 2, 6, 6], 1),
+        ([0, 1, 5, 6], 1),
+        ([0, 3, 5, 6], 0),
+    ):
+        for twin in (fast, reference):
+            got = twin.kept_json(p.buf, p.offsets, drop, np.array(unit_off, np.int64), False)
+            assert got[4] == want, (twin.__name__, unit_off)

@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 #: method (minhash), and on text files: the line scanner, the canonicalizer, the fused sketches,
 #: the band keys and the bucket walk with its set profiles, union-find; and what the corpus
 #: commands run (``dedup --method exact``: the XXH3-128 digests; ``neardup lines``: the line
-#: spans, the unit counts' hash table, the kept text, the JSON strings of rewritten records;
+#: spans, the unit counts' hash table, the kept text and the JSON strings of rewritten records;
 #: ``neardup substrings``: the window table, the gather of its documents and the scatter that
 #: counts each one's marked bytes; both: the packed JSONL scanner). Every other kernel is
 #: served by the JIT cache.
@@ -66,6 +66,7 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "jsonl": ("line_bounds", "scan_lines", "scan_lines_spans"),
     "lines": (
         "json_strings",
+        "kept_json",
         "kept_text",
         "line_spans",
         "table_add",

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +33,13 @@ from neardup.io import Document
 if TYPE_CHECKING:
     from neardup._kernels.lines import UnitCounts
 
-__all__ = ["LinesSummary", "remove_frequent_units", "remove_frequent_units_jsonl", "unit_spans"]
+__all__ = [
+    "LinesSummary",
+    "UnitLog",
+    "remove_frequent_units",
+    "remove_frequent_units_jsonl",
+    "unit_spans",
+]
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +149,98 @@ class LinesSummary:
         )
 
 
+class UnitLog:
+    """Pass 1's units for pass 2, in order: each document's number of units and every unit's
+    hash (8 bytes per unit, 8 per document), so that pass 2 knows which records lose a unit
+    without hashing again. Kept in memory up to ``cap`` bytes, then in an anonymous
+    temporary file (``tempfile``'s folder: ``TMPDIR``), so memory stays bounded.
+
+    Examples:
+        >>> with UnitLog(cap=0) as log:
+        ...     log.append(np.array([2, 0, 1]), np.array([7, 8, 9], np.uint64))
+        ...     [x.tolist() for x in log.take(2)], [x.tolist() for x in log.take(1)]
+        ([[2, 0], [7, 8]], [[1], [9]])
+    """
+
+    def __init__(self, cap: int = 64 << 20) -> None:
+        """``cap``: the bytes kept in memory before the log moves to a temporary file."""
+        self._cap = cap
+        self._held: list[tuple[I64, U64]] = []
+        self._bytes = 0
+        self._file: IO[bytes] | None = None
+        self._reading = False
+        self._per_doc: I64 = np.zeros(0, np.int64)
+        self._hashes: U64 = np.zeros(0, np.uint64)
+
+    def __enter__(self) -> UnitLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+        self._held.clear()
+
+    def append(self, per_doc: npt.ArrayLike, hashes: U64) -> None:
+        """Log one batch: its documents' unit numbers, and its units' hashes in order."""
+        per_doc = np.asarray(per_doc, np.int64)
+        hashes = np.ascontiguousarray(hashes, np.uint64)
+        self._held.append((per_doc, hashes))
+        self._bytes += per_doc.nbytes + hashes.nbytes
+        if self._bytes > self._cap:
+            self._spill()
+
+    def _spill(self) -> None:
+        import tempfile
+
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="neardup-lines-")  # noqa: SIM115 - closed by __exit__
+        for per_doc, hashes in self._held:
+            head = np.array([len(per_doc), len(hashes)], np.int64)
+            self._file.write(head.tobytes() + per_doc.tobytes() + hashes.tobytes())
+        self._held.clear()
+        self._bytes = 0
+
+    def _next(self) -> tuple[I64, U64]:
+        if self._file is not None:
+            if not self._reading:
+                self._spill()
+                self._file.seek(0)
+            self._reading = True
+            head = np.frombuffer(self._file.read(16), np.int64)
+            if len(head) == 2:
+                n, m = head.tolist()
+                return (
+                    np.frombuffer(self._file.read(8 * n), np.int64),
+                    np.frombuffer(self._file.read(8 * m), np.uint64),
+                )
+        elif self._held:
+            return self._held.pop(0)
+        raise ConfigError(
+            "the second read returned more documents than the first: the input changed "
+            "while it was read"
+        )
+
+    def take(self, n: int) -> tuple[I64, U64]:
+        """The next ``n`` documents' unit numbers, and their units' hashes."""
+        per_doc, hashes = [], []
+        while n > 0:
+            if not len(self._per_doc):
+                self._per_doc, self._hashes = self._next()
+                continue
+            k = min(n, len(self._per_doc))
+            m = int(self._per_doc[:k].sum())
+            per_doc.append(self._per_doc[:k])
+            hashes.append(self._hashes[:m])
+            self._per_doc, self._hashes = self._per_doc[k:], self._hashes[m:]
+            n -= k
+        if len(per_doc) == 1:
+            return per_doc[0], hashes[0]
+        return (
+            np.concatenate([np.zeros(0, np.int64), *per_doc]),
+            np.concatenate([np.zeros(0, np.uint64), *hashes]),
+        )
+
+
 def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
     it = iter(docs)
     while batch := list(islice(it, size)):
@@ -204,15 +302,22 @@ def remove_frequent_units(
 
 
 def _count(
-    packed: Iterable[tuple[npt.NDArray[np.uint8], I64]], unit: str, s: LinesSummary
+    packed: Iterable[tuple[npt.NDArray[np.uint8], I64]],
+    unit: str,
+    s: LinesSummary,
+    log: UnitLog | None = None,
 ) -> UnitCounts:
-    """Pass 1: the documents each unit occurs in."""
+    """Pass 1: the documents each unit occurs in (and, into ``log``, each document's number
+    of units and every unit's hash, for pass 2)."""
     from neardup._kernels.lines import UnitCounts
 
     counts = UnitCounts()
     for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
-        counts.add(_hashes(buf, spans), spans.doc + s.documents)
+        hashes = _hashes(buf, spans)
+        counts.add(hashes, spans.doc + s.documents)
+        if log is not None:
+            log.append(np.bincount(spans.doc, minlength=len(offsets) - 1), hashes)
         s.documents += len(offsets) - 1
         s.units += len(spans.starts)
     s.distinct_units = len(counts)
@@ -317,24 +422,80 @@ def remove_frequent_units_jsonl(
         {"text":"alone"}
     """
     _check_args(min_docs, unit)
-    from neardup.corpus.records import splice_texts
     from neardup.packed import PackedBatches, read_jsonl_packed_lines
 
     s = summary if summary is not None else LinesSummary(unit, min_docs)
-    first = PackedBatches(path, id_field, text_field, batch_size)
-    counts = _count(((b.buf, b.offsets) for b in first), unit, s)
-    seen = 0
-    for docs, lines, spans in read_jsonl_packed_lines(
-        path, id_field=id_field, text_field=text_field, batch_size=batch_size
-    ):
-        seen += len(docs)
-        _check_more(seen, s)
-        out = [line.strip(b" \t\r") + b"\n" for line in lines]
-        got = _kept(docs.buf, docs.offsets, counts, unit, s)
-        if got is not None:
-            splice_texts(out, lines, spans, got, text_field)
-        yield out
-    _check_same(seen, s)
+    before = _stamp(path)
+    with UnitLog() as log:
+        first = PackedBatches(path, id_field, text_field, batch_size)
+        counts = _count(((b.buf, b.offsets) for b in first), unit, s, log)
+        if _stamp(path) != before:
+            raise ConfigError(f"{path} changed while it was read; run again on a stable copy")
+        seen = 0
+        for docs, lines, spans in read_jsonl_packed_lines(
+            path, id_field=id_field, text_field=text_field, batch_size=batch_size
+        ):
+            seen += len(docs)
+            _check_more(seen, s)
+            out = [line.strip(b" \t\r") + b"\n" for line in lines]
+            per_doc, hashes = log.take(len(docs))
+            _splice_kept(
+                out,
+                docs.buf,
+                docs.offsets,
+                lines,
+                spans,
+                per_doc,
+                hashes,
+                counts,
+                s,
+                text_field,
+                path,
+            )
+            yield out
+        _check_same(seen, s)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _splice_kept(
+    out: list[bytes],
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    lines: Sequence[bytes],
+    spans: I64,
+    per_doc: I64,
+    hashes: U64,
+    counts: UnitCounts,
+    s: LinesSummary,
+    text_field: str,
+    where: Path,
+) -> None:
+    """Pass 2 of the JSONL path on one batch: the records that lose a unit (pass 1's unit
+    hashes tell which) get their kept text's JSON string in place of the text's."""
+    from neardup._kernels.lines import kept_json
+    from neardup.corpus.records import splice_values
+
+    drop = counts.lookup(hashes) >= s.min_docs
+    if not drop.any():
+        return
+    unit_off = np.zeros(len(per_doc) + 1, np.int64)
+    np.cumsum(per_doc, out=unit_off[1:])
+    changed, values, v_off, kept_len, bad = kept_json(
+        buf, offsets, drop, unit_off, s.unit == "paragraph"
+    )
+    if bad >= 0:
+        raise ConfigError(
+            f"{where}: a record's {s.unit}s differ from the first read's: the input changed "
+            "while it was read; run again on a stable copy"
+        )
+    s.units_removed += int(np.count_nonzero(drop))
+    s.documents_changed += len(changed)
+    s.bytes_removed += int((offsets[changed + 1] - offsets[changed]).sum() - kept_len.sum())
+    splice_values(out, lines, spans, changed, values, v_off, text_field)
 
 
 def _check_args(min_docs: int, unit: str) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "cleaned_records",
     "record_format",
     "splice_texts",
+    "splice_values",
     "write_jsonl_lines",
     "write_records",
 ]
@@ -178,20 +179,34 @@ def splice_texts(
     from neardup._kernels.lines import json_strings
 
     changed, kept, kept_offsets = got
-    at = spans[changed]
-    spliced = changed[at[:, 0] >= 0]
-    values, v_off = json_strings(kept, kept_offsets, spliced)
+    values, v_off = json_strings(kept, kept_offsets, changed)
+    splice_values(out, lines, spans, changed, values, v_off, text_field)
+
+
+def splice_values(
+    out: list[bytes],
+    lines: Sequence[bytes],
+    spans: npt.NDArray[np.int64],
+    changed: npt.NDArray[np.int64],
+    values: npt.NDArray[np.uint8],
+    v_off: npt.NDArray[np.int64],
+    text_field: str,
+) -> None:
+    """Put changed records in ``out``: record ``changed[j]`` gets the text whose JSON string is
+    ``values[v_off[j] : v_off[j + 1]]``. A record with a span is its line with that string in
+    place of its text value's; one without (the line went to ``json.loads``) is decoded, gets
+    the text and is encoded again as the record writer does."""
     raw = values.tobytes()
     v = v_off.tolist()
-    for j, (k, a, b) in enumerate(
-        zip(spliced.tolist(), *at[at[:, 0] >= 0].T.tolist(), strict=True)
-    ):
+    for j, k in enumerate(changed.tolist()):
+        a, b = spans[k].tolist()
         line = lines[k]
-        out[k] = (line[:a] + raw[v[j] : v[j + 1]] + line[b:]).strip(b" \t\r") + b"\n"
-    o = kept_offsets.tolist()
-    for k in changed[at[:, 0] < 0].tolist():
-        record = json.loads(lines[k])
-        record[text_field] = kept[o[k] : o[k + 1]].tobytes().decode("utf-8", "surrogatepass")
+        value = raw[v[j] : v[j + 1]]
+        if a >= 0:
+            out[k] = (line[:a] + value + line[b:]).strip(b" \t\r") + b"\n"
+            continue
+        record = json.loads(line)
+        record[text_field] = json.loads(value.decode("utf-8", "surrogatepass"))
         out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
 
 

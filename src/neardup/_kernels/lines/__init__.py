@@ -4,6 +4,8 @@ give the same results):
 * :func:`line_spans`: each line's bytes and its whitespace-trimmed bytes, in one walk over the
   UTF-8 buffer;
 * :func:`kept_text`: each document's kept lines joined by ``\\n``, packed again;
+* :func:`kept_json`: the same, as JSON strings, for the documents that lose a unit, given
+  each unit's drop flag (one walk over those documents);
 * :class:`UnitCounts`: document frequencies of unit hashes, an open-addressing hash table
   (numba) or sorted arrays merged batch by batch (reference).
 
@@ -21,7 +23,7 @@ import numpy.typing as npt
 
 from neardup._kernels.engine import backend_name, kernels
 
-__all__ = ["UnitCounts", "json_strings", "kept_text", "line_spans"]
+__all__ = ["UnitCounts", "json_strings", "kept_json", "kept_text", "line_spans"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -88,6 +90,43 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
     """
     out: tuple[U8, I64] = kernels("lines").json_strings(buf, offsets, docs)
     return out
+
+
+def kept_json(
+    buf: U8, offsets: I64, drop: B, unit_off: I64, paragraph: bool
+) -> tuple[I64, U8, I64, I64, int]:
+    """The documents that lose a unit, and their kept text as JSON strings.
+
+    Args:
+        buf / offsets: The packed documents.
+        drop: Each unit's flag, in order (a unit: a solid line, or with ``paragraph`` a run
+            of solid lines; a blank line is no unit and always stays).
+        unit_off: Document ``d``'s units are ``drop[unit_off[d] : unit_off[d + 1]]``.
+        paragraph: The units are paragraphs.
+
+    Returns:
+        ``(changed, out, out_offsets, kept_lengths, bad)``: the documents with a dropped unit;
+        each one's kept lines joined by ``\\n``, as ``json.dumps(text, ensure_ascii=False)``
+        writes that text (quotes included), in ``out[out_offsets[j] : out_offsets[j + 1]]``;
+        the kept text's UTF-8 length; and ``bad``: ``-1``, or the first changed document
+        whose units do not number as ``unit_off`` says (then the other values are partial).
+
+    Examples:
+        >>> from neardup._kernels.spans import pack
+        >>> p = pack(["menu\\nbody\\n\\nmenu", 'x "y"'])
+        >>> drop = np.array([True, False, True, False])
+        >>> ch, out, off, n, bad = kept_json(p.buf, p.offsets, drop, np.array([0, 3, 4]), False)
+        >>> ch.tolist(), out.tobytes().decode(), off.tolist(), n.tolist(), bad
+        ([0], '"body\\\\n"', [0, 8], [5], -1)
+    """
+    buf = np.ascontiguousarray(buf, dtype=np.uint8)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    drop = np.ascontiguousarray(drop, dtype=np.bool_)
+    unit_off = np.ascontiguousarray(unit_off, dtype=np.int64)
+    changed, out, out_off, kept_len, bad = kernels("lines").kept_json(
+        buf, offsets, drop, unit_off, bool(paragraph)
+    )
+    return changed, out, out_off, kept_len, int(bad)
 
 
 def _numba_lines() -> ModuleType:

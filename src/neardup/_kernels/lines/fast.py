@@ -189,3 +189,126 @@ def json_strings(buf, offsets, docs):  # type: ignore[no-untyped-def]
         o += 1
     out_off[docs.shape[0]] = o
     return out, out_off
+
+
+@njit()
+def _escaped_bound(buf, i, e):  # type: ignore[no-untyped-def]
+    """At most how many bytes ``buf[i:e]`` takes JSON-escaped (a vectorized count)."""
+    n = 0
+    for k in range(i, e):
+        c = buf[k]
+        n += (c < 0x20) | (c == 0x22) | (c == 0x5C)
+    return (e - i) + 5 * n
+
+
+@njit()
+def kept_json(buf, offsets, drop, unit_off, paragraph):  # type: ignore[no-untyped-def]
+    """The JSON strings of the documents that lose a unit, their units' drop flags given.
+
+    Document ``d``'s units (its solid lines, or its runs of solid lines when ``paragraph``) are
+    ``drop[unit_off[d] : unit_off[d + 1]]``, in order. Returns ``(changed, out, out_offsets,
+    kept_lengths, bad)``: the documents with a dropped unit, each one's kept lines joined by
+    ``\\n`` as ``json.dumps(text, ensure_ascii=False)`` writes that text, the kept text's UTF-8
+    length, and ``bad``: ``-1``, or the first document whose units do not number as given (the
+    text is not the one the flags were counted on).
+
+    One walk over each changed document: a line's first non-blank byte tells whether it is a
+    unit (and so whether it goes), then a kept line is escaped as it is copied up to its
+    newline, a dropped one skipped to it; ``out`` is sized first, each changed document's
+    bytes counted with 6 for each byte that may need an escape.
+    """
+    esc = _ESC
+    hexd = _HEX
+    n_docs = offsets.shape[0] - 1
+    n_changed = 0
+    room = 0
+    for d in range(n_docs):
+        for u in range(unit_off[d], unit_off[d + 1]):
+            if drop[u]:
+                n_changed += 1
+                room += _escaped_bound(buf, offsets[d], offsets[d + 1]) + 2
+                break
+    changed = np.empty(n_changed, np.int64)
+    kept_len = np.zeros(n_changed, np.int64)
+    out_off = np.zeros(n_changed + 1, np.int64)
+    out = np.empty(room, np.uint8)
+    o = 0
+    j = 0
+    for d in range(n_docs):
+        u = unit_off[d]
+        u_end = unit_off[d + 1]
+        hit = False
+        for t in range(u, u_end):
+            if drop[t]:
+                hit = True
+                break
+        if not hit:
+            continue
+        changed[j] = d
+        e_doc = offsets[d + 1]
+        i = offsets[d]
+        out[o] = 0x22
+        o += 1
+        n_kept = 0
+        cur = -1
+        prev_solid = False
+        first = True
+        while True:
+            a = i
+            while a < e_doc and buf[a] != 10 and _space(buf[a]):
+                a += 1
+            solid = a < e_doc and buf[a] != 10
+            dropped = False
+            if solid:
+                if not paragraph or not prev_solid:
+                    cur = u
+                    u += 1
+                if cur >= u_end:
+                    return changed[:j], out[:o], out_off[: j + 1], kept_len[:j], d
+                dropped = drop[cur]
+            prev_solid = solid
+            if dropped:
+                i = a
+                while i < e_doc and buf[i] != 10:
+                    i += 1
+            else:
+                if not first:  # the separator: the newline's escape
+                    out[o] = 0x5C
+                    out[o + 1] = 0x6E
+                    o += 2
+                    n_kept += 1
+                first = False
+                line = i
+                while i < e_doc:
+                    c = buf[i]
+                    if c >= 0x20 and c != 0x22 and c != 0x5C:
+                        out[o] = c
+                        o += 1
+                        i += 1
+                        continue
+                    if c == 10:
+                        break
+                    out[o] = 0x5C
+                    if esc[c] == 0:  # another control character: \u00XX, lower-case hex
+                        out[o + 1] = 0x75
+                        out[o + 2] = 0x30
+                        out[o + 3] = 0x30
+                        out[o + 4] = hexd[c >> 4]
+                        out[o + 5] = hexd[c & 15]
+                        o += 6
+                    else:
+                        out[o + 1] = esc[c]
+                        o += 2
+                    i += 1
+                n_kept += i - line
+            if i >= e_doc:
+                break
+            i += 1  # past the newline
+        if u != u_end:
+            return changed[:j], out[:o], out_off[: j + 1], kept_len[:j], d
+        out[o] = 0x22
+        o += 1
+        kept_len[j] = n_kept
+        j += 1
+        out_off[j] = o
+    return changed, out[:o], out_off, kept_len, -1

@@ -134,3 +134,35 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
     out_off = np.zeros(len(parts) + 1, np.int64)
     np.cumsum([len(p) for p in parts], out=out_off[1:])
     return np.frombuffer(b"".join(parts), np.uint8).copy(), out_off
+
+
+def kept_json(
+    buf: U8, offsets: I64, drop: B, unit_off: I64, paragraph: bool
+) -> tuple[I64, U8, I64, I64, int]:
+    """See the numba kernel: :func:`line_spans`, the units of the lines, :func:`kept_text` and
+    :func:`json_strings` composed (the unit counts are checked on the changed documents only,
+    as the kernel walks only those)."""
+    starts, ends, t_start, t_end, doc = line_spans(buf, offsets)
+    n_docs = len(offsets) - 1
+    given = np.diff(unit_off)
+    hits = np.zeros(n_docs, dtype=bool)
+    hits[np.repeat(np.arange(n_docs), given)[drop]] = True
+    solid = t_start < t_end
+    new_unit = solid.copy()
+    if paragraph and len(solid):
+        new_unit[1:] &= ~(solid[:-1] & (doc[1:] == doc[:-1]))
+    per_doc = np.bincount(doc[new_unit], minlength=n_docs)
+    wrong = np.flatnonzero(hits & (per_doc != given))
+    if len(wrong):
+        z = np.zeros(0, np.int64)
+        return z, np.zeros(0, np.uint8), np.zeros(1, np.int64), z.copy(), int(wrong[0])
+    # each solid line's unit: its document's first unit plus the units before it there
+    first_unit = (np.cumsum(per_doc) - per_doc)[doc]
+    unit_of_line = np.cumsum(new_unit) - 1 - first_unit + unit_off[doc]
+    drop_line = np.zeros(len(doc), dtype=bool)
+    take = solid & hits[doc]
+    drop_line[take] = drop[unit_of_line[take]]
+    changed = np.flatnonzero(hits).astype(np.int64)
+    kept, kept_offsets = kept_text(buf, offsets, starts, ends, doc, ~drop_line)
+    out, out_off = json_strings(kept, kept_offsets, changed)
+    return changed, out, out_off, np.diff(kept_offsets)[changed].astype(np.int64), -1
