@@ -144,10 +144,26 @@ _HEX = np.frombuffer(b"0123456789abcdef", np.uint8).copy()
 
 
 @njit()
+def _put_escape(out, o, c):  # type: ignore[no-untyped-def]
+    """The JSON escape of byte ``c`` (a quote, a backslash or a control) at ``out[o:]``, as
+    ``json.dumps`` writes it; returns the new ``o``."""
+    out[o] = 0x5C
+    if _ESC[c] != 0:
+        out[o + 1] = _ESC[c]
+        return o + 2
+    # another control character: \u00XX, lower-case hex
+    out[o + 1] = 0x75
+    out[o + 2] = 0x30
+    out[o + 3] = 0x30
+    out[o + 4] = _HEX[c >> 4]
+    out[o + 5] = _HEX[c & 15]
+    return o + 6
+
+
+@njit()
 def json_strings(buf, offsets, docs):  # type: ignore[no-untyped-def]
     """Each of ``docs``' texts as a JSON string, quotes included, in one buffer with offsets."""
     esc = _ESC
-    hexd = _HEX
     total = 0
     for j in range(docs.shape[0]):
         d = docs[j]
@@ -173,18 +189,8 @@ def json_strings(buf, offsets, docs):  # type: ignore[no-untyped-def]
             if c >= 0x20 and c != 0x22 and c != 0x5C:
                 out[o] = c
                 o += 1
-            elif esc[c] != 0:
-                out[o] = 0x5C
-                out[o + 1] = esc[c]
-                o += 2
-            else:  # another control character: \u00XX, lower-case hex
-                out[o] = 0x5C
-                out[o + 1] = 0x75
-                out[o + 2] = 0x30
-                out[o + 3] = 0x30
-                out[o + 4] = hexd[c >> 4]
-                out[o + 5] = hexd[c & 15]
-                o += 6
+            else:
+                o = _put_escape(out, o, c)
         out[o] = 0x22
         o += 1
     out_off[docs.shape[0]] = o
@@ -217,8 +223,6 @@ def kept_json(buf, offsets, drop, unit_off, paragraph):  # type: ignore[no-untyp
     newline, a dropped one skipped to it; ``out`` is sized first, each changed document's
     bytes counted with 6 for each byte that may need an escape.
     """
-    esc = _ESC
-    hexd = _HEX
     n_docs = offsets.shape[0] - 1
     n_changed = 0
     room = 0
@@ -288,17 +292,7 @@ def kept_json(buf, offsets, drop, unit_off, paragraph):  # type: ignore[no-untyp
                         continue
                     if c == 10:
                         break
-                    out[o] = 0x5C
-                    if esc[c] == 0:  # another control character: \u00XX, lower-case hex
-                        out[o + 1] = 0x75
-                        out[o + 2] = 0x30
-                        out[o + 3] = 0x30
-                        out[o + 4] = hexd[c >> 4]
-                        out[o + 5] = hexd[c & 15]
-                        o += 6
-                    else:
-                        out[o + 1] = esc[c]
-                        o += 2
+                    o = _put_escape(out, o, c)
                     i += 1
                 n_kept += i - line
             if i >= e_doc:
