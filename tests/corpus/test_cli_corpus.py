@@ -153,3 +153,55 @@ def test_annotate_longest_and_stdin(tmp_path: Path) -> None:
     kept = [r for r in rows if r["cluster_id"] == rows[0]["cluster_id"] and not r["is_duplicate"]]
     assert [r["doc"]["url"] for r in kept] == ["u2"]  # the longest member
     assert rows[0]["duplicate_of"] == "u2"
+
+
+def _jsonl(rows: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def test_keep_output_jsonl_gives_the_records_back_as_read(tmp_path: Path) -> None:
+    """One JSONL file to a .jsonl copy: each kept record is its own input line (every field,
+    its escapes and number spellings as written), CRLF endings and blank lines dropped."""
+    rows = [
+        {"id": "a", "text": BASE, "url": "https://x/a", "meta": {"n": 1}},
+        {"id": "b", "text": BASE + " tail", "url": "https://x/b"},
+        {"id": "c", "text": OTHER + " caf\u00e9", "score": 0.5},
+    ]
+    lines = [json.dumps(r) for r in rows]  # ensure_ascii: "caf\u00e9" stays escaped
+    lines[2] = lines[2].replace('"score": 0.5', '"score": 0.50')
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(("\r\n".join(lines) + "\r\n\n").encode())
+    out = tmp_path / "clean.jsonl"
+    code, _, err = run("dedup", str(src), "-q", "--keep", "first", "--output", str(out))
+    assert code == 0, err
+    assert out.read_text() == lines[0] + "\n" + lines[2] + "\n"
+    # --keep longest picks b; the same lines otherwise
+    code, _, err = run("dedup", str(src), "-q", "--keep", "longest", "--output", str(out))
+    assert code == 0, err
+    assert out.read_text() == lines[1] + "\n" + lines[2] + "\n"
+
+
+def test_keep_output_jsonl_keeps_every_field_from_other_readers(tmp_path: Path) -> None:
+    """Inputs the line path does not take (two files, a nested text field) still give each
+    kept record with all its fields."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(_jsonl([{"id": "a1", "body": {"t": BASE}, "lang": "en"}]))
+    b.write_text(
+        _jsonl(
+            [
+                {"id": "b1", "body": {"t": BASE + " tail"}, "lang": "en"},
+                {"id": "b2", "body": {"t": OTHER}, "lang": "fr"},
+            ]
+        )
+    )
+    out = tmp_path / "clean.jsonl"
+    code, _, err = run(
+        "dedup", str(a), str(b), "-q", "--text-field", "body.t", "--keep", "first",
+        "--output", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    got = [json.loads(line) for line in out.read_text().splitlines()]
+    assert got == [
+        {"id": "a1", "body": {"t": BASE}, "lang": "en"},
+        {"id": "b2", "body": {"t": OTHER}, "lang": "fr"},
+    ]

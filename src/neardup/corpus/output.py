@@ -14,7 +14,14 @@ from pathlib import Path, PurePosixPath
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 
-__all__ = ["atomic_dir", "atomic_file", "check_target", "safe_relative", "write_kept_copy"]
+__all__ = [
+    "atomic_dir",
+    "atomic_file",
+    "check_target",
+    "kept_jsonl_lines",
+    "safe_relative",
+    "write_kept_copy",
+]
 
 
 def check_target(target: Path, *, force: bool) -> None:
@@ -123,10 +130,50 @@ def safe_relative(doc_id: str) -> PurePosixPath:
     return rel
 
 
+def _kept_record(d: Document) -> dict[str, object]:
+    """A kept document as a ``.jsonl`` record: the input record with all its fields, else
+    ``{"id", "text"}`` for a text file and ``{"id", "path"}`` for a binary one."""
+    if d.fields is not None:
+        return dict(d.fields)
+    if d.text is not None:
+        return {"id": d.id, "text": d.text}
+    return {"id": d.id, "path": str(d.path)}
+
+
+def kept_jsonl_lines(
+    path: Path, kept: set[str], *, id_field: str = "id", text_field: str = "text"
+) -> Iterator[list[bytes]]:
+    """The kept records of one JSONL file as its own lines (surrounding whitespace and a
+    CRLF's ``\\r`` trimmed, ``\\n`` added), in batches: no record is decoded or encoded
+    again, so every field comes back byte for byte as it was read.
+
+    Raises:
+        InputError: a line that is not a JSON object with a string ``text_field``, as when
+            the file was first read.
+
+    Examples:
+        >>> import tempfile
+        >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
+        >>> _ = p.write_text('{"id": "a", "text": "x", "n": 1.50}\\n{"id": "b", "text": "x"}\\n')
+        >>> [b"".join(batch) for batch in kept_jsonl_lines(p, {"a"})]
+        [b'{"id": "a", "text": "x", "n": 1.50}\\n']
+    """
+    from neardup.packed import read_jsonl_packed_lines
+
+    for docs, lines, _ in read_jsonl_packed_lines(path, id_field=id_field, text_field=text_field):
+        yield [
+            line.strip(b" \t\r") + b"\n"
+            for doc_id, line in zip(docs.ids, lines, strict=True)
+            if doc_id in kept
+        ]
+
+
 def write_kept_copy(
     docs: Iterable[Document], kept: set[str], output: Path, *, force: bool = False
 ) -> int:
-    """Write the kept documents: a ``.jsonl`` file of records, or a folder of file copies.
+    """Write the kept documents: a ``.jsonl`` file of records (each input record with all its
+    fields; a file as ``{"id", "text"}``, or ``{"id", "path"}`` when binary), or a folder of
+    file copies.
 
     Both are atomic (temporary name, then rename); a folder refuses an existing non-empty
     target unless ``force``, and no copy lands outside it.
@@ -143,12 +190,7 @@ def write_kept_copy(
         with atomic_file(output, force=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
             for d in docs:
                 if d.id in kept:
-                    record = (
-                        {"id": d.id, "text": d.text}
-                        if d.text is not None
-                        else {"id": d.id, "path": str(d.path)}
-                    )
-                    fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    fh.write(json.dumps(_kept_record(d), ensure_ascii=False, default=str) + "\n")
                     n += 1
         return n
     with atomic_dir(output, force=force) as tmp:
