@@ -140,6 +140,8 @@ def _exercise() -> None:
     a, b = np.array([0], np.int64), np.array([1], np.int64)
     intersections(values, offsets, a, b)
     jaccard_pairs(values, offsets, a, b)
+    # the 32-bit sets of the minhash method (`neardup compare`, --annotate's similarities)
+    jaccard_pairs(values.astype(np.uint32), offsets, a, b)
     unique_pairs(np.array([1, 0, 1]), np.array([2, 1, 2]), 2)
     keys = np.array([7, 7, 9], np.uint64)
     bucket_pairs(keys, np.array([2, 1, 0]), 4)

@@ -205,3 +205,54 @@ def test_keep_output_jsonl_keeps_every_field_from_other_readers(tmp_path: Path) 
         {"id": "a1", "body": {"t": BASE}, "lang": "en"},
         {"id": "b2", "body": {"t": OTHER}, "lang": "fr"},
     ]
+
+
+@pytest.mark.parametrize("keep", ["first", "longest"])
+def test_annotate_jsonl_lines_keep_the_records_bytes(tmp_path: Path, keep: str) -> None:
+    """One JSONL file annotated to JSON lines: each record is its own line with the columns
+    before its closing brace (compact separators, escapes and numbers as written); a record
+    that has a column already is decoded and gets it replaced. The same rows as the spool
+    path (taken with --on-error skip)."""
+    rows = [
+        {"id": f"d{i}", "body": r["body"], "n": i, "note": "caf\u00e9"}
+        for i, r in enumerate(_records())
+    ]
+    rows[5]["similarity"] = "theirs"
+    lines = [json.dumps(r, separators=(",", ":")) for r in rows]  # "caf\u00e9" stays escaped
+    lines[1] = lines[1].replace('"n":1', '"n":1.0e0')
+    src = tmp_path / "in.jsonl"
+    src.write_text("\r\n".join(lines) + "\n")
+    outs = {}
+    for name, extra in (("lines", ()), ("spool", ("--on-error", "skip"))):
+        out = outs[name] = tmp_path / f"{name}.jsonl"
+        code, _, err = run(
+            "dedup", str(src), "--text-field", "body", "--keep", keep, "-q",
+            "--annotate", str(out), *extra,
+        )  # fmt: skip
+        assert code == 0, err
+    got = outs["lines"].read_text().splitlines()
+    assert [json.loads(x) for x in got] == [
+        json.loads(x) for x in outs["spool"].read_text().splitlines()
+    ]
+    assert got[1].startswith(lines[1][:-1] + ", ") and '"cluster_id": ' in got[1]
+    assert got[3] == lines[3][:-1] + (
+        ', "cluster_id": null, "is_duplicate": false, "duplicate_of": null, "similarity": null}'
+    )
+    assert json.loads(got[5])["similarity"] != "theirs" and got[5].count('"similarity"') == 1
+    by = {r["id"]: r for r in map(json.loads, got)}
+    kept = "d2" if keep == "longest" else "d0"
+    assert by["d4"]["duplicate_of"] == kept and by["d4"]["is_duplicate"]
+    assert by["d2" if kept == "d0" else "d0"]["similarity"] is not None
+
+
+def test_annotate_jsonl_gz_from_the_lines(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "".join(json.dumps({"id": f"d{i}", **r}) + "\n" for i, r in enumerate(_records()))
+    )
+    out = tmp_path / "ann.jsonl.gz"
+    code, _, err = run("dedup", str(src), "--text-field", "body", "-q", "--annotate", str(out))
+    assert code == 0, err
+    rows = _read_back(out, ".jsonl.gz")
+    assert [r["n"] for r in rows] == list(range(6))
+    assert rows[4]["duplicate_of"] == "d0" and rows[4]["similarity"] == 1.0

@@ -76,8 +76,9 @@ EXPORTS: dict[str, tuple[str, ...]] = {
     "minhash": ("band_keys", "sketch_words_features", "sketch_words_sets32"),
     "repeats": ("gather", "scatter_counts", "window_mask"),
     # components: the clusters of a bucket walk split over threads (--jobs); unique_per_doc32:
-    # the sets of documents read from text files (not JSONL)
-    "sets": ("components", "unique_per_doc32"),
+    # the sets of documents read from text files (not JSONL); intersections: the exact
+    # Jaccard of `neardup compare` and of --annotate's transitive duplicates
+    "sets": ("components", "intersections", "unique_per_doc32"),
     "xxh3": ("xxh3_128_ranges", "xxh3_64_ranges"),
 }
 #: Bump when what :func:`build` writes changes (this module's bytes are in the key too).
@@ -150,7 +151,9 @@ def light_key() -> str:
     h = hashlib.sha256()
     h.update(f"neardup-aot-{_FORMAT}".encode())
     root = Path(__file__).resolve().parent
-    for path in sorted({*kcache._keyed_sources(), Path(__file__).resolve()}):
+    # warmup.py's calls pick the signatures exported: a new one is a new module
+    warmup = root.parent / "warmup.py"
+    for path in sorted({*kcache._keyed_sources(), Path(__file__).resolve(), warmup}):
         h.update(Path(os.path.relpath(path, root)).as_posix().encode() + b"\0")
         h.update(path.read_bytes() + b"\0")
     h.update(sys.version.encode() + b"\0" + np.__version__.encode() + b"\0")

@@ -357,8 +357,13 @@ def dedup_cmd(
     docs: Any
     source = None
     plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
-    fast = plain and annotate is None and report is None and on_error == "fail"
-    if inputs.one_jsonl(paths) and not method_info(m.name).binary and fast and not exact_first:
+    from neardup.corpus.records import record_format
+
+    # one JSONL file annotated to JSON lines: its lines are read again when written
+    lines_out = annotate is None or record_format(annotate).startswith("jsonl")
+    fast = plain and lines_out and report is None and on_error == "fail"
+    packed = inputs.one_jsonl(paths) and not method_info(m.name).binary and fast and not exact_first
+    if packed:
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
@@ -380,7 +385,7 @@ def dedup_cmd(
             source = report_source(input_format, main_content)
             docs = source.tap(docs)
     spool = None
-    if annotate is not None:
+    if annotate is not None and not packed:
         from neardup.corpus.records import RecordSpool
 
         spool = RecordSpool(Path(annotate).resolve().parent)
@@ -435,6 +440,20 @@ def dedup_cmd(
             n_annotated = annotate_records(
                 spool, result, Path(annotate), keep=keep or "first", method=m
             )
+            log.info("annotated %d records in %s", n_annotated, annotate)
+        elif annotate is not None:
+            from neardup.corpus.annotate import annotate_jsonl_lines
+            from neardup.corpus.records import write_jsonl_lines
+
+            lines = annotate_jsonl_lines(
+                Path(paths[0]),
+                result,
+                keep=keep or "first",
+                method=m,
+                id_field=id_field or "id",
+                text_field=text_field[0],
+            )
+            n_annotated = write_jsonl_lines(lines, Path(annotate))
             log.info("annotated %d records in %s", n_annotated, annotate)
     finally:
         if spool is not None:

@@ -4,12 +4,15 @@ cluster under the ``--keep`` rule), ``duplicate_of`` (the kept member's id, for 
 ``similarity`` (of a duplicate to the kept member).
 
 The records come from a :class:`~neardup.corpus.records.RecordSpool` filled while dedup read
-them, so the inputs are read once. The similarity of a duplicate that the method paired only
-with another member (clusters are transitive) is computed from the two spooled texts.
+them, so the inputs are read once; one JSONL file annotated to JSON lines is read again
+instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is decoded. The
+similarity of a duplicate that the method paired only with another member (clusters are
+transitive) is computed from the two texts.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +26,13 @@ from neardup.methods import Method
 from neardup.report import DedupResult
 from neardup.types import DocId
 
-__all__ = ["ANNOTATION_COLUMNS", "Annotation", "annotate_records", "plan_annotations"]
+__all__ = [
+    "ANNOTATION_COLUMNS",
+    "Annotation",
+    "annotate_jsonl_lines",
+    "annotate_records",
+    "plan_annotations",
+]
 
 log = logging.getLogger(__name__)
 
@@ -205,25 +214,134 @@ def _fill_similarities(
     spool: RecordSpool, plan: dict[DocId, Annotation], missing: set[DocId], method: Method
 ) -> None:
     """Compute the similarity of each duplicate in ``missing`` to its kept member."""
-    wanted = {plan[m].duplicate_of for m in missing}
+    wanted = missing | {plan[m].duplicate_of for m in missing}
     texts: dict[DocId, str] = {}
     for batch in spool.batches():
         for doc_id, text, _ in batch:
             if doc_id in wanted and text is not None:
                 texts[doc_id] = text
-    for batch in spool.batches():
-        for doc_id, text, _ in batch:
-            if doc_id not in missing or text is None:
-                continue
-            a = plan[doc_id]
-            kept = a.duplicate_of
-            if kept is None or kept not in texts:
-                continue
-            try:
-                sim, _ = method.compare(
-                    Document(str(kept), texts[kept]), Document(str(doc_id), text)
-                )
-            except NeardupError as exc:
-                log.warning("no similarity for %s: %s", doc_id, exc)
-                continue
-            plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))
+    _fill_from(texts, plan, missing, method)
+
+
+def _fill_from(
+    texts: dict[DocId, str], plan: dict[DocId, Annotation], missing: set[DocId], method: Method
+) -> None:
+    """:func:`_fill_similarities` from the texts of the duplicates and their kept members."""
+    for doc_id in sorted(missing, key=str):
+        a = plan[doc_id]
+        kept = a.duplicate_of
+        if kept is None or kept not in texts or doc_id not in texts:
+            continue
+        try:
+            sim, _ = method.compare(
+                Document(str(kept), texts[kept]), Document(str(doc_id), texts[doc_id])
+            )
+        except NeardupError as exc:
+            log.warning("no similarity for %s: %s", doc_id, exc)
+            continue
+        plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))
+
+
+_SINGLETON = (
+    b', "cluster_id": null, "is_duplicate": false, "duplicate_of": null, "similarity": null}'
+)
+
+
+def _suffix(a: Annotation | None) -> bytes:
+    """The four columns as the record writer encodes them, after a record's last field."""
+    if a is None:
+        return _SINGLETON
+    sim = round(a.similarity, 6) if a.similarity is not None else None
+    return (
+        f', "cluster_id": {a.cluster_id}, "is_duplicate": {json.dumps(a.is_duplicate)}, '
+        f'"duplicate_of": {json.dumps(a.duplicate_of, ensure_ascii=False, default=str)}, '
+        f'"similarity": {json.dumps(sim)}}}'
+    ).encode("utf-8", "surrogatepass")
+
+
+_KEYS = tuple(f'"{c}"'.encode() for c in ANNOTATION_COLUMNS)
+
+
+def _reencoded(body: bytes, a: Annotation | None) -> bytes:
+    """A record line that names a dedup column already: decoded, the columns replaced, and
+    encoded again as the record writer does."""
+    record = {k: v for k, v in json.loads(body).items() if k not in ANNOTATION_COLUMNS}
+    record["cluster_id"] = a.cluster_id if a else None
+    record["is_duplicate"] = a.is_duplicate if a else False
+    record["duplicate_of"] = a.duplicate_of if a else None
+    record["similarity"] = round(a.similarity, 6) if a and a.similarity is not None else None
+    return (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+def annotate_jsonl_lines(
+    path: Path,
+    result: DedupResult,
+    *,
+    keep: str = "first",
+    method: Method | None = None,
+    id_field: str = "id",
+    text_field: str = "text",
+) -> Iterator[list[bytes]]:
+    """:func:`annotate_records` for one JSONL file, as JSON lines in batches: each record is
+    its input line (surrounding whitespace and a CRLF's ``\\r`` trimmed) with the four
+    columns put before its closing brace, so its own fields stay byte for byte as written
+    and none is decoded. A line that already has one of the columns is decoded and gets
+    them replaced (with a warning), as :func:`annotate_records` does. The file is read again
+    for the texts only when ``keep="longest"`` needs sizes or a duplicate's similarity must
+    be computed (numba scans, texts decoded for the clustered records alone).
+
+    Raises:
+        ConfigError: bad ``keep``.
+        InputError: a line that is not a JSON object with a string ``text_field``.
+
+    Examples:
+        >>> import tempfile
+        >>> from neardup.pipeline import dedup
+        >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
+        >>> _ = p.write_text('{"id":"a","text":"x y z w"}\\n{"id":"b","text":"x y z w"}\\n')
+        >>> r = dedup([Document("a", "x y z w"), Document("b", "x y z w")], method="simhash")
+        >>> lines = [line for batch in annotate_jsonl_lines(p, r) for line in batch]
+        >>> for part in lines[1].split(b", "):
+        ...     print(part.decode().strip())
+        {"id":"b","text":"x y z w"
+        "cluster_id": 0
+        "is_duplicate": true
+        "duplicate_of": "a"
+        "similarity": 1.0}
+    """
+    from neardup.packed import read_jsonl_packed, read_jsonl_packed_lines
+
+    clustered = {m for c in result.clusters for m in c.members}
+
+    def texts(wanted: set[DocId]) -> dict[DocId, str]:
+        got: dict[DocId, str] = {}
+        if not wanted:
+            return got
+        for docs in read_jsonl_packed(path, id_field=id_field, text_field=text_field):
+            for k, doc_id in enumerate(docs.ids):
+                if doc_id in wanted:
+                    got[doc_id] = docs.text(k)
+        return got
+
+    sizes = None
+    if keep == "longest":
+        sizes = {k: len(v) for k, v in texts(clustered).items()}
+    plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
+    if missing and method is not None:
+        wanted = missing | {plan[m].duplicate_of for m in missing}
+        _fill_from(texts({w for w in wanted if w is not None}), plan, missing, method)
+    warned = False
+    for docs, lines, _ in read_jsonl_packed_lines(path, id_field=id_field, text_field=text_field):
+        out = []
+        for doc_id, line in zip(docs.ids, lines, strict=True):
+            body = line.strip(b" \t\r")
+            if any(k in body for k in _KEYS):  # (or a value spelled as one: decoded, the same)
+                if not warned:
+                    log.warning("input records already have dedup columns; they are replaced")
+                    warned = True
+                out.append(_reencoded(body, plan.get(doc_id)))
+            else:  # the columns go before the object's closing brace
+                out.append(body[:-1] + _suffix(plan.get(doc_id)) + b"\n")
+        yield out
