@@ -13,7 +13,20 @@ from pathlib import Path, PurePath
 
 from neardup.errors import InputError
 
-__all__ = ["check_outputs", "copy_target"]
+__all__ = ["RECORD_SUFFIXES", "check_outputs", "copy_target", "record_file"]
+
+#: The extensions of record files that ``--output`` and ``--annotate`` write.
+RECORD_SUFFIXES = (".parquet", ".jsonl", ".jsonl.gz", ".jsonl.zst", ".csv")
+
+
+def record_file(path: str | PurePath) -> bool:
+    """Whether ``path`` names a record file (:data:`RECORD_SUFFIXES`), not a folder.
+
+    Examples:
+        >>> record_file("clean.jsonl.zst"), record_file("clean.parquet"), record_file("clean")
+        (True, True, False)
+    """
+    return str(path).lower().endswith(RECORD_SUFFIXES)
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -40,12 +53,13 @@ def check_outputs(
     Args:
         inputs: The input paths (``-`` is stdin).
         report: Where the HTML report goes.
-        output: Where the deduplicated copy goes: a ``.jsonl`` file or a folder.
+        output: Where the deduplicated copy goes: a record file (:data:`RECORD_SUFFIXES`)
+            or a folder.
 
     Raises:
         InputError: The report's folder is missing or the report is a folder; the output is
-            an existing file where a folder is wanted (or a folder where a ``.jsonl`` file
-            is), its folder is missing, or it would overwrite or sit inside an input.
+            an existing file where a folder is wanted (or a folder where a record file is),
+            its folder is missing, or it would overwrite or sit inside an input.
 
     Examples:
         >>> check_outputs(["notes.txt"], output="/nonexistent-dir/kept.jsonl")
@@ -59,9 +73,9 @@ def check_outputs(
         return
     out = Path(output)
     sources = [Path(p).resolve() for p in inputs if p != "-" and Path(p).exists()]
-    if out.suffix.lower() == ".jsonl":
+    if record_file(out):
         if out.is_dir():
-            raise InputError(f"--output {output} is a folder; name a .jsonl file")
+            raise InputError(f"--output {output} is a folder; name a file for the records")
         if not out.parent.is_dir():
             raise InputError(
                 f"--output {output}: the folder {out.parent} does not exist; create it first"
@@ -74,7 +88,7 @@ def check_outputs(
     if out.exists() and not out.is_dir():
         raise InputError(
             f"--output {output} is an existing file; a copy of files needs a folder (or name "
-            "a .jsonl file for records)"
+            "a .jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet file for records)"
         )
     where = out.resolve()
     for source in sources:

@@ -256,3 +256,37 @@ def test_annotate_jsonl_gz_from_the_lines(tmp_path: Path) -> None:
     rows = _read_back(out, ".jsonl.gz")
     assert [r["n"] for r in rows] == list(range(6))
     assert rows[4]["duplicate_of"] == "d0" and rows[4]["similarity"] == 1.0
+
+
+@pytest.mark.parametrize("ext", [".parquet", ".csv", ".jsonl.gz", ".jsonl.zst"])
+def test_keep_output_record_formats(tmp_path: Path, ext: str) -> None:
+    """--keep --output writes the kept records in the format its extension names, from a
+    JSONL file (its lines for the JSON formats) and from Parquet (the records' fields)."""
+    if ext == ".parquet" or ext == ".csv":
+        pytest.importorskip("pyarrow")
+    if ext == ".jsonl.zst":
+        pytest.importorskip("zstandard")
+    rows = [{"id": f"d{i}", **r} for i, r in enumerate(_records())]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    sources = [src]
+    if ext in (".parquet", ".csv"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq_src = tmp_path / "in.parquet"
+        pq.write_table(pa.Table.from_pylist(rows), pq_src)
+        sources.append(pq_src)
+    for source in sources:
+        out = tmp_path / f"clean-{source.suffix[1:]}{ext}"
+        code, _, err = run(
+            "dedup", str(source), "--text-field", "body", "-q", "--keep", "first",
+            "--output", str(out),
+        )  # fmt: skip
+        assert code == 0, err
+        got = _read_back(out, ext)
+        assert [r["id"] for r in got] == ["d0", "d1", "d3"]
+        assert got[0]["lang"] == "en" and str(got[2]["n"]) == "3"
+        if ext != ".csv":
+            assert got[0]["doc"] == {"url": "u0"}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

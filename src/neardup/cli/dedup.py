@@ -78,7 +78,10 @@ log = logging.getLogger("neardup")
     "-o",
     type=click.Path(),
     default=None,
-    help="Where the deduplicated copy goes: a .jsonl file or a directory.",
+    help=(
+        "Where the deduplicated copy goes: a record file (.jsonl, .jsonl.gz, .jsonl.zst, .csv "
+        "or .parquet; each kept record with all its fields) or a directory of copied files."
+    ),
 )
 @click.option(
     "--force",
@@ -264,10 +267,10 @@ def dedup_cmd(
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
         raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
-    from neardup._paths import check_outputs
+    from neardup._paths import check_outputs, record_file
 
     check_outputs(paths, report=report, output=output)  # before the work, not after it
-    if output is not None and not output.lower().endswith(".jsonl"):
+    if output is not None and not record_file(output):
         from neardup.corpus.output import check_target
 
         check_target(Path(output), force=force)

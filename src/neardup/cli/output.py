@@ -71,7 +71,7 @@ def write_kept(
     text_field = fields[0] if len(fields) == 1 else "."  # several fields: not the fast path
     id_field = read.get("id_field") or "id"
     if (
-        output.suffix.lower() == ".jsonl"
+        str(output).lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zst"))
         and inputs.one_jsonl(paths)
         and "." not in text_field + id_field
         and read.get("on_error", "fail") == "fail"

@@ -4,13 +4,13 @@ renamed into place, so a killed run leaves no partial copy; nothing is written o
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from neardup._paths import record_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 
@@ -22,6 +22,9 @@ __all__ = [
     "safe_relative",
     "write_kept_copy",
 ]
+
+
+_BATCH = 1024  # kept records per write
 
 
 def check_target(target: Path, *, force: bool) -> None:
@@ -171,9 +174,9 @@ def kept_jsonl_lines(
 def write_kept_copy(
     docs: Iterable[Document], kept: set[str], output: Path, *, force: bool = False
 ) -> int:
-    """Write the kept documents: a ``.jsonl`` file of records (each input record with all its
-    fields; a file as ``{"id", "text"}``, or ``{"id", "path"}`` when binary), or a folder of
-    file copies.
+    """Write the kept documents: a record file (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``,
+    ``.csv`` or ``.parquet``: each input record with all its fields; a file as ``{"id",
+    "text"}``, or ``{"id", "path"}`` when binary), or a folder of file copies.
 
     Both are atomic (temporary name, then rename); a folder refuses an existing non-empty
     target unless ``force``, and no copy lands outside it.
@@ -185,14 +188,22 @@ def write_kept_copy(
         ConfigError: the target exists (folder, without ``force``).
         InputError: a record (not a file) was to be copied into a folder, or an id escapes.
     """
-    n = 0
-    if output.suffix.lower() == ".jsonl":
-        with atomic_file(output, force=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
+    if record_file(output):
+        from neardup.corpus.records import write_records
+
+        def batches() -> Iterator[list[dict[str, object]]]:
+            batch: list[dict[str, object]] = []
             for d in docs:
                 if d.id in kept:
-                    fh.write(json.dumps(_kept_record(d), ensure_ascii=False, default=str) + "\n")
-                    n += 1
-        return n
+                    batch.append(_kept_record(d))
+                    if len(batch) >= _BATCH:
+                        yield batch
+                        batch = []
+            if batch:
+                yield batch
+
+        return write_records(batches(), output)
+    n = 0
     with atomic_dir(output, force=force) as tmp:
         for d in docs:
             if d.id not in kept:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from neardup._paths import RECORD_SUFFIXES
 from neardup.corpus.output import atomic_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
@@ -36,13 +37,7 @@ __all__ = [
 ]
 
 #: Output formats by extension.
-RECORD_FORMATS = {
-    ".parquet": "parquet",
-    ".jsonl": "jsonl",
-    ".jsonl.gz": "jsonl.gz",
-    ".jsonl.zst": "jsonl.zst",
-    ".csv": "csv",
-}
+RECORD_FORMATS = {ext: ext[1:] for ext in RECORD_SUFFIXES}
 SPOOL_BATCH = 1024
 
 
