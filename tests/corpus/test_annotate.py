@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup.corpus.annotate import annotate_records, plan_annotations
+from neardup.corpus.annotate import annotate_jsonl_lines, annotate_records, plan_annotations
 from neardup.corpus.records import SPOOL_BATCH, RecordSpool
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
@@ -55,6 +55,42 @@ def test_similarities_filled_when_the_result_has_no_pairs(tmp_path: Path) -> Non
     # without a method to compute it, the similarity stays null (not made up)
     bare = _annotate(rows, tmp_path / "p.jsonl")
     assert bare[1]["is_duplicate"] is True and bare[1]["similarity"] is None
+
+
+@pytest.mark.parametrize("keep", ["first", "longest"])
+def test_jsonl_lines_equal_the_spool_rows(
+    tmp_path: Path, keep: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """annotate_jsonl_lines on a result without pairs (every similarity computed from the
+    texts, the duplicates' own ones read with their lines) gives annotate_records' rows; a
+    value spelled as a column name is no column (no warning), a column is replaced."""
+    rows: list[dict[str, object]] = [
+        {"id": "a", "text": BASE, "tag": "similarity"},
+        {"id": "b", "text": BASE + " tail", "n": 1},
+        {"id": "c", "text": "something else entirely " * 20},
+        {"id": "d", "text": BASE + " and a longer tail"},
+    ]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    method = make_method("minhash")
+    spool_rows = _annotate(rows, tmp_path / "o.jsonl", keep=keep, method=method)
+    result = dedup(_docs(rows), method="minhash", pairs=False)
+    with caplog.at_level(logging.WARNING):
+        got = [
+            json.loads(line)
+            for batch in annotate_jsonl_lines(src, result, keep=keep, method=method)
+            for line in batch
+        ]
+    assert got == spool_rows
+    assert "already have dedup columns" not in caplog.text
+    dups = [r for r in got if r["is_duplicate"]]
+    assert len(dups) == 2 and all(0.8 < float(r["similarity"]) < 1.0 for r in dups)  # type: ignore[arg-type]
+    rows[1]["cluster_id"] = "theirs"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with caplog.at_level(logging.WARNING):
+        again = [json.loads(x) for b in annotate_jsonl_lines(src, result, keep=keep) for x in b]
+    assert "already have dedup columns" in caplog.text
+    assert again[1]["cluster_id"] == got[1]["cluster_id"] and again[1]["similarity"] is None
 
 
 def test_longest_is_kept_and_existing_columns_replaced(

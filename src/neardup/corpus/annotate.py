@@ -214,32 +214,37 @@ def _fill_similarities(
     spool: RecordSpool, plan: dict[DocId, Annotation], missing: set[DocId], method: Method
 ) -> None:
     """Compute the similarity of each duplicate in ``missing`` to its kept member."""
-    wanted = missing | {plan[m].duplicate_of for m in missing}
+    wanted = {plan[m].duplicate_of for m in missing}
     texts: dict[DocId, str] = {}
     for batch in spool.batches():
         for doc_id, text, _ in batch:
             if doc_id in wanted and text is not None:
                 texts[doc_id] = text
-    _fill_from(texts, plan, missing, method)
+    for batch in spool.batches():
+        for doc_id, text, _ in batch:
+            if doc_id in missing and text is not None:
+                _fill_one(plan, doc_id, text, texts, method)
 
 
-def _fill_from(
-    texts: dict[DocId, str], plan: dict[DocId, Annotation], missing: set[DocId], method: Method
+def _fill_one(
+    plan: dict[DocId, Annotation],
+    doc_id: DocId,
+    text: str,
+    kept_texts: dict[DocId, str],
+    method: Method,
 ) -> None:
-    """:func:`_fill_similarities` from the texts of the duplicates and their kept members."""
-    for doc_id in sorted(missing, key=str):
-        a = plan[doc_id]
-        kept = a.duplicate_of
-        if kept is None or kept not in texts or doc_id not in texts:
-            continue
-        try:
-            sim, _ = method.compare(
-                Document(str(kept), texts[kept]), Document(str(doc_id), texts[doc_id])
-            )
-        except NeardupError as exc:
-            log.warning("no similarity for %s: %s", doc_id, exc)
-            continue
-        plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))
+    """The similarity of duplicate ``doc_id`` (its ``text``) to its kept member, into
+    ``plan`` (left null when the kept member's text is unknown or the method refuses)."""
+    a = plan[doc_id]
+    kept = a.duplicate_of
+    if kept is None or kept not in kept_texts:
+        return
+    try:
+        sim, _ = method.compare(Document(str(kept), kept_texts[kept]), Document(str(doc_id), text))
+    except NeardupError as exc:
+        log.warning("no similarity for %s: %s", doc_id, exc)
+        return
+    plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))
 
 
 _SINGLETON = (
@@ -262,17 +267,18 @@ def _suffix(a: Annotation | None) -> bytes:
 _KEYS = tuple(f'"{c}"'.encode() for c in ANNOTATION_COLUMNS)
 
 
-def _reencoded(body: bytes, a: Annotation | None) -> bytes:
-    """A record line that names a dedup column already: decoded, the columns replaced, and
-    encoded again as the record writer does."""
-    record = {k: v for k, v in json.loads(body).items() if k not in ANNOTATION_COLUMNS}
+def _reencoded(body: bytes, a: Annotation | None) -> tuple[bytes, bool]:
+    """A record line in which a column's name appears: decoded, the columns replaced, and
+    encoded again as the record writer does; and whether the record had one of them."""
+    record = json.loads(body)
+    had = any(c in record for c in ANNOTATION_COLUMNS)
+    record = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
     record["cluster_id"] = a.cluster_id if a else None
     record["is_duplicate"] = a.is_duplicate if a else False
     record["duplicate_of"] = a.duplicate_of if a else None
     record["similarity"] = round(a.similarity, 6) if a and a.similarity is not None else None
-    return (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode(
-        "utf-8", "surrogatepass"
-    )
+    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+    return line.encode("utf-8", "surrogatepass"), had
 
 
 def annotate_jsonl_lines(
@@ -288,9 +294,11 @@ def annotate_jsonl_lines(
     its input line (surrounding whitespace and a CRLF's ``\\r`` trimmed) with the four
     columns put before its closing brace, so its own fields stay byte for byte as written
     and none is decoded. A line that already has one of the columns is decoded and gets
-    them replaced (with a warning), as :func:`annotate_records` does. The file is read again
-    for the texts only when ``keep="longest"`` needs sizes or a duplicate's similarity must
-    be computed (numba scans, texts decoded for the clustered records alone).
+    them replaced (with a warning), as :func:`annotate_records` does. The file is read once
+    more for ``keep="longest"`` (the clustered records' sizes) and once more when a duplicate
+    the method paired only transitively needs its similarity (the kept members' texts, held;
+    the duplicate's own text comes with its line): numba scans, texts decoded for those
+    records alone.
 
     Raises:
         ConfigError: bad ``keep``.
@@ -313,35 +321,39 @@ def annotate_jsonl_lines(
     """
     from neardup.packed import read_jsonl_packed, read_jsonl_packed_lines
 
-    clustered = {m for c in result.clusters for m in c.members}
-
-    def texts(wanted: set[DocId]) -> dict[DocId, str]:
-        got: dict[DocId, str] = {}
-        if not wanted:
-            return got
-        for docs in read_jsonl_packed(path, id_field=id_field, text_field=text_field):
-            for k, doc_id in enumerate(docs.ids):
-                if doc_id in wanted:
-                    got[doc_id] = docs.text(k)
-        return got
+    def texts(wanted: set[DocId]) -> Iterator[tuple[DocId, str]]:
+        """The ``wanted`` records' texts, in file order (one numba scan of the file)."""
+        if wanted:
+            for docs in read_jsonl_packed(path, id_field=id_field, text_field=text_field):
+                for k, doc_id in enumerate(docs.ids):
+                    if doc_id in wanted:
+                        yield doc_id, docs.text(k)
 
     sizes = None
     if keep == "longest":
-        sizes = {k: len(v) for k, v in texts(clustered).items()}
+        sizes = {
+            doc_id: len(t) for doc_id, t in texts({m for c in result.clusters for m in c.members})
+        }
     plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
-    if missing and method is not None:
-        wanted = missing | {plan[m].duplicate_of for m in missing}
-        _fill_from(texts({w for w in wanted if w is not None}), plan, missing, method)
+    kept_texts: dict[DocId, str] = {}
+    if missing and method is not None:  # a missing duplicate's own text comes with its line
+        kept_texts = dict(texts({w for m in missing if (w := plan[m].duplicate_of) is not None}))
+    else:
+        missing = set()
     warned = False
     for docs, lines, _ in read_jsonl_packed_lines(path, id_field=id_field, text_field=text_field):
         out = []
-        for doc_id, line in zip(docs.ids, lines, strict=True):
+        for k, (doc_id, line) in enumerate(zip(docs.ids, lines, strict=True)):
+            if doc_id in missing:
+                assert method is not None
+                _fill_one(plan, doc_id, docs.text(k), kept_texts, method)
             body = line.strip(b" \t\r")
-            if any(k in body for k in _KEYS):  # (or a value spelled as one: decoded, the same)
-                if not warned:
+            if any(c in body for c in _KEYS):  # the record, or a value, names a column
+                got, had = _reencoded(body, plan.get(doc_id))
+                if had and not warned:
                     log.warning("input records already have dedup columns; they are replaced")
                     warned = True
-                out.append(_reencoded(body, plan.get(doc_id)))
+                out.append(got)
             else:  # the columns go before the object's closing brace
                 out.append(body[:-1] + _suffix(plan.get(doc_id)) + b"\n")
         yield out
