@@ -65,14 +65,13 @@ def _packed_texts(
 ) -> Callable[[], Iterator[tuple[U8, I64]]] | None:
     """For one plain JSONL file: its texts as packed batches (the counting pass then reads no
     record into Python objects); None otherwise."""
-    from neardup.cli.inputs import one_jsonl
+    from neardup.cli.inputs import plain_jsonl
 
-    text_field, id_field = kw["text_field"][0], kw["id_field"] or "id"
-    if not one_jsonl(paths) or "." in text_field + id_field or kw["on_error"] != "fail":
+    if not plain_jsonl(paths, kw["text_field"], kw["id_field"], kw["on_error"]):
         return None
     from neardup.packed import PackedBatches
 
-    batches = PackedBatches(Path(paths[0]), id_field, text_field)
+    batches = PackedBatches(Path(paths[0]), kw["id_field"] or "id", kw["text_field"][0])
     return lambda: ((b.buf, b.offsets) for b in batches)
 
 

@@ -359,13 +359,17 @@ def dedup_cmd(
     stats: ReadStats | None = None  # what the readers skipped (the packed reader skips none)
     docs: Any
     source = None
-    plain = len(text_field) == 1 and "." not in text_field[0] and "." not in (id_field or "")
     from neardup.corpus.records import record_format
 
     # one JSONL file annotated to JSON lines: its lines are read again when written
     lines_out = annotate is None or record_format(annotate).startswith("jsonl")
-    fast = plain and lines_out and report is None and on_error == "fail"
-    packed = inputs.one_jsonl(paths) and not method_info(m.name).binary and fast and not exact_first
+    packed = (
+        inputs.plain_jsonl(paths, text_field, id_field, on_error)
+        and not method_info(m.name).binary
+        and lines_out
+        and report is None
+        and not exact_first
+    )
     if packed:
         from neardup.packed import PackedBatches
 

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from neardup.io import Document
     from neardup.readers import ReadStats
 
-__all__ = ["documents", "one_jsonl"]
+__all__ = ["documents", "one_jsonl", "plain_jsonl"]
 
 
 def documents(
@@ -63,3 +63,14 @@ def images(method: str) -> bool:
 def one_jsonl(paths: tuple[str, ...]) -> bool:
     """Whether the input is one plain ``.jsonl`` file."""
     return len(paths) == 1 and paths[0].lower().endswith(".jsonl") and Path(paths[0]).is_file()
+
+
+def plain_jsonl(
+    paths: tuple[str, ...], text_fields: tuple[str, ...], id_field: str | None, on_error: str
+) -> bool:
+    """Whether the input is one plain ``.jsonl`` file that the packed JSONL reader takes:
+    one top-level text field, a top-level id field, and bad records stopping the run (the
+    packed reader skips none)."""
+    if len(text_fields) != 1 or on_error != "fail" or not one_jsonl(paths):
+        return False
+    return "." not in text_fields[0] + (id_field or "id")

@@ -67,19 +67,16 @@ def write_kept(
         for d in inputs.documents(paths, binary=binary, **read):
             sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
     kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes)}
-    fields = read.get("text_field", ("text",))
-    text_field = fields[0] if len(fields) == 1 else "."  # several fields: not the fast path
-    id_field = read.get("id_field") or "id"
-    if (
-        str(output).lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zst"))
-        and inputs.one_jsonl(paths)
-        and "." not in text_field + id_field
-        and read.get("on_error", "fail") == "fail"
+    fields, id_field = read.get("text_field", ("text",)), read.get("id_field")
+    if str(output).lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zst")) and inputs.plain_jsonl(
+        paths, fields, id_field, read.get("on_error", "fail")
     ):  # one JSONL file to JSONL: the kept records' own lines, never decoded again
         from neardup.corpus.output import kept_jsonl_lines
         from neardup.corpus.records import write_jsonl_lines
 
-        lines = kept_jsonl_lines(Path(paths[0]), kept, id_field=id_field, text_field=text_field)
+        lines = kept_jsonl_lines(
+            Path(paths[0]), kept, id_field=id_field or "id", text_field=fields[0]
+        )
         return write_jsonl_lines(lines, output)
     return write_kept_copy(
         inputs.documents(paths, binary=binary, keep_fields=True, **read), kept, output, force=force

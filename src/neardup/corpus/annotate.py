@@ -174,13 +174,7 @@ def annotate_records(
                     log.warning("input records already have dedup columns; they are replaced")
                     warned = True
                 row = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
-                row["cluster_id"] = a.cluster_id if a else None
-                row["is_duplicate"] = a.is_duplicate if a else False
-                row["duplicate_of"] = a.duplicate_of if a else None
-                row["similarity"] = (
-                    round(a.similarity, 6) if a and a.similarity is not None else None
-                )
-                rows_out.append(row)
+                rows_out.append(row | _columns(a))
             yield rows_out
 
     return write_records(rows(), out, columns=cols, schema=schema)
@@ -273,24 +267,29 @@ def _fill_one(
     plan[doc_id] = Annotation(a.cluster_id, True, kept, float(sim))
 
 
-_SINGLETON = (
-    b', "cluster_id": null, "is_duplicate": false, "duplicate_of": null, "similarity": null}'
-)
+def _columns(a: Annotation | None) -> dict[str, object]:
+    """A record's four dedup columns (a singleton's: null, false, null, null)."""
+    return {
+        "cluster_id": a.cluster_id if a else None,
+        "is_duplicate": a.is_duplicate if a else False,
+        "duplicate_of": a.duplicate_of if a else None,
+        "similarity": round(a.similarity, 6) if a and a.similarity is not None else None,
+    }
+
+
+def _encoded(record: dict[str, object]) -> bytes:
+    """``record`` as the record writer encodes a JSON line (without the newline)."""
+    return json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+
+
+#: What follows a singleton's last field: the same for every one.
+_SINGLETON = b", " + _encoded(_columns(None))[1:]
+_KEYS = tuple(f'"{c}"'.encode() for c in ANNOTATION_COLUMNS)
 
 
 def _suffix(a: Annotation | None) -> bytes:
     """The four columns as the record writer encodes them, after a record's last field."""
-    if a is None:
-        return _SINGLETON
-    sim = round(a.similarity, 6) if a.similarity is not None else None
-    return (
-        f', "cluster_id": {a.cluster_id}, "is_duplicate": {json.dumps(a.is_duplicate)}, '
-        f'"duplicate_of": {json.dumps(a.duplicate_of, ensure_ascii=False, default=str)}, '
-        f'"similarity": {json.dumps(sim)}}}'
-    ).encode("utf-8", "surrogatepass")
-
-
-_KEYS = tuple(f'"{c}"'.encode() for c in ANNOTATION_COLUMNS)
+    return _SINGLETON if a is None else b", " + _encoded(_columns(a))[1:]
 
 
 def _reencoded(body: bytes, a: Annotation | None) -> tuple[bytes, bool]:
@@ -298,13 +297,8 @@ def _reencoded(body: bytes, a: Annotation | None) -> tuple[bytes, bool]:
     encoded again as the record writer does; and whether the record had one of them."""
     record = json.loads(body)
     had = any(c in record for c in ANNOTATION_COLUMNS)
-    record = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
-    record["cluster_id"] = a.cluster_id if a else None
-    record["is_duplicate"] = a.is_duplicate if a else False
-    record["duplicate_of"] = a.duplicate_of if a else None
-    record["similarity"] = round(a.similarity, 6) if a and a.similarity is not None else None
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-    return line.encode("utf-8", "surrogatepass"), had
+    row = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
+    return _encoded(row | _columns(a)) + b"\n", had
 
 
 def annotate_jsonl_lines(

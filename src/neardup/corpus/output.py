@@ -133,16 +133,6 @@ def safe_relative(doc_id: str) -> PurePosixPath:
     return rel
 
 
-def _kept_record(d: Document) -> dict[str, object]:
-    """A kept document as a ``.jsonl`` record: the input record with all its fields, else
-    ``{"id", "text"}`` for a text file and ``{"id", "path"}`` for a binary one."""
-    if d.fields is not None:
-        return dict(d.fields)
-    if d.text is not None:
-        return {"id": d.id, "text": d.text}
-    return {"id": d.id, "path": str(d.path)}
-
-
 def kept_jsonl_lines(
     path: Path, kept: set[str], *, id_field: str = "id", text_field: str = "text"
 ) -> Iterator[list[bytes]]:
@@ -175,8 +165,9 @@ def write_kept_copy(
     docs: Iterable[Document], kept: set[str], output: Path, *, force: bool = False
 ) -> int:
     """Write the kept documents: a record file (``.jsonl``, ``.jsonl.gz``, ``.jsonl.zst``,
-    ``.csv`` or ``.parquet``: each input record with all its fields; a file as ``{"id",
-    "text"}``, or ``{"id", "path"}`` when binary), or a folder of file copies.
+    ``.csv`` or ``.parquet``: each input record with all its fields, a file as
+    :func:`neardup.corpus.records.record_of` makes it, a binary one as ``{"id", "path"}``),
+    or a folder of file copies.
 
     Both are atomic (temporary name, then rename); a folder refuses an existing non-empty
     target unless ``force``, and no copy lands outside it.
@@ -189,13 +180,16 @@ def write_kept_copy(
         InputError: a record (not a file) was to be copied into a folder, or an id escapes.
     """
     if record_file(output):
-        from neardup.corpus.records import write_records
+        from neardup.corpus.records import record_of, write_records
 
         def batches() -> Iterator[list[dict[str, object]]]:
             batch: list[dict[str, object]] = []
             for d in docs:
                 if d.id in kept:
-                    batch.append(_kept_record(d))
+                    record = record_of(d)
+                    if d.fields is None and d.text is None:
+                        del record["text"]  # a binary file: its path
+                    batch.append(record)
                     if len(batch) >= _BATCH:
                         yield batch
                         batch = []

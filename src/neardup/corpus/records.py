@@ -30,6 +30,7 @@ __all__ = [
     "RecordSpool",
     "cleaned_records",
     "record_format",
+    "record_of",
     "splice_texts",
     "splice_values",
     "write_jsonl_lines",
@@ -58,7 +59,14 @@ def record_format(path: str | Path) -> str:
     raise ConfigError(f"cannot tell the format of {path}; end it with {', '.join(RECORD_FORMATS)}")
 
 
-def _record_of(doc: Document) -> dict[str, object]:
+def record_of(doc: Document) -> dict[str, object]:
+    """A document as a record: its input record with all its fields, else (a file) ``{"id",
+    "text", "path"}`` (``text`` null for a binary file).
+
+    Examples:
+        >>> record_of(Document("a.txt", "hi", path=Path("a.txt")))
+        {'id': 'a.txt', 'text': 'hi', 'path': 'a.txt'}
+    """
     if doc.fields is not None:
         return dict(doc.fields)
     out: dict[str, object] = {"id": doc.id, "text": doc.text}
@@ -86,7 +94,7 @@ class RecordSpool:
         assert self._fh is not None, "spool already written"
         batch: list[tuple[str, str | None, dict[str, object]]] = []
         for d in docs:
-            batch.append((d.id, d.text, _record_of(d)))
+            batch.append((d.id, d.text, record_of(d)))
             if len(batch) >= SPOOL_BATCH:
                 pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
                 self.count += len(batch)
