@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.lsh import plan_growth
 from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
+from neardup.index._growth import grow_array, grow_table
 from neardup.sketch.simhash import SimHash
 
 __all__ = ["Code", "HammingIndex", "hamming_block_keys"]
@@ -331,18 +331,10 @@ class HammingIndex:
         """:meth:`_reserve` for rows after the first ``n`` (no flush)."""
         if n + k > len(self._alive_buf):
             cap = max(n + k, 2 * len(self._alive_buf), 64)
-            codes = np.zeros((cap, self._words), dtype=np.uint64)
-            codes[:n] = self._codes_buf[:n]
-            alive = np.zeros(cap, dtype=bool)
-            alive[:n] = self._alive_buf[:n]
-            mark = np.zeros(cap, dtype=np.int64)
-            mark[:n] = self._mark[:n]
-            self._codes_buf, self._alive_buf, self._mark = codes, alive, mark
-        tab = self._tab
-        used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
-        slots, cap = plan_growth(used, entries, slots, cap, k * len(self._bounds))
-        if (slots, cap) != (int(tab[3]), int(tab[4])):
-            self._tab = engine.kernels("lsh").grow(tab, slots, cap)
+            grow_array(self, "_codes_buf", (cap, self._words), n)
+            grow_array(self, "_alive_buf", (cap,), n)
+            grow_array(self, "_mark", (cap,), n)
+        grow_table(self, k * len(self._bounds))
 
     def add_many(
         self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]

@@ -14,10 +14,11 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.lsh import NO_ROOM, plan_growth
+from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_range
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
+from neardup.index._growth import grow_array, grow_table
 from neardup.index._lsh_bytes import SavedLSH, dump_index, load_index
 from neardup.index.lshplan import MAX_WEIGHTED_PERM, LSHPlan, _plan, plan_lsh
 from neardup.sketch.minhash import MinHash, fold32
@@ -138,10 +139,14 @@ class LSHIndex:
         self._out: I64 = np.empty(2 * m, dtype=np.int64)
         self._out_rows: I64 = self._out[:m]
         self._out_est: F64 = self._out[m:].view(np.float64)
+        # the same buffers as memoryviews: their items are Python ints and floats, read
+        # several times faster than numpy's (a query's few hits become tuples)
+        self._rows_mv = self._out_rows.data
+        self._est_mv = self._out_est.data
 
     _UNPICKLED = (
         "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_add_query_same", "_out",
-        "_out_rows", "_out_est", "_direct_one", "_direct_same",
+        "_out_rows", "_out_est", "_rows_mv", "_est_mv", "_direct_one", "_direct_same",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
@@ -195,19 +200,18 @@ class LSHIndex:
         """
         if self._pending is not None:
             self._flush()
+        params = self._params
         if (
             type(mh) is not MinHash
-            or self._params is None
-            or mh.params != self._params[1]
-            or mh.scheme != self._params[0]
+            or params is None
+            or mh.params != params[1]
+            or mh.scheme != params[0]
             or key in self._row
+            or len(mh.hashvalues) != self.num_perm
         ):
-            self.add_many([key], [mh])
+            self.add_many([key], [mh])  # the general path (raises for a wrong sketch)
             return
         hv = mh.hashvalues
-        if hv.shape[0] != self.num_perm:
-            self.add_many([key], [mh])  # raises
-            return
         r = self._n
         self._pending = (hv, r)  # hashvalues are read-only: safe to file later
         self._keys.append(key)
@@ -292,30 +296,10 @@ class LSHIndex:
         need = n + k
         if need > len(self._state):
             cap = max(need, 2 * len(self._state), 64)
-            self._grow_rows("_sig", (cap, self.num_perm), n)
-            self._grow_rows("_state", (cap,), n)
-            self._grow_rows("_mark", (cap,), n)
-        tab = self._tab
-        used, entries, slots, cap = tab[[0, 1, 3, 4]].tolist()
-        slots, cap = plan_growth(used, entries, slots, cap, k * self.plan.bands)
-        if (slots, cap) != (int(tab[3]), int(tab[4])):
-            self._tab = self._lsh.grow(tab, slots, cap)
-
-    def _grow_rows(self, name: str, shape: tuple[int, ...], n: int) -> None:
-        """Give row array ``name`` ``shape`` (more rows), its first ``n`` rows kept.
-
-        In place when nothing else refers to it (``realloc``: the kept pages are neither
-        copied nor faulted in again; numpy refuses when another reference exists), else a
-        zeroed copy.
-        """
-        a = self.__dict__.pop(name)
-        try:
-            a.resize(shape)
-        except ValueError:
-            out = np.zeros(shape, dtype=a.dtype)
-            out[:n] = a[:n]
-            a = out
-        setattr(self, name, a)
+            grow_array(self, "_sig", (cap, self.num_perm), n)
+            grow_array(self, "_state", (cap,), n)
+            grow_array(self, "_mark", (cap,), n)
+        grow_table(self, k * self.plan.bands)
 
     def remove(self, key: Hashable) -> None:
         """Remove ``key`` from the index.
@@ -446,18 +430,19 @@ class LSHIndex:
             mh: The query sketch (same ``num_perm``, scheme and params as the index).
             min_similarity: Keep only hits whose estimate is at least this.
         """
-        if type(mh) is not MinHash or (
-            self._params is not None
-            and (mh.params != self._params[1] or mh.scheme != self._params[0])
-        ):
-            return self.query_many([mh], min_similarity=min_similarity)[0]
-        hv = mh.hashvalues
-        if hv.shape[0] != self.num_perm:
-            return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
-        if not self._n:
-            return []
-        min_est = -1.0 if min_similarity is None else float(min_similarity)
         pending = self._pending
+        if type(mh) is not MinHash:
+            return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
+        hv = mh.hashvalues
+        if pending is None or pending[0] is not hv:  # (a pending sketch was checked by add)
+            params = self._params
+            if (params is not None and (mh.params != params[1] or mh.scheme != params[0])) or len(
+                hv
+            ) != self.num_perm:
+                return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
+            if not self._n:
+                return []
+        min_est = -1.0 if min_similarity is None else float(min_similarity)
         if pending is None:
             n = self._query_one(
                 hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
@@ -494,13 +479,12 @@ class LSHIndex:
         if n < 0:  # more hits than the output buffers hold (the add is filed): grow, ask again
             self._outputs(2 * -n)
             return self.query(mh, min_similarity=min_similarity)
-        if n == 1:
-            return [(self._keys[self._out.item(0)], self._out_est.item(0))]
-        keys = self._keys
-        return [
-            (keys[r], e)
-            for r, e in zip(self._out_rows[:n].tolist(), self._out_est[:n].tolist(), strict=False)
-        ]
+        keys, rows, est = self._keys, self._rows_mv, self._est_mv
+        if n == 1:  # the common cases without a loop
+            return [(keys[rows[0]], est[0])]
+        if n == 2:
+            return [(keys[rows[0]], est[0]), (keys[rows[1]], est[1])]
+        return [(keys[rows[i]], est[i]) for i in range(n)]
 
     def query_many(
         self, sigs: Sequence[MinHash] | U64, *, min_similarity: float | None = None
