@@ -12,6 +12,12 @@ sum of the smaller count of every cell, so a pair whose sum is below what the th
 needs is rejected without looking at the sets. The test is exact (it never rejects a pair
 that reaches the threshold): the pairs and clusters are the same as verifying every
 candidate, and most candidates that share a band by chance (boilerplate) stop there.
+
+In join mode the walk looks up each bucket member's cluster root once per bucket and keeps
+those roots current as it merges (relabelling the merged root's members), so the pairs of a
+large bucket whose rows are already in one cluster cost one comparison each, not two root
+lookups (100k planted documents: 10.7M pairs in shared buckets, 7.2M of them inside one
+cluster; the walk 0.23 -> 0.18-0.20 CPU-s).
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ def bucket_pairs_verified(
         ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` (with ``join``
         only those that joined two clusters in the fast kernel), each row's cluster root (its
         smallest member) and how many pairs were verified (the fast kernel does not count
-        the pairs that the profiles rejected).
+        the pairs that the size filter or the profiles rejected).
 
     Examples:
         >>> keys = np.array([[1, 5], [1, 6], [2, 6]], np.uint64)

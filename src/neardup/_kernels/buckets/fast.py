@@ -52,13 +52,16 @@ def _need(na, nb, threshold):  # type: ignore[no-untyped-def]
 
 @njit()
 def _cannot_reach(prof, big, offsets, u, v, threshold):  # type: ignore[no-untyped-def]
-    """Whether rows u and v certainly miss ``threshold``: their intersection is at most the sum
+    """Whether rows u and v certainly miss ``threshold``: the smaller set is below
+    ``threshold`` times the larger (the size filter), or their intersection is at most the sum
     over profile cells of the smaller count, and that is below what the threshold needs."""
-    if big[u] or big[v]:
-        return False
     na = offsets[u + 1] - offsets[u]
     nb = offsets[v + 1] - offsets[v]
     if na + nb == 0:
+        return False
+    if min(na, nb) < threshold * max(na, nb):
+        return True  # the size filter of _jaccard, before the profiles are read
+    if big[u] or big[v]:
         return False
     bound = 0
     for k in range(PROFILE):
@@ -110,16 +113,6 @@ def _first_band(keys, u, v, band):  # type: ignore[no-untyped-def]
     """Whether rows u and v share no key in a band before ``band``."""
     for k in range(band):  # noqa: SIM110 (numba compiles no generator expressions)
         if keys[u, k] == keys[v, k]:
-            return False
-    return True
-
-
-@njit()
-def _one_root(parent, members, e):  # type: ignore[no-untyped-def]
-    """Whether rows ``members[:e]`` are all in one cluster."""
-    r = _find(parent, members[0])
-    for x in range(1, e):  # noqa: SIM110 (numba compiles no generator expressions)
-        if _find(parent, members[x]) != r:
             return False
     return True
 
@@ -183,6 +176,7 @@ def bucket_pairs_verified(  # type: ignore[no-untyped-def]
     nxt = np.empty(n, dtype=np.int64)
     head = np.zeros(n, dtype=np.bool_)
     members = np.empty(n, dtype=np.int64)
+    roots = np.empty(n if join else 0, dtype=np.int64)  # of the members, with join
     for band in range(band_start, band_end):
         _chain(keys, band, shift, slot_key, slot_head, nxt, head)
         for first in range(n):
@@ -194,14 +188,19 @@ def bucket_pairs_verified(  # type: ignore[no-untyped-def]
                 members[e] = r
                 e += 1
                 r = nxt[r]
-            if join and e > 2 and _one_root(parent, members, e):
-                continue  # every pair of this bucket is in one cluster already
+            if join:  # each member's cluster root, kept current below
+                one = True
+                for x in range(e):
+                    roots[x] = _find(parent, members[x])
+                    one &= roots[x] == roots[0]
+                if one:
+                    continue  # every pair of this bucket is in one cluster already
             for x in range(e - 1):
                 u = members[x]
                 for y in range(x + 1, e):
                     v = members[y]
                     # in join mode the root test is the cheaper one: try it first
-                    if join and _find(parent, u) == _find(parent, v):
+                    if join and roots[x] == roots[y]:
                         continue
                     if band > 0 and not _first_band(keys, u, v, band):
                         continue
@@ -214,13 +213,13 @@ def bucket_pairs_verified(  # type: ignore[no-untyped-def]
                     verified += 1
                     if sim < threshold:
                         continue
-                    if join:
-                        ru = _find(parent, u)
-                        rv = _find(parent, v)
-                        if ru < rv:
-                            parent[rv] = ru
-                        else:
-                            parent[ru] = rv
+                    if join:  # the smaller root stays; relabel the other's members
+                        keep = min(roots[x], roots[y])
+                        gone = max(roots[x], roots[y])
+                        parent[gone] = keep
+                        for z in range(e):
+                            if roots[z] == gone:
+                                roots[z] = keep
                     if m == cap:
                         cap *= 2
                         na_ = np.empty(cap, dtype=np.int64)
