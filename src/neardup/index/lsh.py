@@ -436,9 +436,8 @@ class LSHIndex:
         hv = mh.hashvalues
         if pending is None or pending[0] is not hv:  # (a pending sketch was checked by add)
             params = self._params
-            if (params is not None and (mh.params != params[1] or mh.scheme != params[0])) or len(
-                hv
-            ) != self.num_perm:
+            other = params is not None and (mh.params != params[1] or mh.scheme != params[0])
+            if other or len(hv) != self.num_perm:
                 return self.query_many([mh], min_similarity=min_similarity)[0]  # raises
             if not self._n:
                 return []
