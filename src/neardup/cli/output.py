@@ -58,7 +58,9 @@ def write_kept(
     **read: Any,
 ) -> int:
     """Write the deduplicated copy (``--keep`` with ``--output``); return the documents kept."""
+    from neardup._paths import record_file
     from neardup.corpus.output import write_kept_copy
+    from neardup.corpus.records import record_format
     from neardup.pipeline import kept_ids
 
     sizes: dict[DocId, int] | None = None
@@ -68,9 +70,9 @@ def write_kept(
             sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
     kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes)}
     fields, id_field = read.get("text_field", ("text",)), read.get("id_field")
-    if str(output).lower().endswith((".jsonl", ".jsonl.gz", ".jsonl.zst")) and inputs.plain_jsonl(
-        paths, fields, id_field, read.get("on_error", "fail")
-    ):  # one JSONL file to JSONL: the kept records' own lines, never decoded again
+    to_lines = record_file(output) and record_format(output).startswith("jsonl")
+    if to_lines and inputs.plain_jsonl(paths, fields, id_field, read.get("on_error", "fail")):
+        # one JSONL file to JSON lines: the kept records' own lines, never decoded again
         from neardup.corpus.output import kept_jsonl_lines
         from neardup.corpus.records import write_jsonl_lines
 

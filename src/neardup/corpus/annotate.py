@@ -35,6 +35,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+_REPLACED = "input records already have dedup columns; they are replaced"
 
 #: The columns ``--annotate`` adds to each record.
 ANNOTATION_COLUMNS = ("cluster_id", "is_duplicate", "duplicate_of", "similarity")
@@ -171,7 +172,7 @@ def annotate_records(
             for doc_id, _, record in batch:
                 a = plan.get(doc_id)
                 if not warned and any(c in record for c in ANNOTATION_COLUMNS):
-                    log.warning("input records already have dedup columns; they are replaced")
+                    log.warning(_REPLACED)
                     warned = True
                 row = {k: v for k, v in record.items() if k not in ANNOTATION_COLUMNS}
                 rows_out.append(row | _columns(a))
@@ -371,7 +372,7 @@ def annotate_jsonl_lines(
             if any(c in body for c in _KEYS):  # the record, or a value, names a column
                 got, had = _reencoded(body, plan.get(doc_id))
                 if had and not warned:
-                    log.warning("input records already have dedup columns; they are replaced")
+                    log.warning(_REPLACED)
                     warned = True
                 out.append(got)
             else:  # the columns go before the object's closing brace

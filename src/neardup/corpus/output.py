@@ -8,6 +8,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path, PurePosixPath
 
 from neardup._paths import record_file
@@ -182,21 +183,14 @@ def write_kept_copy(
     if record_file(output):
         from neardup.corpus.records import record_of, write_records
 
-        def batches() -> Iterator[list[dict[str, object]]]:
-            batch: list[dict[str, object]] = []
-            for d in docs:
-                if d.id in kept:
-                    record = record_of(d)
-                    if d.fields is None and d.text is None:
-                        del record["text"]  # a binary file: its path
-                    batch.append(record)
-                    if len(batch) >= _BATCH:
-                        yield batch
-                        batch = []
-            if batch:
-                yield batch
+        def kept_record(d: Document) -> dict[str, object]:
+            record = record_of(d)
+            if d.fields is None and d.text is None:
+                del record["text"]  # a binary file: its path
+            return record
 
-        return write_records(batches(), output)
+        records = (kept_record(d) for d in docs if d.id in kept)
+        return write_records(iter(lambda: list(islice(records, _BATCH)), []), output)
     n = 0
     with atomic_dir(output, force=force) as tmp:
         for d in docs:
