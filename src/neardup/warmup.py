@@ -228,7 +228,8 @@ def _exercise_corpus(folder: str) -> None:
 
 
 def _exercise_datasketch_family() -> None:
-    """The datasketch-family kernels (sha1, affine, hll, weighted, forest) and their callers."""
+    """The datasketch-family kernels (sha1, affine, hll, weighted, forest) and their callers,
+    and the compatibility package's index on the native table."""
     from neardup.index.lshensemble import LSHEnsemble
     from neardup.index.lshforest import LSHForest
     from neardup.sketch.hyperloglog import HyperLogLog
@@ -248,6 +249,13 @@ def _exercise_datasketch_family() -> None:
     ens = LSHEnsemble(threshold=0.5, num_perm=16, num_part=2)
     ens.index(list(range(len(rows))), rows, [len(s) or 1 for s in sets])
     ens.query(rows[0], 3)
+    import neardup.compat.datasketch as compat  # its uint32 sketches in the native table
+
+    sketches = compat.MinHash.bulk(sets, num_perm=16)
+    lsh = compat.MinHashLSH(threshold=0.5, num_perm=16)
+    lsh.insert_many(list(range(len(sketches))), sketches)
+    lsh.query(sketches[0])
+    lsh.query_many(sketches)
 
 
 def _mark(path: os.PathLike[str] | str, text: str) -> None:

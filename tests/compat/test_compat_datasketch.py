@@ -263,6 +263,29 @@ def test_lsh_session_checks_each_insert() -> None:
         lsh.insert_many(["d"], [nd.MinHash(32, scheme="legacy")])
 
 
+def test_lsh_insert_many_and_query_many_fall_back_one_by_one() -> None:
+    """insert_many and query_many go in one step, and one by one when a key or a sketch needs
+    it: the keys before a repeated one go in, and the errors are insert's and query's."""
+    sets = _sets(6, seed=3)
+    ma, mb = ds.MinHash.bulk(sets, num_perm=32), nd.MinHash.bulk(sets, num_perm=32)
+    a, b = ds.MinHashLSH(threshold=0.5, num_perm=32), nd.MinHashLSH(threshold=0.5, num_perm=32)
+    b.insert_many([0, 1], mb[:2])  # one step into an empty index: it takes their scheme
+    assert b._minhash_scheme == mb[0].scheme and b._native is not None
+    for keys in ([2, 2], [3, 0]):  # a repeat within the call, a key indexed before
+        with pytest.raises(ValueError, match="already exists"):
+            b.insert_many(keys, [mb[k] for k in keys])
+    for k in range(4):
+        a.insert(k, ma[k])
+    assert [set(q) for q in b.query_many(mb)] == [set(a.query(m)) for m in ma]
+    with pytest.raises(ValueError, match="does not match"):
+        b.query_many([mb[0], nd.MinHash(32, scheme="legacy")])
+    with pytest.raises(AttributeError):
+        b.query_many([mb[0], object()])
+    with pytest.raises(ValueError, match="Expecting minhash with length 32"):
+        b.insert_many([8, 9], [mb[4], nd.MinHash(64)])
+    assert 8 in b and 9 not in b
+
+
 def test_lsh_reads_a_pickle_of_the_dict_of_sets_layout() -> None:
     """Pickles made before the tables changed layout (``hashtables`` in the state) load."""
     m = nd.MinHash(32)

@@ -319,6 +319,34 @@ def test_candidates_are_the_keys_sharing_a_band(name: str) -> None:
         assert LSHIndex(0.5, 24, bands=5, rows=4).candidates(sigs[0]) == []
 
 
+def test_candidates_past_the_buffers_in_chain_order_on_both_backends() -> None:
+    """More candidates than the output buffers hold (the single query's ``-n`` and regrow,
+    the batch kernel's re-walk): every one comes back once, in the same order on both
+    backends (band by band, newest first), and a live query after them is unchanged."""
+    rng = np.random.default_rng(5)
+    same = rng.integers(0, 1000, 16, dtype=np.uint64)
+    sigs = np.vstack([np.tile(same, (300, 1)), rng.integers(0, 1000, (20, 16), dtype=np.uint64)])
+    sigs[150:300, 8:] = rng.integers(0, 1000, (150, 8), dtype=np.uint64)  # share band 0 only
+    keys = list(range(len(sigs)))
+    got = {}
+    for name in ("fast", "reference"):
+        with backend(name):
+            index = LSHIndex(0.5, 16, bands=2, rows=8)
+            index.add_many(keys, sigs)
+            index.remove(3)
+            got[name] = (
+                index.candidates_many(sigs[[0, 310, 200]]),
+                index.candidates(sigs[0]),
+                index.candidates(sigs[310]),
+            )
+    assert got["fast"] == got["reference"]
+    many, one, other = got["fast"]
+    assert sorted(one) == sorted(many[0]) == [k for k in keys[:300] if k != 3]
+    assert one[:3] == [299, 298, 297]  # band 0's chain, newest first
+    assert many[1] == other == [310]
+    assert sorted(many[2]) == sorted(many[0])
+
+
 def test_candidates_of_any_unsigned_dtype_after_queries() -> None:
     """After query() has switched to its compiled entry point (for a MinHash's read-only
     uint64 slots), candidates() still takes uint32 and writable arrays (it failed with

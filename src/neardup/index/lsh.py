@@ -35,6 +35,7 @@ _MIN_ENTRIES = 256
 _HEADER = 8  # words of the table header (layout in neardup._kernels.lsh)
 _TABLE_FAMILY = "lsh"  # the band-key table kernels
 _SKETCH_FAMILY = "minhash"  # band_keys and estimate
+_NATIVE_SLOTS = (np.dtype(np.uint32), np.dtype(np.uint64))  # slot arrays the kernels take
 
 
 #: 32-bit fingerprint of each slot (:func:`neardup.sketch.minhash.fold32`).
@@ -228,13 +229,16 @@ class LSHIndex:
             self._reserve(1, r)
             self._add_rows(hv, r, self._sig, self._state, self._tab)
 
-    def add_many(self, keys: Sequence[Hashable], sigs: Sequence[MinHash] | U64) -> None:
+    def add_many(
+        self, keys: Sequence[Hashable], sigs: Sequence[MinHash] | npt.NDArray[np.unsignedinteger]
+    ) -> None:
         """Index many sketches at once (the fast path).
 
         Args:
             keys: One hashable key per sketch; no repeats within the call.
             sigs: MinHash values, or a ``(n, num_perm)`` uint64 array from
-                ``MinHasher.sketch_many`` (arrays carry no scheme: do not mix presets).
+                ``MinHasher.sketch_many`` (or uint32, as datasketch's hashvalues; arrays
+                carry no scheme: do not mix presets).
 
         Raises:
             InputError: Lengths differ, or a key repeats.
@@ -242,14 +246,15 @@ class LSHIndex:
                 sketches already indexed.
         """
         self._flush()
-        values = self._matrix(sigs)
+        values = self._slots(sigs)
         if len(keys) != len(values):
             raise InputError(f"add_many got {len(keys)} keys for {len(values)} sketches")
         if len(set(keys)) != len(keys):
             raise InputError("add_many got the same key twice; keys must be unique")
-        for key in keys:
-            if key in self._row:
-                self.remove(key)
+        if not self._row.keys().isdisjoint(keys):
+            for key in keys:
+                if key in self._row:
+                    self.remove(key)
         self._maybe_compact()
         n = len(values)
         if not n:
@@ -257,10 +262,23 @@ class LSHIndex:
         self._reserve(n)
         lo = self._n
         self._lsh.add_rows(np.ascontiguousarray(values), lo, self._sig, self._state, self._tab)
-        for i, key in enumerate(keys):
-            self._keys.append(key)
-            self._row[key] = lo + i
+        self._keys.extend(keys)
+        self._row.update(zip(keys, range(lo, lo + n), strict=True))
         self._n = lo + n
+
+    def _slots(
+        self, sigs: Sequence[MinHash] | npt.NDArray[np.unsignedinteger]
+    ) -> npt.NDArray[np.unsignedinteger]:
+        """:meth:`_matrix`, but a 2-D uint32 or uint64 array of the right width as it is (the
+        kernels fold either; no uint64 copy of a datasketch user's uint32 sketches)."""
+        if (
+            isinstance(sigs, np.ndarray)
+            and sigs.dtype in _NATIVE_SLOTS
+            and sigs.ndim == 2
+            and sigs.shape[1] == self.num_perm
+        ):
+            return sigs
+        return self._matrix(sigs)
 
     def _matrix(self, sigs: Sequence[MinHash] | U64) -> U64:
         if isinstance(sigs, np.ndarray):
@@ -608,27 +626,21 @@ class LSHIndex:
             )
         if not self._n:
             return []
-        while True:
-            # the dispatcher, not self._query_one: after a query() that is the compiled entry
-            # point for a MinHash's read-only uint64 slots, and ``values`` may be of any
-            # unsigned dtype and writable
-            n = self._lsh.query_one(
-                hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
-                self._out_est, -1.0,
-            )  # fmt: skip
+        while True:  # no estimate: no candidate's slots are read
+            n = self._lsh.candidates_one(hv, self._state, self._mark, self._tab, self._out_rows)
             if n >= 0:
                 break
             self._outputs(2 * -n)
-        return list(map(self._keys.__getitem__, self._out_rows[:n].tolist()))
+        return list(map(self._keys.__getitem__, self._rows_mv[:n]))
 
     def candidates_many(self, values: npt.ArrayLike) -> list[list[Hashable]]:
         """:meth:`candidates` of each row of a ``(n, num_perm)`` array, in one numba call."""
         self._flush()
-        sigs = self._matrix(np.asarray(values))
+        sigs = self._slots(np.asarray(values))
         if not len(sigs) or not self._n:
             return [[] for _ in range(len(sigs))]
-        offsets, rows, _ = self._lsh.query_rows(
-            np.ascontiguousarray(sigs), self._sig, self._state, self._mark, self._tab, -1.0
+        offsets, rows = self._lsh.candidate_rows(
+            np.ascontiguousarray(sigs), self._state, self._mark, self._tab
         )
         hits = list(map(self._keys.__getitem__, rows.tolist()))
         bounds = offsets.tolist()

@@ -17,6 +17,8 @@ __all__ = [
     "add_query_one",
     "add_query_same",
     "add_rows",
+    "candidate_rows",
+    "candidates_one",
     "grow",
     "insert_rows",
     "new_table",
@@ -180,13 +182,19 @@ def add_rows(sig64, first, sig32, state, tab):  # type: ignore[no-untyped-def]
 def _collect(q32, row, tab, state, sig32, mark, min_est, codes, n_out):  # type: ignore[no-untyped-def]
     """Append the hits of folded query row ``row`` of ``q32`` to ``codes`` as
     ``(num_perm - equal slots) * rows_cap + row``; returns ``(codes, n_out)``."""
-    rows = tab[6]
-    bands = tab[5]
-    heads = np.empty(bands, dtype=np.int64)
-    for j in range(bands):  # every probe first: independent loads, overlapping misses
-        heads[j] = tab[_slot(tab, _band_key(q32, row, j, rows)) + 1]
+    heads = np.empty(tab[5], dtype=np.int64)
+    _probe(q32, row, tab, heads)
     tab[2] += 1
     return _walk(heads, q32, row, tab, state, sig32, mark, min_est, codes, n_out)
+
+
+@njit(inline="always")
+def _probe(q32, row, tab, heads):  # type: ignore[no-untyped-def]
+    """The chain head of each band key of folded query row ``row`` into ``heads`` (-1: the
+    key is not filed)."""
+    rows = tab[6]
+    for j in range(heads.shape[0]):  # every probe first: independent loads, overlapping misses
+        heads[j] = tab[_slot(tab, _band_key(q32, row, j, rows)) + 1]
 
 
 @njit(inline="always")
@@ -328,3 +336,105 @@ def query_rows(sig64, sig32, state, mark, tab, min_est):  # type: ignore[no-unty
         hit_rows[i] = codes[i] % span
         estimates[i] = (num_perm - codes[i] // span) / num_perm
     return offsets, hit_rows, estimates
+
+
+@njit(inline="always")
+def _unranked(heads, tab, state, mark, out, n):  # type: ignore[no-untyped-def]
+    """Append the live rows of the chains from ``heads`` that this query (stamp ``tab[2]``)
+    has not met yet to ``out`` from ``n`` on, in chain order; rows past the end of ``out``
+    are counted, not written. Returns the new count. No row's slots are read."""
+    ents = tab[7] + 2 * tab[3]
+    stamp = tab[2]
+    cap = out.shape[0]
+    for j in range(heads.shape[0]):
+        e = heads[j]
+        while e >= 0:
+            r = tab[ents + 2 * e]
+            e = tab[ents + 2 * e + 1]
+            if mark[r] == stamp or state[r] != 1:
+                continue
+            mark[r] = stamp
+            if n < cap:
+                out[n] = r
+            n += 1
+    return n
+
+
+@njit()
+def candidates_one(sig64, state, mark, tab, out):  # type: ignore[no-untyped-def]
+    """The candidates of one sketch ``sig64`` (``(num_perm,)``, any unsigned dtype) into
+    ``out``: live rows sharing a band key with it, band by band, each chain newest first, no
+    estimate (datasketch's ``MinHashLSH.query``). Returns their number, or ``-n`` when ``n``
+    do not fit in ``out``. An empty query (every slot at its maximum) has none."""
+    num_perm = sig64.shape[0]
+    q32 = np.empty((1, num_perm), dtype=np.uint32)
+    if not _fold_row(sig64.reshape(1, num_perm), 0, q32, 0):
+        return 0
+    heads = np.empty(tab[5], dtype=np.int64)
+    _probe(q32, 0, tab, heads)
+    tab[2] += 1
+    n = _unranked(heads, tab, state, mark, out, 0)
+    return n if n <= out.shape[0] else -n
+
+
+_BLOCK = 32  # queries whose band keys candidate_rows hashes side by side
+
+
+@njit(inline="always")
+def _block_keys(sig64, q0, m, rows, keys, live):  # type: ignore[no-untyped-def]
+    """The band keys of queries ``q0 .. q0 + m - 1`` of ``sig64`` (as :func:`_band_key` of
+    their folded slots) into ``keys[j, i]``, and whether each is not empty into ``live``.
+    The queries' hash chains are independent, so the processor runs them side by side."""
+    num_perm = sig64.shape[1]
+    h = np.empty(m, dtype=np.uint64)
+    for i in range(m):
+        all64 = True
+        all32 = True
+        for c in range(num_perm):
+            v = sig64[q0 + i, c]
+            all64 &= v == _MAX64
+            all32 &= v == _LOW32
+        live[i] = not (all64 or all32)
+    for j in range(keys.shape[0]):
+        for i in range(m):
+            h[i] = np.uint64(j + 1) * _MIX
+        for c in range(j * rows, (j + 1) * rows):
+            for i in range(m):
+                v = np.uint64(sig64[q0 + i, c])
+                x = h[i]
+                h[i] = (((x << _S27) | (x >> _S37)) ^ ((v ^ (v >> _S32)) & _LOW32)) * _MIX
+        for i in range(m):
+            keys[j, i] = np.int64(_fmix64(h[i]))
+
+
+@njit()
+def candidate_rows(sig64, state, mark, tab):  # type: ignore[no-untyped-def]
+    """:func:`candidates_one` of each row of ``sig64`` (``(k, num_perm)``): ``(offsets,
+    rows)``, CSR by query. The band keys are hashed for :data:`_BLOCK` queries at a time."""
+    nq = sig64.shape[0]
+    bands = tab[5]
+    keys = np.empty((bands, _BLOCK), dtype=np.int64)
+    live = np.empty(_BLOCK, dtype=np.bool_)
+    heads = np.empty(bands, dtype=np.int64)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    out = np.empty(max(16, 4 * nq), dtype=np.int64)
+    n = 0
+    for q0 in range(0, nq, _BLOCK):
+        m = min(_BLOCK, nq - q0)
+        _block_keys(sig64, q0, m, tab[6], keys, live)
+        for i in range(m):
+            if live[i]:
+                for j in range(bands):
+                    heads[j] = tab[_slot(tab, keys[j, i]) + 1]
+                tab[2] += 1
+                while True:
+                    got = _unranked(heads, tab, state, mark, out, n)
+                    if got <= out.shape[0]:
+                        break
+                    grown = np.empty(2 * got, dtype=np.int64)  # and walk the chains again
+                    grown[:n] = out[:n]
+                    out = grown
+                    tab[2] += 1
+                n = got
+            offsets[q0 + i + 1] = n
+    return offsets, out[:n]

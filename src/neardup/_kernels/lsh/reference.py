@@ -226,3 +226,44 @@ def query_rows(
         np.asarray(hit_rows, dtype=np.int64),
         np.asarray(estimates, dtype=np.float64),
     )
+
+
+def _unranked(q32: U32, tab: I64, state: U8, mark: I64) -> list[int]:
+    """The live rows sharing a band key with one folded query, band by band, each chain
+    newest first (no estimate)."""
+    tab[2] += 1
+    stamp = int(tab[2])
+    found: list[int] = []
+    for key in band_keys(q32.reshape(1, -1), int(tab[5]), int(tab[6]))[0].tolist():
+        for r in chain(tab, signed(int(key))):
+            if mark[r] == stamp or state[r] != 1:
+                continue
+            mark[r] = stamp
+            found.append(r)
+    return found
+
+
+def candidates_one(sig64: U64, state: U8, mark: I64, tab: I64, out: I64) -> int:
+    """Reference of :func:`neardup._kernels.lsh.fast.candidates_one`."""
+    src = np.asarray(sig64, dtype=np.uint64).reshape(1, -1)
+    if _empty(src)[0]:
+        return 0
+    found = _unranked(_fold(src)[0], tab, state, mark)
+    if len(found) > len(out):
+        return -len(found)
+    out[: len(found)] = found
+    return len(found)
+
+
+def candidate_rows(sig64: U64, state: U8, mark: I64, tab: I64) -> tuple[I64, I64]:
+    """Reference of :func:`neardup._kernels.lsh.fast.candidate_rows`."""
+    src = np.asarray(sig64, dtype=np.uint64)
+    q32 = _fold(src)
+    empty = _empty(src)
+    offsets = [0]
+    rows: list[int] = []
+    for q in range(len(src)):
+        if not empty[q]:
+            rows.extend(_unranked(q32[q], tab, state, mark))
+        offsets.append(len(rows))
+    return np.asarray(offsets, dtype=np.int64), np.asarray(rows, dtype=np.int64)

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import pickle
 import struct
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import repeat
+from operator import attrgetter
 from types import TracebackType
 
 import numpy as np
@@ -56,6 +57,15 @@ _MISSING = object()  # dict.get's default: a band key with no bucket
 _Table = dict[bytes, object]
 _EMPTY32 = np.uint32(0xFFFFFFFF)
 _U32 = np.dtype(np.uint32)
+_HASHVALUES = attrgetter("hashvalues")
+_DTYPE = attrgetter("dtype")
+
+
+def _schemes(minhashes: Sequence[object]) -> set[object]:
+    """The schemes the sketches name (those without one left out)."""
+    found = set(map(getattr, minhashes, repeat("scheme"), repeat(None)))
+    found.discard(None)
+    return found
 
 
 def _bucket_set(v: object) -> set[Hashable]:
@@ -352,7 +362,7 @@ class MinHashLSH:
             for key, hv in zip(pkeys, rows, strict=True):
                 MinHashLSH.insert(self, key, _Slots(hv), False)
             return
-        native.add_many(pkeys, rows.astype(np.uint64))
+        native.add_many(pkeys, rows)  # uint32: the kernel folds it as it is
 
     def _spill(self) -> None:
         """Move the native table and the buffer into the dict tables, in insertion order."""
@@ -370,13 +380,67 @@ class MinHashLSH:
         for key, hv in zip(keys, rows, strict=True):
             MinHashLSH.insert(self, key, _Slots(hv), False)
 
-    def insert_many(self, keys: list[Hashable], minhashes: list[object]) -> None:
-        """Insert many (key, MinHash) pairs, as an insertion session does (neardup addition)."""
+    def insert_many(self, keys: Sequence[Hashable], minhashes: Sequence[object]) -> None:
+        """Insert many (key, MinHash) pairs, as an insertion session does (neardup addition).
+
+        When every sketch can go to the native table and no key is there already, they go in
+        one step; otherwise one by one, with :meth:`insert`'s checks and errors.
+        """
         if len(keys) != len(minhashes):
             raise ValueError("keys and minhashes must have the same length")
-        for key, m in zip(keys, minhashes, strict=True):
-            self._insert(key, m, buffer=True)
+        if not self._insert_all(keys, minhashes):
+            for key, m in zip(keys, minhashes, strict=True):
+                self._insert(key, m, buffer=True)
         self._flush()
+
+    def _insert_all(self, keys: Sequence[Hashable], minhashes: Sequence[object]) -> bool:
+        """Buffer every sketch for the native table at once; False (nothing done) when one of
+        them, or a key, needs :meth:`_insert`'s one-by-one path."""
+        if (
+            not keys
+            or self.hashfunc is not None
+            or self.prepickle
+            or (self._native is None and self._keys_store)
+        ):
+            return False
+        held = self._native_keys
+        try:
+            if len(set(keys)) != len(keys) or not held.isdisjoint(keys):
+                return False
+        except TypeError:  # an unhashable key: insert raises it
+            return False
+        rows = self._native_rows(minhashes)
+        if rows is None:
+            return False
+        schemes = _schemes(minhashes)
+        if schemes - {self._minhash_scheme}:
+            if self._minhash_scheme is not None or len(schemes) > 1:
+                return False  # a scheme that does not match: insert raises at that sketch
+            self._minhash_scheme = str(schemes.pop())
+        if self._native is None:
+            self._native = LSHIndex(0.5, self.h, bands=self.b, rows=self.r)
+        pkeys, values = self._pending
+        pkeys.extend(keys)
+        values.append(rows.tobytes())  # a copy, as datasketch cuts its keys now
+        held.update(keys)
+        self._view = None
+        return True
+
+    def _native_rows(self, minhashes: Sequence[object]) -> np.ndarray | None:
+        """The sketches' slots as one ``(n, h)`` uint32 array, or None when one of them is not
+        a uint32 array of ``h`` slots (C-level passes over the list, no Python loop)."""
+        try:
+            hvs = list(map(_HASHVALUES, minhashes))
+            if (
+                set(map(type, hvs)) != {np.ndarray}
+                or set(map(_DTYPE, hvs)) != {_U32}
+                or set(map(len, hvs)) != {self.h}
+            ):
+                return None
+            rows = np.concatenate(hvs)  # of 1-D arrays: any other shows in its shape
+        except (AttributeError, TypeError, ValueError):  # no hashvalues, 0-d or mixed arrays
+            return None
+        return rows.reshape(len(hvs), self.h) if rows.shape == (len(hvs) * self.h,) else None
 
     def merge(self, other: MinHashLSH, check_overlap: bool = False) -> None:
         """Add every key of ``other`` (same ``num_perm``, ``b`` and ``r``).
@@ -460,7 +524,7 @@ class MinHashLSH:
             return [pickle.loads(k) for k in candidates]  # type: ignore[arg-type]
         return list(candidates)
 
-    def query_many(self, minhashes: list[object]) -> list[list[Hashable]]:
+    def query_many(self, minhashes: Sequence[object]) -> list[list[Hashable]]:
         """:meth:`query` of each sketch, in one numba call over a native table (neardup
         addition, like rensa's ``query_all``).
 
@@ -472,15 +536,10 @@ class MinHashLSH:
             return [self.query(m) for m in minhashes]
         if self._pending[0]:
             self._flush()
-        values = []
-        for m in minhashes:
-            hv = m.hashvalues  # type: ignore[attr-defined]
-            if type(hv) is not np.ndarray or hv.dtype != _U32 or len(hv) != self.h:
-                return [self.query(m) for m in minhashes]  # the checks and errors of query
-            if getattr(m, "scheme", None) not in (None, self._minhash_scheme):
-                _check_scheme_consistency(self._minhash_scheme, m)
-            values.append(hv.tobytes())
-        rows = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(values), self.h)
+        rows = self._native_rows(minhashes)
+        known = self._minhash_scheme
+        if rows is None or (known is not None and _schemes(minhashes) - {known}):
+            return [self.query(m) for m in minhashes]  # the checks and errors of query
         return native.candidates_many(rows)
 
     def add_to_query_buffer(self, minhash: object) -> None:
@@ -629,7 +688,7 @@ class MinHashLSHInsertionSession:
 
     def insert(self, key: Hashable, minhash: object, check_duplication: bool = True) -> None:
         """Insert ``minhash`` under ``key``."""
-        self.lsh._insert(key, minhash, check_duplication=check_duplication, buffer=True)
+        self.lsh._insert(key, minhash, check_duplication, True)
 
 
 class MinHashLSHDeletionSession:
