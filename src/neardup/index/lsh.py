@@ -609,7 +609,8 @@ class LSHIndex:
         """Keys sharing a band key with one sketch given as its slot values, unranked.
 
         The bare candidate set of datasketch's ``MinHashLSH.query`` (no estimate threshold):
-        one numba call. An empty sketch (every slot at its maximum) has none.
+        one numba call that reads no candidate's slots; band by band, each band's keys newest
+        first. An empty sketch (every slot at its maximum) has none.
 
         Raises:
             IncompatibleSketchError: ``values`` is not ``num_perm`` slots.
