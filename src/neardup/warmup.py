@@ -124,6 +124,8 @@ def _exercise() -> None:
         index.query(hasher.sketch(_TEXTS[1]))
         index.add("one", hasher.sketch(_TEXTS[2]))  # the per-call paths (read-only slots)
         index.query_many(sigs)
+        index.candidates(sigs[0])  # the unranked lookups (datasketch's query)
+        index.candidates_many(sigs)
     for tok in (WordTokenizer(), ShingleTokenizer(3)):
         MinHasher(64, tokenizer=tok).sketch_many(_TEXTS)
     for bits in (64, 128, 256):
