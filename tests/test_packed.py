@@ -227,3 +227,56 @@ def test_packed_reader_numbers_lines_across_chunks(tmp_path: Path, chunk: int) -
         path.write_bytes(b"\n".join([*lines, b'{"text": "' + b"y" * 60 + b'"}', b"{}"]))
         with pytest.raises(InputTooLargeError, match=r"x\.jsonl:21: line longer than 50"):
             list(read_jsonl_packed(path, max_line_bytes=50))
+
+
+def _corpus_lines(n: int) -> list[str]:
+    rng = np.random.default_rng(3)
+    words = [f"w{k}" for k in range(60)]
+    base = [" ".join(rng.choice(words, 30).tolist()) for _ in range(n // 3)]
+    out = []
+    for k in range(n):
+        text = base[k % len(base)] + ("" if k % 2 else f" tail{k}")
+        out.append(json.dumps({"id": f"d{k}", "text": text}))
+    return out
+
+
+@pytest.mark.parametrize("chunk", [64, 700, 1 << 20])
+def test_dedup_on_threads_scanning_chunks_equals_one_thread(tmp_path: Path, chunk: int) -> None:
+    """With jobs > 1 the threads scan the file's chunks as well as sketch them: the same
+    clusters, pairs and ids as jobs=1, and the same first error in file order."""
+    import neardup
+    import neardup.packed as packed
+    from neardup.packed import PackedBatches
+
+    path = tmp_path / "c.jsonl"
+    lines = _corpus_lines(300)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", chunk)
+        got = [
+            neardup.dedup(PackedBatches(path, batch_size=7), jobs=jobs, threshold=0.5)
+            for jobs in (1, 2, 3)
+        ]
+        assert got[0].doc_ids == [f"d{k}" for k in range(300)]
+        assert any(c.size > 1 for c in got[0].clusters)
+        for other in got[1:]:
+            assert other.doc_ids == got[0].doc_ids
+            assert [c.members for c in other.clusters] == [c.members for c in got[0].clusters]
+            assert list(other.pairs) == list(got[0].pairs)
+        # a repeated id late in the file and a broken line after it: in chunks smaller than
+        # the file the repeat is met first; in one chunk the scan's error comes first
+        path.write_text("\n".join([*lines[:250], lines[3], *lines[250:], "{oops"]) + "\n")
+        errors = []
+        for jobs in (1, 2):
+            with pytest.raises(InputError) as info:
+                neardup.dedup(PackedBatches(path, batch_size=7), jobs=jobs)
+            errors.append(str(info.value))
+        first = "duplicate id 'd3'" if chunk < 1000 else "c.jsonl:302: not valid JSON"
+        assert errors[0] == errors[1] and first in errors[0]
+        path.write_text("\n".join([*lines[:200], "{oops", *lines[200:]]) + "\n")
+        errors = []
+        for jobs in (1, 2):
+            with pytest.raises(InputError) as info:
+                neardup.dedup(PackedBatches(path, batch_size=7), jobs=jobs)
+            errors.append(str(info.value))
+        assert errors[0] == errors[1] and "c.jsonl:201:" in errors[0]

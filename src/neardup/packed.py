@@ -9,10 +9,11 @@ to ``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -103,15 +104,41 @@ class PackedBatches:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __iter__(self) -> Iterator[PackedDocs]:
+        check = self.id_check()
+        for scan in self.scans():
+            for batch in scan():
+                check(batch.ids)
+                yield batch
+
+    def scans(self) -> Iterator[Callable[[], list[PackedDocs]]]:
+        """The file as jobs, in order, one per chunk of about :data:`CHUNK_BYTES`: each job
+        scans its chunk (the JSON decoding, most of the reading's time) and returns its batches.
+        This iterator only reads the file, so the jobs can run on other threads (the scanner
+        releases the GIL); a job raises the chunk's :class:`InputError`. Their batches' ids
+        are not checked yet: pass each batch's ids, in order, to one :meth:`id_check`.
+
+        Examples:
+            >>> import tempfile
+            >>> p = Path(tempfile.mkdtemp()) / "a.jsonl"
+            >>> _ = p.write_text('{"id": "x", "text": "hi"}\\n{"id": "y", "text": "yo"}\\n')
+            >>> [b.ids for scan in PackedBatches(p).scans() for b in scan()]
+            [['x', 'y']]
+        """
+        for scan in _scans(
+            self.path, self.id_field, self.text_field, self.batch_size, self.max_line_bytes, False
+        ):
+            yield partial(_docs_only, scan)
+
+    def id_check(self) -> Callable[[Sequence[str]], None]:
+        """A check of the ids of this file's batches, given in order: it raises
+        :class:`InputError` at the first id seen before (naming both its places)."""
         seen: set[str] = set()  # the ids so far (their positions are looked up on a repeat)
-        for batch in self._read():
-            self._check(seen, batch.ids)
-            yield batch
+        return lambda ids: self._check(seen, ids)
 
     def with_lines(self) -> Iterator[tuple[PackedDocs, list[bytes], I64]]:
         """The batches with their records' raw lines and text spans, as
         :func:`read_jsonl_packed_lines` gives them; ids checked as :meth:`__iter__` does."""
-        seen: set[str] = set()
+        check = self.id_check()
         for batch, lines, spans in read_jsonl_packed_lines(
             self.path,
             id_field=self.id_field,
@@ -119,7 +146,7 @@ class PackedBatches:
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
         ):
-            self._check(seen, batch.ids)
+            check(batch.ids)
             yield batch, lines, spans
 
     def _check(self, seen: set[str], ids: Sequence[str]) -> None:
@@ -251,9 +278,20 @@ def read_jsonl_packed_lines(
         yield docs, lines, spans
 
 
+_Scanned = list[tuple[PackedDocs, list[bytes] | None, I64 | None]]
+
+
 def _read_packed(
     p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
 ) -> Iterator[tuple[PackedDocs, list[bytes] | None, I64 | None]]:
+    for scan in _scans(p, id_field, text_field, batch_size, max_line_bytes, raw):
+        yield from scan()
+
+
+def _scans(
+    p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
+) -> Iterator[Callable[[], _Scanned]]:
+    """One job per chunk of the file, in order (what :meth:`PackedBatches.scans` runs)."""
     from neardup._kernels import engine
 
     id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
@@ -261,44 +299,59 @@ def _read_packed(
     kern = engine.kernels("jsonl")
     lines = [0]
     for chunk, size in _chunks(p, max_line_bytes, lines):
-        data = np.frombuffer(chunk, np.uint8)
-        starts, ends = _line_bounds(data, size)
         first_line = lines[0]
-        lines[0] += len(starts)
-        texts = np.empty(size, np.uint8)
-        idbuf = np.empty(size, np.uint8)
-        spans: I64 | None = None
-        if raw:
-            status, toff, ioff, kind, spans = kern.scan_lines_spans(
-                data, starts, ends, id_key, text_key, texts, idbuf
-            )
-        else:
-            status, toff, ioff, kind = kern.scan_lines(
-                data, starts, ends, id_key, text_key, texts, idbuf
-            )
-        too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
-        if len(too_long):
-            n = first_line + int(too_long[0]) + 1
-            raise InputTooLargeError(
-                f"{p}:{n}: line longer than {max_line_bytes} bytes; split the record"
-            )
-        yield from _batches(
-            p,
-            chunk,
-            first_line,
-            starts,
-            ends,
-            status,
-            texts,
-            toff,
-            idbuf,
-            ioff,
-            kind,
-            id_field,
-            text_field,
-            batch_size,
-            spans,
+        lines[0] += chunk.count(b"\n", 0, size)  # the chunk's lines, counted at C speed
+        yield partial(
+            _scan_chunk,
+            p, chunk, size, first_line, kern, id_key, text_key, id_field, text_field,
+            batch_size, max_line_bytes, raw,
+        )  # fmt: skip
+
+
+def _docs_only(scan: Callable[[], _Scanned]) -> list[PackedDocs]:
+    return [docs for docs, _, _ in scan()]
+
+
+def _scan_chunk(
+    p: Path,
+    chunk: bytes,
+    size: int,
+    first_line: int,
+    kern: Any,
+    id_key: U8,
+    text_key: U8,
+    id_field: str,
+    text_field: str,
+    batch_size: int,
+    max_line_bytes: int,
+    raw: bool,
+) -> _Scanned:
+    """The batches of one chunk (``chunk[:size]``, whose first line is line ``first_line + 1``
+    of the file)."""
+    data = np.frombuffer(chunk, np.uint8)
+    starts, ends = _line_bounds(data, size)
+    texts = np.empty(size, np.uint8)
+    idbuf = np.empty(size, np.uint8)
+    spans: I64 | None = None
+    if raw:
+        status, toff, ioff, kind, spans = kern.scan_lines_spans(
+            data, starts, ends, id_key, text_key, texts, idbuf
         )
+    else:
+        status, toff, ioff, kind = kern.scan_lines(
+            data, starts, ends, id_key, text_key, texts, idbuf
+        )
+    too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
+    if len(too_long):
+        n = first_line + int(too_long[0]) + 1
+        raise InputTooLargeError(
+            f"{p}:{n}: line longer than {max_line_bytes} bytes; split the record"
+        )
+    found = _batches(
+        p, chunk, first_line, starts, ends, status, texts, toff, idbuf, ioff, kind, id_field,
+        text_field, batch_size, spans,
+    )  # fmt: skip
+    return list(found)
 
 
 def _line_bounds(data: U8, size: int) -> tuple[I64, I64]:
