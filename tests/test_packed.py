@@ -117,6 +117,39 @@ def test_packed_reader_edge_lines(tmp_path: Path, line: bytes, backend: str) -> 
         assert _fast(path) == _slow(data + b"\n")
 
 
+#: Raw bytes that end a run of plain string bytes (the scanner's 8-byte test), and a few that
+#: do not: each is tried at every place of an 8-byte word, in keys and values.
+STOP_PIECES = [
+    b"\x00", b"\x1f", b"\x09", b'\\"', b"\\\\", b"\\n", b"\\u00e9", b"\xc3\xa9",
+    b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\x80", b"\xff", b"\xed\xa0\x80", b"\x7f",
+    b" ", b"!", b"#", b"[", b"]", b"\x21\x23", b'"',
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("piece", STOP_PIECES)
+def test_packed_reader_stop_bytes_at_every_word_place(tmp_path: Path, piece: bytes) -> None:
+    lines = []
+    for before in range(18):
+        plain = bytes(0x61 + k % 26 for k in range(before))
+        value = b"%s%s%s" % (plain, piece, b"xyz" * 4)
+        lines.append(b'{"id": "%d", "text": "%s"}' % (before, value))
+        lines.append(b'{"text":"%s","id":"v%d","more":"abcdefghijklmnop"}' % (value, before))
+        lines.append(b'{"k%s%s":1,"id":"k%d","text":"tuvwxyzabcdefghi"}' % (plain, piece, before))
+    for backend in BACKENDS:
+        for line in lines:
+            data = line + b"\n"
+            path = tmp_path / "x.jsonl"
+            path.write_bytes(data)
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("NEARDUP_BACKEND", backend)
+                assert _fast(path) == _slow(data), (backend, line)
+        data = b"\n".join(lines) + b"\n"
+        path.write_bytes(data)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NEARDUP_BACKEND", backend)
+            assert _fast(path) == _slow(data)
+
+
 EDGE_SPANS = [
     b'{"text": "x", "text": "y"}',
     b'{"t\\u0065xt": "escaped key", "meta": {"text": "nested"}}',

@@ -123,18 +123,67 @@ _STOP[0x5C] = 1
 _STOP[0x80:] = 1
 
 
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_SPACES = np.uint64(0x2020202020202020)
+_QUOTES = np.uint64(0x2222222222222222)
+_SLASHES = np.uint64(0x5C5C5C5C5C5C5C5C)
+_B = tuple(np.uint64(8 * k) for k in range(8))
+_U8 = np.uint64(8)
+
+
+@njit()
+def _stops(w):  # type: ignore[no-untyped-def]
+    """Not 0 exactly when one of the 8 bytes of ``w`` is a ``_STOP`` byte: non-ASCII (its top
+    bit), a control (below 0x20), a quote or a backslash (a zero byte of ``w`` xor that byte
+    repeated). Without such a byte no subtraction borrows across bytes, so no other byte can
+    set a top bit; with one, the lowest such byte sets its own."""
+    q = w ^ _QUOTES
+    b = w ^ _SLASHES
+    return (w | ((w - _SPACES) & ~w) | ((q - _ONES) & ~q) | ((b - _ONES) & ~b)) & _HIGHS
+
+
 @njit()
 def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
     """Parse the string whose opening quote is at i-1; unescape into out[o:]. Returns (index
-    after the closing quote, new o), or (-1, o) for SLOW."""
+    after the closing quote, new o), or (-1, o) for SLOW.
+
+    Plain bytes are copied 8 at a time while no byte of the word is a ``_STOP`` byte
+    (:func:`_stops`; the offsets unsigned, so that LLVM merges the byte loads and stores into
+    one each), then byte by byte up to the stop."""
     stop = _STOP
     while i < end:
-        s = i
+        ui = np.uint64(i)
+        uo = np.uint64(o)
+        while ui + _U8 <= np.uint64(end):
+            w = (
+                np.uint64(data[ui])
+                | (np.uint64(data[ui + np.uint64(1)]) << _B[1])
+                | (np.uint64(data[ui + np.uint64(2)]) << _B[2])
+                | (np.uint64(data[ui + np.uint64(3)]) << _B[3])
+                | (np.uint64(data[ui + np.uint64(4)]) << _B[4])
+                | (np.uint64(data[ui + np.uint64(5)]) << _B[5])
+                | (np.uint64(data[ui + np.uint64(6)]) << _B[6])
+                | (np.uint64(data[ui + np.uint64(7)]) << _B[7])
+            )
+            if _stops(w) != 0:
+                break
+            out[uo] = np.uint8(w & np.uint64(0xFF))
+            out[uo + np.uint64(1)] = np.uint8((w >> _B[1]) & np.uint64(0xFF))
+            out[uo + np.uint64(2)] = np.uint8((w >> _B[2]) & np.uint64(0xFF))
+            out[uo + np.uint64(3)] = np.uint8((w >> _B[3]) & np.uint64(0xFF))
+            out[uo + np.uint64(4)] = np.uint8((w >> _B[4]) & np.uint64(0xFF))
+            out[uo + np.uint64(5)] = np.uint8((w >> _B[5]) & np.uint64(0xFF))
+            out[uo + np.uint64(6)] = np.uint8((w >> _B[6]) & np.uint64(0xFF))
+            out[uo + np.uint64(7)] = np.uint8(w >> _B[7])
+            ui += _U8
+            uo += _U8
+        i = np.int64(ui)
+        o = np.int64(uo)
         while i < end and stop[data[i]] == 0:
+            out[o] = data[i]
             i += 1
-        if i > s:
-            out[o : o + (i - s)] = data[s:i]
-            o += i - s
+            o += 1
         if i >= end:
             return -1, o
         c = data[i]
