@@ -144,18 +144,29 @@ def _stops(w):  # type: ignore[no-untyped-def]
 
 
 @njit()
+def _first_stop(m):  # type: ignore[no-untyped-def]
+    """The place (0-7) of the first stop byte of a word whose :func:`_stops` is ``m`` (not 0):
+    that of its lowest top bit (``2 ** (8k + 7)``), read off a multiply that moves byte
+    ``7 - k`` of ``0x0001020304050607`` (whose value is ``k``) to the top."""
+    low = (m & (~m + np.uint64(1))) >> np.uint64(7)
+    return (low * np.uint64(0x0001020304050607)) >> np.uint64(56)
+
+
+@njit()
 def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
     """Parse the string whose opening quote is at i-1; unescape into out[o:]. Returns (index
     after the closing quote, new o), or (-1, o) for SLOW.
 
-    Plain bytes are copied 8 at a time while no byte of the word is a ``_STOP`` byte
-    (:func:`_stops`; the offsets unsigned, so that LLVM merges the byte loads and stores into
-    one each), then byte by byte up to the stop."""
+    Plain bytes are copied 8 at a time (the offsets unsigned, so that LLVM merges the byte
+    loads and stores into one each): a word is stored whole, and when :func:`_stops` finds a
+    stop byte in it, only the bytes before the first one count (:func:`_first_stop`). Near
+    the end of the line or of ``out`` the bytes go one by one."""
     stop = _STOP
+    room = np.uint64(len(out))
     while i < end:
         ui = np.uint64(i)
         uo = np.uint64(o)
-        while ui + _U8 <= np.uint64(end):
+        while ui + _U8 <= np.uint64(end) and uo + _U8 <= room:
             w = (
                 np.uint64(data[ui])
                 | (np.uint64(data[ui + np.uint64(1)]) << _B[1])
@@ -166,8 +177,6 @@ def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
                 | (np.uint64(data[ui + np.uint64(6)]) << _B[6])
                 | (np.uint64(data[ui + np.uint64(7)]) << _B[7])
             )
-            if _stops(w) != 0:
-                break
             out[uo] = np.uint8(w & np.uint64(0xFF))
             out[uo + np.uint64(1)] = np.uint8((w >> _B[1]) & np.uint64(0xFF))
             out[uo + np.uint64(2)] = np.uint8((w >> _B[2]) & np.uint64(0xFF))
@@ -176,6 +185,12 @@ def _string(data, i, end, out, o):  # type: ignore[no-untyped-def]
             out[uo + np.uint64(5)] = np.uint8((w >> _B[5]) & np.uint64(0xFF))
             out[uo + np.uint64(6)] = np.uint8((w >> _B[6]) & np.uint64(0xFF))
             out[uo + np.uint64(7)] = np.uint8(w >> _B[7])
+            m = _stops(w)
+            if m != 0:
+                k = _first_stop(m)
+                ui += k
+                uo += k
+                break
             ui += _U8
             uo += _U8
         i = np.int64(ui)

@@ -1,0 +1,125 @@
+"""The packed JSONL scanner against ``json.loads`` per line (what a user's script does), on
+the same file, and optionally against another source tree's scanner.
+
+The scanner is timed on whole 1 MiB-sized chunks as ``neardup.packed`` hands them to it (line
+bounds found, text and id fields pulled into buffers); ``json.loads`` decodes every line and
+takes the same two fields. Best of ``--repeat`` runs, in this process (kernels loaded first).
+The texts are checked to be the same bytes.
+
+    python benchmarks/jsonl_scan_bench.py FILE.jsonl [--repeat 7] [--baseline TREE]
+
+With ``--baseline TREE`` the scanner of ``TREE/src`` (its kernel cache in ``TREE/.kcache``)
+runs the same measurement in a child process, for a before/after ratio from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def scan_seconds(path: Path, repeat: int) -> tuple[float, int, bytes]:
+    """Best seconds of one scan of the whole file, its bytes, and the texts' bytes (joined)."""
+    from neardup._kernels import engine
+    from neardup.packed import CHUNK_BYTES, _line_bounds
+
+    kern = engine.kernels("jsonl")
+    raw = path.read_bytes()
+    chunks = []
+    at = 0
+    while at < len(raw):
+        cut = raw.rfind(b"\n", at, at + CHUNK_BYTES) + 1
+        if cut <= at:
+            cut = raw.find(b"\n", at + CHUNK_BYTES) + 1 or len(raw)
+        chunks.append(np.frombuffer(raw[at:cut], np.uint8))
+        at = cut
+    id_key = np.frombuffer(b"id", np.uint8)
+    text_key = np.frombuffer(b"text", np.uint8)
+    bounds = [_line_bounds(c, len(c)) for c in chunks]
+    outs = [(np.empty(len(c), np.uint8), np.empty(len(c), np.uint8)) for c in chunks]
+
+    def once() -> list[bytes]:
+        texts = []
+        for c, (starts, ends), (tbuf, ibuf) in zip(chunks, bounds, outs, strict=True):
+            _, toff, _, _ = kern.scan_lines(c, starts, ends, id_key, text_key, tbuf, ibuf)
+            texts.append(tbuf[: toff[-1]].tobytes())
+        return texts
+
+    got = b"".join(once())
+    best = min(_timed(once) for _ in range(repeat))
+    return best, len(raw), got
+
+
+def _timed(fn: object) -> float:
+    t = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - t
+
+
+def loads_seconds(path: Path, repeat: int) -> tuple[float, bytes]:
+    """Best seconds of ``json.loads`` over every line (text and id taken), and the texts."""
+    lines = path.read_bytes().splitlines()
+
+    def once() -> list[str]:
+        texts = []
+        for line in lines:
+            if line.strip():
+                rec = json.loads(line)
+                texts.append(rec["text"])
+                str(rec.get("id"))
+        return texts
+
+    got = "".join(once()).encode("utf-8", "surrogatepass")
+    return min(_timed(once) for _ in range(repeat)), got
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("path", type=Path)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--baseline", type=Path, default=None, help="another source tree")
+    ap.add_argument("--only-scan", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    scan, size, texts = scan_seconds(args.path, args.repeat)
+    if args.only_scan:  # the baseline's child process
+        print(json.dumps({"seconds": scan}))
+        return
+    loads, loaded = loads_seconds(args.path, args.repeat)
+    if loaded != texts:
+        raise SystemExit("the scanner's texts differ from json.loads's")
+    mb = size / 1e6
+    print(f"{args.path.name}: {mb:.1f} MB, best of {args.repeat}")
+    print("| reader | ms | ns per byte | json.loads / this |")
+    print("|---|---:|---:|---:|")
+    rows = [("neardup scanner", scan)]
+    if args.baseline is not None:
+        tree = args.baseline.resolve()
+        env = dict(
+            os.environ, PYTHONPATH=str(tree / "src"), NEARDUP_CACHE_DIR=str(tree / ".kcache")
+        )
+        cmd = [
+            sys.executable,
+            __file__,
+            str(args.path),
+            "--repeat",
+            str(args.repeat),
+            "--only-scan",
+        ]
+        out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+        rows.append((f"baseline scanner ({tree.name})", json.loads(out)["seconds"]))
+    rows.append(("json.loads per line", loads))
+    for label, sec in rows:
+        print(f"| {label} | {1000 * sec:.1f} | {1e9 * sec / size:.2f} | {loads / sec:.1f} |")
+    if args.baseline is not None:
+        print(f"\nthis scanner / baseline: x{rows[1][1] / scan:.2f} faster")
+
+
+if __name__ == "__main__":
+    main()
