@@ -6,7 +6,12 @@ bounds found, text and id fields pulled into buffers); ``json.loads`` decodes ev
 takes the same two fields. Best of ``--repeat`` runs, in this process (kernels loaded first).
 The texts are checked to be the same bytes.
 
-    python benchmarks/jsonl_scan_bench.py FILE.jsonl [--repeat 7] [--baseline TREE]
+    python benchmarks/jsonl_scan_bench.py [FILE.jsonl ...] [--mb 20] [--repeat 7]
+        [--baseline TREE]
+
+Without files it writes the machine's documentation pages (``corpus.load_corpus``, ``--mb``
+MB) as JSONL twice, as ``json.dumps`` writes them by default (non-ASCII as ``\\uXXXX``
+escapes) and with ``ensure_ascii=False`` (raw UTF-8), and measures both.
 
 With ``--baseline TREE`` the scanner of ``TREE/src`` (its kernel cache in ``TREE/.kcache``)
 runs the same measurement in a child process, for a before/after ratio from one run.
@@ -19,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -82,20 +88,40 @@ def loads_seconds(path: Path, repeat: int) -> tuple[float, bytes]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("path", type=Path)
+    ap.add_argument("paths", type=Path, nargs="*")
+    ap.add_argument("--mb", type=float, default=20.0, help="pages written when no file is given")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--baseline", type=Path, default=None, help="another source tree")
     ap.add_argument("--only-scan", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    scan, size, texts = scan_seconds(args.path, args.repeat)
+    if args.paths:
+        for path in args.paths:
+            measure(path, args)
+        return
+    from corpus import load_corpus
+
+    docs = load_corpus(max_mb=args.mb, seed=7)
+    with tempfile.TemporaryDirectory() as tmp:
+        for ascii_only in (True, False):
+            path = Path(tmp) / f"pages-{'ascii' if ascii_only else 'utf8'}.jsonl"
+            with open(path, "w", encoding="utf-8") as fh:
+                for i, text in enumerate(docs):
+                    rec = {"id": str(i), "text": text}
+                    fh.write(json.dumps(rec, ensure_ascii=ascii_only) + "\n")
+            measure(path, args)
+            print()
+
+
+def measure(path: Path, args: argparse.Namespace) -> None:
+    """One file: this scanner, the baseline's (if asked for) and json.loads."""
+    scan, size, texts = scan_seconds(path, args.repeat)
     if args.only_scan:  # the baseline's child process
         print(json.dumps({"seconds": scan}))
         return
-    loads, loaded = loads_seconds(args.path, args.repeat)
+    loads, loaded = loads_seconds(path, args.repeat)
     if loaded != texts:
         raise SystemExit("the scanner's texts differ from json.loads's")
-    mb = size / 1e6
-    print(f"{args.path.name}: {mb:.1f} MB, best of {args.repeat}")
+    print(f"{path.name}: {size / 1e6:.1f} MB, best of {args.repeat}")
     print("| reader | ms | ns per byte | json.loads / this |")
     print("|---|---:|---:|---:|")
     rows = [("neardup scanner", scan)]
@@ -104,14 +130,7 @@ def main() -> None:
         env = dict(
             os.environ, PYTHONPATH=str(tree / "src"), NEARDUP_CACHE_DIR=str(tree / ".kcache")
         )
-        cmd = [
-            sys.executable,
-            __file__,
-            str(args.path),
-            "--repeat",
-            str(args.repeat),
-            "--only-scan",
-        ]
+        cmd = [sys.executable, __file__, str(path), "--repeat", str(args.repeat), "--only-scan"]
         out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
         rows.append((f"baseline scanner ({tree.name})", json.loads(out)["seconds"]))
     rows.append(("json.loads per line", loads))

@@ -54,6 +54,11 @@ SUITE: list[tuple[str, list[str], list[str]]] = [
         ["canonicalize_bench.py"],
         ["--mb", "2", "--rounds", "2"],
     ),
+    (
+        "JSONL scanner: texts and ids out of JSON lines (vs json.loads per line)",
+        ["jsonl_scan_bench.py"],
+        ["--mb", "5", "--repeat", "3"],
+    ),
     ("CTPH and TLSH (vs ppdeep, py-tlsh)", ["fuzzy_bench.py"], ["--mb", "3", "--rounds", "2"]),
     ("image hashing (vs imagehash)", ["image_bench.py"], ["--count", "200", "--rounds", "3"]),
     (
