@@ -150,7 +150,7 @@ def _sketched_packed(
     m: Method, docs: PackedBatches, jobs: int
 ) -> Iterator[tuple[Sequence[Document], Any]]:
     """:func:`_sketched` for a JSONL file read packed. With ``jobs > 1`` each thread also
-    scans its chunk of the file (the JSON decoding: about a third of a minhash run's work on
+    scans its chunk of the file (the JSON decoding: about a fifth of reading and sketching on
     one core), so that this thread only reads the file, checks the ids and gathers; the
     chunks are taken in file order, so ids, errors and payloads come as with ``jobs=1``."""
     if jobs == 1 or not method_info(m.name).parallel:
