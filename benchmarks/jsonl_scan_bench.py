@@ -34,18 +34,14 @@ import numpy as np
 def scan_seconds(path: Path, repeat: int) -> tuple[float, int, bytes]:
     """Best seconds of one scan of the whole file, its bytes, and the texts' bytes (joined)."""
     from neardup._kernels import engine
-    from neardup.packed import CHUNK_BYTES, _line_bounds
+    from neardup.io import DEFAULT_MAX_LINE_BYTES
+    from neardup.packed import _chunks, _line_bounds
 
     kern = engine.kernels("jsonl")
-    raw = path.read_bytes()
-    chunks = []
-    at = 0
-    while at < len(raw):
-        cut = raw.rfind(b"\n", at, at + CHUNK_BYTES) + 1
-        if cut <= at:
-            cut = raw.find(b"\n", at + CHUNK_BYTES) + 1 or len(raw)
-        chunks.append(np.frombuffer(raw[at:cut], np.uint8))
-        at = cut
+    chunks = [  # the pieces the packed reader scans
+        np.frombuffer(chunk, np.uint8)[:size]
+        for chunk, size in _chunks(path, DEFAULT_MAX_LINE_BYTES, [0])
+    ]
     id_key = np.frombuffer(b"id", np.uint8)
     text_key = np.frombuffer(b"text", np.uint8)
     bounds = [_line_bounds(c, len(c)) for c in chunks]
@@ -60,7 +56,7 @@ def scan_seconds(path: Path, repeat: int) -> tuple[float, int, bytes]:
 
     got = b"".join(once())
     best = min(_timed(once) for _ in range(repeat))
-    return best, len(raw), got
+    return best, sum(len(c) for c in chunks), got
 
 
 def _timed(fn: object) -> float:

@@ -13,8 +13,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -117,65 +118,59 @@ def _sketch_or_error(m: Method, batch: Sequence[Document]) -> Any:
         return exc
 
 
+#: A part of the input, made in order by the reading thread: called (on a sketching thread
+#: when ``jobs > 1``), it gives its batches.
+_Part = Callable[[], Sequence[Sequence[Document]]]
+
+
+def _whole(batch: Sequence[Document]) -> Sequence[Sequence[Document]]:
+    return (batch,)
+
+
 def _sketched(
-    m: Method, batches: Iterator[Sequence[Document]], jobs: int
+    m: Method,
+    parts: Iterator[_Part],
+    jobs: int,
+    check: Callable[[Sequence[Document]], None] | None = None,
 ) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
-    With ``jobs > 1`` batches are sketched by ``jobs`` threads (the kernels release the GIL;
-    reading goes on in this thread meanwhile), at most ``2 * jobs`` batches in flight.
+    Each part (a batch already read, or a chunk of a JSONL file still to scan) is made in this
+    thread; with ``jobs > 1`` parts are turned into batches and sketched by ``jobs`` threads
+    (the kernels release the GIL; reading goes on in this thread meanwhile), at most
+    ``2 * jobs`` parts in flight. ``check`` sees every batch in order before it is yielded.
     """
     if jobs > 1 and not method_info(m.name).parallel:
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
+
+    def job(part: _Part) -> list[tuple[Sequence[Document], Any]]:
+        return [(batch, _sketch_or_error(m, batch)) for batch in part()]
+
+    for done in _in_order(job, parts, jobs):
+        for batch, payload in done:
+            if check is not None:
+                check(batch)
+            yield batch, payload
+
+
+def _in_order(
+    job: Callable[[_Part], list[tuple[Sequence[Document], Any]]], parts: Iterator[_Part], jobs: int
+) -> Iterator[list[tuple[Sequence[Document], Any]]]:
+    """``job`` of each part, in order: here, or on ``jobs`` threads with ``2 * jobs`` in flight."""
     if jobs == 1:
-        for batch in batches:
-            yield batch, _sketch_or_error(m, batch)
+        yield from map(job, parts)
         return
     from concurrent.futures import ThreadPoolExecutor  # only for jobs > 1
 
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
-        pending: deque[tuple[Sequence[Document], Future[Any]]] = deque()
-        for batch in batches:
-            pending.append((batch, pool.submit(_sketch_or_error, m, batch)))
+        pending: deque[Future[list[tuple[Sequence[Document], Any]]]] = deque()
+        for part in parts:
+            pending.append(pool.submit(job, part))
             if len(pending) >= 2 * jobs:
-                done, fut = pending.popleft()
-                yield done, fut.result()
+                yield pending.popleft().result()
         while pending:
-            done, fut = pending.popleft()
-            yield done, fut.result()
-
-
-def _sketched_packed(
-    m: Method, docs: PackedBatches, jobs: int
-) -> Iterator[tuple[Sequence[Document], Any]]:
-    """:func:`_sketched` for a JSONL file read packed. With ``jobs > 1`` each thread also
-    scans its chunk of the file (the JSON decoding: about a fifth of reading and sketching on
-    one core), so that this thread only reads the file, checks the ids and gathers; the
-    chunks are taken in file order, so ids, errors and payloads come as with ``jobs=1``."""
-    if jobs == 1 or not method_info(m.name).parallel:
-        yield from _sketched(m, iter(docs), jobs)
-        return
-    from concurrent.futures import ThreadPoolExecutor  # only for jobs > 1
-
-    def job(scan: Callable[[], list[PackedDocs]]) -> list[tuple[PackedDocs, Any]]:
-        return [(batch, _sketch_or_error(m, batch)) for batch in scan()]
-
-    check = docs.id_check()
-    with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
-        pending: deque[Future[list[tuple[PackedDocs, Any]]]] = deque()
-        scans = docs.scans()
-        while True:
-            scan = next(scans, None)
-            if scan is not None:
-                pending.append(pool.submit(job, scan))
-                if len(pending) < 2 * jobs:
-                    continue
-            if not pending:
-                return
-            for batch, payload in pending.popleft().result():
-                check(batch.ids)
-                yield batch, payload
+            yield pending.popleft().result()
 
 
 @dataclass
@@ -226,11 +221,16 @@ def _collect(
     if known is not None:
         known.begin_run()  # from here on it answers from what was stored before this run
     if isinstance(docs, PackedBatches):
-        sketched = _sketched_packed(m, docs, jobs)
+        # the sketching threads also scan the file's chunks (the JSON decoding, about a fifth
+        # of reading and sketching on one core); the ids are checked here, in file order
+        check_ids = docs.id_check()
+        sketched = _sketched(
+            m, docs.scans(), jobs, lambda batch: check_ids(cast(PackedDocs, batch).ids)
+        )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
-        batches: Iterator[Sequence[Document]] = iter(lambda: list(islice(stream, batch_size)), [])
-        sketched = _sketched(m, batches, jobs)
+        batches = iter(lambda: list(islice(stream, batch_size)), [])
+        sketched = _sketched(m, (partial(_whole, batch) for batch in batches), jobs)
     for batch, payload in sketched:
         base = len(run.ids)
         if not isinstance(payload, NeardupError):
