@@ -13,10 +13,14 @@ export NEARDUP_CACHE_DIR := $(abspath $(VENV))/neardup-cache
 # make compiles kernels in the foreground (`neardup warmup` after install), never in a detached
 # process that could outlive a target or race a test (docs/engine.md, "First use")
 export NEARDUP_BACKGROUND_COMPILE := 0
+# the release profile for every build (tests, wheel, benchmarks): one compile serves all three
+RUST_SRC := Cargo.toml Cargo.lock $(shell find native -name '*.rs')
+NATIVE  := $(VENV)/.native
+WHEEL   := dist/.stamp
 export PYSPARK_PYTHON := $(abspath $(PY))
 export PYSPARK_DRIVER_PYTHON := $(abspath $(PY))
 
-.PHONY: run test test-thorough lint check bench fuzz clean
+.PHONY: run test test-thorough lint check bench fuzz wheel clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v java >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null)
@@ -24,12 +28,25 @@ $(STAMP): pyproject.toml constraints.txt
 	rm -rf $(VENV)
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q pip==26.3
-	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all]' --group dev
+	touch $@
+
+# The compiled core (neardup._native) in place under src/: `pip install -e` built it once;
+# a changed Rust source rebuilds it here (pip does not), then numba compiles what is left.
+$(NATIVE): $(STAMP) $(RUST_SRC)
+	$(VENV)/bin/maturin develop --release --skip-install -q
 	$(VENV)/bin/neardup warmup
 	touch $@
 
-run: $(STAMP)
+# A wheel of the package (the same release build), which tests/test_wheel.py installs into a
+# fresh virtual environment before running the README's Quick start with it.
+wheel: $(WHEEL)
+$(WHEEL): $(STAMP) $(RUST_SRC) pyproject.toml $(shell git ls-files src)
+	rm -rf dist
+	$(VENV)/bin/maturin build --release --out dist -q
+	touch $@
+
+run: $(NATIVE)
 	$(VENV)/bin/neardup dedup examples/text --threshold 0.5 --canonicalize secure --format text --report report.html
 	$(VENV)/bin/neardup dedup examples/images --method phash --format text
 	@echo "report: $(abspath report.html)"
@@ -39,26 +56,28 @@ $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 
 # PYTHONDONTWRITEBYTECODE (set on these machines) would make every xdist worker and every CLI
 # subprocess compile neardup and re-rewrite the test modules: ~11 CPU-s per collecting worker
-test: $(STAMP) $(DS_SUITE)
+test: $(NATIVE) $(WHEEL) $(DS_SUITE)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
 
 # Three times the hypothesis examples written in the tests (tests/conftest.py: EXAMPLE_SCALE).
-test-thorough: $(STAMP) $(DS_SUITE)
+test-thorough: $(NATIVE) $(WHEEL) $(DS_SUITE)
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --hypothesis-profile=thorough
 
 lint: $(STAMP)
+	cargo fmt --check
+	cargo clippy --release -q -- -D warnings
 	$(VENV)/bin/ruff format --check src tests benchmarks examples fuzz
 	$(VENV)/bin/ruff check src tests benchmarks examples fuzz
 	$(VENV)/bin/mypy
 
-check: $(STAMP) $(DS_SUITE)
+check: $(NATIVE) $(DS_SUITE)
 	PATH=$(abspath $(VENV))/bin:$$PATH scripts/check
 
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(PY) benchmarks/run_all.py
 
-fuzz: $(STAMP)
+fuzz: $(NATIVE)
 	$(PY) fuzz/run_all.py --seconds 60
 
 clean:
-	rm -rf $(VENV) .coverage build src/*.egg-info
+	rm -rf $(VENV) .coverage build dist target src/*.egg-info src/neardup/_native*.so

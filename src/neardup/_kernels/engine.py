@@ -1,19 +1,22 @@
 """Backend selection and the batch operations every sketcher calls.
 
-Kernels live by family, ``neardup._kernels.<family>.{reference,fast}``: a numpy reference
-and a numba twin with the same functions and the same bits. :func:`kernels` is the one
-selector. ``NEARDUP_BACKEND`` chooses the twin: ``auto`` (default: numba when it imports and
-its kernels are compiled, else numpy), ``fast`` (numba, error if missing) or ``reference``
-(numpy). The test suite checks that both give the same bits.
+Kernels live by family. The compiled core ``neardup._native`` (a Rust crate built with the
+package) has one submodule per ported family; ``neardup._kernels.<family>.reference`` is its
+numpy twin with the same names, bits and errors. :func:`kernels` is the one selector, and
+the choice is made once per process from ``NEARDUP_BACKEND``:
 
-**First use.** With ``auto``, a process that finds this build's kernels not yet compiled (no
-``complete`` mark in the kernel cache, :func:`kernels_ready`) does not compile them in the
-foreground: it starts one detached ``neardup warmup --background`` process that
-compiles every kernel serially under the cache lock, logs one line, and runs on the numpy
-twins. A process that finds that lock busy (the compile is under way) uses numpy at once
-too. Once the mark exists, processes load the compiled kernels. A process keeps the backend
-it chose. ``NEARDUP_BACKGROUND_COMPILE=0`` compiles in the foreground instead, as
-``NEARDUP_BACKEND=fast`` always does.
+- ``native`` (default; ``auto`` is the same): the compiled module for every family it has.
+  Without the extension (a source tree that was never built) the numpy twins run, and one
+  line on the ``neardup._kernels`` logger says so.
+- ``reference``: the numpy twins everywhere (the oracle of the parity tests).
+- ``fast``: the families not yet in the native module run on numba whatever ``auto`` would
+  choose (their twins ``neardup._kernels.<family>.fast``); native families stay native.
+
+Families not yet in the native module run on numba (``fast.py``) as before: under ``auto``
+or ``native`` a process that finds those kernels not yet compiled (no ``complete`` mark in
+the kernel cache, :func:`kernels_ready`) does not compile them in the foreground: it starts
+one detached ``neardup warmup --background`` process and runs those families on numpy
+meanwhile. ``NEARDUP_BACKGROUND_COMPILE=0`` compiles in the foreground instead.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ __all__ = [
     "hash_spans",
     "kernels",
     "kernels_ready",
+    "native",
+    "native_families",
     "prefer_numpy",
     "small_input",
     "tokenize_packed",
@@ -85,18 +90,58 @@ FAMILIES = (
 )
 
 
+_WANTED = ("auto", "native", "fast", "reference")
+_log = logging.getLogger("neardup._kernels")
+
+
+def _wanted() -> str:
+    wanted = os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() or "auto"
+    if wanted not in _WANTED:
+        raise ConfigError(
+            f"NEARDUP_BACKEND={wanted!r} is not a backend; use native (the default) or reference"
+        )
+    return "native" if wanted == "auto" else wanted
+
+
+@cache
+def native() -> ModuleType | None:
+    """The compiled module ``neardup._native``, or ``None`` (one log line says so) when
+    ``NEARDUP_BACKEND=reference`` or the extension is missing. Decided once per process.
+
+    Raises:
+        ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
+    """
+    if _wanted() == "reference":
+        return None
+    try:
+        from neardup import _native  # type: ignore[attr-defined]
+    except ImportError as exc:
+        _log.warning(
+            "neardup's compiled core is missing (%s), so the slower numpy kernels run; "
+            "reinstall neardup (building from source needs a Rust toolchain)",
+            exc,
+        )
+        return None
+    module: ModuleType = _native
+    return module
+
+
+def native_families() -> tuple[str, ...]:
+    """The families this process runs natively (none under ``NEARDUP_BACKEND=reference``)."""
+    module = native()
+    return tuple(f for f in FAMILIES if module is not None and hasattr(module, f))
+
+
 def backend_name() -> str:
-    """Return ``"fast"`` or ``"reference"``: the kernels in use, per ``NEARDUP_BACKEND``.
+    """Return ``"fast"`` or ``"reference"``: the kernels of the families still on numba.
 
     Raises:
         ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
         MissingExtraError: ``NEARDUP_BACKEND=fast`` but numba is not installed.
     """
-    wanted = os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() or "auto"
-    if wanted not in ("auto", "fast", "reference"):
-        raise ConfigError(
-            f"NEARDUP_BACKEND={wanted!r} is not a backend; use auto, fast or reference"
-        )
+    wanted = _wanted()
+    if wanted == "native":
+        wanted = "auto"
     if wanted == "reference" or (wanted == "auto" and _ready is False):
         return "reference"  # (auto: decided once, by kernels_ready or prefer_numpy)
     if _aot:
@@ -174,7 +219,7 @@ def prefer_numpy() -> bool:
     numba is never imported. Starts no background compile.
     """
     global _ready
-    if os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() not in ("auto", ""):
+    if _wanted() != "native":
         return False
     with _ready_lock:
         if _ready is None:
@@ -284,8 +329,8 @@ def use_aot() -> bool:
     """
     if _aot:
         return True
-    wanted = os.environ.get("NEARDUP_BACKEND", "auto").strip().lower() or "auto"
-    if wanted not in ("auto", "fast") or _ready is False or _module.cache_info().currsize:
+    wanted = _wanted()
+    if wanted not in ("native", "fast") or _ready is False or _module.cache_info().currsize:
         return False
     from neardup._kernels import aot
 
@@ -302,17 +347,24 @@ def kernels(family: str) -> ModuleType:
         family: One of :data:`FAMILIES` (``"minhash"``, ``"sets"``, ...).
 
     Returns:
-        ``neardup._kernels.<family>.fast`` or ``neardup._kernels.<family>.reference``;
-        importing a fast module compiles nothing (its kernels compile on first call).
+        ``neardup._native.<family>`` for a family the compiled core has (unless
+        ``NEARDUP_BACKEND=reference``), else ``neardup._kernels.<family>.fast`` (numba) or
+        ``neardup._kernels.<family>.reference``; importing a fast module compiles nothing.
 
     Raises:
         ConfigError: ``family`` is unknown, or ``NEARDUP_BACKEND`` has an unknown value.
         MissingExtraError: ``NEARDUP_BACKEND=fast`` but numba is not installed.
 
     Examples:
-        >>> kernels("sets").__name__.rsplit(".", 1)[-1] in ("fast", "reference")
-        True
+        >>> kernels("xxh3").__name__.rsplit(".", 1)[-1]
+        'xxh3'
     """
+    if family not in FAMILIES:
+        raise ConfigError(f"unknown kernel family {family!r}; use one of {', '.join(FAMILIES)}")
+    compiled = native()
+    if compiled is not None and hasattr(compiled, family):
+        module: ModuleType = getattr(compiled, family)
+        return module
     if _aot:
         served = _aot.get(family)
         if served is not None and backend_name() == "fast":
