@@ -27,6 +27,23 @@ os.environ.setdefault(
 )
 
 GOLDEN = Path(__file__).parent / "golden"
+
+
+def native_pair(family: str) -> tuple[Any, Any]:
+    """``(neardup._native.<family>, neardup._kernels.<family>.reference)``, for the parity
+    tests (tests/kernels/test_parity*.py); skips the test when the compiled core is not built
+    or lacks the family."""
+    import importlib
+
+    from neardup._kernels import engine
+
+    compiled = engine.native()
+    if compiled is None or not hasattr(compiled, family):
+        pytest.skip(f"the compiled core has no {family} family")
+    reference = importlib.import_module(f"neardup._kernels.{family}.reference")
+    return getattr(compiled, family), reference
+
+
 VECTORS = GOLDEN / "vectors"
 
 

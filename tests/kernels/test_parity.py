@@ -7,7 +7,6 @@ one that the names match (a function only the native module has is a missing twi
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import native_pair
 from neardup._kernels import engine
 
 NATIVE = engine.native()
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.skipif(NATIVE is None, reason="the compiled core is not
 
 def pair(family: str) -> tuple[ModuleType, ModuleType]:
     """(native submodule, reference module) of ``family``."""
-    assert NATIVE is not None
-    return getattr(NATIVE, family), importlib.import_module(f"neardup._kernels.{family}.reference")
+    native, reference = native_pair(family)
+    return native, reference
 
 
 @pytest.mark.parametrize("family", engine.native_families())
