@@ -85,6 +85,7 @@ FAMILIES = (
     "sha1",
     "simhash",
     "text",
+    "unicode",
     "weighted",
     "xxh3",
 )
@@ -114,7 +115,7 @@ def native() -> ModuleType | None:
     if _wanted() == "reference":
         return None
     try:
-        from neardup import _native  # type: ignore[attr-defined]
+        from neardup import _native
     except ImportError as exc:
         _log.warning(
             "neardup's compiled core is missing (%s), so the slower numpy kernels run; "
