@@ -28,9 +28,10 @@ mod tests {
 
     #[test]
     fn rank_counts_from_the_top_of_the_remaining_bits() {
-        // p = 4, bits = 32: h = 0x10 has rest 1 (one significant bit): rank 32 - 4 - 1 + 1
-        let out = registers(&[0x10, 0x0], &[0, 2], 4, 32);
-        assert_eq!(out[0], 28);
+        // p = 4, bits = 32: h = 0x10 goes to register 0 with rest 1 (one significant bit):
+        // rank 32 - 4 - 1 + 1; h = 0x21 to register 1 with rest 2: rank 27
+        let out = registers(&[0x10, 0x21], &[0, 2], 4, 32);
+        assert_eq!(&out[..3], &[28, 27, 0]);
         assert_eq!(out.len(), 16);
     }
 }

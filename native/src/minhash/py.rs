@@ -1,6 +1,8 @@
 //! Bindings of the minhash family: the names of `neardup._kernels.minhash.reference`, with
 //! its argument dtypes, return dtypes and shapes, and its `ConfigError`s (same messages).
 
+use std::borrow::Cow;
+
 use numpy::ndarray::Array2;
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
@@ -17,6 +19,8 @@ use crate::errors::config_error;
 type Rows<'py> = Bound<'py, PyArray2<u64>>;
 type U64s<'py> = Bound<'py, PyArray1<u64>>;
 type I64s<'py> = Bound<'py, PyArray1<i64>>;
+/// Borrowed (or copied, when strided) `(lo, hi, doc_offsets)`.
+type Features<'a> = (Cow<'a, [u64]>, Cow<'a, [u64]>, Cow<'a, [i64]>);
 
 /// Entries of `tables.char_classes()` and `tables.simple_lower()`: one per code point.
 const TABLE_LEN: usize = 0x110000;
@@ -89,11 +93,7 @@ fn features_in<'a>(
     lo: &'a PyReadonlyArray1<'_, u64>,
     hi: &'a PyReadonlyArray1<'_, u64>,
     doc_offsets: &'a PyReadonlyArray1<'_, i64>,
-) -> PyResult<(
-    std::borrow::Cow<'a, [u64]>,
-    std::borrow::Cow<'a, [u64]>,
-    std::borrow::Cow<'a, [i64]>,
-)> {
+) -> PyResult<Features<'a>> {
     let (l, h, o) = (vector(lo), vector(hi), vector(doc_offsets));
     same_length(l.len(), h.len(), "lo and hi")?;
     offsets("doc_offsets", &o, l.len())?;

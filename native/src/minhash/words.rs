@@ -54,14 +54,14 @@ pub struct Sketched {
 /// beyond ASCII (then a byte table would not give the tokens of the class and case tables).
 fn ascii_table(w: &Words<'_>) -> Option<[u8; 256]> {
     let mut table = [0u8; 256];
-    for b in 0..128usize {
+    for (b, entry) in table.iter_mut().enumerate().take(128) {
         let cls = w.classes[b] & w.mask;
         if cls != 0 {
             let low = w.lower[b];
             if cls & (IDEOGRAPH | MARK) != 0 || low <= 0 || low >= 0x80 {
                 return None;
             }
-            table[b] = low as u8;
+            *entry = low as u8;
         }
     }
     Some(table)
