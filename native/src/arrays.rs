@@ -1,6 +1,8 @@
-//! Borrowing numpy arrays as slices, and handing vectors back as arrays.
+//! Borrowing numpy arrays as slices, and checking the offsets that cut them into runs.
 
-use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
+use std::borrow::Cow;
+
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -31,6 +33,63 @@ pub fn ranges(len: usize, starts: &[i64], ends: &[i64]) -> PyResult<()> {
                 "byte range [{a}, {b}) is outside the buffer of {len} bytes"
             )));
         }
+    }
+    Ok(())
+}
+
+/// The elements of a 1-D array as a slice, copied only when the array is strided.
+pub fn vector<'a, T: numpy::Element + Copy>(array: &'a PyReadonlyArray1<'_, T>) -> Cow<'a, [T]> {
+    match array.as_slice() {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(array.as_array().iter().copied().collect()),
+    }
+}
+
+/// A 2-D array as `(row-major elements, rows, columns)`, copied only when it is not
+/// C-contiguous.
+pub fn matrix<'a, T: numpy::Element + Copy>(
+    array: &'a PyReadonlyArray2<'_, T>,
+) -> (Cow<'a, [T]>, usize, usize) {
+    let shape = array.shape();
+    let (rows, cols) = (shape[0], shape[1]);
+    if array.is_c_contiguous() {
+        if let Ok(s) = array.as_slice() {
+            return (Cow::Borrowed(s), rows, cols);
+        }
+    }
+    (
+        Cow::Owned(array.as_array().iter().copied().collect()),
+        rows,
+        cols,
+    )
+}
+
+/// Check `offsets`, the `n + 1` bounds of `n` runs of an array of `len` items: non-empty,
+/// non-decreasing, within `[0, len]`.
+pub fn offsets(name: &str, offsets: &[i64], len: usize) -> PyResult<()> {
+    let Some(&first) = offsets.first() else {
+        return Err(PyValueError::new_err(format!(
+            "{name} must hold at least one offset (n + 1 for n documents), got none"
+        )));
+    };
+    if first < 0 {
+        return Err(PyValueError::new_err(format!(
+            "{name} must start at 0 or later, got {first}"
+        )));
+    }
+    for w in offsets.windows(2) {
+        if w[1] < w[0] {
+            return Err(PyValueError::new_err(format!(
+                "{name} must not decrease, got {} after {}",
+                w[1], w[0]
+            )));
+        }
+    }
+    let last = offsets[offsets.len() - 1];
+    if last as u64 > len as u64 {
+        return Err(PyValueError::new_err(format!(
+            "{name} ends at {last}, beyond the {len} items it indexes"
+        )));
     }
     Ok(())
 }

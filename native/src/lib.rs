@@ -10,14 +10,24 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod errors;
+mod simd;
+
+pub mod affine;
+pub mod hll;
+pub mod minhash;
 pub mod unicode;
+pub mod weighted;
 pub mod xxh3;
 
 /// The module object: registers every family as a submodule.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "affine", affine::py::register)?;
+    family(m, "hll", hll::py::register)?;
+    family(m, "minhash", minhash::py::register)?;
     family(m, "unicode", unicode::py::register)?;
+    family(m, "weighted", weighted::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
 }

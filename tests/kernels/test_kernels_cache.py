@@ -36,7 +36,9 @@ if mode == "patched":  # a global patched before the first compile (numba freeze
     fast_minhash._MIX = np.uint64(12345)
 
 from neardup._kernels import cache
+from neardup._kernels.minhash import fast as minhash_fast, reference as minhash_reference
 from neardup.index.lsh import LSHIndex
+from neardup.sketch.minhash import fold32
 
 def symbols(module):
     return [g.name for part in (module.functions, module.global_variables) for g in part]
@@ -56,7 +58,9 @@ keys = [f"k{i}" for i in range(len(sigs))]
 def run(parts):
     idx = LSHIndex(threshold=0.5, num_perm=128)
     idx.add_many(keys, sigs)
-    out = {"keys": idx.band_keys(sigs[:2]).tolist()}
+    # the band keys of the numba twin itself (LSHIndex's come from the compiled core)
+    mh = minhash_fast if os.environ["NEARDUP_BACKEND"] == "fast" else minhash_reference
+    out = {"keys": mh.band_keys(np.ascontiguousarray(fold32(sigs[:2])), 16, 8).tolist()}
     if "pairs" in parts:  # bucket_pairs: its library holds numba's argsort of int64
         out["pairs"] = [[a, b] for a, b, _ in idx.pairs()]
     if "query" in parts:  # query_rows: np.sort of int64, same helper name when numbered alike
