@@ -57,6 +57,7 @@ $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 # PYTHONDONTWRITEBYTECODE (set on these machines) would make every xdist worker and every CLI
 # subprocess compile neardup and re-rewrite the test modules: ~11 CPU-s per collecting worker
 test: $(NATIVE) $(WHEEL) $(DS_SUITE)
+	cargo test -q
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
 
 # Three times the hypothesis examples written in the tests (tests/conftest.py: EXAMPLE_SCALE).
