@@ -224,6 +224,11 @@ def create_app(
     def not_found(key: str, what: str) -> RequestError:
         return RequestError(404, "not_found", f"no document with id {key[:200]!r} is stored{what}")
 
+    async def document(request: Request) -> Response:
+        if request.method == "DELETE":
+            return await delete_document(request)
+        return await get_document(request)
+
     @guarded
     async def get_document(request: Request) -> Response:
         authorize(request, "read")
@@ -298,8 +303,7 @@ def create_app(
     routes = [
         Route("/v1/check", check, methods=["POST"]),
         Route("/v1/query", query, methods=["POST"]),
-        Route("/v1/documents/{id:path}", get_document, methods=["GET"]),
-        Route("/v1/documents/{id:path}", delete_document, methods=["DELETE"]),
+        Route("/v1/documents/{id:path}", document, methods=["GET", "DELETE"]),
         Route("/v1/stats", stats, methods=["GET"]),
         Route("/healthz", health, methods=["GET"]),
         Route("/metrics", show_metrics, methods=["GET"]),

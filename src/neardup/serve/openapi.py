@@ -88,9 +88,10 @@ def openapi(
             "id": {
                 "oneOf": [
                     {"type": "string", "minLength": 1, "maxLength": limits.max_id_chars},
-                    {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1},
+                    {"type": "number", "minimum": -(2**63), "maximum": 2**63 - 1},
                 ],
-                "description": "The document's id (an integer becomes its decimal string).",
+                "description": "The document's id; a number becomes its string, as neardup "
+                "dedup reads JSONL ids (7 is '7', 1.5 is '1.5').",
             },
             content_key: content_schema,
         },

@@ -28,7 +28,7 @@ Policy = Literal["add", "skip-if-duplicate", "query-only"]
 POLICIES: tuple[Policy, ...] = ("add", "skip-if-duplicate", "query-only")
 DEFAULT_POLICY: Policy = "add"
 
-_MAX_ID = 2**63  # integer ids are accepted in the signed 64-bit range
+_MAX_ID = 2**63  # numeric ids are accepted in the signed 64-bit range
 
 
 class RequestError(InputError):
@@ -89,8 +89,9 @@ def load_json(body: bytes) -> Any:
 
 
 def document_id(raw: object, where: str, limits: Limits) -> str:
-    """A document id: a non-empty string of at most ``max_id_chars`` characters, or an integer
-    (kept as its decimal string, as the JSONL readers do).
+    """A document id: a non-empty string of at most ``max_id_chars`` characters, or a number
+    in the signed 64-bit range, kept as ``str()`` of it, as ``neardup dedup`` reads the ids
+    of JSONL records (``7`` is ``"7"``, ``1.5`` is ``"1.5"``).
 
     Raises:
         RequestError: 400 for anything else.
@@ -99,14 +100,17 @@ def document_id(raw: object, where: str, limits: Limits) -> str:
         >>> document_id(7, "document 0", Limits()), document_id("a/b", "document 0", Limits())
         ('7', 'a/b')
     """
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        if not -_MAX_ID <= raw < _MAX_ID:
-            raise _bad("invalid_id", f"{where}: an integer id must fit in 64 bits; send a string")
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        if not -_MAX_ID <= raw <= _MAX_ID - 1:
+            raise _bad(
+                "invalid_id",
+                f"{where}: a numeric id must be in the signed 64-bit range; send a string",
+            )
         return str(raw)
     if not isinstance(raw, str):
         raise _bad(
             "invalid_id",
-            f"{where}: 'id' must be a string or an integer, got {_type(raw)}; give every "
+            f"{where}: 'id' must be a string or a number, got {_type(raw)}; give every "
             "document an id",
         )
     if not raw:

@@ -63,6 +63,7 @@ class _Job:
     kind: str  # "check" or "delete"
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
+    docs: Sequence[Document] = ()  # a check's documents, sketched by the writer if not encoded
     encoded: _Encoded | None = None
     policy: Policy = "add"
     key: str = ""
@@ -70,7 +71,7 @@ class _Job:
 
     @property
     def size(self) -> int:
-        return len(self.encoded.ids) if self.encoded is not None else 1
+        return len(self.docs) if self.kind == "check" else 1
 
 
 def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
@@ -219,8 +220,11 @@ class Service:
             out = await loop.run_in_executor(self._pool, self._sketch_and_query, batch.docs, True)
             self.metrics.documents("queried", len(out))
             return out
-        encoded = await loop.run_in_executor(self._pool, self._encode, batch.docs)
-        job = _Job("check", loop, loop.create_future(), encoded=encoded, policy=batch.policy)
+        job = _Job("check", loop, loop.create_future(), docs=batch.docs, policy=batch.policy)
+        if self.images:  # decoding images is the costly part: readers do it in parallel
+            job.encoded = await loop.run_in_executor(self._pool, self._encode, batch.docs)
+        # else the writer sketches its whole group in one call: texts are cheap to sketch,
+        # and one call for many small requests saves each its own call and thread hop
         self._submit(job)
         results: list[Result] = await job.future
         return results
@@ -290,6 +294,8 @@ class Service:
             RequestError: a document cannot be sketched (400; 413 when too large).
         """
         m = self.method
+        if not docs:
+            return _Encoded([], np.zeros((0, 1), np.int64), [])
         try:
             payload = m.sketch(docs)
         except NeardupError:
@@ -409,7 +415,8 @@ class Service:
                 self.metrics.documents("deleted", int(found))
                 answers: list[object] = [found]
             else:
-                answers = list(self._commit(store, jobs))
+                jobs = self._encoded(jobs)
+                answers = list(self._commit(store, jobs)) if jobs else []
         except Exception as exc:
             if not isinstance(exc, NeardupError):
                 log.exception("the writer failed on a group of %d requests", len(jobs))
@@ -419,6 +426,32 @@ class Service:
             return
         for job, answer in zip(jobs, answers, strict=True):
             job.loop.call_soon_threadsafe(_settle, job.future, answer, None)
+
+    def _encoded(self, jobs: list[_Job]) -> list[_Job]:
+        """Sketch the jobs not encoded yet, in one call; a job with a document that cannot
+        be sketched gets its error, and the others go on."""
+        todo = [j for j in jobs if j.encoded is None]
+        if not todo:
+            return jobs
+        try:
+            enc = self._encode([d for j in todo for d in j.docs])
+        except RequestError:
+            failed = set()
+            for job in todo:
+                try:
+                    job.encoded = self._encode(job.docs)
+                except RequestError as exc:
+                    job.loop.call_soon_threadsafe(_settle, job.future, None, exc)
+                    failed.add(id(job))
+            return [j for j in jobs if id(j) not in failed]
+        at = 0
+        for job in todo:
+            n = len(job.docs)
+            job.encoded = _Encoded(
+                enc.ids[at : at + n], enc.keys[at : at + n], enc.blobs[at : at + n]
+            )
+            at += n
+        return jobs
 
     def _commit(self, store: Store, jobs: list[_Job]) -> Iterator[list[Result]]:
         """Check a group's documents in order, commit the added ones, return each job's
