@@ -266,3 +266,12 @@ def test_answers_are_json_with_unicode_ids(served: Running) -> None:
     assert results[0]["id"] == "naïve ✓"
     r = served.http().get("/v1/documents/na%C3%AFve%20%E2%9C%93")
     assert r.status_code == 200 and json.loads(r.content)["id"] == "naïve ✓"
+
+
+def test_a_large_body_is_parsed_off_the_loop(served: Running) -> None:
+    docs = [{"id": f"big{i}", "text": text(900 + i, 150)} for i in range(300)]
+    assert len(json.dumps({"documents": docs})) > 256 * 1024
+    results = check(served, docs)
+    assert [r["id"] for r in results] == [d["id"] for d in docs]
+    bad = served.http().post("/v1/check", json={"documents": [*docs, {"id": 5}]})
+    assert bad.status_code == 400 and "document 300" in bad.json()["error"]["message"]

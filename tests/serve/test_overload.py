@@ -77,3 +77,28 @@ def test_many_concurrent_clients_all_answered(tmp_path: Path) -> None:
         assert stats["service"]["group_commits"] <= 8 * 3  # groups formed or not: all there
     finally:
         run.stop()
+
+
+def test_bytes_in_flight_are_bounded_too(tmp_path: Path) -> None:
+    limits = Limits(queue_bytes=6000, max_body_bytes=6000)
+    run = start_thread_server(tmp_path / "b.db", limits=limits, commit_delay=1.0)
+    try:
+        answers: list[int] = []
+        big = {"documents": [{"id": "a", "text": text(1, 500)}]}  # about 4,000 bytes
+
+        def send() -> None:
+            answers.append(run.http().post("/v1/check", json=big).status_code)
+
+        first = threading.Thread(target=send)
+        first.start()
+        deadline = time.monotonic() + WAIT
+        while run.service.inflight < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        r = run.http().post("/v1/check", json={"documents": [{"id": "b", "text": text(2, 500)}]})
+        assert r.status_code == 503 and "bytes" in r.json()["error"]["message"]
+        assert r.headers["retry-after"] == "1"
+        first.join(WAIT)
+        assert answers == [200]
+    finally:
+        run.stop()

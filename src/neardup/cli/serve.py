@@ -61,6 +61,13 @@ __all__ = ["serve_cmd"]
     help="Documents in flight at most; past it a request is answered 503 with Retry-After.",
 )
 @click.option(
+    "--queue-bytes",
+    type=click.IntRange(1),
+    default=256 * 1024 * 1024,
+    show_default=True,
+    help="Bytes of request bodies in flight at most; past it, 503 with Retry-After too.",
+)
+@click.option(
     "--max-documents",
     type=click.IntRange(1),
     default=1024,
@@ -123,6 +130,7 @@ def serve_cmd(
     canonical: str | None,
     readers: int | None,
     queue_size: int,
+    queue_bytes: int,
     max_documents: int,
     max_document_bytes: int,
     max_body_bytes: int,
@@ -150,6 +158,7 @@ def serve_cmd(
             max_documents=max_documents,
             max_document_bytes=max_document_bytes,
             queue_documents=queue_size,
+            queue_bytes=queue_bytes,
             max_duplicates=max_duplicates,
         ),
         commit_delay=commit_delay,

@@ -24,7 +24,7 @@ from neardup.serve.auth import ApiKeys, Scope, bearer_token
 from neardup.serve.config import is_loopback
 from neardup.serve.metrics import CONTENT_TYPE, Metrics
 from neardup.serve.openapi import openapi
-from neardup.serve.requests import RequestError, document_id, parse_documents
+from neardup.serve.requests import Batch, RequestError, document_id, parse_documents
 from neardup.serve.service import Service
 
 if TYPE_CHECKING:
@@ -39,6 +39,8 @@ __all__ = ["create_app", "endpoint_of"]
 log = logging.getLogger(__name__)
 
 _JSON_TYPES = ("application/json",)
+_PARSE_ON_LOOP = 256 * 1024  # bodies at least this large are parsed on a reader thread
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 Handler = Callable[["Request"], Awaitable["Response"]]
 
@@ -196,25 +198,41 @@ def create_app(
             parts.append(chunk)
         return b"".join(parts)
 
+    async def documents(request: Request, *, policy_allowed: bool) -> tuple[Batch, int]:
+        """The request's documents (a large body is parsed on a reader thread, so the
+        event loop keeps answering) and its size."""
+        raw = await body(request)
+        if len(raw) < _PARSE_ON_LOOP:
+            parsed = parse_documents(
+                raw, limits, images=service.images, policy_allowed=policy_allowed
+            )
+        else:
+            parsed = await service.in_reader(
+                functools.partial(
+                    parse_documents,
+                    limits=limits,
+                    images=service.images,
+                    policy_allowed=policy_allowed,
+                ),
+                raw,
+            )
+        return parsed, len(raw)
+
     @guarded
     async def check(request: Request) -> Response:
         authorize(request, "read")
-        batch = parse_documents(
-            await body(request), limits, images=service.images, policy_allowed=True
-        )
+        batch, size = await documents(request, policy_allowed=True)
         if batch.policy != "query-only":
             authorize(request, "write")
-        with service.admitted(len(batch.docs)):
+        with service.admitted(len(batch.docs), size):
             results = await service.check(batch)
         return answer({"results": [r.to_dict() for r in results]})
 
     @guarded
     async def query(request: Request) -> Response:
         authorize(request, "read")
-        batch = parse_documents(
-            await body(request), limits, images=service.images, policy_allowed=False
-        )
-        with service.admitted(len(batch.docs)):
+        batch, size = await documents(request, policy_allowed=False)
+        with service.admitted(len(batch.docs), size):
             results = await service.query(batch)
         return answer({"results": [r.to_dict() for r in results]})
 
@@ -339,6 +357,7 @@ class _Observed:
         try:
             await self.app(scope, receive, sending)
         finally:
+            method = scope["method"] if scope["method"] in _METHODS else "other"  # bounded labels
             self.metrics.request(
-                endpoint_of(scope["path"]), scope["method"], status, time.perf_counter() - start
+                endpoint_of(scope["path"]), method, status, time.perf_counter() - start
             )

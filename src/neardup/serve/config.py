@@ -25,11 +25,13 @@ class Limits:
         queue_documents: Documents admitted and not yet answered, across all requests; a
             request that would pass it is answered 503 with ``Retry-After`` (the bounded
             queue), never held.
+        queue_bytes: Bytes of request bodies admitted and not yet answered; past it, 503
+            with ``Retry-After`` too (documents are bounded in number and in size).
         max_duplicates: Most duplicates listed per document (the most similar first).
         retry_after: Seconds a 503 asks the client to wait.
 
     Examples:
-        >>> Limits(max_documents=2000)
+        >>> Limits(max_documents=2000, queue_documents=1024)
         Traceback (most recent call last):
         ...
         neardup.errors.ConfigError: max_documents (2000) must not exceed queue_documents (1024); ...
@@ -40,6 +42,7 @@ class Limits:
     max_document_bytes: int = 1024 * 1024
     max_id_chars: int = 1024
     queue_documents: int = 8192
+    queue_bytes: int = 256 * 1024 * 1024
     max_duplicates: int = 100
     retry_after: int = 1
 
@@ -50,6 +53,7 @@ class Limits:
             "max_document_bytes",
             "max_id_chars",
             "queue_documents",
+            "queue_bytes",
             "max_duplicates",
             "retry_after",
         ):
@@ -60,6 +64,11 @@ class Limits:
             raise ConfigError(
                 f"max_documents ({self.max_documents}) must not exceed queue_documents "
                 f"({self.queue_documents}); a request that large could never be admitted"
+            )
+        if self.max_body_bytes > self.queue_bytes:
+            raise ConfigError(
+                f"max_body_bytes ({self.max_body_bytes}) must not exceed queue_bytes "
+                f"({self.queue_bytes}); a body that large could never be admitted"
             )
 
 

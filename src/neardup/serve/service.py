@@ -23,10 +23,10 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,7 @@ __all__ = ["Service"]
 log = logging.getLogger(__name__)
 
 I64 = npt.NDArray[np.int64]
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -126,6 +127,7 @@ class Service:
         self._queued_docs = 0
         self._closing = False
         self._inflight = 0  # documents admitted and not answered (event loop thread only)
+        self._inflight_bytes = 0
         self._ready = threading.Event()
         self._failure: BaseException | None = None
         self._store_docs = 0
@@ -183,8 +185,9 @@ class Service:
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
-    def admitted(self, n: int) -> Iterator[None]:
-        """Hold ``n`` documents' room in the bounded queue for the length of a request.
+    def admitted(self, n: int, nbytes: int = 0) -> Iterator[None]:
+        """Hold the room of ``n`` documents and ``nbytes`` of body in the bounded queue for
+        the length of a request.
 
         Raises:
             RequestError: 503 when the service is shutting down or the room is not there.
@@ -193,21 +196,35 @@ class Service:
             raise RequestError(
                 503, "shutting_down", "the service is shutting down; retry on another instance"
             )
-        limit = self.limits.queue_documents
+        limits = self.limits
         n = max(1, n)
-        if self._inflight + n > limit:
+        if self._inflight + n > limits.queue_documents:
             raise RequestError(
                 503,
                 "overloaded",
                 f"the service is busy: {self._inflight} documents are in flight and this "
-                f"request's {n} would pass the queue limit of {limit} (--queue-size); retry "
-                f"after {self.limits.retry_after} s, or send smaller batches",
+                f"request's {n} would pass the queue limit of {limits.queue_documents} "
+                f"(--queue-size); retry after {limits.retry_after} s, or send smaller batches",
+            )
+        if self._inflight_bytes + nbytes > limits.queue_bytes:
+            raise RequestError(
+                503,
+                "overloaded",
+                f"the service is busy: {self._inflight_bytes} bytes of requests are in flight "
+                f"and this one's {nbytes} would pass the limit of {limits.queue_bytes}; retry "
+                f"after {limits.retry_after} s",
             )
         self._inflight += n
+        self._inflight_bytes += nbytes
         try:
             yield
         finally:
             self._inflight -= n
+            self._inflight_bytes -= nbytes
+
+    async def in_reader(self, fn: Callable[..., T], *args: object) -> T:
+        """Run ``fn(*args)`` on a reader thread (e.g. parsing a large body off the loop)."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     # ----------------------------------------------------------------------------- requests
 
