@@ -22,6 +22,10 @@ append-only file on and ``appendfsync everysec`` (its durable default); neardup 
 ``synchronous=FULL`` (an acknowledged document is on disk). Run (modest size):
 
     python benchmarks/serve_bench.py --docs 20000 [--skip-datasketch] [--clients 16]
+
+``--kills N`` instead runs N cycles of: start ``neardup serve`` on one store, load it, SIGKILL
+it mid-load; then checks that every acknowledged document is in the store and that the store
+passes ``PRAGMA integrity_check`` after each kill.
 """
 
 from __future__ import annotations
@@ -374,6 +378,76 @@ def start_peer(folder: Path, threshold: float) -> tuple[Server, subprocess.Popen
     return Server(proc, int(port_file.read_text()), [rproc.pid]), rproc
 
 
+# ----------------------------------------------------------------------------- SIGKILLs
+
+
+async def _load_until_killed(port: int, acked: list[str], tag: str, want: int) -> None:
+    """8 connections post batches of 8 new documents until ``want`` are acknowledged (or a
+    bounded number of requests); the ids of the answered ones go to ``acked``."""
+    sent = 0
+
+    async def worker(w: int) -> None:
+        nonlocal sent
+        conn = Conn(port)
+        try:
+            while len(acked) < want and sent < 2000:
+                sent += 1
+                ids = [f"{tag}-{w}-{sent}-{j}" for j in range(8)]
+                body = json.dumps(
+                    {"documents": [{"id": i, "text": f"{i} " * 30} for i in ids]}
+                ).encode()
+                if await conn._post(b"/v1/check", body) == 200:
+                    acked.extend(ids)
+        except (ConnectionError, IndexError, asyncio.IncompleteReadError):
+            return
+        finally:
+            conn.close()
+
+    await asyncio.wait_for(asyncio.gather(*(worker(w) for w in range(8))), WAIT)
+
+
+def kill_cycles(folder: Path, cycles: int, readers: int) -> dict[str, Any]:
+    """``cycles`` times: start neardup serve on one store, load it, SIGKILL it mid-load (the
+    load goes on while it dies); then check that every acknowledged document is in the
+    store and that the store passes its integrity check."""
+    import sqlite3
+
+    sys.path.insert(0, str(SRC))
+    from neardup.store.persistent import PersistentIndex
+
+    acked: list[str] = []
+    db = folder / "serve.db"
+    for c in range(cycles):
+        server = start_neardup(folder, readers)
+        want = len(acked) + 200
+
+        def kill(server: Server = server, want: int = want) -> None:
+            deadline = time.monotonic() + WAIT
+            while len(acked) < want and time.monotonic() < deadline:
+                time.sleep(0.005)
+            server.proc.send_signal(signal.SIGKILL)
+
+        killer = threading.Thread(target=kill)
+        killer.start()
+        asyncio.run(_load_until_killed(server.port, acked, f"c{c}", want + 10_000))
+        killer.join(WAIT)
+        server.proc.wait(WAIT)
+        with sqlite3.connect(db) as conn:
+            ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            return {"cycles": c + 1, "integrity": ok}
+    with PersistentIndex.open(db, readonly=True) as idx:
+        stored = {k for keys, _ in idx.store.iter_sketches() for k in keys}
+    lost = [k for k in acked if k not in stored]
+    return {
+        "cycles": cycles,
+        "acknowledged": len(acked),
+        "stored": len(stored),
+        "lost": len(lost),
+        "integrity": "ok",
+    }
+
+
 # --------------------------------------------------------------------------------- run
 
 
@@ -425,11 +499,18 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--skip-neardup", action="store_true")
+    ap.add_argument(
+        "--kills", type=int, default=0, help="SIGKILL cycles under load (then nothing else)"
+    )
     ap.add_argument("--peer", help=argparse.SUPPRESS)
     ap.add_argument("--redis-port", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.peer:
         run_peer(args.peer, args.redis_port, args.threshold)
+        return
+    if args.kills:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(kill_cycles(Path(tmp), args.kills, args.readers)))
         return
     sys.path[:0] = [str(HERE), str(SRC)]
     from dedup_bench import build
