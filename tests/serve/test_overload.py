@@ -15,7 +15,7 @@ from neardup.serve.config import Limits
 def test_overload_is_503_with_retry_after_and_nothing_is_lost(tmp_path: Path) -> None:
     # a long commit delay keeps the first request in flight while the others arrive
     limits = Limits(queue_documents=4, max_documents=4)
-    run = start_thread_server(tmp_path / "o.db", limits=limits, commit_delay=1.0)
+    run = start_thread_server(tmp_path / "o.db", limits=limits, commit_delay=3.0)
     try:
         answers: list[int] = []
 
@@ -81,7 +81,7 @@ def test_many_concurrent_clients_all_answered(tmp_path: Path) -> None:
 
 def test_bytes_in_flight_are_bounded_too(tmp_path: Path) -> None:
     limits = Limits(queue_bytes=6000, max_body_bytes=6000)
-    run = start_thread_server(tmp_path / "b.db", limits=limits, commit_delay=1.0)
+    run = start_thread_server(tmp_path / "b.db", limits=limits, commit_delay=3.0)
     try:
         answers: list[int] = []
         big = {"documents": [{"id": "a", "text": text(1, 500)}]}  # about 4,000 bytes
