@@ -275,3 +275,28 @@ def test_a_large_body_is_parsed_off_the_loop(served: Running) -> None:
     assert [r["id"] for r in results] == [d["id"] for d in docs]
     bad = served.http().post("/v1/check", json={"documents": [*docs, {"id": 5}]})
     assert bad.status_code == 400 and "document 300" in bad.json()["error"]["message"]
+
+
+def test_a_failing_write_is_a_json_503_and_the_writer_goes_on(
+    served: Running, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from neardup.errors import StoreError
+    from neardup.serve.service import Service
+
+    real = Service._commit
+    failures = [StoreError("disk full; free some space"), RuntimeError("a bug")]
+
+    def failing(self: Service, store: object, jobs: list[object]) -> object:
+        if failures:
+            raise failures.pop(0)
+        return real(self, store, jobs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Service, "_commit", failing)
+    for expected in ("disk full", "see the server log"):
+        r = served.http().post("/v1/check", json={"documents": [{"id": "a", "text": text(1)}]})
+        assert r.status_code == 503 and r.headers["retry-after"] == "1"
+        assert r.json()["error"]["code"] == "store_unavailable"
+        assert expected in r.json()["error"]["message"] and "Traceback" not in r.text
+    assert "RuntimeError: a bug" in caplog.text  # the traceback is in the server's log
+    assert check(served, [{"id": "a", "text": text(1)}])[0]["added"] is True
+    assert served.http().get("/healthz").json() == {"status": "ok"}

@@ -75,6 +75,13 @@ class _Job:
         return len(self.docs) if self.kind == "check" else 1
 
 
+def _answer(job: _Job, value: object, error: BaseException | None) -> None:
+    """Hand a job's answer to its request's event loop (from the writer thread)."""
+    # a closed event loop (RuntimeError) has nobody waiting for the answer any more
+    with contextlib.suppress(RuntimeError):
+        job.loop.call_soon_threadsafe(_settle, job.future, value, error)
+
+
 def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
     if future.done():  # the request was cancelled (its client went away)
         return
@@ -406,8 +413,17 @@ class Service:
             self._ready.set()
             while (jobs := self._take()) is not None:
                 self._run(store, jobs)
+        except BaseException as exc:  # not one request's error: the writer itself stopped
+            log.exception("the writer stopped")
+            self._failure = exc
+            raise
         finally:
             store.close()
+            with self._cond:  # nothing waits for ever on a writer that is gone
+                left, self._queue = list(self._queue), deque()
+            stopped = RequestError(503, "writer_stopped", "the service's writer has stopped")
+            for job in left:
+                _answer(job, None, stopped)
 
     def _run(self, store: Store, jobs: list[_Job]) -> None:
         """Run jobs in order: consecutive checks as one group commit, deletes one by one."""
@@ -439,10 +455,10 @@ class Service:
                 log.exception("the writer failed on a group of %d requests", len(jobs))
                 exc = StoreError(f"the write failed ({type(exc).__name__}); see the server log")
             for job in jobs:
-                job.loop.call_soon_threadsafe(_settle, job.future, None, exc)
+                _answer(job, None, exc)
             return
         for job, answer in zip(jobs, answers, strict=True):
-            job.loop.call_soon_threadsafe(_settle, job.future, answer, None)
+            _answer(job, answer, None)
 
     def _encoded(self, jobs: list[_Job]) -> list[_Job]:
         """Sketch the jobs not encoded yet, in one call; a job with a document that cannot
@@ -458,7 +474,7 @@ class Service:
                 try:
                     job.encoded = self._encode(job.docs)
                 except RequestError as exc:
-                    job.loop.call_soon_threadsafe(_settle, job.future, None, exc)
+                    _answer(job, None, exc)
                     failed.add(id(job))
             return [j for j in jobs if id(j) not in failed]
         at = 0
