@@ -410,6 +410,7 @@ class Service:
             return
         try:
             self._store_docs = len(store)
+            self._warm_up()
             self._ready.set()
             while (jobs := self._take()) is not None:
                 self._run(store, jobs)
@@ -419,11 +420,21 @@ class Service:
             raise
         finally:
             store.close()
+            self._ready.set()  # start() returns (and raises the failure) if it failed early
             with self._cond:  # nothing waits for ever on a writer that is gone
                 left, self._queue = list(self._queue), deque()
             stopped = RequestError(503, "writer_stopped", "the service's writer has stopped")
             for job in left:
                 _answer(job, None, stopped)
+
+    def _warm_up(self) -> None:
+        """Load the kernels a check uses now, so that the first request does not wait for
+        them (text methods: an image method has no sample to hash)."""
+        if self.images:
+            return
+        enc = self._encode([Document("warm-up", "load the kernels before the first request")])
+        self.method.blob_similarities(enc.blobs, enc.blobs)
+        _group_pairs(np.concatenate([enc.keys, enc.keys]))
 
     def _run(self, store: Store, jobs: list[_Job]) -> None:
         """Run jobs in order: consecutive checks as one group commit, deletes one by one."""
