@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import READ_KEY, WRITE_KEY, Running, text
 from neardup.errors import ConfigError
 from neardup.serve.auth import ApiKeys
 from neardup.serve.config import ServeConfig
+
+from .serving import READ_KEY, WRITE_KEY, Running, text
 
 DOC = {"documents": [{"id": "a", "text": text(1)}]}
 

@@ -11,11 +11,12 @@ import httpx
 import pytest
 
 import neardup
-from conftest import WRITE_KEY, Running, near, text
 from neardup.errors import InputError, ServiceError
 from neardup.io import Document
 from neardup.serve.client import Client
 from neardup.serve.results import Duplicate, Result
+
+from .serving import WRITE_KEY, Running, near, text
 
 
 def test_client_is_lazily_exported_without_httpx() -> None:

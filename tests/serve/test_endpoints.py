@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Running, near, start_thread_server, text
 from neardup.methods import make_method
 from neardup.serve.config import Limits
+
+from .serving import Running, near, start_thread_server, text
 
 
 def check(run: Running, docs: list[dict[str, object]], **extra: object) -> list[dict[str, object]]:

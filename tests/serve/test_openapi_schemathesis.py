@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import Running, start_thread_server
+from .serving import Running, start_thread_server
 
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings  # noqa: E402

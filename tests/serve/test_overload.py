@@ -7,9 +7,10 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import WAIT, start_thread_server, text
 from neardup.serve.client import Client
 from neardup.serve.config import Limits
+
+from .serving import WAIT, start_thread_server, text
 
 
 def test_overload_is_503_with_retry_after_and_nothing_is_lost(tmp_path: Path) -> None:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from conftest import near, start_thread_server, text
 from neardup.cli import main
 from neardup.cluster import components
 from neardup.serve.client import Client
+
+from .serving import near, start_thread_server, text
 
 
 def _corpus(path: Path) -> list[tuple[str, str]]:

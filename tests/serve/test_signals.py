@@ -13,10 +13,11 @@ from pathlib import Path
 import httpx
 from click.testing import CliRunner
 
-from conftest import WAIT, start_process, text
 from neardup.cli import main
 from neardup.serve.client import Client
 from neardup.store.persistent import PersistentIndex
+
+from .serving import WAIT, start_process, text
 
 
 def _stored_ids(db: Path) -> set[str]:
