@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 import neardup
@@ -17,6 +16,8 @@ from neardup.serve.client import Client
 from neardup.serve.results import Duplicate, Result
 
 from .serving import WRITE_KEY, Running, near, text
+
+httpx = pytest.importorskip("httpx")
 
 
 def test_client_is_lazily_exported_without_httpx() -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from .serving import Running, start_thread_server
+
+httpx = pytest.importorskip("httpx")
 
 schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings  # noqa: E402

@@ -10,7 +10,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import pytest
 from click.testing import CliRunner
 
 from neardup.cli import main
@@ -18,6 +18,8 @@ from neardup.serve.client import Client
 from neardup.store.persistent import PersistentIndex
 
 from .serving import WAIT, start_process, text
+
+httpx = pytest.importorskip("httpx")
 
 
 def _stored_ids(db: Path) -> set[str]:

@@ -142,10 +142,13 @@ def serve_cmd(
     """Serve an index over HTTP: check documents for near-duplicates and remember them
     (POST /v1/check), query (POST /v1/query), documents, stats, health, metrics; see
     docs/serve.md. SIGTERM drains requests in flight, then exits."""
+    from neardup._extras import require_extra
     from neardup.serve.auth import ApiKeys
     from neardup.serve.config import Limits, ServeConfig
     from neardup.serve.server import run
 
+    for module in ("starlette", "uvicorn"):  # before a new index file is made
+        require_extra("serve", module)
     keys = None if api_key_file is None else ApiKeys.from_file(api_key_file)
     extra: dict[str, Any] = {} if readers is None else {"readers": readers}
     config = ServeConfig(
