@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from neardup.io import Document, read_inputs
     from neardup.pipeline import dedup
     from neardup.report import Cluster, DedupResult, Pair
+    from neardup.serve.client import Client
     from neardup.sketch.minhash import MinHash, MinHasher
     from neardup.sketch.simhash import SimHash, SimHasher
     from neardup.tokenize import GraphemeTokenizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
@@ -48,6 +49,7 @@ _LAZY = {
     "CanonicalConfig": "neardup.config",
     "Canonicalizer": "neardup.canonicalize",
     "CanonicalizerLike": "neardup.types",
+    "Client": "neardup.serve.client",
     "Cluster": "neardup.report",
     "ConfigError": "neardup.errors",
     "DecodeError": "neardup.errors",
@@ -85,6 +87,7 @@ __all__ = [
     "CanonicalConfig",
     "Canonicalizer",
     "CanonicalizerLike",
+    "Client",
     "Cluster",
     "ConfigError",
     "DecodeError",

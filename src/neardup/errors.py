@@ -14,7 +14,8 @@
     ├── TimeoutError (TimeoutError)           a wall-clock cap was exceeded
     ├── StoreError                            the SQLite store cannot be used
     │   └── SchemaVersionError                the store was written by a newer neardup
-    └── ProviderError                         an embedding provider failed after its retries
+    ├── ProviderError                         an embedding provider failed after its retries
+    └── ServiceError                          a neardup service answered an error (neardup.Client)
 
 Messages say what was wrong and what to do about it.
 """
@@ -35,6 +36,7 @@ __all__ = [
     "NeardupError",
     "ProviderError",
     "SchemaVersionError",
+    "ServiceError",
     "StoreError",
     "TimeoutError",
 ]
@@ -90,3 +92,14 @@ class SchemaVersionError(StoreError):
 
 class ProviderError(NeardupError):
     """An embedding provider failed (after its retries, or with a non-retryable status)."""
+
+
+class ServiceError(NeardupError):
+    """A ``neardup serve`` service answered an error, or could not be reached after the
+    client's retries; ``status`` is the HTTP status (0: no answer) and ``code`` the service's
+    error code (``""`` when it sent none)."""
+
+    def __init__(self, message: str, *, status: int = 0, code: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code

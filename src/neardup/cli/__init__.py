@@ -3,8 +3,8 @@
 Results go to stdout; logs and progress go to stderr. A :class:`~neardup.errors.NeardupError`
 becomes a one-line message and exit code 1; usage errors exit with 2.
 
-One module per command family (``dedup``, ``index``, ``hash``, ``eval``, ``corpus``, ``plan``);
-the options they share are defined once, in :mod:`neardup.cli.options`.
+One module per command family (``dedup``, ``index``, ``hash``, ``eval``, ``corpus``, ``plan``,
+``serve``); the options they share are defined once, in :mod:`neardup.cli.options`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ _COMMANDS = {
     "index": ("neardup.cli.index", "index_group"),
     "lines": ("neardup.cli.corpus", "lines_cmd"),
     "plan": ("neardup.cli.plan", "plan_cmd"),
+    "serve": ("neardup.cli.serve", "serve_cmd"),
     "substrings": ("neardup.cli.corpus", "substrings_cmd"),
     "warmup": ("neardup.cli.plan", "warmup_cmd"),
 }
