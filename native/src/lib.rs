@@ -9,13 +9,19 @@
 use pyo3::prelude::*;
 
 mod arrays;
+pub mod canonicalize;
 mod errors;
+pub mod jsonl;
+pub mod text;
 pub mod xxh3;
 
 /// The module object: registers every family as a submodule.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "canonicalize", canonicalize::py::register)?;
+    family(m, "jsonl", jsonl::py::register)?;
+    family(m, "text", text::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
 }
