@@ -146,6 +146,17 @@ pub fn tokenize_words(
         doc_offsets: Vec::with_capacity(n_docs + 1),
     };
     tokens.doc_offsets.push(0);
+    // ASCII, the common case, from two small tables: the class under the mask, and the
+    // lowercase (when every ASCII letter lowercases to ASCII, as in Unicode)
+    let mut ascii_cls = [0u8; 128];
+    let mut ascii_low = [0u8; 128];
+    let mut quick = true;
+    for b in 0..128 {
+        ascii_cls[b] = classes[b] & mask;
+        let low = if do_lower { lower[b] } else { b as i32 };
+        quick &= (0..0x80).contains(&low);
+        ascii_low[b] = low as u8;
+    }
     for d in 0..n_docs {
         let (mut i, end) = (offsets[d] as usize, offsets[d + 1] as usize);
         let first_tok = tokens.starts.len();
@@ -160,6 +171,18 @@ pub fn tokenize_words(
         };
         while i < end {
             let b = buf[i];
+            if b < 0x80 && quick {
+                let cls = ascii_cls[b as usize];
+                if cls == 0 && !w.in_tok {
+                    i += 1; // between words
+                    continue;
+                }
+                if cls != 0 && cls & IDEOGRAPH == 0 && w.in_tok && !w.tok_ideo {
+                    w.tokens.out.push(ascii_low[b as usize]); // within a word
+                    i += 1;
+                    continue;
+                }
+            }
             let (cp, step) = if b < 0x80 {
                 (b as u32, 1)
             } else {
@@ -262,6 +285,15 @@ mod tests {
             words("日\u{301}x", 1 | IDEOGRAPH | MARK, 1),
             ["日\u{301}", "x"]
         );
+    }
+
+    #[test]
+    fn ascii_lowercased_outside_ascii() {
+        let (classes, mut lower) = tables();
+        lower[b'A' as usize] = 0xE9;
+        let t = tokenize_words(b"Ab A", &[0, 4], &classes, &lower, 1, 1, true).unwrap();
+        assert_eq!(t.out, "\u{e9}b \u{e9}".as_bytes());
+        assert_eq!((t.starts, t.ends), (vec![0, 4], vec![3, 6]));
     }
 
     #[test]
