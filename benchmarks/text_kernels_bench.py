@@ -66,11 +66,6 @@ def row(name: str, size: int, native: float, numba: float) -> None:
 
 
 def jsonl(docs: list[str], repeat: int) -> None:
-    from neardup._kernels.jsonl import fast, reference
-    from neardup.io import DEFAULT_MAX_LINE_BYTES
-    from neardup.packed import _chunks, _line_bounds
-
-    keys = (np.frombuffer(b"id", np.uint8), np.frombuffer(b"text", np.uint8))
     with tempfile.TemporaryDirectory() as tmp:
         for ascii_only in (True, False):
             path = Path(tmp) / "pages.jsonl"
@@ -78,41 +73,45 @@ def jsonl(docs: list[str], repeat: int) -> None:
                 for i, text in enumerate(docs):
                     fh.write(json.dumps({"id": str(i), "text": text}, ensure_ascii=ascii_only))
                     fh.write("\n")
-            chunks = [
-                np.frombuffer(c, np.uint8)[:n]
-                for c, n in _chunks(path, DEFAULT_MAX_LINE_BYTES, [0])
-            ]
-            size = sum(len(c) for c in chunks)
-            bounds = [_line_bounds(c, len(c)) for c in chunks]
-            outs = [(np.empty(len(c), np.uint8), np.empty(len(c), np.uint8)) for c in chunks]
+            jsonl_file(path, "ascii (\\u escapes)" if ascii_only else "raw UTF-8", repeat)
 
-            def scan(kern: Any) -> Callable[[], list[Any]]:
-                def run() -> list[Any]:
-                    found = []
-                    for c, (s, e), (t, i) in zip(chunks, bounds, outs, strict=True):
-                        status, toff, ioff, kind = kern.scan_lines(c, s, e, *keys, t, i)
-                        found += [status, toff, ioff, kind, t[: toff[-1]].tobytes()]
-                    return found
 
-                return run
+def jsonl_file(path: Path, kind: str, repeat: int) -> None:
+    from neardup._kernels.jsonl import fast, reference
+    from neardup.io import DEFAULT_MAX_LINE_BYTES
+    from neardup.packed import _chunks, _line_bounds
 
-            kind = "ascii (\\u escapes)" if ascii_only else "raw UTF-8"
-            print(f"jsonl, {kind}: {size / 1e6:.1f} MB, {len(chunks)} chunks")
-            tn, a = best(scan(_native.jsonl), repeat)
-            tf, b = best(scan(fast), repeat)
-            same(a, b)
-            row("scan_lines", size, tn, tf)
+    keys = (np.frombuffer(b"id", np.uint8), np.frombuffer(b"text", np.uint8))
+    chunks = [np.frombuffer(c, np.uint8)[:n] for c, n in _chunks(path, DEFAULT_MAX_LINE_BYTES, [0])]
+    size = sum(len(c) for c in chunks)
+    bounds = [_line_bounds(c, len(c)) for c in chunks]
+    outs = [(np.empty(len(c), np.uint8), np.empty(len(c), np.uint8)) for c in chunks]
 
-            def bounds_of(fn: Callable[[np.ndarray, int], Any]) -> Callable[[], list[Any]]:
-                return lambda: [x for c in chunks for x in fn(c, len(c))]
+    def scan(kern: Any) -> Callable[[], list[Any]]:
+        def run() -> list[Any]:
+            found = []
+            for c, (s, e), (t, i) in zip(chunks, bounds, outs, strict=True):
+                status, toff, ioff, kind = kern.scan_lines(c, s, e, *keys, t, i)
+                found += [status, toff, ioff, kind, t[: toff[-1]].tobytes()]
+            return found
 
-            tn, a = best(bounds_of(_native.jsonl.line_bounds), repeat)
-            tf, b = best(bounds_of(fast.line_bounds), repeat)
-            tp, c = best(bounds_of(reference.line_bounds), repeat)
-            same(a, b)
-            same(a, c)
-            row("line_bounds", size, tn, tf)
-            print(f"  {'line_bounds, numpy twin':<34} numpy  {size / tp / 1e6:8.0f} MB/s")
+        return run
+
+    def bounds_of(fn: Callable[[np.ndarray, int], Any]) -> Callable[[], list[Any]]:
+        return lambda: [x for c in chunks for x in fn(c, len(c))]
+
+    print(f"jsonl, {kind}: {size / 1e6:.1f} MB, {len(chunks)} chunks")
+    tn, a = best(scan(_native.jsonl), repeat)
+    tf, b = best(scan(fast), repeat)
+    same(a, b)
+    row("scan_lines", size, tn, tf)
+    tn, a = best(bounds_of(_native.jsonl.line_bounds), repeat)
+    tf, b = best(bounds_of(fast.line_bounds), repeat)
+    tp, c = best(bounds_of(reference.line_bounds), repeat)
+    same(a, b)
+    same(a, c)
+    row("line_bounds", size, tn, tf)
+    print(f"  {'line_bounds, numpy twin':<34} numpy  {size / tp / 1e6:8.0f} MB/s")
 
 
 def canonicalize(docs: dict[str, list[str]], repeat: int) -> None:
@@ -165,6 +164,7 @@ def main() -> None:
     ap.add_argument("--only", choices=["jsonl", "canonicalize", "text"], default=None)
     args = ap.parse_args()
     from canonicalize_bench import build
+
     from corpus import load_corpus
 
     if args.only in (None, "jsonl"):
