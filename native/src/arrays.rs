@@ -93,3 +93,43 @@ pub fn offsets(name: &str, offsets: &[i64], len: usize) -> PyResult<()> {
     }
     Ok(())
 }
+
+/// Document offsets: `buf[offsets[d]..offsets[d + 1]]` is document `d`; they must rise
+/// within the buffer (the message names the first document that does not).
+pub fn doc_offsets(len: usize, offsets: &[i64]) -> PyResult<()> {
+    for (d, w) in offsets.windows(2).enumerate() {
+        let (a, b) = (w[0], w[1]);
+        if a < 0 || b < a || b as u64 > len as u64 {
+            return Err(PyValueError::new_err(format!(
+                "document {d} spans bytes [{a}, {b}), not a range of the buffer of {len} bytes; \
+                 offsets must rise from 0 to at most the buffer's length"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The elements of a writable 1-D array as one mutable slice (a contiguous array).
+pub fn slice_mut<'a, T: numpy::Element>(
+    array: &'a mut numpy::PyReadwriteArray1<'_, T>,
+) -> PyResult<&'a mut [T]> {
+    let (shape, strides) = (array.shape().to_vec(), array.strides().to_vec());
+    array.as_slice_mut().map_err(|_| {
+        PyValueError::new_err(format!(
+            "a kernel needs a contiguous array, got one of shape {shape:?} with strides \
+             {strides:?}; pass numpy.ascontiguousarray(...)"
+        ))
+    })
+}
+
+/// A lookup table indexed by code point: it must have an entry for each of them.
+pub fn code_point_table<T>(name: &str, table: &[T]) -> PyResult<()> {
+    if table.len() < 0x110000 {
+        return Err(PyValueError::new_err(format!(
+            "the {name} table has {} entries, not one per code point (0x110000); \
+             pass the table neardup._kernels builds",
+            table.len()
+        )));
+    }
+    Ok(())
+}

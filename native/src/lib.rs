@@ -13,8 +13,11 @@ mod errors;
 mod simd;
 
 pub mod affine;
+pub mod canonicalize;
 pub mod hll;
+pub mod jsonl;
 pub mod minhash;
+pub mod text;
 pub mod unicode;
 pub mod weighted;
 pub mod xxh3;
@@ -24,8 +27,11 @@ pub mod xxh3;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "affine", affine::py::register)?;
+    family(m, "canonicalize", canonicalize::py::register)?;
     family(m, "hll", hll::py::register)?;
+    family(m, "jsonl", jsonl::py::register)?;
     family(m, "minhash", minhash::py::register)?;
+    family(m, "text", text::py::register)?;
     family(m, "unicode", unicode::py::register)?;
     family(m, "weighted", weighted::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;

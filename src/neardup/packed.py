@@ -2,9 +2,10 @@
 
 :class:`PackedDocs` is a batch of text documents that the sketchers take as it is (no Python
 string per document); it is also a ``Sequence[Document]``, whose items are made only when
-asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with a numba
-scanner (:mod:`neardup._kernels.jsonl.fast`) and hands every line that scanner does not take
-to ``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl` reads it.
+asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with the native
+scanner (``neardup._native.jsonl``, as ``engine.kernels("jsonl")`` picks it) and hands every
+line that scanner does not take to ``json.loads``, so each line is read exactly as
+:func:`neardup.io.read_jsonl` reads it.
 """
 
 from __future__ import annotations
@@ -260,7 +261,7 @@ def read_jsonl_packed_lines(
     """:func:`read_jsonl_packed`, each batch with the raw bytes of its records' lines (without
     the newline), so that a record can be written back as it was read, and where each line's
     text value lies in it: ``spans[k] = (start, end)``, the value's JSON string
-    ``lines[k][start:end]`` quotes included, or ``(-1, -1)`` when the numba scanner did not
+    ``lines[k][start:end]`` quotes included, or ``(-1, -1)`` when the scanner did not
     take the line (it went to ``json.loads``). A span is the record's one top-level
     ``text_field`` (a line with two goes to ``json.loads``).
 
@@ -356,14 +357,13 @@ def _scan_chunk(
 
 def _line_bounds(data: U8, size: int) -> tuple[I64, I64]:
     """Starts and ends (newline excluded) of the lines of ``data[:size]``, which ends with a
-    newline: numpy's vectorized compare finds them faster than the scalar loop of
-    ``jsonl.line_bounds`` (0.9 vs 1.3 ms per 2 MiB chunk), and no kernel is loaded for it."""
-    ends = np.flatnonzero(data[:size] == 0x0A)
-    starts = np.empty(len(ends), np.int64)
-    if len(ends):
-        starts[0] = 0
-        np.add(ends[:-1], 1, out=starts[1:])
-    return starts, ends.astype(np.int64, copy=False)
+    newline (the scanner's ``line_bounds``: memchr in the native kernel)."""
+    from neardup._kernels import engine
+
+    starts: I64
+    ends: I64
+    starts, ends = engine.kernels("jsonl").line_bounds(data, size)
+    return starts, ends
 
 
 def _batches(

@@ -53,17 +53,15 @@ __all__ = ["EXPORTS", "aot_dir", "build", "calls", "enabled", "light_key", "load
 log = logging.getLogger(__name__)
 
 #: The kernels compiled ahead of time: what ``neardup dedup`` runs on JSONL with the default
-#: method (minhash), and on text files: the line scanner, the canonicalizer, the fused sketches,
-#: the band keys and the bucket walk with its set profiles, union-find; and what the corpus
-#: commands run (``dedup --method exact``: the XXH3-128 digests; ``neardup lines``: the line
-#: spans, the unit counts' hash table, the kept text and the JSON strings of rewritten records;
-#: ``neardup substrings``: the window table, the gather of its documents and the scatter that
-#: counts each one's marked bytes; both: the packed JSONL scanner). Every other kernel is
-#: served by the JIT cache.
+#: method (minhash), and on text files: the fused sketches, the band keys and the bucket walk
+#: with its set profiles, union-find; and what the corpus commands run (``dedup --method
+#: exact``: the XXH3-128 digests; ``neardup lines``: the line spans, the unit counts' hash
+#: table, the kept text and the JSON strings of rewritten records; ``neardup substrings``: the
+#: window table, the gather of its documents and the scatter that counts each one's marked
+#: bytes). Every other kernel is served by the JIT cache; the JSONL scanner and the
+#: canonicalizer are native (``neardup._native``).
 EXPORTS: dict[str, tuple[str, ...]] = {
     "buckets": ("bucket_pairs_verified", "set_profiles"),
-    "canonicalize": ("canonicalize",),
-    "jsonl": ("line_bounds", "scan_lines", "scan_lines_spans"),
     "lines": (
         "json_strings",
         "kept_json",

@@ -413,7 +413,8 @@ def backend() -> ModuleType:
 
 
 def tokenize_packed(packed: Packed, *, mask: int, min_bytes: int = 1, lower: bool = True) -> Spans:
-    """Tokenize packed documents into word-token spans (see :func:`fast.tokenize_words`)."""
+    """Tokenize packed documents into word-token spans (see
+    :func:`neardup._kernels.text.reference.tokenize_words`)."""
     out, starts, ends, doc_offsets = backend().tokenize_words(
         packed.buf,
         packed.offsets,

@@ -35,6 +35,7 @@ __all__ = [
     "NUMBER",
     "UNICODE_VERSION",
     "char_classes",
+    "check_table",
     "ideograph_ranges",
     "simple_lower",
 ]
@@ -89,6 +90,20 @@ _IDEOGRAPH_BLOCKS = (
 )
 
 # Bump when the builder below changes: it names the cache file.
+
+
+def check_table(name: str, table: npt.NDArray[np.generic]) -> None:
+    """Check that ``table`` has an entry for every code point (0x110000), as the kernels
+    that index it by code point require.
+
+    Raises:
+        ValueError: it has fewer.
+    """
+    if len(table) < _MAX:
+        raise ValueError(
+            f"the {name} table has {len(table)} entries, not one per code point (0x110000); "
+            "pass the table neardup._kernels builds"
+        )
 
 
 def ideograph_ranges() -> tuple[tuple[int, int], ...]:
