@@ -1,0 +1,387 @@
+//! The SimHash kernels over slices: the batch vote over feature hashes, and the fused
+//! word-shingle SimHash-64 with its tokenizer (the text family's word tokenizer, lowercasing).
+
+use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64_with_seed};
+
+/// `SPREAD[b]`: byte `i` is bit `i` of `b`, so that adding `SPREAD[h >> 8j & 0xff]` to a
+/// u64 of eight byte counters counts bits `8j .. 8j + 8` of `h` at once (a carry-free SWAR
+/// count, flushed before a byte counter can reach 256).
+const SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut v = 0u64;
+        let mut i = 0;
+        while i < 8 {
+            v |= (((b >> i) & 1) as u64) << (8 * i);
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
+/// Per-bit counts of the 1 bits of many 64-bit hashes (each hash counted once).
+struct BitCounter {
+    packed: [u64; 8],
+    pending: u32,
+    ones: [u64; 64],
+    total: u64,
+}
+
+impl BitCounter {
+    fn new() -> Self {
+        BitCounter { packed: [0; 8], pending: 0, ones: [0; 64], total: 0 }
+    }
+
+    fn clear(&mut self) {
+        *self = BitCounter::new();
+    }
+
+    #[inline(always)]
+    fn add(&mut self, h: u64) {
+        for (j, acc) in self.packed.iter_mut().enumerate() {
+            *acc += SPREAD[((h >> (8 * j)) & 0xff) as usize];
+        }
+        self.pending += 1;
+        self.total += 1;
+        if self.pending == 255 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        for (j, acc) in self.packed.iter_mut().enumerate() {
+            for i in 0..8 {
+                self.ones[8 * j + i] += (*acc >> (8 * i)) & 0xff;
+            }
+            *acc = 0;
+        }
+        self.pending = 0;
+    }
+
+    /// Bit `b` set iff `2 * ones[b] > total` (more hashes have it than not).
+    fn code(&mut self) -> u64 {
+        self.flush();
+        let mut code = 0u64;
+        for (b, &ones) in self.ones.iter().enumerate() {
+            if 2 * ones > self.total {
+                code |= 1 << b;
+            }
+        }
+        code
+    }
+}
+
+/// SimHash codes of weighted feature hashes grouped per document.
+///
+/// `hashes` holds `n` rows of `words` u64 (bit `i` of word `k` is code bit `64k + i`),
+/// `weights` one i64 per row, document `d` owns rows `doc_offsets[d] .. doc_offsets[d + 1]`
+/// (checked by the caller: non-decreasing, within `0 ..= n`). Bit `b` of a code is set iff
+/// `2 * ones[b] > total`, with `ones[b]` the weight sum of rows that have bit `b` and `total`
+/// the weight sum of all rows, in wrapping i64 arithmetic (as numpy's). Returns `n_docs * words`
+/// u64, row-major.
+pub fn simhash_accumulate(
+    hashes: &[u64],
+    words: usize,
+    weights: &[i64],
+    doc_offsets: &[i64],
+) -> Vec<u64> {
+    let n_docs = doc_offsets.len().saturating_sub(1);
+    let mut out = vec![0u64; n_docs * words];
+    let mut ones = vec![0i64; 64 * words];
+    let unit = weights.iter().all(|&w| w == 1);
+    let mut counter = BitCounter::new();
+    for d in 0..n_docs {
+        let (a, b) = (doc_offsets[d] as usize, doc_offsets[d + 1] as usize);
+        for k in 0..words {
+            let code = if unit {
+                // unit weights: a plain bit count (the common case, no weights given)
+                counter.clear();
+                for f in a..b {
+                    counter.add(hashes[f * words + k]);
+                }
+                counter.code()
+            } else {
+                let ones = &mut ones[..64];
+                ones.fill(0);
+                let mut total = 0i64;
+                for f in a..b {
+                    let w = weights[f];
+                    let h = hashes[f * words + k];
+                    total = total.wrapping_add(w);
+                    for (i, one) in ones.iter_mut().enumerate() {
+                        *one = one.wrapping_add(w.wrapping_mul(((h >> i) & 1) as i64));
+                    }
+                }
+                let mut code = 0u64;
+                for (i, &one) in ones.iter().enumerate() {
+                    if one.wrapping_mul(2) > total {
+                        code |= 1 << i;
+                    }
+                }
+                code
+            };
+            out[d * words + k] = code;
+        }
+    }
+    out
+}
+
+const MARK: u8 = 8; // tables.MARK
+const IDEOGRAPH: u8 = 32; // tables.IDEOGRAPH
+const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
+
+/// Decode one code point at `buf[i]` (`i < end`); returns (code point, byte length).
+/// Invalid or truncated sequences decode as U+FFFD of length 1 (a separator), as Go does;
+/// surrogates decode to their code point (UTF-8 from Python's ``surrogatepass``).
+#[inline]
+fn decode(buf: &[u8], i: usize, end: usize) -> (u32, usize) {
+    let b0 = buf[i] as u32;
+    if b0 < 0x80 {
+        return (b0, 1);
+    }
+    let cont = |k: usize| -> Option<u32> {
+        let b = buf[i + k] as u32;
+        (b & 0xC0 == 0x80).then_some(b & 0x3F)
+    };
+    if (0xC2..0xE0).contains(&b0) && i + 1 < end {
+        if let Some(b1) = cont(1) {
+            return (((b0 & 0x1F) << 6) | b1, 2);
+        }
+    } else if (0xE0..0xF0).contains(&b0) && i + 2 < end {
+        if let (Some(b1), Some(b2)) = (cont(1), cont(2)) {
+            let cp = ((b0 & 0x0F) << 12) | (b1 << 6) | b2;
+            if cp >= 0x800 {
+                return (cp, 3);
+            }
+        }
+    } else if (0xF0..0xF5).contains(&b0) && i + 3 < end {
+        if let (Some(b1), Some(b2), Some(b3)) = (cont(1), cont(2), cont(3)) {
+            let cp = ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3;
+            if (0x10000..=0x10FFFF).contains(&cp) {
+                return (cp, 4);
+            }
+        }
+    }
+    (0xFFFD, 1)
+}
+
+/// Append `cp` as UTF-8 (the bytes the numba kernel writes, for any int32 table value).
+#[inline]
+fn encode(out: &mut Vec<u8>, cp: i32) {
+    let c = cp as i64;
+    if c < 0x80 {
+        out.push(c as u8);
+    } else if c < 0x800 {
+        out.extend_from_slice(&[(0xC0 | (c >> 6)) as u8, (0x80 | (c & 0x3F)) as u8]);
+    } else if c < 0x10000 {
+        out.extend_from_slice(&[
+            (0xE0 | (c >> 12)) as u8,
+            (0x80 | ((c >> 6) & 0x3F)) as u8,
+            (0x80 | (c & 0x3F)) as u8,
+        ]);
+    } else {
+        out.extend_from_slice(&[
+            (0xF0 | (c >> 18)) as u8,
+            (0x80 | ((c >> 12) & 0x3F)) as u8,
+            (0x80 | ((c >> 6) & 0x3F)) as u8,
+            (0x80 | (c & 0x3F)) as u8,
+        ]);
+    }
+}
+
+/// The word tokens of one document, lowercased and joined by one space into `scratch`
+/// (cleared first), as byte ranges `starts[t] .. ends[t]` of it: maximal runs of code points
+/// whose class meets `mask`, every Han or kana character a word of its own (with the marks
+/// that follow it) when `mask` has IDEOGRAPH, tokens shorter than `min_bytes` dropped.
+/// `classes` and `lower` have 0x110000 entries (checked by the caller).
+#[allow(clippy::too_many_arguments)]
+pub fn tokenize_doc(
+    doc: &[u8],
+    classes: &[u8],
+    lower: &[i32],
+    mask: u8,
+    min_bytes: i64,
+    scratch: &mut Vec<u8>,
+    starts: &mut Vec<usize>,
+    ends: &mut Vec<usize>,
+) {
+    scratch.clear();
+    starts.clear();
+    ends.clear();
+    let end = doc.len();
+    let mut i = 0usize;
+    let mut in_tok = false;
+    let mut tok_ideo = false;
+    let mut tok_begin = 0usize;
+    let mut rollback = 0usize;
+    let close = |scratch: &mut Vec<u8>, starts: &mut Vec<usize>, ends: &mut Vec<usize>, tok_begin: usize, rollback: usize| {
+        let pos = scratch.len();
+        if (pos - tok_begin) as i64 >= min_bytes {
+            starts.push(tok_begin);
+            ends.push(pos);
+        } else {
+            scratch.truncate(rollback);
+        }
+    };
+    while i < end {
+        let (cp, step) = if doc[i] < 0x80 { (doc[i] as u32, 1) } else { decode(doc, i, end) };
+        let cls = classes[cp as usize] & mask;
+        if cls != 0 {
+            let ideo = cls & IDEOGRAPH != 0;
+            if in_tok && (ideo || (tok_ideo && cls & MARK == 0)) {
+                // an ideograph is a word of its own (with the marks that follow it)
+                in_tok = false;
+                close(scratch, starts, ends, tok_begin, rollback);
+            }
+            if !in_tok {
+                in_tok = true;
+                tok_ideo = ideo;
+                rollback = scratch.len();
+                if !starts.is_empty() {
+                    scratch.push(b' ');
+                }
+                tok_begin = scratch.len();
+            }
+            encode(scratch, lower[cp as usize]);
+        } else if in_tok {
+            in_tok = false;
+            close(scratch, starts, ends, tok_begin, rollback);
+        }
+        i += step;
+    }
+    if in_tok {
+        close(scratch, starts, ends, tok_begin, rollback);
+    }
+}
+
+/// The 64-bit feature hash: `kind` 0 FNV-1a 64, 1 XXH3-64, 2 the low word of XXH3-128.
+#[inline]
+fn feature_hash(bytes: &[u8], kind: u8, seed: u64) -> u64 {
+    match kind {
+        0 => bytes.iter().fold(FNV_OFFSET, |h, &b| (h ^ b as u64).wrapping_mul(FNV_PRIME)),
+        1 => xxh3_64_with_seed(bytes, seed),
+        _ => xxh3_128_with_seed(bytes, seed) as u64,
+    }
+}
+
+/// The parameters of [`simhash_words`].
+#[derive(Clone, Copy)]
+pub struct WordParams {
+    pub mask: u8,
+    pub min_bytes: i64,
+    /// shingle size (at least 1)
+    pub k: usize,
+    /// a document with fewer than `k` tokens gives one shingle of all of them (else each
+    /// token is a feature of its own)
+    pub joined: bool,
+    /// feature hash: 0 FNV-1a 64, 1 XXH3-64, 2 low word of XXH3-128
+    pub kind: u8,
+    pub seed: u64,
+}
+
+/// Fused word-shingle SimHash-64 of documents `buf[offsets[d] .. offsets[d + 1]]` (offsets
+/// checked by the caller): tokenize, shingle, hash and vote (+-1 per occurrence) in one pass.
+/// Returns (codes, feature counts).
+pub fn simhash_words(
+    buf: &[u8],
+    offsets: &[i64],
+    classes: &[u8],
+    lower: &[i32],
+    p: WordParams,
+) -> (Vec<u64>, Vec<i64>) {
+    let n_docs = offsets.len().saturating_sub(1);
+    let mut codes = vec![0u64; n_docs];
+    let mut counts = vec![0i64; n_docs];
+    let mut scratch = Vec::new();
+    let (mut starts, mut ends) = (Vec::new(), Vec::new());
+    let mut counter = BitCounter::new();
+    for d in 0..n_docs {
+        let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
+        tokenize_doc(doc, classes, lower, p.mask, p.min_bytes, &mut scratch, &mut starts, &mut ends);
+        let nt = starts.len();
+        if nt == 0 {
+            continue;
+        }
+        counter.clear();
+        let mut feature = |s: usize, e: usize| counter.add(feature_hash(&scratch[s..e], p.kind, p.seed));
+        if nt >= p.k {
+            for f in 0..nt - p.k + 1 {
+                feature(starts[f], ends[f + p.k - 1]);
+            }
+        } else if p.joined {
+            feature(starts[0], ends[nt - 1]);
+        } else {
+            for f in 0..nt {
+                feature(starts[f], ends[f]);
+            }
+        }
+        counts[d] = counter.total as i64;
+        codes[d] = counter.code();
+    }
+    (codes, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(hashes: &[u64], weights: &[i64]) -> u64 {
+        let total: i64 = weights.iter().sum();
+        (0..64)
+            .filter(|&b| {
+                let ones: i64 = hashes.iter().zip(weights).map(|(h, w)| w * ((h >> b) & 1) as i64).sum();
+                2 * ones > total
+            })
+            .fold(0u64, |c, b| c | 1 << b)
+    }
+
+    #[test]
+    fn accumulate_matches_the_definition() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let hashes: Vec<u64> = (0..1000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        let ones = vec![1i64; 1000];
+        let mixed: Vec<i64> = (0..1000).map(|i| (i % 7) - 3).collect();
+        let offsets = [0i64, 0, 1, 300, 1000];
+        for weights in [&ones, &mixed] {
+            let got = simhash_accumulate(&hashes, 1, weights, &offsets);
+            for d in 0..4 {
+                let (a, b) = (offsets[d] as usize, offsets[d + 1] as usize);
+                assert_eq!(got[d], naive(&hashes[a..b], &weights[a..b]));
+            }
+        }
+    }
+
+    #[test]
+    fn words_tokenize_and_shingle() {
+        let mut classes = vec![0u8; 0x110000];
+        let mut lower: Vec<i32> = (0..0x110000).collect();
+        for c in b'a'..=b'z' {
+            classes[c as usize] = 1;
+            classes[(c - 32) as usize] = 1;
+            lower[(c - 32) as usize] = c as i32;
+        }
+        let (mut s, mut st, mut en) = (Vec::new(), Vec::new(), Vec::new());
+        tokenize_doc(b"Hi, a Bb  cC!", &classes, &lower, 1, 1, &mut s, &mut st, &mut en);
+        assert_eq!(s, b"hi a bb cc");
+        assert_eq!((st.clone(), en.clone()), (vec![0, 3, 5, 8], vec![2, 4, 7, 10]));
+        tokenize_doc(b"Hi, a Bb  cC!", &classes, &lower, 1, 2, &mut s, &mut st, &mut en);
+        assert_eq!(s, b"hi bb cc");
+        let p = WordParams { mask: 1, min_bytes: 1, k: 3, joined: true, kind: 1, seed: 0 };
+        let (codes, counts) = simhash_words(b"a b c dx y", &[0, 7, 10], &classes, &lower, p);
+        assert_eq!(counts, vec![2, 1]);
+        let h = |s: &[u8]| xxh3_64_with_seed(s, 0);
+        assert_eq!(codes[0], naive(&[h(b"a b c"), h(b"b c d")], &[1, 1]));
+        assert_eq!(codes[1], h(b"x y"));
+    }
+}
