@@ -51,7 +51,9 @@ pub fn slice2<'a, T: numpy::Element>(
         )));
     }
     let data = array.as_slice().map_err(|_| {
-        PyValueError::new_err("a kernel needs a C-contiguous array; pass numpy.ascontiguousarray(...)")
+        PyValueError::new_err(
+            "a kernel needs a C-contiguous array; pass numpy.ascontiguousarray(...)",
+        )
     })?;
     Ok((data, rows, cols))
 }

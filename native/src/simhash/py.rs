@@ -52,12 +52,17 @@ fn simhash_words<'py>(
     seed: u64,
 ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<i64>>)> {
     if k < 1 {
-        return Err(config_error(py, format!("shingle size k must be >= 1, got {k}")));
+        return Err(config_error(
+            py,
+            format!("shingle size k must be >= 1, got {k}"),
+        ));
     }
     if !(0..=2).contains(&kind) {
         return Err(config_error(
             py,
-            format!("feature hash kind must be 0 (fnv1a64), 1 (xxh3_64) or 2 (xxh3_128), got {kind}"),
+            format!(
+                "feature hash kind must be 0 (fnv1a64), 1 (xxh3_64) or 2 (xxh3_128), got {kind}"
+            ),
         ));
     }
     let (b, o) = (slice(&buf)?, slice(&offsets)?);
@@ -69,14 +74,13 @@ fn simhash_words<'py>(
     }
     check_offsets(b.len(), o, "offsets")?;
     let p = core::WordParams {
-        mask: (mask & 0xff) as u8,
-        min_bytes,
         k: k as usize,
         joined,
         kind: kind as u8,
         seed,
     };
-    let (codes, counts) = py.detach(|| core::simhash_words(b, o, c, l, p));
+    let tokenizer = core::Tokenizer::new(c, l, (mask & 0xff) as u8, min_bytes);
+    let (codes, counts) = py.detach(|| core::simhash_words(b, o, &tokenizer, p));
     Ok((codes.into_pyarray(py), counts.into_pyarray(py)))
 }
 
