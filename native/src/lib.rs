@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod errors;
+pub mod hamming;
 pub mod simhash;
 pub mod xxh3;
 
@@ -17,6 +18,7 @@ pub mod xxh3;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "hamming", hamming::py::register)?;
     family(m, "simhash", simhash::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
