@@ -241,3 +241,15 @@ def test_bad_codes_and_radii() -> None:
     with pytest.raises(ConfigError, match="blocks"):
         list(index.pairs(4))
     assert index.query(1, 64) == [("a", 0)]  # beyond the blocks: an exact linear scan
+
+
+def test_repeated_keys_in_a_first_bulk_add() -> None:
+    """Into an empty index, the last code of a repeated key wins (and dead rows stay out)."""
+    index = HammingIndex(64, 3)
+    index.add_many(["a", "b", "a", "c", "b"], [0b1, 0b10, 0b111, 0b1000, 0b11])
+    assert index.keys() == ["a", "c", "b"]
+    assert len(index) == 3
+    assert index.query(0b111, 0) == [("a", 0)]
+    assert index.query(0b10, 0) == []
+    assert index.query(0b11, 1) == [("b", 0), ("a", 1)]
+    assert list(index.pairs(3)) == [("a", "b", 1), ("c", "b", 3)]

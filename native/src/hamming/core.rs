@@ -82,46 +82,132 @@ pub fn all_pairs(
     masks: &[u64],
     radius: i64,
 ) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
-    let n = if words == 0 { 0 } else { codes.len() / words };
-    let (mut out_a, mut out_b, mut out_d) = (Vec::new(), Vec::new(), Vec::new());
-    let mut srt = vec![0u64; n * words];
-    for (j, &(start, end)) in bounds.iter().enumerate() {
-        let (keys, order) = block_order(codes, words, start, end);
-        for (p, &o) in order.iter().enumerate() {
-            let o = o as usize;
-            srt[p * words..(p + 1) * words].copy_from_slice(&codes[o * words..(o + 1) * words]);
-        }
-        let mut first = 0;
-        while first < n {
-            let mut last = first + 1;
-            while last < n && keys[last] == keys[first] {
-                last += 1;
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has POPCNT, checked just above.
+        return unsafe { all_pairs_popcnt(codes, words, bounds, masks, radius) };
+    }
+    all_pairs_body(codes, words, bounds, masks, radius)
+}
+
+/// [`all_pairs`] compiled with the POPCNT instruction (the baseline x86-64 target counts bits
+/// with a dozen shifts and adds; the popcount is most of the scan).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn all_pairs_popcnt(
+    codes: &[u64],
+    words: usize,
+    bounds: &[(usize, usize)],
+    masks: &[u64],
+    radius: i64,
+) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    all_pairs_body(codes, words, bounds, masks, radius)
+}
+
+/// The pairs found so far.
+#[derive(Default)]
+struct Pairs {
+    a: Vec<i64>,
+    b: Vec<i64>,
+    d: Vec<i64>,
+}
+
+/// Scan the run `lo .. hi` of rows with equal values of block `j` (`srt`: their codes,
+/// `order`: their rows) for pairs within `radius` that agree on no earlier block.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn scan_run(
+    srt: &[u64],
+    order: &[i64],
+    words: usize,
+    lo: usize,
+    hi: usize,
+    j: usize,
+    masks: &[u64],
+    radius: i64,
+    out: &mut Pairs,
+) {
+    for p in lo..hi {
+        let cp = &srt[p * words..(p + 1) * words];
+        for q in p + 1..hi {
+            let cq = &srt[q * words..(q + 1) * words];
+            let d = distance(cp, cq) as i64;
+            if d > radius {
+                continue;
             }
-            for p in first..last {
-                let cp = &srt[p * words..(p + 1) * words];
-                for q in p + 1..last {
-                    let cq = &srt[q * words..(q + 1) * words];
-                    let d = distance(cp, cq) as i64;
-                    if d > radius {
-                        continue;
-                    }
-                    let seen = (0..j).any(|jj| {
-                        let m = &masks[jj * words..(jj + 1) * words];
-                        cp.iter().zip(cq).zip(m).all(|((x, y), m)| (x ^ y) & m == 0)
-                    });
-                    if seen {
-                        continue;
-                    }
-                    let (a, b) = (order[p], order[q]);
-                    out_a.push(a.min(b));
-                    out_b.push(a.max(b));
-                    out_d.push(d);
-                }
+            let seen = (0..j).any(|jj| {
+                let m = &masks[jj * words..(jj + 1) * words];
+                cp.iter().zip(cq).zip(m).all(|((x, y), m)| (x ^ y) & m == 0)
+            });
+            if seen {
+                continue;
             }
-            first = last;
+            let (a, b) = (order[p], order[q]);
+            out.a.push(a.min(b));
+            out.b.push(a.max(b));
+            out.d.push(d);
         }
     }
-    (out_a, out_b, out_d)
+}
+
+#[inline(always)]
+fn all_pairs_body(
+    codes: &[u64],
+    words: usize,
+    bounds: &[(usize, usize)],
+    masks: &[u64],
+    radius: i64,
+) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    let n = codes.len().checked_div(words).unwrap_or(0);
+    let mut out = Pairs::default();
+    let mut srt = vec![0u64; n * words];
+    let mut order = vec![0i64; n];
+    let mut values = vec![0u64; n];
+    for (j, &(start, end)) in bounds.iter().enumerate() {
+        let width = end - start;
+        if width <= 16 {
+            // one counting sort: the codes land in block order, runs are the buckets
+            let mut first = vec![0usize; (1 << width) + 1];
+            for (v, c) in values.iter_mut().zip(codes.chunks_exact(words)) {
+                *v = block_value(c, start, end);
+                first[*v as usize + 1] += 1;
+            }
+            for v in 0..1 << width {
+                first[v + 1] += first[v];
+            }
+            let mut at = first.clone();
+            for (r, (&v, c)) in values.iter().zip(codes.chunks_exact(words)).enumerate() {
+                let pos = at[v as usize];
+                at[v as usize] = pos + 1;
+                srt[pos * words..(pos + 1) * words].copy_from_slice(c);
+                order[pos] = r as i64;
+            }
+            for v in 0..1 << width {
+                let (lo, hi) = (first[v], first[v + 1]);
+                if hi - lo > 1 {
+                    scan_run(&srt, &order, words, lo, hi, j, masks, radius, &mut out);
+                }
+            }
+        } else {
+            let (keys, sorted) = block_order(codes, words, start, end);
+            for (p, &o) in sorted.iter().enumerate() {
+                let o = o as usize;
+                srt[p * words..(p + 1) * words].copy_from_slice(&codes[o * words..(o + 1) * words]);
+            }
+            let mut lo = 0;
+            while lo < n {
+                let mut hi = lo + 1;
+                while hi < n && keys[hi] == keys[lo] {
+                    hi += 1;
+                }
+                if hi - lo > 1 {
+                    scan_run(&srt, &sorted, words, lo, hi, j, masks, radius, &mut out);
+                }
+                lo = hi;
+            }
+        }
+    }
+    (out.a, out.b, out.d)
 }
 
 /// Block values at most this wide index a dense array of chain heads (2**16 u32: 256 KiB,

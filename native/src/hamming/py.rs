@@ -52,6 +52,7 @@ fn block_values<'py>(
 
 /// Values of block ``[start, end)`` sorted ascending, and the row of each (a stable sort).
 #[pyfunction]
+#[allow(clippy::type_complexity)]
 fn block_order<'py>(
     py: Python<'py>,
     codes: PyReadonlyArray2<'py, u64>,

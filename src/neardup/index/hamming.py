@@ -264,9 +264,16 @@ class HammingIndex:
     def _append(self, keys: list[Hashable], rows: U64) -> None:
         start = len(self._keys)
         alive = np.ones(len(keys), dtype=bool)
-        fresh = self._rows.keys().isdisjoint(keys) and len(set(keys)) == len(keys)
-        if fresh:  # the common case, without a Python-level loop
-            self._rows.update(zip(keys, range(start, start + len(keys)), strict=True))
+        if not self._rows:  # no live key to replace: one dict, repeats found by its length
+            self._rows = dict(zip(keys, range(start, start + len(keys)), strict=True))
+            if len(self._rows) < len(keys):  # a repeated key: its last row wins
+                last = self._rows
+                alive[:] = [last[key] == start + i for i, key in enumerate(keys)]
+            fresh = True
+        else:
+            fresh = self._rows.keys().isdisjoint(keys) and len(set(keys)) == len(keys)
+            if fresh:  # the common case, without a Python-level loop
+                self._rows.update(zip(keys, range(start, start + len(keys)), strict=True))
         for i, key in enumerate([] if fresh else keys):
             old = self._rows.get(key)
             if old is not None:
