@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod arrays;
 pub mod ctph;
 mod errors;
+pub mod forest;
 pub mod hamming;
 pub mod simhash;
 pub mod xxh3;
@@ -20,6 +21,7 @@ pub mod xxh3;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "ctph", ctph::py::register)?;
+    family(m, "forest", forest::py::register)?;
     family(m, "hamming", hamming::py::register)?;
     family(m, "simhash", simhash::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
