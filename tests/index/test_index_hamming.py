@@ -253,3 +253,16 @@ def test_repeated_keys_in_a_first_bulk_add() -> None:
     assert index.query(0b10, 0) == []
     assert index.query(0b11, 1) == [("b", 0), ("a", 1)]
     assert list(index.pairs(3)) == [("a", "b", 1), ("c", "b", 3)]
+
+
+def test_reads_the_state_of_the_buffer_version() -> None:
+    """A pickle of the index before the compiled table: row buffers longer than the rows."""
+    state = HammingIndex(64, 2).__getstate__()
+    del state["_codes"], state["_alive"]
+    state["_codes_buf"] = np.array([[0b1011], [0b1001], [0xFF00], [0]], dtype=np.uint64)
+    state["_alive_buf"] = np.array([True, True, False, False])
+    state["_keys"], state["_rows"] = ["a", "b", "c"], {"a": 0, "b": 1}
+    index = HammingIndex.__new__(HammingIndex)
+    index.__setstate__(state)
+    assert index.query(0b1011) == [("a", 0), ("b", 1)]
+    assert index.keys() == ["a", "b"] and len(index) == 2

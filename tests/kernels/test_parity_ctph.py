@@ -4,9 +4,10 @@ classic spamsum procedure), rolling sums, scores, and ``CTPHTable`` answers."""
 from __future__ import annotations
 
 import numpy as np
-from conftest import native_pair
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from conftest import native_pair
 
 native, reference = native_pair("ctph")
 
@@ -64,7 +65,7 @@ def test_table_matches_reference(digests: list[str], ppdeep: bool, min_score: in
     assert ids[0] == ids[1]
     assert len(tables[0]) == len(tables[1])
     assert tables[0].digests() == tables[1].digests()
-    for q in digests[:10] + ["3:ABCDabAB:ab", "nope"]:
+    for q in [*digests[:10], "3:ABCDabAB:ab", "nope"]:
         assert tables[0].query(q, min_score) == tables[1].query(q, min_score)
     got, want = tables[0].pairs(min_score), tables[1].pairs(min_score)
     for g, w in zip(got, want, strict=True):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import native_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from conftest import native_pair
 
 native, reference = native_pair("forest")
 

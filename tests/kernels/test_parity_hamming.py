@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import native_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import native_pair
 from neardup.index.hamming import _block_bounds
 
 native, reference = native_pair("hamming")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import native_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import native_pair
 from neardup._kernels import tables
 from neardup._kernels.spans import pack
 from neardup.errors import ConfigError
@@ -115,6 +115,4 @@ def test_words_errors_match(k: int, kind: int) -> None:
 
 
 def test_native_names_are_the_reference_names() -> None:
-    assert sorted(reference.__all__) == sorted(
-        n for n in dir(native) if not n.startswith("_")
-    )
+    assert sorted(reference.__all__) == sorted(n for n in dir(native) if not n.startswith("_"))

@@ -8,12 +8,13 @@ pairs, the form a dedup pipeline consumes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import ConfigError, FormatError
 from neardup._kernels import engine
+from neardup.errors import ConfigError, FormatError
 from neardup.fuzzy.ctph import CTPHDigest, Scoring, _digest_text, parse_ctph
 from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distance_matrix, tlsh_distances
 from neardup.index import _serial
@@ -64,11 +65,13 @@ class CTPHIndex:
         return {"scoring": self._scoring, "digests": self._table.digests()}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        if "_digests" in state:  # a pickle of the Python-only index: parsed digests
-            digests = [f"{d[0]}:{d[1]}:{d[2]}" for d in state["_digests"]]  # type: ignore[attr-defined]
-            state = {"scoring": state["_scoring"], "digests": digests}
-        self.__init__(scoring=state["scoring"])  # type: ignore[misc, arg-type]
-        self.add_many(state["digests"])  # type: ignore[arg-type]
+        digests = state.get("digests")
+        if digests is None:  # a pickle of the Python-only index: its parsed digests
+            parsed = cast("list[CTPHDigest]", state["_digests"])
+            digests = [f"{d.block_size}:{d.part1}:{d.part2}" for d in parsed]
+        self._scoring = cast(Scoring, state.get("scoring", state.get("_scoring")))
+        self._table = engine.kernels("ctph").CTPHTable(self._scoring == "ppdeep")
+        self.add_many(cast("list[str]", digests))
 
     def to_bytes(self) -> bytes:
         """Serialize: the scoring and every digest (``b"NDCT"``, see ``index/_serial.py``)."""

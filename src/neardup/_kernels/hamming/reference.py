@@ -19,7 +19,9 @@ U64 = npt.NDArray[np.uint64]
 
 def _check_block(words: int, start: int, end: int) -> None:
     if start < 0 or end <= start or end - start > 64 or end > 64 * words:
-        raise ValueError(f"block [{start}, {end}) is not 1 to 64 bits within a {64 * words}-bit code")
+        raise ValueError(
+            f"block [{start}, {end}) is not 1 to 64 bits within a {64 * words}-bit code"
+        )
 
 
 def block_values(codes: U64, start: int, end: int) -> U64:
@@ -100,8 +102,6 @@ def all_pairs(codes: U64, starts: I64, ends: I64, masks: U64, radius: int) -> tu
     )
 
 
-
-
 _MASK64 = (1 << 64) - 1
 
 
@@ -125,9 +125,7 @@ class HammingTable:
         if not 1 <= words <= 4:
             raise ValueError(f"words must be 1 to 4, got {words}")
         if len(starts) != len(ends):
-            raise ValueError(
-                f"starts and ends differ in length ({len(starts)} and {len(ends)})"
-            )
+            raise ValueError(f"starts and ends differ in length ({len(starts)} and {len(ends)})")
         bounds = [(int(s), int(e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
         for s, e in bounds:
             _check_block(words, s, e)
@@ -198,9 +196,7 @@ class HammingTable:
         rows = np.array([r for _, r in found], dtype=np.int64)
         return rows, np.array([d for d, _ in found], dtype=np.int64)
 
-    def query_keys(
-        self, code: int, radius: int, keys: list[object]
-    ) -> list[tuple[object, int]]:
+    def query_keys(self, code: int, radius: int, keys: list[object]) -> list[tuple[object, int]]:
         """:meth:`query` of the 64-bit ``code`` (an int), as ``[(keys[row], distance)]``."""
         if self._words != 1:
             raise ValueError("query_keys takes 64-bit codes; use query")

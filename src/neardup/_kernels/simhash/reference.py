@@ -57,7 +57,6 @@ def simhash_accumulate(
     return packed.view("<u8").astype(np.uint64).reshape(len(doc_offsets) - 1, words)
 
 
-
 def simhash_words(
     buf: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
