@@ -174,27 +174,32 @@ fn decode(buf: &[u8], i: usize, end: usize) -> (u32, usize) {
     (0xFFFD, 1)
 }
 
-/// Append `cp` as UTF-8 (the bytes the numba kernel writes, for any int32 table value).
+/// Write `cp` as UTF-8 at `out[pos..]` (the bytes the numba kernel writes, for any int32
+/// table value); returns the position after it.
 #[inline]
-fn encode(out: &mut Vec<u8>, cp: i32) {
+fn encode(out: &mut [u8], pos: usize, cp: i32) -> usize {
     let c = cp as i64;
     if c < 0x80 {
-        out.push(c as u8);
+        out[pos] = c as u8;
+        pos + 1
     } else if c < 0x800 {
-        out.extend_from_slice(&[(0xC0 | (c >> 6)) as u8, (0x80 | (c & 0x3F)) as u8]);
+        out[pos..pos + 2].copy_from_slice(&[(0xC0 | (c >> 6)) as u8, (0x80 | (c & 0x3F)) as u8]);
+        pos + 2
     } else if c < 0x10000 {
-        out.extend_from_slice(&[
+        out[pos..pos + 3].copy_from_slice(&[
             (0xE0 | (c >> 12)) as u8,
             (0x80 | ((c >> 6) & 0x3F)) as u8,
             (0x80 | (c & 0x3F)) as u8,
         ]);
+        pos + 3
     } else {
-        out.extend_from_slice(&[
+        out[pos..pos + 4].copy_from_slice(&[
             (0xF0 | (c >> 18)) as u8,
             (0x80 | ((c >> 12) & 0x3F)) as u8,
             (0x80 | ((c >> 6) & 0x3F)) as u8,
             (0x80 | (c & 0x3F)) as u8,
         ]);
+        pos + 4
     }
 }
 
@@ -234,8 +239,9 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
-    /// The word tokens of one document, lowercased and joined by one space into `scratch`
-    /// (cleared first), as byte ranges `starts[t] .. ends[t]` of it: maximal runs of code
+    /// The word tokens of one document, lowercased and joined by one space at the start of
+    /// `scratch` (grown as needed, never shrunk); returns how many bytes they take. Tokens are
+    /// byte ranges `starts[t] .. ends[t]` of it (both cleared first): maximal runs of code
     /// points whose class meets `mask`, every Han or kana character a word of its own (with
     /// the marks that follow it) when `mask` has IDEOGRAPH, tokens shorter than `min_bytes`
     /// dropped. The same tokens as the text family's `tokenize_words` with lowercasing.
@@ -245,29 +251,38 @@ impl<'a> Tokenizer<'a> {
         scratch: &mut Vec<u8>,
         starts: &mut Vec<usize>,
         ends: &mut Vec<usize>,
-    ) {
-        scratch.clear();
-        scratch.reserve(2 * doc.len() + 16);
+    ) -> usize {
+        // room for the ASCII path: a byte (and a space before a token) per byte of the
+        // document; the general path makes room for its up to 5 bytes, and keeps that room
+        let need = 2 * doc.len() + 16;
+        if scratch.len() < need {
+            scratch.resize(need, 0);
+        }
+        // the buffer and the write position are locals: a byte store through a Vec would
+        // make the compiler reload its length after every byte
+        let mut out = &mut scratch[..];
         starts.clear();
         ends.clear();
         let end = doc.len();
         let mut i = 0usize;
+        let mut pos = 0usize;
         let mut in_tok = false;
         let mut tok_ideo = false;
         let mut tok_begin = 0usize;
         let mut rollback = 0usize;
         let min_bytes = self.min_bytes;
-        let close = |scratch: &mut Vec<u8>,
+        // end the token at `pos`: keep it, or drop it with its separator
+        let close = |pos: usize,
                      starts: &mut Vec<usize>,
                      ends: &mut Vec<usize>,
                      tok_begin: usize,
                      rollback: usize| {
-            let pos = scratch.len();
             if (pos - tok_begin) as i64 >= min_bytes {
                 starts.push(tok_begin);
                 ends.push(pos);
+                pos
             } else {
-                scratch.truncate(rollback);
+                rollback
             }
         };
         while i < end {
@@ -277,25 +292,48 @@ impl<'a> Tokenizer<'a> {
                 // an ASCII word character: the rest of its run without state changes
                 if in_tok && tok_ideo {
                     in_tok = false;
-                    close(scratch, starts, ends, tok_begin, rollback);
+                    pos = close(pos, starts, ends, tok_begin, rollback);
                 }
                 if !in_tok {
                     in_tok = true;
                     tok_ideo = false;
-                    rollback = scratch.len();
+                    rollback = pos;
                     if !starts.is_empty() {
-                        scratch.push(b' ');
+                        out[pos] = b' ';
+                        pos += 1;
                     }
-                    tok_begin = scratch.len();
+                    tok_begin = pos;
                 }
-                scratch.push(low);
+                out[pos] = low;
+                pos += 1;
                 i += 1;
+                // eight bytes at a time: look all eight up, write them, and advance to the
+                // first that ends the word (one predictable branch per word, not per byte)
+                while i + 8 <= end && pos + 8 <= out.len() {
+                    let chunk: [u8; 8] = doc[i..i + 8].try_into().expect("eight bytes");
+                    let lows = chunk.map(|c| self.word_low[c as usize]);
+                    out[pos..pos + 8].copy_from_slice(&lows);
+                    let v = u64::from_le_bytes(lows);
+                    // the lowest byte flagged is the first zero byte (bytes are below 0x80)
+                    let zeros = v.wrapping_sub(0x0101_0101_0101_0101) & !v & 0x8080_8080_8080_8080;
+                    let run = if zeros == 0 {
+                        8
+                    } else {
+                        (zeros.trailing_zeros() / 8) as usize
+                    };
+                    pos += run;
+                    i += run;
+                    if run < 8 {
+                        break;
+                    }
+                }
                 while i < end {
                     let low = self.word_low[doc[i] as usize];
                     if low == 0 {
                         break;
                     }
-                    scratch.push(low);
+                    out[pos] = low;
+                    pos += 1;
                     i += 1;
                 }
                 continue;
@@ -304,7 +342,7 @@ impl<'a> Tokenizer<'a> {
                 // an ASCII separator: the rest of their run
                 if in_tok {
                     in_tok = false;
-                    close(scratch, starts, ends, tok_begin, rollback);
+                    pos = close(pos, starts, ends, tok_begin, rollback);
                 }
                 i += 1;
                 while i < end && self.ascii_sep[doc[i] as usize] {
@@ -319,31 +357,41 @@ impl<'a> Tokenizer<'a> {
             };
             let cls = self.classes[cp as usize] & self.mask;
             if cls != 0 {
+                let room = pos + 5 + 2 * (end - i) + 16;
+                if room > out.len() {
+                    // lowercase characters longer than the document's (the ASCII path keeps
+                    // its room: two bytes per byte of the rest of the document)
+                    let grown = room.max(2 * out.len());
+                    scratch.resize(grown, 0);
+                    out = &mut scratch[..];
+                }
                 let ideo = cls & IDEOGRAPH != 0;
                 if in_tok && (ideo || (tok_ideo && cls & MARK == 0)) {
                     // an ideograph is a word of its own (with the marks that follow it)
                     in_tok = false;
-                    close(scratch, starts, ends, tok_begin, rollback);
+                    pos = close(pos, starts, ends, tok_begin, rollback);
                 }
                 if !in_tok {
                     in_tok = true;
                     tok_ideo = ideo;
-                    rollback = scratch.len();
+                    rollback = pos;
                     if !starts.is_empty() {
-                        scratch.push(b' ');
+                        out[pos] = b' ';
+                        pos += 1;
                     }
-                    tok_begin = scratch.len();
+                    tok_begin = pos;
                 }
-                encode(scratch, self.lower[cp as usize]);
+                pos = encode(out, pos, self.lower[cp as usize]);
             } else if in_tok {
                 in_tok = false;
-                close(scratch, starts, ends, tok_begin, rollback);
+                pos = close(pos, starts, ends, tok_begin, rollback);
             }
             i += step;
         }
         if in_tok {
-            close(scratch, starts, ends, tok_begin, rollback);
+            pos = close(pos, starts, ends, tok_begin, rollback);
         }
+        pos
     }
 }
 
@@ -353,25 +401,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(FNV_OFFSET, |h, &b| (h ^ b as u64).wrapping_mul(FNV_PRIME))
-}
-
-/// FNV-1a 64 of four byte strings at once: FNV is one multiply per byte in a chain, so four
-/// independent chains in step run about four times as fast as one after the other.
-#[inline]
-fn fnv1a_x4(s: [&[u8]; 4]) -> [u64; 4] {
-    let common = s.iter().map(|x| x.len()).min().unwrap_or(0);
-    let mut h = [FNV_OFFSET; 4];
-    for i in 0..common {
-        for (hj, sj) in h.iter_mut().zip(&s) {
-            *hj = (*hj ^ sj[i] as u64).wrapping_mul(FNV_PRIME);
-        }
-    }
-    for (hj, sj) in h.iter_mut().zip(&s) {
-        for &b in &sj[common..] {
-            *hj = (*hj ^ b as u64).wrapping_mul(FNV_PRIME);
-        }
-    }
-    h
 }
 
 /// The parameters of [`simhash_words`].
@@ -405,7 +434,7 @@ pub fn simhash_words(
     let mut counter = BitCounter::new();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
-        tokenizer.tokenize(doc, &mut scratch, &mut starts, &mut ends);
+        let used = tokenizer.tokenize(doc, &mut scratch, &mut starts, &mut ends);
         let nt = starts.len();
         if nt == 0 {
             continue;
@@ -419,17 +448,11 @@ pub fn simhash_words(
             ranges.extend(starts.iter().copied().zip(ends.iter().copied()));
         }
         counter.clear();
-        let text = &scratch[..];
+        let text = &scratch[..used];
         match p.kind {
             0 => {
-                let mut quads = ranges.chunks_exact(4);
-                for q in &mut quads {
-                    let r = |j: usize| &text[q[j].0..q[j].1];
-                    for h in fnv1a_x4([r(0), r(1), r(2), r(3)]) {
-                        counter.add(h);
-                    }
-                }
-                for &(s, e) in quads.remainder() {
+                // (independent chains: out-of-order execution overlaps consecutive ranges)
+                for &(s, e) in &ranges {
                     counter.add(fnv1a(&text[s..e]));
                 }
             }
@@ -502,14 +525,19 @@ mod tests {
         }
         let (mut s, mut st, mut en) = (Vec::new(), Vec::new(), Vec::new());
         let one = Tokenizer::new(&classes, &lower, 1, 1);
-        one.tokenize(b"Hi, a Bb  cC!", &mut s, &mut st, &mut en);
-        assert_eq!(s, b"hi a bb cc");
+        let used = one.tokenize(b"Hi, a Bb  cC!", &mut s, &mut st, &mut en);
+        assert_eq!(&s[..used], b"hi a bb cc");
         assert_eq!(
             (st.clone(), en.clone()),
             (vec![0, 3, 5, 8], vec![2, 4, 7, 10])
         );
-        Tokenizer::new(&classes, &lower, 1, 2).tokenize(b"Hi, a Bb  cC!", &mut s, &mut st, &mut en);
-        assert_eq!(s, b"hi bb cc");
+        let used = Tokenizer::new(&classes, &lower, 1, 2).tokenize(
+            b"Hi, a Bb  cC!",
+            &mut s,
+            &mut st,
+            &mut en,
+        );
+        assert_eq!(&s[..used], b"hi bb cc");
         let p = WordParams {
             k: 3,
             joined: true,
@@ -521,8 +549,7 @@ mod tests {
         let h = |s: &[u8]| xxh3_64_with_seed(s, 0);
         assert_eq!(codes[0], naive(&[h(b"a b c"), h(b"b c d")], &[1, 1]));
         assert_eq!(codes[1], h(b"x y"));
-        let texts: [&[u8]; 4] = [b"", b"a", b"abcdefgh", b"xyz"];
-        assert_eq!(fnv1a_x4(texts), texts.map(fnv1a));
+        assert_eq!(fnv1a(b"a"), 0xAF63_DC4C_8601_EC8C);
         assert_eq!(fnv1a(b""), FNV_OFFSET);
     }
 }
