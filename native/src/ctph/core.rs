@@ -92,10 +92,13 @@ pub fn digest(data: &[u8]) -> Digest {
         }
         h3 = (h3 << 5) ^ c;
         let horg = h1.wrapping_add(h2).wrapping_add(h3).wrapping_add(1);
-        let c6 = (b & 63) as u32;
-        for i in bhstart..bhend {
-            bh_h[i] = (((bh_h[i] as u32 * 19) ^ c6) & 63) as u8;
-            bh_half[i] = (((bh_half[i] as u32 * 19) ^ c6) & 63) as u8;
+        let c6 = b & 63;
+        for (h, half) in bh_h[bhstart..bhend]
+            .iter_mut()
+            .zip(&mut bh_half[bhstart..bhend])
+        {
+            *h = (h.wrapping_mul(19) ^ c6) & 63;
+            *half = (half.wrapping_mul(19) ^ c6) & 63;
         }
         if horg == 0 {
             continue;
