@@ -79,6 +79,34 @@ impl BitCounter {
     }
 }
 
+/// The SimHash-64 of unit-weight feature hashes: bit `b` set iff more than half of `hashes`
+/// have it. Counts eight bits per table add in byte counters held in locals (registers),
+/// flushed every 255 hashes.
+fn majority(hashes: &[u64]) -> u64 {
+    let mut ones = [0u64; 64];
+    for chunk in hashes.chunks(255) {
+        let mut acc = [0u64; 8];
+        for &h in chunk {
+            for (j, a) in acc.iter_mut().enumerate() {
+                *a += SPREAD[((h >> (8 * j)) & 0xff) as usize];
+            }
+        }
+        for (j, a) in acc.iter().enumerate() {
+            for i in 0..8 {
+                ones[8 * j + i] += (a >> (8 * i)) & 0xff;
+            }
+        }
+    }
+    let total = hashes.len() as u64;
+    let mut code = 0u64;
+    for (b, &n) in ones.iter().enumerate() {
+        if 2 * n > total {
+            code |= 1 << b;
+        }
+    }
+    code
+}
+
 /// SimHash codes of weighted feature hashes grouped per document.
 ///
 /// `hashes` holds `n` rows of `words` u64 (bit `i` of word `k` is code bit `64k + i`),
@@ -431,7 +459,7 @@ pub fn simhash_words(
     let mut scratch = Vec::new();
     let (mut starts, mut ends) = (Vec::new(), Vec::new());
     let mut ranges: Vec<(usize, usize)> = Vec::new();
-    let mut counter = BitCounter::new();
+    let mut hashes: Vec<u64> = Vec::new();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
         let used = tokenizer.tokenize(doc, &mut scratch, &mut starts, &mut ends);
@@ -447,28 +475,24 @@ pub fn simhash_words(
         } else {
             ranges.extend(starts.iter().copied().zip(ends.iter().copied()));
         }
-        counter.clear();
         let text = &scratch[..used];
+        hashes.clear();
         match p.kind {
-            0 => {
-                // (independent chains: out-of-order execution overlaps consecutive ranges)
-                for &(s, e) in &ranges {
-                    counter.add(fnv1a(&text[s..e]));
-                }
-            }
-            1 => {
-                for &(s, e) in &ranges {
-                    counter.add(xxh3_64_with_seed(&text[s..e], p.seed));
-                }
-            }
-            _ => {
-                for &(s, e) in &ranges {
-                    counter.add(xxh3_128_with_seed(&text[s..e], p.seed) as u64);
-                }
-            }
+            // (independent chains: out-of-order execution overlaps consecutive ranges)
+            0 => hashes.extend(ranges.iter().map(|&(s, e)| fnv1a(&text[s..e]))),
+            1 => hashes.extend(
+                ranges
+                    .iter()
+                    .map(|&(s, e)| xxh3_64_with_seed(&text[s..e], p.seed)),
+            ),
+            _ => hashes.extend(
+                ranges
+                    .iter()
+                    .map(|&(s, e)| xxh3_128_with_seed(&text[s..e], p.seed) as u64),
+            ),
         }
-        counts[d] = counter.total as i64;
-        codes[d] = counter.code();
+        counts[d] = hashes.len() as i64;
+        codes[d] = majority(&hashes);
     }
     (codes, counts)
 }
