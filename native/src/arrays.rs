@@ -133,3 +133,46 @@ pub fn code_point_table<T>(name: &str, table: &[T]) -> PyResult<()> {
     }
     Ok(())
 }
+
+/// The elements of a C-contiguous 2-D array as one row-major slice, with its row count and
+/// row width; an error for any other layout.
+pub fn slice2<'a, T: numpy::Element>(
+    array: &'a numpy::PyReadonlyArray2<'_, T>,
+) -> PyResult<(&'a [T], usize, usize)> {
+    let shape = array.shape();
+    let (rows, cols) = (shape[0], shape[1]);
+    if !array.is_c_contiguous() {
+        return Err(PyValueError::new_err(format!(
+            "a kernel needs a C-contiguous array, got one of shape {:?} with strides {:?}; \
+             pass numpy.ascontiguousarray(...)",
+            array.shape(),
+            array.strides()
+        )));
+    }
+    let data = array.as_slice().map_err(|_| {
+        PyValueError::new_err(
+            "a kernel needs a C-contiguous array; pass numpy.ascontiguousarray(...)",
+        )
+    })?;
+    Ok((data, rows, cols))
+}
+
+/// Offsets `offsets[0] <= offsets[1] <= ...`, all within `0 ..= len` (documents or groups
+/// `offsets[d] .. offsets[d + 1]` of something `len` long); at least one offset.
+pub fn positions(len: usize, offsets: &[i64], what: &str) -> PyResult<()> {
+    if offsets.is_empty() {
+        return Err(PyValueError::new_err(format!(
+            "{what} need at least one offset (n + 1 for n groups)"
+        )));
+    }
+    let mut prev = 0i64;
+    for (i, &o) in offsets.iter().enumerate() {
+        if o < 0 || o as u64 > len as u64 || (i > 0 && o < prev) {
+            return Err(PyValueError::new_err(format!(
+                "{what}: offset {i} is {o}, not a non-decreasing position in 0..={len}"
+            )));
+        }
+        prev = o;
+    }
+    Ok(())
+}

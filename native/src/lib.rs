@@ -14,9 +14,13 @@ mod simd;
 
 pub mod affine;
 pub mod canonicalize;
+pub mod ctph;
+pub mod forest;
+pub mod hamming;
 pub mod hll;
 pub mod jsonl;
 pub mod minhash;
+pub mod simhash;
 pub mod text;
 pub mod unicode;
 pub mod weighted;
@@ -28,9 +32,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "affine", affine::py::register)?;
     family(m, "canonicalize", canonicalize::py::register)?;
+    family(m, "ctph", ctph::py::register)?;
+    family(m, "forest", forest::py::register)?;
+    family(m, "hamming", hamming::py::register)?;
     family(m, "hll", hll::py::register)?;
     family(m, "jsonl", jsonl::py::register)?;
     family(m, "minhash", minhash::py::register)?;
+    family(m, "simhash", simhash::py::register)?;
     family(m, "text", text::py::register)?;
     family(m, "unicode", unicode::py::register)?;
     family(m, "weighted", weighted::py::register)?;

@@ -202,7 +202,7 @@ def test_growth_in_place_and_copied_keeps_every_hit(hold: bool) -> None:
                 order.append(key)
                 if hold and key % 50 == 0:
                     # references to the arrays, as a caller's view would be
-                    held.append((lsh._sig, lsh._tab, ham._codes_buf, ham._tab))
+                    held.append((lsh._sig, lsh._tab))
                 if key % 97 == 0:
                     q = MinHash(row, "xxh3", "p")
                     assert lsh.query(q) == _lsh_brute(live, order, row, lsh)

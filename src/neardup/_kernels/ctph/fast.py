@@ -15,8 +15,17 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels.cache import njit
+from neardup._kernels.ctph.reference import B64, CTPHTable, compare, reference_digest, rolling_sums
 
-__all__ = ["ctph_batch", "digest_packed"]
+__all__ = [
+    "B64",
+    "CTPHTable",
+    "compare",
+    "ctph_batch",
+    "digest_packed",
+    "reference_digest",
+    "rolling_sums",
+]
 
 _B64 = np.frombuffer(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", dtype=np.uint8

@@ -9,15 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
+from neardup._kernels.hamming.reference import HammingTable, block_values
 from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.lsh.fast import _file, _room, _slot, _sort_small
 from neardup._kernels.minhash.fast import _MIX, _fmix64
 
 __all__ = [
+    "HammingTable",
     "add_code",
     "add_query_code",
     "all_pairs",
     "block_order",
+    "block_values",
     "query_code",
     "table_add",
     "table_query",
