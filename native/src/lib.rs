@@ -9,13 +9,19 @@
 use pyo3::prelude::*;
 
 mod arrays;
+pub mod buckets;
 mod errors;
+pub mod sets;
+pub mod sha1;
 pub mod xxh3;
 
 /// The module object: registers every family as a submodule.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "buckets", buckets::py::register)?;
+    family(m, "sets", sets::py::register)?;
+    family(m, "sha1", sha1::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
 }
