@@ -98,31 +98,6 @@ fn need(na: i64, nb: i64, threshold: f64) -> i64 {
 }
 
 impl<V: Copy + Ord> Walk<'_, V> {
-    /// Group the rows of band column `band` by key: `nxt[r]` is the next row (ascending) with
-    /// the key of row `r` (`u32::MAX`: none), `head[r]` whether `r` is its key's first row.
-    fn chain(&self, band: usize, table: &mut Table, nxt: &mut [u32], head: &mut [bool]) {
-        table.clear();
-        for r in (0..self.n).rev() {
-            // backwards, so that each chain runs in ascending rows
-            let key = self.keys[r * self.bands + band];
-            head[r] = true;
-            match table.insert(key, r as u32) {
-                None => nxt[r] = u32::MAX,
-                Some(next) => {
-                    nxt[r] = next;
-                    head[next as usize] = false;
-                }
-            }
-        }
-    }
-
-    /// Whether rows u and v share no key in a band before `band`.
-    #[inline]
-    fn first_band(&self, u: usize, v: usize, band: usize) -> bool {
-        let (ku, kv) = (&self.keys[u * self.bands..], &self.keys[v * self.bands..]);
-        ku[..band].iter().zip(&kv[..band]).all(|(x, y)| x != y)
-    }
-
     #[inline]
     fn size(&self, r: usize) -> i64 {
         self.offsets[r + 1] - self.offsets[r]
@@ -202,24 +177,17 @@ impl<V: Copy + Ord> Walk<'_, V> {
         let (mut oa, mut ob, mut os) = (Vec::new(), Vec::new(), Vec::new());
         let mut verified = 0i64;
         let filtered = self.exact && !self.prof.is_empty();
-        let mut table = Table::with_capacity_and_hasher(n, Default::default());
-        let mut nxt = vec![u32::MAX; n];
-        let mut head = vec![false; n];
-        let mut members: Vec<usize> = Vec::new();
+        let mut groups = Groups::new(n);
         let mut roots: Vec<i64> = Vec::new(); // of the members, with join
+        let mut before: Vec<u64> = Vec::new(); // the members' keys of the earlier bands
         for band in band_start..band_end {
-            self.chain(band, &mut table, &mut nxt, &mut head);
-            for first in 0..n {
-                if !head[first] || nxt[first] == u32::MAX {
-                    continue; // not a bucket's first row, or a bucket of one
-                }
-                members.clear();
-                let mut r = first as u32;
-                while r != u32::MAX {
-                    members.push(r as usize);
-                    r = nxt[r as usize];
-                }
+            groups.group(self.keys, self.bands, band);
+            for bucket in 0..groups.buckets() {
+                let members = groups.members(bucket);
                 let e = members.len();
+                if e < 2 {
+                    continue;
+                }
                 if self.join {
                     // each member's cluster root, kept current below
                     roots.clear();
@@ -228,15 +196,24 @@ impl<V: Copy + Ord> Walk<'_, V> {
                         continue; // every pair of this bucket is in one cluster already
                     }
                 }
+                // the earlier bands' keys of the members, side by side (each row read once)
+                before.clear();
+                for &m in members {
+                    let row = m as usize * self.bands;
+                    before.extend_from_slice(&self.keys[row..row + band]);
+                }
                 for x in 0..e - 1 {
-                    let u = members[x];
+                    let u = members[x] as usize;
+                    let ku = &before[x * band..(x + 1) * band];
                     for y in x + 1..e {
-                        let v = members[y];
+                        let v = members[y] as usize;
                         // in join mode the root test is the cheaper one: try it first
                         if self.join && roots[x] == roots[y] {
                             continue;
                         }
-                        if band > 0 && !self.first_band(u, v, band) {
+                        // a pair is verified in the first band its rows share
+                        let kv = &before[y * band..(y + 1) * band];
+                        if ku.iter().zip(kv).any(|(p, q)| p == q) {
                             continue;
                         }
                         let sim = if self.exact {
@@ -262,8 +239,8 @@ impl<V: Copy + Ord> Walk<'_, V> {
                                 }
                             }
                         }
-                        oa.push(u.min(v) as i64);
-                        ob.push(u.max(v) as i64);
+                        oa.push(u as i64); // u < v: members ascend
+                        ob.push(v as i64);
                         os.push(sim);
                     }
                 }
@@ -290,6 +267,69 @@ impl<V: Copy + Ord> Walk<'_, V> {
             roots: parent,
             verified,
         }
+    }
+}
+
+/// The buckets of one band column: bucket ids given in order of each key's first row (a hash
+/// table), then the rows placed by a counting sort, so that each bucket's rows ascend and
+/// the buckets come in the order of their first rows. O(n), no sort.
+struct Groups {
+    n: usize,
+    table: Table,
+    id: Vec<u32>,    // each row's bucket
+    start: Vec<u32>, // each bucket's first place in `rows`, and one past the last
+    rows: Vec<u32>,
+}
+
+impl Groups {
+    fn new(n: usize) -> Self {
+        Groups {
+            n,
+            table: Table::with_capacity_and_hasher(n, Default::default()),
+            id: vec![0; n],
+            start: Vec::with_capacity(n + 1),
+            rows: vec![0; n],
+        }
+    }
+
+    fn group(&mut self, keys: &[u64], bands: usize, band: usize) {
+        self.table.clear();
+        self.start.clear();
+        for r in 0..self.n {
+            let next = self.start.len() as u32;
+            let id = *self.table.entry(keys[r * bands + band]).or_insert(next);
+            if id == next {
+                self.start.push(0);
+            }
+            self.start[id as usize] += 1;
+            self.id[r] = id;
+        }
+        // counts to first places (exclusive prefix sums), then the rows in ascending order
+        let mut sum = 0u32;
+        for s in self.start.iter_mut() {
+            let count = *s;
+            *s = sum;
+            sum += count;
+        }
+        self.start.push(sum);
+        for r in 0..self.n {
+            let slot = &mut self.start[self.id[r] as usize];
+            self.rows[*slot as usize] = r as u32;
+            *slot += 1;
+        }
+        // each first place moved to the next bucket's: shift back by one bucket
+        for b in (1..self.start.len() - 1).rev() {
+            self.start[b] = self.start[b - 1];
+        }
+        self.start[0] = 0;
+    }
+
+    fn buckets(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn members(&self, bucket: usize) -> &[u32] {
+        &self.rows[self.start[bucket] as usize..self.start[bucket + 1] as usize]
     }
 }
 
