@@ -151,6 +151,12 @@ def main() -> None:
         for jobs in (1, 2):
             label = f"walk {'join' if join else 'pairs'}, {jobs} thread{'s' * (jobs > 1)}"
             row(label, lambda k, s, j=join, t=jobs: lambda: walk(k, s, data, prof, big, j, t))
+    native = results["native"]
+    one_root = [
+        native[f"walk {m}, {t}"][3] for m in ("join", "pairs") for t in ("1 thread", "2 threads")
+    ]
+    agree = all(same(r, one_root[0]) for r in one_root)
+    print(f"the same roots for join and pairs, 1 and 2 threads: {agree}")
     a, b = results["native"]["walk pairs, 1 thread"][:2]
     print(f"accepted pairs: {len(a):,}; join-mode verified: "
           f"{results['native']['walk join, 1 thread'][4]:,}")  # fmt: skip
