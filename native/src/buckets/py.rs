@@ -8,7 +8,7 @@ use super::core::{self, Found, Walk, PROFILE};
 use crate::arrays::{matrix, slice};
 use crate::errors::config_error;
 use crate::sets::core::{check_offsets, check_sorted_runs};
-use crate::sets::py::{checked, Values};
+use crate::sets::py::{detached, Values};
 
 type Arr<'py, T> = Bound<'py, PyArray1<T>>;
 
@@ -24,13 +24,17 @@ fn set_profiles<'py>(
     let (prof, big) = match &values {
         Values::U64(v) => {
             let v = slice(v)?;
-            checked(py, check_offsets(o, v.len()))?;
-            py.detach(|| core::set_profiles(v, o))
+            detached(py, || {
+                check_offsets(o, v.len())?;
+                Ok(core::set_profiles(v, o))
+            })?
         }
         Values::U32(v) => {
             let v = slice(v)?;
-            checked(py, check_offsets(o, v.len()))?;
-            py.detach(|| core::set_profiles(v, o))
+            detached(py, || {
+                check_offsets(o, v.len())?;
+                Ok(core::set_profiles(v, o))
+            })?
         }
     };
     let n = o.len() - 1;
@@ -101,10 +105,6 @@ fn bucket_pairs_verified<'py>(
     let (lo, hi) = (band_start as usize, band_end as usize);
     macro_rules! walk {
         ($v:expr) => {{
-            if exact {
-                checked(py, check_offsets(o, $v.len()))?;
-                checked(py, check_sorted_runs($v, o))?;
-            }
             let walk = Walk {
                 keys: k,
                 n,
@@ -119,7 +119,13 @@ fn bucket_pairs_verified<'py>(
                 threshold,
                 join,
             };
-            py.detach(|| walk.run(lo, hi))
+            detached(py, || {
+                if exact {
+                    check_offsets(o, walk.values.len())?;
+                    check_sorted_runs(walk.values, o)?;
+                }
+                Ok(walk.run(lo, hi))
+            })?
         }};
     }
     let found: Found = match &values {

@@ -22,6 +22,15 @@ pub fn checked(py: Python<'_>, result: Result<(), Invalid>) -> PyResult<()> {
     result.map_err(|message| config_error(py, message))
 }
 
+/// Run `work` (its checks, then the kernel) with the GIL released; a failed check becomes
+/// `ConfigError`.
+pub fn detached<T: Send>(
+    py: Python<'_>,
+    work: impl Send + FnOnce() -> Result<T, Invalid>,
+) -> PyResult<T> {
+    py.detach(work).map_err(|message| config_error(py, message))
+}
+
 /// A count from Python (a number of rows), 0 or more.
 fn count(py: Python<'_>, n: i64) -> PyResult<usize> {
     if n < 0 {
@@ -47,13 +56,17 @@ fn intersections<'py>(
     let out = match &values {
         Values::U64(v) => {
             let v = slice(v)?;
-            checked(py, check_pairs(v, o, x, y))?;
-            py.detach(|| core::intersections(v, o, x, y))
+            detached(py, || {
+                check_pairs(v, o, x, y)?;
+                Ok(core::intersections(v, o, x, y))
+            })?
         }
         Values::U32(v) => {
             let v = slice(v)?;
-            checked(py, check_pairs(v, o, x, y))?;
-            py.detach(|| core::intersections(v, o, x, y))
+            detached(py, || {
+                check_pairs(v, o, x, y)?;
+                Ok(core::intersections(v, o, x, y))
+            })?
         }
     };
     Ok(out.into_pyarray(py))
@@ -80,8 +93,10 @@ fn unique_per_doc<'py>(
     doc_offsets: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<(Arr<'py, u64>, Arr<'py, i64>)> {
     let (v, o) = (slice(&values)?, slice(&doc_offsets)?);
-    checked(py, core::check_offsets(o, v.len()))?;
-    let (u, offs) = py.detach(|| core::unique_per_doc(v, o));
+    let (u, offs) = detached(py, || {
+        core::check_offsets(o, v.len())?;
+        Ok(core::unique_per_doc(v, o))
+    })?;
     Ok((u.into_pyarray(py), offs.into_pyarray(py)))
 }
 
@@ -93,8 +108,10 @@ fn unique_per_doc32<'py>(
     doc_offsets: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<(Arr<'py, u32>, Arr<'py, i64>)> {
     let (v, o) = (slice(&values)?, slice(&doc_offsets)?);
-    checked(py, core::check_offsets(o, v.len()))?;
-    let (u, offs) = py.detach(|| core::unique_per_doc32(v, o));
+    let (u, offs) = detached(py, || {
+        core::check_offsets(o, v.len())?;
+        Ok(core::unique_per_doc32(v, o))
+    })?;
     Ok((u.into_pyarray(py), offs.into_pyarray(py)))
 }
 
@@ -108,8 +125,11 @@ fn components<'py>(
 ) -> PyResult<Arr<'py, i64>> {
     let n = count(py, n)?;
     let (x, y) = (slice(&a)?, slice(&b)?);
-    checked(py, check_edges(n, x, y))?;
-    Ok(py.detach(|| core::components(n, x, y)).into_pyarray(py))
+    let roots = detached(py, || {
+        check_edges(n, x, y)?;
+        Ok(core::components(n, x, y))
+    })?;
+    Ok(roots.into_pyarray(py))
 }
 
 fn check_edges(n: usize, a: &[i64], b: &[i64]) -> Result<(), Invalid> {
@@ -131,20 +151,16 @@ fn bucket_pairs<'py>(
 ) -> PyResult<(Arr<'py, i64>, Arr<'py, i64>, i64, i64)> {
     let (k, it) = (slice(&keys)?, slice(&items)?);
     let (c, rows, words) = matrix(&codes)?;
-    checked(
-        py,
-        core::check_same_length(k.len(), it.len(), "keys and items"),
-    )?;
-    if radius >= 0 {
-        checked(py, core::check_same_length(k.len(), rows, "keys and codes"))?;
-    }
-    if k.windows(2).any(|w| w[0] > w[1]) {
-        return Err(config_error(
-            py,
-            "keys must be sorted ascending; sort keys and items by key",
-        ));
-    }
-    let (a, b, over, largest) = py.detach(|| core::bucket_pairs(k, it, c, words, cap, radius));
+    let (a, b, over, largest) = detached(py, || {
+        core::check_same_length(k.len(), it.len(), "keys and items")?;
+        if radius >= 0 {
+            core::check_same_length(k.len(), rows, "keys and codes")?;
+        }
+        if k.windows(2).any(|w| w[0] > w[1]) {
+            return Err("keys must be sorted ascending; sort keys and items by key".into());
+        }
+        Ok(core::bucket_pairs(k, it, c, words, cap, radius))
+    })?;
     Ok((a.into_pyarray(py), b.into_pyarray(py), over, largest))
 }
 
@@ -158,9 +174,11 @@ fn unique_pairs<'py>(
 ) -> PyResult<(Arr<'py, i64>, Arr<'py, i64>)> {
     let n = count(py, n)?;
     let (x, y) = (slice(&a)?, slice(&b)?);
-    checked(py, core::check_same_length(x.len(), y.len(), "a and b"))?;
-    checked(py, core::check_rows(x, n, "a"))?;
-    let (p, q) = py.detach(|| core::unique_pairs(x, y, n));
+    let (p, q) = detached(py, || {
+        core::check_same_length(x.len(), y.len(), "a and b")?;
+        core::check_rows(x, n, "a")?;
+        Ok(core::unique_pairs(x, y, n))
+    })?;
     Ok((p.into_pyarray(py), q.into_pyarray(py)))
 }
 
@@ -174,8 +192,10 @@ fn center_adjacency<'py>(
 ) -> PyResult<(Arr<'py, i64>, Arr<'py, i64>, Arr<'py, i64>)> {
     let n = count(py, n)?;
     let (x, y) = (slice(&i)?, slice(&j)?);
-    checked(py, check_edges(n, x, y))?;
-    let (p, nb, e) = py.detach(|| core::center_adjacency(n, x, y));
+    let (p, nb, e) = detached(py, || {
+        check_edges(n, x, y)?;
+        Ok(core::center_adjacency(n, x, y))
+    })?;
     Ok((p.into_pyarray(py), nb.into_pyarray(py), e.into_pyarray(py)))
 }
 
@@ -189,8 +209,10 @@ fn center_pass<'py>(
     sim: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(Arr<'py, i64>, Arr<'py, f64>)> {
     let (p, nb, e, s) = (slice(&indptr)?, slice(&nbr)?, slice(&edge)?, slice(&sim)?);
-    checked(py, core::check_adjacency(p, nb, e, s.len()))?;
-    let (root, to_root) = py.detach(|| core::center_pass(p, nb, e, s));
+    let (root, to_root) = detached(py, || {
+        core::check_adjacency(p, nb, e, s.len())?;
+        Ok(core::center_pass(p, nb, e, s))
+    })?;
     Ok((root.into_pyarray(py), to_root.into_pyarray(py)))
 }
 
@@ -209,10 +231,11 @@ fn rice_encode<'py>(
         slice(&k)?,
         slice(&nbytes)?,
     );
-    checked(py, core::check_rice_encode(d, c, kk, nb))?;
-    Ok(py
-        .detach(|| core::rice_encode(d, c, kk, nb))
-        .into_pyarray(py))
+    let body = detached(py, || {
+        core::check_rice_encode(d, c, kk, nb)?;
+        Ok(core::rice_encode(d, c, kk, nb))
+    })?;
+    Ok(body.into_pyarray(py))
 }
 
 /// Decode ``rice_encode`` bit strings: the deltas, and 1 per blob that decodes cleanly.
@@ -225,8 +248,10 @@ fn rice_decode<'py>(
     k: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<(Arr<'py, u64>, Arr<'py, u8>)> {
     let (bd, s, c, kk) = (slice(&body)?, slice(&starts)?, slice(&counts)?, slice(&k)?);
-    checked(py, core::check_rice_decode(bd.len(), s, c, kk))?;
-    let (deltas, ok) = py.detach(|| core::rice_decode(bd, s, c, kk));
+    let (deltas, ok) = detached(py, || {
+        core::check_rice_decode(bd.len(), s, c, kk)?;
+        Ok(core::rice_decode(bd, s, c, kk))
+    })?;
     Ok((deltas.into_pyarray(py), ok.into_pyarray(py)))
 }
 
@@ -240,10 +265,12 @@ fn rice_sets<'py>(
     max_width: i64,
 ) -> PyResult<(Arr<'py, u8>, Arr<'py, i64>)> {
     let (v, o) = (slice(&values)?, slice(&offsets)?);
-    checked(py, core::check_rice_widths(margin, max_width))?;
-    checked(py, core::check_offsets(o, v.len()))?;
-    checked(py, core::check_sorted_runs(v, o))?;
-    let (buf, starts) = py.detach(|| core::rice_sets(v, o, margin, max_width));
+    let (buf, starts) = detached(py, || {
+        core::check_rice_widths(margin, max_width)?;
+        core::check_offsets(o, v.len())?;
+        core::check_sorted_runs(v, o)?;
+        Ok(core::rice_sets(v, o, margin, max_width))
+    })?;
     Ok((buf.into_pyarray(py), starts.into_pyarray(py)))
 }
 

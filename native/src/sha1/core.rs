@@ -6,7 +6,13 @@
 
 use sha1::block_api::compress;
 
-const H0: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+const H0: [u32; 5] = [
+    0x6745_2301,
+    0xEFCD_AB89,
+    0x98BA_DCFE,
+    0x1032_5476,
+    0xC3D2_E1F0,
+];
 
 /// The SHA-1 state after hashing `data` (its digest is the state's words, big-endian).
 fn sha1_state(data: &[u8]) -> [u32; 5] {
@@ -58,7 +64,10 @@ mod tests {
         // SHA-1("abc") = a9993e36 4706816a ...; SHA-1("") = da39a3ee 5e6b4b0d ...
         let buf = b"abc";
         assert_eq!(sha1_prefixes(buf, &[0], &[3], 4), vec![0x363e_99a9]);
-        assert_eq!(sha1_prefixes(buf, &[0], &[3], 8), vec![0x6a81_0647_363e_99a9]);
+        assert_eq!(
+            sha1_prefixes(buf, &[0], &[3], 8),
+            vec![0x6a81_0647_363e_99a9]
+        );
         assert_eq!(sha1_prefixes(buf, &[1], &[1], 4), vec![0xeea3_39da]);
     }
 
@@ -68,7 +77,11 @@ mod tests {
         for len in 0..data.len() {
             let digest = Sha1::digest(&data[..len]);
             let want = u64::from_le_bytes(digest[..8].try_into().unwrap());
-            assert_eq!(sha1_prefixes(&data, &[0], &[len as i64], 8), vec![want], "{len}");
+            assert_eq!(
+                sha1_prefixes(&data, &[0], &[len as i64], 8),
+                vec![want],
+                "{len}"
+            );
         }
     }
 }
