@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from types import ModuleType
@@ -63,7 +64,7 @@ def arrays(path: Path) -> dict[str, Any]:
         "keys": np.ascontiguousarray(collector._keys.values()),  # type: ignore[attr-defined]
         "values": np.ascontiguousarray(collector._values.values()),  # type: ignore[attr-defined]
         "offsets": offsets,
-        "threshold": float(method.threshold),  # type: ignore[attr-defined]
+        "threshold": float(method.threshold),
     }
 
 
@@ -117,7 +118,7 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=None, help="keep and reuse the corpus here")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    from neardup import _native  # type: ignore[attr-defined]
+    from neardup import _native
     from neardup._kernels.buckets import fast as numba_buckets
     from neardup._kernels.sets import fast as numba_sets
 
@@ -145,12 +146,17 @@ def main() -> None:
         fw, fc, _ = timed["numba"]
         print(f"| {label} | {nw:.3f} | {nc:.3f} | {fw:.3f} | {fc:.3f} | {ok} |")
 
+    def timed_walk(
+        kern: ModuleType, sets: ModuleType, *, join: bool, jobs: int
+    ) -> Callable[[], Any]:
+        return lambda: walk(kern, sets, data, prof, big, join, jobs)
+
     row("set_profiles", lambda k, s: lambda: k.set_profiles(data["values"], data["offsets"]))
     prof, big = _native.buckets.set_profiles(data["values"], data["offsets"])
     for join in (True, False):
         for jobs in (1, 2):
             label = f"walk {'join' if join else 'pairs'}, {jobs} thread{'s' * (jobs > 1)}"
-            row(label, lambda k, s, j=join, t=jobs: lambda: walk(k, s, data, prof, big, j, t))
+            row(label, partial(timed_walk, join=join, jobs=jobs))
     native = results["native"]
     one_root = [
         native[f"walk {m}, {t}"][3] for m in ("join", "pairs") for t in ("1 thread", "2 threads")

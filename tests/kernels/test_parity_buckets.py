@@ -3,6 +3,8 @@ roots, the same count of verified pairs and the same errors, on hypothesis input
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -17,7 +19,7 @@ U64 = np.uint64
 
 
 @st.composite
-def corpora(draw: st.DrawFn) -> dict[str, object]:
+def corpora(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(st.integers(0, 28))
     bands = draw(st.integers(1, 4))
     keys = np.array(
@@ -59,11 +61,13 @@ thresholds = st.sampled_from([0.0, 0.3, 0.5, 0.8, 0.9, 1.0]) | st.floats(0.0, 1.
     st.booleans(),
     st.sampled_from([np.uint32, np.uint64]),
 )
-def test_walk_exact(data: dict, threshold: float, join: bool, filtered: bool, dtype: type) -> None:  # type: ignore[type-arg]
+def test_walk_exact(
+    data: dict[str, Any], threshold: float, join: bool, filtered: bool, dtype: type
+) -> None:
     native, reference = native_pair("buckets")
     keys, offsets = data["keys"], data["offsets"]
-    values = data["values"].astype(dtype)  # type: ignore[attr-defined]
-    n = keys.shape[0]  # type: ignore[attr-defined]
+    values = data["values"].astype(dtype)
+    n = keys.shape[0]
     prof, big = both(native.set_profiles, reference.set_profiles, values, offsets)
     assert prof.shape == (n, 64)
     if not filtered:
@@ -87,10 +91,10 @@ def test_walk_exact(data: dict, threshold: float, join: bool, filtered: bool, dt
 
 
 @given(corpora(), thresholds, st.booleans(), st.integers(1, 8))
-def test_walk_estimate(data: dict, threshold: float, join: bool, slots: int) -> None:  # type: ignore[type-arg]
+def test_walk_estimate(data: dict[str, Any], threshold: float, join: bool, slots: int) -> None:
     native, reference = native_pair("buckets")
     keys = data["keys"]
-    n = keys.shape[0]  # type: ignore[attr-defined]
+    n = keys.shape[0]
     rng = np.random.default_rng(n * 31 + slots)
     sigs = rng.integers(0, 3, size=(n, slots)).astype(np.uint32)
     none = np.empty(0, U64), np.zeros(n + 1, I64)

@@ -19,7 +19,7 @@ wide = st.integers(0, 2**64 - 1) | small.map(lambda x: x << 32)
 
 
 def csr(docs: list[list[int]], dtype: type = np.uint64) -> tuple[np.ndarray, np.ndarray]:
-    values = np.array([v for d in docs for v in d], dtype=dtype)
+    values: np.ndarray = np.array([v for d in docs for v in d], dtype=dtype)
     offsets = np.cumsum([0] + [len(d) for d in docs]).astype(I64)
     return values, offsets
 
@@ -198,10 +198,10 @@ def test_the_same_errors() -> None:
     d = np.array([5, 1], dtype=U64)
     one = np.array([1], I64)
     for counts, k, nbytes in (([2], [1], [0]), ([1], [1], [1]), ([2], [64], [9]), ([-1], [1], [1])):
-        args = (d, np.array(counts, I64), np.array(k, I64), np.array(nbytes, I64))
-        _raises(native, reference, "rice_encode", *args)
+        enc = (d, np.array(counts, I64), np.array(k, I64), np.array(nbytes, I64))
+        _raises(native, reference, "rice_encode", *enc)
     _raises(native, reference, "rice_encode", d, np.array([2], I64), one, np.array([1, 1], I64))
     body = np.array([204], dtype=np.uint8)
     for starts, counts, k in (([0, 2], [2], [1]), ([0], [2], [1]), ([0, 1], [2], [-1])):
-        args = (body, np.array(starts, I64), np.array(counts, I64), np.array(k, I64))
-        _raises(native, reference, "rice_decode", *args)
+        dec = (body, np.array(starts, I64), np.array(counts, I64), np.array(k, I64))
+        _raises(native, reference, "rice_decode", *dec)
