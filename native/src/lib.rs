@@ -13,6 +13,7 @@ mod errors;
 mod simd;
 
 pub mod affine;
+pub mod buckets;
 pub mod canonicalize;
 pub mod ctph;
 pub mod forest;
@@ -20,6 +21,8 @@ pub mod hamming;
 pub mod hll;
 pub mod jsonl;
 pub mod minhash;
+pub mod sets;
+pub mod sha1;
 pub mod simhash;
 pub mod text;
 pub mod unicode;
@@ -31,6 +34,7 @@ pub mod xxh3;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "affine", affine::py::register)?;
+    family(m, "buckets", buckets::py::register)?;
     family(m, "canonicalize", canonicalize::py::register)?;
     family(m, "ctph", ctph::py::register)?;
     family(m, "forest", forest::py::register)?;
@@ -38,6 +42,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "hll", hll::py::register)?;
     family(m, "jsonl", jsonl::py::register)?;
     family(m, "minhash", minhash::py::register)?;
+    family(m, "sets", sets::py::register)?;
+    family(m, "sha1", sha1::py::register)?;
     family(m, "simhash", simhash::py::register)?;
     family(m, "text", text::py::register)?;
     family(m, "unicode", unicode::py::register)?;
