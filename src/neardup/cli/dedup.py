@@ -86,7 +86,8 @@ log = logging.getLogger("neardup")
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+    help="Replace an --output folder an earlier run wrote (written aside, then swapped in); "
+    "one holding other files or an input is refused.",
 )
 @click.option(
     "--annotate",
@@ -267,13 +268,10 @@ def dedup_cmd(
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
         raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
-    from neardup._paths import check_outputs, record_file
+    from neardup._paths import check_outputs
 
-    check_outputs(paths, report=report, output=output)  # before the work, not after it
-    if output is not None and not record_file(output):
-        from neardup.corpus.output import check_target
-
-        check_target(Path(output), force=force)
+    # before the work, not after it
+    check_outputs(paths, report=report, output=output, annotate=annotate, force=force)
     if annotate is not None:
         from neardup.corpus.records import record_format
 

@@ -20,6 +20,7 @@ the busy timeout. A :class:`Store` object belongs to one thread.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -70,6 +71,18 @@ def _collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _remove_empty(name: str) -> None:
+    """Remove a database file that holds nothing (and its WAL and shared-memory files)."""
+    try:
+        if os.path.getsize(name) != 0:
+            return
+    except OSError:
+        return
+    for path in (name, f"{name}-wal", f"{name}-shm", f"{name}-journal"):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
@@ -161,6 +174,7 @@ class Store(StoreReads):
                 "params=MinHashConfig(...).fingerprint()"
             )
         name = os.fspath(path)
+        created = False
         if name == ":memory:":
             if readonly:
                 raise StoreError("an in-memory store cannot be read-only; give a file path")
@@ -174,6 +188,7 @@ class Store(StoreReads):
                     f"no store at {name!r}: the file does not exist and it was opened {how}; "
                     "check the path, or open it writable with create=True to make a new store"
                 )
+            created = not os.path.exists(name)
             mode = "ro" if readonly else ("rwc" if create else "rw")
             target = f"{Path(name).absolute().as_uri()}?mode={mode}"
         try:
@@ -189,6 +204,8 @@ class Store(StoreReads):
                 store._prepare()
         except BaseException:
             store.close()
+            if created:
+                _remove_empty(name)  # a store that could not even be created leaves no file
             raise
         return store
 
