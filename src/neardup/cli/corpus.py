@@ -74,7 +74,12 @@ def _packed_texts(
         return None
     from neardup.packed import PackedBatches
 
-    batches = PackedBatches(Path(paths[0]), kw["id_field"] or "id", kw["text_field"][0])
+    batches = PackedBatches(
+        Path(paths[0]),
+        kw["id_field"] or "id",
+        kw["text_field"][0],
+        id_required=kw["id_field"] is not None,
+    )
     return lambda: ((b.buf, b.offsets) for b in batches)
 
 
@@ -118,6 +123,7 @@ def lines_cmd(
             id_field=kw["id_field"] or "id",
             text_field=kw["text_field"][0],
             summary=summary,
+            id_required=kw["id_field"] is not None,
         )
         write_jsonl_lines(out_lines, Path(output))
     else:
@@ -175,6 +181,7 @@ def substrings_cmd(
             text_field=kw["text_field"][0],
             summary=summary,
             workdir=workdir,
+            id_required=kw["id_field"] is not None,
         )
         write_jsonl_lines(out_lines, Path(output))
     else:

@@ -372,7 +372,13 @@ def dedup_cmd(
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
-        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+        docs = PackedBatches(
+            Path(paths[0]),
+            id_field or "id",
+            text_field[0],
+            batch_size,
+            id_required=id_field is not None,
+        )
     else:
         from neardup.readers import ReadStats
 
@@ -460,6 +466,10 @@ def dedup_cmd(
             )
             n_annotated = write_jsonl_lines(lines, Path(annotate))
             log.info("annotated %d records in %s", n_annotated, annotate)
+    except BaseException:
+        if source is not None:
+            source.close()  # the report's text spool: no report comes
+        raise
     finally:
         if spool is not None:
             spool.close()

@@ -393,6 +393,7 @@ def remove_repeated_substrings_jsonl(
     batch_size: int = 2048,
     summary: SubstringSummary | None = None,
     workdir: Path | None = None,
+    id_required: bool = False,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_repeated_substrings` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -424,7 +425,9 @@ def remove_repeated_substrings_jsonl(
     from neardup.packed import PackedBatches
 
     s = summary if summary is not None else SubstringSummary(min_length)
-    batches = PackedBatches(path, id_field, text_field, batch_size).with_lines()
+    batches = PackedBatches(
+        path, id_field, text_field, batch_size, id_required=id_required
+    ).with_lines()
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
