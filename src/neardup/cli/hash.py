@@ -35,6 +35,8 @@ HASH_METHODS = (*method_names(streams=True), *method_names(streams=False), "fuzz
 @errors
 def hash_cmd(files: tuple[str, ...], method: str) -> None:
     """Print one line per file: path <TAB> fingerprint."""
+    for path in files:
+        _regular(path)
     if method == "fuzzysum":
         from neardup.fuzzy import legacy_fuzzysum
 
@@ -52,6 +54,23 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
     m = make_method(method)
     for doc in documents(files, binary=method_info(m.name).binary):
         click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
+
+
+def _regular(path: str) -> None:
+    """Refuse what is not a regular file: a FIFO would wait for a writer and a device such
+    as ``/dev/urandom`` never ends."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}; check the path") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(
+            f"{path} is not a regular file (a FIFO, a device or a folder); save what it holds "
+            "to a file and hash that"
+        )
 
 
 def _one_document(path: str, binary: bool) -> Document:

@@ -151,7 +151,9 @@ def _csv_cell(value: object) -> object:
 @contextlib.contextmanager
 def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
     with _byte_sink(tmp, fmt) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        # backslashreplace: a lone surrogate (no UTF-8 form) is written as its \udXXX escape,
+        # which a JSON string reads back as the same text (a CSV cell keeps it visible)
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", newline="")
         try:
             yield text
         finally:
@@ -223,7 +225,9 @@ def splice_values(
             continue
         record = json.loads(line)
         record[text_field] = json.loads(value.decode("utf-8", "surrogatepass"))
-        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode(
+            "utf-8", "backslashreplace"
+        )
 
 
 def write_jsonl_lines(batches: Iterable[Sequence[bytes]], out: Path) -> int:
