@@ -46,7 +46,7 @@ def test_a_one_band_one_row_plan_runs(tmp_path: Path) -> None:
     from neardup.pipeline import dedup
 
     src = _jsonl(tmp_path / "in.jsonl", [TEXT, TEXT, "something else entirely here"])
-    code, out, err, exc = run("dedup", src, "-q", "-t", "1e-300")
+    code, _, err, exc = run("dedup", src, "-q", "-t", "1e-300")
     assert exc is None and code == 0, err
     for method in (make_method("minhash", 1e-300), make_method("minhash", 0.5, num_perm=1)):
         result = dedup([TEXT, TEXT, "other words here and there"], method=method)
