@@ -261,3 +261,27 @@ def test_embedding_cache_on_full_disk(full_disk: Path) -> None:
     with pytest.raises(StoreError, match=r"space|full"):
         cache = EmbeddingCache(full_disk / "e.db")
         cache.put("m", [f"t{i}" for i in range(2000)], np.ones((2000, 256), np.float32))
+
+
+def test_eval_plot_to_a_read_only_folder(
+    tmp_path: Path, make_readonly: Callable[[Path], Path]
+) -> None:
+    from neardup.evaluate.plot import write_svg
+
+    ro = make_readonly(tmp_path / "ro") if (tmp_path / "ro").mkdir() is None else None
+    assert ro is not None
+    with pytest.raises(OutputError, match="read-only"):
+        write_svg([], ro / "p.svg")
+
+
+def test_an_os_error_in_a_command_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import neardup.cli.hash as hash_cli
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error", str(tmp_path / "x"))
+
+    monkeypatch.setattr(hash_cli, "_regular", boom)
+    code, _, err, exc = run("hash", tmp_path / "x")
+    _refused(code, err, exc, "Input/output error", str(tmp_path / "x"))
