@@ -266,12 +266,13 @@ def test_embedding_cache_on_full_disk(full_disk: Path) -> None:
 def test_eval_plot_to_a_read_only_folder(
     tmp_path: Path, make_readonly: Callable[[Path], Path]
 ) -> None:
-    from neardup.evaluate.plot import write_svg
+    from neardup.evaluate.plot import Panel, Series, write_svg
 
-    ro = make_readonly(tmp_path / "ro") if (tmp_path / "ro").mkdir() is None else None
-    assert ro is not None
+    (tmp_path / "ro").mkdir()
+    ro = make_readonly(tmp_path / "ro")
+    panel = Panel("t", "x", "y", [Series("s", [(0.0, 0.0), (1.0, 1.0)])])
     with pytest.raises(OutputError, match="read-only"):
-        write_svg([], ro / "p.svg")
+        write_svg([panel], ro / "p.svg")
 
 
 def test_an_os_error_in_a_command_is_one_line(
