@@ -161,7 +161,13 @@ def read_documents(
     prefixes = _colliding_roots(dirs, opts, st) if len(dirs) > 1 else {}
     for k, raw in enumerate(items):
         one = _read_one(
-            raw, opts, st, alone=alone, prefix=prefixes.get(raw), stdin=stdin, seen=(seen, k)
+            raw,
+            opts,
+            st,
+            alone=alone,
+            prefix=prefixes.get(raw),
+            stdin=stdin,
+            seen=(seen, -1 if alone else k),
         )
         for doc in one:
             st.documents += 1
@@ -270,15 +276,18 @@ def _read_one(
 
 def _first_time(path: Path, seen: tuple[dict[tuple[int, int], int], int], st: ReadStats) -> bool:
     """Whether ``path`` (a file, or a folder read as one dataset) was not read yet from
-    another input of this run (``seen``: what was read, and which input this is); read from
+    another input of this run (``seen``: what was read, and which input this is, -1 when it
+    is the only one); read from
     another input already, it is left out and recorded. Two names of one file inside one
     folder (hard links) stay two documents."""
+    read, here = seen
+    if here < 0:
+        return True  # the only input: nothing else can hold the same file (no stat)
     if path.is_dir() and not _is_hf(path):
         return True  # a walked folder: its files are checked one by one
     key = _key(path)
     if key is None:
         return True  # missing or unreadable: the reader says so
-    read, here = seen
     if read.setdefault(key, here) != here:
         st.leave_out(path, READ_ALREADY)
         return False
