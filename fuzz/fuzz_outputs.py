@@ -13,7 +13,7 @@ Run: ``python fuzz/fuzz_outputs.py -runs=2000``.
 
 from __future__ import annotations
 
-import atexit
+import contextlib
 import functools
 import json
 import os
@@ -22,6 +22,7 @@ import shutil
 import stat
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from _harness import main, scratch_dir
@@ -45,37 +46,47 @@ def _mount(*args: str) -> bool:
     return done.returncode == 0
 
 
-@functools.cache
-def readonly() -> Path | None:
-    """A folder nothing can be written in (None: this user cannot make one)."""
-    where = scratch() / "ro"
-    where.mkdir(exist_ok=True)
-    (where / "keep.txt").write_text("x")
-    if _mount("--bind", str(where), str(where)):
-        atexit.register(subprocess.run, ["umount", "-l", str(where)], check=False)
-        if _mount("-o", "remount,ro,bind", str(where)):
-            return where
-        return None
-    os.chmod(where, 0o555)
-    return None if os.access(where, os.W_OK) else where
+def _umount(where: Path) -> None:
+    subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=30, check=False)
 
 
-@functools.cache
-def full() -> Path | None:
-    """A folder on a full file system (None: not root)."""
-    where = scratch() / "full"
-    where.mkdir(exist_ok=True)
-    if not _mount("-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)):
-        return None
-    atexit.register(subprocess.run, ["umount", "-l", str(where)], check=False)
+@contextlib.contextmanager
+def hostile(situation: str) -> Iterator[Path | None]:
+    """A folder nothing can be written in (``readonly``) or on a full file system
+    (``full``), made for one input and undone after it (a mount never outlives the input:
+    libFuzzer ends the process without Python's exit handlers); None when this user cannot
+    make one (a read-only folder is mode 0555 when not root; a full disk needs root)."""
+    where = scratch() / situation
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir()
+    mounted = False
     try:
-        with open(where / ".filler", "wb") as fh:
-            while True:
-                fh.write(b"\0" * 4096)
-                fh.flush()
-    except OSError:
-        pass
-    return where
+        if situation == "readonly":
+            (where / "keep.txt").write_text("x")
+            if _mount("--bind", str(where), str(where)):
+                mounted = True
+                yield where if _mount("-o", "remount,ro,bind", str(where)) else None
+            else:
+                os.chmod(where, 0o555)
+                yield None if os.access(where, os.W_OK) else where
+        elif situation == "full" and _mount("-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)):
+            mounted = True
+            try:
+                with open(where / ".filler", "wb") as fh:
+                    while True:
+                        fh.write(b"\0" * 4096)
+                        fh.flush()
+            except OSError:
+                pass
+            yield where
+        else:
+            yield None
+    finally:
+        if mounted:
+            _umount(where)
+        if where.exists():
+            os.chmod(where, 0o755)
+            shutil.rmtree(where, ignore_errors=True)
 
 
 def _records(data: bytes) -> bytes:
@@ -139,10 +150,6 @@ def _args(command: str, src: Path, target: Path, other: Path) -> list[str]:
 
 def target(data: bytes) -> None:
     """Write the records to a hostile target with one command; check what must hold."""
-    from click.testing import CliRunner
-
-    from neardup.cli import main as cli
-
     if len(data) < 2:
         data = data + b"\0\0"
     command = COMMANDS[data[0] % len(COMMANDS)]
@@ -162,7 +169,19 @@ def target(data: bytes) -> None:
     name = "out" if command == "output-folder" else "out.html" if command == "report" else "out"
     if command not in ("output-folder", "report"):
         name += suffix
-    folder = {"readonly": readonly(), "full": full()}.get(situation, work) or work
+    with hostile(situation) as special:
+        _run(command, situation, src, special or work, name)
+    if _snapshot(src) != before:
+        raise AssertionError(f"{command} to {situation} changed its input")
+
+
+def _run(command: str, situation: str, src: Path, folder: Path, name: str) -> None:
+    """Run ``command`` writing ``folder / name`` in ``situation``; check the target."""
+    from click.testing import CliRunner
+
+    from neardup.cli import main as cli
+
+    work = scratch() / "work"
     out = folder / name
     other = work / ("other.html" if command in ("annotate",) else "other.jsonl")
     if situation == "input":
@@ -183,8 +202,6 @@ def target(data: bytes) -> None:
         raise exc
     if result.exit_code not in (0, 1):
         raise AssertionError(f"exit {result.exit_code}: {result.output}")
-    if _snapshot(src) != before:
-        raise AssertionError(f"{command} to {situation} changed its input")
     if drain is not None and not stat.S_ISFIFO(os.stat(out).st_mode):
         raise AssertionError(f"{command} replaced a FIFO")
     left = [p.name for p in folder.iterdir() if any(m in p.name for m in LEFTOVER_MARKS)]
