@@ -185,3 +185,80 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         for name, cpu in sorted(_WORKER_CPU.items())
     ]
     terminalreporter.write_line("worker CPU-s: " + "; ".join(parts))
+
+
+# ------------------------------------------------------------------ hostile output targets
+# Output paths are tested against a read-only folder, a full disk and a FIFO. Root ignores
+# file modes, so as root a read-only folder is a read-only bind mount and a full disk a small
+# tmpfs filled up (both unmounted after the test); otherwise a read-only folder is mode 0555
+# and the full-disk tests skip.
+
+
+def _mount(*args: str) -> bool:
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", *args], capture_output=True, timeout=30, check=False)
+    return done.returncode == 0
+
+
+def _umount(path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30, check=False)
+
+
+@pytest.fixture
+def make_readonly() -> Any:
+    """``make_readonly(folder)``: from now on nothing can be written in ``folder`` (nor
+    created, renamed or removed in it); undone after the test."""
+    mounted: list[Path] = []
+    chmodded: list[Path] = []
+
+    def make(folder: Path) -> Path:
+        folder = Path(folder)
+        if _mount("--bind", str(folder), str(folder)):
+            mounted.append(folder)
+            if not _mount("-o", "remount,ro,bind", str(folder)):
+                pytest.skip("cannot remount a bind mount read-only here")
+        else:
+            for root, dirs, files in os.walk(folder):
+                for name in files:
+                    os.chmod(os.path.join(root, name), 0o444)
+                for name in dirs:
+                    os.chmod(os.path.join(root, name), 0o555)
+            os.chmod(folder, 0o555)
+            chmodded.append(folder)
+            if os.access(folder, os.W_OK):
+                pytest.skip("this user can write into a mode-0555 folder")
+        return folder
+
+    yield make
+    for folder in reversed(mounted):
+        _umount(folder)
+    for folder in chmodded:
+        for root, dirs, _ in os.walk(folder):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+        os.chmod(folder, 0o755)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Any:
+    """A folder on a small tmpfs with no free space left (root only; skips otherwise)."""
+    where = tmp_path / "full"
+    where.mkdir()
+    if not _mount("-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(where)):
+        pytest.skip("needs root and mount to make a full file system")
+    try:
+        with open(where / ".filler", "wb") as fh:
+            block = b"\0" * 4096
+            while True:
+                fh.write(block)
+                fh.flush()
+    except OSError:
+        pass
+    yield where
+    _umount(where)

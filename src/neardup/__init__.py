@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         InputTooLargeError,
         MissingExtraError,
         NeardupError,
+        OutputError,
         SchemaVersionError,
         StoreError,
     )
@@ -69,6 +70,7 @@ _LAZY = {
     "MissingExtraError": "neardup.errors",
     "NeardupError": "neardup.errors",
     "NgramTokenizer": "neardup.tokenize",
+    "OutputError": "neardup.errors",
     "Pair": "neardup.report",
     "SchemaVersionError": "neardup.errors",
     "ShingleTokenizer": "neardup.tokenize",
@@ -107,6 +109,7 @@ __all__ = [
     "MissingExtraError",
     "NeardupError",
     "NgramTokenizer",
+    "OutputError",
     "Pair",
     "SchemaVersionError",
     "ShingleTokenizer",

@@ -12,6 +12,7 @@
     ├── IncompatibleSketchError (ValueError)  sketches of different kinds or parameters were mixed
     ├── MissingExtraError (ImportError)       an optional extra is not installed
     ├── TimeoutError (TimeoutError)           a wall-clock cap was exceeded
+    ├── OutputError (OSError)                 an output cannot be written (read-only, disk full)
     ├── StoreError                            the SQLite store cannot be used
     │   └── SchemaVersionError                the store was written by a newer neardup
     ├── ProviderError                         an embedding provider failed after its retries
@@ -34,6 +35,7 @@ __all__ = [
     "InputTooLargeError",
     "MissingExtraError",
     "NeardupError",
+    "OutputError",
     "ProviderError",
     "SchemaVersionError",
     "ServiceError",
@@ -80,6 +82,11 @@ class MissingExtraError(NeardupError, ImportError):
 
 class TimeoutError(NeardupError, builtins.TimeoutError):
     """A wall-clock cap was exceeded (PDF extraction, a provider's total deadline)."""
+
+
+class OutputError(NeardupError, OSError):
+    """An output (a record file, a copy, a report, a temporary file) cannot be written: its
+    folder is read-only or missing, or the disk is full. The message names the path."""
 
 
 class StoreError(NeardupError):

@@ -86,7 +86,8 @@ log = logging.getLogger("neardup")
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+    help="Replace an --output folder an earlier run wrote (written aside, then swapped in); "
+    "one holding other files or an input is refused.",
 )
 @click.option(
     "--annotate",
@@ -267,13 +268,10 @@ def dedup_cmd(
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
         raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
-    from neardup._paths import check_outputs, record_file
+    from neardup._paths import check_outputs
 
-    check_outputs(paths, report=report, output=output)  # before the work, not after it
-    if output is not None and not record_file(output):
-        from neardup.corpus.output import check_target
-
-        check_target(Path(output), force=force)
+    # before the work, not after it
+    check_outputs(paths, report=report, output=output, annotate=annotate, force=force)
     if annotate is not None:
         from neardup.corpus.records import record_format
 
@@ -374,7 +372,13 @@ def dedup_cmd(
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
-        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+        docs = PackedBatches(
+            Path(paths[0]),
+            id_field or "id",
+            text_field[0],
+            batch_size,
+            id_required=id_field is not None,
+        )
     else:
         from neardup.readers import ReadStats
 
@@ -462,6 +466,10 @@ def dedup_cmd(
             )
             n_annotated = write_jsonl_lines(lines, Path(annotate))
             log.info("annotated %d records in %s", n_annotated, annotate)
+    except BaseException:
+        if source is not None:
+            source.close()  # the report's text spool: no report comes
+        raise
     finally:
         if spool is not None:
             spool.close()

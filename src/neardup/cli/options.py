@@ -35,7 +35,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def errors(fn: F) -> F:
-    """Turn NeardupError into a one-line message and exit code 1."""
+    """Turn NeardupError (and, as a last resort, any other OSError) into a one-line message
+    and exit code 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -43,6 +44,16 @@ def errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except NeardupError as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            raise  # stdout closed by its reader (| head): Python's usual quiet end
+        except OSError as exc:
+            # a last resort: the library names its paths in a NeardupError, but an OS error
+            # that reaches here still ends as one line, never a traceback
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(
+                f"{where}{exc.strerror or exc}; check the paths, their permissions and free "
+                "disk space"
+            ) from None
         except KeyboardInterrupt:
             # Stores commit one transaction per batch: what was committed is kept.
             click.echo("neardup: interrupted; every batch committed so far is kept", err=True)

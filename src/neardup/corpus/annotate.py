@@ -279,8 +279,9 @@ def _columns(a: Annotation | None) -> dict[str, object]:
 
 
 def _encoded(record: dict[str, object]) -> bytes:
-    """``record`` as the record writer encodes a JSON line (without the newline)."""
-    return json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+    """``record`` as the record writer encodes a JSON line (without the newline): a lone
+    surrogate in a string becomes its ``\\udXXX`` escape (valid JSON, read back the same)."""
+    return json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
 
 
 #: What follows a singleton's last field: the same for every one.

@@ -388,6 +388,7 @@ def remove_frequent_units_jsonl(
     text_field: str = "text",
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
+    id_required: bool = False,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_frequent_units` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -427,7 +428,7 @@ def remove_frequent_units_jsonl(
     s = summary if summary is not None else LinesSummary(unit, min_docs)
     before = _stamp(path)
     with UnitLog() as log:
-        first = PackedBatches(path, id_field, text_field, batch_size)
+        first = PackedBatches(path, id_field, text_field, batch_size, id_required=id_required)
         counts = _count(((b.buf, b.offsets) for b in first), unit, s, log)
         if _stamp(path) != before:
             raise ConfigError(f"{path} changed while it was read; run again on a stable copy")

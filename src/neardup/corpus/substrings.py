@@ -42,7 +42,9 @@ The pairwise step is quadratic in the number of shards; beyond one machine, see
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -52,6 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from neardup._atomic import output_errors, sweep_leftovers, temp_prefix, write_error
 from neardup.errors import ConfigError
 from neardup.io import Document
 
@@ -186,7 +189,8 @@ class _Shards:
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
         if self.last is not None:  # (the last shard of a run is never written)
             path = self.folder / f"shard-{len(self.earlier):06d}.npy"
-            np.save(path, self.last)
+            with output_errors(path):
+                np.save(path, self.last)
             self.earlier.append(path)
             self.last = None
         marks = repeated_mask(joined, length)
@@ -210,6 +214,22 @@ class _Shards:
         s.bytes_removed += int(removed.sum())
         s.documents_changed += int(np.count_nonzero(removed))
         return mask, removed
+
+
+@contextlib.contextmanager
+def _workdir(where: Path | None) -> Iterator[str]:
+    """A temporary folder for the shards in ``where`` (default: the system's), removed after;
+    the folders of killed runs there are removed first."""
+    folder = Path(where if where is not None else tempfile.gettempdir())
+    sweep_leftovers(folder)
+    try:
+        tmp = tempfile.mkdtemp(prefix=temp_prefix(".neardup-substrings"), dir=folder)
+    except OSError as exc:
+        raise write_error(folder / ".neardup-substrings", exc) from exc
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
@@ -306,7 +326,7 @@ def remove_repeated_substrings(
     """
     _check_args(min_length, shard_bytes)
     s = summary if summary is not None else SubstringSummary(min_length)
-    with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
+    with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for shard, buf, offsets in _shards(docs, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)
@@ -373,6 +393,7 @@ def remove_repeated_substrings_jsonl(
     batch_size: int = 2048,
     summary: SubstringSummary | None = None,
     workdir: Path | None = None,
+    id_required: bool = False,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_repeated_substrings` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -404,8 +425,10 @@ def remove_repeated_substrings_jsonl(
     from neardup.packed import PackedBatches
 
     s = summary if summary is not None else SubstringSummary(min_length)
-    batches = PackedBatches(path, id_field, text_field, batch_size).with_lines()
-    with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
+    batches = PackedBatches(
+        path, id_field, text_field, batch_size, id_required=id_required
+    ).with_lines()
+    with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)

@@ -52,10 +52,11 @@ class _Column:
     when it grows: the capacity doubles but only the rows written take memory (a numpy
     ``resize`` would zero-fill the whole new capacity)."""
 
-    def __init__(self, dtype: type[np.generic], width: int = 1) -> None:
+    def __init__(self, dtype: type[np.generic], width: int | None = None) -> None:
         self._dtype = np.dtype(dtype)
         self._map = _anonymous((1 << 16) * self._dtype.itemsize)
-        self._width = width
+        self._width = width or 1
+        self._rows = width is not None  # values() is 2-D, even one column wide
         self._n = 0
 
     def _grow(self, need: int) -> None:
@@ -88,7 +89,7 @@ class _Column:
     def values(self) -> npt.NDArray[Any]:
         """The rows appended so far (a view)."""
         out = np.frombuffer(self._map, dtype=self._dtype, count=self._n)
-        return out.reshape(-1, self._width) if self._width > 1 else out
+        return out.reshape(-1, self._width) if self._rows else out
 
 
 @dataclass(frozen=True, slots=True)
