@@ -9,15 +9,6 @@ from typing import Any
 
 import pytest
 
-# Tests compile kernels in the foreground: none may start the detached first-use compile
-# (docs/engine.md, "First use"), which could outlive it. tests/test_warmup.py turns it on.
-os.environ.setdefault("NEARDUP_BACKGROUND_COMPILE", "0")
-# A small input would run the CLI on numpy (docs/engine.md): the suite's CLI runs, in this
-# process too, keep the numba kernels under test. tests/test_cli_startup.py turns it on.
-os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
-# Warmups in the suite build no ahead-of-time module (tens of CPU-s each, docs/engine.md):
-# tests/kernels/test_kernels_aot.py builds one and turns it on.
-os.environ.setdefault("NEARDUP_AOT", "0")
 # The suite's JVMs (the Spark session of tests/spark, `dedup --engine spark` in subprocesses)
 # live for seconds to minutes: the C1 compiler alone and the serial collector halve their CPU
 # (42 -> 21 CPU-s for three dedup_dataframe jobs), the results are the same.
@@ -69,7 +60,7 @@ EXAMPLE_SCALE = {"neardup": 0.35, "thorough": 3.0}
 def _hypothesis_profile() -> None:
     from hypothesis import settings
 
-    # Kernels compile on first use and the CI machine is shared: time is not a property here.
+    # The CI machine is shared: time is not a property here.
     for name in EXAMPLE_SCALE:
         settings.register_profile(name, deadline=None, print_blob=True)
     settings.load_profile("neardup")
@@ -96,9 +87,9 @@ def _scale_examples(items: list[pytest.Item]) -> None:
 
 
 #: Files whose tests share something costly to build in each process (a Spark session and its
-#: JVM, a loaded model, a module fixture, a generated corpus with its digests, a numba kernel
-#: compiled in the test module): each group runs on one xdist worker, so it is built once, not
-#: once per worker (``--dist loadgroup``, see ``pytest_xdist_make_scheduler``).
+#: JVM, a loaded model, a module fixture, a generated corpus with its digests): each group runs
+#: on one xdist worker, so it is built once, not once per worker (``--dist loadgroup``, see
+#: ``pytest_xdist_make_scheduler``).
 ONE_WORKER_FILES = {
     "embeddings/test_embeddings_dedup.py": "models",
     "embeddings/test_embeddings_local.py": "models",
@@ -106,7 +97,6 @@ ONE_WORKER_FILES = {
     "fuzzy/test_fuzzy_index.py": "fuzzy_index",
     "image/test_cropresistant.py": "cropresistant",
     "image/test_image_parity.py": "image_parity",
-    "kernels/test_kernels_aot.py": "aot",  # builds the ahead-of-time module once
     "kernels/test_kernels_xxh3.py": "xxh3",
 }
 

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup.cli._startup import one_blas_thread, skip_blas_probe
+from neardup.cli._startup import one_blas_thread
 
 __all__ = ["main"]
 
@@ -83,7 +83,6 @@ class _LazyGroup(click.Group):
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv: debug).")
 def main(verbose: int) -> None:
     """Find near-duplicate text and images: fingerprints, indexes, dedup and reports."""
-    skip_blas_probe()
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("neardup: %(levelname)s: %(message)s"))
@@ -91,5 +90,3 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
-    # the one line saying that kernels compile on this first use (docs/engine.md)
-    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from neardup.cli._startup import aot_for_start
 from neardup.cli.inputs import documents
 from neardup.cli.options import (
     F,
@@ -107,7 +106,6 @@ def lines_cmd(
     from neardup.corpus.lines import LinesSummary, remove_frequent_units
     from neardup.corpus.records import cleaned_records, record_format, write_records
 
-    aot_for_start("lines")  # no numba import when the module exists
     fmt = record_format(output)
     read = _corpus_reader("lines", paths, kw, output)
     summary = LinesSummary(unit, min_docs)
@@ -164,7 +162,6 @@ def substrings_cmd(
     from neardup.corpus.records import cleaned_records, record_format, write_records
     from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
 
-    aot_for_start("substrings")  # no numba import when the module exists
     fmt = record_format(output)
     read = _corpus_reader("substrings", paths, kw, output)
     summary = SubstringSummary(min_length)

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from neardup.cli import inputs
-from neardup.cli._exit import exit_now
-from neardup.cli._startup import aot_for_start, numpy_for_small_input
 from neardup.cli.options import (
     commit_every_option,
     errors,
@@ -324,9 +322,6 @@ def dedup_cmd(
     if spark_output is not None or master is not None or partitions is not None:
         raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
     quiet_models(quiet, method)
-    aot = aot_for_start(method)  # no numba import when the module exists (engine.md)
-    if not aot and index_path is None:
-        numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
         from neardup.cli.index import open_index
@@ -493,4 +488,3 @@ def dedup_cmd(
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         write_summary(result, stats)
-    exit_now()  # everything is written: skip the interpreter's teardown (cli/_exit.py)

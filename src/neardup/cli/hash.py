@@ -110,9 +110,6 @@ def compare_cmd(a: str, b: str, method: str, fmt: str, dihedral: bool) -> None:
     if dihedral and "dihedral" not in method_info(method).options:
         users = [n for n, info in REGISTRY.items() if "dihedral" in info.options]
         raise click.UsageError(f"--dihedral applies to --method {', '.join(users)}")
-    from neardup.cli._startup import aot_for_start
-
-    aot_for_start(method)  # minhash: the module's sketch and exact Jaccard, no numba import
     m = make_method(method, dihedral=True) if dihedral else make_method(method)
     binary = method_info(m.name).binary
     # each file on its own: a file compared with itself (under any name) is read twice
