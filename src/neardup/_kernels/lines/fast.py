@@ -1,4 +1,5 @@
-"""numba kernel of :func:`neardup._kernels.lines.line_spans`; bit-identical to the reference."""
+"""numba kernels of :mod:`neardup._kernels.lines`; bit-identical to the reference (the same
+names; the native module ``neardup._native.lines`` replaces them)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ def _space(c):  # type: ignore[no-untyped-def]
 
 
 @njit()
-def line_spans(buf, offsets, n_lines):  # type: ignore[no-untyped-def]
+def line_spans(buf, offsets, n_lines=-1):  # type: ignore[no-untyped-def]
+    if n_lines < 0:  # the line count: one allocation
+        n_lines = offsets.shape[0] - 1
+        for i in range(offsets[0], offsets[-1]):
+            n_lines += buf[i] == 10
     starts = np.empty(n_lines, np.int64)
     ends = np.empty(n_lines, np.int64)
     tstarts = np.empty(n_lines, np.int64)
@@ -133,6 +138,38 @@ def table_lookup(keys, counts, hashes):  # type: ignore[no-untyped-def]
                 break
             j = (j + 1) & mask
     return out
+
+
+class UnitTable:
+    """Document frequencies of unit hashes in the open-addressing table of :func:`table_add`."""
+
+    def __init__(self) -> None:
+        self._used = 0
+        self._keys = np.zeros(1 << 16, np.uint64)
+        self._counts = np.zeros(1 << 16, np.int64)
+        self._last = np.zeros(1 << 16, np.int64)
+
+    def add(self, hashes, docs):  # type: ignore[no-untyped-def]
+        """Count each ``(doc, hash)`` pair once."""
+        capacity = len(self._keys)
+        while 2 * (self._used + len(hashes)) > capacity:
+            capacity *= 2
+        if capacity != len(self._keys):
+            self._keys, self._counts, self._last = table_rehash(
+                self._keys, self._counts, self._last, capacity
+            )
+        self._used += int(table_add(self._keys, self._counts, self._last, hashes, docs))
+
+    def lookup(self, hashes):  # type: ignore[no-untyped-def]
+        """The document count of each hash (0 for unseen)."""
+        return table_lookup(self._keys, self._counts, hashes)
+
+    def at_least(self, n: int) -> int:
+        """How many hashes occur in at least ``n`` documents."""
+        return int(np.count_nonzero(self._counts >= n))
+
+    def __len__(self) -> int:
+        return self._used
 
 
 #: The JSON escape of each byte below 0x80 that has one (as ``json.dumps`` writes it), else 0.
