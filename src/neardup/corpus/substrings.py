@@ -16,7 +16,7 @@ runs; every run member but the earliest marks its first ``min_length`` bytes for
 the union of those windows is exactly the set of bytes inside a repeat of an earlier span (a
 repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
 L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
-character is removed when its first byte is. The numba kernel finds the same windows without
+character is removed when its first byte is. The native kernel finds the same windows without
 the suffix array, in one walk in text order over a table of winnowing anchors and a table of
 windows (bytes compared; inside a repeat one byte per window,
 :func:`neardup._kernels.repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
@@ -26,7 +26,7 @@ separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole); the suffix array covers only the regions a winnowing prefilter
+whole); the numpy reference's suffix array covers only the regions a winnowing prefilter
 (:func:`neardup._kernels.repeats.candidate_regions`) keeps around ``k``-grams that occur
 twice; the marks are the same as over the whole text.
 
@@ -72,8 +72,6 @@ B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
 #: Default shard size in bytes of UTF-8 text.
 DEFAULT_SHARD_BYTES = 32 * 1024 * 1024
-#: The suffix array covers the whole text when the candidate regions hold more than this share.
-PREFILTER_SHARE = 0.9
 
 
 def _suffix_array(text: U8) -> npt.NDArray[np.integer]:
@@ -93,9 +91,10 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         min_length: Shortest repeat removed, in bytes.
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
-        prefilter: Build the suffix array over the candidate regions only
-            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way
-            (the numba window table needs none and ignores it).
+        prefilter: Find the windows through their winnowing anchors
+            (:func:`neardup._kernels.repeats.window_mask`: the native table of windows, or the
+            numpy twin's suffix array over the candidate regions); ``False`` builds the suffix
+            array of the whole text (the slow oracle). The same mask either way.
 
     Returns:
         A boolean mask over ``text`` (all false within the reference prefix); a character is
@@ -108,34 +107,11 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         b'the cat sat\\xffa dog; '
     """
     n = len(text)
-    mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
-        return mask
-    from neardup._kernels.repeats import candidate_regions, gather, scatter, window_table
-
-    if n < 2**32 - 1 and window_table():  # its anchors prefilter the windows themselves
-        return _marks(text, min_length, prefix)
-    if prefilter and n < 2**32:
-        starts, ends = candidate_regions(text, min_length)
-        # regions never straddle the reference's end (a separator)
-        first = int(np.searchsorted(starts, prefix)) if prefix > 0 else 0
-        covered = int((ends - starts).sum()) + len(starts)
-        if not len(starts) or (prefix > 0 and first == len(starts)):
-            return mask
-        if covered < PREFILTER_SHARE * n:
-            sub, at = gather(text, starts, ends)
-            sub_prefix = int(at[first]) if prefix > 0 else 0
-            sub_mask = _marks(sub, min_length, sub_prefix)
-            return scatter(sub_mask, at, starts, ends, n)
-    return _marks(text, min_length, prefix)
-
-
-def _marks(text: U8, min_length: int, prefix: int) -> B:
-    """The window marks: from the table of windows, or beyond its ``2**32 - 1`` bytes from the
-    suffix array."""
+        return np.zeros(n, dtype=bool)
     from neardup._kernels.repeats import repeat_mask, window_mask
 
-    if len(text) < 2**32 - 1:
+    if prefilter and n < 2**32 - 1:  # (the window table's positions are 32 bits)
         return window_mask(text, min_length, prefix)
     return repeat_mask(text, _suffix_array(text), min_length, prefix)
 

@@ -1,8 +1,9 @@
 """Repeated-span marks (the core of Lee et al.'s ExactSubstr, see
 :mod:`neardup.corpus.substrings`): from a suffix array (:func:`repeat_mask`: one walk over it
-comparing adjacent suffixes, numba, or whole-array numpy operations over Kasai's LCP array,
+comparing adjacent suffixes, native, or whole-array numpy operations over Kasai's LCP array,
 reference), or from a table of winnowing anchors and a hash table of windows
-(:func:`window_mask`, numba; its reference is the suffix array's), all with the same result.
+(:func:`window_mask`, native; its reference is the suffix array's, over the prefilter's
+regions), all with the same result.
 
 Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, cut at the next
 ``0xFF`` separator, is at least ``min_length`` bytes; maximal chains of links are runs. Every
@@ -10,8 +11,9 @@ member of a run but the earliest (or, with ``prefix > 0``, every member at or af
 ``prefix`` in a run that also holds a member before it) marks ``min_length`` bytes. A UTF-8
 continuation byte takes the mark of its character's lead byte, so characters go whole.
 
-The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`)
-finds the bytes that can lie in a repeated window at all, so that it covers only them: winnowing
+The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`;
+the reference's :func:`window_mask` takes it) finds the bytes that can lie in a repeated window
+at all, so that it covers only them: winnowing
 (Schleimer, Wilkerson and Aiken 2003) picks in every ``min_length``-byte window the ``k``-gram
 of least hash; equal windows pick the same ``k``-gram at the same offset, so every window with
 an equal window elsewhere holds an anchor whose hash another anchor shares. The regions around
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name, kernels
+from neardup._kernels.engine import kernels
 
 __all__ = [
     "candidate_regions",
@@ -33,7 +35,6 @@ __all__ = [
     "scatter",
     "scatter_counts",
     "window_mask",
-    "window_table",
     "winnow_width",
 ]
 
@@ -55,8 +56,11 @@ def repeat_mask(
     Args:
         text: Documents joined by ``0xFF`` bytes.
         sa: The suffix array of ``text``.
-        min_length: Window length in bytes.
+        min_length: Window length in bytes (at least 1).
         prefix: Bytes before it only serve as reference (see above); 0 for none.
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
 
     Examples:
         >>> t = np.frombuffer(b"abcab", np.uint8)
@@ -73,8 +77,12 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
 
     A window (``min_length`` bytes without a ``0xFF``) is marked when an equal window starts
     earlier (with ``prefix > 0``: before ``prefix``, and only windows at or after it are
-    marked); the numba kernel finds the earlier copy through the window's winnowing anchor or
-    a hash table of windows, bytes compared, the reference in the suffix array.
+    marked); the native kernel finds the earlier copy through the window's winnowing anchor
+    or a hash table of windows, bytes compared, the reference in the suffix array of the
+    prefilter's regions (:func:`candidate_regions`).
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
 
     Examples:
         >>> t = np.frombuffer(b"abcab", np.uint8)
@@ -84,12 +92,6 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
     text = np.ascontiguousarray(text, dtype=np.uint8)
     out: B = kernels("repeats").window_mask(text, min_length, prefix)
     return out
-
-
-def window_table() -> bool:
-    """Whether :func:`window_mask` runs on the table of windows (the numba kernels), which
-    needs no prefilter; the reference builds a suffix array, which the prefilter shrinks."""
-    return backend_name() == "fast"
 
 
 def winnow_width(min_length: int) -> int:
