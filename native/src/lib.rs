@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod arrays;
 mod errors;
 pub mod lines;
+pub mod pdq;
 pub mod repeats;
 pub mod xxh3;
 
@@ -19,6 +20,7 @@ pub mod xxh3;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "lines", lines::py::register)?;
+    family(m, "pdq", pdq::py::register)?;
     family(m, "repeats", repeats::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
