@@ -12,6 +12,7 @@ mod arrays;
 mod errors;
 pub mod lines;
 pub mod pdq;
+pub mod pooling;
 pub mod repeats;
 pub mod xxh3;
 
@@ -21,6 +22,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     family(m, "lines", lines::py::register)?;
     family(m, "pdq", pdq::py::register)?;
+    family(m, "pooling", pooling::py::register)?;
     family(m, "repeats", repeats::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())

@@ -80,6 +80,7 @@ FAMILIES = (
     "lsh",
     "minhash",
     "pdq",
+    "pooling",
     "repeats",
     "sets",
     "sha1",
