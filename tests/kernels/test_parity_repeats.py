@@ -104,3 +104,20 @@ def test_errors(min_length: int, prefix: int) -> None:
         with pytest.raises(ConfigError) as got:
             call(native)
         assert str(got.value) == str(want.value)
+
+
+@settings(max_examples=300)
+@given(BYTES, BYTES, st.integers(2, 12), st.integers(1, 8))
+def test_shared_regions(a: bytes, b: bytes, min_length: int, k_less: int) -> None:
+    """The regions around the anchors two texts share (from either side)."""
+    native, reference = native_pair("repeats")
+    k = max(1, min_length - k_less)
+    one = np.frombuffer(a + b, np.uint8).copy()  # shares b's windows with the other text
+    two = np.frombuffer(b + a[: len(a) // 2], np.uint8).copy()
+    p1, h1, _, _ = reference.anchors(one, min_length, k)
+    p2, h2, _, _ = reference.anchors(two, min_length, k)
+    for text, pos, hs, other in ((one, p1, h1, h2), (two, p2, h2, h1)):
+        want = reference.shared_regions(text, pos, hs, other, min_length, k)
+        got = native.shared_regions(text, pos, hs, other, min_length, k)
+        for g, w in zip(got, want, strict=True):
+            same(g, w)

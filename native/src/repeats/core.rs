@@ -8,6 +8,8 @@
 //! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
 //! array to the regions around repeated anchors.
 
+use hashbrown::HashSet;
+
 pub const SEP: u8 = 0xFF;
 /// The rolling hash's base (odd).
 const B: u64 = 0x0100_0000_01B3;
@@ -375,7 +377,7 @@ pub fn regions(
         }
     }
     let back = (min_length - k) as i64;
-    let (mut starts, mut ends): (Vec<i64>, Vec<i64>) = (Vec::new(), Vec::new());
+    let mut out = Regions::default();
     for j in (0..m).filter(|&j| rep[j]) {
         let (a, s, e) = (pos[j], seg_lo[j], seg_hi[j]);
         let mut lo = s.max(a - back);
@@ -386,15 +388,67 @@ pub fn regions(
         while hi < e && continuation(text[hi as usize]) {
             hi += 1;
         }
-        match ends.last_mut() {
+        out.push(lo, hi);
+    }
+    (out.starts, out.ends)
+}
+
+/// Disjoint regions in text order, an interval that reaches the last one merged into it.
+#[derive(Default)]
+struct Regions {
+    starts: Vec<i64>,
+    ends: Vec<i64>,
+}
+
+impl Regions {
+    fn push(&mut self, lo: i64, hi: i64) {
+        match self.ends.last_mut() {
             Some(end) if lo <= *end => *end = (*end).max(hi),
             _ => {
-                starts.push(lo);
-                ends.push(hi);
+                self.starts.push(lo);
+                self.ends.push(hi);
             }
         }
     }
-    (starts, ends)
+}
+
+/// The regions of [`regions`] around the anchors (of [`anchors`]: in text order, inside
+/// their segments) whose hash is among `other` (another text's anchors): every window with
+/// an equal window in that text lies in them. The segment of an anchor is found in `text`
+/// (the bytes up to the next separator around it).
+pub fn shared_regions(
+    text: &[u8],
+    pos: &[i64],
+    hs: &[u64],
+    other: &[u64],
+    min_length: usize,
+    k: usize,
+) -> (Vec<i64>, Vec<i64>) {
+    let n = text.len();
+    let mut wanted: HashSet<u64> = HashSet::with_capacity(other.len());
+    wanted.extend(other.iter().copied());
+    let back = min_length - k;
+    let mut out = Regions::default();
+    for (&a, h) in pos.iter().zip(hs) {
+        if !wanted.contains(h) {
+            continue;
+        }
+        let a = a as usize;
+        // the segment's bounds matter only within [a - back, a + min_length)
+        let from = a.saturating_sub(back);
+        let mut lo = memchr::memrchr(SEP, &text[from..a]).map_or(from, |i| from + i + 1);
+        let to = (a + min_length).min(n);
+        let mut hi = memchr::memchr(SEP, &text[a..to]).map_or(to, |i| a + i);
+        // whole characters, never past the segment (a separator is no continuation byte)
+        while lo > 0 && text[lo - 1] != SEP && continuation(text[lo]) {
+            lo -= 1;
+        }
+        while hi < n && continuation(text[hi]) {
+            hi += 1;
+        }
+        out.push(lo as i64, hi as i64);
+    }
+    (out.starts, out.ends)
 }
 
 /// The regions `text[starts[j]..ends[j]]` joined, each after a separator, and where each
@@ -491,12 +545,71 @@ impl Table {
     }
 }
 
+/// How many of the first `most` bytes of `a` and `b` are equal, 8 at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8], most: usize) -> usize {
+    let most = most.min(a.len()).min(b.len());
+    let (a, b) = (&a[..most], &b[..most]);
+    let mut i = 0;
+    while i + 8 <= most {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or([0; 8]))
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < most && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
 /// The walk's state across chunks: bytes before `hi` are marked; window `mp` equals the
 /// earlier window `mq`.
 struct Walk {
     hi: usize,
     mp: i64,
     mq: i64,
+}
+
+/// The rolling hash of the last window hashed (`p`, `h`): a window is hashed only when it is
+/// looked up in the table of windows, rolled on from the last one when that is near.
+struct WindowHash {
+    length: usize,
+    out_w: u64, // the weight of the byte leaving a window
+    p: usize,
+    h: u64,
+}
+
+impl WindowHash {
+    fn new(length: usize) -> Self {
+        WindowHash {
+            length,
+            out_w: power(B, length),
+            p: usize::MAX,
+            h: 0,
+        }
+    }
+
+    /// The rolling polynomial hash of `text[p..p + length]`.
+    #[inline]
+    fn at(&mut self, text: &[u8], p: usize) -> u64 {
+        if self.p != usize::MAX && p >= self.p && p - self.p <= self.length / 2 {
+            let mut h = self.h;
+            for i in self.p..p {
+                h = h
+                    .wrapping_mul(B)
+                    .wrapping_add(text[i + self.length] as u64)
+                    .wrapping_sub((text[i] as u64).wrapping_mul(self.out_w));
+            }
+            self.h = h;
+        } else {
+            self.h = hash(&text[p..p + self.length]);
+        }
+        self.p = p;
+        self.h
+    }
 }
 
 /// The marks of [`repeat_mask`] without a suffix array: one walk over the windows in text
@@ -506,15 +619,16 @@ struct Walk {
 /// Each window has a winnowing anchor (the `k`-gram of least key among its `w =
 /// max(1, min_length / 3)`, `k = min_length - w + 1`); equal windows have equal anchors at
 /// the same offset. A table of anchors keeps the first anchor seen of each hash (32 bits of
-/// it). A window whose anchor is not that first one compares with the window at the same
-/// offset from it, through the bytes equal left and right of the two anchors (compared once
-/// per anchor). A window not found that way is looked up in a table of windows (32 bits of
-/// its rolling hash and its position, bytes compared), and goes in it when its anchor is not
-/// the first: a window of a first anchor is found through the anchor table by every later
-/// equal window. Inside a repeat no lookup is needed: when window `p - 1` equals the earlier
-/// window `q`, window `p` equals window `q + 1` exactly when their last bytes are equal.
-/// With `prefix > 0` only windows starting before it are copies and only windows at or after
-/// it are marked. The walk goes in chunks of [`CHUNK`] windows, the tables grown before each.
+/// it): the windows of a first anchor have no earlier copy (an equal earlier window would
+/// hold an earlier anchor of that hash), and are skipped whole. A window whose anchor is not
+/// the first compares with the window at the same offset from that first one, through the
+/// bytes equal left and right of the two anchors (compared once per anchor). A window not
+/// found that way is looked up in a table of windows (32 bits of its rolling hash and its
+/// position, bytes compared), and goes in it. Inside a repeat no lookup is needed: when
+/// window `p - 1` equals the earlier window `q`, window `p` equals window `q + 1` exactly
+/// when their last bytes are equal. With `prefix > 0` only windows starting before it are
+/// copies and only windows at or after it are marked. The walk goes in chunks of [`CHUNK`]
+/// windows, the tables grown before each.
 pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
     let n = text.len();
     let length = min_length;
@@ -535,11 +649,10 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
     };
     let mut c = Chunks::new(k, w);
     let mut firsts = vec![0usize; c.nw];
-    let out_w = power(B, length); // the weight of the byte leaving a window
+    let mut wh = WindowHash::new(length);
     for (s, e) in segments(text, length) {
         let wins = e - s - length + 1;
         let mut r = c.start(text, s); // the k-gram at s, but its last byte
-        let mut hw = hash(&text[s..s + length - 1]); // the window at s, but its last byte
         let mut done = 0;
         while done < wins {
             let m = c.nw.min(wins - done); // windows of this chunk
@@ -554,12 +667,10 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
                 w,
                 limit,
                 prefix,
-                s,
                 p0: s + done,
                 m,
-                out_w,
             };
-            hw = chunk.run(&c, nf, &firsts, hw, &mut wtable, &mut mask, &mut walk);
+            chunk.run(&c, nf, &firsts, &mut wh, &mut wtable, &mut mask, &mut walk);
             done += m;
         }
     }
@@ -591,118 +702,118 @@ fn first_anchors(c: &Chunks, nf: usize, g0: usize, atable: &mut Table, firsts: &
     }
 }
 
-/// The windows `p0 .. p0 + m` of the segment starting at `s`.
+/// The windows `p0 .. p0 + m` of one chunk.
 struct ChunkWalk<'a> {
     text: &'a [u8],
     length: usize,
     w: usize,
     limit: usize,
     prefix: usize,
-    s: usize,
     p0: usize,
     m: usize,
-    out_w: u64,
 }
 
 impl ChunkWalk<'_> {
-    /// Walk the chunk's windows, whose anchors and their hashes' first occurrences are those
-    /// of [`first_anchors`], with their rolling hash from `hw` (that of the window before
-    /// `p0`, or of the first `length - 1` bytes when `p0 == s`); returns the new `hw`. The
-    /// table of windows has room for `m` more entries.
+    /// Walk the chunk's windows, anchor by anchor (anchors and their hashes' first
+    /// occurrences from [`first_anchors`]). The table of windows has room for `m` more
+    /// entries.
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         c: &Chunks,
         nf: usize,
         firsts: &[usize],
-        mut hw: u64,
+        wh: &mut WindowHash,
         wtable: &mut Table,
         mask: &mut [bool],
         st: &mut Walk,
-    ) -> u64 {
+    ) {
         let text = self.text;
         let n = text.len();
         let length = self.length;
         let wmask = wtable.mask();
         let (mut hi, mut mp, mut mq) = (st.hi, st.mp, st.mq);
-        let mut next = 0; // the next anchor: found[next] from window since[next] on
-        let mut a = 0usize;
-        let mut first = 0usize;
-        let mut lext = usize::MAX; // the bytes equal left of a and first (MAX: not compared yet)
-        let mut rext = 0usize; // and from them on (at most length)
-        for t in 0..self.m {
-            let p = self.p0 + t;
-            let last = text[p + length - 1];
-            hw = hw.wrapping_mul(B).wrapping_add(last as u64);
-            if p > self.s {
-                hw = hw.wrapping_sub((text[p - 1] as u64).wrapping_mul(self.out_w));
+        let mut t_next = 0; // the windows before it are walked (a repeat goes on past its anchor)
+        for (j, (&a, &first)) in c.found[..nf].iter().zip(firsts).enumerate() {
+            if first == a {
+                continue; // the first anchor of its hash: no window of it has an earlier copy
             }
-            if next < nf && c.since[next] == t {
-                a = c.found[next];
-                first = firsts[next];
-                lext = usize::MAX;
-                next += 1;
-            }
-            let mut q: i64 = -1;
-            if p as i64 == mp + 1
-                && ((mq + 1) as usize) < self.limit
-                && text[mq as usize + length] == last
-            {
-                q = mq + 1;
-            } else if first != a {
-                if lext == usize::MAX {
-                    // the bytes equal around the two anchors
-                    lext = 0;
-                    while lext < self.w - 1 && first > lext {
-                        let x = text[a - 1 - lext];
-                        if x == SEP || x != text[first - 1 - lext] {
-                            break;
-                        }
-                        lext += 1;
-                    }
-                    rext = 0;
-                    while rext < length && a + rext < n {
-                        let x = text[a + rext];
-                        if x == SEP || x != text[first + rext] {
-                            break;
-                        }
-                        rext += 1;
-                    }
-                }
-                let d = a - p;
-                if lext >= d && rext >= length - d && first - d < self.limit {
-                    q = (first - d) as i64;
+            let t_end = if j + 1 < nf { c.since[j + 1] } else { self.m };
+            let mut lext = usize::MAX; // the bytes equal left of a and first (MAX: not yet)
+            let mut rext = 0usize; // and from them on (at most length)
+            let mut t = c.since[j].max(t_next);
+            while t < t_end {
+                let p = self.p0 + t;
+                let mut q: i64 = -1;
+                if p as i64 == mp + 1
+                    && ((mq + 1) as usize) < self.limit
+                    && text[mq as usize + length] == text[p + length - 1]
+                {
+                    q = mq + 1;
                 } else {
-                    let tag = mix(hw) >> 32;
-                    let mut slot = wtable.probe(tag, tag & wmask);
-                    let window = &text[p..p + length];
-                    while wtable.slots[slot as usize] != 0 {
-                        let r = (wtable.slots[slot as usize] & LO) as usize - 1;
-                        if &text[r..r + length] == window {
-                            q = r as i64;
-                            break;
+                    if lext == usize::MAX {
+                        // the bytes equal around the two anchors
+                        lext = 0;
+                        while lext < self.w - 1 && first > lext {
+                            let x = text[a - 1 - lext];
+                            if x == SEP || x != text[first - 1 - lext] {
+                                break;
+                            }
+                            lext += 1;
                         }
-                        slot = wtable.probe(tag, (slot + 1) & wmask);
+                        rext = 0;
+                        while rext < length && a + rext < n {
+                            let x = text[a + rext];
+                            if x == SEP || x != text[first + rext] {
+                                break;
+                            }
+                            rext += 1;
+                        }
                     }
-                    if q < 0 && p < self.limit {
-                        wtable.slots[slot as usize] = (tag << 32) | (p as u64 + 1);
-                        wtable.used += 1;
+                    let d = a - p;
+                    if lext >= d && rext >= length - d && first - d < self.limit {
+                        q = (first - d) as i64;
+                    } else {
+                        let tag = mix(wh.at(text, p)) >> 32;
+                        let mut slot = wtable.probe(tag, tag & wmask);
+                        let window = &text[p..p + length];
+                        while wtable.slots[slot as usize] != 0 {
+                            let r = (wtable.slots[slot as usize] & LO) as usize - 1;
+                            if &text[r..r + length] == window {
+                                q = r as i64;
+                                break;
+                            }
+                            slot = wtable.probe(tag, (slot + 1) & wmask);
+                        }
+                        if q < 0 && p < self.limit {
+                            wtable.slots[slot as usize] = (tag << 32) | (p as u64 + 1);
+                            wtable.used += 1;
+                        }
                     }
                 }
-            }
-            if q >= 0 {
-                mp = p as i64;
-                mq = q;
-                if p >= self.prefix {
-                    mask[hi.max(p)..p + length].fill(true);
-                    hi = p + length;
+                if q < 0 {
+                    t += 1;
+                    continue;
                 }
+                // inside a repeat: window p + i equals window q + i while their last bytes
+                // are equal (and q + i is a copy, and p + i a window of this chunk)
+                let qu = q as usize;
+                let most = (self.m - 1 - t).min(self.limit - 1 - qu);
+                let ext = common_prefix(&text[qu + length..], &text[p + length..], most);
+                let from = p.max(self.prefix);
+                if from <= p + ext {
+                    mask[hi.max(from)..p + ext + length].fill(true);
+                    hi = p + ext + length;
+                }
+                mp = (p + ext) as i64;
+                mq = (qu + ext) as i64;
+                t += ext + 1;
             }
+            t_next = t;
         }
         st.hi = hi;
         st.mp = mp;
         st.mq = mq;
-        hw
     }
 }
 

@@ -161,6 +161,38 @@ fn regions<'py>(
     Ok((s.into_pyarray(py), e.into_pyarray(py)))
 }
 
+/// ``(starts, ends)`` of the regions around the anchors whose hash is among ``other``.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn shared_regions<'py>(
+    py: Python<'py>,
+    text: PyReadonlyArray1<'py, u8>,
+    pos: PyReadonlyArray1<'py, i64>,
+    hs: PyReadonlyArray1<'py, u64>,
+    other: PyReadonlyArray1<'py, u64>,
+    min_length: i64,
+    k: i64,
+) -> PyResult<(I64Array<'py>, I64Array<'py>)> {
+    let (t, p, h, o) = (slice(&text)?, slice(&pos)?, slice(&hs)?, slice(&other)?);
+    let (length, k) = winnow_args(t.len(), min_length, k)?;
+    same_length("positions and hashes", p.len(), h.len())?;
+    if let Some(&a) = p
+        .iter()
+        .find(|&&a| a < 0 || a as u64 >= t.len() as u64 || t[a as usize] == core::SEP)
+    {
+        return Err(PyValueError::new_err(format!(
+            "anchor {a} is not a position of the text's segments; pass the text's own anchors"
+        )));
+    }
+    if p.windows(2).any(|w| w[1] < w[0]) {
+        return Err(PyValueError::new_err(
+            "anchors must come in text order; pass the text's own anchors",
+        ));
+    }
+    let (s, e) = py.detach(|| core::shared_regions(t, p, h, o, length, k));
+    Ok((s.into_pyarray(py), e.into_pyarray(py)))
+}
+
 /// The regions joined, each after a ``0xFF`` separator, and where each starts in the join.
 #[pyfunction]
 fn gather<'py>(
@@ -233,6 +265,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(window_mask, m)?)?;
     m.add_function(wrap_pyfunction!(anchors, m)?)?;
     m.add_function(wrap_pyfunction!(regions, m)?)?;
+    m.add_function(wrap_pyfunction!(shared_regions, m)?)?;
     m.add_function(wrap_pyfunction!(gather, m)?)?;
     m.add_function(wrap_pyfunction!(scatter, m)?)?;
     m.add_function(wrap_pyfunction!(scatter_counts, m)?)?;

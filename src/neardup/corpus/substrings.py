@@ -31,13 +31,16 @@ whole); the numpy reference's suffix array covers only the regions a winnowing p
 twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard (the two joined, two tables), so
+deduplicated against itself, then against every earlier shard: only the regions of the two
+around the winnowing anchors whose hash occurs in both are joined and marked
+(:func:`neardup._kernels.repeats.shared_regions`; every window the two share lies in them), so
 peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
 of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
 bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
-bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk.
-The pairwise step is quadratic in the number of shards; beyond one machine, see
-``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions windows by hash).
+bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk
+with their anchors (16 bytes per anchor, about 1 byte per byte). The pairwise step is
+quadratic in the number of shards; beyond one machine, see ``docs/dedup.md`` (the plan there
+distributes the shard pairs, or partitions windows by hash).
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ log = logging.getLogger(__name__)
 U8 = npt.NDArray[np.uint8]
 B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
 #: Default shard size in bytes of UTF-8 text.
 DEFAULT_SHARD_BYTES = 32 * 1024 * 1024
 
@@ -140,13 +144,62 @@ class SubstringSummary:
 
 class _Shards:
     """Marks shard by shard: each shard against itself, then against every earlier shard
-    (their regions' text waits in ``folder``)."""
+    (their text and winnowing anchors wait in ``folder``), each pair over the regions around
+    the anchors the two shards share only (:func:`neardup._kernels.repeats.shared_regions`)."""
 
     def __init__(self, min_length: int, folder: Path) -> None:
         self.min_length = min_length
         self.folder = folder
-        self.earlier: list[Path] = []
-        self.last: U8 | None = None  # the last shard's regions: on disk once a next one comes
+        self.earlier: list[tuple[Path, Path]] = []  # (text, anchors) of each earlier shard
+        # the last shard's text and anchors: on disk once a next one comes
+        self.last: tuple[U8, tuple[I64, U64] | None] | None = None
+
+    def _anchors(self, text: U8) -> tuple[I64, U64] | None:
+        """The anchors of a shard's text, or None beyond the prefilter's ``2**32`` bytes."""
+        from neardup._kernels.repeats import shared_anchors
+
+        return shared_anchors(text, self.min_length) if len(text) < 2**32 else None
+
+    def _save_last(self) -> None:
+        if self.last is None:
+            return
+        text, anchors = self.last
+        if anchors is None:
+            anchors = self._anchors(text)
+        i = len(self.earlier)
+        paths = (self.folder / f"shard-{i:06d}.npy", self.folder / f"anchors-{i:06d}.npy")
+        np.save(paths[0], text)
+        if anchors is not None:
+            np.save(paths[1], np.stack([anchors[0], anchors[1].view(np.int64)]))
+        self.earlier.append(paths)
+        self.last = None
+
+    def _against(self, paths: tuple[Path, Path], joined: U8, mine: tuple[I64, U64] | None) -> B:
+        """The windows of ``joined`` that repeat a window of the earlier shard at ``paths``."""
+        from neardup._kernels.repeats import gather, scatter, shared_regions
+
+        length = self.min_length
+        ref = np.load(paths[0])
+        if mine is None or not paths[1].exists():  # beyond the prefilter: the two whole
+            cut = len(ref)
+            both = np.concatenate([ref, joined])
+            del ref
+            out: B = repeated_mask(both, length, prefix=cut)[cut:]
+            return out
+        stacked = np.load(paths[1])
+        theirs = (stacked[0], stacked[1].view(np.uint64))
+        del stacked
+        ref_starts, ref_ends = shared_regions(ref, *theirs, mine[1], length)
+        if not len(ref_starts):  # no anchor hash in common: no window either
+            return np.zeros(len(joined), dtype=bool)
+        starts, ends = shared_regions(joined, *mine, theirs[1], length)
+        sub_ref, _ = gather(ref, ref_starts, ref_ends)
+        del ref
+        sub, at = gather(joined, starts, ends)
+        cut = len(sub_ref)
+        marks = repeated_mask(np.concatenate([sub_ref, sub]), length, prefix=cut)[cut:]
+        out = scatter(marks, at, starts, ends, len(joined))
+        return out
 
     def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
         """The bytes of the packed shard to remove and how many per document (counted in
@@ -160,20 +213,12 @@ class _Shards:
         inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
-        if self.last is not None:  # (the last shard of a run is never written)
-            path = self.folder / f"shard-{len(self.earlier):06d}.npy"
-            np.save(path, self.last)
-            self.earlier.append(path)
-            self.last = None
+        self._save_last()  # (the last shard of a run is never written)
         marks = repeated_mask(joined, length)
-        for path in self.earlier:
-            ref = np.load(path)
-            cut = len(ref)
-            both = np.concatenate([ref, joined])
-            del ref
-            marks |= repeated_mask(both, length, prefix=cut)[cut:]
-            del both
-        self.last = joined
+        mine = self._anchors(joined) if self.earlier else None
+        for paths in self.earlier:
+            marks |= self._against(paths, joined, mine)
+        self.last = (joined, mine)
         mask, inner = scatter_counts(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
         removed = np.zeros(len(o) - 1, dtype=np.int64)
         removed[at_doc] = inner

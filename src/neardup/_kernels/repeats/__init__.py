@@ -34,6 +34,8 @@ __all__ = [
     "repeat_mask",
     "scatter",
     "scatter_counts",
+    "shared_anchors",
+    "shared_regions",
     "window_mask",
     "winnow_width",
 ]
@@ -41,6 +43,7 @@ __all__ = [
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 B = npt.NDArray[np.bool_]
+U64 = npt.NDArray[np.uint64]
 
 SEP = 0xFF
 
@@ -119,6 +122,37 @@ def candidate_regions(text: U8, min_length: int) -> tuple[I64, I64]:
     kern = kernels("repeats")
     pos, hs, lo, hi = kern.anchors(text, min_length, k)
     out: tuple[I64, I64] = kern.regions(text, pos, hs, lo, hi, min_length, k)
+    return out
+
+
+def shared_anchors(text: U8, min_length: int) -> tuple[I64, U64]:
+    """``(positions, hashes)`` of the winnowing anchors of ``text`` (as
+    :func:`candidate_regions` picks them), for :func:`shared_regions`; ``len(text) < 2**32``,
+    ``min_length >= 2``."""
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    k = min_length - winnow_width(min_length) + 1
+    pos, hs, _, _ = kernels("repeats").anchors(text, min_length, k)
+    return pos, hs
+
+
+def shared_regions(text: U8, pos: I64, hs: U64, other: U64, min_length: int) -> tuple[I64, I64]:
+    """``(starts, ends)``: the regions of ``text`` (as :func:`candidate_regions` draws them)
+    around its anchors ``(pos, hs)`` (:func:`shared_anchors`) whose hash is among ``other``,
+    another text's anchor hashes. Every window of ``text`` with an equal window in the other
+    text lies in them (the two hold equal anchors at the same offset), and so the regions of
+    both texts, each around the anchors the other shares, hold every window the two share.
+
+    Examples:
+        >>> a = np.frombuffer(b"xx the cat sat\\xffa dog", np.uint8)
+        >>> b = np.frombuffer(b"then the cat sat down", np.uint8)
+        >>> pa, ha = shared_anchors(a, 8)
+        >>> pb, hb = shared_anchors(b, 8)
+        >>> s, e = shared_regions(a, pa, ha, hb, 8)
+        >>> [a[x:y].tobytes() for x, y in zip(s, e)]
+        [b'x the cat sat']
+    """
+    k = min_length - winnow_width(min_length) + 1
+    out: tuple[I64, I64] = kernels("repeats").shared_regions(text, pos, hs, other, min_length, k)
     return out
 
 

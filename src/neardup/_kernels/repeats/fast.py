@@ -19,6 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from neardup._kernels.cache import njit
+from neardup._kernels.repeats.reference import shared_regions  # (the native module has its own)
+
+__all__ = [
+    "anchors",
+    "gather",
+    "regions",
+    "repeat_mask",
+    "scatter",
+    "scatter_counts",
+    "shared_regions",
+    "window_mask",
+]
 
 
 @njit()

@@ -22,6 +22,7 @@ __all__ = [
     "repeat_mask",
     "scatter",
     "scatter_counts",
+    "shared_regions",
     "window_mask",
 ]
 
@@ -183,7 +184,27 @@ def regions(
     whose hash another anchor shares."""
     _, inverse, counts = np.unique(hs, return_inverse=True, return_counts=True)
     rep = counts[inverse] >= 2
-    a, s, e = pos[rep], seg_lo[rep], seg_hi[rep]
+    return _regions(text, pos[rep], seg_lo[rep], seg_hi[rep], min_length, k)
+
+
+def shared_regions(
+    text: U8, pos: I64, hs: U64, other: U64, min_length: int, k: int
+) -> tuple[I64, I64]:
+    """See :func:`neardup._kernels.repeats.shared_regions`: the regions of the anchors whose
+    hash is among ``other``, each in the segment that holds it."""
+    a = pos[np.isin(hs, other)]
+    seps = np.flatnonzero(text == SEP)
+    if not len(seps):
+        return _regions(text, a, np.zeros(len(a), np.int64), np.full(len(a), len(text)),
+                        min_length, k)  # fmt: skip
+    i = np.searchsorted(seps, a)  # the first separator after each anchor
+    s = np.where(i > 0, seps[np.maximum(i - 1, 0)] + 1, 0)
+    e = np.where(i < len(seps), seps[np.minimum(i, len(seps) - 1)], len(text))
+    return _regions(text, a, s, e, min_length, k)
+
+
+def _regions(text: U8, a: I64, s: I64, e: I64, min_length: int, k: int) -> tuple[I64, I64]:
+    """The regions of the anchors ``a`` (in text order) in their segments ``[s, e)``."""
     if not len(a):
         z = np.zeros(0, np.int64)
         return z, z.copy()
