@@ -17,50 +17,106 @@ pub fn mean_pool(
     normalize: bool,
 ) -> Vec<f32> {
     let n = offsets.len().saturating_sub(1);
-    let vocab = (table.len().checked_div(dim).unwrap_or(0)) as i64;
     let mut out = vec![0f32; n * dim];
     if dim == 0 {
         return out;
     }
+    let p = Pool {
+        table,
+        dim,
+        vocab: (table.len() / dim) as i64,
+        skip,
+        normalize,
+    };
+    let wide = wide_vectors();
     out.par_chunks_mut(dim).enumerate().for_each_init(
         || vec![0f64; dim],
         |acc, (d, row)| {
-            acc.fill(0.0);
-            let mut count = 0usize;
-            for &t in &ids[offsets[d] as usize..offsets[d + 1] as usize] {
-                if t == skip {
-                    continue;
-                }
-                count += 1;
-                let t = if t < 0 { t + vocab } else { t } as usize;
-                for (a, &x) in acc.iter_mut().zip(&table[t * dim..(t + 1) * dim]) {
-                    *a += x as f64;
-                }
-            }
-            if count == 0 {
-                return;
-            }
-            for a in acc.iter_mut() {
-                *a /= count as f64;
-            }
-            if normalize {
-                let mut sq = 0f64;
-                for &a in acc.iter() {
-                    sq += a * a;
-                }
-                if sq > 0.0 {
-                    let norm = sq.sqrt();
-                    for a in acc.iter_mut() {
-                        *a /= norm;
-                    }
-                }
-            }
-            for (o, &a) in row.iter_mut().zip(acc.iter()) {
-                *o = a as f32;
+            let doc = &ids[offsets[d] as usize..offsets[d + 1] as usize];
+            if wide {
+                // SAFETY: the processor has AVX2 (checked by wide_vectors)
+                unsafe { p.doc_avx2(doc, acc, row) }
+            } else {
+                p.doc(doc, acc, row)
             }
         },
     );
     out
+}
+
+/// Whether the processor runs [`Pool::doc_avx2`].
+fn wide_vectors() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// One document's pooling: the table and the options.
+struct Pool<'a> {
+    table: &'a [f32],
+    dim: usize,
+    vocab: i64,
+    skip: i64,
+    normalize: bool,
+}
+
+impl Pool<'_> {
+    /// The mean of the document's rows into `row` (`acc`: a `dim`-wide scratch row).
+    #[inline(always)]
+    fn doc(&self, doc: &[i64], acc: &mut [f64], row: &mut [f32]) {
+        let dim = self.dim;
+        acc.fill(0.0);
+        let mut count = 0usize;
+        for &t in doc {
+            if t == self.skip {
+                continue;
+            }
+            count += 1;
+            let t = if t < 0 { t + self.vocab } else { t } as usize;
+            for (a, &x) in acc.iter_mut().zip(&self.table[t * dim..(t + 1) * dim]) {
+                *a += x as f64;
+            }
+        }
+        if count == 0 {
+            return;
+        }
+        for a in acc.iter_mut() {
+            *a /= count as f64;
+        }
+        if self.normalize {
+            let mut sq = 0f64;
+            for &a in acc.iter() {
+                sq += a * a;
+            }
+            if sq > 0.0 {
+                let norm = sq.sqrt();
+                for a in acc.iter_mut() {
+                    *a /= norm;
+                }
+            }
+        }
+        for (o, &a) in row.iter_mut().zip(acc.iter()) {
+            *o = a as f32;
+        }
+    }
+
+    /// [`Pool::doc`] compiled for AVX2 (4 doubles a vector; the same operations in the same
+    /// order, never fused, so the same bits): the wheel's baseline is SSE2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn doc_avx2(&self, doc: &[i64], acc: &mut [f64], row: &mut [f32]) {
+        self.doc(doc, acc, row)
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    unsafe fn doc_avx2(&self, doc: &[i64], acc: &mut [f64], row: &mut [f32]) {
+        self.doc(doc, acc, row)
+    }
 }
 
 /// Token ids of texts given as sequences of cached words: text `t` is the words
