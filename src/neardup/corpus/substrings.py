@@ -179,14 +179,14 @@ class _Shards:
         from neardup._kernels.repeats import gather, scatter, shared_regions
 
         length = self.min_length
-        ref = np.load(paths[0])
+        ref = np.load(paths[0], mmap_mode="r")  # (read where needed, never copied)
         if mine is None or not paths[1].exists():  # beyond the prefilter: the two whole
             cut = len(ref)
             both = np.concatenate([ref, joined])
             del ref
             out: B = repeated_mask(both, length, prefix=cut)[cut:]
             return out
-        stacked = np.load(paths[1])
+        stacked = np.load(paths[1], mmap_mode="r")
         theirs = (stacked[0], stacked[1].view(np.uint64))
         del stacked
         ref_starts, ref_ends = shared_regions(ref, *theirs, mine[1], length)
