@@ -176,3 +176,32 @@ pub fn positions(len: usize, offsets: &[i64], what: &str) -> PyResult<()> {
     }
     Ok(())
 }
+
+/// Document offsets into `len` elements: at least one, non-decreasing, inside them.
+pub fn run_offsets(len: usize, offsets: &[i64]) -> PyResult<()> {
+    let bad = |why: &str| {
+        PyValueError::new_err(format!(
+            "offsets {why}; pass n + 1 non-decreasing offsets into the {len} elements"
+        ))
+    };
+    let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
+        return Err(bad("are empty"));
+    };
+    if first < 0 || last as u64 > len as u64 {
+        return Err(bad(&format!("run from {first} to {last}")));
+    }
+    if offsets.windows(2).any(|w| w[1] < w[0]) {
+        return Err(bad("decrease somewhere"));
+    }
+    Ok(())
+}
+
+/// Two arrays of one length each (`what` names them in the error).
+pub fn same_length(what: &str, a: usize, b: usize) -> PyResult<()> {
+    if a != b {
+        return Err(PyValueError::new_err(format!(
+            "{what} differ in length ({a} and {b})"
+        )));
+    }
+    Ok(())
+}
