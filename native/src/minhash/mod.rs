@@ -4,4 +4,5 @@
 
 pub mod core;
 pub mod py;
+pub mod slots;
 pub mod words;
