@@ -9,6 +9,7 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use super::ascii::{self, AsciiScratch, Pass};
 use super::core::{doc_shingles, sort_unique};
 use super::slots;
 use crate::simd::{self, multiversion};
@@ -131,133 +132,9 @@ fn encode(out: &mut Vec<u8>, cp: i32) {
     }
 }
 
-/// Zero bytes after a translated document: every word-run scan reads whole 64-byte blocks.
-const PAD: usize = 64;
-
-/// Bit `i` set when `s[i]` is not 0, for the 64 bytes of `s` (SSE2 is in the x86-64
-/// baseline: no dispatch).
-#[inline(always)]
-fn nonzero64(s: &[u8; 64]) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::*;
-        let mut eq = 0u64;
-        for (k, chunk) in s.chunks_exact(16).enumerate() {
-            // SAFETY: SSE2 is part of every x86-64 CPU; `chunk` holds the 16 bytes the
-            // unaligned load reads.
-            let bits = unsafe {
-                let v = _mm_loadu_si128(chunk.as_ptr().cast());
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()))
-            };
-            eq |= (bits as u32 as u64) << (16 * k);
-        }
-        !eq
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        s.iter()
-            .enumerate()
-            .fold(0u64, |m, (i, &b)| m | (((b != 0) as u64) << i))
-    }
-}
-
-/// Write the positions `base + i` of the set bits `i` of `bits` to `out[k..]`, four at a
-/// time without a branch per bit (up to three more are written past them, and overwritten
-/// later: `out` has that room); return the new `k`.
-#[inline(always)]
-fn emit(mut bits: u64, base: u32, out: &mut [u32], mut k: usize) -> usize {
-    let end = k + bits.count_ones() as usize;
-    while k < end {
-        for slot in &mut out[k..k + 4] {
-            *slot = base + bits.trailing_zeros();
-            bits &= bits.wrapping_sub(1);
-        }
-        k += 4;
-    }
-    end
-}
-
-/// The runs of non-zero bytes of `s[..n]` (then at least `PAD` zero bytes) as `[start, end)`
-/// positions in `starts` and `ends`; return how many. The slices hold `n / 2 + 8` entries.
-#[inline(always)]
-fn word_runs(s: &[u8], n: usize, starts: &mut [u32], ends: &mut [u32]) -> usize {
-    let mut carry = 0u64; // the previous block's last byte is a word byte
-    let mut base = 0usize;
-    let (mut ks, mut ke) = (0, 0);
-    while base < n {
-        let block: &[u8; 64] = s[base..base + 64].try_into().expect("64 bytes");
-        let m = nonzero64(block);
-        let before = (m << 1) | carry; // bit i: byte i - 1 is a word byte
-        ks = emit(m & !before, base as u32, starts, ks);
-        ke = emit(!m & before, base as u32, ends, ke);
-        carry = m >> 63;
-        base += 64;
-    }
-    if carry != 0 {
-        ends[ke] = base as u32; // a run that ends where the last block ends
-        ke += 1;
-    }
-    debug_assert_eq!(ks, ke);
-    ks
-}
-
-/// xxh3_64 of each kept token of `doc` into `toks`, when `doc` is all ASCII; else `false`
-/// (nothing done). With the byte `table`, a word is a run of bytes whose entry is not 0
-/// (never split: no ASCII ideograph). The document is translated through the table in one
-/// pass (word bytes lowercased, the others 0, checking for bytes >= 0x80 on the way), the
-/// runs of non-zero bytes found 64 bytes at a time, and each run hashed in place.
-#[inline(always)]
-fn doc_tokens_ascii(
-    doc: &[u8],
-    table: &[u8; 256],
-    min_bytes: i64,
-    seed: u64,
-    scratch: &mut AsciiScratch,
-    toks: &mut Vec<u64>,
-) -> bool {
-    let n = doc.len();
-    if n >= u32::MAX as usize {
-        return false; // positions are u32: the general path takes such a document
-    }
-    let s = &mut scratch.bytes;
-    if s.len() < n + PAD {
-        s.resize(n + PAD, 0);
-    }
-    let mut high = 0u8;
-    for (o, &b) in s.iter_mut().zip(doc) {
-        *o = table[b as usize];
-        high |= b;
-    }
-    if high >= 0x80 {
-        return false;
-    }
-    s[n..n + PAD].fill(0);
-    let cap = n / 2 + 8;
-    if scratch.starts.len() < cap {
-        scratch.starts.resize(cap, 0);
-        scratch.ends.resize(cap, 0);
-    }
-    let runs = word_runs(s, n, &mut scratch.starts, &mut scratch.ends);
-    toks.clear();
-    for (&a, &e) in scratch.starts[..runs].iter().zip(&scratch.ends[..runs]) {
-        if (e - a) as i64 >= min_bytes {
-            toks.push(xxh3_64_with_seed(&s[a as usize..e as usize], seed));
-        }
-    }
-    true
-}
-
-/// The buffers of [`doc_tokens_ascii`]: the translated bytes and the word runs.
-#[derive(Default)]
-struct AsciiScratch {
-    bytes: Vec<u8>,
-    starts: Vec<u32>,
-    ends: Vec<u32>,
-}
-
-/// xxh3_64 of each kept token of `doc` into `toks` (any UTF-8; ASCII bytes take `table` when
-/// there is one: an ASCII word character is neither an ideograph nor a mark, it only ends an
-/// ideograph's token).
+/// xxh3_64 of each kept token of `doc`, appended to `toks` (any UTF-8; ASCII bytes take
+/// `table` when there is one: an ASCII word character is neither an ideograph nor a mark, it
+/// only ends an ideograph's token).
 #[inline(always)]
 fn doc_tokens(
     doc: &[u8],
@@ -266,7 +143,6 @@ fn doc_tokens(
     scratch: &mut Vec<u8>,
     toks: &mut Vec<u64>,
 ) {
-    toks.clear();
     scratch.clear();
     let (min_bytes, seed) = (w.min_bytes, w.seed);
     let flush = |scratch: &mut Vec<u8>, toks: &mut Vec<u64>| {
@@ -355,6 +231,7 @@ multiversion! {
 #[inline(always)]
 fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -> Sketched {
     let level = simd::level();
+    let pass = Pass::detect();
     let n_docs = offsets.len() - 1;
     let num_perm = w.num_perm;
     let table = ascii_table(w);
@@ -366,12 +243,19 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
     let mut s = Scratch::default();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
-        let ascii = match &table {
-            Some(t) => doc_tokens_ascii(doc, t, w.min_bytes, w.seed, &mut s.ascii, &mut s.toks),
-            None => false,
-        };
-        if !ascii {
-            doc_tokens(doc, w, table.as_ref(), &mut s.bytes, &mut s.toks);
+        match &table {
+            Some(t) => {
+                let bytes = &mut s.bytes;
+                let general = |region: &[u8], toks: &mut Vec<u64>| {
+                    doc_tokens(region, w, Some(t), bytes, toks)
+                };
+                let (min, seed) = (w.min_bytes, w.seed);
+                ascii::doc_tokens_ascii(doc, t, min, seed, pass, &mut s.ascii, &mut s.toks, general)
+            }
+            None => {
+                s.toks.clear();
+                doc_tokens(doc, w, None, &mut s.bytes, &mut s.toks)
+            }
         }
         doc_shingles(&s.toks, w.k, w.joined, w.seed, &mut s.lo, &mut s.hi);
         s.fa.clear();
@@ -466,26 +350,10 @@ mod tests {
         let table = ascii_table(&w).unwrap();
         let mut s1 = AsciiScratch::default();
         let (mut t1, mut s2, mut t2) = (Vec::new(), Vec::new(), Vec::new());
-        assert!(doc_tokens_ascii(doc, &table, 2, 9, &mut s1, &mut t1));
+        let pass = Pass::detect();
+        ascii::doc_tokens_ascii(doc, &table, 2, 9, pass, &mut s1, &mut t1, |_, _| panic!());
         doc_tokens(doc, &w, None, &mut s2, &mut t2);
         assert_eq!(t1, t2);
         assert_eq!(t1.len(), 5);
-        // runs that end where a 64-byte block ends, and a document of one block exactly
-        for len in [63, 64, 65, 127, 128, 129] {
-            let doc: Vec<u8> = (0..len)
-                .map(|i| if i % 7 == 3 { b' ' } else { b'A' })
-                .collect();
-            assert!(doc_tokens_ascii(&doc, &table, 1, 9, &mut s1, &mut t1));
-            doc_tokens(&doc, &w, None, &mut s2, &mut t2);
-            assert_eq!(t1, t2, "{len}");
-        }
-        assert!(!doc_tokens_ascii(
-            "é".as_bytes(),
-            &table,
-            1,
-            9,
-            &mut s1,
-            &mut t1
-        ));
     }
 }
