@@ -46,3 +46,28 @@ macro_rules! multiversion {
 }
 
 pub(crate) use multiversion;
+
+/// The widest instruction set of this CPU that the explicit SIMD loops use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// The scalar loops (the target's baseline).
+    Base,
+    /// AVX2 (256-bit vectors).
+    Avx2,
+    /// AVX-512 F (512-bit vectors), with AVX2.
+    Avx512,
+}
+
+/// This CPU's [`Level`] (std caches the detection: an atomic load per query).
+pub fn level() -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx2") {
+            return Level::Avx512;
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            return Level::Avx2;
+        }
+    }
+    Level::Base
+}

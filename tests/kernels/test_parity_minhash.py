@@ -165,7 +165,15 @@ alphabet = st.sampled_from(
     [*"aZq9_ -.,\n\t'", "é", "É", "\u0301", "Σ", "ς", "İ", "漢", "字", "の", "カ", "\u023a",
      "\u3099", "٣", "Ⅻ", "\U0001d400", "\u200b", "😀"]
 )  # fmt: skip
-docs = st.lists(st.text(alphabet, max_size=60) | st.text(max_size=20), max_size=6)
+# long ASCII documents: the ASCII path scans 64-byte blocks (runs across and at block ends)
+long_ascii = st.text(st.sampled_from("ab Z9_.\n"), min_size=50, max_size=300)
+# long documents of ASCII words with non-ASCII characters in and between them: the ASCII
+# path hands each stretch around a non-ASCII byte to the general tokenizer
+pieces = st.sampled_from(["abc ", "É", "x_", " ", "漢", "\u0301", "Zz9", "\n", "ς.", "\U0001d400"])
+long_mixed = st.lists(pieces, min_size=20, max_size=120).map("".join)
+docs = st.lists(
+    st.text(alphabet, max_size=60) | st.text(max_size=20) | long_ascii | long_mixed, max_size=6
+)
 masks = st.sampled_from([1 | 2 | 4 | 16, 1 | 2 | 4 | 16 | 32, 1 | 2 | 8 | 32, 1, 0xFF, 0x1FF, -1])
 
 

@@ -9,8 +9,10 @@
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use super::core::{doc_shingles, slots_double32, sort_unique};
-use crate::simd::multiversion;
+use super::ascii::{self, AsciiScratch, Pass};
+use super::core::{doc_shingles, sort_unique};
+use super::slots;
+use crate::simd::{self, multiversion};
 
 /// `tables.MARK` and `tables.IDEOGRAPH`.
 const MARK: u8 = 8;
@@ -130,44 +132,9 @@ fn encode(out: &mut Vec<u8>, cp: i32) {
     }
 }
 
-/// xxh3_64 of each kept token of an all-ASCII `doc` into `toks`, with the byte `table`: a
-/// word is a run of bytes whose entry is not 0 (never split: no ASCII ideograph).
-#[inline(always)]
-fn doc_tokens_ascii(
-    doc: &[u8],
-    table: &[u8; 256],
-    min_bytes: i64,
-    seed: u64,
-    scratch: &mut Vec<u8>,
-    toks: &mut Vec<u64>,
-) {
-    toks.clear();
-    if scratch.len() <= doc.len() {
-        scratch.resize(doc.len() + 1, 0);
-    }
-    let s = &mut scratch[..doc.len() + 1];
-    let mut pos = 0usize;
-    for &byte in doc {
-        let t = table[byte as usize];
-        // written always, kept only when it is a word byte (pos <= doc.len() here)
-        s[pos] = t;
-        if t != 0 {
-            pos += 1;
-        } else if pos != 0 {
-            if pos as i64 >= min_bytes {
-                toks.push(xxh3_64_with_seed(&s[..pos], seed));
-            }
-            pos = 0;
-        }
-    }
-    if pos != 0 && pos as i64 >= min_bytes {
-        toks.push(xxh3_64_with_seed(&s[..pos], seed));
-    }
-}
-
-/// xxh3_64 of each kept token of `doc` into `toks` (any UTF-8; ASCII bytes take `table` when
-/// there is one: an ASCII word character is neither an ideograph nor a mark, it only ends an
-/// ideograph's token).
+/// xxh3_64 of each kept token of `doc`, appended to `toks` (any UTF-8; ASCII bytes take
+/// `table` when there is one: an ASCII word character is neither an ideograph nor a mark, it
+/// only ends an ideograph's token).
 #[inline(always)]
 fn doc_tokens(
     doc: &[u8],
@@ -176,7 +143,6 @@ fn doc_tokens(
     scratch: &mut Vec<u8>,
     toks: &mut Vec<u64>,
 ) {
-    toks.clear();
     scratch.clear();
     let (min_bytes, seed) = (w.min_bytes, w.seed);
     let flush = |scratch: &mut Vec<u8>, toks: &mut Vec<u64>| {
@@ -241,7 +207,7 @@ fn doc_tokens(
 /// Per-document scratch of a fused pass.
 #[derive(Default)]
 struct Scratch {
-    ascii: Vec<u8>,
+    ascii: AsciiScratch,
     bytes: Vec<u8>,
     toks: Vec<u64>,
     lo: Vec<u64>,
@@ -264,6 +230,8 @@ multiversion! {
 
 #[inline(always)]
 fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -> Sketched {
+    let level = simd::level();
+    let pass = Pass::detect();
     let n_docs = offsets.len() - 1;
     let num_perm = w.num_perm;
     let table = ascii_table(w);
@@ -276,21 +244,26 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
         match &table {
-            Some(t) if doc.is_ascii() => {
-                doc_tokens_ascii(doc, t, w.min_bytes, w.seed, &mut s.ascii, &mut s.toks)
+            Some(t) => {
+                let bytes = &mut s.bytes;
+                let general = |region: &[u8], toks: &mut Vec<u64>| {
+                    doc_tokens(region, w, Some(t), bytes, toks)
+                };
+                let (min, seed) = (w.min_bytes, w.seed);
+                ascii::doc_tokens_ascii(doc, t, min, seed, pass, &mut s.ascii, &mut s.toks, general)
             }
-            t => doc_tokens(doc, w, t.as_ref(), &mut s.bytes, &mut s.toks),
+            None => {
+                s.toks.clear();
+                doc_tokens(doc, w, None, &mut s.bytes, &mut s.toks)
+            }
         }
         doc_shingles(&s.toks, w.k, w.joined, w.seed, &mut s.lo, &mut s.hi);
         s.fa.clear();
         s.fa.extend(s.lo.iter().map(|&x| (x >> 32) as u32));
         s.fb.clear();
         s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
-        slots_double32(
-            &s.fa,
-            &s.fb,
-            &mut out.rows[d * num_perm..(d + 1) * num_perm],
-        );
+        let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
+        slots::double32(&s.fa, &s.fb, row, level);
         match extra {
             Extra::Rows => {}
             Extra::Features => {
@@ -375,8 +348,10 @@ mod tests {
         };
         let doc = b"The quick  brown fox, a b; JUMPS";
         let table = ascii_table(&w).unwrap();
-        let (mut s1, mut t1, mut s2, mut t2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        doc_tokens_ascii(doc, &table, 2, 9, &mut s1, &mut t1);
+        let mut s1 = AsciiScratch::default();
+        let (mut t1, mut s2, mut t2) = (Vec::new(), Vec::new(), Vec::new());
+        let pass = Pass::detect();
+        ascii::doc_tokens_ascii(doc, &table, 2, 9, pass, &mut s1, &mut t1, |_, _| panic!());
         doc_tokens(doc, &w, None, &mut s2, &mut t2);
         assert_eq!(t1, t2);
         assert_eq!(t1.len(), 5);

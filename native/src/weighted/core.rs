@@ -5,6 +5,8 @@
 //! feature with the smallest `ln_a` (a NaN counts as smallest, as numpy's `argmin`). Each
 //! operation rounds to float32 in this order (Rust does not contract them into FMAs).
 
+use crate::simd::multiversion;
+
 /// The `(sample_size, dim)` parameter matrices, row-major.
 pub struct Params<'a> {
     pub rs: &'a [f32],
@@ -27,6 +29,26 @@ fn to_i64(t: f32) -> i64 {
 /// `(n_docs * size * 2)` samples `(k, t)` of the CSR rows `indptr` over the features
 /// (`cidx` as given, `cols` the same columns resolved into `[0, dim)`); empty rows give -1.
 pub fn icws(
+    cidx: &[i64],
+    cols: &[usize],
+    logv: &[f32],
+    indptr: &[i64],
+    p: &Params<'_>,
+    sparse_form: bool,
+) -> Vec<i64> {
+    icws_mv(cidx, cols, logv, indptr, p, sparse_form)
+}
+
+// (the baseline target has no rounding instruction: `floor` would be a libm call)
+multiversion! {
+    fn icws_mv(
+        cidx: &[i64], cols: &[usize], logv: &[f32], indptr: &[i64], p: &Params<'_>,
+        sparse_form: bool
+    ) -> Vec<i64> = icws_body;
+}
+
+#[inline(always)]
+fn icws_body(
     cidx: &[i64],
     cols: &[usize],
     logv: &[f32],
