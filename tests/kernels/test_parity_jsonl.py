@@ -239,6 +239,7 @@ def test_scan_errors(
         assert (g.dtype, g.shape) == (w.dtype, w.shape)
 
 
+@pytest.mark.slow  # compiles the numba scanner, which nothing else runs any more (~30 CPU-s)
 @settings(max_examples=150)
 @given(LINES)
 def test_native_equals_the_numba_scanner(found: list[bytes]) -> None:

@@ -48,6 +48,27 @@ def test_tokenize_words(docs: list[str], mask: int, min_bytes: int, lower: bool)
     same(lambda: native.tokenize_words(*args), lambda: reference.tokenize_words(*args))
 
 
+@settings(max_examples=150)
+@given(st.lists(st.text(st.sampled_from("xXmMab 日\u0301\u00e9"), max_size=20), max_size=6))
+def test_tokenize_words_odd_tables(docs: list[str]) -> None:
+    """Tables no Unicode version has: an ASCII ideograph and an ASCII mark, a capital that
+    lowercases outside ASCII."""
+    native, reference = native_pair("text")
+    classes = tables.char_classes().copy()
+    classes[ord("x")] = tables.LETTER | tables.IDEOGRAPH
+    classes[ord("m")] = tables.MARK
+    lower = tables.simple_lower().copy()
+    lower[ord("X")] = 0xE9
+    buf, offsets = packed([d.encode() for d in docs])
+    for mask in (0x3F, tables.LETTER | tables.MARK):
+        for do_lower in (True, False):
+            args = (buf, offsets, classes, lower, mask, 1, do_lower)
+            same(
+                lambda a=args: native.tokenize_words(*a),
+                lambda a=args: reference.tokenize_words(*a),
+            )
+
+
 @settings(max_examples=200)
 @given(
     st.lists(

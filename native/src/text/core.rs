@@ -146,16 +146,19 @@ pub fn tokenize_words(
         doc_offsets: Vec::with_capacity(n_docs + 1),
     };
     tokens.doc_offsets.push(0);
-    // ASCII, the common case, from two small tables: the class under the mask, and the
-    // lowercase (when every ASCII letter lowercases to ASCII, as in Unicode)
+    // ASCII, the common case, from small tables: the class under the mask, the lowercase
+    // (when every ASCII letter lowercases to ASCII, as in Unicode), and whether the byte goes
+    // on a word as it is ("plain": a word character, not an ideograph)
     let mut ascii_cls = [0u8; 128];
     let mut ascii_low = [0u8; 128];
+    let mut plain = [false; 256];
     let mut quick = true;
     for b in 0..128 {
         ascii_cls[b] = classes[b] & mask;
         let low = if do_lower { lower[b] } else { b as i32 };
         quick &= (0..0x80).contains(&low);
         ascii_low[b] = low as u8;
+        plain[b] = ascii_cls[b] != 0 && ascii_cls[b] & IDEOGRAPH == 0;
     }
     for d in 0..n_docs {
         let (mut i, end) = (offsets[d] as usize, offsets[d + 1] as usize);
@@ -172,14 +175,31 @@ pub fn tokenize_words(
         while i < end {
             let b = buf[i];
             if b < 0x80 && quick {
-                let cls = ascii_cls[b as usize];
-                if cls == 0 && !w.in_tok {
-                    i += 1; // between words
+                if ascii_cls[b as usize] == 0 {
+                    // a run of ASCII between words
+                    if w.in_tok {
+                        w.close();
+                    }
+                    i += 1;
+                    while i < end && buf[i] < 0x80 && ascii_cls[buf[i] as usize] == 0 {
+                        i += 1;
+                    }
                     continue;
                 }
-                if cls != 0 && cls & IDEOGRAPH == 0 && w.in_tok && !w.tok_ideo {
-                    w.tokens.out.push(ascii_low[b as usize]); // within a word
-                    i += 1;
+                if plain[b as usize] && !(w.in_tok && w.tok_ideo) {
+                    // a run of ASCII word characters, onto the open word or a new one
+                    if !w.in_tok {
+                        w.open(false);
+                    }
+                    let mut j = i + 1;
+                    while j < end && plain[buf[j] as usize] {
+                        j += 1;
+                    }
+                    let low = &ascii_low;
+                    w.tokens
+                        .out
+                        .extend(buf[i..j].iter().map(|&c| low[c as usize]));
+                    i = j;
                     continue;
                 }
             }
