@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from neardup.errors import ConfigError, InputError
 from neardup.report import Cluster
+from neardup.spark.order import collect_clusters, position
 from neardup.spark.session import check_workers as _check_workers
 
 if TYPE_CHECKING:
@@ -37,8 +38,9 @@ class SparkDedupSummary:
     """What a Spark dedup run found, for the CLI to print like a local result.
 
     Attributes:
-        clusters: Clusters of two or more members (members sorted, representative = the
-            smallest id, numbered in representative order); empty when not collected.
+        clusters: Clusters of two or more members, as the local engine gives them: members
+            in input order, the representative the first of them, numbered in the order of
+            the representatives; empty when not collected.
         n_docs: Documents read (after rows with null texts were skipped, if asked).
         n_clustered: Documents in clusters of two or more.
         method: The method name.
@@ -327,8 +329,10 @@ def _read(
     texts = [text_field] if isinstance(text_field, str) else list(text_field)
     fmt = _native(paths)
     if fmt is None:
-        df = spark.read.parquet(_stage(paths, id_field, texts, keep_all, on_error))
-        return df if keep_all else df.select(ID_COL, TEXT_COL)
+        staged = _stage(paths, id_field, texts, keep_all, on_error)
+        df = spark.read.parquet(staged)
+        pos = position([staged]).alias(POS_COL)
+        return df.select("*", pos) if keep_all else df.select(ID_COL, TEXT_COL, pos)
     skip = on_error == "skip"
     reader = spark.read.option("mode", "DROPMALFORMED" if skip else "FAILFAST")
     reader = reader.option("ignoreCorruptFiles", "true" if skip else "false")
@@ -362,7 +366,8 @@ def _read(
         ident = (sf.monotonically_increasing_id() + 1).cast("string")
     text = _column(texts[0]) if len(texts) == 1 else sf.concat_ws("\n", *map(_column, texts))
     cols = [sf.col(f"`{c}`") for c in df.columns] if keep_all else []
-    return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL))
+    pos = position(paths).alias(POS_COL)
+    return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL), pos)
 
 
 @contextmanager
@@ -459,8 +464,6 @@ def run_spark_dedup(
         df = _read(
             spark, paths, id_field, text_field, keep_all=annotate is not None, on_error=on_error
         )
-        if annotate is not None:
-            df = df.withColumn(POS_COL, sf.monotonically_increasing_id())
         result = dedup_dataframe(
             df.select(ID_COL, TEXT_COL),
             id_col=ID_COL,
@@ -478,9 +481,7 @@ def run_spark_dedup(
                 writer.json(output)
         clusters: list[Cluster] = []
         if collect if collect is not None else output is None:
-            grouped = out.groupBy("cluster").agg(sf.sort_array(sf.collect_list("id")).alias("m"))
-            rows = grouped.orderBy("cluster").collect()
-            clusters = [Cluster(n, tuple(r["m"]), r["cluster"]) for n, r in enumerate(rows)]
+            clusters = collect_clusters(df, result, ID_COL, POS_COL)
             n_clustered = sum(c.size for c in clusters)
         else:
             n_clustered = out.count()
@@ -519,9 +520,10 @@ def annotate_dataframe(df: DataFrame, clusters: DataFrame, *, keep: str, method:
     ``cluster_id``, ``is_duplicate``, ``duplicate_of`` and ``similarity``, in input order.
 
     ``cluster_id`` is Spark's cluster label (the smallest member id, a string); the kept
-    member of a cluster is the first in input order (``keep="first"``) or the longest text
-    (ties: the first). The similarity of each duplicate to the kept member is computed by
-    ``method.compare`` on the executors.
+    member of a cluster is the local engine's: the first in input order (``first`` or
+    ``representative``, by :func:`neardup.spark.order.position`) or the most characters
+    (``longest``; ties: the earlier). The similarity of each duplicate to the kept member is
+    computed by ``method.compare`` on the executors.
 
     Raises:
         ConfigError: an unknown ``keep`` rule.
