@@ -198,6 +198,15 @@ log = logging.getLogger("neardup")
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
 @click.option(
+    "--spark-conf",
+    "spark_conf",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="--engine spark: a Spark setting for the session (repeatable), e.g. "
+    "spark.driver.memory=6g. In local mode the driver memory defaults to half of the "
+    "machine's (at most 32g).",
+)
+@click.option(
     "--clustering",
     type=click.Choice(["components", "center"]),
     default="components",
@@ -252,6 +261,7 @@ def dedup_cmd(
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    spark_conf: tuple[str, ...],
     clustering: str,
     quiet: bool,
     progress: bool | None,
@@ -317,10 +327,13 @@ def dedup_cmd(
             annotate=annotate,
             annotate_keep=keep or "first",
             on_error=on_error,
+            spark_conf=spark_conf,
         )
         return
-    if spark_output is not None or master is not None or partitions is not None:
-        raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
+    if spark_output is not None or master is not None or partitions is not None or spark_conf:
+        raise click.UsageError(
+            "--master, --spark-output, --partitions and --spark-conf go with --engine spark"
+        )
     quiet_models(quiet, method)
     store = None
     if index_path is not None:
