@@ -9,10 +9,14 @@ import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.lines import UnitCounts, fast, reference
+from conftest import native_pair
+from neardup._kernels.lines import UnitCounts, reference
 from neardup._kernels.spans import pack
 
 TEXT = st.text(alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x"]), max_size=30)
+
+
+fast = native_pair("lines")[0]  # the compiled twin
 
 
 @settings(max_examples=150, deadline=None)

@@ -239,25 +239,6 @@ def test_scan_errors(
         assert (g.dtype, g.shape) == (w.dtype, w.shape)
 
 
-@pytest.mark.slow  # compiles the numba scanner, which nothing else runs any more (~30 CPU-s)
-@settings(max_examples=150)
-@given(LINES)
-def test_native_equals_the_numba_scanner(found: list[bytes]) -> None:
-    """Bit for bit the scanner it was ported from (while numba is still installed)."""
-    pytest.importorskip("numba")
-    from neardup._kernels.jsonl import fast
-
-    native, _ = native_pair("jsonl")
-    data, starts, ends = chunk(found)
-    got, gt, gi = scan(native, data, starts, ends, ("id", "text"))  # (distinct keys: with one
-    # field for both, the numba scanner left the id missing, where json.loads reads the text)
-    want, wt, wi = scan(fast, data, starts, ends, ("id", "text"))
-    for g, w in zip(got, want, strict=True):
-        assert g.dtype == w.dtype
-        np.testing.assert_array_equal(g, w)
-    assert (gt, gi) == (wt, wi)
-
-
 def test_one_field_for_id_and_text(tmp_path: Path) -> None:
     """``--id-field`` naming the text field: the id is the text, as read_jsonl reads it."""
     native_pair("jsonl")

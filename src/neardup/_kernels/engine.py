@@ -9,6 +9,8 @@ is its numpy twin with the same names, bits and errors (tests/kernels/test_parit
 - ``native`` (the default; ``auto`` means the same): the compiled module. Without it (a source
   tree that was never built) the numpy twins run, and one warning line says so.
 - ``reference``: the numpy twins (the oracle of the parity tests; slow).
+
+(``fast``, the name of the numba backend before the native core, is read as ``native``.)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "hash_spans",
     "kernels",
     "native",
+    "native_families",
     "tokenize_packed",
     "tokenize_texts",
 ]
@@ -69,7 +72,7 @@ FAMILIES = (
     "xxh3",
 )
 
-_WANTED = ("auto", "native", "reference")
+_WANTED = ("auto", "native", "fast", "reference")
 _log = logging.getLogger("neardup._kernels")
 
 
@@ -79,18 +82,23 @@ def _wanted() -> str:
         raise ConfigError(
             f"NEARDUP_BACKEND={wanted!r} is not a backend; use native (the default) or reference"
         )
-    return "native" if wanted == "auto" else wanted
+    return "reference" if wanted == "reference" else "native"
 
 
-@cache
 def native() -> ModuleType | None:
     """The compiled module ``neardup._native``, or ``None`` when ``NEARDUP_BACKEND=reference``
-    or the extension is missing (one warning line says so). Decided once per process.
+    or the extension is missing (one warning line says so). Decided once per process and
+    value of ``NEARDUP_BACKEND`` (a process that changes it, as the tests do, switches).
 
     Raises:
         ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
     """
-    if _wanted() == "reference":
+    return _compiled(_wanted())
+
+
+@cache
+def _compiled(wanted: str) -> ModuleType | None:
+    if wanted == "reference":
         return None
     try:
         from neardup import _native
@@ -103,6 +111,12 @@ def native() -> ModuleType | None:
         return None
     module: ModuleType = _native
     return module
+
+
+def native_families() -> tuple[str, ...]:
+    """The families this process runs natively (none under ``NEARDUP_BACKEND=reference``)."""
+    module = native()
+    return tuple(f for f in FAMILIES if module is not None and hasattr(module, f))
 
 
 def backend_name() -> str:

@@ -10,7 +10,7 @@ probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
-(:mod:`neardup._kernels.lines`, numba with numpy references), and the hashes from the batch
+(:mod:`neardup._kernels.lines`, native, with numpy references), and the hashes from the batch
 engine's XXH3 kernel. Memory: the counts table, 48 bytes per distinct unit at most (the
 algorithm needs every unit's count), plus one batch.
 """
@@ -399,7 +399,7 @@ def remove_frequent_units_jsonl(
     text's, encoded as the record writer encodes a string (``json.dumps(text,
     ensure_ascii=False)``); its other fields stay as they were read, so a line written as
     ``json.dumps(record, ensure_ascii=False)`` comes out as the record writer would write the
-    changed record. The place of the value comes from the numba JSONL scanner; a line that
+    changed record. The place of the value comes from the native JSONL scanner; a line that
     scanner leaves to ``json.loads`` (a lone surrogate escape, two text keys, ...) is decoded,
     gets its ``text_field`` replaced, and is encoded as the record writer does. Both passes
     read the file as packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1

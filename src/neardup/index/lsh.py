@@ -128,10 +128,6 @@ class LSHIndex:
         self._query_one = self._lsh.query_one
         self._add_query_one = self._lsh.add_query_one
         self._add_query_same = self._lsh.add_query_same
-        # after the first call of each, its compiled entry point (engine.direct): every
-        # argument's type is fixed (the index's own buffers; a MinHash's hashvalues are
-        # read-only C-contiguous uint64 of the checked length)
-        self._direct_one = self._direct_same = False
         self._outputs(64)
 
     def _outputs(self, m: int) -> None:
@@ -147,7 +143,7 @@ class LSHIndex:
 
     _UNPICKLED = (
         "_lsh", "_mh", "_add_rows", "_query_one", "_add_query_one", "_add_query_same", "_out",
-        "_out_rows", "_out_est", "_rows_mv", "_est_mv", "_direct_one", "_direct_same",
+        "_out_rows", "_out_est", "_rows_mv", "_est_mv",
     )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
@@ -196,7 +192,7 @@ class LSHIndex:
     def add(self, key: Hashable, mh: MinHash) -> None:
         """Index one sketch under ``key`` (an existing ``key`` is replaced).
 
-        The sketch is filed by the next :meth:`query` (one numba call for both: the
+        The sketch is filed by the next :meth:`query` (one native call for both: the
         per-document path of datasketch's ``insert`` pattern) or by any other read.
         """
         if self._pending is not None:
@@ -442,7 +438,7 @@ class LSHIndex:
     ) -> list[tuple[Hashable, float]]:
         """Keys sharing a band with ``mh``, each with its estimated Jaccard, best first.
 
-        One numba call (probe, walk, estimate, sort): datasketch's per-document pattern.
+        One native call (probe, walk, estimate, sort): datasketch's per-document pattern.
 
         Args:
             mh: The query sketch (same ``num_perm``, scheme and params as the index).
@@ -465,12 +461,6 @@ class LSHIndex:
                 hv, self._sig, self._state, self._mark, self._tab, self._out_rows,
                 self._out_est, min_est,
             )  # fmt: skip
-            if not self._direct_one:
-                self._direct_one = True
-                self._query_one = engine.direct(
-                    self._query_one, (hv, self._sig, self._state, self._mark, self._tab,
-                    self._out_rows, self._out_est, min_est),
-                )  # fmt: skip
         else:
             add, r = pending
             self._pending = None
@@ -478,12 +468,6 @@ class LSHIndex:
                 n = self._add_query_same(
                     hv, r, self._sig, self._state, self._mark, self._tab, self._out, min_est
                 )
-                if not self._direct_same:
-                    self._direct_same = True
-                    self._add_query_same = engine.direct(
-                        self._add_query_same,
-                        (hv, r, self._sig, self._state, self._mark, self._tab, self._out, min_est),
-                    )
             else:
                 n = self._add_query_one(
                     add, r, hv, self._sig, self._state, self._mark, self._tab,
@@ -609,7 +593,7 @@ class LSHIndex:
         """Keys sharing a band key with one sketch given as its slot values, unranked.
 
         The bare candidate set of datasketch's ``MinHashLSH.query`` (no estimate threshold):
-        one numba call that reads no candidate's slots; band by band, each band's keys newest
+        one native call that reads no candidate's slots; band by band, each band's keys newest
         first. An empty sketch (every slot at its maximum) has none.
 
         Raises:
@@ -635,7 +619,7 @@ class LSHIndex:
         return list(map(self._keys.__getitem__, self._rows_mv[:n]))
 
     def candidates_many(self, values: npt.ArrayLike) -> list[list[Hashable]]:
-        """:meth:`candidates` of each row of a ``(n, num_perm)`` array, in one numba call."""
+        """:meth:`candidates` of each row of a ``(n, num_perm)`` array, in one native call."""
         self._flush()
         sigs = self._slots(np.asarray(values))
         if not len(sigs) or not self._n:

@@ -1,4 +1,4 @@
-"""Reference of datasketch 2.0.0's ``affine32`` permutations (numpy), the numba twin's oracle.
+"""Reference of datasketch 2.0.0's ``affine32`` permutations (numpy), the native twin's oracle.
 
 Slot ``i`` of a document is ``min over its token hashes h`` of
 ``(a_i * fmix32(h) + b_i) mod 2**32`` (``fmix32`` is MurmurHash3's 32-bit finalizer); a

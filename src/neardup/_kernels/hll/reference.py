@@ -1,4 +1,4 @@
-"""Reference HyperLogLog register updates (numpy): the definition of the numba twin.
+"""Reference HyperLogLog register updates (numpy): the definition of the native twin.
 
 A hash ``h`` of ``bits`` bits (32 for HyperLogLog, 64 for HyperLogLog++, as datasketch) goes to
 register ``h & (m - 1)`` with ``m = 2**p``; its rank is ``bits - p - bit_length(h >> p) + 1``

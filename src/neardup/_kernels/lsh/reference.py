@@ -1,6 +1,6 @@
-"""Reference of the LSH band-key table kernels (Python and numpy): the oracle of :mod:`.fast`.
+"""Reference of the LSH band-key table kernels (Python and numpy): the twin of ``neardup._native.lsh``.
 
-Same functions, arguments, results and table contents as the numba kernels; band keys come
+Same functions, arguments, results and table contents as the native kernels; band keys come
 from :func:`neardup._kernels.minhash.reference.band_keys` (vectorised), the probing and the
 chains are plain Python.
 """
@@ -92,7 +92,7 @@ def room(tab: I64, keys: int) -> bool:
 
 
 def new_table(slots: int, capacity: int, bands: int, rows: int, base: int) -> I64:
-    """Reference of :func:`neardup._kernels.lsh.fast.new_table`."""
+    """Reference of ``neardup._native.lsh.new_table``."""
     tab = np.zeros(base + 2 * slots + 2 * capacity, dtype=np.int64)
     tab[3:8] = (slots, capacity, bands, rows, base)
     tab[base + 1 : base + 2 * slots : 2] = -1
@@ -100,7 +100,7 @@ def new_table(slots: int, capacity: int, bands: int, rows: int, base: int) -> I6
 
 
 def grow(tab: I64, slots: int, capacity: int) -> I64:
-    """Reference of :func:`neardup._kernels.lsh.fast.grow`."""
+    """Reference of ``neardup._native.lsh.grow``."""
     base, old = int(tab[7]), int(tab[3])
     out = new_table(slots, capacity, int(tab[5]), int(tab[6]), base)
     out[:3] = tab[:3]
@@ -114,7 +114,7 @@ def grow(tab: I64, slots: int, capacity: int) -> I64:
 
 
 def insert_rows(rows_in: I64, sig32: U32, tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.insert_rows`."""
+    """Reference of ``neardup._native.lsh.insert_rows``."""
     bands, rows = int(tab[5]), int(tab[6])
     if not room(tab, len(rows_in) * bands):
         return -1
@@ -126,7 +126,7 @@ def insert_rows(rows_in: I64, sig32: U32, tab: I64) -> int:
 
 
 def add_rows(sig64: U64, first: int, sig32: U32, state: U8, tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.add_rows`."""
+    """Reference of ``neardup._native.lsh.add_rows``."""
     src = np.asarray(sig64, dtype=np.uint64).reshape(-1, sig32.shape[1])
     k = len(src)
     if first + k > min(len(sig32), len(state)) or not room(tab, k * int(tab[5])):
@@ -160,7 +160,7 @@ def query_one(
     sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, out_rows: I64, out_est: F64,
     min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.query_one`."""
+    """Reference of ``neardup._native.lsh.query_one``."""
     num_perm = sig32.shape[1]
     src = np.asarray(sig64, dtype=np.uint64).reshape(1, num_perm)
     if _empty(src)[0]:
@@ -178,7 +178,7 @@ def add_query_one(
     add64: U64, first: int, sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64,
     out_rows: I64, out_est: F64, min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.add_query_one`."""
+    """Reference of ``neardup._native.lsh.add_query_one``."""
     if add_rows(add64, first, sig32, state, tab):
         return NO_ROOM
     return query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est)
@@ -188,7 +188,7 @@ def add_query_same(
     sig64: U64, first: int, sig32: U32, state: U8, mark: I64, tab: I64, out: I64,
     min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.add_query_same`."""
+    """Reference of ``neardup._native.lsh.add_query_same``."""
     if add_rows(sig64, first, sig32, state, tab):
         return NO_ROOM
     if state[first] != 1:
@@ -208,7 +208,7 @@ def add_query_same(
 def query_rows(
     sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, min_est: float
 ) -> tuple[I64, I64, F64]:
-    """Reference of :func:`neardup._kernels.lsh.fast.query_rows`."""
+    """Reference of ``neardup._native.lsh.query_rows``."""
     num_perm = sig32.shape[1]
     src = np.asarray(sig64, dtype=np.uint64).reshape(-1, num_perm)
     q32 = _fold(src)
@@ -244,7 +244,7 @@ def _unranked(q32: U32, tab: I64, state: U8, mark: I64) -> list[int]:
 
 
 def candidates_one(sig64: U64, state: U8, mark: I64, tab: I64, out: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.candidates_one`."""
+    """Reference of ``neardup._native.lsh.candidates_one``."""
     src = np.asarray(sig64, dtype=np.uint64).reshape(1, -1)
     if _empty(src)[0]:
         return 0
@@ -256,7 +256,7 @@ def candidates_one(sig64: U64, state: U8, mark: I64, tab: I64, out: I64) -> int:
 
 
 def candidate_rows(sig64: U64, state: U8, mark: I64, tab: I64) -> tuple[I64, I64]:
-    """Reference of :func:`neardup._kernels.lsh.fast.candidate_rows`."""
+    """Reference of ``neardup._native.lsh.candidate_rows``."""
     src = np.asarray(sig64, dtype=np.uint64)
     q32 = _fold(src)
     empty = _empty(src)

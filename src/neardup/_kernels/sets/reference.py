@@ -1,5 +1,4 @@
-"""numpy reference of the set kernels: the twin of ``neardup._native.sets`` (and of the numba
-:mod:`neardup._kernels.sets.fast`).
+"""numpy reference of the set kernels: the twin of ``neardup._native.sets``.
 
 Same functions, arguments, results and errors as the native kernels (the front,
 :mod:`neardup._kernels.sets`, prepares the arguments once for both): each function checks

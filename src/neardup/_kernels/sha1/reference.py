@@ -1,5 +1,5 @@
-"""Reference SHA-1 span hashes (hashlib): the twin of ``neardup._native.sha1`` (and of the numba
-:mod:`.fast`), which must match it bit for bit and raise the same errors.
+"""Reference SHA-1 span hashes (hashlib): the twin of ``neardup._native.sha1``, which must
+match it bit for bit and raise the same errors.
 
 ``sha1_32(buf, starts, ends)[i]`` is the first 4 bytes of SHA-1 of ``buf[starts[i]:ends[i]]``
 read as a little-endian u32 (datasketch's ``sha1_hash32``); ``sha1_64`` reads the first 8

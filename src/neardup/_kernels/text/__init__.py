@@ -1,6 +1,5 @@
 """The text kernel family (word tokenizer, FNV-1a): ``neardup._native.text`` and its numpy
-twin ``reference.py``, same names, bits and errors (``fast.py``: the numba kernels they were
-ported from, which the numba families still share).
+twin ``reference.py``, same names, bits and errors.
 
 Pick one with :func:`neardup._kernels.engine.kernels` (``kernels("text")``).
 """

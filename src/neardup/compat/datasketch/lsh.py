@@ -19,7 +19,7 @@ What makes a single ``insert`` or ``query`` several times faster than datasketch
 The bulk paths (an :meth:`MinHashLSH.insertion_session`, :meth:`MinHashLSH.insert_many`)
 into an index without dict-filed keys file the sketches in a native band table instead
 (:class:`neardup.index.lsh.LSHIndex` with the same ``(b, r)``): the session buffers its
-sketches and files them in one numba call when read or closed, and :meth:`MinHashLSH.query`
+sketches and files them in one native call when read or closed, and :meth:`MinHashLSH.query`
 then probes that table in one call. This holds uint32 sketches (the ``affine32`` default)
 without ``hashfunc`` or ``prepickle``; any other sketch, and every read of datasketch's
 layout (``keys``, ``hashtables``, ``get_counts``, ``merge``, pickling, query buffers),
@@ -348,7 +348,7 @@ class MinHashLSH:
         MinHashLSH.insert(self, key, minhash, check_duplication)
 
     def _flush(self) -> None:
-        """File the buffered sketches in the native table (one numba call); an empty sketch
+        """File the buffered sketches in the native table (one native call); an empty sketch
         among them moves everything to the dicts (the native table never matches empties)."""
         pkeys, values = self._pending
         if not pkeys:
@@ -525,7 +525,7 @@ class MinHashLSH:
         return list(candidates)
 
     def query_many(self, minhashes: Sequence[object]) -> list[list[Hashable]]:
-        """:meth:`query` of each sketch, in one numba call over a native table (neardup
+        """:meth:`query` of each sketch, in one native call over a native table (neardup
         addition, like rensa's ``query_all``).
 
         Raises:
