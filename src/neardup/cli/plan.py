@@ -1,4 +1,4 @@
-"""``neardup plan`` and ``neardup warmup``: LSH banding for a threshold; a no-op kept for one release."""
+"""``neardup plan`` (LSH banding for a threshold) and ``neardup warmup`` (a no-op, one release)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reference of the LSH band-key table kernels (Python and numpy): the twin of ``neardup._native.lsh``.
+"""Reference of the LSH band-key table kernels (Python and numpy): twin of neardup._native.lsh.
 
 Same functions, arguments, results and table contents as the native kernels; band keys come
 from :func:`neardup._kernels.minhash.reference.band_keys` (vectorised), the probing and the
