@@ -8,6 +8,7 @@ option the same way.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -129,9 +130,25 @@ def commit_every_option(fn: F) -> F:
     )(fn)
 
 
+def _quiet_logs(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
+    """With ``-q`` (and no ``-v``), log only errors: no warnings, no notes on stderr."""
+    if quiet:
+        root = logging.getLogger("neardup")
+        if root.level in (logging.NOTSET, logging.WARNING):
+            root.setLevel(logging.ERROR)
+            logging.getLogger("neardup._kernels.cache").setLevel(logging.ERROR)
+    return quiet
+
+
 def quiet_option(text: str = "No summary line.") -> Callable[[F], F]:
-    """``--quiet`` / ``-q``, with its help ``text``."""
-    return click.option("--quiet", "-q", is_flag=True, help=text)
+    """``--quiet`` / ``-q``, with its help ``text`` (warnings are silenced too)."""
+    return click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        callback=_quiet_logs,
+        help=f"{text} Warnings are not shown either (errors are).",
+    )
 
 
 def quiet_models(quiet: bool, method: str | None) -> None:

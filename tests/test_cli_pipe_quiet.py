@@ -1,0 +1,71 @@
+"""Small CLI fixes: `neardup dedup ... | head` ends quietly with 0, -q silences warnings, and
+with --exact-first the giant-cluster warning names the cluster of the result."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from neardup.cli import main
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+BASE = " ".join(f"word{i} alpha{i % 7} beta{i % 11}" for i in range(70))
+
+
+def _write(path: Path, rows: list[tuple[str, str]]) -> Path:
+    path.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows))
+    return path
+
+
+def test_a_closed_pipe_ends_the_run_with_status_0_and_no_message(tmp_path: Path) -> None:
+    # 3,000 exact pairs print ~150 KB, more than a pipe holds: the writer meets the closed end
+    rows = [(f"doc-{i:05d}", f"text number {i // 2} with some words") for i in range(6000)]
+    data = _write(tmp_path / "many.jsonl", rows)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "neardup", "dedup", str(data), "-m", "exact", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b'{"cluster": 0')
+    proc.stdout.close()  # what `head -1` does
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""
+
+
+def _giant_corpus(tmp_path: Path) -> Path:
+    """An exact pair first (a cluster only through the copy), then 110 near-duplicates of one
+    text with 20 exact copies among them: the result's cluster 1, of 130 members."""
+    rows = [("a0", "a short text that is copied once"), ("a1", "a short text that is copied once")]
+    rows += [(f"b{i:03d}", f"{BASE} tail{i}") for i in range(110)]
+    rows += [(f"c{i:03d}", f"{BASE} tail{i}") for i in range(20)]
+    return _write(tmp_path / "giant.jsonl", rows)
+
+
+def test_exact_first_warns_about_the_clusters_it_reports(tmp_path: Path) -> None:
+    data = str(_giant_corpus(tmp_path))
+    result = CliRunner().invoke(main, ["dedup", data, "--exact-first", "--format", "jsonl"])
+    assert result.exit_code == 0, result.output
+    clusters = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [c["size"] for c in clusters] == [2, 130]
+    assert "giant cluster 1: 130 members (representative b000)" in result.stderr
+    assert "giant cluster 0" not in result.stderr
+
+
+def test_quiet_silences_warnings(tmp_path: Path) -> None:
+    data = str(_giant_corpus(tmp_path))
+    loud = CliRunner().invoke(main, ["dedup", data, "--format", "jsonl"])
+    assert "WARNING: giant cluster" in loud.stderr
+    quiet = CliRunner().invoke(main, ["dedup", data, "--format", "jsonl", "-q"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    verbose = CliRunner().invoke(main, ["-v", "dedup", data, "--format", "jsonl", "-q"])
+    assert "WARNING: giant cluster" in verbose.stderr  # -v asks for the logs: it wins
