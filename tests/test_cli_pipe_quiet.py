@@ -69,3 +69,11 @@ def test_quiet_silences_warnings(tmp_path: Path) -> None:
     assert quiet.exit_code == 0 and quiet.stderr == ""
     verbose = CliRunner().invoke(main, ["-v", "dedup", data, "--format", "jsonl", "-q"])
     assert "WARNING: giant cluster" in verbose.stderr  # -v asks for the logs: it wins
+
+
+def test_output_without_keep_keeps_the_first(tmp_path: Path) -> None:
+    data = _write(tmp_path / "d.jsonl", [("x1", BASE), ("x2", BASE), ("y", "something else")])
+    out = tmp_path / "kept.jsonl"
+    result = CliRunner().invoke(main, ["dedup", str(data), "--output", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["x1", "y"]

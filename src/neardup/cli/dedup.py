@@ -71,7 +71,7 @@ log = logging.getLogger("neardup")
     "--keep",
     type=click.Choice(["first", "longest", "representative"]),
     default=None,
-    help="Write a deduplicated copy (with --output).",
+    help="Which member of each cluster a deduplicated copy (--output) keeps [default: first].",
 )
 @click.option(
     "--output",
@@ -272,7 +272,9 @@ def dedup_cmd(
     from neardup.pipeline import dedup
 
     if output is not None and keep is None:
-        raise click.UsageError("--keep and --output go together")
+        if engine == "spark":
+            raise click.UsageError("--output is not available with --engine spark")
+        keep = "first"  # --output alone keeps the first of each cluster
     if keep is not None and output is None and annotate is None:
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
