@@ -77,3 +77,16 @@ def test_output_without_keep_keeps_the_first(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["dedup", str(data), "--output", str(out), "-q"])
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["x1", "y"]
+
+
+def test_ngram_sets_the_minhash_shingle_size(tmp_path: Path) -> None:
+    """Word 2-shingles of two texts that differ every 4th word overlap; 5-shingles do not."""
+    words = [f"w{i}" for i in range(200)]
+    other = [w if i % 4 else "x" for i, w in enumerate(words)]
+    data = str(_write(tmp_path / "d.jsonl", [("a", " ".join(words)), ("b", " ".join(other))]))
+    args = ["dedup", data, "-t", "0.3", "--format", "jsonl", "-q"]
+    assert CliRunner().invoke(main, args).stdout == ""
+    two = CliRunner().invoke(main, [*args, "--ngram", "2"])
+    assert json.loads(two.stdout)["members"] == ["a", "b"]
+    wrong = CliRunner().invoke(main, [*args, "-m", "simhash", "--ngram", "2"])
+    assert wrong.exit_code == 2 and "--ngram applies to --method minhash" in wrong.output

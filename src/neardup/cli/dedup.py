@@ -20,6 +20,7 @@ from neardup.cli.options import (
     input_options,
     jobs_option,
     method_options,
+    ngram_option,
     on_error_option,
     quiet_models,
     quiet_option,
@@ -115,6 +116,7 @@ log = logging.getLogger("neardup")
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @jobs_option
 @sketch_options()
+@ngram_option
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -247,6 +249,7 @@ def dedup_cmd(
     batch_size: int,
     jobs: int | None,
     num_perm: int | None,
+    ngram: int | None,
     bits: str | None,
     canonical: str | None,
     max_members: int | None,
@@ -293,6 +296,7 @@ def dedup_cmd(
     options = method_options(
         method,
         num_perm=num_perm,
+        k=ngram,
         bits=None if bits is None else int(bits),
         canonicalize=canonical,
         bloom_capacity=bloom_capacity,

@@ -23,6 +23,7 @@ __all__ = [
     "input_options",
     "jobs_option",
     "method_options",
+    "ngram_option",
     "on_error_option",
     "quiet_models",
     "quiet_option",
@@ -214,8 +215,19 @@ def sketch_options(*, stored: bool = False) -> Callable[[F], F]:
     )
 
 
+def ngram_option(fn: F) -> F:
+    """``--ngram``: words per MinHash shingle (the method's ``k``)."""
+    return click.option(
+        "--ngram",
+        type=click.IntRange(1, 64),
+        default=None,
+        help="Words per MinHash shingle (default 5; text-dedup's and datatrove's n-gram size).",
+    )(fn)
+
+
 #: The dedup options that go to the method, by option name and method keyword.
 _FLAGS = {
+    "k": "--ngram",
     "num_perm": "--num-perm",
     "bits": "--bits",
     "canonicalize": "--canonicalize",
