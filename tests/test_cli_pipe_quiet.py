@@ -90,3 +90,16 @@ def test_ngram_sets_the_minhash_shingle_size(tmp_path: Path) -> None:
     assert json.loads(two.stdout)["members"] == ["a", "b"]
     wrong = CliRunner().invoke(main, [*args, "-m", "simhash", "--ngram", "2"])
     assert wrong.exit_code == 2 and "--ngram applies to --method minhash" in wrong.output
+
+
+def test_seed_goes_to_minhash_and_into_its_params(tmp_path: Path) -> None:
+    from neardup.methods import make_method
+
+    assert make_method("minhash", seed=7).params != make_method("minhash").params
+    assert make_method("minhash", seed=0x00C0FFEE5EED).params == make_method("minhash").params
+    data = str(_write(tmp_path / "d.jsonl", [("a", BASE), ("b", BASE + " end"), ("c", "other")]))
+    args = ["dedup", data, "--format", "jsonl", "-q", "--seed", "7"]
+    result = CliRunner().invoke(main, args)
+    assert json.loads(result.stdout)["members"] == ["a", "b"]
+    wrong = CliRunner().invoke(main, [*args, "-m", "simhash"])
+    assert wrong.exit_code == 2 and "--seed applies to --method minhash" in wrong.output

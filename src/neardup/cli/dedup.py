@@ -25,6 +25,7 @@ from neardup.cli.options import (
     quiet_models,
     quiet_option,
     record_options,
+    seed_option,
     sketch_options,
     threshold_option,
 )
@@ -117,6 +118,7 @@ log = logging.getLogger("neardup")
 @jobs_option
 @sketch_options()
 @ngram_option
+@seed_option
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -250,6 +252,7 @@ def dedup_cmd(
     jobs: int | None,
     num_perm: int | None,
     ngram: int | None,
+    seed: int | None,
     bits: str | None,
     canonical: str | None,
     max_members: int | None,
@@ -297,6 +300,7 @@ def dedup_cmd(
         method,
         num_perm=num_perm,
         k=ngram,
+        seed=seed,
         bits=None if bits is None else int(bits),
         canonicalize=canonical,
         bloom_capacity=bloom_capacity,

@@ -28,6 +28,7 @@ __all__ = [
     "quiet_models",
     "quiet_option",
     "record_options",
+    "seed_option",
     "sketch_options",
     "stack",
     "threshold_option",
@@ -225,9 +226,20 @@ def ngram_option(fn: F) -> F:
     )(fn)
 
 
+def seed_option(fn: F) -> F:
+    """``--seed``: the MinHash permutations' seed."""
+    return click.option(
+        "--seed",
+        type=click.IntRange(0, 2**64 - 1),
+        default=None,
+        help="Seed of the MinHash permutations (default 0x00C0FFEE5EED).",
+    )(fn)
+
+
 #: The dedup options that go to the method, by option name and method keyword.
 _FLAGS = {
     "k": "--ngram",
+    "seed": "--seed",
     "num_perm": "--num-perm",
     "bits": "--bits",
     "canonicalize": "--canonicalize",

@@ -102,6 +102,8 @@ class MinHashConfig(MethodConfig):
             sketch estimate decides).
         canonicalize: Canonicalizer preset applied before tokenizing.
         k: Words per shingle.
+        seed: Seed of the hash permutations (``None``: the sketcher's default,
+            ``0x00C0FFEE5EED``); sketches of different seeds never mix (it is in the params).
     """
 
     KIND: ClassVar[str] = "minhash"
@@ -110,6 +112,7 @@ class MinHashConfig(MethodConfig):
     verify: bool = True
     canonicalize: str = "txtfp"
     k: int = 5
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         MethodConfig.__post_init__(self)
@@ -119,6 +122,12 @@ class MinHashConfig(MethodConfig):
             raise ConfigError(f"num_perm must be between 1 and 8192, got {self.num_perm}")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= 64:
             raise ConfigError(f"k must be an integer between 1 and 64, got {self.k!r}")
+        if self.seed is not None and (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int)
+            or not 0 <= self.seed < 2**64
+        ):
+            raise ConfigError(f"seed must be an integer in [0, 2**64), got {self.seed!r}")
         if not isinstance(self.verify, bool):
             raise ConfigError(f"verify must be true or false, got {self.verify!r}")
         check_choice("canonicalize", self.canonicalize, tuple(CANONICAL_PRESETS))
@@ -207,7 +216,10 @@ class MinHashMethod(Method):
         c = config
         self._tokenizer = ShingleTokenizer(c.k, WordTokenizer())
         self._hasher = MinHasher(
-            c.num_perm, tokenizer=self._tokenizer, canonicalizer=Canonicalizer(c.canonicalize)
+            c.num_perm,
+            tokenizer=self._tokenizer,
+            canonicalizer=Canonicalizer(c.canonicalize),
+            seed=c.seed,
         )
         # LSHIndex's banding and band keys, without an index (whose table a run never uses).
         # Identical sketches share every band, so a threshold of 1.0 uses the 0.99 banding.
