@@ -103,3 +103,17 @@ def test_seed_goes_to_minhash_and_into_its_params(tmp_path: Path) -> None:
     assert json.loads(result.stdout)["members"] == ["a", "b"]
     wrong = CliRunner().invoke(main, [*args, "-m", "simhash"])
     assert wrong.exit_code == 2 and "--seed applies to --method minhash" in wrong.output
+
+
+def test_bands_and_rows_replace_the_planned_banding(tmp_path: Path) -> None:
+    """Jaccard ~0.6: the planned banding finds the pair; 2 bands of 64 rows almost never do."""
+    words = [f"w{i}" for i in range(300)]
+    other = [w if i % 20 else "x" for i, w in enumerate(words)]
+    data = str(_write(tmp_path / "d.jsonl", [("a", " ".join(words)), ("b", " ".join(other))]))
+    args = ["dedup", data, "-t", "0.5", "--format", "jsonl", "-q"]
+    assert json.loads(CliRunner().invoke(main, args).stdout)["members"] == ["a", "b"]
+    assert CliRunner().invoke(main, [*args, "--bands", "2", "--rows", "64"]).stdout == ""
+    alone = CliRunner().invoke(main, [*args, "--bands", "2"])
+    assert alone.exit_code == 1 and "bands and rows go together" in alone.output
+    big = CliRunner().invoke(main, [*args, "--bands", "20", "--rows", "8"])
+    assert big.exit_code == 1 and "exceeds num_perm=128" in big.output

@@ -19,6 +19,7 @@ from neardup.cli.options import (
     input_format_option,
     input_options,
     jobs_option,
+    lsh_options,
     method_options,
     ngram_option,
     on_error_option,
@@ -119,6 +120,7 @@ log = logging.getLogger("neardup")
 @sketch_options()
 @ngram_option
 @seed_option
+@lsh_options
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -253,6 +255,8 @@ def dedup_cmd(
     num_perm: int | None,
     ngram: int | None,
     seed: int | None,
+    bands: int | None,
+    rows: int | None,
     bits: str | None,
     canonical: str | None,
     max_members: int | None,
@@ -301,6 +305,8 @@ def dedup_cmd(
         num_perm=num_perm,
         k=ngram,
         seed=seed,
+        bands=bands,
+        rows=rows,
         bits=None if bits is None else int(bits),
         canonicalize=canonical,
         bloom_capacity=bloom_capacity,

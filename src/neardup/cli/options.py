@@ -22,6 +22,7 @@ __all__ = [
     "input_format_option",
     "input_options",
     "jobs_option",
+    "lsh_options",
     "method_options",
     "ngram_option",
     "on_error_option",
@@ -236,8 +237,28 @@ def seed_option(fn: F) -> F:
     )(fn)
 
 
+def lsh_options(fn: F) -> F:
+    """``--bands`` and ``--rows``: MinHash's LSH banding, instead of the planned one."""
+    return stack(
+        click.option(
+            "--bands",
+            type=click.IntRange(1, 4096),
+            default=None,
+            help="MinHash LSH bands, with --rows (default: planned for 0.99 recall; see plan).",
+        ),
+        click.option(
+            "--rows",
+            type=click.IntRange(1, 4096),
+            default=None,
+            help="Slots per MinHash LSH band, with --bands; bands x rows <= --num-perm.",
+        ),
+    )(fn)
+
+
 #: The dedup options that go to the method, by option name and method keyword.
 _FLAGS = {
+    "bands": "--bands",
+    "rows": "--rows",
     "k": "--ngram",
     "seed": "--seed",
     "num_perm": "--num-perm",
