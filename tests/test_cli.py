@@ -270,7 +270,7 @@ def test_dedup_engine_spark_equals_local(tmp_path: Path) -> None:
     code, _, err = run("dedup", str(data), "--engine", "spark", "--pairs")
     assert code == 2 and "--pairs" in err
     code, _, err = run("dedup", str(data), "--partitions", "3")
-    assert code == 2 and "--partitions go with --engine spark" in err
+    assert code == 2 and "--partitions and --spark-conf go with --engine spark" in err
 
 
 def test_canonicalize_secure_unmasks_homoglyphs(tmp_path: Path) -> None:

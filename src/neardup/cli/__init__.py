@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -52,6 +53,17 @@ class _LazyGroup(click.Group):
             self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
         return self._commands.get(name)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a reader that closed stdout early (``neardup dedup ... | head``)
+        ends the run quietly with status 0, as ``cat`` and ``grep`` do."""
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # inside the try: a closed pipe often shows only here
+        except BrokenPipeError:
+            _closed_stdout()
+            raise click.exceptions.Exit(0) from None
+        return result
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         one_blas_thread(args)  # before the command's module imports numpy
         return super().parse_args(ctx, args)
@@ -72,6 +84,17 @@ class _LazyGroup(click.Group):
     @commands.setter
     def commands(self, value: dict[str, click.Command]) -> None:
         self._commands = value
+
+
+def _closed_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered for the closed pipe does not print an error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer): nothing to do
+        pass
 
 
 @click.group(

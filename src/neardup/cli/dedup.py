@@ -17,11 +17,14 @@ from neardup.cli.options import (
     input_format_option,
     input_options,
     jobs_option,
+    lsh_options,
     method_options,
+    ngram_option,
     on_error_option,
     quiet_models,
     quiet_option,
     record_options,
+    seed_option,
     sketch_options,
     threshold_option,
 )
@@ -69,7 +72,7 @@ log = logging.getLogger("neardup")
     "--keep",
     type=click.Choice(["first", "longest", "representative"]),
     default=None,
-    help="Write a deduplicated copy (with --output).",
+    help="Which member of each cluster a deduplicated copy (--output) keeps [default: first].",
 )
 @click.option(
     "--output",
@@ -114,6 +117,9 @@ log = logging.getLogger("neardup")
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @jobs_option
 @sketch_options()
+@ngram_option
+@seed_option
+@lsh_options
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -246,6 +252,10 @@ def dedup_cmd(
     batch_size: int,
     jobs: int | None,
     num_perm: int | None,
+    ngram: int | None,
+    seed: int | None,
+    bands: int | None,
+    rows: int | None,
     bits: str | None,
     canonical: str | None,
     max_members: int | None,
@@ -271,7 +281,9 @@ def dedup_cmd(
     from neardup.pipeline import dedup
 
     if output is not None and keep is None:
-        raise click.UsageError("--keep and --output go together")
+        if engine == "spark":
+            raise click.UsageError("--output is not available with --engine spark")
+        keep = "first"  # --output alone keeps the first of each cluster
     if keep is not None and output is None and annotate is None:
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
@@ -287,6 +299,10 @@ def dedup_cmd(
     options = method_options(
         method,
         num_perm=num_perm,
+        k=ngram,
+        seed=seed,
+        bands=bands,
+        rows=rows,
         bits=None if bits is None else int(bits),
         canonicalize=canonical,
         bloom_capacity=bloom_capacity,
