@@ -47,38 +47,61 @@ _POOLING = (
 _UNSUPPORTED_POOLING = ("pooling_mode_weightedmean_tokens", "pooling_mode_lasttoken")
 
 
+_ERFC_COEFFS = (
+    0.17087277,
+    -0.82215223,
+    1.48851587,
+    -1.13520398,
+    0.27886807,
+    -0.18628806,
+    0.09678418,
+    0.37409196,
+    1.00002368,
+    -1.26551223,
+)
+
+
 def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """erf with absolute error below 1.2e-7 (Numerical Recipes' erfcc, Chebyshev fit).
 
-    numpy has no erf and scipy is not a dependency of the ``vectors`` extra; this error is
-    below float32 resolution near 1, so GELU matches the exact erf form in float32.
+    numpy has no erf and scipy is not a dependency of the ``vectors`` extra (it is used when
+    installed: faster); this error is below float32 resolution near 1, so GELU matches the
+    exact erf form in float32. Horner's rule in place keeps the temporaries to two arrays.
     """
     z = np.abs(x)
-    t = 1.0 / (1.0 + 0.5 * z)
-    poly = -1.26551223 + t * (
-        1.00002368
-        + t
-        * (
-            0.37409196
-            + t
-            * (
-                0.09678418
-                + t
-                * (
-                    -0.18628806
-                    + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
-                )
-            )
-        )
-    )
-    erfc = t * np.exp(-z * z + poly)
-    return np.copysign(1.0 - erfc, x)
+    t = 0.5 * z
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = np.full_like(t, _ERFC_COEFFS[0])
+    for coeff in _ERFC_COEFFS[1:]:
+        poly *= t
+        poly += coeff
+    z *= z
+    poly -= z
+    np.exp(poly, out=poly)
+    poly *= t  # erfc(|x|)
+    np.subtract(1.0, poly, out=poly)
+    return np.copysign(poly, x, out=poly)
+
+
+def _erf_function() -> Any:
+    try:
+        from scipy.special import erf  # noqa: PLC0415 - optional, faster when present
+    except ImportError:
+        return _erf
+    return erf
 
 
 def _gelu(x: F32) -> F32:
     """Exact GELU, ``x * (1 + erf(x / sqrt(2))) / 2``, the ``"gelu"`` of BERT's config."""
-    e = _erf(x.astype(np.float64) * (1.0 / math.sqrt(2.0)))
-    return (0.5 * x * (1.0 + e)).astype(np.float32)
+    e = _ERF(x.astype(np.float64) * (1.0 / math.sqrt(2.0)))
+    e += 1.0
+    e *= x
+    e *= 0.5
+    return e.astype(np.float32)
+
+
+_ERF = _erf_function()
 
 
 def _layer_norm(x: F32, weight: F32, bias: F32, eps: float) -> F32:
@@ -330,20 +353,26 @@ class BertEncoder:
         key_bias = np.where(mask, np.float32(0.0), np.finfo(np.float32).min).astype(np.float32)
         key_bias = key_bias[:, None, None, :]
         scale = np.float32(1.0 / math.sqrt(head_dim))
+        x = x.reshape(rows * length, self._hidden)  # dense layers as 2-D BLAS matmuls
         for layer in self._layers:
-            qkv = x @ layer.qkv_w + layer.qkv_b  # (rows, length, 3 * hidden)
+            qkv = x @ layer.qkv_w + layer.qkv_b  # (rows * length, 3 * hidden)
             qkv = qkv.reshape(rows, length, 3, heads, head_dim).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]  # (rows, heads, length, head_dim)
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + key_bias
+            # Contiguous operands keep the batched matmuls on BLAS (strided ones fall back to
+            # numpy's slow loop).
+            q = np.ascontiguousarray(qkv[0])  # (rows, heads, length, head_dim)
+            k_t = np.ascontiguousarray(qkv[1].transpose(0, 1, 3, 2))
+            v = np.ascontiguousarray(qkv[2])
+            scores = (q @ k_t) * scale + key_bias
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(rows, length, self._hidden)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(rows * length, self._hidden)
             attended = context @ layer.attn_out_w + layer.attn_out_b
             x = _layer_norm(attended + x, layer.ln1_w, layer.ln1_b, self._eps)
             hidden = _gelu(x @ layer.ffn_in_w + layer.ffn_in_b)
             ffn = hidden @ layer.ffn_out_w + layer.ffn_out_b
             x = _layer_norm(ffn + x, layer.ln2_w, layer.ln2_b, self._eps)
+        x = x.reshape(rows, length, self._hidden)
         return x
 
     def _pool(self, x: F32, mask: npt.NDArray[np.bool_]) -> F32:
