@@ -11,11 +11,12 @@ import time
 
 from neardup.embeddings import LocalProvider
 
-WORDS = (
+_VOCAB = (
     "the quick brown fox jumps over lazy dog committee budget annual volcanic ash flights "
     "europe market prices fell sharply investors worried interest rates inflation growth "
     "cat sofa guitar password reset kitchen revenue cloud sales photosynthesis light water"
-).split()
+)
+WORDS = _VOCAB.split()
 
 
 def main() -> None:

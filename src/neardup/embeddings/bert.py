@@ -86,7 +86,7 @@ def _erf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 def _erf_function() -> Any:
     try:
-        from scipy.special import erf  # noqa: PLC0415 - optional, faster when present
+        from scipy.special import erf
     except ImportError:
         return _erf
     return erf
@@ -94,11 +94,12 @@ def _erf_function() -> Any:
 
 def _gelu(x: F32) -> F32:
     """Exact GELU, ``x * (1 + erf(x / sqrt(2))) / 2``, the ``"gelu"`` of BERT's config."""
-    e = _ERF(x.astype(np.float64) * (1.0 / math.sqrt(2.0)))
+    e: npt.NDArray[np.float64] = _ERF(x.astype(np.float64) * (1.0 / math.sqrt(2.0)))
     e += 1.0
     e *= x
     e *= 0.5
-    return e.astype(np.float32)
+    out: F32 = e.astype(np.float32)
+    return out
 
 
 _ERF = _erf_function()
