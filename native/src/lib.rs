@@ -21,6 +21,7 @@ pub mod hamming;
 pub mod hll;
 pub mod jsonl;
 pub mod lines;
+pub mod lsh;
 pub mod minhash;
 pub mod pdq;
 pub mod pooling;
@@ -45,6 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "hamming", hamming::py::register)?;
     family(m, "hll", hll::py::register)?;
     family(m, "jsonl", jsonl::py::register)?;
+    family(m, "lsh", lsh::py::register)?;
     family(m, "lines", lines::py::register)?;
     family(m, "minhash", minhash::py::register)?;
     family(m, "pdq", pdq::py::register)?;

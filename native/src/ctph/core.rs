@@ -254,7 +254,10 @@ pub fn parse(text: &[u8]) -> Option<Parsed> {
     }
     let block_size: u64 = std::str::from_utf8(&text[..digits]).ok()?.parse().ok()?;
     let q = block_size / MIN_BLOCKSIZE;
-    if block_size % MIN_BLOCKSIZE != 0 || q == 0 || !q.is_power_of_two() || q.trailing_zeros() > 30
+    if !block_size.is_multiple_of(MIN_BLOCKSIZE)
+        || q == 0
+        || !q.is_power_of_two()
+        || q.trailing_zeros() > 30
     {
         return None;
     }
