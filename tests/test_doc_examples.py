@@ -9,7 +9,7 @@ The convention (docs/quickstart.md, "The examples in these pages", says it for r
   equal that block.
 * A ```` ```console ```` block is a shell session: ``$ command`` lines (continued by a
   trailing ``\\``) and, under each, the output it prints: stdout and stderr, either one
-  first (less the one-time "compiling numba kernels" notice of a cold cache). A
+  first. A
   command with no output shown is only checked to succeed. Output that begins ``Error:`` or
   ``Usage:`` means the command must fail.
 * In shown output, ``...`` inside a line matches any text (timings, temporary paths) and a
