@@ -208,6 +208,9 @@ def test_index_remembers_its_config(corpus: Path, tmp_path: Path) -> None:
         "k": 5,
         "num_perm": 128,
         "verify": True,
+        "seed": None,
+        "bands": None,
+        "rows": None,
     }
     assert stats["readonly"] is False and stats["docs"] == 3
     # an explicit option that contradicts the store names both values

@@ -29,8 +29,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def _clusters(*args: str) -> tuple[list[list[str]], str]:
-    result = CliRunner().invoke(main, ["dedup", *args, "--format", "jsonl", "-q"])
+def _clusters(*args: str, quiet: bool = True) -> tuple[list[list[str]], str]:
+    flags = ["-q"] if quiet else []
+    result = CliRunner().invoke(main, ["dedup", *args, "--format", "jsonl", *flags])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     return [sorted(r["members"]) for r in rows], result.stderr
@@ -81,7 +82,9 @@ def test_crops_and_the_quality_rule_from_the_cli(tmp_path: Path) -> None:
     assert plain == [["a.png", "c_faded.png", "d_faded_mirror.png"]]  # low quality, matched
     cropped, _ = _clusters(str(tmp_path), "-m", "pdq", "--dihedral", "--crops")
     assert cropped == [["a.png", "b_crop10.png", "c_faded.png", "d_faded_mirror.png"]]
-    gated, stderr = _clusters(str(tmp_path), "-m", "pdq", "--dihedral", "--min-quality", "50")
+    gated, stderr = _clusters(
+        str(tmp_path), "-m", "pdq", "--dihedral", "--min-quality", "50", quiet=False
+    )
     assert gated == [] and "c_faded.png: PDQ quality 36 is below min_quality 50" in stderr
     result = CliRunner().invoke(main, ["dedup", str(tmp_path), "-m", "dhash", "--crops"])
     assert result.exit_code == 2 and "--crops applies to --method pdq" in result.output

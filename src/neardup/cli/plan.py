@@ -41,8 +41,7 @@ def plan_cmd(
 
 
 @click.command("warmup")
-@click.option("--background", is_flag=True, hidden=True, help="Accepted and ignored.")
-def warmup_cmd(background: bool) -> None:
+def warmup_cmd() -> None:
     """No longer needed: the kernels are compiled when the package is built (kept for one
     release so that scripts calling it keep working)."""
     click.echo(
