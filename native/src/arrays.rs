@@ -157,26 +157,6 @@ pub fn slice2<'a, T: numpy::Element>(
     Ok((data, rows, cols))
 }
 
-/// Offsets `offsets[0] <= offsets[1] <= ...`, all within `0 ..= len` (documents or groups
-/// `offsets[d] .. offsets[d + 1]` of something `len` long); at least one offset.
-pub fn positions(len: usize, offsets: &[i64], what: &str) -> PyResult<()> {
-    if offsets.is_empty() {
-        return Err(PyValueError::new_err(format!(
-            "{what} need at least one offset (n + 1 for n groups)"
-        )));
-    }
-    let mut prev = 0i64;
-    for (i, &o) in offsets.iter().enumerate() {
-        if o < 0 || o as u64 > len as u64 || (i > 0 && o < prev) {
-            return Err(PyValueError::new_err(format!(
-                "{what}: offset {i} is {o}, not a non-decreasing position in 0..={len}"
-            )));
-        }
-        prev = o;
-    }
-    Ok(())
-}
-
 /// Document offsets into `len` elements: at least one, non-decreasing, inside them.
 pub fn run_offsets(len: usize, offsets: &[i64]) -> PyResult<()> {
     let bad = |why: &str| {

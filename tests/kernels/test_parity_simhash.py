@@ -116,3 +116,37 @@ def test_words_errors_match(k: int, kind: int) -> None:
 
 def test_native_names_are_the_reference_names() -> None:
     assert sorted(reference.__all__) == sorted(n for n in dir(native) if not n.startswith("_"))
+
+
+def _words_args(buf: bytes, offsets: list[int], mask: int = 1) -> tuple[object, ...]:
+    return (
+        np.frombuffer(buf, dtype=np.uint8), np.array(offsets, dtype=np.int64),
+        tables.char_classes(), tables.simple_lower(), mask, 1, 3, True, 1, np.uint64(0),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (_words_args(b"ok \xff\xfe no", [0, 3, 8]), UnicodeDecodeError),  # not UTF-8
+        (_words_args(b"caf\xc3", [0, 4]), UnicodeDecodeError),  # a truncated sequence
+        (_words_args(b"a b c", [0, 5], mask=256), OverflowError),  # not a uint8 mask
+        (_words_args(b"a b c", [0, 6]), ValueError),  # beyond the buffer
+        (_words_args(b"a b c", [3, 1]), ValueError),  # decreasing
+    ],
+)
+def test_words_input_errors_match(args: tuple[object, ...], error: type[Exception]) -> None:
+    with pytest.raises(error) as got:
+        native.simhash_words(*args)
+    with pytest.raises(error) as want:
+        reference.simhash_words(*args)
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
+
+
+def test_words_surrogates_pass() -> None:
+    """Lone surrogates (``surrogatepass`` UTF-8) are separators on both sides."""
+    buf = "a b \ud800 c d".encode("utf-8", "surrogatepass")
+    args = _words_args(buf, [0, len(buf)])
+    got, want = native.simhash_words(*args), reference.simhash_words(*args)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))

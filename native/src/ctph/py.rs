@@ -6,7 +6,7 @@ use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyList, PyString};
 
 use super::core;
-use crate::arrays::{positions as check_offsets, slice};
+use crate::arrays::{doc_offsets, slice};
 
 /// The digest of every document ``buf[offsets[i]:offsets[i+1]]``.
 #[pyfunction]
@@ -16,7 +16,7 @@ fn digest_packed<'py>(
     offsets: PyReadonlyArray1<'py, i64>,
 ) -> PyResult<Bound<'py, PyList>> {
     let (b, o) = (slice(&buf)?, slice(&offsets)?);
-    check_offsets(b.len(), o, "offsets")?;
+    doc_offsets(b.len(), o)?;
     let texts: Vec<String> = py.detach(|| {
         o.windows(2)
             .map(|w| core::digest(&b[w[0] as usize..w[1] as usize]).to_text())

@@ -3,6 +3,8 @@
 
 use hashbrown::HashMap;
 
+use crate::simd::multiversion;
+
 /// Bits `start .. end` (at most 64 of them) of one code of `words` u64 (least significant
 /// word first), as the low bits of a u64.
 #[inline(always)]
@@ -71,37 +73,20 @@ fn distance(a: &[u64], b: &[u64]) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
-/// Every pair of rows within `radius`, each once: for each block `j`, rows sorted by the
-/// block's value, runs of equal values scanned, candidates verified by popcount, and a pair
-/// kept only if `j` is the first block it agrees on (`masks[jj]`: the bits of block `jj`).
-/// Returns `(a, b, d)` with `a < b`, in block order, then sorted position.
-pub fn all_pairs(
-    codes: &[u64],
-    words: usize,
-    bounds: &[(usize, usize)],
-    masks: &[u64],
-    radius: i64,
-) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has POPCNT, checked just above.
-        return unsafe { all_pairs_popcnt(codes, words, bounds, masks, radius) };
-    }
-    all_pairs_body(codes, words, bounds, masks, radius)
-}
-
-/// [`all_pairs`] compiled with the POPCNT instruction (the baseline x86-64 target counts bits
-/// with a dozen shifts and adds; the popcount is most of the scan).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe fn all_pairs_popcnt(
-    codes: &[u64],
-    words: usize,
-    bounds: &[(usize, usize)],
-    masks: &[u64],
-    radius: i64,
-) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
-    all_pairs_body(codes, words, bounds, masks, radius)
+multiversion! {
+    /// Every pair of rows within `radius`, each once: for each block `j`, rows sorted by the
+    /// block's value, runs of equal values scanned, candidates verified by popcount, and a
+    /// pair kept only if `j` is the first block it agrees on (`masks[jj]`: the bits of block
+    /// `jj`). Returns `(a, b, d)` with `a < b`, in block order, then sorted position. (The
+    /// popcount is most of the scan: the baseline x86-64 target counts bits with a dozen
+    /// shifts and adds, the wider ones with POPCNT.)
+    pub fn all_pairs(
+        codes: &[u64],
+        words: usize,
+        bounds: &[(usize, usize)],
+        masks: &[u64],
+        radius: i64,
+    ) -> (Vec<i64>, Vec<i64>, Vec<i64>) = all_pairs_body;
 }
 
 /// The pairs found so far.

@@ -3,6 +3,8 @@
 
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64_with_seed};
 
+use crate::text::core::decode;
+
 /// `SPREAD[b]`: byte `i` is bit `i` of `b`, so that adding `SPREAD[h >> 8j & 0xff]` to a
 /// u64 of eight byte counters counts bits `8j .. 8j + 8` of `h` at once (a carry-free SWAR
 /// count, flushed before a byte counter can reach 256).
@@ -167,41 +169,6 @@ const IDEOGRAPH: u8 = 32; // tables.IDEOGRAPH
 const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 
-/// Decode one code point at `buf[i]` (`i < end`); returns (code point, byte length).
-/// Invalid or truncated sequences decode as U+FFFD of length 1 (a separator), as Go does;
-/// surrogates decode to their code point (UTF-8 from Python's ``surrogatepass``).
-#[inline]
-fn decode(buf: &[u8], i: usize, end: usize) -> (u32, usize) {
-    let b0 = buf[i] as u32;
-    if b0 < 0x80 {
-        return (b0, 1);
-    }
-    let cont = |k: usize| -> Option<u32> {
-        let b = buf[i + k] as u32;
-        (b & 0xC0 == 0x80).then_some(b & 0x3F)
-    };
-    if (0xC2..0xE0).contains(&b0) && i + 1 < end {
-        if let Some(b1) = cont(1) {
-            return (((b0 & 0x1F) << 6) | b1, 2);
-        }
-    } else if (0xE0..0xF0).contains(&b0) && i + 2 < end {
-        if let (Some(b1), Some(b2)) = (cont(1), cont(2)) {
-            let cp = ((b0 & 0x0F) << 12) | (b1 << 6) | b2;
-            if cp >= 0x800 {
-                return (cp, 3);
-            }
-        }
-    } else if (0xF0..0xF5).contains(&b0) && i + 3 < end {
-        if let (Some(b1), Some(b2), Some(b3)) = (cont(1), cont(2), cont(3)) {
-            let cp = ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3;
-            if (0x10000..=0x10FFFF).contains(&cp) {
-                return (cp, 4);
-            }
-        }
-    }
-    (0xFFFD, 1)
-}
-
 /// Write `cp` as UTF-8 at `out[pos..]` (the bytes the numba kernel writes, for any int32
 /// table value); returns the position after it.
 #[inline]
@@ -268,7 +235,8 @@ impl<'a> Tokenizer<'a> {
     }
 
     /// The word tokens of one document, lowercased and joined by one space at the start of
-    /// `scratch` (grown as needed, never shrunk); returns how many bytes they take. Tokens are
+    /// `scratch` (grown as needed, never shrunk); returns how many bytes they take, or `None`
+    /// for a document that is not UTF-8 (as `surrogatepass` decodes it). Tokens are
     /// byte ranges `starts[t] .. ends[t]` of it (both cleared first): maximal runs of code
     /// points whose class meets `mask`, every Han or kana character a word of its own (with
     /// the marks that follow it) when `mask` has IDEOGRAPH, tokens shorter than `min_bytes`
@@ -279,7 +247,7 @@ impl<'a> Tokenizer<'a> {
         scratch: &mut Vec<u8>,
         starts: &mut Vec<usize>,
         ends: &mut Vec<usize>,
-    ) -> usize {
+    ) -> Option<usize> {
         // room for the ASCII path: a byte (and a space before a token) per byte of the
         // document; the general path makes room for its up to 5 bytes, and keeps that room
         let need = 2 * doc.len() + 16;
@@ -381,7 +349,7 @@ impl<'a> Tokenizer<'a> {
             let (cp, step) = if b < 0x80 {
                 (b as u32, 1)
             } else {
-                decode(doc, i, end)
+                decode(doc, i, end)?
             };
             let cls = self.classes[cp as usize] & self.mask;
             if cls != 0 {
@@ -419,7 +387,7 @@ impl<'a> Tokenizer<'a> {
         if in_tok {
             pos = close(pos, starts, ends, tok_begin, rollback);
         }
-        pos
+        Some(pos)
     }
 }
 
@@ -446,13 +414,13 @@ pub struct WordParams {
 
 /// Fused word-shingle SimHash-64 of documents `buf[offsets[d] .. offsets[d + 1]]` (offsets
 /// checked by the caller): tokenize, shingle, hash and vote (+-1 per occurrence) in one pass.
-/// Returns (codes, feature counts).
+/// Returns (codes, feature counts), or `Err(d)`: document `d` is not UTF-8.
 pub fn simhash_words(
     buf: &[u8],
     offsets: &[i64],
     tokenizer: &Tokenizer<'_>,
     p: WordParams,
-) -> (Vec<u64>, Vec<i64>) {
+) -> Result<(Vec<u64>, Vec<i64>), usize> {
     let n_docs = offsets.len().saturating_sub(1);
     let mut codes = vec![0u64; n_docs];
     let mut counts = vec![0i64; n_docs];
@@ -462,7 +430,9 @@ pub fn simhash_words(
     let mut hashes: Vec<u64> = Vec::new();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
-        let used = tokenizer.tokenize(doc, &mut scratch, &mut starts, &mut ends);
+        let used = tokenizer
+            .tokenize(doc, &mut scratch, &mut starts, &mut ends)
+            .ok_or(d)?;
         let nt = starts.len();
         if nt == 0 {
             continue;
@@ -494,7 +464,7 @@ pub fn simhash_words(
         counts[d] = hashes.len() as i64;
         codes[d] = majority(&hashes);
     }
-    (codes, counts)
+    Ok((codes, counts))
 }
 
 #[cfg(test)]
@@ -549,7 +519,9 @@ mod tests {
         }
         let (mut s, mut st, mut en) = (Vec::new(), Vec::new(), Vec::new());
         let one = Tokenizer::new(&classes, &lower, 1, 1);
-        let used = one.tokenize(b"Hi, a Bb  cC!", &mut s, &mut st, &mut en);
+        let used = one
+            .tokenize(b"Hi, a Bb  cC!", &mut s, &mut st, &mut en)
+            .unwrap();
         assert_eq!(&s[..used], b"hi a bb cc");
         assert_eq!(
             (st.clone(), en.clone()),
@@ -561,14 +533,15 @@ mod tests {
             &mut st,
             &mut en,
         );
-        assert_eq!(&s[..used], b"hi bb cc");
+        assert_eq!(&s[..used.unwrap()], b"hi bb cc");
         let p = WordParams {
             k: 3,
             joined: true,
             kind: 1,
             seed: 0,
         };
-        let (codes, counts) = simhash_words(b"a b c dx y", &[0, 7, 10], &one, p);
+        let (codes, counts) = simhash_words(b"a b c dx y", &[0, 7, 10], &one, p).unwrap();
+        assert_eq!(simhash_words(b"ok \xff", &[0, 3, 4], &one, p), Err(1));
         assert_eq!(counts, vec![2, 1]);
         let h = |s: &[u8]| xxh3_64_with_seed(s, 0);
         assert_eq!(codes[0], naive(&[h(b"a b c"), h(b"b c d")], &[1, 1]));

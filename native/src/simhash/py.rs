@@ -5,10 +5,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::core;
-use crate::arrays::{positions as check_offsets, slice, slice2};
+use crate::arrays::{code_point_table, doc_offsets, offsets as check_offsets, slice, slice2};
 use crate::errors::config_error;
-
-const TABLE: usize = 0x110000;
+use crate::text::py::{decode_error, uint8_mask};
 
 /// SimHash codes of feature hashes grouped per document: ``(n_docs, words)`` uint64, bit ``b``
 /// set iff ``2 * ones[b] > total`` (weighted, int64).
@@ -27,7 +26,7 @@ fn simhash_accumulate<'py>(
             w.len()
         )));
     }
-    check_offsets(n, o, "doc_offsets")?;
+    check_offsets("doc_offsets", o, n)?;
     let out = py.detach(|| core::simhash_accumulate(h, words, w, o));
     let n_docs = o.len() - 1;
     Ok(numpy::ndarray::Array2::from_shape_vec((n_docs, words), out)
@@ -67,20 +66,19 @@ fn simhash_words<'py>(
     }
     let (b, o) = (slice(&buf)?, slice(&offsets)?);
     let (c, l) = (slice(&classes)?, slice(&lower)?);
-    if c.len() < TABLE || l.len() < TABLE {
-        return Err(PyValueError::new_err(
-            "classes and lower need 0x110000 entries (neardup._kernels.tables)",
-        ));
-    }
-    check_offsets(b.len(), o, "offsets")?;
+    doc_offsets(b.len(), o)?;
+    code_point_table("classes", c)?;
+    code_point_table("lower", l)?;
     let p = core::WordParams {
         k: k as usize,
         joined,
         kind: kind as u8,
         seed,
     };
-    let tokenizer = core::Tokenizer::new(c, l, (mask & 0xff) as u8, min_bytes);
-    let (codes, counts) = py.detach(|| core::simhash_words(b, o, &tokenizer, p));
+    let tokenizer = core::Tokenizer::new(c, l, uint8_mask(mask)?, min_bytes);
+    let (codes, counts) = py
+        .detach(|| core::simhash_words(b, o, &tokenizer, p))
+        .map_err(|d| decode_error(py, &b[o[d] as usize..o[d + 1] as usize]))?;
     Ok((codes.into_pyarray(py), counts.into_pyarray(py)))
 }
 
