@@ -131,7 +131,7 @@ fn kept_json<'py>(
     ))
 }
 
-/// Document frequencies of unit hashes (a hash table, about 32 bytes per distinct hash).
+/// Document frequencies of unit hashes (a hash map, 30 to 60 bytes per distinct hash).
 #[pyclass(module = "neardup._native.lines")]
 #[derive(Default)]
 struct UnitTable {

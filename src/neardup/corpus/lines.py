@@ -10,8 +10,8 @@ probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
-(:mod:`neardup._kernels.lines`, native, with numpy references), and the hashes from the batch
-engine's XXH3 kernel. Memory: the counts table, 48 bytes per distinct unit at most (the
+(:mod:`neardup._kernels.lines`, native with numpy references), and the hashes from the batch
+engine's XXH3 kernel. Memory: the counts table, 30 to 60 bytes per distinct unit (the
 algorithm needs every unit's count), plus one batch.
 """
 
