@@ -578,7 +578,7 @@ class BandIndex:
         self._b_n = n
         self._b_dead = int(get("_dead"))  # type: ignore[call-overload]
         params = get("_params")
-        self._params = None if params is None else tuple(params)  # type: ignore[call-overload,assignment]
+        self._params = None if params is None else tuple(params)  # type: ignore[arg-type,assignment]
         if "_width" in state:
             self._b_width = int(state["_width"])  # type: ignore[call-overload]
 
