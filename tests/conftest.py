@@ -20,6 +20,20 @@ os.environ.setdefault(
 GOLDEN = Path(__file__).parent / "golden"
 
 
+@pytest.fixture(autouse=True)
+def _neardup_logger_as_it_was() -> Any:
+    """Each test leaves the ``neardup`` logger as it found it: a command run in this process
+    (click's runner) sets its level, handler and propagation (``-q`` raises the level to
+    ERROR), which would hide later tests' records from ``caplog``."""
+    import logging
+
+    log = logging.getLogger("neardup")
+    saved = (log.handlers[:], log.level, log.propagate)
+    yield
+    log.handlers[:], log.propagate = saved[0], saved[2]
+    log.setLevel(saved[1])
+
+
 def native_pair(family: str) -> tuple[Any, Any]:
     """``(neardup._native.<family>, neardup._kernels.<family>.reference)``, for the parity
     tests (tests/kernels/test_parity*.py); skips the test when the compiled core is not built

@@ -150,7 +150,6 @@ def _quiet_logs(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool
         root = logging.getLogger("neardup")
         if root.level in (logging.NOTSET, logging.WARNING):
             root.setLevel(logging.ERROR)
-            logging.getLogger("neardup._kernels.cache").setLevel(logging.ERROR)
     return quiet
 
 
