@@ -10,12 +10,14 @@ use pyo3::prelude::*;
 
 mod arrays;
 mod errors;
+pub mod lsh;
 pub mod xxh3;
 
 /// The module object: registers every family as a submodule.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "lsh", lsh::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())
 }

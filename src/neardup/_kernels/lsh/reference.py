@@ -1,8 +1,10 @@
-"""Reference of the LSH band-key table kernels (Python and numpy): the oracle of :mod:`.fast`.
+"""Reference of the LSH band-key table kernels (Python and numpy): the twin of the native
+``neardup._native.lsh`` (and of the numba :mod:`.fast`).
 
-Same functions, arguments, results and table contents as the numba kernels; band keys come
-from :func:`neardup._kernels.minhash.reference.band_keys` (vectorised), the probing and the
-chains are plain Python.
+Same functions, arguments, results, errors and table contents as the native kernels; band
+keys come from :func:`neardup._kernels.minhash.reference.band_keys` (vectorised), the probing
+and the chains are plain Python. :class:`BandIndex` (the per-call state of ``LSHIndex``) is
+in :mod:`.band_index`.
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.minhash.reference import band_keys
 
 __all__ = [
+    "BandIndex",
     "add_query_one",
     "add_query_same",
     "add_rows",
+    "candidate_rows",
+    "candidates_one",
     "grow",
     "insert_rows",
     "new_table",
@@ -33,6 +38,31 @@ F64 = npt.NDArray[np.float64]
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _LOW32 = np.uint64(0xFFFFFFFF)
 HEADER = 8
+
+
+def unsigned(values: object) -> U64:
+    """``values`` (an unsigned integer array) as uint64; ``TypeError`` for anything else."""
+    if not isinstance(values, np.ndarray) or values.dtype.kind != "u":
+        what = getattr(values, "dtype", type(values))
+        raise TypeError(
+            f"sketch slots must be an unsigned integer array, got {what}; pass uint32 or uint64"
+        )
+    return values.astype(np.uint64)
+
+
+def row_count(size: int, num_perm: int) -> int:
+    """The rows of ``num_perm`` slots in ``size`` values; ``ValueError`` when they do not
+    make whole rows."""
+    if num_perm == 0 or size % num_perm:
+        raise ValueError(
+            f"{size} slot values do not make rows of {num_perm}; pass (k, num_perm) sketches"
+        )
+    return size // num_perm
+
+
+def _one_row(size: int, num_perm: int) -> None:
+    if size != num_perm:
+        raise ValueError(f"a query needs {num_perm} slot values, got {size}")
 
 
 def _fold(values: U64) -> U32:
@@ -92,16 +122,27 @@ def room(tab: I64, keys: int) -> bool:
 
 
 def new_table(slots: int, capacity: int, bands: int, rows: int, base: int) -> I64:
-    """Reference of :func:`neardup._kernels.lsh.fast.new_table`."""
+    """An empty table: ``slots`` (a power of two) slots, room for ``capacity`` entries, a
+    header of ``base`` words (``tab[8:base]`` zero, for the caller)."""
+    _check_size(slots, capacity, base)
     tab = np.zeros(base + 2 * slots + 2 * capacity, dtype=np.int64)
     tab[3:8] = (slots, capacity, bands, rows, base)
     tab[base + 1 : base + 2 * slots : 2] = -1
     return tab
 
 
+def _check_size(slots: int, capacity: int, base: int) -> None:
+    if slots < 1 or slots & (slots - 1) or capacity < 0 or base < HEADER:
+        raise ValueError(
+            "a table needs a power of two of slots, capacity >= 0 and a header of at least "
+            f"{HEADER} words, got slots={slots}, capacity={capacity}, base={base}"
+        )
+
+
 def grow(tab: I64, slots: int, capacity: int) -> I64:
-    """Reference of :func:`neardup._kernels.lsh.fast.grow`."""
+    """The same table with ``slots`` slots and room for ``capacity`` entries (rehashed)."""
     base, old = int(tab[7]), int(tab[3])
+    _check_size(slots, capacity, base)
     out = new_table(slots, capacity, int(tab[5]), int(tab[6]), base)
     out[:3] = tab[:3]
     out[8:base] = tab[8:base]
@@ -114,7 +155,10 @@ def grow(tab: I64, slots: int, capacity: int) -> I64:
 
 
 def insert_rows(rows_in: I64, sig32: U32, tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.insert_rows`."""
+    """File the band keys of stored rows ``rows_in`` (their ``sig32`` rows are set).
+
+    Returns 0, or -1 (nothing filed) when the table lacks room for them.
+    """
     bands, rows = int(tab[5]), int(tab[6])
     if not room(tab, len(rows_in) * bands):
         return -1
@@ -126,10 +170,14 @@ def insert_rows(rows_in: I64, sig32: U32, tab: I64) -> int:
 
 
 def add_rows(sig64: U64, first: int, sig32: U32, state: U8, tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.add_rows`."""
-    src = np.asarray(sig64, dtype=np.uint64).reshape(-1, sig32.shape[1])
-    k = len(src)
-    if first + k > min(len(sig32), len(state)) or not room(tab, k * int(tab[5])):
+    """Store sketches ``sig64`` (``(k, num_perm)``, or one row; any unsigned dtype) as rows
+    ``first..first+k-1``: fold each slot to 32 bits into ``sig32``, mark the row live (1) or
+    live but empty (2: every slot at its maximum, never a hit) in ``state``, and file its band
+    keys. Returns 0, or -1 (nothing stored) when the rows or the table lack room."""
+    src = unsigned(sig64).reshape(-1)
+    k = row_count(len(src), sig32.shape[1])
+    src = src.reshape(k, sig32.shape[1])
+    if first < 0 or first + k > min(len(sig32), len(state)) or not room(tab, k * int(tab[5])):
         return -1
     sig32[first : first + k] = _fold(src)
     state[first : first + k] = np.where(_empty(src), 2, 1)
@@ -160,9 +208,14 @@ def query_one(
     sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, out_rows: I64, out_est: F64,
     min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.query_one`."""
+    """Hits of one query sketch ``sig64`` (``(num_perm,)``) into ``out_rows`` / ``out_est``:
+    live rows sharing a band key whose estimated Jaccard is ``>= min_est``, best first, ties
+    by row. Returns the number of hits, or ``-n`` (nothing written) when ``n`` hits do not fit
+    in the output arrays. An empty query (every slot at its maximum) has no hits."""
     num_perm = sig32.shape[1]
-    src = np.asarray(sig64, dtype=np.uint64).reshape(1, num_perm)
+    src = unsigned(sig64).reshape(-1)
+    _one_row(len(src), num_perm)
+    src = src.reshape(1, num_perm)
     if _empty(src)[0]:
         return 0
     found = _hits(_fold(src)[0], tab, state, sig32, mark, min_est)
@@ -178,7 +231,11 @@ def add_query_one(
     add64: U64, first: int, sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64,
     out_rows: I64, out_est: F64, min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.add_query_one`."""
+    """:func:`add_rows` of ``add64`` at row ``first``, then :func:`query_one` of ``sig64``, in
+    one call. Returns :data:`NO_ROOM` (nothing done) when the add lacks room, else the
+    query's result."""
+    row_count(unsigned(add64).size, sig32.shape[1])
+    _one_row(unsigned(sig64).size, sig32.shape[1])
     if add_rows(add64, first, sig32, state, tab):
         return NO_ROOM
     return query_one(sig64, sig32, state, mark, tab, out_rows, out_est, min_est)
@@ -188,7 +245,12 @@ def add_query_same(
     sig64: U64, first: int, sig32: U32, state: U8, mark: I64, tab: I64, out: I64,
     min_est: float,
 ) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.lsh.fast.add_query_same`."""
+    """:func:`add_rows` of ``sig64`` at row ``first``, then its own query, in one call. Hits
+    go into ``out`` (int64, even length ``2 * m``): rows in ``out[:m]``, estimates as float64
+    bit patterns in ``out[m:]``. Returns :data:`NO_ROOM` (nothing done) when the add lacks
+    room, ``-n`` (the add done, no hit written) when ``n`` hits do not fit, else the number
+    of hits."""
+    _one_row(unsigned(sig64).size, sig32.shape[1])
     if add_rows(sig64, first, sig32, state, tab):
         return NO_ROOM
     if state[first] != 1:
@@ -208,9 +270,13 @@ def add_query_same(
 def query_rows(
     sig64: U64, sig32: U32, state: U8, mark: I64, tab: I64, min_est: float
 ) -> tuple[I64, I64, F64]:
-    """Reference of :func:`neardup._kernels.lsh.fast.query_rows`."""
+    """Hits of each query sketch (``(k, num_perm)``), as :func:`query_one` finds them.
+
+    Returns ``(offsets, hit_rows, estimates)`` (CSR by query).
+    """
     num_perm = sig32.shape[1]
-    src = np.asarray(sig64, dtype=np.uint64).reshape(-1, num_perm)
+    src = unsigned(sig64).reshape(-1)
+    src = src.reshape(row_count(len(src), num_perm), num_perm)
     q32 = _fold(src)
     empty = _empty(src)
     offsets = [0]
@@ -244,8 +310,11 @@ def _unranked(q32: U32, tab: I64, state: U8, mark: I64) -> list[int]:
 
 
 def candidates_one(sig64: U64, state: U8, mark: I64, tab: I64, out: I64) -> int:
-    """Reference of :func:`neardup._kernels.lsh.fast.candidates_one`."""
-    src = np.asarray(sig64, dtype=np.uint64).reshape(1, -1)
+    """The candidates of one sketch ``sig64`` (``(num_perm,)``, any unsigned dtype) into
+    ``out``: live rows sharing a band key with it, band by band, each chain newest first, no
+    estimate (datasketch's ``MinHashLSH.query``). Returns their number, or ``-n`` when ``n``
+    do not fit in ``out``. An empty query (every slot at its maximum) has none."""
+    src = unsigned(sig64).reshape(1, -1)
     if _empty(src)[0]:
         return 0
     found = _unranked(_fold(src)[0], tab, state, mark)
@@ -256,8 +325,13 @@ def candidates_one(sig64: U64, state: U8, mark: I64, tab: I64, out: I64) -> int:
 
 
 def candidate_rows(sig64: U64, state: U8, mark: I64, tab: I64) -> tuple[I64, I64]:
-    """Reference of :func:`neardup._kernels.lsh.fast.candidate_rows`."""
-    src = np.asarray(sig64, dtype=np.uint64)
+    """:func:`candidates_one` of each row of ``sig64`` (``(k, num_perm)``): ``(offsets,
+    rows)``, CSR by query."""
+    src = unsigned(sig64)
+    if src.ndim != 2:
+        raise ValueError(
+            f"candidate_rows needs (k, num_perm) sketches, got shape {tuple(src.shape)}"
+        )
     q32 = _fold(src)
     empty = _empty(src)
     offsets = [0]
@@ -267,3 +341,6 @@ def candidate_rows(sig64: U64, state: U8, mark: I64, tab: I64) -> tuple[I64, I64
             rows.extend(_unranked(q32[q], tab, state, mark))
         offsets.append(len(rows))
     return np.asarray(offsets, dtype=np.int64), np.asarray(rows, dtype=np.int64)
+
+
+from neardup._kernels.lsh.band_index import BandIndex  # noqa: E402  # (uses the functions above)

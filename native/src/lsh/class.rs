@@ -1,0 +1,1111 @@
+//! `BandIndex`: the state and the per-call work of `neardup.index.lsh.LSHIndex` (its base
+//! class) and of the native table of `neardup.compat.datasketch.MinHashLSH`.
+//!
+//! One object holds the keys, the rows and the band-key table (`core`'s layout), so that an
+//! `add` or a `query` from Python is one method call: no argument unboxing per array, no
+//! Python frame around the work. What is not the per-call path (validation of unusual input,
+//! the bulk paths' checks, plans, bytes) stays in the Python subclass, which the fast paths
+//! call back (`_add_general`, `_query_general`, `_candidates_general`) for anything unusual.
+//!
+//! Two modes. The estimate mode (`LSHIndex`) keeps each row's slots folded to 32 bits,
+//! ranks hits by their estimated Jaccard, and never returns an empty sketch. The exact mode
+//! (the datasketch drop-in) keeps the raw slots, returns candidates unranked, and checks
+//! each candidate's band against the query's, so that its buckets are datasketch's exactly
+//! (a 64-bit key shared by two different bands makes no extra candidate); empty sketches
+//! are ordinary rows there, as in datasketch.
+
+use numpy::{
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::gc::PyVisit;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyFloat, PyList, PyTuple, PyType};
+use pyo3::PyTraverseError;
+
+use super::core::{self, Rows};
+use super::input::{py_shape, row_count, slots};
+
+const MIN_SLOTS: i64 = 512;
+const MIN_ENTRIES: i64 = 256;
+
+static INPUT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn input_error(py: Python<'_>, message: String) -> PyErr {
+    match INPUT_ERROR.import(py, "neardup.errors", "InputError") {
+        Ok(class) => PyErr::from_type(class.clone(), message),
+        Err(err) => err,
+    }
+}
+
+/// The per-call state of a banded LSH index over MinHash sketches (see the module docs).
+#[pyclass(subclass, module = "neardup._native.lsh")]
+pub struct BandIndex {
+    num_perm: usize,
+    bands: usize,
+    exact: bool,
+    sketch_type: Option<Py<PyType>>,
+    params: Option<(Py<PyAny>, Py<PyAny>)>,
+    /// Folded slots (estimate mode) of the `n` rows (room reserved for `cap`: the rows'
+    /// arrays grow by pushes, so that no page past the last row is touched).
+    sig32: Vec<u32>,
+    /// Raw slots (exact mode) of the `n` rows.
+    raw: Vec<u64>,
+    /// Slot width of the exact mode's sketches in bytes (0: none yet).
+    width: usize,
+    state: Vec<u8>,
+    mark: Vec<i64>,
+    cap: usize,
+    /// The table (`core`'s layout) up to its last used entry; room reserved for `tab[4]`
+    /// entries (written by pushes, as the rows).
+    tab: Vec<i64>,
+    keys: Vec<Py<PyAny>>,
+    row: Py<PyDict>,
+    n: usize,
+    dead: usize,
+    /// `(row, first entry)` of the last per-call add while its entries head their chains.
+    last: Option<(usize, usize)>,
+    /// The sketch object of the last per-call add and its slots (a frozen value: a query of
+    /// the same object skips reading and checking it again).
+    last_sketch: Option<(Py<PyAny>, Py<PyArray1<u64>>)>,
+    q32: Vec<u32>,
+    q64: Vec<u64>,
+    heads: Vec<i64>,
+    hits: Vec<(usize, usize)>,
+    found: Vec<i64>,
+}
+
+/// What a fast path reads of a sketch: its slots, when it is the expected kind.
+enum Sketch<'py> {
+    Slots(Bound<'py, PyArray1<u64>>),
+    Other,
+}
+
+impl BandIndex {
+    fn empty(py: Python<'_>) -> Self {
+        BandIndex {
+            num_perm: 0,
+            bands: 0,
+            exact: false,
+            sketch_type: None,
+            params: None,
+            sig32: Vec::new(),
+            raw: Vec::new(),
+            width: 0,
+            state: Vec::new(),
+            mark: Vec::new(),
+            cap: 0,
+            tab: Vec::new(),
+            keys: Vec::new(),
+            row: PyDict::new(py).unbind(),
+            n: 0,
+            dead: 0,
+            last: None,
+            last_sketch: None,
+            q32: Vec::new(),
+            q64: Vec::new(),
+            heads: Vec::new(),
+            hits: Vec::new(),
+            found: Vec::new(),
+        }
+    }
+
+    fn ready(&self) -> PyResult<()> {
+        if self.num_perm == 0 {
+            return Err(PyValueError::new_err(
+                "this BandIndex was not set up; call _setup(num_perm, bands, rows) first",
+            ));
+        }
+        Ok(())
+    }
+
+    /// An empty table and no rows (the keys' parameters kept).
+    fn clear_rows(&mut self, py: Python<'_>, rows: usize) {
+        let slots_end = core::HEADER + 2 * MIN_SLOTS as usize;
+        let mut tab = Vec::with_capacity(slots_end + 2 * MIN_ENTRIES as usize);
+        tab.resize(slots_end, 0);
+        core::init_table(
+            &mut tab,
+            MIN_SLOTS,
+            MIN_ENTRIES,
+            self.bands as i64,
+            rows as i64,
+            core::HEADER as i64,
+        );
+        self.tab = tab;
+        self.sig32 = Vec::new();
+        self.raw = Vec::new();
+        self.state = Vec::new();
+        self.mark = Vec::new();
+        self.cap = 0;
+        self.keys = Vec::new();
+        self.row = PyDict::new(py).unbind();
+        self.n = 0;
+        self.dead = 0;
+        self.last = None;
+        self.last_sketch = None;
+    }
+
+    fn rows_per_band(&self) -> usize {
+        self.tab[core::ROWS] as usize
+    }
+
+    /// Room for `k` more rows after the first `n`, their entries, and a table at most 3/4
+    /// full (rows at least double; the table as `plan_growth` says).
+    fn reserve(&mut self, k: usize) {
+        let need = self.n + k;
+        if need > self.cap {
+            let cap = need.max(2 * self.cap).max(64);
+            let p = self.num_perm;
+            if self.exact {
+                self.raw.reserve_exact(cap * p - self.raw.len());
+            } else {
+                self.sig32.reserve_exact(cap * p - self.sig32.len());
+            }
+            self.state.reserve_exact(cap - self.state.len());
+            self.mark.reserve_exact(cap - self.mark.len());
+            self.cap = cap;
+        }
+        let (used, entries, slots, capacity, base) = core::sizes(&self.tab);
+        let more = (k * self.bands) as i64;
+        let (new_slots, new_cap) = core::plan_growth(used, entries, slots, capacity, more);
+        if new_slots != slots {
+            let full = core::table_len(new_slots as usize, new_cap as usize, base as usize);
+            let mut out = Vec::with_capacity(full);
+            out.resize(full - 2 * (new_cap - entries) as usize, 0);
+            core::grow_into(&self.tab, &mut out, new_slots, new_cap);
+            self.tab = out;
+        } else if new_cap != capacity {
+            let full = core::table_len(slots as usize, new_cap as usize, base as usize);
+            self.tab.reserve_exact(full - self.tab.len());
+            core::set_capacity(&mut self.tab, new_cap);
+        }
+    }
+
+    /// The table at its full length (zeros past the last entry), as the numpy twin holds it.
+    fn full_table(&self) -> Vec<i64> {
+        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
+        let mut tab = self.tab.clone();
+        tab.resize(core::table_len(slots as usize, capacity as usize, base as usize), 0);
+        tab
+    }
+
+    /// File row `r` (its slots stored) under its band keys; the heads it displaced are not
+    /// needed. Returns the row's first entry.
+    fn file_row(&mut self, r: usize) -> usize {
+        let (p, rows) = (self.num_perm, self.rows_per_band());
+        let first = self.tab[1] as usize;
+        self.heads.resize(self.bands, 0);
+        if self.exact {
+            core::band_keys_into(&self.raw[r * p..(r + 1) * p], rows, &mut self.heads);
+        } else {
+            core::band_keys_into(&self.sig32[r * p..(r + 1) * p], rows, &mut self.heads);
+        }
+        file_keys(&mut self.tab, &mut self.heads, r as i64);
+        first
+    }
+
+    /// Append the slots `src` as row `n` (folded in estimate mode) with its state.
+    fn push_row(&mut self, src: &[u64]) {
+        push_row(self.exact, src, &mut self.sig32, &mut self.raw, &mut self.state);
+        self.mark.push(0);
+    }
+
+    /// Append `keys` with the rows of `src` (already checked: new keys, `num_perm` wide).
+    fn append_rows(
+        &mut self,
+        py: Python<'_>,
+        keys: &[Bound<'_, PyAny>],
+        src: &[u64],
+    ) -> PyResult<()> {
+        let k = keys.len();
+        if k == 0 {
+            return Ok(());
+        }
+        self.reserve(k);
+        let lo = self.n;
+        let p = self.num_perm;
+        let exact = self.exact;
+        {
+            let (sig32, raw, state, mark, tab) = (
+                &mut self.sig32,
+                &mut self.raw,
+                &mut self.state,
+                &mut self.mark,
+                &mut self.tab,
+            );
+            let bands = self.bands;
+            py.detach(|| {
+                let mut heads = vec![0i64; bands];
+                let rows = tab[core::ROWS] as usize;
+                for i in 0..k {
+                    let r = lo + i;
+                    push_row(exact, &src[i * p..(i + 1) * p], sig32, raw, state);
+                    mark.push(0);
+                    if exact {
+                        core::band_keys_into(&raw[r * p..(r + 1) * p], rows, &mut heads);
+                    } else {
+                        core::band_keys_into(&sig32[r * p..(r + 1) * p], rows, &mut heads);
+                    }
+                    file_keys(tab, &mut heads, r as i64);
+                }
+            });
+        }
+        let dict = self.row.bind(py);
+        for (i, key) in keys.iter().enumerate() {
+            dict.set_item(key, lo + i)?;
+            self.keys.push(key.clone().unbind());
+        }
+        self.n = lo + k;
+        self.last = None;
+        Ok(())
+    }
+
+    /// The slots of `mh` when it is a sketch of the index's type and parameters with
+    /// `num_perm` contiguous `uint64` slots (else the general path takes it).
+    fn sketch<'py>(&self, mh: &Bound<'py, PyAny>) -> PyResult<Sketch<'py>> {
+        let py = mh.py();
+        let Some(kind) = &self.sketch_type else {
+            return Ok(Sketch::Other);
+        };
+        if !mh.get_type().is(kind.bind(py)) {
+            return Ok(Sketch::Other);
+        }
+        let Some((scheme, params)) = &self.params else {
+            return Ok(Sketch::Other);
+        };
+        let p = mh.getattr(intern!(py, "params"))?;
+        if !p.is(params.bind(py)) && !p.eq(params.bind(py))? {
+            return Ok(Sketch::Other);
+        }
+        let s = mh.getattr(intern!(py, "scheme"))?;
+        if !s.is(scheme.bind(py)) && !s.eq(scheme.bind(py))? {
+            return Ok(Sketch::Other);
+        }
+        let hv = mh.getattr(intern!(py, "hashvalues"))?;
+        match hv.cast_into::<PyArray1<u64>>() {
+            Ok(a) if a.len() == self.num_perm && a.is_contiguous() => Ok(Sketch::Slots(a)),
+            _ => Ok(Sketch::Other),
+        }
+    }
+
+    /// Fold `hv` into the query buffer; false for an empty query.
+    fn fold_query(&mut self, hv: &[u64]) -> bool {
+        self.q32.resize(self.num_perm, 0);
+        core::fold_row(hv, &mut self.q32)
+    }
+
+    /// The ranked hits of the query in `q32` into `hits` (sorted, best first).
+    fn ranked(&mut self, min_est: f64) {
+        let p = self.num_perm;
+        self.hits.clear();
+        self.heads.resize(self.bands, 0);
+        let fused = match self.last {
+            Some((r, first))
+                if self.state[r] == 1 && self.sig32[r * p..(r + 1) * p] == self.q32[..] =>
+            {
+                // the query is the last add's sketch: its entries head the chains of its keys
+                for (j, h) in self.heads.iter_mut().enumerate() {
+                    *h = (first + j) as i64;
+                }
+                true
+            }
+            _ => false,
+        };
+        if !fused {
+            core::probe(&self.q32, &self.tab, &mut self.heads);
+        }
+        self.tab[core::STAMP] += 1;
+        let mut rows = Rows {
+            sig32: &self.sig32,
+            num_perm: p,
+            state: &self.state,
+            mark: &mut self.mark,
+        };
+        core::walk(&self.heads, &self.q32, &self.tab, &mut rows, min_est, &mut self.hits);
+        self.hits.sort_unstable();
+    }
+
+    /// The hits in `hits` as a list of `(key, estimate)`.
+    fn hit_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        hits_list(py, &self.hits, &self.keys, self.num_perm)
+    }
+
+    /// The unranked candidates of the slots `q` into `found` (estimate mode skips an empty
+    /// query; exact mode compares each candidate's band with the query's).
+    fn unranked(&mut self, q: &[u64]) {
+        let p = self.num_perm;
+        self.found.clear();
+        self.heads.resize(self.bands, 0);
+        if self.exact {
+            let fused = match self.last {
+                Some((r, first)) if self.raw[r * p..(r + 1) * p] == *q => {
+                    for (j, h) in self.heads.iter_mut().enumerate() {
+                        *h = (first + j) as i64;
+                    }
+                    true
+                }
+                _ => false,
+            };
+            if !fused {
+                core::probe(q, &self.tab, &mut self.heads);
+            }
+            self.tab[core::STAMP] += 1;
+            core::unranked_exact(
+                &self.heads,
+                q,
+                &self.raw,
+                p,
+                &self.tab,
+                &self.state,
+                &mut self.mark,
+                &mut self.found,
+            );
+            return;
+        }
+        if !self.fold_query(q) {
+            return;
+        }
+        core::probe(&self.q32, &self.tab, &mut self.heads);
+        self.tab[core::STAMP] += 1;
+        core::unranked(&self.heads, &self.tab, &self.state, &mut self.mark, &mut self.found);
+    }
+
+    fn found_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.found.iter().map(|&r| self.keys[r as usize].bind(py)))
+    }
+
+    /// Rebuild without the removed rows (renumbering the rest), as `LSHIndex` does once they
+    /// are a quarter of the index.
+    fn compact(&mut self, py: Python<'_>) -> PyResult<()> {
+        let p = self.num_perm;
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let keys: Vec<Py<PyAny>> = live.iter().map(|&r| self.keys[r].clone_ref(py)).collect();
+        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
+        let (sig32, raw): (Vec<u32>, Vec<u64>) = if self.exact {
+            (
+                Vec::new(),
+                live.iter()
+                    .flat_map(|&r| self.raw[r * p..(r + 1) * p].iter().copied())
+                    .collect(),
+            )
+        } else {
+            (
+                live.iter()
+                    .flat_map(|&r| self.sig32[r * p..(r + 1) * p].iter().copied())
+                    .collect(),
+                Vec::new(),
+            )
+        };
+        let rows = self.rows_per_band();
+        self.clear_rows(py, rows);
+        self.restore(py, keys, &sig32, &raw, &state)
+    }
+
+    /// Rows `0..len(keys)` from `keys`, their slots and states; files the live rows.
+    fn restore(
+        &mut self,
+        py: Python<'_>,
+        keys: Vec<Py<PyAny>>,
+        sig32: &[u32],
+        raw: &[u64],
+        state: &[u8],
+    ) -> PyResult<()> {
+        let count = keys.len();
+        self.reserve(count);
+        let p = self.num_perm;
+        if self.exact {
+            self.raw.extend_from_slice(&raw[..count * p]);
+        } else {
+            self.sig32.extend_from_slice(&sig32[..count * p]);
+        }
+        self.state.extend_from_slice(&state[..count]);
+        self.mark.resize(count, 0);
+        let dict = PyDict::new(py);
+        for (i, key) in keys.iter().enumerate() {
+            dict.set_item(key.bind(py), i)?;
+        }
+        self.row = dict.unbind();
+        self.keys = keys;
+        self.n = count;
+        for r in 0..count {
+            if self.state[r] == 1 {
+                self.file_row(r);
+            }
+        }
+        self.last = None;
+        Ok(())
+    }
+
+    fn rows_array<'py, T: numpy::Element + Copy>(
+        py: Python<'py>,
+        data: &[T],
+        rows: &[usize],
+        p: usize,
+    ) -> PyResult<Bound<'py, PyArray2<T>>> {
+        let flat: Vec<T> = rows
+            .iter()
+            .flat_map(|&r| data[r * p..(r + 1) * p].iter().copied())
+            .collect();
+        Ok(PyArray1::from_vec(py, flat).reshape([rows.len(), p])?)
+    }
+
+    fn check_values<'py>(&self, values: &Bound<'py, PyAny>) -> PyResult<super::input::Slots<'py>> {
+        let (src, shape) = slots(values)?;
+        let k = row_count(src.as_slice().len(), self.num_perm)?;
+        if shape.len() != 2 || shape[0] != k {
+            return Err(PyValueError::new_err(format!(
+                "expected a (n, {}) array of sketches, got shape {}",
+                self.num_perm,
+                py_shape(&shape)
+            )));
+        }
+        Ok(src)
+    }
+}
+
+#[pymethods]
+impl BandIndex {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(
+        py: Python<'_>,
+        _args: &Bound<'_, PyTuple>,
+        _kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> Self {
+        BandIndex::empty(py)
+    }
+
+    /// Make this an empty index of ``bands`` bands of ``rows`` slots over sketches of
+    /// ``num_perm`` slots. ``sketch_type``: the sketch class whose ``hashvalues``, ``scheme``
+    /// and ``params`` the per-call paths read; ``exact``: the exact mode (module docs).
+    #[pyo3(signature = (num_perm, bands, rows, sketch_type=None, exact=false))]
+    fn _setup(
+        &mut self,
+        py: Python<'_>,
+        num_perm: usize,
+        bands: usize,
+        rows: usize,
+        sketch_type: Option<Bound<'_, PyType>>,
+        exact: bool,
+    ) -> PyResult<()> {
+        if num_perm == 0 || bands == 0 || rows == 0 || bands * rows > num_perm {
+            return Err(PyValueError::new_err(format!(
+                "an index needs 1 <= bands * rows <= num_perm, got num_perm={num_perm}, \
+                 bands={bands}, rows={rows}"
+            )));
+        }
+        self.num_perm = num_perm;
+        self.bands = bands;
+        self.exact = exact;
+        self.sketch_type = sketch_type.map(Bound::unbind);
+        self.params = None;
+        self.width = 0;
+        self.clear_rows(py, rows);
+        Ok(())
+    }
+
+    /// The sketches' ``(scheme, params)`` this index holds, or None.
+    #[getter(_params)]
+    fn get_params(&self, py: Python<'_>) -> Option<(Py<PyAny>, Py<PyAny>)> {
+        self.params
+            .as_ref()
+            .map(|(s, p)| (s.clone_ref(py), p.clone_ref(py)))
+    }
+
+    #[setter(_params)]
+    fn set_params(&mut self, value: Option<(Py<PyAny>, Py<PyAny>)>) {
+        self.params = value;
+    }
+
+    /// Rows used (removed ones included).
+    #[getter(_n)]
+    fn get_n(&self) -> usize {
+        self.n
+    }
+
+    /// The dict key -> row of the indexed keys (read it; change it only through the index).
+    #[getter(_rows_dict)]
+    fn get_rows_dict(&self, py: Python<'_>) -> Py<PyDict> {
+        self.row.clone_ref(py)
+    }
+
+    /// Removed rows not yet dropped.
+    #[getter(_dead)]
+    fn get_dead(&self) -> usize {
+        self.dead
+    }
+
+    fn __len__(&self) -> usize {
+        self.n - self.dead
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.row.bind(py).contains(key)
+    }
+
+    /// Index one sketch under ``key`` (an existing ``key`` is replaced).
+    fn add(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, mh: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let mut this = slf.borrow_mut();
+        this.ready()?;
+        let r = this.n;
+        // (a new key is filed under its row at once: one lookup)
+        let hv = match this.sketch(mh)? {
+            Sketch::Slots(hv) if !this.exact && this.row.bind(py).set_default(key, r)? => hv,
+            _ => {
+                drop(this);
+                slf.call_method1(intern!(py, "_add_general"), (key, mh))?;
+                return Ok(());
+            }
+        };
+        this.reserve(1);
+        {
+            // SAFETY: the GIL is held and no Python code runs while the slice is read
+            let src = unsafe { hv.as_slice() }.map_err(|_| PyValueError::new_err("slots"))?;
+            this.push_row(src);
+        }
+        let first = this.file_row(r);
+        this.keys.push(key.clone().unbind());
+        this.n = r + 1;
+        this.last = Some((r, first));
+        this.last_sketch = Some((mh.clone().unbind(), hv.unbind()));
+        Ok(())
+    }
+
+    /// Keys sharing a band with ``mh``, each with its estimated Jaccard, best first.
+    #[pyo3(signature = (mh, *, min_similarity=None))]
+    fn query<'py>(
+        slf: &Bound<'py, Self>,
+        mh: &Bound<'py, PyAny>,
+        min_similarity: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut this = slf.borrow_mut();
+        this.ready()?;
+        let same = match &this.last_sketch {
+            Some((last, hv)) if last.bind(py).is(mh) => Some(hv.bind(py).clone()),
+            _ => None,
+        };
+        let checked = match same {
+            Some(hv) => Sketch::Slots(hv), // the last add's sketch: checked then
+            None => this.sketch(mh)?,
+        };
+        let hv = match checked {
+            Sketch::Slots(hv) if !this.exact => hv,
+            _ => {
+                drop(this);
+                return slf.call_method1(intern!(py, "_query_general"), (mh, min_similarity));
+            }
+        };
+        if this.n == 0 {
+            return Ok(PyList::empty(py).into_any());
+        }
+        let min_est = match min_similarity {
+            Some(m) if !m.is_none() => m.extract::<f64>()?,
+            _ => -1.0,
+        };
+        let live = {
+            // SAFETY: the GIL is held and no Python code runs while the slice is read
+            let src = unsafe { hv.as_slice() }.map_err(|_| PyValueError::new_err("slots"))?;
+            this.fold_query(src)
+        };
+        if !live {
+            return Ok(PyList::empty(py).into_any());
+        }
+        this.ranked(min_est);
+        Ok(this.hit_list(py)?.into_any())
+    }
+
+    /// Remove ``key`` from the index.
+    fn remove(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.ready()?;
+        let dict = self.row.bind(py);
+        let Some(r) = dict.get_item(key)? else {
+            return Err(input_error(
+                py,
+                format!(
+                    "key {} is not in the index; check `key in index` first",
+                    key.repr()?
+                ),
+            ));
+        };
+        let r: usize = r.extract()?;
+        dict.del_item(key)?;
+        self.state[r] = 0;
+        self.keys[r] = py.None();
+        self.dead += 1;
+        Ok(())
+    }
+
+    /// The key indexed in insertion slot ``row``.
+    fn key_of(&self, py: Python<'_>, row: isize) -> PyResult<Py<PyAny>> {
+        let n = self.keys.len() as isize;
+        let at = if row < 0 { row + n } else { row };
+        if at < 0 || at >= n {
+            return Err(PyIndexError::new_err("list index out of range"));
+        }
+        Ok(self.keys[at as usize].clone_ref(py))
+    }
+
+    /// Keys sharing a band key with one sketch given as its slot values, unranked.
+    fn candidates<'py>(
+        slf: &Bound<'py, Self>,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mut this = slf.borrow_mut();
+        this.ready()?;
+        let ok = !this.exact
+            && values
+                .cast::<PyUntypedArray>()
+                .map(|a| {
+                    a.ndim() == 1 && a.len() == this.num_perm && a.dtype().kind() == b'u'
+                })
+                .unwrap_or(false);
+        if !ok {
+            drop(this);
+            return slf.call_method1(intern!(py, "_candidates_general"), (values,));
+        }
+        if this.n == 0 {
+            return Ok(PyList::empty(py).into_any());
+        }
+        let (src, _) = slots(values)?;
+        this.unranked(src.as_slice());
+        Ok(this.found_keys(py)?.into_any())
+    }
+
+    /// Exact mode: add ``values`` (a 1-D uint32 or uint64 array of ``num_perm`` slots) under
+    /// a new ``key``. Returns 1, 0 (``key`` is indexed: nothing done) or -1 (not such an
+    /// array, or another width than the indexed sketches': nothing done).
+    fn _insert_values(
+        &mut self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        values: &Bound<'_, PyAny>,
+    ) -> PyResult<i32> {
+        self.ready()?;
+        let Some(width) = exact_width(values, self.num_perm) else {
+            return Ok(-1);
+        };
+        if !self.exact || (self.width != 0 && self.width != width) {
+            return Ok(-1);
+        }
+        if self.row.bind(py).contains(key)? {
+            return Ok(0);
+        }
+        if self.dead > 64.max(self.n / 4) {
+            self.compact(py)?;
+        }
+        self.row.bind(py).set_item(key, self.n)?;
+        let (src, _) = slots(values)?;
+        self.q64.clear();
+        self.q64.extend_from_slice(src.as_slice());
+        drop(src);
+        self.reserve(1);
+        let r = self.n;
+        let q = std::mem::take(&mut self.q64);
+        self.push_row(&q);
+        self.q64 = q;
+        let first = self.file_row(r);
+        self.keys.push(key.clone().unbind());
+        self.n = r + 1;
+        self.width = width;
+        self.last = Some((r, first));
+        Ok(1)
+    }
+
+    /// Exact mode: the keys whose bucket in some band is the query's (band by band, each
+    /// bucket newest first), or None when ``values`` is not a 1-D array of the indexed
+    /// sketches' width and ``num_perm`` slots.
+    fn _candidates_exact<'py>(
+        &mut self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.ready()?;
+        let Some(width) = exact_width(values, self.num_perm) else {
+            return Ok(None);
+        };
+        if !self.exact || (self.width != 0 && self.width != width) {
+            return Ok(None);
+        }
+        if self.n == 0 {
+            return Ok(Some(PyList::empty(py)));
+        }
+        let (src, _) = slots(values)?;
+        self.q64.clear();
+        self.q64.extend_from_slice(src.as_slice());
+        drop(src);
+        let q = std::mem::take(&mut self.q64);
+        self.unranked(&q);
+        self.q64 = q;
+        Ok(Some(self.found_keys(py)?))
+    }
+
+    /// Slot width in bytes of the exact mode's sketches (0: none indexed yet).
+    #[getter(_width)]
+    fn get_width(&self) -> usize {
+        self.width
+    }
+
+    /// Append new ``keys`` (a list, no repeats, none indexed) with their sketches ``values``
+    /// (``(len(keys), num_perm)``, any unsigned dtype; exact mode: the indexed width).
+    fn _append(
+        &mut self,
+        py: Python<'_>,
+        keys: &Bound<'_, PyList>,
+        values: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.ready()?;
+        let src = self.check_values(values)?;
+        let src = src.as_slice();
+        let k = src.len() / self.num_perm;
+        if keys.len() != k {
+            return Err(PyValueError::new_err(format!(
+                "_append got {} keys for {k} sketches",
+                keys.len()
+            )));
+        }
+        if self.exact && k > 0 {
+            let width = values
+                .cast::<PyUntypedArray>()
+                .map(|a| a.dtype().itemsize())
+                .unwrap_or(8);
+            self.width = width;
+        }
+        let keys: Vec<Bound<'_, PyAny>> = keys.iter().collect();
+        self.append_rows(py, &keys, src)
+    }
+
+    /// The hits of every row of ``values`` (``(k, num_perm)``, any unsigned dtype), as
+    /// lists of ``(key, estimate)``, best first.
+    fn _query_lists<'py>(
+        &mut self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+        min_est: f64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.ready()?;
+        let src = self.check_values(values)?;
+        let src = src.as_slice();
+        let p = self.num_perm;
+        let nq = src.len() / p;
+        let out = PyList::empty(py);
+        if self.n == 0 || self.exact {
+            for _ in 0..nq {
+                out.append(PyList::empty(py))?;
+            }
+            return Ok(out);
+        }
+        let (offsets, hits) = {
+            let (sig32, state, mark, tab) =
+                (&self.sig32, &self.state, &mut self.mark, &mut self.tab);
+            let bands = self.bands;
+            py.detach(|| {
+                let mut rows = Rows {
+                    sig32,
+                    num_perm: p,
+                    state,
+                    mark,
+                };
+                let mut offsets = vec![0usize; nq + 1];
+                let mut hits = Vec::new();
+                let mut q = vec![0u32; p];
+                let mut heads = vec![0i64; bands];
+                for i in 0..nq {
+                    let start = hits.len();
+                    if core::fold_row(&src[i * p..(i + 1) * p], &mut q) {
+                        core::collect(&q, tab, &mut rows, min_est, &mut heads, &mut hits);
+                        hits[start..].sort_unstable();
+                    }
+                    offsets[i + 1] = hits.len();
+                }
+                (offsets, hits)
+            })
+        };
+        for i in 0..nq {
+            out.append(hits_list(py, &hits[offsets[i]..offsets[i + 1]], &self.keys, p)?)?;
+        }
+        Ok(out)
+    }
+
+    /// The unranked candidates of every row of ``values`` (``(k, num_perm)``), as lists of
+    /// keys (exact mode: of the indexed width).
+    fn _candidate_lists<'py>(
+        &mut self,
+        py: Python<'py>,
+        values: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.ready()?;
+        let src = self.check_values(values)?;
+        let src = src.as_slice();
+        let p = self.num_perm;
+        let out = PyList::empty(py);
+        for i in 0..src.len() / p {
+            if self.n == 0 {
+                out.append(PyList::empty(py))?;
+                continue;
+            }
+            self.unranked(&src[i * p..(i + 1) * p]);
+            out.append(self.found_keys(py)?)?;
+        }
+        Ok(out)
+    }
+
+    /// The rows not removed, in insertion order: ``(keys, slots, states, rows)`` (slots
+    /// folded to uint32 in estimate mode, raw uint64 in exact mode).
+    fn _live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        self.ready()?;
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let keys = PyList::new(py, live.iter().map(|&r| self.keys[r].bind(py)))?;
+        let slots = if self.exact {
+            Self::rows_array(py, &self.raw, &live, self.num_perm)?.into_any()
+        } else {
+            Self::rows_array(py, &self.sig32, &live, self.num_perm)?.into_any()
+        };
+        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
+        let rows: Vec<i64> = live.iter().map(|&r| r as i64).collect();
+        PyTuple::new(
+            py,
+            [
+                keys.into_any(),
+                slots,
+                PyArray1::from_vec(py, state).into_any(),
+                PyArray1::from_vec(py, rows).into_any(),
+            ],
+        )
+    }
+
+    /// Copies of the folded slots and the states of rows ``0.._n`` (estimate mode).
+    fn _arrays<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<u8>>)> {
+        self.ready()?;
+        let p = self.num_perm;
+        let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
+        Ok((sig, PyArray1::from_slice(py, &self.state[..self.n])))
+    }
+
+    /// Drop removed rows (renumbering the rest) once they are a quarter of the index.
+    fn _maybe_compact(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.ready()?;
+        if self.dead <= 64.max(self.n / 4) {
+            return Ok(());
+        }
+        self.compact(py)
+    }
+
+    /// Rows from saved ones: ``keys`` (a list), their slots ``sig`` (``(len(keys),
+    /// num_perm)``: uint32 folded, or the raw slots in exact mode) and ``state`` (uint8);
+    /// the live rows' band keys are filed in order.
+    fn _restore(
+        &mut self,
+        py: Python<'_>,
+        keys: &Bound<'_, PyList>,
+        sig: &Bound<'_, PyAny>,
+        state: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.ready()?;
+        let rows = self.rows_per_band();
+        self.clear_rows(py, rows);
+        let count = keys.len();
+        let (values, _) = slots(sig)?;
+        let values = values.as_slice();
+        let (st, _) = slots(state)?;
+        let st: Vec<u8> = st.as_slice().iter().map(|&v| v as u8).collect();
+        if values.len() < count * self.num_perm || st.len() < count {
+            return Err(PyValueError::new_err("saved rows are shorter than their keys"));
+        }
+        let keys: Vec<Py<PyAny>> = keys.iter().map(Bound::unbind).collect();
+        if self.exact {
+            self.restore(py, keys, &[], values, &st)
+        } else {
+            let folded: Vec<u32> = values[..count * self.num_perm]
+                .iter()
+                .map(|&v| v as u32)
+                .collect();
+            self.restore(py, keys, &folded, &[], &st)
+        }
+    }
+
+    /// The pickled state: the same names (``_sig``, ``_state``, ``_tab``, ``_keys``, ``_row``,
+    /// ``_n``, ``_dead``, ``_params``) as the numpy twin's and earlier versions' pickles.
+    fn _dump<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.ready()?;
+        let p = self.num_perm;
+        let out = PyDict::new(py);
+        if self.exact {
+            let sig = PyArray1::from_slice(py, &self.raw[..self.n * p]).reshape([self.n, p])?;
+            out.set_item("_raw", sig)?;
+        } else {
+            let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
+            out.set_item("_sig", sig)?;
+        }
+        out.set_item("_state", PyArray1::from_slice(py, &self.state[..self.n]))?;
+        let mut tab = self.full_table();
+        tab[core::STAMP] = 0; // the query stamp restarts with fresh marks
+        out.set_item("_tab", PyArray1::from_vec(py, tab))?;
+        out.set_item("_keys", PyList::new(py, self.keys.iter().map(|k| k.bind(py)))?)?;
+        out.set_item("_row", self.row.bind(py).copy()?)?;
+        out.set_item("_n", self.n)?;
+        out.set_item("_dead", self.dead)?;
+        out.set_item("_params", self.get_params(py))?;
+        out.set_item("_width", self.width)?;
+        Ok(out)
+    }
+
+    /// Set the rows and the table from :meth:`_dump`'s dict (or an earlier version's
+    /// pickled ``LSHIndex`` state, whose arrays may hold more rows than ``_n``).
+    fn _load(&mut self, py: Python<'_>, state: &Bound<'_, PyDict>) -> PyResult<()> {
+        self.ready()?;
+        let get = |name: &str| -> PyResult<Bound<'_, PyAny>> {
+            state
+                .get_item(name)?
+                .ok_or_else(|| PyValueError::new_err(format!("pickled index lacks {name}")))
+        };
+        let n: usize = get("_n")?.extract()?;
+        let p = self.num_perm;
+        let rows = self.rows_per_band();
+        self.clear_rows(py, rows);
+        self.reserve(n);
+        let (values, _) = slots(&get(if self.exact { "_raw" } else { "_sig" })?)?;
+        let values = values.as_slice();
+        let (st, _) = slots(&get("_state")?)?;
+        let st = st.as_slice();
+        if values.len() < n * p || st.len() < n {
+            return Err(PyValueError::new_err("pickled index rows are shorter than _n"));
+        }
+        if self.exact {
+            self.raw.extend_from_slice(&values[..n * p]);
+        } else {
+            self.sig32.extend(values[..n * p].iter().map(|&v| v as u32));
+        }
+        self.state.extend(st[..n].iter().map(|&v| v as u8));
+        self.mark.resize(n, 0);
+        let tab = get("_tab")?.extract::<numpy::PyReadonlyArray1<'_, i64>>()?;
+        let tab = tab.as_slice()?;
+        let (_, entries, slots, capacity, base) = core::sizes(tab);
+        let full = core::table_len(slots as usize, capacity as usize, base as usize);
+        if tab.len() != full || entries > capacity {
+            return Err(PyValueError::new_err("pickled index has a malformed table"));
+        }
+        let mut own = Vec::with_capacity(full);
+        own.extend_from_slice(&tab[..full - 2 * (capacity - entries) as usize]);
+        self.tab = own;
+        let keys = get("_keys")?;
+        self.keys = keys
+            .try_iter()?
+            .take(n)
+            .map(|k| k.map(Bound::unbind))
+            .collect::<PyResult<_>>()?;
+        if self.keys.len() != n {
+            return Err(PyValueError::new_err("pickled index has fewer keys than _n"));
+        }
+        self.row = get("_row")?.cast::<PyDict>()?.copy()?.unbind();
+        self.n = n;
+        self.dead = get("_dead")?.extract()?;
+        self.params = get("_params")?.extract()?;
+        if let Some(w) = state.get_item("_width")? {
+            self.width = w.extract()?;
+        }
+        Ok(())
+    }
+
+    /// Bytes of the rows' arrays and the table (not the keys and their dict).
+    fn _nbytes(&self) -> usize {
+        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
+        let width = if self.exact { 8 } else { 4 };
+        self.cap * (self.num_perm * width + 1 + 8)
+            + core::table_len(slots as usize, capacity as usize, base as usize) * 8
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.row)?;
+        for key in &self.keys {
+            visit.call(key)?;
+        }
+        if let Some(t) = &self.sketch_type {
+            visit.call(t)?;
+        }
+        if let Some((s, p)) = &self.params {
+            visit.call(s)?;
+            visit.call(p)?;
+        }
+        if let Some((m, hv)) = &self.last_sketch {
+            visit.call(m)?;
+            visit.call(hv)?;
+        }
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.keys.clear();
+        self.sketch_type = None;
+        self.params = None;
+        self.last_sketch = None;
+        Python::attach(|py| self.row = PyDict::new(py).unbind());
+    }
+}
+
+/// `(key, estimate)` of each hit `(num_perm - equal slots, row)`, as a list.
+fn hits_list<'py>(
+    py: Python<'py>,
+    hits: &[(usize, usize)],
+    keys: &[Py<PyAny>],
+    num_perm: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let items = hits.iter().map(|&(d, r)| {
+        let est = PyFloat::new(py, core::estimate(d, num_perm));
+        PyTuple::new(py, [keys[r].bind(py).clone(), est.into_any()])
+    });
+    let items: Vec<Bound<'py, PyTuple>> = items.collect::<PyResult<_>>()?;
+    PyList::new(py, items)
+}
+
+/// The slot width of a 1-D uint32 or uint64 array of `num_perm` slots, else None.
+fn exact_width(values: &Bound<'_, PyAny>, num_perm: usize) -> Option<usize> {
+    let a = values.cast::<PyUntypedArray>().ok()?;
+    if a.ndim() != 1 || a.len() != num_perm {
+        return None;
+    }
+    let dtype = a.dtype();
+    let width = dtype.itemsize();
+    (dtype.kind() == b'u' && (width == 4 || width == 8)).then_some(width)
+}
+
+/// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
+/// live but empty in estimate mode).
+fn push_row(exact: bool, src: &[u64], sig32: &mut Vec<u32>, raw: &mut Vec<u64>, state: &mut Vec<u8>) {
+    if exact {
+        raw.extend_from_slice(src);
+        state.push(1);
+    } else {
+        sig32.extend(src.iter().map(|&v| core::fold(v)));
+        state.push(if core::is_empty(src) { 2 } else { 1 });
+    }
+}
+
+/// `core::file_keys` for a table whose entries end the vector (pushed, not written).
+fn file_keys(tab: &mut Vec<i64>, keys: &mut [i64], row: i64) {
+    for &k in keys.iter() {
+        core::prefetch(tab, k);
+    }
+    for h in keys.iter_mut() {
+        let at = core::slot(tab, *h);
+        let head = tab[at + 1];
+        if head < 0 {
+            tab[at] = *h;
+            tab[0] += 1;
+        }
+        let e = tab[1];
+        tab.push(row);
+        tab.push(head);
+        tab[at + 1] = e;
+        tab[1] = e + 1;
+        *h = head;
+    }
+}
