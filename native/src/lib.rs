@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 
 mod arrays;
+pub mod datasketch;
 mod errors;
 pub mod lsh;
 pub mod xxh3;
@@ -17,6 +18,7 @@ pub mod xxh3;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    family(m, "datasketch", datasketch::py::register)?;
     family(m, "lsh", lsh::py::register)?;
     family(m, "xxh3", xxh3::py::register)?;
     Ok(())

@@ -1109,3 +1109,4 @@ fn file_keys(tab: &mut Vec<i64>, keys: &mut [i64], row: i64) {
         *h = head;
     }
 }
+

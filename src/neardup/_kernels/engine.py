@@ -72,6 +72,7 @@ FAMILIES = (
     "buckets",
     "canonicalize",
     "ctph",
+    "datasketch",
     "forest",
     "hamming",
     "hll",
