@@ -13,7 +13,13 @@ use sha1::{Digest, Sha1};
 
 /// Tokens hashed side by side.
 const LANES: usize = 8;
-const INIT: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+const INIT: [u32; 5] = [
+    0x6745_2301,
+    0xEFCD_AB89,
+    0x98BA_DCFE,
+    0x1032_5476,
+    0xC3D2_E1F0,
+];
 
 /// A permutation scheme of datasketch 2.0.0.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -156,7 +162,13 @@ mod sha_ni {
         );
         let e0 = _mm_set_epi32(super::INIT[4] as i32, 0, 0, 0);
         let zero = _mm_setzero_si128();
-        let (mut w0, mut w1, mut w2, mut w3, mut w4) = ([zero; LANES], [zero; LANES], [zero; LANES], [zero; LANES], [zero; LANES]);
+        let (mut w0, mut w1, mut w2, mut w3, mut w4) = (
+            [zero; LANES],
+            [zero; LANES],
+            [zero; LANES],
+            [zero; LANES],
+            [zero; LANES],
+        );
         let (mut h0, mut h1) = ([init; LANES], [zero; LANES]);
         for s in 0..LANES {
             let p: *const __m128i = blocks[s].as_ptr().cast();

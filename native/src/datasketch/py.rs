@@ -239,7 +239,11 @@ impl Params {
 }
 
 fn params(scheme: Scheme, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Params> {
-    let want = if scheme == Scheme::Affine32 { "uint32" } else { "uint64" };
+    let want = if scheme == Scheme::Affine32 {
+        "uint32"
+    } else {
+        "uint64"
+    };
     let wrong = || {
         PyTypeError::new_err(format!(
             "permutation parameters of scheme {} must be 1-D {want} arrays of one length",
@@ -249,11 +253,17 @@ fn params(scheme: Scheme, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResul
     let p = if scheme == Scheme::Affine32 {
         let a = a.cast::<PyArray1<u32>>().map_err(|_| wrong())?;
         let b = b.cast::<PyArray1<u32>>().map_err(|_| wrong())?;
-        Params::Narrow(a.readonly().as_array().to_vec(), b.readonly().as_array().to_vec())
+        Params::Narrow(
+            a.readonly().as_array().to_vec(),
+            b.readonly().as_array().to_vec(),
+        )
     } else {
         let a = a.cast::<PyArray1<u64>>().map_err(|_| wrong())?;
         let b = b.cast::<PyArray1<u64>>().map_err(|_| wrong())?;
-        Params::Wide(a.readonly().as_array().to_vec(), b.readonly().as_array().to_vec())
+        Params::Wide(
+            a.readonly().as_array().to_vec(),
+            b.readonly().as_array().to_vec(),
+        )
     };
     let same = match &p {
         Params::Narrow(a, b) => a.len() == b.len(),
@@ -383,7 +393,11 @@ fn update<'py>(
         PyTypeError::new_err(format!(
             "hashvalues of scheme {} must be a 1-D {} array of {k} slots",
             name(scheme),
-            if scheme == Scheme::Affine32 { "uint32" } else { "uint64" }
+            if scheme == Scheme::Affine32 {
+                "uint32"
+            } else {
+                "uint64"
+            }
         ))
     };
     if scheme == Scheme::Affine32 {

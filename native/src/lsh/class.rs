@@ -1,11 +1,11 @@
 //! `BandIndex`: the state and the per-call work of `neardup.index.lsh.LSHIndex` (its base
 //! class) and of the native table of `neardup.compat.datasketch.MinHashLSH`.
 //!
-//! One object holds the keys, the rows and the band-key table (`core`'s layout), so that an
-//! `add` or a `query` from Python is one method call: no argument unboxing per array, no
-//! Python frame around the work. What is not the per-call path (validation of unusual input,
-//! the bulk paths' checks, plans, bytes) stays in the Python subclass, which the fast paths
-//! call back (`_add_general`, `_query_general`, `_candidates_general`) for anything unusual.
+//! One object holds the keys, the rows and the band-key table (`store`), so that an `add` or a
+//! `query` from Python is one method call: no argument unboxing per array, no Python frame
+//! around the work. What is not the per-call path (validation of unusual input, the bulk
+//! paths' checks, plans, bytes) stays in the Python subclass, which the fast paths call back
+//! (`_add_general`, `_query_general`, `_candidates_general`) for anything unusual.
 //!
 //! Two modes. The estimate mode (`LSHIndex`) keeps each row's slots folded to 32 bits,
 //! ranks hits by their estimated Jaccard, and never returns an empty sketch. The exact mode
@@ -25,8 +25,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyList, PyTuple, PyType};
 use pyo3::PyTraverseError;
 
-use super::core::{self, Rows};
+use super::core;
 use super::input::{py_shape, row_count, slots};
+use super::store::{Chunks, Table};
 
 const MIN_SLOTS: i64 = 512;
 const MIN_ENTRIES: i64 = 256;
@@ -48,19 +49,17 @@ pub struct BandIndex {
     exact: bool,
     sketch_type: Option<Py<PyType>>,
     params: Option<(Py<PyAny>, Py<PyAny>)>,
-    /// Folded slots (estimate mode) of the `n` rows (room reserved for `cap`: the rows'
-    /// arrays grow by pushes, so that no page past the last row is touched).
-    sig32: Vec<u32>,
-    /// Raw slots (exact mode) of the `n` rows.
-    raw: Vec<u64>,
+    /// Folded slots of the rows (estimate mode).
+    sig: Chunks<u32>,
+    /// Raw slots of the rows (exact mode).
+    raw: Chunks<u64>,
     /// Slot width of the exact mode's sketches in bytes (0: none yet).
     width: usize,
     state: Vec<u8>,
     mark: Vec<i64>,
+    /// The rows planned for (`nbytes` reports them, as the numpy twin's arrays hold them).
     cap: usize,
-    /// The table (`core`'s layout) up to its last used entry; room reserved for `tab[4]`
-    /// entries (written by pushes, as the rows).
-    tab: Vec<i64>,
+    table: Table,
     keys: Vec<Py<PyAny>>,
     row: Py<PyDict>,
     n: usize,
@@ -83,6 +82,108 @@ enum Sketch<'py> {
     Other,
 }
 
+/// The ranked hits of the folded query `q` from the chain heads `heads` (the stamp already
+/// advanced): `(num_perm - equal slots, row)` of each live row not met yet whose estimate
+/// is at least `min_est`.
+#[allow(clippy::too_many_arguments)]
+fn walk_ranked(
+    table: &Table,
+    sig: &Chunks<u32>,
+    state: &[u8],
+    mark: &mut [i64],
+    heads: &[i64],
+    q: &[u32],
+    min_est: f64,
+    hits: &mut Vec<(usize, usize)>,
+) {
+    let p = q.len();
+    let stamp = table.stamp;
+    for &h in heads {
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            if mark[r] == stamp || state[r] != 1 {
+                continue;
+            }
+            mark[r] = stamp;
+            let eq = core::same(sig.row(r), q);
+            if (eq as f64) / (p as f64) < min_est {
+                continue;
+            }
+            hits.push((p - eq, r));
+        }
+    }
+}
+
+/// The unranked candidates from the chain heads (estimate mode: live rows, no slot read).
+fn walk_unranked(table: &Table, state: &[u8], mark: &mut [i64], heads: &[i64], out: &mut Vec<i64>) {
+    let stamp = table.stamp;
+    for &h in heads {
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            if mark[r] == stamp || state[r] != 1 {
+                continue;
+            }
+            mark[r] = stamp;
+            out.push(r as i64);
+        }
+    }
+}
+
+/// The exact mode's candidates: rows not removed whose band `j` (on the chain of `heads[j]`)
+/// equals the query's.
+fn walk_exact(
+    table: &Table,
+    raw: &Chunks<u64>,
+    state: &[u8],
+    mark: &mut [i64],
+    heads: &[i64],
+    q: &[u64],
+    out: &mut Vec<i64>,
+) {
+    let stamp = table.stamp;
+    let rows = table.rows;
+    for (j, &h) in heads.iter().enumerate() {
+        let band = &q[j * rows..(j + 1) * rows];
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            if mark[r] == stamp || state[r] == 0 {
+                continue;
+            }
+            if &raw.row(r)[j * rows..(j + 1) * rows] != band {
+                continue; // another band under the same 64-bit key
+            }
+            mark[r] = stamp;
+            out.push(r as i64);
+        }
+    }
+}
+
+/// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
+/// live but empty in estimate mode) and its query stamp.
+fn push_row(
+    exact: bool,
+    src: &[u64],
+    sig: &mut Chunks<u32>,
+    raw: &mut Chunks<u64>,
+    state: &mut Vec<u8>,
+    mark: &mut Vec<i64>,
+) {
+    if exact {
+        raw.push().copy_from_slice(src);
+        state.push(1);
+    } else {
+        let live = core::fold_row(src, sig.push());
+        state.push(if live { 1 } else { 2 });
+    }
+    mark.push(0);
+}
+
 impl BandIndex {
     fn empty(py: Python<'_>) -> Self {
         BandIndex {
@@ -91,13 +192,13 @@ impl BandIndex {
             exact: false,
             sketch_type: None,
             params: None,
-            sig32: Vec::new(),
-            raw: Vec::new(),
+            sig: Chunks::new(1),
+            raw: Chunks::new(1),
             width: 0,
             state: Vec::new(),
             mark: Vec::new(),
             cap: 0,
-            tab: Vec::new(),
+            table: Table::new(1, 0, 1, 1),
             keys: Vec::new(),
             row: PyDict::new(py).unbind(),
             n: 0,
@@ -123,20 +224,9 @@ impl BandIndex {
 
     /// An empty table and no rows (the keys' parameters kept).
     fn clear_rows(&mut self, py: Python<'_>, rows: usize) {
-        let slots_end = core::HEADER + 2 * MIN_SLOTS as usize;
-        let mut tab = Vec::with_capacity(slots_end + 2 * MIN_ENTRIES as usize);
-        tab.resize(slots_end, 0);
-        core::init_table(
-            &mut tab,
-            MIN_SLOTS,
-            MIN_ENTRIES,
-            self.bands as i64,
-            rows as i64,
-            core::HEADER as i64,
-        );
-        self.tab = tab;
-        self.sig32 = Vec::new();
-        self.raw = Vec::new();
+        self.table = Table::new(MIN_SLOTS, MIN_ENTRIES, self.bands, rows);
+        self.sig = Chunks::new(self.num_perm);
+        self.raw = Chunks::new(self.num_perm);
         self.state = Vec::new();
         self.mark = Vec::new();
         self.cap = 0;
@@ -148,69 +238,40 @@ impl BandIndex {
         self.last_sketch = None;
     }
 
-    fn rows_per_band(&self) -> usize {
-        self.tab[core::ROWS] as usize
-    }
-
-    /// Room for `k` more rows after the first `n`, their entries, and a table at most 3/4
-    /// full (rows at least double; the table as `plan_growth` says).
+    /// Room for `k` more rows and their entries (rows at least double, as the numpy twin's
+    /// arrays; the table as `plan_growth` says).
     fn reserve(&mut self, k: usize) {
         let need = self.n + k;
         if need > self.cap {
             let cap = need.max(2 * self.cap).max(64);
-            let p = self.num_perm;
-            if self.exact {
-                self.raw.reserve_exact(cap * p - self.raw.len());
-            } else {
-                self.sig32.reserve_exact(cap * p - self.sig32.len());
-            }
             self.state.reserve_exact(cap - self.state.len());
             self.mark.reserve_exact(cap - self.mark.len());
             self.cap = cap;
         }
-        let (used, entries, slots, capacity, base) = core::sizes(&self.tab);
-        let more = (k * self.bands) as i64;
-        let (new_slots, new_cap) = core::plan_growth(used, entries, slots, capacity, more);
-        if new_slots != slots {
-            let full = core::table_len(new_slots as usize, new_cap as usize, base as usize);
-            let mut out = Vec::with_capacity(full);
-            out.resize(full - 2 * (new_cap - entries) as usize, 0);
-            core::grow_into(&self.tab, &mut out, new_slots, new_cap);
-            self.tab = out;
-        } else if new_cap != capacity {
-            let full = core::table_len(slots as usize, new_cap as usize, base as usize);
-            self.tab.reserve_exact(full - self.tab.len());
-            core::set_capacity(&mut self.tab, new_cap);
-        }
+        self.table.reserve((k * self.bands) as i64);
     }
 
-    /// The table at its full length (zeros past the last entry), as the numpy twin holds it.
-    fn full_table(&self) -> Vec<i64> {
-        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
-        let mut tab = self.tab.clone();
-        tab.resize(core::table_len(slots as usize, capacity as usize, base as usize), 0);
-        tab
-    }
-
-    /// File row `r` (its slots stored) under its band keys; the heads it displaced are not
-    /// needed. Returns the row's first entry.
+    /// File row `r` (its slots stored) under its band keys. Returns its first entry.
     fn file_row(&mut self, r: usize) -> usize {
-        let (p, rows) = (self.num_perm, self.rows_per_band());
-        let first = self.tab[1] as usize;
+        let rows = self.table.rows;
         self.heads.resize(self.bands, 0);
         if self.exact {
-            core::band_keys_into(&self.raw[r * p..(r + 1) * p], rows, &mut self.heads);
+            core::band_keys_into(self.raw.row(r), rows, &mut self.heads);
         } else {
-            core::band_keys_into(&self.sig32[r * p..(r + 1) * p], rows, &mut self.heads);
+            core::band_keys_into(self.sig.row(r), rows, &mut self.heads);
         }
-        file_keys(&mut self.tab, &mut self.heads, r as i64);
-        first
+        self.table.file(&mut self.heads, r as i64)
     }
 
-    /// Append the slots `src` as row `n` (folded in estimate mode) with its state.
     fn push_row(&mut self, src: &[u64]) {
-        push_row(self.exact, src, &mut self.sig32, &mut self.raw, &mut self.state);
-        self.mark.push(0);
+        push_row(
+            self.exact,
+            src,
+            &mut self.sig,
+            &mut self.raw,
+            &mut self.state,
+            &mut self.mark,
+        );
     }
 
     /// Append `keys` with the rows of `src` (already checked: new keys, `num_perm` wide).
@@ -226,30 +287,27 @@ impl BandIndex {
         }
         self.reserve(k);
         let lo = self.n;
-        let p = self.num_perm;
-        let exact = self.exact;
+        let (p, exact, bands) = (self.num_perm, self.exact, self.bands);
         {
-            let (sig32, raw, state, mark, tab) = (
-                &mut self.sig32,
+            let (sig, raw, state, mark, table) = (
+                &mut self.sig,
                 &mut self.raw,
                 &mut self.state,
                 &mut self.mark,
-                &mut self.tab,
+                &mut self.table,
             );
-            let bands = self.bands;
             py.detach(|| {
                 let mut heads = vec![0i64; bands];
-                let rows = tab[core::ROWS] as usize;
+                let rows = table.rows;
                 for i in 0..k {
                     let r = lo + i;
-                    push_row(exact, &src[i * p..(i + 1) * p], sig32, raw, state);
-                    mark.push(0);
+                    push_row(exact, &src[i * p..(i + 1) * p], sig, raw, state, mark);
                     if exact {
-                        core::band_keys_into(&raw[r * p..(r + 1) * p], rows, &mut heads);
+                        core::band_keys_into(raw.row(r), rows, &mut heads);
                     } else {
-                        core::band_keys_into(&sig32[r * p..(r + 1) * p], rows, &mut heads);
+                        core::band_keys_into(sig.row(r), rows, &mut heads);
                     }
-                    file_keys(tab, &mut heads, r as i64);
+                    table.file(&mut heads, r as i64);
                 }
             });
         }
@@ -297,34 +355,42 @@ impl BandIndex {
         core::fold_row(hv, &mut self.q32)
     }
 
-    /// The ranked hits of the query in `q32` into `hits` (sorted, best first).
-    fn ranked(&mut self, min_est: f64) {
-        let p = self.num_perm;
-        self.hits.clear();
-        self.heads.resize(self.bands, 0);
-        let fused = match self.last {
-            Some((r, first))
-                if self.state[r] == 1 && self.sig32[r * p..(r + 1) * p] == self.q32[..] =>
-            {
-                // the query is the last add's sketch: its entries head the chains of its keys
+    /// The heads of the last add's entries when `same` says the query is its row.
+    fn fused_heads(&mut self, same: bool) -> bool {
+        match self.last {
+            Some((_, first)) if same => {
+                self.heads.resize(self.bands, 0);
                 for (j, h) in self.heads.iter_mut().enumerate() {
                     *h = (first + j) as i64;
                 }
                 true
             }
             _ => false,
-        };
-        if !fused {
-            core::probe(&self.q32, &self.tab, &mut self.heads);
         }
-        self.tab[core::STAMP] += 1;
-        let mut rows = Rows {
-            sig32: &self.sig32,
-            num_perm: p,
-            state: &self.state,
-            mark: &mut self.mark,
-        };
-        core::walk(&self.heads, &self.q32, &self.tab, &mut rows, min_est, &mut self.hits);
+    }
+
+    /// The ranked hits of the query in `q32` into `hits` (sorted, best first).
+    fn ranked(&mut self, min_est: f64) {
+        self.hits.clear();
+        // the query is the last add's sketch: its entries head the chains of its keys
+        let same =
+            matches!(self.last, Some((r, _)) if self.state[r] == 1 && self.sig.row(r) == self.q32);
+        if !self.fused_heads(same) {
+            self.heads.resize(self.bands, 0);
+            core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
+            self.table.heads(&mut self.heads);
+        }
+        self.table.stamp += 1;
+        walk_ranked(
+            &self.table,
+            &self.sig,
+            &self.state,
+            &mut self.mark,
+            &self.heads,
+            &self.q32,
+            min_est,
+            &mut self.hits,
+        );
         self.hits.sort_unstable();
     }
 
@@ -336,31 +402,22 @@ impl BandIndex {
     /// The unranked candidates of the slots `q` into `found` (estimate mode skips an empty
     /// query; exact mode compares each candidate's band with the query's).
     fn unranked(&mut self, q: &[u64]) {
-        let p = self.num_perm;
         self.found.clear();
-        self.heads.resize(self.bands, 0);
         if self.exact {
-            let fused = match self.last {
-                Some((r, first)) if self.raw[r * p..(r + 1) * p] == *q => {
-                    for (j, h) in self.heads.iter_mut().enumerate() {
-                        *h = (first + j) as i64;
-                    }
-                    true
-                }
-                _ => false,
-            };
-            if !fused {
-                core::probe(q, &self.tab, &mut self.heads);
+            let same = matches!(self.last, Some((r, _)) if self.raw.row(r) == q);
+            if !self.fused_heads(same) {
+                self.heads.resize(self.bands, 0);
+                core::band_keys_into(q, self.table.rows, &mut self.heads);
+                self.table.heads(&mut self.heads);
             }
-            self.tab[core::STAMP] += 1;
-            core::unranked_exact(
-                &self.heads,
-                q,
+            self.table.stamp += 1;
+            walk_exact(
+                &self.table,
                 &self.raw,
-                p,
-                &self.tab,
                 &self.state,
                 &mut self.mark,
+                &self.heads,
+                q,
                 &mut self.found,
             );
             return;
@@ -368,58 +425,67 @@ impl BandIndex {
         if !self.fold_query(q) {
             return;
         }
-        core::probe(&self.q32, &self.tab, &mut self.heads);
-        self.tab[core::STAMP] += 1;
-        core::unranked(&self.heads, &self.tab, &self.state, &mut self.mark, &mut self.found);
+        self.heads.resize(self.bands, 0);
+        core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
+        self.table.heads(&mut self.heads);
+        self.table.stamp += 1;
+        walk_unranked(
+            &self.table,
+            &self.state,
+            &mut self.mark,
+            &self.heads,
+            &mut self.found,
+        );
     }
 
     fn found_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.found.iter().map(|&r| self.keys[r as usize].bind(py)))
+        PyList::new(
+            py,
+            self.found.iter().map(|&r| self.keys[r as usize].bind(py)),
+        )
     }
 
     /// Rebuild without the removed rows (renumbering the rest), as `LSHIndex` does once they
     /// are a quarter of the index.
     fn compact(&mut self, py: Python<'_>) -> PyResult<()> {
-        let p = self.num_perm;
         let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
         let keys: Vec<Py<PyAny>> = live.iter().map(|&r| self.keys[r].clone_ref(py)).collect();
         let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
-        let (sig32, raw): (Vec<u32>, Vec<u64>) = if self.exact {
-            (
-                Vec::new(),
-                live.iter()
-                    .flat_map(|&r| self.raw[r * p..(r + 1) * p].iter().copied())
-                    .collect(),
-            )
+        let values: Vec<u64> = if self.exact {
+            live.iter()
+                .flat_map(|&r| self.raw.row(r).iter().copied())
+                .collect()
         } else {
-            (
-                live.iter()
-                    .flat_map(|&r| self.sig32[r * p..(r + 1) * p].iter().copied())
-                    .collect(),
-                Vec::new(),
-            )
+            live.iter()
+                .flat_map(|&r| self.sig.row(r).iter().map(|&v| v as u64))
+                .collect()
         };
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
-        self.restore(py, keys, &sig32, &raw, &state)
+        self.restore(py, keys, &values, &state)
     }
 
-    /// Rows `0..len(keys)` from `keys`, their slots and states; files the live rows.
+    /// Rows `0..len(keys)` from `keys`, their slots (folded ones in estimate mode, as `u64`)
+    /// and states; files the live rows in order.
     fn restore(
         &mut self,
         py: Python<'_>,
         keys: Vec<Py<PyAny>>,
-        sig32: &[u32],
-        raw: &[u64],
+        values: &[u64],
         state: &[u8],
     ) -> PyResult<()> {
         let count = keys.len();
         self.reserve(count);
         let p = self.num_perm;
-        if self.exact {
-            self.raw.extend_from_slice(&raw[..count * p]);
-        } else {
-            self.sig32.extend_from_slice(&sig32[..count * p]);
+        for r in 0..count {
+            let src = &values[r * p..(r + 1) * p];
+            if self.exact {
+                self.raw.push().copy_from_slice(src);
+            } else {
+                for (d, &v) in self.sig.push().iter_mut().zip(src) {
+                    *d = v as u32;
+                }
+            }
         }
         self.state.extend_from_slice(&state[..count]);
         self.mark.resize(count, 0);
@@ -439,17 +505,17 @@ impl BandIndex {
         Ok(())
     }
 
-    fn rows_array<'py, T: numpy::Element + Copy>(
+    fn rows_array<'py, T: numpy::Element + Copy + Default>(
         py: Python<'py>,
-        data: &[T],
+        data: &Chunks<T>,
         rows: &[usize],
         p: usize,
     ) -> PyResult<Bound<'py, PyArray2<T>>> {
-        let flat: Vec<T> = rows
-            .iter()
-            .flat_map(|&r| data[r * p..(r + 1) * p].iter().copied())
-            .collect();
-        Ok(PyArray1::from_vec(py, flat).reshape([rows.len(), p])?)
+        let mut flat: Vec<T> = Vec::with_capacity(rows.len() * p);
+        for &r in rows {
+            flat.extend_from_slice(data.row(r));
+        }
+        PyArray1::from_vec(py, flat).reshape([rows.len(), p])
     }
 
     fn check_values<'py>(&self, values: &Bound<'py, PyAny>) -> PyResult<super::input::Slots<'py>> {
@@ -661,9 +727,7 @@ impl BandIndex {
         let ok = !this.exact
             && values
                 .cast::<PyUntypedArray>()
-                .map(|a| {
-                    a.ndim() == 1 && a.len() == this.num_perm && a.dtype().kind() == b'u'
-                })
+                .map(|a| a.ndim() == 1 && a.len() == this.num_perm && a.dtype().kind() == b'u')
                 .unwrap_or(false);
         if !ok {
             drop(this);
@@ -801,16 +865,10 @@ impl BandIndex {
             return Ok(out);
         }
         let (offsets, hits) = {
-            let (sig32, state, mark, tab) =
-                (&self.sig32, &self.state, &mut self.mark, &mut self.tab);
+            let (table, sig, state, mark) =
+                (&mut self.table, &self.sig, &self.state, &mut self.mark);
             let bands = self.bands;
             py.detach(|| {
-                let mut rows = Rows {
-                    sig32,
-                    num_perm: p,
-                    state,
-                    mark,
-                };
                 let mut offsets = vec![0usize; nq + 1];
                 let mut hits = Vec::new();
                 let mut q = vec![0u32; p];
@@ -818,7 +876,10 @@ impl BandIndex {
                 for i in 0..nq {
                     let start = hits.len();
                     if core::fold_row(&src[i * p..(i + 1) * p], &mut q) {
-                        core::collect(&q, tab, &mut rows, min_est, &mut heads, &mut hits);
+                        core::band_keys_into(&q, table.rows, &mut heads);
+                        table.heads(&mut heads);
+                        table.stamp += 1;
+                        walk_ranked(table, sig, state, mark, &heads, &q, min_est, &mut hits);
                         hits[start..].sort_unstable();
                     }
                     offsets[i + 1] = hits.len();
@@ -827,7 +888,12 @@ impl BandIndex {
             })
         };
         for i in 0..nq {
-            out.append(hits_list(py, &hits[offsets[i]..offsets[i + 1]], &self.keys, p)?)?;
+            out.append(hits_list(
+                py,
+                &hits[offsets[i]..offsets[i + 1]],
+                &self.keys,
+                p,
+            )?)?;
         }
         Ok(out)
     }
@@ -864,7 +930,7 @@ impl BandIndex {
         let slots = if self.exact {
             Self::rows_array(py, &self.raw, &live, self.num_perm)?.into_any()
         } else {
-            Self::rows_array(py, &self.sig32, &live, self.num_perm)?.into_any()
+            Self::rows_array(py, &self.sig, &live, self.num_perm)?.into_any()
         };
         let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
         let rows: Vec<i64> = live.iter().map(|&r| r as i64).collect();
@@ -880,13 +946,14 @@ impl BandIndex {
     }
 
     /// Copies of the folded slots and the states of rows ``0.._n`` (estimate mode).
+    #[allow(clippy::type_complexity)]
     fn _arrays<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<u8>>)> {
         self.ready()?;
-        let p = self.num_perm;
-        let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
+        let all: Vec<usize> = (0..self.n).collect();
+        let sig = Self::rows_array(py, &self.sig, &all, self.num_perm)?;
         Ok((sig, PyArray1::from_slice(py, &self.state[..self.n])))
     }
 
@@ -910,7 +977,7 @@ impl BandIndex {
         state: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.ready()?;
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
         let count = keys.len();
         let (values, _) = slots(sig)?;
@@ -918,38 +985,38 @@ impl BandIndex {
         let (st, _) = slots(state)?;
         let st: Vec<u8> = st.as_slice().iter().map(|&v| v as u8).collect();
         if values.len() < count * self.num_perm || st.len() < count {
-            return Err(PyValueError::new_err("saved rows are shorter than their keys"));
+            return Err(PyValueError::new_err(
+                "saved rows are shorter than their keys",
+            ));
         }
         let keys: Vec<Py<PyAny>> = keys.iter().map(Bound::unbind).collect();
-        if self.exact {
-            self.restore(py, keys, &[], values, &st)
-        } else {
-            let folded: Vec<u32> = values[..count * self.num_perm]
-                .iter()
-                .map(|&v| v as u32)
-                .collect();
-            self.restore(py, keys, &folded, &[], &st)
-        }
+        self.restore(py, keys, values, &st)
     }
 
     /// The pickled state: the same names (``_sig``, ``_state``, ``_tab``, ``_keys``, ``_row``,
     /// ``_n``, ``_dead``, ``_params``) as the numpy twin's and earlier versions' pickles.
     fn _dump<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.ready()?;
-        let p = self.num_perm;
         let out = PyDict::new(py);
+        let all: Vec<usize> = (0..self.n).collect();
         if self.exact {
-            let sig = PyArray1::from_slice(py, &self.raw[..self.n * p]).reshape([self.n, p])?;
-            out.set_item("_raw", sig)?;
+            out.set_item(
+                "_raw",
+                Self::rows_array(py, &self.raw, &all, self.num_perm)?,
+            )?;
         } else {
-            let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
-            out.set_item("_sig", sig)?;
+            out.set_item(
+                "_sig",
+                Self::rows_array(py, &self.sig, &all, self.num_perm)?,
+            )?;
         }
         out.set_item("_state", PyArray1::from_slice(py, &self.state[..self.n]))?;
-        let mut tab = self.full_table();
-        tab[core::STAMP] = 0; // the query stamp restarts with fresh marks
-        out.set_item("_tab", PyArray1::from_vec(py, tab))?;
-        out.set_item("_keys", PyList::new(py, self.keys.iter().map(|k| k.bind(py)))?)?;
+        // (the query stamp restarts at 0 with fresh marks)
+        out.set_item("_tab", PyArray1::from_vec(py, self.table.to_tab()))?;
+        out.set_item(
+            "_keys",
+            PyList::new(py, self.keys.iter().map(|k| k.bind(py)))?,
+        )?;
         out.set_item("_row", self.row.bind(py).copy()?)?;
         out.set_item("_n", self.n)?;
         out.set_item("_dead", self.dead)?;
@@ -969,7 +1036,7 @@ impl BandIndex {
         };
         let n: usize = get("_n")?.extract()?;
         let p = self.num_perm;
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
         self.reserve(n);
         let (values, _) = slots(&get(if self.exact { "_raw" } else { "_sig" })?)?;
@@ -977,25 +1044,28 @@ impl BandIndex {
         let (st, _) = slots(&get("_state")?)?;
         let st = st.as_slice();
         if values.len() < n * p || st.len() < n {
-            return Err(PyValueError::new_err("pickled index rows are shorter than _n"));
+            return Err(PyValueError::new_err(
+                "pickled index rows are shorter than _n",
+            ));
         }
-        if self.exact {
-            self.raw.extend_from_slice(&values[..n * p]);
-        } else {
-            self.sig32.extend(values[..n * p].iter().map(|&v| v as u32));
+        for r in 0..n {
+            let src = &values[r * p..(r + 1) * p];
+            if self.exact {
+                self.raw.push().copy_from_slice(src);
+            } else {
+                for (d, &v) in self.sig.push().iter_mut().zip(src) {
+                    *d = v as u32;
+                }
+            }
         }
         self.state.extend(st[..n].iter().map(|&v| v as u8));
         self.mark.resize(n, 0);
         let tab = get("_tab")?.extract::<numpy::PyReadonlyArray1<'_, i64>>()?;
-        let tab = tab.as_slice()?;
-        let (_, entries, slots, capacity, base) = core::sizes(tab);
-        let full = core::table_len(slots as usize, capacity as usize, base as usize);
-        if tab.len() != full || entries > capacity {
-            return Err(PyValueError::new_err("pickled index has a malformed table"));
-        }
-        let mut own = Vec::with_capacity(full);
-        own.extend_from_slice(&tab[..full - 2 * (capacity - entries) as usize]);
-        self.tab = own;
+        let table = Table::from_tab(tab.as_slice()?)
+            .filter(|t| t.bands == self.bands && t.rows == rows)
+            .ok_or_else(|| PyValueError::new_err("pickled index has a malformed table"))?;
+        self.table = table;
+        self.table.stamp = 0;
         let keys = get("_keys")?;
         self.keys = keys
             .try_iter()?
@@ -1003,7 +1073,9 @@ impl BandIndex {
             .map(|k| k.map(Bound::unbind))
             .collect::<PyResult<_>>()?;
         if self.keys.len() != n {
-            return Err(PyValueError::new_err("pickled index has fewer keys than _n"));
+            return Err(PyValueError::new_err(
+                "pickled index has fewer keys than _n",
+            ));
         }
         self.row = get("_row")?.cast::<PyDict>()?.copy()?.unbind();
         self.n = n;
@@ -1017,10 +1089,10 @@ impl BandIndex {
 
     /// Bytes of the rows' arrays and the table (not the keys and their dict).
     fn _nbytes(&self) -> usize {
-        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
         let width = if self.exact { 8 } else { 4 };
+        let (slots, capacity) = (self.table.slot_count(), self.table.capacity());
         self.cap * (self.num_perm * width + 1 + 8)
-            + core::table_len(slots as usize, capacity as usize, base as usize) * 8
+            + core::table_len(slots as usize, capacity as usize, core::HEADER) * 8
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
@@ -1076,37 +1148,3 @@ fn exact_width(values: &Bound<'_, PyAny>, num_perm: usize) -> Option<usize> {
     let width = dtype.itemsize();
     (dtype.kind() == b'u' && (width == 4 || width == 8)).then_some(width)
 }
-
-/// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
-/// live but empty in estimate mode).
-fn push_row(exact: bool, src: &[u64], sig32: &mut Vec<u32>, raw: &mut Vec<u64>, state: &mut Vec<u8>) {
-    if exact {
-        raw.extend_from_slice(src);
-        state.push(1);
-    } else {
-        sig32.extend(src.iter().map(|&v| core::fold(v)));
-        state.push(if core::is_empty(src) { 2 } else { 1 });
-    }
-}
-
-/// `core::file_keys` for a table whose entries end the vector (pushed, not written).
-fn file_keys(tab: &mut Vec<i64>, keys: &mut [i64], row: i64) {
-    for &k in keys.iter() {
-        core::prefetch(tab, k);
-    }
-    for h in keys.iter_mut() {
-        let at = core::slot(tab, *h);
-        let head = tab[at + 1];
-        if head < 0 {
-            tab[at] = *h;
-            tab[0] += 1;
-        }
-        let e = tab[1];
-        tab.push(row);
-        tab.push(head);
-        tab[at + 1] = e;
-        tab[1] = e + 1;
-        *h = head;
-    }
-}
-

@@ -295,7 +295,15 @@ pub fn add_rows(
     let mut heads = vec![0i64; tab[BANDS] as usize];
     for i in 0..k {
         let row = &src[i * num_perm..(i + 1) * num_perm];
-        store(row, first as usize + i, sig32, num_perm, state, tab, &mut heads);
+        store(
+            row,
+            first as usize + i,
+            sig32,
+            num_perm,
+            state,
+            tab,
+            &mut heads,
+        );
     }
     0
 }
@@ -442,7 +450,14 @@ mod tests {
 
     fn table(slots: usize, cap: usize, bands: i64, rows: i64) -> Vec<i64> {
         let mut tab = vec![0; table_len(slots, cap, HEADER)];
-        init_table(&mut tab, slots as i64, cap as i64, bands, rows, HEADER as i64);
+        init_table(
+            &mut tab,
+            slots as i64,
+            cap as i64,
+            bands,
+            rows,
+            HEADER as i64,
+        );
         tab
     }
 

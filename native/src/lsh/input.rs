@@ -1,7 +1,9 @@
 //! Sketch slots from Python: any unsigned numpy array, read as `u64` (borrowed when it is
 //! already contiguous `uint64`, widened into a vector otherwise).
 
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -33,7 +35,9 @@ where
 ///
 /// Errors as the numpy twins' `_unsigned`: `TypeError` for anything but an unsigned array.
 pub fn slots<'py>(obj: &Bound<'py, PyAny>) -> PyResult<(Slots<'py>, Vec<usize>)> {
-    let untyped = obj.cast::<PyUntypedArray>().map_err(|_| not_unsigned(obj))?;
+    let untyped = obj
+        .cast::<PyUntypedArray>()
+        .map_err(|_| not_unsigned(obj))?;
     let shape = untyped.shape().to_vec();
     if let Ok(a) = obj.cast::<PyArrayDyn<u64>>() {
         let ro = a.readonly();

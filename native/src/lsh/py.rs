@@ -23,7 +23,11 @@ fn table_size(slots: i64, capacity: i64, base: i64) -> PyResult<usize> {
             core::HEADER
         )));
     }
-    Ok(core::table_len(slots as usize, capacity as usize, base as usize))
+    Ok(core::table_len(
+        slots as usize,
+        capacity as usize,
+        base as usize,
+    ))
 }
 
 /// A numpy-owned zeroed int64 array (so that `ndarray.resize` can grow it in place).
@@ -61,7 +65,9 @@ fn grow<'py>(
     capacity: i64,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
     let old = slice(&tab)?;
-    let base = *old.get(7).ok_or_else(|| PyValueError::new_err("not a table"))?;
+    let base = *old
+        .get(7)
+        .ok_or_else(|| PyValueError::new_err("not a table"))?;
     let len = table_size(slots, capacity, base)?;
     let out = zeroed(py, len);
     {
@@ -116,6 +122,7 @@ fn add_rows(
 }
 
 /// The hits of one query into `rows_out` / `est_out`; the number, or `-n` when `n` do not fit.
+#[allow(clippy::too_many_arguments)]
 fn query_into(
     q64: &[u64],
     sig32: &[u32],
@@ -430,7 +437,10 @@ fn candidate_rows<'py>(
         }
         (offsets, rows)
     });
-    Ok((PyArray1::from_vec(py, offsets), PyArray1::from_vec(py, rows)))
+    Ok((
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, rows),
+    ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

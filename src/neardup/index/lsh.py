@@ -311,9 +311,7 @@ class LSHIndex(_Base):
         has no sketch parameters yet (arrays only, or nothing), or another kind of sketch
         (raises for a wrong one)."""
         if (
-            type(mh) is MinHash
-            and self._params is None
-            and len(mh.hashvalues) == self.num_perm
+            type(mh) is MinHash and self._params is None and len(mh.hashvalues) == self.num_perm
         ):  # a query does not set the index's sketch parameters
             if not self._n:
                 return []
@@ -377,7 +375,7 @@ class LSHIndex(_Base):
             threshold=plan.threshold,
             keys=keys,
             params=self._params,  # type: ignore[arg-type]
-            sig=sig,  # type: ignore[arg-type]
+            sig=sig,
             state=state,
         )
         return dump_index(saved)
@@ -402,7 +400,7 @@ class LSHIndex(_Base):
         """Every indexed key in insertion order, with its row of 32-bit slot fingerprints
         (the slots themselves when they are below ``2**32``, as uint32 sketches are)."""
         keys, sig, _, _ = self._live()
-        return keys, sig  # type: ignore[return-value]
+        return keys, sig
 
     def _candidates_general(self, values: object) -> list[Hashable]:
         """:meth:`candidates` of what its compiled path does not take: anything but a 1-D

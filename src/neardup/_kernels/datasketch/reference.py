@@ -64,9 +64,7 @@ class _Tokens:
 
 def _hashes(kinds: _Tokens, tokens: Iterable[object], wide: bool) -> U64:
     width = 8 if wide else 4
-    values = [
-        int.from_bytes(hashlib.sha1(kinds.raw(t)).digest()[:width], "little") for t in tokens
-    ]
+    values = [int.from_bytes(hashlib.sha1(kinds.raw(t)).digest()[:width], "little") for t in tokens]
     return np.array(values, dtype=np.uint64)
 
 
@@ -118,10 +116,13 @@ def _permute(scheme: str, h: U64, a: Slots, b: Slots, row: Slots) -> Slots:
             values = _fmix64(h)[:, None] * a + b
         else:
             values = ((h[:, None] * a + b) % _PRIME61) & _MASK32
-    return np.minimum(row, values.min(axis=0).astype(row.dtype))
+    lowered: Slots = np.minimum(row, values.min(axis=0).astype(row.dtype))
+    return lowered
 
 
-def sketch_sets(sets: Iterable[Iterable[object]], a: Slots, b: Slots, scheme: str, text: bool) -> Slots:
+def sketch_sets(
+    sets: Iterable[Iterable[object]], a: Slots, b: Slots, scheme: str, text: bool
+) -> Slots:
     """The slots of every token set: ``(len(sets), num_perm)``, uint32 for ``affine32`` and
     uint64 otherwise, row ``i`` equal to datasketch's ``hashvalues`` after ``update_batch``
     of set ``i`` with its default SHA-1 hash and the permutations ``(a, b)``. ``text``: str
@@ -163,8 +164,7 @@ def update(
         or len(hashvalues) != len(a)
     ):
         raise TypeError(
-            f"hashvalues of scheme {scheme} must be a 1-D {a.dtype.name} array of "
-            f"{len(a)} slots"
+            f"hashvalues of scheme {scheme} must be a 1-D {a.dtype.name} array of {len(a)} slots"
         )
     return _permute(scheme, h, a, b, hashvalues)
 

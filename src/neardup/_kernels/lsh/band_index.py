@@ -71,7 +71,7 @@ class BandIndex:
 
     _np: int = 0
 
-    def __new__(cls, *args: object, **kwargs: object) -> BandIndex:  # noqa: ARG004
+    def __new__(cls, *args: object, **kwargs: object) -> BandIndex:
         return super().__new__(cls)
 
     # ------------------------------------------------------------------ set-up
@@ -155,10 +155,14 @@ class BandIndex:
             sig = np.zeros((cap, self._np), dtype=self._b_sig.dtype)
             sig[: len(self._b_sig)] = self._b_sig
             self._b_sig = sig
-            self._b_state = np.concatenate([self._b_state, np.zeros(cap - len(self._b_state), np.uint8)])
-            self._b_mark = np.concatenate([self._b_mark, np.zeros(cap - len(self._b_mark), np.int64)])
+            self._b_state = np.concatenate(
+                [self._b_state, np.zeros(cap - len(self._b_state), np.uint8)]
+            )
+            self._b_mark = np.concatenate(
+                [self._b_mark, np.zeros(cap - len(self._b_mark), np.int64)]
+            )
         tab = self._b_tab
-        used, entries, slots, capacity, base = (int(x) for x in tab[[0, 1, 3, 4, 7]])
+        used, entries, slots, capacity = (int(x) for x in tab[[0, 1, 3, 4]])
         new_slots, new_cap = _plan_growth(used, entries, slots, capacity, k * self._bands)
         if new_slots != slots:
             self._b_tab = grow(tab, new_slots, new_cap)
@@ -574,7 +578,7 @@ class BandIndex:
         self._b_n = n
         self._b_dead = int(get("_dead"))  # type: ignore[call-overload]
         params = get("_params")
-        self._params = None if params is None else tuple(params)  # type: ignore[call-overload,assignment]
+        self._params = None if params is None else tuple(params)  # type: ignore[arg-type,assignment]
         if "_width" in state:
             self._b_width = int(state["_width"])  # type: ignore[call-overload]
 
@@ -598,4 +602,3 @@ def _band_keys64(values: U64, bands: int, rows: int) -> U64:
             h = (((h << np.uint64(27)) | (h >> np.uint64(37))) ^ cube[:, :, c]) * mix
         result: U64 = fmix64(h)
         return result
-

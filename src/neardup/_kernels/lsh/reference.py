@@ -15,7 +15,7 @@ import numpy.typing as npt
 from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.minhash.reference import band_keys
 
-__all__ = [
+__all__ = [  # noqa: F822  # BandIndex: the module's __getattr__ (from .band_index)
     "BandIndex",
     "add_query_one",
     "add_query_same",
@@ -174,9 +174,9 @@ def add_rows(sig64: U64, first: int, sig32: U32, state: U8, tab: I64) -> int:
     ``first..first+k-1``: fold each slot to 32 bits into ``sig32``, mark the row live (1) or
     live but empty (2: every slot at its maximum, never a hit) in ``state``, and file its band
     keys. Returns 0, or -1 (nothing stored) when the rows or the table lack room."""
-    src = unsigned(sig64).reshape(-1)
-    k = row_count(len(src), sig32.shape[1])
-    src = src.reshape(k, sig32.shape[1])
+    flat = unsigned(sig64).reshape(-1)
+    k = row_count(len(flat), sig32.shape[1])
+    src = flat.reshape(k, sig32.shape[1])
     if first < 0 or first + k > min(len(sig32), len(state)) or not room(tab, k * int(tab[5])):
         return -1
     sig32[first : first + k] = _fold(src)
@@ -213,9 +213,9 @@ def query_one(
     by row. Returns the number of hits, or ``-n`` (nothing written) when ``n`` hits do not fit
     in the output arrays. An empty query (every slot at its maximum) has no hits."""
     num_perm = sig32.shape[1]
-    src = unsigned(sig64).reshape(-1)
-    _one_row(len(src), num_perm)
-    src = src.reshape(1, num_perm)
+    flat = unsigned(sig64).reshape(-1)
+    _one_row(len(flat), num_perm)
+    src = flat.reshape(1, num_perm)
     if _empty(src)[0]:
         return 0
     found = _hits(_fold(src)[0], tab, state, sig32, mark, min_est)
@@ -275,8 +275,8 @@ def query_rows(
     Returns ``(offsets, hit_rows, estimates)`` (CSR by query).
     """
     num_perm = sig32.shape[1]
-    src = unsigned(sig64).reshape(-1)
-    src = src.reshape(row_count(len(src), num_perm), num_perm)
+    flat = unsigned(sig64).reshape(-1)
+    src = flat.reshape(row_count(len(flat), num_perm), num_perm)
     q32 = _fold(src)
     empty = _empty(src)
     offsets = [0]

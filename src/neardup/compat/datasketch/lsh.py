@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from neardup._kernels import engine
+from neardup._kernels.lsh.band_index import BandIndex as _ReferenceBandIndex
 from neardup.compat.datasketch.minhash import _check_scheme_consistency
 from neardup.compat.datasketch.storage import (
     DictListStorage,
@@ -41,8 +43,6 @@ from neardup.compat.datasketch.storage import (
     _check_config,
     unordered_storage,
 )
-from neardup._kernels import engine
-from neardup._kernels.lsh.band_index import BandIndex as _ReferenceBandIndex
 from neardup.index.lshparams import jaccard_params
 
 if TYPE_CHECKING:
@@ -54,7 +54,10 @@ _MISSING = object()  # dict.get's default: a band key with no bucket
 # A table maps a band key to its bucket: the only key filed under it, or a set of keys (a
 # set is never a key: sets are unhashable). Tables are plain dicts.
 _Table = dict[bytes, object]
-_WIDTHS = {4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_WIDTHS: dict[int, np.dtype[np.unsignedinteger]] = {
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
 _HASHVALUES = attrgetter("hashvalues")
 _BAND_INDEX = getattr(engine.kernels("lsh"), "BandIndex", None) or _ReferenceBandIndex
 _DTYPE = attrgetter("dtype")
