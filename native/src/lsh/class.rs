@@ -61,6 +61,10 @@ pub struct BandIndex {
     cap: usize,
     table: Table,
     keys: Vec<Py<PyAny>>,
+    /// The rows whose key is a container (the only keys the cycle collector needs to see:
+    /// `int` and `str` keys cannot be part of a cycle, and visiting every key costs the
+    /// collector a call per key on each pass).
+    gc_rows: Vec<usize>,
     row: Py<PyDict>,
     n: usize,
     dead: usize,
@@ -164,6 +168,24 @@ fn walk_exact(
     }
 }
 
+/// `hv` as a 1-D contiguous native `uint64` array of `n` slots, or None. The dtype is
+/// compared with numpy's own `uint64` descriptor first (what every such array made the usual
+/// way holds), and only otherwise by numpy's equivalence test.
+fn u64_row(hv: Bound<'_, PyAny>, n: usize) -> Option<Bound<'_, PyArray1<u64>>> {
+    static U64: PyOnceLock<Py<numpy::PyArrayDescr>> = PyOnceLock::new();
+    let py = hv.py();
+    let untyped = hv.cast::<PyUntypedArray>().ok()?;
+    if untyped.ndim() != 1 || untyped.len() != n || !untyped.is_c_contiguous() {
+        return None;
+    }
+    let builtin = U64.get_or_init(py, || numpy::dtype::<u64>(py).unbind());
+    if untyped.dtype().as_ptr() == builtin.as_ptr() {
+        // SAFETY: a 1-D array whose descriptor is numpy's uint64 descriptor
+        return Some(unsafe { hv.cast_into_unchecked::<PyArray1<u64>>() });
+    }
+    hv.cast_into::<PyArray1<u64>>().ok()
+}
+
 /// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
 /// live but empty in estimate mode) and its query stamp.
 fn push_row(
@@ -200,6 +222,7 @@ impl BandIndex {
             cap: 0,
             table: Table::new(1, 0, 1, 1),
             keys: Vec::new(),
+            gc_rows: Vec::new(),
             row: PyDict::new(py).unbind(),
             n: 0,
             dead: 0,
@@ -231,6 +254,7 @@ impl BandIndex {
         self.mark = Vec::new();
         self.cap = 0;
         self.keys = Vec::new();
+        self.gc_rows = Vec::new();
         self.row = PyDict::new(py).unbind();
         self.n = 0;
         self.dead = 0;
@@ -261,6 +285,23 @@ impl BandIndex {
             core::band_keys_into(self.sig.row(r), rows, &mut self.heads);
         }
         self.table.file(&mut self.heads, r as i64)
+    }
+
+    /// Append the key of the next row.
+    fn push_key(&mut self, key: &Bound<'_, PyAny>) {
+        // SAFETY: a type flag read of a live object
+        if unsafe { pyo3::ffi::PyObject_IS_GC(key.as_ptr()) } != 0 {
+            self.gc_rows.push(self.keys.len());
+        }
+        self.keys.push(key.clone().unbind());
+    }
+
+    /// `gc_rows` from `keys`.
+    fn track_keys(&mut self, py: Python<'_>) {
+        self.gc_rows = (0..self.keys.len())
+            // SAFETY: a type flag read of a live object
+            .filter(|&r| unsafe { pyo3::ffi::PyObject_IS_GC(self.keys[r].bind(py).as_ptr()) } != 0)
+            .collect();
     }
 
     fn push_row(&mut self, src: &[u64]) {
@@ -311,10 +352,10 @@ impl BandIndex {
                 }
             });
         }
-        let dict = self.row.bind(py);
+        let dict = self.row.bind(py).clone();
         for (i, key) in keys.iter().enumerate() {
             dict.set_item(key, lo + i)?;
-            self.keys.push(key.clone().unbind());
+            self.push_key(key);
         }
         self.n = lo + k;
         self.last = None;
@@ -343,10 +384,10 @@ impl BandIndex {
             return Ok(Sketch::Other);
         }
         let hv = mh.getattr(intern!(py, "hashvalues"))?;
-        match hv.cast_into::<PyArray1<u64>>() {
-            Ok(a) if a.len() == self.num_perm && a.is_contiguous() => Ok(Sketch::Slots(a)),
-            _ => Ok(Sketch::Other),
-        }
+        Ok(match u64_row(hv, self.num_perm) {
+            Some(a) => Sketch::Slots(a),
+            None => Sketch::Other,
+        })
     }
 
     /// Fold `hv` into the query buffer; false for an empty query.
@@ -495,6 +536,7 @@ impl BandIndex {
         }
         self.row = dict.unbind();
         self.keys = keys;
+        self.track_keys(py);
         self.n = count;
         for r in 0..count {
             if self.state[r] == 1 {
@@ -634,7 +676,7 @@ impl BandIndex {
             this.push_row(src);
         }
         let first = this.file_row(r);
-        this.keys.push(key.clone().unbind());
+        this.push_key(key);
         this.n = r + 1;
         this.last = Some((r, first));
         this.last_sketch = Some((mh.clone().unbind(), hv.unbind()));
@@ -774,7 +816,7 @@ impl BandIndex {
         self.push_row(&q);
         self.q64 = q;
         let first = self.file_row(r);
-        self.keys.push(key.clone().unbind());
+        self.push_key(key);
         self.n = r + 1;
         self.width = width;
         self.last = Some((r, first));
@@ -1077,6 +1119,7 @@ impl BandIndex {
                 "pickled index has fewer keys than _n",
             ));
         }
+        self.track_keys(py);
         self.row = get("_row")?.cast::<PyDict>()?.copy()?.unbind();
         self.n = n;
         self.dead = get("_dead")?.extract()?;
@@ -1097,8 +1140,8 @@ impl BandIndex {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.row)?;
-        for key in &self.keys {
-            visit.call(key)?;
+        for &r in &self.gc_rows {
+            visit.call(&self.keys[r])?;
         }
         if let Some(t) = &self.sketch_type {
             visit.call(t)?;
@@ -1116,6 +1159,7 @@ impl BandIndex {
 
     fn __clear__(&mut self) {
         self.keys.clear();
+        self.gc_rows.clear();
         self.sketch_type = None;
         self.params = None;
         self.last_sketch = None;
@@ -1130,12 +1174,19 @@ fn hits_list<'py>(
     keys: &[Py<PyAny>],
     num_perm: usize,
 ) -> PyResult<Bound<'py, PyList>> {
-    let items = hits.iter().map(|&(d, r)| {
+    // (the list and its tuples built in place: a query's result is its whole cost per hit)
+    let list = unsafe { pyo3::ffi::PyList_New(hits.len() as pyo3::ffi::Py_ssize_t) };
+    // SAFETY: a new reference (or NULL, raised as the error)
+    let list = unsafe { Bound::from_owned_ptr_or_err(py, list)? };
+    for (i, &(d, r)) in hits.iter().enumerate() {
         let est = PyFloat::new(py, core::estimate(d, num_perm));
-        PyTuple::new(py, [keys[r].bind(py).clone(), est.into_any()])
-    });
-    let items: Vec<Bound<'py, PyTuple>> = items.collect::<PyResult<_>>()?;
-    PyList::new(py, items)
+        let pair = PyTuple::new(py, [keys[r].bind(py).clone(), est.into_any()])?;
+        // SAFETY: `list` is new, of `hits.len()` empty items; SET_ITEM steals the reference
+        unsafe {
+            pyo3::ffi::PyList_SET_ITEM(list.as_ptr(), i as pyo3::ffi::Py_ssize_t, pair.into_ptr())
+        };
+    }
+    Ok(unsafe { list.cast_into_unchecked::<PyList>() })
 }
 
 /// The slot width of a 1-D uint32 or uint64 array of `num_perm` slots, else None.

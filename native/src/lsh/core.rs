@@ -87,14 +87,10 @@ pub fn fold(v: u64) -> u32 {
 /// slot at `2**32 - 1`: never a hit).
 #[inline]
 pub fn fold_row(src: &[u64], dst: &mut [u32]) -> bool {
-    let mut all64 = true;
-    let mut all32 = true;
     for (d, &v) in dst.iter_mut().zip(src) {
-        all64 &= v == MAX64;
-        all32 &= v == LOW32;
         *d = fold(v);
     }
-    !(all64 || all32)
+    !is_empty(src)
 }
 
 /// Whether `src` is empty in the sense of [`fold_row`].
