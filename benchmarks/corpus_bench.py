@@ -23,7 +23,9 @@ Peers (datatrove, installed from the ``bench`` dependency group):
 ``--whole-process`` runs each command as its own process on one JSONL file and reports the
 CPU seconds of the whole process (``wait4``: user + system, children included), which load
 from other programs hardly changes: ``neardup dedup`` (minhash, ``--jobs 1``), ``neardup
-dedup --method exact``, ``neardup lines``, ``neardup substrings``, and with ``--google-bin``
+dedup --keep first --output`` (the same, writing the kept copy: issue 42's yardstick for
+``lines`` and ``substrings``, which also write one), ``neardup dedup --method exact``,
+``neardup lines``, ``neardup substrings``, and with ``--google-bin``
 the tool's ``make`` + ``self-similar`` + ``collect`` (their byte ranges are then cut out in
 this script, uncounted).
 
@@ -204,6 +206,21 @@ def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
         rows = [
             ("neardup dedup (minhash) --jobs 1", [*nd, "dedup", str(src), "--jobs", "1", "-q"]),
             (
+                "neardup dedup --keep first --output --jobs 1",
+                [
+                    *nd,
+                    "dedup",
+                    str(src),
+                    "--keep",
+                    "first",
+                    "-o",
+                    f"{tmp}/d.jsonl",
+                    "--jobs",
+                    "1",
+                    "-q",
+                ],
+            ),
+            (
                 "neardup dedup --method exact",
                 [*nd, "dedup", str(src), "--method", "exact", "--jobs", "1", "-q"],
             ),
@@ -236,35 +253,39 @@ def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
         ]
         envs: dict[str, dict[str, str] | None] = {label: None for label, _ in rows}
         if args.baseline:  # the same exact / lines / substrings commands from another tree
-            for label, cmd in rows[1:4]:
+            for label, cmd in rows[2:5]:
                 rows.append((f"{label} (baseline)", cmd))
                 envs[f"{label} (baseline)"] = {"PYTHONPATH": str(Path(args.baseline).resolve())}
         small = Path(tmp) / "small.jsonl"  # compiles every command's kernels, untimed
         small.write_text("".join(src.read_text(encoding="utf-8").splitlines(True)[:300]))
         for label, cmd in rows:
             _run([str(small) if c == str(src) else c for c in cmd], envs[label])
-            Path(f"{tmp}/l.jsonl").unlink(missing_ok=True)
-            Path(f"{tmp}/s.jsonl").unlink(missing_ok=True)
+            for out in ("l", "s", "d"):
+                Path(f"{tmp}/{out}.jsonl").unlink(missing_ok=True)
         runs: dict[str, list[float]] = {label: [] for label, _ in rows}
         load = [os.getloadavg()[0]]
         for _ in range(args.repeat):  # interleaved: A B C D A B C D ...
             for label, cmd in rows:
                 runs[label].append(_run(cmd, envs[label]))
-                Path(f"{tmp}/l.jsonl").unlink(missing_ok=True)
-                Path(f"{tmp}/s.jsonl").unlink(missing_ok=True)
+                for out in ("l", "s", "d"):
+                    Path(f"{tmp}/{out}.jsonl").unlink(missing_ok=True)
             load.append(os.getloadavg()[0])
         cpu = {label: min(r) for label, r in runs.items()}
         base = cpu[rows[0][0]]
+        kept = cpu[rows[1][0]]  # dedup --keep first --output: the yardstick of issue 42
         print(
             f"\nwhole process, CPU s (user + system), best of {args.repeat} interleaved rounds, "
             f"{n} documents; load average (1 min) {' '.join(f'{x:.1f}' for x in load)}"
         )
         for label, r in runs.items():
             print(f"  {label}: {' '.join(f'{x:.2f}' for x in r)}")
-        print("| command | CPU s | ms per document | minhash CPU / this |")
-        print("|---|---:|---:|---:|")
+        print(
+            "| command | CPU s | ms per document | minhash CPU / this "
+            "| dedup --keep first CPU / this |"
+        )
+        print("|---|---:|---:|---:|---:|")
         for label, c in cpu.items():
-            print(f"| {label} | {c:.2f} | {1000 * c / n:.3f} | {base / c:.2f} |")
+            print(f"| {label} | {c:.2f} | {1000 * c / n:.3f} | {base / c:.2f} | {kept / c:.2f} |")
         if args.google_bin:
             ours = SubstringSummary(args.min_length)
             sum(
@@ -276,7 +297,7 @@ def whole_process(docs: list[Document], args: argparse.Namespace) -> None:
                  for _ in range(args.repeat)),
                 key=lambda r: r[0],
             )  # fmt: skip
-            sub = cpu[rows[3][0]]
+            sub = cpu[rows[4][0]]
             print(
                 f"| Lee et al.'s tool (make + self-similar + collect, 1 thread) | {g_cpu:.2f} "
                 f"| {1000 * g_cpu / n:.3f} | {base / g_cpu:.2f} |"

@@ -173,11 +173,7 @@ def bench(
         every[c] for c in CONTENDERS if c in chosen and (baseline or not c.startswith("base"))
     ]
     # the baseline runs the same command from another source tree, with its own kernel cache
-    base_env = (
-        {"PYTHONPATH": str(baseline / "src"), "NEARDUP_CACHE_DIR": str(baseline / ".kcache")}
-        if baseline is not None
-        else None
-    )
+    base_env = {"PYTHONPATH": str(baseline / "src")} if baseline is not None else None
     runs: dict[str, list[dict[str, float]]] = {label: [] for label, _ in contenders}
     outputs: dict[str, set[str]] = {}  # each neardup command's output digests
     for _ in range(rounds):
@@ -254,21 +250,16 @@ def main() -> None:
         work = Path(tmp)
         store = args.work if args.work is not None else work
         store.mkdir(parents=True, exist_ok=True)
-        # warm the kernel cache once, so no contender pays a compile (users pay it at install)
-        # and none runs on numpy while a first-use compile runs in the background (`neardup
-        # warmup` compiles in the foreground; a tiny dedup would run on numpy, docs/engine.md)
-        # and each tree's modules are compiled to bytecode as `pip install` leaves them (under
+        # each tree's modules are compiled to bytecode as `pip install` leaves them (under
         # PYTHONDONTWRITEBYTECODE, set on these machines, a source tree would be compiled
-        # anew in every run: ~0.05 s of a 0.4 s run)
-        warm_cmd = [sys.executable, "-m", "neardup", "warmup"]
+        # anew in every run)
         pyc_cmd = [sys.executable, "-c", _COMPILE_PACKAGE]
         for tree in (None, args.baseline):
             env = dict(os.environ)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             if tree is not None:
-                env.update(PYTHONPATH=str(tree / "src"), NEARDUP_CACHE_DIR=str(tree / ".kcache"))
+                env.update(PYTHONPATH=str(tree / "src"))
             subprocess.run(pyc_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
-            subprocess.run(warm_cmd, check=True, stdout=subprocess.DEVNULL, env=env)
         if args.only in (None, "planted"):
             src = store / f"planted-{args.docs}.jsonl"
             truth_file = store / f"planted-{args.docs}-truth-{args.threshold}.json"

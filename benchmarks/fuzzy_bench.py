@@ -1,7 +1,9 @@
 """Fuzzy hashes side by side in one process, on one corpus of files from this machine.
 
-* CTPH: ``neardup.fuzzy.ctph_many`` / ``ctph`` against ppdeep (pure Python), and against the
-  ssdeep C binding only if ``import ssdeep`` already works (nothing is installed here).
+* CTPH: ``neardup.fuzzy.ctph_many`` / ``ctph`` against ppdeep (pure Python), against the
+  ``ssdeep`` binary (libfuzzy) on the same files when it is on the PATH (Debian's ``ssdeep``
+  package), timed by the CPU time of its process, and against the ssdeep C binding only if
+  ``import ssdeep`` already works.
 * TLSH: the ``neardup.fuzzy.tlsh`` wrapper against bare ``tlsh.hash`` (its overhead).
 * Comparing: ``ctph_compare`` against ``ppdeep.compare``; TLSH all-pairs by the packed numpy
   distance against a ``tlsh.diff`` loop; ``CTPHIndex.pairs`` against all pairs.
@@ -17,8 +19,11 @@ import argparse
 import itertools
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sysconfig
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +76,40 @@ def best_of(fn: Callable[[], Any], rounds: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
+def _ssdeep_binary(binary: str, docs: list[bytes], rounds: int) -> tuple[float, float, list[str]]:
+    """CPU seconds of ``ssdeep -s -c`` over ``docs`` written as files (the child's user +
+    system time, median of ``rounds``), of ``ctph_many`` reading the same files, and the
+    binary's digests in order."""
+    from neardup.fuzzy import ctph_many
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, data in enumerate(docs):
+            path = Path(tmp) / f"{i:06d}"
+            path.write_bytes(data)
+            paths.append(str(path))
+        out = b""
+        binary_times, ours_times = [], []
+        for _ in range(rounds):
+            before = os.times()
+            out = subprocess.run(
+                [binary, "-s", "-c", *paths], capture_output=True, check=True
+            ).stdout
+            after = os.times()
+            binary_times.append(
+                after.children_user
+                - before.children_user
+                + after.children_system
+                - before.children_system
+            )
+            t0 = time.process_time()
+            ctph_many([Path(p).read_bytes() for p in paths])
+            ours_times.append(time.process_time() - t0)
+    # lines after the header: digest,"path"
+    digests = [line.rsplit(",", 1)[0] for line in out.decode().splitlines()[1:]]
+    return statistics.median(binary_times), statistics.median(ours_times), digests
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=8.0, help="corpus size in MB")
@@ -80,11 +119,11 @@ def main() -> None:
     import ppdeep
     import tlsh as pytlsh
 
+    from neardup._kernels.engine import native_families
     from neardup.fuzzy import (
         CTPHIndex,
         TLSHIndex,
         TLSHParams,
-        backend_name,
         ctph,
         ctph_compare,
         ctph_many,
@@ -95,13 +134,14 @@ def main() -> None:
     docs = load_corpus(args.mb)
     n_bytes = sum(map(len, docs))
     mb = n_bytes / 1e6
-    print(f"# corpus: {len(docs)} files, {mb:.1f} MB; CTPH backend: {backend_name()}")
+    native = "native" if "ctph" in native_families() else "reference"
+    print(f"# corpus: {len(docs)} files, {mb:.1f} MB; CTPH kernels: {native}")
 
     rows: list[tuple[str, float, str]] = []
 
     t0 = time.perf_counter()
     ctph(b"warm up the kernel" * 100)
-    print(f"first CTPH call (compile or cache load): {time.perf_counter() - t0:.2f} s")
+    print(f"first CTPH call: {time.perf_counter() - t0:.3f} s")
 
     t_many, ours = best_of(lambda: ctph_many(docs), args.rounds)
     t_one, ours_one = best_of(lambda: [ctph(d) for d in docs], args.rounds)
@@ -112,6 +152,20 @@ def main() -> None:
         ("neardup ctph per call", mb / t_one, f"{t_pp / t_one:.0f}x ppdeep"),
         ("ppdeep.hash", mb / t_pp, "1x"),
     ]
+    binary = shutil.which("ssdeep")
+    if binary is None:
+        print("ssdeep binary (libfuzzy) is not on the PATH: skipped")
+    else:
+        t_bin, t_ours_files, from_bin = _ssdeep_binary(binary, docs, args.rounds)
+        assert from_bin == ours, "CTPH digests differ from the ssdeep binary"
+        rows += [
+            ("ssdeep binary (libfuzzy), CPU", mb / t_bin, "1x"),
+            (
+                "neardup ctph_many of the files, CPU",
+                mb / t_ours_files,
+                f"{t_bin / t_ours_files:.2f}x the ssdeep binary",
+            ),
+        ]
     try:
         import ssdeep  # type: ignore[import-not-found]
     except ImportError:

@@ -122,6 +122,37 @@ def traced(build: Callable[[], object]) -> tuple[int, object]:
     return after - before, obj
 
 
+def kernel_table(docs: list[str], hasher: MinHasher, n_rounds: int, n: int, mb: float) -> None:
+    """The fused sketch kernel alone (tokenize, xxh3, shingles, slots) on the canonical packed
+    batch: the compiled core against the numba kernel it replaces (when numba is installed)."""
+    import numpy as np
+
+    from neardup._kernels import engine, tables
+
+    packed = Canonicalizer().canonicalize_packed(docs, lower_ascii=False)
+    mask, min_bytes = WordTokenizer("word").kernel_args or (0, 1)
+    args = (packed.buf, packed.offsets, tables.char_classes(), tables.simple_lower(), mask,
+            min_bytes, K, True, np.uint64(hasher.config.seed), NUM_PERM)  # fmt: skip
+    impls: dict[str, Callable[[], object]] = {}
+    native = engine.native()
+    if native is not None and hasattr(native, "minhash"):
+        impls["native minhash.sketch_words"] = lambda: native.minhash.sketch_words(*args)
+    try:
+        from neardup._kernels.minhash import fast
+    except ImportError:
+        fast = None
+    if fast is not None:
+        impls["numba fast.sketch_words"] = lambda: fast.sketch_words(*args)
+    if len(impls) < 2:
+        print("\n# (the kernel table needs both the compiled core and numba)")
+        return
+    outs = [fn() for fn in impls.values()]
+    assert all(np.array_equal(outs[0], o) for o in outs[1:]), "the kernels disagree"
+    med = rounds(impls, n_rounds)
+    table("The fused sketch kernel alone, canonical packed batch", med,
+          "numba fast.sketch_words", n, mb)  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, default=10.0)
@@ -178,6 +209,7 @@ def main() -> None:
         args.rounds,
     )
     table("MinHash-128, end to end from raw text", med, "rensa RMinHash.update per doc", n, mb)
+    kernel_table(docs, hasher, args.rounds, n, mb)
 
     # ------------------------------------------------------------------ LSH
     sigs = hasher.sketch_many(docs)

@@ -9,15 +9,6 @@ from typing import Any
 
 import pytest
 
-# Tests compile kernels in the foreground: none may start the detached first-use compile
-# (docs/engine.md, "First use"), which could outlive it. tests/test_warmup.py turns it on.
-os.environ.setdefault("NEARDUP_BACKGROUND_COMPILE", "0")
-# A small input would run the CLI on numpy (docs/engine.md): the suite's CLI runs, in this
-# process too, keep the numba kernels under test. tests/test_cli_startup.py turns it on.
-os.environ.setdefault("NEARDUP_SMALL_INPUT", "0")
-# Warmups in the suite build no ahead-of-time module (tens of CPU-s each, docs/engine.md):
-# tests/kernels/test_kernels_aot.py builds one and turns it on.
-os.environ.setdefault("NEARDUP_AOT", "0")
 # The suite's JVMs (the Spark session of tests/spark, `dedup --engine spark` in subprocesses)
 # live for seconds to minutes: the C1 compiler alone and the serial collector halve their CPU
 # (42 -> 21 CPU-s for three dedup_dataframe jobs), the results are the same.
@@ -39,7 +30,7 @@ def native_pair(family: str) -> tuple[Any, Any]:
 
     compiled = engine.native()
     if compiled is None or not hasattr(compiled, family):
-        pytest.skip(f"the compiled core has no {family} family")
+        pytest.skip(f"the compiled core has no {family} family", allow_module_level=True)
     reference = importlib.import_module(f"neardup._kernels.{family}.reference")
     return getattr(compiled, family), reference
 
@@ -69,7 +60,7 @@ EXAMPLE_SCALE = {"neardup": 0.35, "thorough": 3.0}
 def _hypothesis_profile() -> None:
     from hypothesis import settings
 
-    # Kernels compile on first use and the CI machine is shared: time is not a property here.
+    # The CI machine is shared: time is not a property here.
     for name in EXAMPLE_SCALE:
         settings.register_profile(name, deadline=None, print_blob=True)
     settings.load_profile("neardup")
@@ -96,9 +87,9 @@ def _scale_examples(items: list[pytest.Item]) -> None:
 
 
 #: Files whose tests share something costly to build in each process (a Spark session and its
-#: JVM, a loaded model, a module fixture, a generated corpus with its digests, a numba kernel
-#: compiled in the test module): each group runs on one xdist worker, so it is built once, not
-#: once per worker (``--dist loadgroup``, see ``pytest_xdist_make_scheduler``).
+#: JVM, a loaded model, a module fixture, a generated corpus with its digests): each group runs
+#: on one xdist worker, so it is built once, not once per worker (``--dist loadgroup``, see
+#: ``pytest_xdist_make_scheduler``).
 ONE_WORKER_FILES = {
     "embeddings/test_embeddings_dedup.py": "models",
     "embeddings/test_embeddings_local.py": "models",
@@ -106,7 +97,6 @@ ONE_WORKER_FILES = {
     "fuzzy/test_fuzzy_index.py": "fuzzy_index",
     "image/test_cropresistant.py": "cropresistant",
     "image/test_image_parity.py": "image_parity",
-    "kernels/test_kernels_aot.py": "aot",  # builds the ahead-of-time module once
     "kernels/test_kernels_xxh3.py": "xxh3",
 }
 
@@ -185,3 +175,80 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         for name, cpu in sorted(_WORKER_CPU.items())
     ]
     terminalreporter.write_line("worker CPU-s: " + "; ".join(parts))
+
+
+# ------------------------------------------------------------------ hostile output targets
+# Output paths are tested against a read-only folder, a full disk and a FIFO. Root ignores
+# file modes, so as root a read-only folder is a read-only bind mount and a full disk a small
+# tmpfs filled up (both unmounted after the test); otherwise a read-only folder is mode 0555
+# and the full-disk tests skip.
+
+
+def _mount(*args: str) -> bool:
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", *args], capture_output=True, timeout=30, check=False)
+    return done.returncode == 0
+
+
+def _umount(path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["umount", "-l", str(path)], capture_output=True, timeout=30, check=False)
+
+
+@pytest.fixture
+def make_readonly() -> Any:
+    """``make_readonly(folder)``: from now on nothing can be written in ``folder`` (nor
+    created, renamed or removed in it); undone after the test."""
+    mounted: list[Path] = []
+    chmodded: list[Path] = []
+
+    def make(folder: Path) -> Path:
+        folder = Path(folder)
+        if _mount("--bind", str(folder), str(folder)):
+            mounted.append(folder)
+            if not _mount("-o", "remount,ro,bind", str(folder)):
+                pytest.skip("cannot remount a bind mount read-only here")
+        else:
+            for root, dirs, files in os.walk(folder):
+                for name in files:
+                    os.chmod(os.path.join(root, name), 0o444)
+                for name in dirs:
+                    os.chmod(os.path.join(root, name), 0o555)
+            os.chmod(folder, 0o555)
+            chmodded.append(folder)
+            if os.access(folder, os.W_OK):
+                pytest.skip("this user can write into a mode-0555 folder")
+        return folder
+
+    yield make
+    for folder in reversed(mounted):
+        _umount(folder)
+    for folder in chmodded:
+        for root, dirs, _ in os.walk(folder):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+        os.chmod(folder, 0o755)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Any:
+    """A folder on a small tmpfs with no free space left (root only; skips otherwise)."""
+    where = tmp_path / "full"
+    where.mkdir()
+    if not _mount("-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", str(where)):
+        pytest.skip("needs root and mount to make a full file system")
+    try:
+        with open(where / ".filler", "wb") as fh:
+            block = b"\0" * 4096
+            while True:
+                fh.write(block)
+                fh.flush()
+    except OSError:
+        pass
+    yield where
+    _umount(where)

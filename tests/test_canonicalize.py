@@ -26,7 +26,7 @@ def test_config_and_params_are_the_id_string_settings_the_object() -> None:
     from neardup.canonicalize import PRESETS
 
     assert Canonicalizer().config == "nfkc-cf-simple-bidi-fmt"  # the public API's name
-    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf2-ws"
+    assert Canonicalizer("secure").config == "nfkc-cf-simple-bidi-fmt-conf3-ws"
     assert Canonicalizer("none").params == Canonicalizer("none").config == "none-cf-none"
     # .params is the id string and .settings the parameter object on every sketcher
     assert Canonicalizer("secure").settings == PRESETS["secure"]

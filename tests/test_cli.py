@@ -79,7 +79,7 @@ def test_dedup_keep_output(corpus: Path, tmp_path: Path) -> None:
     out_dir = tmp_path / "clean"
     code, _, err = run("dedup", str(corpus), "--keep", "first", "--output", str(out_dir), "-q")
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["a.txt", "c.txt"]
+    assert sorted(p.name for p in out_dir.iterdir()) == [".neardup-output", "a.txt", "c.txt"]
     out_jsonl = tmp_path / "clean.jsonl"
     code, _, _ = run("dedup", str(corpus), "--keep", "longest", "--output", str(out_jsonl), "-q")
     assert code == 0
@@ -270,7 +270,7 @@ def test_dedup_engine_spark_equals_local(tmp_path: Path) -> None:
     code, _, err = run("dedup", str(data), "--engine", "spark", "--pairs")
     assert code == 2 and "--pairs" in err
     code, _, err = run("dedup", str(data), "--partitions", "3")
-    assert code == 2 and "--partitions go with --engine spark" in err
+    assert code == 2 and "--partitions and --spark-conf go with --engine spark" in err
 
 
 def test_canonicalize_secure_unmasks_homoglyphs(tmp_path: Path) -> None:

@@ -35,3 +35,14 @@ def test_readme_links_exist() -> None:
     for target in re.findall(r"\]\(([^)#]+)\)", text):
         if not target.startswith("http"):
             assert (ROOT / target).exists(), target
+
+
+def test_quickstart_names_the_annotation_columns_that_exist() -> None:
+    """The quickstart once promised a `keep` column; --annotate writes `is_duplicate`."""
+    from neardup.corpus.annotate import ANNOTATION_COLUMNS
+
+    text = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    start = text.index("`--annotate out.jsonl` writes")
+    sentence = text[start : text.index(":", start + 30)]
+    named = [w for w in re.findall(r"`([a-z_]+)`", sentence)]
+    assert named and set(named) <= set(ANNOTATION_COLUMNS), named

@@ -43,7 +43,8 @@ def test_import_loads_no_extra_and_no_click() -> None:
     code = (
         "import sys, neardup\n"
         "heavy = ['numba', 'click', 'tqdm', 'PIL', 'tlsh', 'torch', 'pyspark', 'selectolax',"
-        " 'pypdf', 'sentence_transformers', 'httpx', 'jieba', 'confusables', 'usearch']\n"
+        " 'pypdf', 'sentence_transformers', 'httpx', 'jieba', 'confusables', 'usearch',"
+        " 'starlette', 'uvicorn']\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)

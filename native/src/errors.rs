@@ -4,11 +4,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
-#[allow(dead_code)] // used by the families that raise ConfigError
 static CONFIG_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// A `neardup.errors.ConfigError` carrying `message`.
-#[allow(dead_code)]
 pub fn config_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
     let message = message.into();
     match CONFIG_ERROR.import(py, "neardup.errors", "ConfigError") {

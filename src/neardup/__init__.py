@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         InputTooLargeError,
         MissingExtraError,
         NeardupError,
+        OutputError,
         SchemaVersionError,
         StoreError,
     )
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from neardup.io import Document, read_inputs
     from neardup.pipeline import dedup
     from neardup.report import Cluster, DedupResult, Pair
+    from neardup.serve.client import Client
     from neardup.sketch.minhash import MinHash, MinHasher
     from neardup.sketch.simhash import SimHash, SimHasher
     from neardup.tokenize import GraphemeTokenizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
@@ -48,6 +50,7 @@ _LAZY = {
     "CanonicalConfig": "neardup.config",
     "Canonicalizer": "neardup.canonicalize",
     "CanonicalizerLike": "neardup.types",
+    "Client": "neardup.serve.client",
     "Cluster": "neardup.report",
     "ConfigError": "neardup.errors",
     "DecodeError": "neardup.errors",
@@ -67,6 +70,7 @@ _LAZY = {
     "MissingExtraError": "neardup.errors",
     "NeardupError": "neardup.errors",
     "NgramTokenizer": "neardup.tokenize",
+    "OutputError": "neardup.errors",
     "Pair": "neardup.report",
     "SchemaVersionError": "neardup.errors",
     "ShingleTokenizer": "neardup.tokenize",
@@ -85,6 +89,7 @@ __all__ = [
     "CanonicalConfig",
     "Canonicalizer",
     "CanonicalizerLike",
+    "Client",
     "Cluster",
     "ConfigError",
     "DecodeError",
@@ -104,6 +109,7 @@ __all__ = [
     "MissingExtraError",
     "NeardupError",
     "NgramTokenizer",
+    "OutputError",
     "Pair",
     "SchemaVersionError",
     "ShingleTokenizer",

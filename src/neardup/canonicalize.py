@@ -87,6 +87,13 @@ _CASELESS_PROTOTYPES = str.maketrans(
     }
 )  # fmt: skip
 
+#: Letters that render as a blank (the Hangul fillers): ``confusables`` reads them as spaces.
+_BLANK_LETTERS = str.maketrans({"\u3164": " ", "\uffa0": " "})
+
+# A word (letters, digits, marks) and a Latin letter in it.
+_WORD = re.compile(r"[^\W_]+")
+_LATIN = re.compile("[A-Za-z]")
+
 # Right-to-left override ... pop (or the end of the line): displayed reversed.
 _RLO_RUN = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)(?:\u202c|(?=\n)|$)")
 
@@ -313,14 +320,23 @@ class Canonicalizer:
             if p.confusables and "\u202e" in text:
                 # Trojan Source: an override run displays reversed; compare what is shown
                 text = _RLO_RUN.sub(lambda m: m.group(1)[::-1], text)
+            if p.confusables:
+                # the Hangul fillers are letters that render as a blank: they part words
+                text = text.translate(_BLANK_LETTERS)
             out = self._strip.sub("", text) if self._strip is not None else text
+            if p.confusables:
+                # combining marks go, before case folding (U+0345 would fold to a letter): an
+                # accent after every third letter, or zalgo's stacks, change every shingle
+                out = _combining_marks().sub("", unicodedata.normalize("NFD", out))
             if p.normalization != "none":
                 self._check_growth(out, len(text))
             out = self._normalize(out)
             if p.confusables:
                 # capitals before case folding, so that they meet Latin capitals (Cyrillic В
-                # and Greek Β are B, not the small capital ʙ that lowercase в maps to)
-                out = out.translate(_capital_prototypes())
+                # and Greek Β are B, not the small capital ʙ that lowercase в maps to), but
+                # only in words that hold a Latin letter too: a word all in Cyrillic or Greek
+                # is folded first, so that it matches its own upper-case copy
+                out = _mixed_capitals(out)
             if p.casefold == "full":
                 out = out.casefold()
             elif p.casefold == "lower":
@@ -332,6 +348,8 @@ class Canonicalizer:
                 # after case folding, as UTS #39 prescribes for case-insensitive matching
                 # (so Greek capitals, folded to ε etc., do not meet Latin ones: see security.md)
                 out = _skeleton(out).translate(_CASELESS_PROTOTYPES)
+                # and the marks a prototype brings (the skeleton is decomposed)
+                out = unicodedata.normalize("NFC", _combining_marks().sub("", out))
         if p.collapse_whitespace:
             out = " ".join(out.split())
         return out
@@ -375,7 +393,7 @@ def canonicalizer_id(canon: object) -> str:
 
     Examples:
         >>> canonicalizer_id(Canonicalizer("secure"))
-        'nfkc-cf-simple-bidi-fmt-conf2-ws'
+        'nfkc-cf-simple-bidi-fmt-conf3-ws'
     """
     if not callable(getattr(canon, "canonicalize", None)):
         raise ConfigError("a canonicalizer needs .config and .canonicalize(text); or pass False")
@@ -461,6 +479,63 @@ def _capital_prototypes() -> dict[int, str]:
         for cp, proto in _confusable_map().items()
         if cp >= 0x80 and chr(cp).isupper()
     }
+
+
+@cache
+def _capital_class() -> re.Pattern[str]:
+    return _char_class(set(_capital_prototypes()))
+
+
+@cache
+def _native_letters() -> re.Pattern[str]:
+    """The cased letters of other scripts than Latin that look like no Latin letter (Greek Λ
+    or σ, Cyrillic Д or я): text that holds one is written in that script."""
+    caps = _capital_prototypes()
+    out = set()
+    for cp in range(0x80, 0x20000):  # no cased letter lies past the second plane
+        c = chr(cp)
+        if not c.isalpha() or c.upper() == c.lower() or cp in caps:
+            continue
+        upper = c.upper()
+        if len(upper) == 1 and ord(upper) in caps:
+            continue
+        if unicodedata.name(c, "").startswith("LATIN"):
+            continue
+        out.add(cp)
+    return _char_class(out)
+
+
+def _mixed_capitals(text: str) -> str:
+    """``text`` with look-alike capitals mapped to their Latin prototypes, before case folding.
+
+    In text of another script (it holds a letter that looks like no Latin one, see
+    :func:`_native_letters`), only words that also hold a Latin letter are mapped (``Τhe``
+    with a Greek Tau is ``The``), and the others are left to case folding, so ``ΚΑΛΗΜΕΡΑ``
+    folds as ``καλημερα`` does; otherwise every look-alike capital is (``ΒΑΚΕ`` is ``BAKE``)."""
+    if not _capital_class().search(text):
+        return text
+    caps = _capital_prototypes()
+    if not _native_letters().search(text):
+        return text.translate(caps)
+    if not _LATIN.search(text):
+        return text
+
+    def word(m: re.Match[str]) -> str:
+        w = m.group(0)
+        return w.translate(caps) if _LATIN.search(w) and not w.isascii() else w
+
+    return _WORD.sub(word, text)
+
+
+@cache
+def _combining_marks() -> re.Pattern[str]:
+    """Every combining mark (general categories Mn and Me), as one character class."""
+    return _char_class({cp for cp in _MARK_PLANES if unicodedata.category(chr(cp)) in ("Mn", "Me")})
+
+
+# Where combining marks and cased letters are: the first two planes and plane 14 (the other
+# planes hold none: building the tables over them alone takes 0.1 s, not 0.8 s)
+_MARK_PLANES = (*range(0x300, 0x20000), *range(0xE0000, 0xE1000))
 
 
 def _skeleton(text: str) -> str:

@@ -109,7 +109,7 @@ def connected_components(n: int, pairs: Iterable[tuple[int, int]]) -> npt.NDArra
 
 def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """Roots (smallest members) of the components of ``n`` elements joined by edges
-    ``(a[k], b[k])``: a numba kernel, with :class:`UnionFind` as its reference.
+    ``(a[k], b[k])``: union-find in the native kernel (a numpy twin without it).
 
     Examples:
         >>> components(4, np.array([3]), np.array([1])).tolist()
@@ -117,15 +117,10 @@ def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> np
     """
     from neardup._kernels import engine
 
-    if engine.backend_name() == "fast":
-        roots: npt.NDArray[np.int64] = engine.kernels("sets").components(
-            n, np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64)
-        )
-        return roots
-    uf = UnionFind(n)
-    for x, y in zip(a.tolist(), b.tolist(), strict=True):
-        uf.union(x, y)
-    return uf.roots()
+    roots: npt.NDArray[np.int64] = engine.kernels("sets").components(
+        int(n), np.ascontiguousarray(a, dtype=np.int64), np.ascontiguousarray(b, dtype=np.int64)
+    )
+    return roots
 
 
 def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
@@ -158,42 +153,6 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
     return [flat[a:b] for a, b in pairwise(edges)]
 
 
-def _adjacency(n: int, i: I64, j: I64) -> tuple[I64, I64, I64]:
-    """CSR of the undirected pair graph: ``(indptr, neighbor, edge)`` (edge = pair index);
-    the numpy reference (a stable sort by row)."""
-    m = len(i)
-    src = np.concatenate((i, j))
-    dst = np.concatenate((j, i))
-    edge = np.concatenate((np.arange(m, dtype=np.int64), np.arange(m, dtype=np.int64)))
-    order = np.argsort(src, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    return indptr, dst[order], edge[order]
-
-
-def _center_loop(indptr: I64, nbr: I64, edge: I64, sim: F64) -> tuple[I64, F64]:
-    """The sequential CENTER pass (the reference of ``_kernels.sets.fast.center_pass``). A
-    pair given twice counts with its highest similarity, so the order of a row's neighbors
-    is free."""
-    n = len(indptr) - 1
-    root = np.full(n, -1, dtype=np.int64)
-    to_root = np.ones(n, dtype=np.float64)
-    for u in range(n):
-        if root[u] != -1:
-            continue
-        root[u] = u
-        for k in range(indptr[u], indptr[u + 1]):
-            v = nbr[k]
-            if v == u:
-                continue
-            if root[v] == -1:
-                root[v] = u
-                to_root[v] = sim[edge[k]]
-            elif root[v] == u and sim[edge[k]] > to_root[v]:
-                to_root[v] = sim[edge[k]]
-    return root, to_root
-
-
 def _check_pairs(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, I64, F64]:
     a = np.ascontiguousarray(i, dtype=np.int64)
     b = np.ascontiguousarray(j, dtype=np.int64)
@@ -214,8 +173,8 @@ def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
     Rows are visited in order; a row not yet in a cluster becomes a center and takes every
     neighbor not yet in a cluster. The center is its cluster's smallest row (a smaller row
     adjacent to it would have taken it), as with :func:`components`, and every member has a
-    pair with it. A numba kernel (a counting sort builds the adjacency, then one pass), with
-    a numpy sort and the same pass run by the interpreter as reference
+    pair with it. A native kernel (a counting sort builds the adjacency, then one pass), with
+    a numpy sort and the same pass run by the interpreter as its twin
     (``NEARDUP_BACKEND=reference``). A pair given twice counts with its highest similarity.
 
     Args:
@@ -238,17 +197,12 @@ def center_clusters(n: int, i: I64, j: I64, sim: F64) -> tuple[I64, F64]:
         ([0, 0, 2, 2], [1.0, 0.9, 1.0, 0.95])
     """
     a, b, s = _check_pairs(n, i, j, sim)
-    from neardup._kernels.engine import backend_name
+    from neardup._kernels import engine
 
-    if backend_name() == "fast":
-        from neardup._kernels import engine
-
-        fast = engine.kernels("sets")
-        indptr, nbr, edge = fast.center_adjacency(n, a, b)
-        out: tuple[I64, F64] = fast.center_pass(indptr, nbr, edge, s)
-        return out
-    indptr, nbr, edge = _adjacency(n, a, b)
-    return _center_loop(indptr, nbr, edge, s)
+    kern = engine.kernels("sets")
+    indptr, nbr, edge = kern.center_adjacency(int(n), a, b)
+    out: tuple[I64, F64] = kern.center_pass(indptr, nbr, edge, s)
+    return out
 
 
 def cluster_roots(

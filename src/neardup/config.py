@@ -143,9 +143,11 @@ class CanonicalConfig(Params):
         if self.strip_format:
             parts.append("fmt")
         if self.confusables:
-            # conf2: the skeleton is also taken before case folding, small capitals fold to
-            # Latin letters, default-ignorables are stripped, override runs are reversed
-            parts.append("conf2")
+            # conf3: the skeleton is also taken before case folding (in words that hold a
+            # Latin letter), small capitals fold to Latin letters, default-ignorables are
+            # stripped (the Hangul fillers read as spaces), override runs are reversed,
+            # combining marks are dropped
+            parts.append("conf3")
         if self.collapse_whitespace:
             parts.append("ws")
         if self.strip_diacritics:

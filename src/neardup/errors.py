@@ -12,9 +12,11 @@
     ├── IncompatibleSketchError (ValueError)  sketches of different kinds or parameters were mixed
     ├── MissingExtraError (ImportError)       an optional extra is not installed
     ├── TimeoutError (TimeoutError)           a wall-clock cap was exceeded
+    ├── OutputError (OSError)                 an output cannot be written (read-only, disk full)
     ├── StoreError                            the SQLite store cannot be used
     │   └── SchemaVersionError                the store was written by a newer neardup
-    └── ProviderError                         an embedding provider failed after its retries
+    ├── ProviderError                         an embedding provider failed after its retries
+    └── ServiceError                          a neardup service answered an error (neardup.Client)
 
 Messages say what was wrong and what to do about it.
 """
@@ -33,8 +35,10 @@ __all__ = [
     "InputTooLargeError",
     "MissingExtraError",
     "NeardupError",
+    "OutputError",
     "ProviderError",
     "SchemaVersionError",
+    "ServiceError",
     "StoreError",
     "TimeoutError",
 ]
@@ -80,6 +84,11 @@ class TimeoutError(NeardupError, builtins.TimeoutError):
     """A wall-clock cap was exceeded (PDF extraction, a provider's total deadline)."""
 
 
+class OutputError(NeardupError, OSError):
+    """An output (a record file, a copy, a report, a temporary file) cannot be written: its
+    folder is read-only or missing, or the disk is full. The message names the path."""
+
+
 class StoreError(NeardupError):
     """The SQLite store cannot be opened, read or written."""
 
@@ -90,3 +99,14 @@ class SchemaVersionError(StoreError):
 
 class ProviderError(NeardupError):
     """An embedding provider failed (after its retries, or with a non-retryable status)."""
+
+
+class ServiceError(NeardupError):
+    """A ``neardup serve`` service answered an error, or could not be reached after the
+    client's retries; ``status`` is the HTTP status (0: no answer) and ``code`` the service's
+    error code (``""`` when it sent none)."""
+
+    def __init__(self, message: str, *, status: int = 0, code: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code

@@ -56,21 +56,13 @@ def _has_lone_surrogate(text: str) -> bool:
 
 
 def _record_id(value: object, number: int, where: str) -> str:
-    """The id of a JSONL record: a string or an integer (null or absent: the line number)."""
+    """The id of a JSONL record: a string or a number (null or absent: the line number);
+    the rules of :func:`neardup.readers.fields.id_text`."""
+    from neardup.readers.fields import id_text
+
     if value is None:
         return str(number)
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise InputError(
-            f"{where}: the id is a JSON {type(value).__name__}, not a string or number; "
-            "give every record a string id, or name another field with --id-field"
-        )
-    doc_id = value if isinstance(value, str) else str(value)
-    if _has_lone_surrogate(doc_id):
-        raise InputError(
-            f"{where}: the id {doc_id!r} holds a lone surrogate (an unpaired \\ud800-\\udfff "
-            "escape), which no UTF-8 output can hold; fix the id"
-        )
-    return doc_id
+    return id_text(value, where)
 
 
 def _path_id(text: str) -> str:
@@ -153,8 +145,18 @@ def read_jsonl(
         yield jsonl_record(line, f"{name}:{number}", id_field, text_field, number)
 
 
-def jsonl_record(line: bytes, where: str, id_field: str, text_field: str, number: int) -> Document:
+def jsonl_record(
+    line: bytes,
+    where: str,
+    id_field: str,
+    text_field: str,
+    number: int,
+    *,
+    id_required: bool = False,
+) -> Document:
     """One JSONL line as a Document (the rules of :func:`read_jsonl`; ``where`` names it).
+    ``id_required``: the id field was named (``--id-field``), so a record without it (or
+    with a null id) is refused, as :class:`~neardup.readers.RecordSpec` refuses it.
 
     Raises:
         InputError: not JSON, not an object, no string ``text_field``, or a bad id.
@@ -168,7 +170,12 @@ def jsonl_record(line: bytes, where: str, id_field: str, text_field: str, number
     if not isinstance(text, str):
         raise InputError(f"{where}: field {text_field!r} is not a string")
     assert isinstance(record, dict)
-    return Document(_record_id(record.get(id_field), number, where), text)
+    value = record.get(id_field)
+    if id_required and value is None:
+        from neardup.readers.fields import missing_id
+
+        raise missing_id(record, where, id_field)
+    return Document(_record_id(value, number, where), text)
 
 
 def read_csv(
@@ -189,7 +196,7 @@ def read_csv(
     try:
         # utf-8-sig: a byte-order mark must not become part of the first column's name
         with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
-            reader = csv.DictReader(fh)
+            reader = csv.DictReader(fh, strict=True)  # an open quote raises
             if reader.fieldnames is None or text_field not in reader.fieldnames:
                 raise InputError(
                     f"{path}: the CSV header has no {text_field!r} column "

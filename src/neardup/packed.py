@@ -2,9 +2,10 @@
 
 :class:`PackedDocs` is a batch of text documents that the sketchers take as it is (no Python
 string per document); it is also a ``Sequence[Document]``, whose items are made only when
-asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with a numba
-scanner (:mod:`neardup._kernels.jsonl.fast`) and hands every line that scanner does not take
-to ``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl` reads it.
+asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with the native
+scanner (``neardup._native.jsonl``, as ``engine.kernels("jsonl")`` picks it) and hands every
+line that scanner does not take to ``json.loads``, so each line is read exactly as
+:func:`neardup.io.read_jsonl` reads it.
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ class PackedBatches:
         text_field: The text field.
         batch_size: Documents per batch (at most).
         max_line_bytes: Longest line accepted.
+        id_required: The id field was named (``--id-field``): a record without it, or with
+            a null id, is refused (as every other reader refuses it), never numbered.
     """
 
     path: Path
@@ -102,6 +105,7 @@ class PackedBatches:
     text_field: str = "text"
     batch_size: int = 2048
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    id_required: bool = False
 
     def __iter__(self) -> Iterator[PackedDocs]:
         check = self.id_check()
@@ -125,7 +129,13 @@ class PackedBatches:
             [['x', 'y']]
         """
         for scan in _scans(
-            self.path, self.id_field, self.text_field, self.batch_size, self.max_line_bytes, False
+            self.path,
+            self.id_field,
+            self.text_field,
+            self.batch_size,
+            self.max_line_bytes,
+            False,
+            self.id_required,
         ):
             yield partial(_docs_only, scan)
 
@@ -145,6 +155,7 @@ class PackedBatches:
             text_field=self.text_field,
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
+            id_required=self.id_required,
         ):
             check(batch.ids)
             yield batch, lines, spans
@@ -166,6 +177,7 @@ class PackedBatches:
             text_field=self.text_field,
             batch_size=self.batch_size,
             max_line_bytes=self.max_line_bytes,
+            id_required=self.id_required,
         )
 
     def _repeated(self, seen: set[str], ids: Sequence[str], n: int) -> None:
@@ -227,6 +239,7 @@ def read_jsonl_packed(
     text_field: str = "text",
     batch_size: int = 2048,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    id_required: bool = False,
 ) -> Iterator[PackedDocs]:
     """Read a JSONL file as :class:`PackedDocs` batches, the same documents (ids, texts, order,
     errors) as :func:`neardup.io.read_jsonl` gives.
@@ -244,7 +257,7 @@ def read_jsonl_packed(
         [('7', 'hi'), ('3', 'yoé')]
     """
     for docs, _, _ in _read_packed(
-        Path(path), id_field, text_field, batch_size, max_line_bytes, False
+        Path(path), id_field, text_field, batch_size, max_line_bytes, False, id_required
     ):
         yield docs
 
@@ -256,11 +269,12 @@ def read_jsonl_packed_lines(
     text_field: str = "text",
     batch_size: int = 2048,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    id_required: bool = False,
 ) -> Iterator[tuple[PackedDocs, list[bytes], I64]]:
     """:func:`read_jsonl_packed`, each batch with the raw bytes of its records' lines (without
     the newline), so that a record can be written back as it was read, and where each line's
     text value lies in it: ``spans[k] = (start, end)``, the value's JSON string
-    ``lines[k][start:end]`` quotes included, or ``(-1, -1)`` when the numba scanner did not
+    ``lines[k][start:end]`` quotes included, or ``(-1, -1)`` when the scanner did not
     take the line (it went to ``json.loads``). A span is the record's one top-level
     ``text_field`` (a line with two goes to ``json.loads``).
 
@@ -272,7 +286,7 @@ def read_jsonl_packed_lines(
         [(['hi', 'yo'], [b'{"text":  "hi"}', b'{"text": "yo"}\\r'])]
     """
     for docs, lines, spans in _read_packed(
-        Path(path), id_field, text_field, batch_size, max_line_bytes, True
+        Path(path), id_field, text_field, batch_size, max_line_bytes, True, id_required
     ):
         assert lines is not None and spans is not None
         yield docs, lines, spans
@@ -282,14 +296,26 @@ _Scanned = list[tuple[PackedDocs, list[bytes] | None, I64 | None]]
 
 
 def _read_packed(
-    p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
+    p: Path,
+    id_field: str,
+    text_field: str,
+    batch_size: int,
+    max_line_bytes: int,
+    raw: bool,
+    id_required: bool = False,
 ) -> Iterator[tuple[PackedDocs, list[bytes] | None, I64 | None]]:
-    for scan in _scans(p, id_field, text_field, batch_size, max_line_bytes, raw):
+    for scan in _scans(p, id_field, text_field, batch_size, max_line_bytes, raw, id_required):
         yield from scan()
 
 
 def _scans(
-    p: Path, id_field: str, text_field: str, batch_size: int, max_line_bytes: int, raw: bool
+    p: Path,
+    id_field: str,
+    text_field: str,
+    batch_size: int,
+    max_line_bytes: int,
+    raw: bool,
+    id_required: bool = False,
 ) -> Iterator[Callable[[], _Scanned]]:
     """One job per chunk of the file, in order (what :meth:`PackedBatches.scans` runs)."""
     from neardup._kernels import engine
@@ -304,7 +330,7 @@ def _scans(
         yield partial(
             _scan_chunk,
             p, chunk, size, first_line, kern, id_key, text_key, id_field, text_field,
-            batch_size, max_line_bytes, raw,
+            batch_size, max_line_bytes, raw, id_required,
         )  # fmt: skip
 
 
@@ -325,6 +351,7 @@ def _scan_chunk(
     batch_size: int,
     max_line_bytes: int,
     raw: bool,
+    id_required: bool = False,
 ) -> _Scanned:
     """The batches of one chunk (``chunk[:size]``, whose first line is line ``first_line + 1``
     of the file)."""
@@ -349,21 +376,20 @@ def _scan_chunk(
         )
     found = _batches(
         p, chunk, first_line, starts, ends, status, texts, toff, idbuf, ioff, kind, id_field,
-        text_field, batch_size, spans,
+        text_field, batch_size, spans, id_required,
     )  # fmt: skip
     return list(found)
 
 
 def _line_bounds(data: U8, size: int) -> tuple[I64, I64]:
     """Starts and ends (newline excluded) of the lines of ``data[:size]``, which ends with a
-    newline: numpy's vectorized compare finds them faster than the scalar loop of
-    ``jsonl.line_bounds`` (0.9 vs 1.3 ms per 2 MiB chunk), and no kernel is loaded for it."""
-    ends = np.flatnonzero(data[:size] == 0x0A)
-    starts = np.empty(len(ends), np.int64)
-    if len(ends):
-        starts[0] = 0
-        np.add(ends[:-1], 1, out=starts[1:])
-    return starts, ends.astype(np.int64, copy=False)
+    newline (the scanner's ``line_bounds``: memchr in the native kernel)."""
+    from neardup._kernels import engine
+
+    starts: I64
+    ends: I64
+    starts, ends = engine.kernels("jsonl").line_bounds(data, size)
+    return starts, ends
 
 
 def _batches(
@@ -382,6 +408,7 @@ def _batches(
     text_field: str,
     batch_size: int,
     spans: I64 | None = None,
+    id_required: bool = False,
 ) -> Iterator[tuple[PackedDocs, list[bytes] | None, I64 | None]]:
     """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json
     (with each record's line and its text span in it, when the scanner's ``spans`` are
@@ -393,6 +420,18 @@ def _batches(
     raw_ids = idbuf[: int(ioff[-1])].tobytes()
     ascii_ids = raw_ids.isascii()
     id_text = raw_ids.decode("ascii") if ascii_ids else ""
+    odd = np.zeros(len(starts), np.bool_)  # fast lines whose id the Python rules refuse
+    if id_required:
+        odd |= fast & (kind == 0)  # no id, though one was named
+    if not ascii_ids:
+        odd |= fast & _unpaired(raw_ids, ioff)
+    if odd.any():  # the first such line, through json, raises the error every reader raises
+        r = int(np.flatnonzero(odd)[0])
+        line = chunk[int(starts[r]) : int(ends[r])]
+        number = first_line + r + 1
+        jsonl_record(
+            line, f"{path}:{number}", id_field, text_field, number, id_required=id_required
+        )
     for s in range(0, len(keep), batch_size):
         rows = keep[s : s + batch_size]
         lines = None
@@ -423,7 +462,9 @@ def _batches(
                 parts.append(texts[toff[r] : toff[r + 1]].tobytes())
             else:
                 line = chunk[int(starts[r]) : int(ends[r])]
-                doc = jsonl_record(line, f"{path}:{number}", id_field, text_field, number)
+                doc = jsonl_record(
+                    line, f"{path}:{number}", id_field, text_field, number, id_required=id_required
+                )
                 ids.append(doc.id)
                 assert doc.text is not None
                 parts.append(doc.text.encode("utf-8", "surrogatepass"))
@@ -434,6 +475,18 @@ def _batches(
             lines,
             line_spans,
         )
+
+
+def _unpaired(raw: bytes, ioff: I64) -> npt.NDArray[np.bool_]:
+    """Which ids (``raw[ioff[k]:ioff[k + 1]]``) hold a lone surrogate (written by the scanner
+    as ``surrogatepass`` UTF-8: ED A0..BF xx), which no id may hold."""
+    out = np.zeros(len(ioff) - 1, np.bool_)
+    at = raw.find(b"\xed")
+    while at >= 0:
+        if at + 1 < len(raw) and 0xA0 <= raw[at + 1] <= 0xBF:
+            out[int(np.searchsorted(ioff, at, side="right")) - 1] = True
+        at = raw.find(b"\xed", at + 1)
+    return out
 
 
 def _fast_ids(

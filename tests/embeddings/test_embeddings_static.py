@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup._kernels import pooling
+from neardup._kernels.pooling import reference as pooling_reference
 from neardup.errors import ConfigError, FormatError
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -162,7 +163,7 @@ def test_pooling_kernels_match_the_reference(seed: int, n: int, cut: int, norm: 
     np.cumsum(lengths, out=offsets[1:])
     ids = rng.integers(0, 10, int(offsets[-1]))
     fast = pooling.mean_pool(table, ids, offsets, skip=3, normalize=norm)
-    ref = pooling._mean_pool_reference(table, ids, offsets, 3, norm)
+    ref = pooling_reference.mean_pool(table, ids, offsets, 3, norm)
     assert fast.tobytes() == ref.tobytes()
     words = rng.integers(0, 5, 7)
     word_offsets = np.zeros(8, np.int64)
@@ -171,5 +172,5 @@ def test_pooling_kernels_match_the_reference(seed: int, n: int, cut: int, norm: 
     text_words = offsets // 2
     index = rng.integers(0, 7, int(text_words[-1]))
     a = pooling.expand_words(index, text_words, word_ids, word_offsets, cut)
-    b = pooling._expand_words_reference(index, text_words, word_ids, word_offsets, cut)
+    b = pooling_reference.expand_words(index, text_words, word_ids, word_offsets, cut)
     assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()

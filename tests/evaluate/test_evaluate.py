@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError, InputError, OutputError
 from neardup.evaluate import (
     Labels,
     adjusted_rand_index,
@@ -192,5 +192,6 @@ def test_svg_plot_is_valid(tmp_path: Path) -> None:
     assert render_svg([sweep_panel(scores)]) == render_svg([sweep_panel(scores)])
     with pytest.raises(ConfigError):
         render_svg([])
-    with pytest.raises(InputError):
-        write_svg([sweep_panel(scores)], tmp_path / "missing" / "p.svg")
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(OutputError):  # a path that cannot be written (issue 43: atomic)
+        write_svg([sweep_panel(scores)], tmp_path / "a-file" / "p.svg")

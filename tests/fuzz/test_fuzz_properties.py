@@ -75,6 +75,26 @@ def test_image_target(data: bytes) -> None:
     _answers(fuzz_image.target, data)
 
 
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=300))
+def test_outputs_target(data: bytes) -> None:
+    """Every output path against a hostile target (fuzz/fuzz_outputs.py): an answer or a
+    NeardupError, the input unchanged, a FIFO kept, no temporary file left."""
+    import fuzz_outputs
+
+    fuzz_outputs.target(data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(min_size=2, max_size=10))
+def test_store_damage_target(data: bytes) -> None:
+    """Hand-damaged stores (fuzz/fuzz_store_damage.py): every change is found by check, an
+    open store reports the count its rows hold, and nothing raises but a StoreError."""
+    import fuzz_store_damage
+
+    _answers(fuzz_store_damage.target, data)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.binary(max_size=400))
 def test_markup_target(data: bytes) -> None:

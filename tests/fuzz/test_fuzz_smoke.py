@@ -20,10 +20,12 @@ RUNS = {
     "fuzz_fuzzy": 300,
     "fuzz_image": 150,
     "fuzz_markup": 150,
+    "fuzz_outputs": 30,  # a command run per input
     "fuzz_pdf": 200,  # scaled by run_all.RUN_SCALE to 2 (one process per input)
     "fuzz_readers": 600,
     "fuzz_sketch_bytes": 1500,
     "fuzz_store": 300,
+    "fuzz_store_damage": 100,
     "fuzz_text": 300,
 }
 

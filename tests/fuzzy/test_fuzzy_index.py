@@ -142,3 +142,15 @@ def test_indexes_pickle_and_round_trip_bytes() -> None:
         TLSHIndex.from_bytes(ctph.to_bytes())
     with pytest.raises(FormatError, match="truncated"):
         CTPHIndex.from_bytes(ctph.to_bytes()[:-2])
+
+
+def test_ctph_index_reads_the_state_of_the_python_only_version() -> None:
+    """A pickle of the index before the compiled table: parsed digests in ``_digests``."""
+    from neardup.fuzzy import parse_ctph
+
+    digests = ["3:AXGBicFlgVNhBGcL6wCrFQEv:AXGHsNhxLsr2C", "3:AXGBicFlIHBGcL6wCrFQEv:AXGH6xLsr2C"]
+    index = CTPHIndex.__new__(CTPHIndex)
+    index.__setstate__({"_scoring": "ppdeep", "_digests": [parse_ctph(d) for d in digests]})
+    assert len(index) == 2
+    assert index._scoring == "ppdeep"
+    assert list(index.pairs(10)) == [(0, 1, ctph_compare(*digests, scoring="ppdeep"))]

@@ -18,7 +18,7 @@ from neardup.image import dhash, pdq, pdq_variant_codes
 from neardup.image.pdqhashing import codes_to_hashes
 from neardup.io import Document
 from neardup.methods import REGISTRY, make_method, method_info
-from neardup.methods.image import VariantCollector, dihedral_images
+from neardup.methods.image import VariantCollector, decoded, dihedral_hashes, dihedral_images
 from neardup.pipeline import dedup
 
 VECTORS = Path(__file__).resolve().parents[1] / "golden" / "vectors" / "images"
@@ -160,6 +160,37 @@ def test_crop_resistant_matches_the_crop(corpus: list[Document]) -> None:
     m = make_method("crop-resistant")
     sim, d = m.compare(corpus[0], corpus[3])
     assert d is not None and sim == 1 - d / 64
+
+
+@pytest.mark.parametrize(
+    ("method", "preset", "mode", "side"),
+    [
+        ("dhash", "imagehash", "RGB", 1100),  # above 1 Mpixel: hash_image's other path
+        ("dhash", "imagehash", "P", 61),
+        ("ahash", "imagehash", "L", 61),
+        ("whash", "imagehash", "RGB", 61),
+        ("phash", "imagehash", "RGB", 61),
+        ("phash", "go", "RGB", 61),
+    ],
+)
+def test_dihedral_hashes_equal_hashing_the_transformed_colour_images(
+    tmp_path: Path, method: str, preset: str, mode: str, side: int
+) -> None:
+    """One transform at a time (grey first for imagehash) gives the bits of the 8 colour
+    transforms hashed together."""
+    from neardup.image import hash_many
+    from neardup.image.value import ImageHashParams
+
+    rng = np.random.default_rng(3)
+    small = rng.integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    size = (side, side * 10 // 11)
+    Image.fromarray(small).resize(size, Image.Resampling.BICUBIC).convert(mode).save(
+        tmp_path / "im.png"
+    )
+    doc = Document("im.png", path=tmp_path / "im.png")
+    params = ImageHashParams(method=method, preset=preset)
+    want = hash_many(dihedral_images(decoded(doc)), params=params)
+    assert [int(h) for h in dihedral_hashes(doc, params)] == [int(h) for h in want]
 
 
 def test_hashes_of_transforms_and_fingerprints(corpus: list[Document]) -> None:

@@ -14,8 +14,9 @@ pytest.importorskip("PIL")
 pdqhash = pytest.importorskip("pdqhash")
 from PIL import Image  # noqa: E402
 
+from conftest import native_pair  # noqa: E402
 from neardup import image as ni  # noqa: E402
-from neardup._kernels.pdq import fast, reference  # noqa: E402
+from neardup._kernels.pdq import reference  # noqa: E402
 from neardup.errors import IncompatibleSketchError, InputError  # noqa: E402
 from neardup.image.pdqhashing import (  # noqa: E402
     DIHEDRAL,
@@ -33,6 +34,9 @@ VECTORS = Path(__file__).resolve().parents[1] / "golden" / "vectors" / "images"
 #: pixels), exactly 64 (no filtering), window changes at 128 and 256, wide and tall strips.
 EDGE_SIZES = [(5, 5), (5, 300), (300, 5), (6, 9), (63, 64), (64, 64), (64, 65), (65, 64)]
 EDGE_SIZES += [(127, 128), (128, 129), (129, 257), (256, 255), (400, 31), (2, 40), (40, 4)]
+
+
+fast = native_pair("pdq")[0]  # the compiled twin
 
 
 def _oracle(rgb: np.ndarray) -> tuple[int, int]:

@@ -241,3 +241,28 @@ def test_bad_codes_and_radii() -> None:
     with pytest.raises(ConfigError, match="blocks"):
         list(index.pairs(4))
     assert index.query(1, 64) == [("a", 0)]  # beyond the blocks: an exact linear scan
+
+
+def test_repeated_keys_in_a_first_bulk_add() -> None:
+    """Into an empty index, the last code of a repeated key wins (and dead rows stay out)."""
+    index = HammingIndex(64, 3)
+    index.add_many(["a", "b", "a", "c", "b"], [0b1, 0b10, 0b111, 0b1000, 0b11])
+    assert index.keys() == ["a", "c", "b"]
+    assert len(index) == 3
+    assert index.query(0b111, 0) == [("a", 0)]
+    assert index.query(0b10, 0) == []
+    assert index.query(0b11, 1) == [("b", 0), ("a", 1)]
+    assert list(index.pairs(3)) == [("a", "b", 1), ("c", "b", 3)]
+
+
+def test_reads_the_state_of_the_buffer_version() -> None:
+    """A pickle of the index before the compiled table: row buffers longer than the rows."""
+    state = HammingIndex(64, 2).__getstate__()
+    del state["_codes"], state["_alive"]
+    state["_codes_buf"] = np.array([[0b1011], [0b1001], [0xFF00], [0]], dtype=np.uint64)
+    state["_alive_buf"] = np.array([True, True, False, False])
+    state["_keys"], state["_rows"] = ["a", "b", "c"], {"a": 0, "b": 1}
+    index = HammingIndex.__new__(HammingIndex)
+    index.__setstate__(state)
+    assert index.query(0b1011) == [("a", 0), ("b", 1)]
+    assert index.keys() == ["a", "b"] and len(index) == 2

@@ -121,8 +121,9 @@ def test_bucket_pairs_verified_estimate_mode(data, backend):  # type: ignore[no-
     st.sampled_from([np.uint32, np.uint64]),
 )
 def test_set_profiles_fast_equals_reference(sets, dtype):  # type: ignore[no-untyped-def]
-    from neardup._kernels.buckets import fast, reference
+    from conftest import native_pair
 
+    fast, reference = native_pair("buckets")
     flat = np.array([v for s in sets for v in s], dtype=np.uint64).astype(dtype)
     offsets = np.zeros(len(sets) + 1, dtype=np.int64)
     np.cumsum([len(s) for s in sets], out=offsets[1:])

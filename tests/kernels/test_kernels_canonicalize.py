@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup import canonicalize as canon_module
-from neardup._kernels import unicode_cache
 from neardup._kernels.canonicalize import tables as ktables
 from neardup._kernels.spans import Packed, pack
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
@@ -187,41 +186,6 @@ def test_tables_are_what_unicodedata_says() -> None:
     assert (0x41 << 21 | 0x30A) in keys  # A + ring above -> U+00C5
     assert (0x1100 << 21 | 0x1161) in keys  # Hangul L + V -> U+AC00
     assert (0x0915 << 21 | 0x093C) not in keys  # U+0958 is a composition exclusion
-
-
-def test_table_cache_round_trip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(tmp_path))
-    calls: list[int] = []
-
-    def build() -> dict[str, np.ndarray]:
-        calls.append(1)
-        return {"a": np.arange(5, dtype=np.int32)}
-
-    layout: unicode_cache.Layout = {"a": ("int32", 5)}
-    first = unicode_cache.cached_tables("probe", 1, build, layout)
-    path = unicode_cache.cache_path("probe", 1)
-    assert path.parent == tmp_path and path.is_file()
-    assert unicodedata.unidata_version in path.name
-    again = unicode_cache.cached_tables("probe", 1, build, layout)
-    assert calls == [1] and np.array_equal(first["a"], again["a"])
-    assert not again["a"].flags.writeable
-    # a truncated or stale file is rebuilt, never trusted
-    path.write_bytes(path.read_bytes()[:20])
-    assert np.array_equal(unicode_cache.cached_tables("probe", 1, build, layout)["a"], first["a"])
-    assert calls == [1, 1]
-    unicode_cache.cached_tables("probe", 1, build, {"a": ("int64", 5)})
-    assert calls == [1, 1, 1]
-    assert not list(tmp_path.glob("*.tmp"))
-
-
-def test_table_cache_unwritable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    monkeypatch.setenv("NEARDUP_CACHE_DIR", str(blocker / "sub"))
-    got = unicode_cache.cached_tables(
-        "probe", 1, lambda: {"a": np.zeros(2, dtype=np.uint8)}, {"a": ("uint8", 2)}
-    )
-    assert got["a"].tolist() == [0, 0]
 
 
 # ---- the pure-ASCII shortcut of canonicalize_buffer (documents without a byte >= 0x80 skip

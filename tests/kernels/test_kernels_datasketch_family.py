@@ -9,16 +9,18 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.affine import fast as affine_fast
+from conftest import native_pair
 from neardup._kernels.affine import reference as affine_ref
-from neardup._kernels.forest import fast as forest_fast
 from neardup._kernels.forest import reference as forest_ref
-from neardup._kernels.hll import fast as hll_fast
 from neardup._kernels.hll import reference as hll_ref
-from neardup._kernels.sha1 import fast as sha1_fast
 from neardup._kernels.sha1 import reference as sha1_ref
-from neardup._kernels.weighted import fast as weighted_fast
 from neardup._kernels.weighted import reference as weighted_ref
+
+affine_fast = native_pair("affine")[0]  # the compiled twin
+forest_fast = native_pair("forest")[0]  # the compiled twin
+hll_fast = native_pair("hll")[0]  # the compiled twin
+sha1_fast = native_pair("sha1")[0]  # the compiled twin
+weighted_fast = native_pair("weighted")[0]  # the compiled twin
 
 
 def _spans(items: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,10 +9,14 @@ import numpy.typing as npt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.lines import UnitCounts, fast, reference
+from conftest import native_pair
+from neardup._kernels.lines import UnitCounts, reference
 from neardup._kernels.spans import pack
 
 TEXT = st.text(alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x"]), max_size=30)
+
+
+fast = native_pair("lines")[0]  # the compiled twin
 
 
 @settings(max_examples=150, deadline=None)
@@ -20,9 +24,7 @@ TEXT = st.text(alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x"])
 def test_fast_equals_reference(texts: list[str]) -> None:
     p = pack(texts)
     want = reference.line_spans(p.buf, p.offsets)
-    n_lines = int(np.count_nonzero(p.buf == 10)) + len(texts)
-    got = fast.line_spans(p.buf, p.offsets, n_lines)
-    for g, w in zip(got, want, strict=True):
+    for g, w in zip(fast.line_spans(p.buf, p.offsets), want, strict=True):
         assert g.tolist() == w.tolist()
     # every line is its text's split at \n, and the trimmed span is its strip()
     raw = p.buf.tobytes()
@@ -56,16 +58,19 @@ def test_kept_text_fast_equals_reference(texts: list[str], rnd: random.Random) -
     )
 )
 def test_unit_counts_table_equals_sorted(batches: list[npt.NDArray[np.uint64]]) -> None:
-    """The numba hash table and the numpy sorted arrays count the same (growth included:
-    hashes spread over both halves of 64 bits so they collide in the low bits)."""
-    table = UnitCounts("fast")
-    ref = reference.SortedCounts()
+    """The engine's table, numba's hash table and the numpy sorted arrays count the same
+    (growth included: hashes spread over both halves of 64 bits so they collide in the low
+    bits)."""
+    table = UnitCounts()
+    numba_table = fast.UnitTable()
+    ref = reference.UnitTable()
     first_doc = 0
     truth: dict[int, set[int]] = {}
     for raw in batches:
         hashes = (raw << np.uint64(58)) | raw  # equal low bits for many distinct hashes
         docs = first_doc + np.sort(np.arange(len(hashes)) % 3)
         table.add(hashes, docs)
+        numba_table.add(hashes, docs)
         ref.add(hashes, docs)
         for h, d in zip(hashes.tolist(), docs.tolist(), strict=True):
             truth.setdefault(h, set()).add(d)
@@ -73,13 +78,15 @@ def test_unit_counts_table_equals_sorted(batches: list[npt.NDArray[np.uint64]]) 
     probe = np.array([*truth, 12345], np.uint64)
     want = [len(truth.get(h, ())) for h in probe.tolist()]
     assert table.lookup(probe).tolist() == ref.lookup(probe).tolist() == want
-    assert len(table) == len(ref) == len(truth)
+    assert numba_table.lookup(probe).tolist() == want
+    assert len(table) == len(ref) == len(numba_table) == len(truth)
     assert table.at_least(2) == ref.at_least(2) == sum(len(v) >= 2 for v in truth.values())
+    assert numba_table.at_least(2) == table.at_least(2)
 
 
 def test_unit_counts_grow_past_the_first_table() -> None:
-    table = UnitCounts("fast")
-    ref = reference.SortedCounts()
+    table = fast.UnitTable()
+    ref = reference.UnitTable()
     rng = np.random.default_rng(5)
     for b in range(4):
         hashes = rng.integers(0, 50_000, 30_000).astype(np.uint64)

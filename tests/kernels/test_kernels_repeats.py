@@ -10,14 +10,17 @@ from hypothesis import strategies as st
 
 pds = pytest.importorskip("pydivsufsort")
 
+from conftest import native_pair  # noqa: E402
 from neardup._kernels.repeats import (  # noqa: E402
     candidate_regions,
-    fast,
     gather,
     reference,
 )
 
 SEP = 0xFF
+
+
+fast = native_pair("repeats")[0]  # the compiled twin
 
 
 @settings(max_examples=300, deadline=None)

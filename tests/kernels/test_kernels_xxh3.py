@@ -1,19 +1,15 @@
-"""The numba XXH3 kernels agree bit for bit with python-xxhash on every length class and seed."""
+"""The XXH3 kernels (native, by xxhash-rust) agree bit for bit with python-xxhash on every length
+class and seed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-import numba
 import numpy as np
 import pytest
 import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.xxh3 import fast as xxh3
-from neardup.errors import ConfigError
+from conftest import native_pair
 
 MASK64 = (1 << 64) - 1
 
@@ -28,6 +24,9 @@ SEEDS = [0, 1, 7, 0xFFFFFFFF, 1 << 32, (1 << 63) - 1, 1 << 63, 0x9E3779B185EBCA8
 
 seeds = st.one_of(st.sampled_from(SEEDS), st.integers(min_value=0, max_value=MASK64))
 lengths = st.one_of(st.sampled_from(LENGTHS), st.integers(min_value=0, max_value=1500))
+
+
+xxh3 = native_pair("xxh3")[0]  # the compiled twin
 
 
 @st.composite
@@ -46,12 +45,25 @@ def _expected_128(data: bytes, seed: int) -> tuple[int, int]:
     return v & MASK64, v >> 64
 
 
+def _h64(data: bytes, seed: int) -> int:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.array([len(data)], dtype=np.int64)
+    return int(xxh3.xxh3_64_ranges(buf, ends * 0, ends, np.uint64(seed))[0])
+
+
+def _h128(data: bytes, seed: int) -> int:
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.array([len(data)], dtype=np.int64)
+    lo, hi = xxh3.xxh3_128_ranges(buf, ends * 0, ends, np.uint64(seed))
+    return int(hi[0]) << 64 | int(lo[0])
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("n", LENGTHS)
 def test_fixed_lengths_match_xxhash(n: int, seed: int) -> None:
     data = _random_bytes(n)
-    assert xxh3.xxh3_64_bytes(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
-    assert xxh3.xxh3_128_bytes(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
+    assert _h64(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
+    assert _h128(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
 
 
 @pytest.mark.parametrize("seed", [0, 1 << 63, 0x0123456789ABCDEF])
@@ -60,20 +72,20 @@ def test_constant_inputs_match_xxhash(seed: int) -> None:
     for n in LENGTHS:
         for fill in (b"\x00", b"\xff"):
             data = fill * n
-            assert xxh3.xxh3_64_bytes(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
-            assert xxh3.xxh3_128_bytes(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
+            assert _h64(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
+            assert _h128(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
 
 
 @settings(max_examples=400, deadline=None)
 @given(data=payloads(), seed=seeds)
 def test_xxh3_64_matches_xxhash(data: bytes, seed: int) -> None:
-    assert xxh3.xxh3_64_bytes(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
+    assert _h64(data, seed) == xxhash.xxh3_64_intdigest(data, seed)
 
 
 @settings(max_examples=400, deadline=None)
 @given(data=payloads(), seed=seeds)
 def test_xxh3_128_matches_xxhash(data: bytes, seed: int) -> None:
-    assert xxh3.xxh3_128_bytes(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
+    assert _h128(data, seed) == xxhash.xxh3_128_intdigest(data, seed)
 
 
 @settings(max_examples=200, deadline=None)
@@ -87,9 +99,10 @@ def test_slice_of_larger_buffer(prefix: bytes, data: bytes, suffix: bytes, seed:
     buf = np.frombuffer(prefix + data + suffix, dtype=np.uint8).copy()  # writable this time
     start, end = len(prefix), len(prefix) + len(data)
     useed = np.uint64(seed)
-    assert int(xxh3.xxh3_64(buf, start, end, useed)) == xxhash.xxh3_64_intdigest(data, seed)
-    lo, hi = xxh3.xxh3_128(buf, start, end, useed)
-    assert (int(lo), int(hi)) == _expected_128(data, seed)
+    s_, e_ = np.array([start], dtype=np.int64), np.array([end], dtype=np.int64)
+    assert int(xxh3.xxh3_64_ranges(buf, s_, e_, useed)[0]) == xxhash.xxh3_64_intdigest(data, seed)
+    lo, hi = xxh3.xxh3_128_ranges(buf, s_, e_, useed)
+    assert (int(lo[0]), int(hi[0])) == _expected_128(data, seed)
 
 
 @settings(max_examples=60, deadline=None)
@@ -130,40 +143,3 @@ def test_batch_kernels_cover_long_ranges(seed: int) -> None:
     for i, (s, e) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
         assert int(got64[i]) == xxhash.xxh3_64_intdigest(blob[s:e], seed)
         assert (int(lo[i]), int(hi[i])) == _expected_128(blob[s:e], seed)
-
-
-@numba.njit
-def _caller(buf: np.ndarray, seed: np.uint64) -> tuple[np.uint64, np.uint64, np.uint64]:
-    """Another numba kernel that uses the XXH3 kernels."""
-    h64 = xxh3.xxh3_64(buf, 1, buf.shape[0], seed)
-    lo, hi = xxh3.xxh3_128(buf, 1, buf.shape[0], seed)
-    return h64, lo, hi
-
-
-@pytest.mark.parametrize("n", [0, 10, 300])
-def test_callable_from_another_kernel(n: int) -> None:
-    data = _random_bytes(n + 1)
-    seed = 0xDEADBEEFCAFEBABE
-    h64, lo, hi = _caller(np.frombuffer(data, dtype=np.uint8), np.uint64(seed))
-    assert int(h64) == xxhash.xxh3_64_intdigest(data[1:], seed)
-    assert (int(lo), int(hi)) == _expected_128(data[1:], seed)
-
-
-@pytest.mark.parametrize("seed", [-1, 1 << 64])
-def test_seed_out_of_range_is_rejected(seed: int) -> None:
-    with pytest.raises(ConfigError, match="seed"):
-        xxh3.xxh3_64_bytes(b"abc", seed)
-    with pytest.raises(ConfigError, match="seed"):
-        xxh3.xxh3_128_bytes(b"abc", seed)
-
-
-def test_import_compiles_nothing_and_neardup_stays_light() -> None:
-    code = (
-        "import sys\n"
-        "import neardup\n"
-        "assert 'numba' not in sys.modules, 'import neardup loaded numba'\n"
-        "from neardup._kernels.xxh3 import fast as xxh3\n"
-        "kernels = [xxh3.xxh3_64, xxh3.xxh3_128, xxh3.xxh3_64_ranges, xxh3.xxh3_128_ranges]\n"
-        "assert all(not k.signatures for k in kernels), 'compiled at import'\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)

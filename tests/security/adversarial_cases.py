@@ -46,6 +46,32 @@ def _ligatures(text: str) -> str:
     )  # fmt: skip
 
 
+def _hangul_filler_spaces(text: str) -> str:
+    # U+3164 HANGUL FILLER is a letter that renders as a blank: spaces that are not spaces
+    return text.replace(" ", "\u3164")
+
+
+def _marks_every_third_letter(text: str) -> str:
+    out, letters = [], 0
+    for c in text:
+        out.append(c)
+        if c.isalpha():
+            letters += 1
+            if letters % 3 == 0:
+                out.append("\u0301")  # a combining acute accent
+    return "".join(out)
+
+
+def _zalgo(text: str) -> str:
+    marks = [chr(cp) for cp in range(0x0300, 0x0370)]
+    out = []
+    for i, c in enumerate(text):
+        out.append(c)
+        if c.isalpha():
+            out.extend(marks[(i * 7 + k * 13) % len(marks)] for k in range(4))
+    return "".join(out)
+
+
 def _mixed_scripts(text: str) -> str:
     words = text.split(" ")
     return " ".join(w.translate(CYRILLIC if i % 2 else GREEK) for i, w in enumerate(words))
@@ -91,6 +117,34 @@ DISGUISES: tuple[Disguise, ...] = (
     Disguise(
         "mixed-scripts", "words alternately in Greek and Cyrillic look-alikes", _mixed_scripts
     ),
+    Disguise(
+        "hangul-filler", "U+3164 (a blank letter) in place of every space", _hangul_filler_spaces
+    ),
+    Disguise(
+        "combining-marks", "a combining accent after every third letter", _marks_every_third_letter
+    ),
+    Disguise("zalgo", "four stacked combining marks on every letter", _zalgo),
+)
+
+#: Texts in Cyrillic and Greek: under any preset, each must match its own upper-case copy
+#: (the ``secure`` skeleton once mapped capitals and small letters apart: 0 of 8).
+NATIVE_TEXTS = (
+    "комитет утвердил годовой бюджет для публичных библиотек после долгих споров о часах работы "
+    "зарплатах сотрудников и цене новых книг для каждой школы города",
+    "вечером мы гуляли по старому парку где росли высокие деревья и пели птицы а дети играли "
+    "у пруда пока солнце медленно садилось за холмы",
+    "новый закон о защите данных требует чтобы каждая компания хранила личные сведения клиентов "
+    "в безопасном месте и сообщала о любой утечке",
+    "в небольшой деревне на берегу реки жил старый рыбак который каждое утро выходил в море и "
+    "возвращался с полной лодкой рыбы",
+    "η επιτροπή ενέκρινε τον ετήσιο προϋπολογισμό για τις δημόσιες βιβλιοθήκες μετά από μακρά "
+    "συζήτηση για το ωράριο και τους μισθούς του προσωπικού",
+    "το βράδυ περπατήσαμε στο παλιό πάρκο όπου τα ψηλά δέντρα έριχναν σκιά και τα παιδιά έπαιζαν "
+    "δίπλα στη λίμνη μέχρι να δύσει ο ήλιος",
+    "ο νέος νόμος για την προστασία των δεδομένων απαιτεί από κάθε εταιρεία να φυλάσσει τα "
+    "προσωπικά στοιχεία των πελατών με ασφάλεια",
+    "σε ένα μικρό χωριό δίπλα στο ποτάμι ζούσε ένας γέρος ψαράς που κάθε πρωί έβγαινε στη "
+    "θάλασσα και γύριζε με γεμάτη βάρκα",
 )
 
 #: The settings compared: the name of a Canonicalizer preset.

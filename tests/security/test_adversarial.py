@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from adversarial_cases import DISGUISES, TEXT, Disguise, measure
+from adversarial_cases import DISGUISES, NATIVE_TEXTS, SETTINGS, TEXT, Disguise, measure
 
 from neardup import Canonicalizer
 
@@ -73,3 +73,20 @@ def test_greek_capitals_caught_by_secure() -> None:
     greek = next(d for d in DISGUISES if d.name == "greek-capitals")
     m = measure(greek, "secure")
     assert m.minhash_dup and m.simhash_dup, m
+
+
+@pytest.mark.parametrize("setting", SETTINGS[1:])
+def test_cyrillic_and_greek_match_their_upper_case_copy(setting: str) -> None:
+    upper = Disguise("upper-case", "the text in capitals", str.upper)
+    caught = [measure(upper, setting, text) for text in NATIVE_TEXTS]
+    assert all(m.minhash_dup and m.simhash_dup for m in caught), caught
+
+
+def test_secure_folds_capitals_of_other_scripts_like_their_small_letters() -> None:
+    secure = Canonicalizer("secure")
+    for text in NATIVE_TEXTS:
+        assert secure.canonicalize(text.upper()) == secure.canonicalize(text)
+    # a word mixing Latin letters with look-alike capitals is still a disguise
+    assert secure.canonicalize("\u0392ook \u03a4he") == secure.canonicalize("Book The")
+    # the Hangul filler renders as a blank: it separates words
+    assert secure.canonicalize("a\u3164b") == "a b"

@@ -309,13 +309,18 @@ def test_v3_store_is_upgraded_in_place(tmp_path: Path) -> None:
 
 def test_fresh_store_matches_the_v4_fixture(tmp_path: Path) -> None:
     """The schema-4 file format is pinned: a fixture store opens, and new stores equal it
-    (but for SQLite's own sqlite_sequence, which a new store keeps from version 2's table)."""
+    (but for SQLite's own sqlite_sequence, which a new store keeps from version 2's table,
+    and the index of the chunks' slot counts that any writable open adds)."""
     old = _fixture(tmp_path, "v4")
     conn = sqlite3.connect(old)
-    fixture_schema = [
-        *_schema(conn),
-        ("table", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
-    ]
+    fixture_schema = sorted(
+        [
+            *_schema(conn),
+            ("table", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
+            ("index", "chunks_n", "CREATE INDEX chunks_n ON chunks (n)"),
+        ],
+        key=lambda row: row[1],
+    )
     conn.close()
     with _open(old) as store:
         _fixture_reads(store)

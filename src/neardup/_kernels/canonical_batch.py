@@ -167,8 +167,8 @@ def _lower_ascii(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
 
 
 def _writable(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """``buf``, or a copy when it is read-only: the kernels' output type (numba compiles
-    one version per type), never a view of the caller's immutable ``bytes``."""
+    """``buf``, or a copy when it is read-only: the kernels' output type, never a view of the
+    caller's immutable ``bytes``."""
     return buf if buf.flags.writeable else buf.copy()
 
 

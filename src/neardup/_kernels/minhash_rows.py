@@ -2,7 +2,7 @@
 
 :class:`neardup.sketch.minhash.MinHasher` tokenizes its canonical documents and hands the
 spans down here once; the feature hashes, the slot rows and the empty check are done here,
-in :mod:`neardup._kernels.minhash` (numba or numpy, the same bits). ``docs/minhash.md`` gives
+in :mod:`neardup._kernels.minhash` (native or numpy, the same bits). ``docs/minhash.md`` gives
 the definitions of each preset.
 """
 

@@ -3,14 +3,15 @@
 Results go to stdout; logs and progress go to stderr. A :class:`~neardup.errors.NeardupError`
 becomes a one-line message and exit code 1; usage errors exit with 2.
 
-One module per command family (``dedup``, ``index``, ``hash``, ``eval``, ``corpus``, ``plan``);
-the options they share are defined once, in :mod:`neardup.cli.options`.
+One module per command family (``dedup``, ``index``, ``hash``, ``eval``, ``corpus``, ``plan``,
+``serve``); the options they share are defined once, in :mod:`neardup.cli.options`.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup.cli._startup import one_blas_thread, skip_blas_probe
+from neardup.cli._startup import one_blas_thread
 
 __all__ = ["main"]
 
@@ -31,6 +32,7 @@ _COMMANDS = {
     "index": ("neardup.cli.index", "index_group"),
     "lines": ("neardup.cli.corpus", "lines_cmd"),
     "plan": ("neardup.cli.plan", "plan_cmd"),
+    "serve": ("neardup.cli.serve", "serve_cmd"),
     "substrings": ("neardup.cli.corpus", "substrings_cmd"),
     "warmup": ("neardup.cli.plan", "warmup_cmd"),
 }
@@ -50,6 +52,17 @@ class _LazyGroup(click.Group):
         if where is not None:
             self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
         return self._commands.get(name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a reader that closed stdout early (``neardup dedup ... | head``)
+        ends the run quietly with status 0, as ``cat`` and ``grep`` do."""
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # inside the try: a closed pipe often shows only here
+        except BrokenPipeError:
+            _closed_stdout()
+            raise click.exceptions.Exit(0) from None
+        return result
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         one_blas_thread(args)  # before the command's module imports numpy
@@ -73,6 +86,17 @@ class _LazyGroup(click.Group):
         self._commands = value
 
 
+def _closed_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered for the closed pipe does not print an error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer): nothing to do
+        pass
+
+
 @click.group(
     cls=_LazyGroup,
     lazy=_COMMANDS,
@@ -82,7 +106,6 @@ class _LazyGroup(click.Group):
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-vv: debug).")
 def main(verbose: int) -> None:
     """Find near-duplicate text and images: fingerprints, indexes, dedup and reports."""
-    skip_blas_probe()
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("neardup: %(levelname)s: %(message)s"))
@@ -90,5 +113,3 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
-    # the one line saying that kernels compile on this first use (docs/engine.md)
-    logging.getLogger("neardup._kernels.cache").setLevel(min(level, logging.INFO))

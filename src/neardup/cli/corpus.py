@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from neardup.cli._startup import aot_for_start
 from neardup.cli.inputs import documents
 from neardup.cli.options import (
     F,
@@ -50,13 +49,16 @@ def _corpus_inputs(fn: F) -> F:
 
 
 def _corpus_reader(
-    name: str, paths: tuple[str, ...], kw: dict[str, Any]
+    name: str, paths: tuple[str, ...], kw: dict[str, Any], output: str
 ) -> Callable[[], Iterator[Document]]:
     """A reader of the records that can be called more than once (files, not stdin)."""
     if "-" in paths:
         raise click.UsageError(f"{name} reads its input files again; save stdin to a file first")
     if len(kw["text_field"]) != 1:
         raise click.UsageError("give one --text-field: the cleaned text is written back into it")
+    from neardup._paths import check_outputs
+
+    check_outputs(paths, output=output)  # before the work: never over an input
     return lambda: documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
 
 
@@ -71,7 +73,12 @@ def _packed_texts(
         return None
     from neardup.packed import PackedBatches
 
-    batches = PackedBatches(Path(paths[0]), kw["id_field"] or "id", kw["text_field"][0])
+    batches = PackedBatches(
+        Path(paths[0]),
+        kw["id_field"] or "id",
+        kw["text_field"][0],
+        id_required=kw["id_field"] is not None,
+    )
     return lambda: ((b.buf, b.offsets) for b in batches)
 
 
@@ -99,9 +106,8 @@ def lines_cmd(
     from neardup.corpus.lines import LinesSummary, remove_frequent_units
     from neardup.corpus.records import cleaned_records, record_format, write_records
 
-    aot_for_start("lines")  # no numba import when the module exists
     fmt = record_format(output)
-    read = _corpus_reader("lines", paths, kw)
+    read = _corpus_reader("lines", paths, kw, output)
     summary = LinesSummary(unit, min_docs)
     count = _packed_texts(paths, kw)
     if count is not None and fmt.startswith("jsonl"):  # JSONL to JSONL: raw lines pass through
@@ -115,6 +121,7 @@ def lines_cmd(
             id_field=kw["id_field"] or "id",
             text_field=kw["text_field"][0],
             summary=summary,
+            id_required=kw["id_field"] is not None,
         )
         write_jsonl_lines(out_lines, Path(output))
     else:
@@ -155,9 +162,8 @@ def substrings_cmd(
     from neardup.corpus.records import cleaned_records, record_format, write_records
     from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
 
-    aot_for_start("substrings")  # no numba import when the module exists
     fmt = record_format(output)
-    read = _corpus_reader("substrings", paths, kw)
+    read = _corpus_reader("substrings", paths, kw, output)
     summary = SubstringSummary(min_length)
     workdir = Path(output).resolve().parent
     if _packed_texts(paths, kw) is not None and fmt.startswith("jsonl"):  # raw lines pass through
@@ -172,6 +178,7 @@ def substrings_cmd(
             text_field=kw["text_field"][0],
             summary=summary,
             workdir=workdir,
+            id_required=kw["id_field"] is not None,
         )
         write_jsonl_lines(out_lines, Path(output))
     else:

@@ -11,19 +11,20 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from neardup.cli import inputs
-from neardup.cli._exit import exit_now
-from neardup.cli._startup import aot_for_start, numpy_for_small_input
 from neardup.cli.options import (
     commit_every_option,
     errors,
     input_format_option,
     input_options,
     jobs_option,
+    lsh_options,
     method_options,
+    ngram_option,
     on_error_option,
     quiet_models,
     quiet_option,
     record_options,
+    seed_option,
     sketch_options,
     threshold_option,
 )
@@ -71,7 +72,7 @@ log = logging.getLogger("neardup")
     "--keep",
     type=click.Choice(["first", "longest", "representative"]),
     default=None,
-    help="Write a deduplicated copy (with --output).",
+    help="Which member of each cluster a deduplicated copy (--output) keeps [default: first].",
 )
 @click.option(
     "--output",
@@ -86,7 +87,8 @@ log = logging.getLogger("neardup")
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace an existing non-empty --output folder (written aside, then swapped in).",
+    help="Replace an --output folder an earlier run wrote (written aside, then swapped in); "
+    "one holding other files or an input is refused.",
 )
 @click.option(
     "--annotate",
@@ -115,6 +117,9 @@ log = logging.getLogger("neardup")
 @click.option("--batch-size", type=click.IntRange(1), default=2048, show_default=True)
 @jobs_option
 @sketch_options()
+@ngram_option
+@seed_option
+@lsh_options
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -199,6 +204,15 @@ log = logging.getLogger("neardup")
     help="--engine spark: tasks per shuffle step (default: input partitions or parallelism).",
 )
 @click.option(
+    "--spark-conf",
+    "spark_conf",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="--engine spark: a Spark setting for the session (repeatable), e.g. "
+    "spark.driver.memory=6g. In local mode the driver memory defaults to half of the "
+    "machine's (at most 32g).",
+)
+@click.option(
     "--clustering",
     type=click.Choice(["components", "center"]),
     default="components",
@@ -238,6 +252,10 @@ def dedup_cmd(
     batch_size: int,
     jobs: int | None,
     num_perm: int | None,
+    ngram: int | None,
+    seed: int | None,
+    bands: int | None,
+    rows: int | None,
     bits: str | None,
     canonical: str | None,
     max_members: int | None,
@@ -253,6 +271,7 @@ def dedup_cmd(
     master: str | None,
     spark_output: str | None,
     partitions: int | None,
+    spark_conf: tuple[str, ...],
     clustering: str,
     quiet: bool,
     progress: bool | None,
@@ -262,18 +281,17 @@ def dedup_cmd(
     from neardup.pipeline import dedup
 
     if output is not None and keep is None:
-        raise click.UsageError("--keep and --output go together")
+        if engine == "spark":
+            raise click.UsageError("--output is not available with --engine spark")
+        keep = "first"  # --output alone keeps the first of each cluster
     if keep is not None and output is None and annotate is None:
         raise click.UsageError("--keep goes with --output (or --annotate)")
     if output is not None and "-" in paths:
         raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
-    from neardup._paths import check_outputs, record_file
+    from neardup._paths import check_outputs
 
-    check_outputs(paths, report=report, output=output)  # before the work, not after it
-    if output is not None and not record_file(output):
-        from neardup.corpus.output import check_target
-
-        check_target(Path(output), force=force)
+    # before the work, not after it
+    check_outputs(paths, report=report, output=output, annotate=annotate, force=force)
     if annotate is not None:
         from neardup.corpus.records import record_format
 
@@ -281,6 +299,10 @@ def dedup_cmd(
     options = method_options(
         method,
         num_perm=num_perm,
+        k=ngram,
+        seed=seed,
+        bands=bands,
+        rows=rows,
         bits=None if bits is None else int(bits),
         canonicalize=canonical,
         bloom_capacity=bloom_capacity,
@@ -321,14 +343,14 @@ def dedup_cmd(
             annotate=annotate,
             annotate_keep=keep or "first",
             on_error=on_error,
+            spark_conf=spark_conf,
         )
         return
-    if spark_output is not None or master is not None or partitions is not None:
-        raise click.UsageError("--master, --spark-output and --partitions go with --engine spark")
+    if spark_output is not None or master is not None or partitions is not None or spark_conf:
+        raise click.UsageError(
+            "--master, --spark-output, --partitions and --spark-conf go with --engine spark"
+        )
     quiet_models(quiet, method)
-    aot = aot_for_start(method)  # no numba import when the module exists (engine.md)
-    if not aot and index_path is None:
-        numpy_for_small_input(paths)  # a small input runs faster without numba (docs/engine.md)
     store = None
     if index_path is not None:
         from neardup.cli.index import open_index
@@ -374,7 +396,13 @@ def dedup_cmd(
         from neardup.packed import PackedBatches
 
         # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
-        docs = PackedBatches(Path(paths[0]), id_field or "id", text_field[0], batch_size)
+        docs = PackedBatches(
+            Path(paths[0]),
+            id_field or "id",
+            text_field[0],
+            batch_size,
+            id_required=id_field is not None,
+        )
     else:
         from neardup.readers import ReadStats
 
@@ -462,6 +490,10 @@ def dedup_cmd(
             )
             n_annotated = write_jsonl_lines(lines, Path(annotate))
             log.info("annotated %d records in %s", n_annotated, annotate)
+    except BaseException:
+        if source is not None:
+            source.close()  # the report's text spool: no report comes
+        raise
     finally:
         if spool is not None:
             spool.close()
@@ -485,4 +517,3 @@ def dedup_cmd(
         log.info("kept %d documents in %s", n, output)
     if not quiet:
         write_summary(result, stats)
-    exit_now()  # everything is written: skip the interpreter's teardown (cli/_exit.py)

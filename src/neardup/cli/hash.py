@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+from itertools import islice
+from typing import TYPE_CHECKING
 
 import click
 
 from neardup.cli.inputs import documents
 from neardup.cli.options import errors
+from neardup.errors import InputError
 from neardup.methods import REGISTRY, make_method, method_info, method_names
+
+if TYPE_CHECKING:
+    from neardup.io import Document
 
 __all__ = ["HASH_METHODS", "compare_cmd", "hash_cmd"]
 
@@ -29,6 +35,8 @@ HASH_METHODS = (*method_names(streams=True), *method_names(streams=False), "fuzz
 @errors
 def hash_cmd(files: tuple[str, ...], method: str) -> None:
     """Print one line per file: path <TAB> fingerprint."""
+    for path in files:
+        _regular(path)
     if method == "fuzzysum":
         from neardup.fuzzy import legacy_fuzzysum
 
@@ -46,6 +54,34 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
     m = make_method(method)
     for doc in documents(files, binary=method_info(m.name).binary):
         click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
+
+
+def _regular(path: str) -> None:
+    """Refuse what is not a regular file: a FIFO would wait for a writer and a device such
+    as ``/dev/urandom`` never ends."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}; check the path") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(
+            f"{path} is not a regular file (a FIFO, a device or a folder); save what it holds "
+            "to a file and hash that"
+        )
+
+
+def _one_document(path: str, binary: bool) -> Document:
+    """The one document a file is (a record file holding several is refused)."""
+    docs = list(islice(documents((path,), binary=binary), 2))
+    if len(docs) != 1:
+        raise InputError(
+            f"{path} holds {'no' if not docs else 'several'} documents (records); compare takes "
+            "two files of one document each: use neardup dedup for record files"
+        )
+    return docs[0]
 
 
 @click.command("compare")
@@ -74,11 +110,10 @@ def compare_cmd(a: str, b: str, method: str, fmt: str, dihedral: bool) -> None:
     if dihedral and "dihedral" not in method_info(method).options:
         users = [n for n, info in REGISTRY.items() if "dihedral" in info.options]
         raise click.UsageError(f"--dihedral applies to --method {', '.join(users)}")
-    from neardup.cli._startup import aot_for_start
-
-    aot_for_start(method)  # minhash: the module's sketch and exact Jaccard, no numba import
     m = make_method(method, dihedral=True) if dihedral else make_method(method)
-    da, db = documents((a, b), binary=method_info(m.name).binary)
+    binary = method_info(m.name).binary
+    # each file on its own: a file compared with itself (under any name) is read twice
+    da, db = (_one_document(path, binary) for path in (a, b))
     sim, dist = m.compare(da, db)
     if fmt == "json":
         click.echo(

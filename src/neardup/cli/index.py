@@ -210,10 +210,49 @@ def index_remove(keys: tuple[str, ...], quiet: bool, **build: Any) -> None:
         click.echo(f"neardup index remove: {removed} removed; the index holds {held}", err=True)
 
 
+def _writable(path: str) -> bool:
+    """Whether the store's folder can be written (else the store is opened read-only: WAL
+    mode would want a ``-shm`` file there)."""
+    import os
+
+    return os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+
+
 @index_group.command("stats")
 @_index_options
 @errors
 def index_stats(**build: Any) -> None:
     """Print the index's statistics and the configuration it was built with, as JSON."""
-    with _open(build, create=False) as idx:
+    readonly = not _writable(build["index_path"])
+    with _open(build, create=False, readonly=readonly) as idx:
         click.echo(json.dumps(idx.stats(), sort_keys=True))
+
+
+@index_group.command("check")
+@click.option(
+    "--index",
+    "index_path",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="The SQLite index file.",
+)
+@errors
+def index_check(index_path: str) -> None:
+    """Check every row of the index (SQLite's integrity check, checksums, counters); print
+    the report as JSON, and exit 1 naming the damage if there is any."""
+    from neardup.errors import StoreError
+    from neardup.store import Store
+
+    with Store.open(
+        index_path, kind=None, params=None, create=False, readonly=True, quick_check=False
+    ) as store:
+        report = store.check()
+    click.echo(json.dumps(report, sort_keys=True))
+    if not report["ok"]:
+        problems = report["problems"]
+        assert isinstance(problems, list)
+        raise StoreError(
+            f"the store {index_path!r} is damaged: {report['problem_count']} problem(s): "
+            + "; ".join(problems[:3])
+            + "; restore it from a backup, or rebuild it (neardup index add --index NEW.db ...)"
+        )

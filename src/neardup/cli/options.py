@@ -8,6 +8,7 @@ option the same way.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,11 +22,14 @@ __all__ = [
     "input_format_option",
     "input_options",
     "jobs_option",
+    "lsh_options",
     "method_options",
+    "ngram_option",
     "on_error_option",
     "quiet_models",
     "quiet_option",
     "record_options",
+    "seed_option",
     "sketch_options",
     "stack",
     "threshold_option",
@@ -35,7 +39,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def errors(fn: F) -> F:
-    """Turn NeardupError into a one-line message and exit code 1."""
+    """Turn NeardupError (and, as a last resort, any other OSError) into a one-line message
+    and exit code 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -43,6 +48,16 @@ def errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except NeardupError as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            raise  # stdout closed by its reader (| head): Python's usual quiet end
+        except OSError as exc:
+            # a last resort: the library names its paths in a NeardupError, but an OS error
+            # that reaches here still ends as one line, never a traceback
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(
+                f"{where}{exc.strerror or exc}; check the paths, their permissions and free "
+                "disk space"
+            ) from None
         except KeyboardInterrupt:
             # Stores commit one transaction per batch: what was committed is kept.
             click.echo("neardup: interrupted; every batch committed so far is kept", err=True)
@@ -129,9 +144,25 @@ def commit_every_option(fn: F) -> F:
     )(fn)
 
 
+def _quiet_logs(ctx: click.Context, param: click.Parameter, quiet: bool) -> bool:
+    """With ``-q`` (and no ``-v``), log only errors: no warnings, no notes on stderr."""
+    if quiet:
+        root = logging.getLogger("neardup")
+        if root.level in (logging.NOTSET, logging.WARNING):
+            root.setLevel(logging.ERROR)
+            logging.getLogger("neardup._kernels.cache").setLevel(logging.ERROR)
+    return quiet
+
+
 def quiet_option(text: str = "No summary line.") -> Callable[[F], F]:
-    """``--quiet`` / ``-q``, with its help ``text``."""
-    return click.option("--quiet", "-q", is_flag=True, help=text)
+    """``--quiet`` / ``-q``, with its help ``text`` (warnings are silenced too)."""
+    return click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        callback=_quiet_logs,
+        help=f"{text} Warnings are not shown either (errors are).",
+    )
 
 
 def quiet_models(quiet: bool, method: str | None) -> None:
@@ -197,8 +228,50 @@ def sketch_options(*, stored: bool = False) -> Callable[[F], F]:
     )
 
 
+def ngram_option(fn: F) -> F:
+    """``--ngram``: words per MinHash shingle (the method's ``k``)."""
+    return click.option(
+        "--ngram",
+        type=click.IntRange(1, 64),
+        default=None,
+        help="Words per MinHash shingle (default 5; text-dedup's and datatrove's n-gram size).",
+    )(fn)
+
+
+def seed_option(fn: F) -> F:
+    """``--seed``: the MinHash permutations' seed."""
+    return click.option(
+        "--seed",
+        type=click.IntRange(0, 2**64 - 1),
+        default=None,
+        help="Seed of the MinHash permutations (default 0x00C0FFEE5EED).",
+    )(fn)
+
+
+def lsh_options(fn: F) -> F:
+    """``--bands`` and ``--rows``: MinHash's LSH banding, instead of the planned one."""
+    return stack(
+        click.option(
+            "--bands",
+            type=click.IntRange(1, 4096),
+            default=None,
+            help="MinHash LSH bands, with --rows (default: planned for 0.99 recall; see plan).",
+        ),
+        click.option(
+            "--rows",
+            type=click.IntRange(1, 4096),
+            default=None,
+            help="Slots per MinHash LSH band, with --bands; bands x rows <= --num-perm.",
+        ),
+    )(fn)
+
+
 #: The dedup options that go to the method, by option name and method keyword.
 _FLAGS = {
+    "bands": "--bands",
+    "rows": "--rows",
+    "k": "--ngram",
+    "seed": "--seed",
     "num_perm": "--num-perm",
     "bits": "--bits",
     "canonicalize": "--canonicalize",

@@ -1,4 +1,4 @@
-"""``neardup plan`` and ``neardup warmup``: LSH banding for a threshold; compiling the kernels."""
+"""``neardup plan`` (LSH banding for a threshold) and ``neardup warmup`` (a no-op, one release)."""
 
 from __future__ import annotations
 
@@ -41,30 +41,12 @@ def plan_cmd(
 
 
 @click.command("warmup")
-@click.option(
-    "--background",
-    is_flag=True,
-    help="Run as the first-use compile (low priority; exits if another one finished first).",
-)
-@errors
+@click.option("--background", is_flag=True, hidden=True, help="Accepted and ignored.")
 def warmup_cmd(background: bool) -> None:
-    """Compile the numba kernels now (run once after installing; later calls only load them)."""
-    from neardup import warmup as warm
-
-    report = warm.background() if background else warm.warmup()
-    if report is None:
-        click.echo("neardup warmup: another process compiled the kernels first", err=True)
-        return
-    if report.backend != "fast":
-        click.echo("neardup warmup: reference backend, nothing to compile", err=True)
-        return
+    """No longer needed: the kernels are compiled when the package is built (kept for one
+    release so that scripts calling it keep working)."""
     click.echo(
-        f"neardup warmup: {report.compiled} kernels compiled, {report.loaded} loaded, "
-        f"{report.seconds:.1f} s, cache {report.cache_dir}",
+        "neardup warmup: nothing to do: the kernels are compiled when neardup is built; "
+        "remove this call",
         err=True,
     )
-    if report.aot:
-        click.echo(
-            f"neardup warmup: no ahead-of-time kernels ({report.aot}); using the JIT kernels",
-            err=True,
-        )

@@ -32,6 +32,7 @@ def spark_dedup(
     annotate: str | None = None,
     annotate_keep: str = "first",
     on_error: str = "fail",
+    spark_conf: tuple[str, ...] = (),
 ) -> None:
     """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
     if method not in ("minhash", "simhash"):
@@ -46,6 +47,9 @@ def spark_dedup(
         if value:
             raise click.UsageError(f"{flag} is not available with --engine spark")
     from neardup.spark.cli import run_spark_dedup
+    from neardup.spark.session import parse_spark_conf
+
+    conf = parse_spark_conf(spark_conf)  # before the session: a typo fails in one line
 
     summary = run_spark_dedup(
         list(paths),
@@ -59,6 +63,7 @@ def spark_dedup(
         annotate=annotate,
         keep=annotate_keep,
         on_error=on_error,
+        spark_conf=conf,
         **options,
     )
     if output is None:

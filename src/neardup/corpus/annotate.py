@@ -279,8 +279,9 @@ def _columns(a: Annotation | None) -> dict[str, object]:
 
 
 def _encoded(record: dict[str, object]) -> bytes:
-    """``record`` as the record writer encodes a JSON line (without the newline)."""
-    return json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+    """``record`` as the record writer encodes a JSON line (without the newline): a lone
+    surrogate in a string becomes its ``\\udXXX`` escape (valid JSON, read back the same)."""
+    return json.dumps(record, ensure_ascii=False, default=str).encode("utf-8", "backslashreplace")
 
 
 #: What follows a singleton's last field: the same for every one.
@@ -318,7 +319,7 @@ def annotate_jsonl_lines(
     them replaced (with a warning), as :func:`annotate_records` does. The file is read once
     more for ``keep="longest"`` (the clustered records' sizes) and once more when a duplicate
     the method paired only transitively needs its similarity (the kept members' texts, held;
-    the duplicate's own text comes with its line): numba scans, texts decoded for those
+    the duplicate's own text comes with its line): native scans, texts decoded for those
     records alone.
 
     Raises:
@@ -343,7 +344,7 @@ def annotate_jsonl_lines(
     from neardup.packed import read_jsonl_packed, read_jsonl_packed_lines
 
     def texts(wanted: set[DocId]) -> Iterator[tuple[DocId, str]]:
-        """The ``wanted`` records' texts, in file order (one numba scan of the file)."""
+        """The ``wanted`` records' texts, in file order (one native scan of the file)."""
         if wanted:
             for docs in read_jsonl_packed(path, id_field=id_field, text_field=text_field):
                 for k, doc_id in enumerate(docs.ids):

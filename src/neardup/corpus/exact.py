@@ -4,6 +4,7 @@ back into its clusters."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -53,7 +54,7 @@ def exact_first(
     from itertools import islice
 
     from neardup.cluster import cluster_labels, components
-    from neardup.pipeline import dedup
+    from neardup.pipeline import GIANT_CLUSTER, dedup
 
     preset = getattr(method.config, "canonicalize", None)
     canon = canonicalizer or Canonicalizer(preset if isinstance(preset, str) else "txtfp")
@@ -82,7 +83,13 @@ def exact_first(
                 else:
                     copies.append((d.id, seen))
 
-    inner = dedup(uniques(), method=method, batch_size=batch_size, **dedup_options)
+    # The giant-cluster warning is given here, on the clusters with the copies folded back
+    # in: the inner run's cluster numbers and sizes are not the ones the result reports.
+    giant = int(dedup_options.pop("giant_cluster", GIANT_CLUSTER))
+    clustering = str(dedup_options.get("clustering", "components"))
+    inner = dedup(
+        uniques(), method=method, batch_size=batch_size, giant_cluster=sys.maxsize, **dedup_options
+    )
     pos: dict[DocId, int] = {d: i for i, d in enumerate(order)}
     pairs = list(inner.pairs) + [Pair(first, copy, 1.0, 0) for copy, first in copies]
     pairs.sort(key=lambda p: (pos[p.a], pos[p.b]) if pos[p.a] < pos[p.b] else (pos[p.b], pos[p.a]))
@@ -93,6 +100,17 @@ def exact_first(
         Cluster(n, tuple(order[i] for i in g), order[g[0]])
         for n, g in enumerate(cluster_labels(roots))
     ]
+    if clusters and max(c.size for c in clusters) >= giant:
+        from neardup.cluster import cluster_stats
+        from neardup.pipeline import _warn_giant
+
+        if dedup_options.get("pairs"):
+            sim = np.array([p.similarity for p in pairs], dtype=np.float64)
+            st = cluster_stats(roots, a, b, sim)
+        else:  # only the copies' pairs are known: no similarity range to report
+            none = np.empty(0, dtype=np.int64)
+            st = cluster_stats(roots, none, none, np.empty(0, dtype=np.float64))
+        _warn_giant(clusters, st, giant, clustering)
     stats = dict(inner.stats)
     stats["exact_copies"] = float(len(copies))
     stats["documents"] = float(len(order))

@@ -10,7 +10,7 @@ probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
-(:mod:`neardup._kernels.lines`, numba with numpy references), and the hashes from the batch
+(:mod:`neardup._kernels.lines`, native, with numpy references), and the hashes from the batch
 engine's XXH3 kernel. Memory: the counts table, 48 bytes per distinct unit at most (the
 algorithm needs every unit's count), plus one batch.
 """
@@ -388,6 +388,7 @@ def remove_frequent_units_jsonl(
     text_field: str = "text",
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
+    id_required: bool = False,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_frequent_units` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -398,7 +399,7 @@ def remove_frequent_units_jsonl(
     text's, encoded as the record writer encodes a string (``json.dumps(text,
     ensure_ascii=False)``); its other fields stay as they were read, so a line written as
     ``json.dumps(record, ensure_ascii=False)`` comes out as the record writer would write the
-    changed record. The place of the value comes from the numba JSONL scanner; a line that
+    changed record. The place of the value comes from the native JSONL scanner; a line that
     scanner leaves to ``json.loads`` (a lone surrogate escape, two text keys, ...) is decoded,
     gets its ``text_field`` replaced, and is encoded as the record writer does. Both passes
     read the file as packed batches (:func:`neardup.packed.read_jsonl_packed_lines`); pass 1
@@ -427,7 +428,7 @@ def remove_frequent_units_jsonl(
     s = summary if summary is not None else LinesSummary(unit, min_docs)
     before = _stamp(path)
     with UnitLog() as log:
-        first = PackedBatches(path, id_field, text_field, batch_size)
+        first = PackedBatches(path, id_field, text_field, batch_size, id_required=id_required)
         counts = _count(((b.buf, b.offsets) for b in first), unit, s, log)
         if _stamp(path) != before:
             raise ConfigError(f"{path} changed while it was read; run again on a stable copy")

@@ -1,18 +1,19 @@
 """Atomic outputs: a folder or file is written under a temporary name beside its target and
-renamed into place, so a killed run leaves no partial copy; nothing is written outside it."""
+renamed into place, so a killed run leaves no partial copy; nothing is written outside it
+(the writing itself lives in :mod:`neardup._atomic`; its three context managers are public
+here)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from pathlib import Path, PurePosixPath
 
+from neardup._atomic import atomic_dir, atomic_file, check_target
 from neardup._paths import record_file
-from neardup.errors import ConfigError, InputError
+from neardup.errors import InputError
 from neardup.io import Document
 
 __all__ = [
@@ -26,93 +27,6 @@ __all__ = [
 
 
 _BATCH = 1024  # kept records per write
-
-
-def check_target(target: Path, *, force: bool) -> None:
-    """Refuse an existing non-empty target unless ``force`` (checked before any work).
-
-    Raises:
-        ConfigError: the target exists and is not empty, and ``force`` is off.
-    """
-    if not target.exists() and not target.is_symlink():
-        return
-    empty = target.is_dir() and not target.is_symlink() and not any(target.iterdir())
-    if empty or force:
-        return
-    raise ConfigError(
-        f"{target} already exists and is not empty; pick a new path or pass --force to replace it"
-    )
-
-
-def _umask() -> int:
-    """The process umask (read by setting it, and set back at once)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _give_default_mode(path: Path, *, folder: bool) -> None:
-    """Give a temporary file (0600) or folder (0700) the mode a plain ``open`` / ``mkdir``
-    would have given the target, so the renamed output is not private to its writer."""
-    os.chmod(path, (0o777 if folder else 0o666) & ~_umask())
-
-
-@contextlib.contextmanager
-def atomic_dir(target: Path, *, force: bool = False) -> Iterator[Path]:
-    """Yield a fresh temporary folder beside ``target``; on success it replaces ``target``.
-
-    On an exception the temporary folder is removed and ``target`` is left as it was.
-
-    Raises:
-        ConfigError: ``target`` exists, is not empty and ``force`` is off.
-
-    Examples:
-        >>> import tempfile
-        >>> out = Path(tempfile.mkdtemp()) / "clean"
-        >>> with atomic_dir(out) as tmp:
-        ...     _ = (tmp / "a.txt").write_text("x")
-        >>> sorted(p.name for p in out.iterdir())
-        ['a.txt']
-    """
-    check_target(target, force=force)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        _give_default_mode(tmp, folder=True)
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    old: Path | None = None
-    if target.exists() or target.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        os.replace(target, old / "previous")
-    os.replace(tmp, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def atomic_file(target: Path, *, force: bool = True) -> Iterator[Path]:
-    """Yield a temporary file path beside ``target``; on success it is renamed to ``target``.
-
-    Raises:
-        ConfigError: ``target`` exists, is not empty and ``force`` is off.
-    """
-    if target.is_dir():
-        raise ConfigError(f"{target} is a folder; name a file for this output")
-    check_target(target, force=force)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.tmp-", dir=target.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        _give_default_mode(tmp, folder=False)
-        yield tmp
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, target)
 
 
 def safe_relative(doc_id: str) -> PurePosixPath:
@@ -171,14 +85,17 @@ def write_kept_copy(
     or a folder of file copies.
 
     Both are atomic (temporary name, then rename); a folder refuses an existing non-empty
-    target unless ``force``, and no copy lands outside it.
+    target unless ``force``, and even then one that holds files neardup did not write or a
+    document's own file; no copy lands outside it.
 
     Returns:
         How many documents were written.
 
     Raises:
-        ConfigError: the target exists (folder, without ``force``).
+        ConfigError: the target exists (folder, without ``force``), holds files neardup did
+            not write, or holds a document's file.
         InputError: a record (not a file) was to be copied into a folder, or an id escapes.
+        OutputError: the copy cannot be written (read-only folder, disk full).
     """
     if record_file(output):
         from neardup.corpus.records import record_of, write_records
@@ -192,8 +109,14 @@ def write_kept_copy(
         records = (kept_record(d) for d in docs if d.id in kept)
         return write_records(iter(lambda: list(islice(records, _BATCH)), []), output)
     n = 0
+    real_out = Path(os.path.realpath(output))
     with atomic_dir(output, force=force) as tmp:
         for d in docs:
+            if d.path is not None and real_out in Path(os.path.realpath(d.path)).parents:
+                raise InputError(
+                    f"the input {d.path} is inside the output folder {output}; replacing the "
+                    "folder would delete it: choose an output folder outside the inputs"
+                )
             if d.id not in kept:
                 continue
             if d.path is None:

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from neardup._atomic import atomic_file, output_errors, sweep_leftovers, temp_prefix, write_error
 from neardup._paths import RECORD_SUFFIXES
-from neardup.corpus.output import atomic_file
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
 
@@ -83,7 +83,14 @@ class RecordSpool:
     """
 
     def __init__(self, directory: Path | None = None) -> None:
-        fd, name = tempfile.mkstemp(prefix=".neardup-spool-", suffix=".pkl", dir=directory)
+        folder = Path(directory if directory is not None else tempfile.gettempdir())
+        sweep_leftovers(folder)  # the spools of killed runs
+        try:
+            fd, name = tempfile.mkstemp(
+                prefix=temp_prefix(".neardup-spool"), suffix=".pkl", dir=folder
+            )
+        except OSError as exc:
+            raise write_error(folder / ".neardup-spool", exc) from exc
         self._path = Path(name)
         self._fh: IO[bytes] | None = open(fd, "wb")  # noqa: SIM115 - closed in close()/tee
         self.count = 0
@@ -96,15 +103,20 @@ class RecordSpool:
         for d in docs:
             batch.append((d.id, d.text, record_of(d)))
             if len(batch) >= SPOOL_BATCH:
-                pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
-                self.count += len(batch)
+                self._dump(batch)
                 batch = []
             yield d if d.fields is None else dataclasses.replace(d, fields=None)
         if batch:
-            pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
-            self.count += len(batch)
-        self._fh.close()
+            self._dump(batch)
+        with output_errors(self._path):
+            self._fh.close()
         self._fh = None
+
+    def _dump(self, batch: list[tuple[str, str | None, dict[str, object]]]) -> None:
+        assert self._fh is not None
+        with output_errors(self._path):
+            pickle.dump(batch, self._fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self.count += len(batch)
 
     def batches(self) -> Iterator[list[tuple[str, str | None, dict[str, object]]]]:
         """The spooled rows ``(id, text, record)``, one batch at a time, in input order."""
@@ -118,7 +130,8 @@ class RecordSpool:
     def close(self) -> None:
         """Remove the spool file."""
         if self._fh is not None:
-            self._fh.close()
+            with contextlib.suppress(OSError):  # a full disk: the file goes anyway
+                self._fh.close()
             self._fh = None
         self._path.unlink(missing_ok=True)
 
@@ -138,7 +151,9 @@ def _csv_cell(value: object) -> object:
 @contextlib.contextmanager
 def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
     with _byte_sink(tmp, fmt) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        # backslashreplace: a lone surrogate (no UTF-8 form) is written as its \udXXX escape,
+        # which a JSON string reads back as the same text (a CSV cell keeps it visible)
+        text = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace", newline="")
         try:
             yield text
         finally:
@@ -210,7 +225,9 @@ def splice_values(
             continue
         record = json.loads(line)
         record[text_field] = json.loads(value.decode("utf-8", "surrogatepass"))
-        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode()
+        out[k] = (json.dumps(record, ensure_ascii=False, default=str) + "\n").encode(
+            "utf-8", "backslashreplace"
+        )
 
 
 def write_jsonl_lines(batches: Iterable[Sequence[bytes]], out: Path) -> int:

@@ -16,7 +16,7 @@ runs; every run member but the earliest marks its first ``min_length`` bytes for
 the union of those windows is exactly the set of bytes inside a repeat of an earlier span (a
 repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
 L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
-character is removed when its first byte is. The numba kernel finds the same windows without
+character is removed when its first byte is. The native kernel finds the same windows without
 the suffix array, in one walk in text order over a table of winnowing anchors and a table of
 windows (bytes compared; inside a repeat one byte per window,
 :func:`neardup._kernels.repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
@@ -26,23 +26,28 @@ separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole); the suffix array covers only the regions a winnowing prefilter
+whole); the numpy reference's suffix array covers only the regions a winnowing prefilter
 (:func:`neardup._kernels.repeats.candidate_regions`) keeps around ``k``-grams that occur
 twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard (the two joined, two tables), so
+deduplicated against itself, then against every earlier shard: only the regions of the two
+around the winnowing anchors whose hash occurs in both are joined and marked
+(:func:`neardup._kernels.repeats.shared_regions`; every window the two share lies in them), so
 peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
 of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
 bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
-bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk.
-The pairwise step is quadratic in the number of shards; beyond one machine, see
-``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions windows by hash).
+bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk
+with their anchors (16 bytes per anchor, about 1 byte per byte). The pairwise step is
+quadratic in the number of shards; beyond one machine, see ``docs/dedup.md`` (the plan there
+distributes the shard pairs, or partitions windows by hash).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -52,6 +57,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from neardup._atomic import output_errors, sweep_leftovers, temp_prefix, write_error
 from neardup.errors import ConfigError
 from neardup.io import Document
 
@@ -70,10 +76,9 @@ log = logging.getLogger(__name__)
 U8 = npt.NDArray[np.uint8]
 B = npt.NDArray[np.bool_]
 I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
 #: Default shard size in bytes of UTF-8 text.
 DEFAULT_SHARD_BYTES = 32 * 1024 * 1024
-#: The suffix array covers the whole text when the candidate regions hold more than this share.
-PREFILTER_SHARE = 0.9
 
 
 def _suffix_array(text: U8) -> npt.NDArray[np.integer]:
@@ -93,9 +98,10 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         min_length: Shortest repeat removed, in bytes.
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
-        prefilter: Build the suffix array over the candidate regions only
-            (:func:`neardup._kernels.repeats.candidate_regions`); the same mask either way
-            (the numba window table needs none and ignores it).
+        prefilter: Find the windows through their winnowing anchors
+            (:func:`neardup._kernels.repeats.window_mask`: the native table of windows, or the
+            numpy twin's suffix array over the candidate regions); ``False`` builds the suffix
+            array of the whole text (the slow oracle). The same mask either way.
 
     Returns:
         A boolean mask over ``text`` (all false within the reference prefix); a character is
@@ -108,34 +114,11 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         b'the cat sat\\xffa dog; '
     """
     n = len(text)
-    mask = np.zeros(n, dtype=bool)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
-        return mask
-    from neardup._kernels.repeats import candidate_regions, gather, scatter, window_table
-
-    if n < 2**32 - 1 and window_table():  # its anchors prefilter the windows themselves
-        return _marks(text, min_length, prefix)
-    if prefilter and n < 2**32:
-        starts, ends = candidate_regions(text, min_length)
-        # regions never straddle the reference's end (a separator)
-        first = int(np.searchsorted(starts, prefix)) if prefix > 0 else 0
-        covered = int((ends - starts).sum()) + len(starts)
-        if not len(starts) or (prefix > 0 and first == len(starts)):
-            return mask
-        if covered < PREFILTER_SHARE * n:
-            sub, at = gather(text, starts, ends)
-            sub_prefix = int(at[first]) if prefix > 0 else 0
-            sub_mask = _marks(sub, min_length, sub_prefix)
-            return scatter(sub_mask, at, starts, ends, n)
-    return _marks(text, min_length, prefix)
-
-
-def _marks(text: U8, min_length: int, prefix: int) -> B:
-    """The window marks: from the table of windows, or beyond its ``2**32 - 1`` bytes from the
-    suffix array."""
+        return np.zeros(n, dtype=bool)
     from neardup._kernels.repeats import repeat_mask, window_mask
 
-    if len(text) < 2**32 - 1:
+    if prefilter and n < 2**32 - 1:  # (the window table's positions are 32 bits)
         return window_mask(text, min_length, prefix)
     return repeat_mask(text, _suffix_array(text), min_length, prefix)
 
@@ -164,13 +147,63 @@ class SubstringSummary:
 
 class _Shards:
     """Marks shard by shard: each shard against itself, then against every earlier shard
-    (their regions' text waits in ``folder``)."""
+    (their text and winnowing anchors wait in ``folder``), each pair over the regions around
+    the anchors the two shards share only (:func:`neardup._kernels.repeats.shared_regions`)."""
 
     def __init__(self, min_length: int, folder: Path) -> None:
         self.min_length = min_length
         self.folder = folder
-        self.earlier: list[Path] = []
-        self.last: U8 | None = None  # the last shard's regions: on disk once a next one comes
+        self.earlier: list[tuple[Path, Path]] = []  # (text, anchors) of each earlier shard
+        # the last shard's text and anchors: on disk once a next one comes
+        self.last: tuple[U8, tuple[I64, U64] | None] | None = None
+
+    def _anchors(self, text: U8) -> tuple[I64, U64] | None:
+        """The anchors of a shard's text, or None beyond the prefilter's ``2**32`` bytes."""
+        from neardup._kernels.repeats import shared_anchors
+
+        return shared_anchors(text, self.min_length) if len(text) < 2**32 else None
+
+    def _save_last(self) -> None:
+        if self.last is None:
+            return
+        text, anchors = self.last
+        if anchors is None:
+            anchors = self._anchors(text)
+        i = len(self.earlier)
+        paths = (self.folder / f"shard-{i:06d}.npy", self.folder / f"anchors-{i:06d}.npy")
+        with output_errors(paths[0]):
+            np.save(paths[0], text)
+            if anchors is not None:
+                np.save(paths[1], np.stack([anchors[0], anchors[1].view(np.int64)]))
+        self.earlier.append(paths)
+        self.last = None
+
+    def _against(self, paths: tuple[Path, Path], joined: U8, mine: tuple[I64, U64] | None) -> B:
+        """The windows of ``joined`` that repeat a window of the earlier shard at ``paths``."""
+        from neardup._kernels.repeats import gather, scatter, shared_regions
+
+        length = self.min_length
+        ref = np.load(paths[0], mmap_mode="r")  # (read where needed, never copied)
+        if mine is None or not paths[1].exists():  # beyond the prefilter: the two whole
+            cut = len(ref)
+            both = np.concatenate([ref, joined])
+            del ref
+            out: B = repeated_mask(both, length, prefix=cut)[cut:]
+            return out
+        stacked = np.load(paths[1], mmap_mode="r")
+        theirs = (stacked[0], stacked[1].view(np.uint64))
+        del stacked
+        ref_starts, ref_ends = shared_regions(ref, *theirs, mine[1], length)
+        if not len(ref_starts):  # no anchor hash in common: no window either
+            return np.zeros(len(joined), dtype=bool)
+        starts, ends = shared_regions(joined, *mine, theirs[1], length)
+        sub_ref, _ = gather(ref, ref_starts, ref_ends)
+        del ref
+        sub, at = gather(joined, starts, ends)
+        cut = len(sub_ref)
+        marks = repeated_mask(np.concatenate([sub_ref, sub]), length, prefix=cut)[cut:]
+        out = scatter(marks, at, starts, ends, len(joined))
+        return out
 
     def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
         """The bytes of the packed shard to remove and how many per document (counted in
@@ -184,20 +217,12 @@ class _Shards:
         inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
-        if self.last is not None:  # (the last shard of a run is never written)
-            path = self.folder / f"shard-{len(self.earlier):06d}.npy"
-            np.save(path, self.last)
-            self.earlier.append(path)
-            self.last = None
+        self._save_last()  # (the last shard of a run is never written)
         marks = repeated_mask(joined, length)
-        for path in self.earlier:
-            ref = np.load(path)
-            cut = len(ref)
-            both = np.concatenate([ref, joined])
-            del ref
-            marks |= repeated_mask(both, length, prefix=cut)[cut:]
-            del both
-        self.last = joined
+        mine = self._anchors(joined) if self.earlier else None
+        for paths in self.earlier:
+            marks |= self._against(paths, joined, mine)
+        self.last = (joined, mine)
         mask, inner = scatter_counts(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
         removed = np.zeros(len(o) - 1, dtype=np.int64)
         removed[at_doc] = inner
@@ -210,6 +235,22 @@ class _Shards:
         s.bytes_removed += int(removed.sum())
         s.documents_changed += int(np.count_nonzero(removed))
         return mask, removed
+
+
+@contextlib.contextmanager
+def _workdir(where: Path | None) -> Iterator[str]:
+    """A temporary folder for the shards in ``where`` (default: the system's), removed after;
+    the folders of killed runs there are removed first."""
+    folder = Path(where if where is not None else tempfile.gettempdir())
+    sweep_leftovers(folder)
+    try:
+        tmp = tempfile.mkdtemp(prefix=temp_prefix(".neardup-substrings"), dir=folder)
+    except OSError as exc:
+        raise write_error(folder / ".neardup-substrings", exc) from exc
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
@@ -306,7 +347,7 @@ def remove_repeated_substrings(
     """
     _check_args(min_length, shard_bytes)
     s = summary if summary is not None else SubstringSummary(min_length)
-    with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
+    with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for shard, buf, offsets in _shards(docs, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)
@@ -373,6 +414,7 @@ def remove_repeated_substrings_jsonl(
     batch_size: int = 2048,
     summary: SubstringSummary | None = None,
     workdir: Path | None = None,
+    id_required: bool = False,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_repeated_substrings` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -404,8 +446,10 @@ def remove_repeated_substrings_jsonl(
     from neardup.packed import PackedBatches
 
     s = summary if summary is not None else SubstringSummary(min_length)
-    batches = PackedBatches(path, id_field, text_field, batch_size).with_lines()
-    with tempfile.TemporaryDirectory(prefix="neardup-substrings-", dir=workdir) as tmp:
+    batches = PackedBatches(
+        path, id_field, text_field, batch_size, id_required=id_required
+    ).with_lines()
+    with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)

@@ -5,8 +5,9 @@ Policy (the txtfp retry policy, with its jitter documented correctly): statuses 
 other status fails at once. Backoff starts at ``initial_backoff`` seconds and is multiplied by
 ``multiplier`` per retry up to ``max_backoff``; each sleep is jittered by ``±jitter`` (a
 fraction) from a :class:`random.Random` held by the client. A ``Retry-After`` header of
-integer seconds replaces the backoff (capped at ``max_retry_after``). Every sleep and every
-request timeout is clamped to what is left of ``deadline``; when nothing is left,
+integer seconds lengthens the backoff (capped at ``max_retry_after``), never shortens it.
+Every sleep and every request timeout is clamped to what is left of ``deadline``; when
+nothing is left,
 :class:`neardup.errors.TimeoutError` is raised.
 
 The API key is sent only in the ``Authorization`` header. It never appears in ``repr``, log
@@ -173,6 +174,11 @@ class RetryingClient:
                 f"the {service} API key holds a space or control character (not shown); "
                 f"check how it was read ({key_hint})"
             )
+        if not api_key.isascii():  # an HTTP header is ASCII: httpx would fail to encode it
+            raise ConfigError(
+                f"the {service} API key holds a character that is not ASCII (not shown); keys "
+                f"are ASCII: check how it was read or copied ({key_hint})"
+            )
         self._api_key = api_key
         self._key_hint = key_hint
         self.policy = policy
@@ -232,10 +238,13 @@ class RetryingClient:
         return self._client
 
     def _delay(self, retry: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.policy.max_retry_after)
         jitter = self._rng.uniform(-self.policy.jitter, self.policy.jitter)
-        return self.policy.backoff(retry) * (1.0 + jitter)
+        own = self.policy.backoff(retry) * (1.0 + jitter)
+        if retry_after is not None:
+            # the server may ask for a longer wait, never a shorter one: ``Retry-After: 0``
+            # would otherwise send requests as fast as the network answers
+            return max(own, min(retry_after, self.policy.max_retry_after))
+        return own
 
     def post_json(self, path: str, body: Mapping[str, object]) -> object:
         """POST ``body`` as JSON to ``base_url + path`` and return the decoded JSON response.

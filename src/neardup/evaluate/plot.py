@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from neardup.errors import ConfigError, InputError
+from neardup.errors import ConfigError
 from neardup.evaluate.scores import Scores
 from neardup.evaluate.sweep import LSHCurve
 
@@ -149,12 +149,13 @@ def write_svg(panels: Sequence[Panel], path: str | Path) -> None:
     """Write :func:`render_svg` of the panels to ``path`` (UTF-8).
 
     Raises:
-        InputError: the file cannot be written.
+        OutputError: the file cannot be written (a missing or read-only folder, a full disk);
+            it is written under a temporary name and renamed, so no partial plot is left.
     """
-    try:
-        Path(path).write_text(render_svg(panels), encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write plot {path}: {exc.strerror or exc}") from exc
+    from neardup._atomic import atomic_file
+
+    with atomic_file(Path(path)) as tmp:
+        tmp.write_text(render_svg(panels), encoding="utf-8")
 
 
 def sweep_panel(scores: Sequence[Scores], *, title: str = "precision / recall") -> Panel:

@@ -10,6 +10,7 @@ for that threshold would, so the sweep's recall is never lower than separate run
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -38,11 +39,16 @@ I64 = npt.NDArray[np.int64]
 _EPS = 1e-9
 
 
+#: The most thresholds one sweep takes (each is a scoring pass over the candidate pairs).
+MAX_THRESHOLDS = 10_000
+
+
 def parse_range(spec: str) -> list[float]:
     """Thresholds from ``start:stop:step`` (``stop`` included) or a comma list.
 
     Raises:
-        ConfigError: the spec is malformed, empty, or leaves [0, 1].
+        ConfigError: the spec is malformed, empty, leaves [0, 1], or gives more than
+            :data:`MAX_THRESHOLDS` thresholds.
 
     Examples:
         >>> parse_range("0.5:0.7:0.1")
@@ -53,12 +59,25 @@ def parse_range(spec: str) -> list[float]:
     try:
         if ":" in spec:
             start, stop, step = (float(x) for x in spec.split(":"))
-            if step <= 0 or stop < start:
-                raise ConfigError(f"bad sweep {spec!r}: use start:stop:step with step > 0")
-            n = int(np.floor((stop - start) / step + 1e-6)) + 1
+            if not all(map(math.isfinite, (start, stop, step))) or step <= 0 or stop < start:
+                raise ConfigError(
+                    f"bad sweep {spec!r}: use start:stop:step, finite numbers with step > 0"
+                )
+            n = math.floor((stop - start) / step + 1e-6) + 1
+            if n > MAX_THRESHOLDS:
+                raise ConfigError(
+                    f"bad sweep {spec!r}: {n} thresholds, over the cap of {MAX_THRESHOLDS}; "
+                    "take a larger step (0.001 gives 1001 between 0 and 1)"
+                )
             values = [round(start + k * step, 10) for k in range(n)]
         else:
             values = [float(x) for x in spec.split(",") if x.strip()]
+            if len(values) > MAX_THRESHOLDS:
+                raise ConfigError(
+                    f"bad sweep: {len(values)} thresholds, over the cap of {MAX_THRESHOLDS}"
+                )
+    except ConfigError:
+        raise
     except ValueError:
         raise ConfigError(
             f"bad sweep {spec!r}: use start:stop:step (e.g. 0.5:0.95:0.05) or a comma list"

@@ -1,7 +1,7 @@
 """Fuzzy checksums: ssdeep-compatible CTPH, TLSH (py-tlsh), FuzzySum, and indexes over them.
 
 * :func:`ctph` / :func:`ctph_compare`: context-triggered piecewise hashing, digests and scores
-  identical to ssdeep (libfuzzy); a numba batch kernel, :func:`ctph_many`, hashes many
+  identical to ssdeep (libfuzzy); a native batch kernel, :func:`ctph_many`, hashes many
   inputs from one packed buffer.
 * :func:`tlsh` / :func:`tlsh_distance`: TLSH through py-tlsh (extra ``fuzzy``); distances are
   computed in numpy, bit-identical to ``tlsh.diff``.
@@ -9,7 +9,7 @@
 * :func:`legacy_fuzzysum` (Java-exact, see :mod:`neardup.compat.fuzzysum`) and the repaired
   :func:`fuzzysum`, both compared with :func:`fuzzysum_similar`.
 
-Importing this package loads neither numba nor py-tlsh and compiles nothing; the CTPH kernel
+Importing this package loads no py-tlsh and compiles nothing; the CTPH kernel
 compiles (or loads from its cache) on first use. See ``docs/fuzzy.md``.
 """
 

@@ -213,73 +213,18 @@ def parse_ctph(digest: str) -> CTPHDigest:
     return CTPHDigest(block_size, part1, part2)
 
 
-def _as_parsed(digest: str | CTPHDigest) -> CTPHDigest:
-    return digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
-
-
-def _position_masks(s: str) -> dict[str, int]:
-    masks: dict[str, int] = {}
-    for i, ch in enumerate(s):
-        masks[ch] = masks.get(ch, 0) | (1 << i)
-    return masks
-
-
-def _indel_distance(s1: str, s2: str) -> int:
-    """Edit distance with insert/delete 1 and replace 2 (libfuzzy's edit_distn): m+n-2*LCS."""
-    if not s1 or not s2:
-        return len(s1) + len(s2)
-    masks = _position_masks(s1)
-    full = (1 << len(s1)) - 1
-    v = full
-    for ch in s2:
-        u = v & masks.get(ch, 0)
-        v = ((v + u) | (v - u)) & full
-    lcs = len(s1) - v.bit_count()
-    return len(s1) + len(s2) - 2 * lcs
-
-
-def _levenshtein(s1: str, s2: str) -> int:
-    """Unit-cost Levenshtein distance (Myers / Hyyrö bit-parallel); ppdeep's measure."""
-    if not s1 or not s2:
-        return len(s1) + len(s2)
-    masks = _position_masks(s1)
-    full = (1 << len(s1)) - 1
-    top = 1 << (len(s1) - 1)
-    pv, mv, score = full, 0, len(s1)
-    for ch in s2:
-        eq = masks.get(ch, 0)
-        xv = eq | mv
-        xh = ((((eq & pv) + pv) & full) ^ pv) | eq
-        ph = (mv | ~(xh | pv)) & full
-        mh = pv & xh
-        if ph & top:
-            score += 1
-        elif mh & top:
-            score -= 1
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = (mh | ~(xv | ph)) & full
-        mv = ph & xv
-    return score
-
-
 def _grams(s: str) -> set[str]:
     return {s[i : i + _ROLLING_WINDOW] for i in range(len(s) - _ROLLING_WINDOW + 1)}
 
 
-def _score_strings(s1: str, s2: str, block_size: int, scoring: Scoring) -> int:
-    if len(s1) < _ROLLING_WINDOW or len(s2) < _ROLLING_WINDOW:
-        return 0
-    if _grams(s1).isdisjoint(_grams(s2)):
-        return 0
-    dist = _indel_distance(s1, s2) if scoring == "ssdeep" else _levenshtein(s1, s2)
-    score = (dist * _SPAMSUM_LENGTH) // (len(s1) + len(s2))
-    score = (100 * score) // _SPAMSUM_LENGTH
-    if score >= 100:
-        return 0
-    score = 100 - score
-    cap = block_size // _MIN_BLOCKSIZE * min(len(s1), len(s2))
-    return min(score, cap)
+def _digest_text(digest: object) -> str:
+    """A digest as the kernels take it: a str as it is, a :class:`CTPHDigest` formatted."""
+    if isinstance(digest, str):
+        return digest
+    if isinstance(digest, CTPHDigest):
+        return f"{digest.block_size}:{digest.part1}:{digest.part2}"
+    parse_ctph(digest)  # type: ignore[arg-type]  # raises FormatError: not a str
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def ctph_compare(a: str | CTPHDigest, b: str | CTPHDigest, *, scoring: Scoring = "ssdeep") -> int:
@@ -311,21 +256,13 @@ def ctph_compare(a: str | CTPHDigest, b: str | CTPHDigest, *, scoring: Scoring =
     """
     if scoring not in ("ssdeep", "ppdeep"):
         raise InputError(f"scoring must be 'ssdeep' or 'ppdeep', got {scoring!r}")
-    da = _as_parsed(a)
-    db = _as_parsed(b)
-    bs1, bs2 = da.block_size, db.block_size
-    if bs1 != bs2 and bs1 != 2 * bs2 and bs2 != 2 * bs1:
-        return 0
-    if bs1 == bs2 and da.part1 == db.part1 and (scoring == "ppdeep" or da.part2 == db.part2):
-        return 100
-    if bs1 == bs2:
-        return max(
-            _score_strings(da.part1, db.part1, bs1, scoring),
-            _score_strings(da.part2, db.part2, 2 * bs1, scoring),
-        )
-    if bs2 == 2 * bs1:
-        return _score_strings(db.part1, da.part2, bs2, scoring)
-    return _score_strings(da.part1, db.part2, bs1, scoring)
+    ta, tb = _digest_text(a), _digest_text(b)
+    score: int = engine.kernels("ctph").compare(ta, tb, scoring == "ppdeep")
+    if score < 0:  # not a digest: parse_ctph raises the error that says why
+        parse_ctph(ta)
+        parse_ctph(tb)
+        raise FormatError(f"{ta[:120]!r} or {tb[:120]!r} is not a CTPH digest")  # pragma: no cover
+    return score
 
 
 def iter_grams(digest: CTPHDigest) -> Iterator[tuple[int, str]]:

@@ -7,14 +7,15 @@ pairs, the form a dedup pipeline consumes.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels import engine
 from neardup.errors import ConfigError, FormatError
-from neardup.fuzzy.ctph import CTPHDigest, Scoring, ctph_compare, iter_grams, parse_ctph
+from neardup.fuzzy.ctph import CTPHDigest, Scoring, _digest_text, parse_ctph
 from neardup.fuzzy.tlsh import PACKED_WIDTH, pack_tlsh, tlsh_distance_matrix, tlsh_distances
 from neardup.index import _serial
 
@@ -54,17 +55,28 @@ class CTPHIndex:
         if scoring not in ("ssdeep", "ppdeep"):
             raise ConfigError(f"scoring must be 'ssdeep' or 'ppdeep', got {scoring!r}")
         self._scoring: Scoring = scoring
-        self._digests: list[CTPHDigest] = []
-        self._grams: dict[tuple[int, str], list[int]] = defaultdict(list)
-        self._exact: dict[tuple[int, str, str], list[int]] = defaultdict(list)
+        # the digests and their 7-gram tables: the compiled CTPHTable, or its Python twin
+        self._table = engine.kernels("ctph").CTPHTable(scoring == "ppdeep")
 
     def __len__(self) -> int:
-        return len(self._digests)
+        return len(self._table)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"scoring": self._scoring, "digests": self._table.digests()}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        digests = state.get("digests")
+        if digests is None:  # a pickle of the Python-only index: its parsed digests
+            parsed = cast("list[CTPHDigest]", state["_digests"])
+            digests = [f"{d.block_size}:{d.part1}:{d.part2}" for d in parsed]
+        self._scoring = cast(Scoring, state.get("scoring", state.get("_scoring")))
+        self._table = engine.kernels("ctph").CTPHTable(self._scoring == "ppdeep")
+        self.add_many(cast("list[str]", digests))
 
     def to_bytes(self) -> bytes:
         """Serialize: the scoring and every digest (``b"NDCT"``, see ``index/_serial.py``)."""
-        digests = [f"{d.block_size}:{d.part1}:{d.part2}" for d in self._digests]
-        return _serial.dump(b"NDCT", 1, {"scoring": self._scoring, "digests": digests}, [])
+        meta = {"scoring": self._scoring, "digests": self._table.digests()}
+        return _serial.dump(b"NDCT", 1, meta, [])
 
     @classmethod
     def from_bytes(cls, data: bytes) -> CTPHIndex:
@@ -84,22 +96,16 @@ class CTPHIndex:
         index.add_many(digests)
         return index
 
-    def _exact_key(self, d: CTPHDigest) -> tuple[int, str, str]:
-        # ppdeep calls digests identical when block size and part 1 agree
-        return (d.block_size, d.part1, d.part2 if self._scoring == "ssdeep" else "")
-
     def add(self, digest: str | CTPHDigest) -> int:
         """Add one digest and return its id (its position in insertion order).
 
         Raises:
             FormatError: The digest is malformed.
         """
-        parsed = digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
-        ident = len(self._digests)
-        self._digests.append(parsed)
-        for key in set(iter_grams(parsed)):
-            self._grams[key].append(ident)
-        self._exact[self._exact_key(parsed)].append(ident)
+        text = _digest_text(digest)
+        ident: int = self._table.add(text)
+        if ident < 0:
+            parse_ctph(text)  # raises the error that says why
         return ident
 
     def add_many(self, digests: Iterable[str | CTPHDigest]) -> list[int]:
@@ -108,13 +114,12 @@ class CTPHIndex:
         Raises:
             FormatError: A digest is malformed (the ones before it stay added).
         """
-        return [self.add(d) for d in digests]
-
-    def _candidates(self, parsed: CTPHDigest) -> set[int]:
-        found: set[int] = set(self._exact.get(self._exact_key(parsed), ()))
-        for key in set(iter_grams(parsed)):
-            found.update(self._grams.get(key, ()))
-        return found
+        texts = [_digest_text(d) for d in digests]
+        start = len(self._table)
+        added: int = self._table.add_many(texts)
+        if added < len(texts):
+            parse_ctph(texts[added])  # raises the error that says why
+        return list(range(start, start + added))
 
     def query(self, digest: str | CTPHDigest, min_score: int = 1) -> list[tuple[int, int]]:
         """Return ``(id, score)`` of every indexed digest scoring ``>= min_score``.
@@ -126,13 +131,11 @@ class CTPHIndex:
             ConfigError: ``min_score`` is not an integer from 1 to 100.
         """
         _check_min_score(min_score)
-        parsed = digest if isinstance(digest, CTPHDigest) else parse_ctph(digest)
-        hits: list[tuple[int, int]] = []
-        for ident in self._candidates(parsed):
-            score = ctph_compare(parsed, self._digests[ident], scoring=self._scoring)
-            if score >= min_score:
-                hits.append((ident, score))
-        hits.sort(key=lambda hit: (-hit[1], hit[0]))
+        text = _digest_text(digest)
+        hits: list[tuple[int, int]] | None = self._table.query(text, min_score)
+        if hits is None:
+            parse_ctph(text)  # raises the error that says why
+            return []  # pragma: no cover
         return hits
 
     def pairs(self, min_score: int = 1) -> Iterator[tuple[int, int, int]]:
@@ -144,12 +147,8 @@ class CTPHIndex:
             ConfigError: ``min_score`` is not an integer from 1 to 100.
         """
         _check_min_score(min_score)
-        for i, parsed in enumerate(self._digests):
-            later = sorted(j for j in self._candidates(parsed) if j > i)
-            for j in later:
-                score = ctph_compare(parsed, self._digests[j], scoring=self._scoring)
-                if score >= min_score:
-                    yield i, j, score
+        a, b, s = self._table.pairs(min_score)
+        yield from zip(a.tolist(), b.tolist(), s.tolist(), strict=True)
 
 
 class TLSHIndex:

@@ -140,7 +140,7 @@ def opened(
 
 def map_threads(fn: Callable[[_S], _R], items: Iterable[_S], workers: int) -> list[_R]:
     """``[fn(x) for x in items]``, in ``workers`` threads when more than one (Pillow decodes
-    and the numba kernels run without the GIL), results in input order.
+    and the native kernels run without the GIL), results in input order.
 
     Raises:
         ConfigError: ``workers`` is not a positive integer.

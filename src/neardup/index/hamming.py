@@ -3,9 +3,10 @@
 Pigeonhole search (Manku, Jain and Das Sarma 2007, "Detecting near-duplicates for web
 crawling"; Norouzi, Punjani and Fleet 2012, "Fast search in Hamming space with multi-index
 hashing"): the code is split into ``blocks > radius`` contiguous blocks, so two codes within
-``radius`` agree exactly on at least one block. Each block has a sorted numpy table searched
-with ``searchsorted``; candidates are verified by popcount. The index holds every code in
-memory (``bits // 8`` bytes each, plus one sorted copy of the block values per block).
+``radius`` agree exactly on at least one block. Each block chains the rows per block value
+(``HammingTable`` of the compiled core); candidates are verified by popcount, and all pairs come
+from sorting the rows by each block. The index holds every code in memory (``bits // 8`` bytes
+each, plus one chain link per block and row).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import numpy.typing as npt
 from neardup._kernels import engine
 from neardup._kernels.text import FNV64_PRIME
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
-from neardup.index._growth import grow_array, grow_table
 from neardup.sketch.simhash import SimHash
 
 __all__ = ["Code", "HammingIndex", "hamming_block_keys"]
@@ -33,12 +33,10 @@ Code: TypeAlias = int | SimHash | np.integer | npt.NDArray[np.uint64]
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 _MASK64 = (1 << 64) - 1
-_SIGN = 1 << 63  # 64-bit codes reach the kernels as their int64 bit pattern
-_WRAP = 1 << 64
 _MAGIC = b"NDHI"
 _VERSION = 1
 _HEADER = struct.Struct("<4sBBHHHQH")
-_MIN_DELTA = 512
+_MIN_DELTA = 512  # compaction: dead rows kept up to max(this, half the rows)
 
 
 def _block_bounds(bits: int, blocks: int) -> list[tuple[int, int]]:
@@ -101,116 +99,45 @@ class HammingIndex:
         self._clear()
 
     def _clear(self) -> None:
-        # rows live in capacity-doubling buffers (the first _m rows are filed); every filed
-        # row's block keys are in one hash table, itself one int64 array (layout in
-        # neardup._kernels.lsh, the block bounds in its header), so a query of the table is
-        # one short numba call.
-        self._codes_buf = np.zeros((0, self._words), dtype=np.uint64)
-        self._alive_buf = np.zeros(0, dtype=bool)
-        self._mark = np.zeros(0, dtype=np.int64)
+        # the rows live in a HammingTable (the compiled one, or its Python twin): codes and
+        # live flags in insertion order, filed into per-block chains at the next query
+        self._table = engine.kernels("hamming").HammingTable(self._words, self._starts, self._ends)
         self._keys: list[Hashable] = []
         self._rows: dict[Hashable, int] = {}
-        # rows [0, _m) are in the buffers and the table; rows [_m, len(_keys)) are the tail:
-        # 64-bit int codes added one at a time, kept in Python (a dict per block: block value
-        # -> row, or a list of rows) so that add + query cost no numba call. Every reader
-        # of the buffers moves the tail into them first (_flush), in one bulk kernel call.
-        self._m = 0
-        self._tail_codes: list[int] = []  # row _m + i's code (-1: removed)
-        self._tail: list[dict[int, int | list[int]]] = [{} for _ in self._bounds]
-        # the last add's (code, row), filed into the tail by the next query (fused with its
-        # lookups) or by any other reader
-        self._pending: tuple[int, int] | None = None
-        nb = len(self._bounds)
-        self._tab: I64 = engine.kernels("lsh").new_table(512, 256, nb, 0, 8 + 2 * nb)
-        self._tab[8 : 8 + nb] = self._starts
-        self._tab[8 + nb : 8 + 2 * nb] = self._ends
-        self._bind()
-
-    def _bind(self) -> None:
-        """Keep the per-call kernels and output buffers on the instance (not pickled)."""
-        kern = engine.kernels("hamming")
-        self._query_code = kern.query_code
-        self._table_query = kern.table_query
-        self._out_rows = np.empty(64, dtype=np.int64)
-        self._out_d = np.empty(64, dtype=np.int64)
-        self._tail_blocks = [
-            (table, s, (1 << (e - s)) - 1)
-            for table, (s, e) in zip(self._tail, self._bounds, strict=True)
-        ]
-
-    _UNPICKLED = (
-        "_query_code", "_table_query", "_out_rows", "_out_d", "_tail_blocks",
-    )  # fmt: skip
 
     def __getstate__(self) -> dict[str, object]:
-        self._flush()
-        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
-        del state["_tail"]  # empty after the flush; rebuilt by __setstate__
-        state["_mark"] = np.zeros(len(self._alive_buf), dtype=np.int64)
-        state["_tab"] = self._tab.copy()
-        state["_tab"][2] = 0  # the query stamp restarts with the fresh marks
+        state = {k: v for k, v in self.__dict__.items() if k != "_table"}
+        state["_codes"] = self._table.codes()
+        state["_alive"] = self._table.alive()
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        # pickles of older versions have no pending add and no tail (and never hold one)
-        self._pending = None
-        self._tail_codes = []
-        self.__dict__.update(state)
-        self._tail = [{} for _ in self._bounds]
-        self._m = len(self._keys)
-        self._bind()
+        state = dict(state)
+        if "_codes_buf" in state:  # a pickle of the numba version: row buffers and a table
+            n = len(state["_keys"])  # type: ignore[arg-type]
+            state["_codes"] = state["_codes_buf"][:n]  # type: ignore[index]
+            state["_alive"] = state["_alive_buf"][:n]  # type: ignore[index]
+        codes, alive = state.pop("_codes"), state.pop("_alive")
+        keep = ("_bits", "_words", "_radius", "_bounds", "_masks", "_starts", "_ends", "_params")
+        self.__dict__.update({k: state[k] for k in keep})
+        self._clear()
+        self._keys = list(state["_keys"])  # type: ignore[call-overload]
+        self._rows = dict(state["_rows"])  # type: ignore[call-overload]
+        self._table.add_rows(
+            np.ascontiguousarray(codes, dtype=np.uint64), np.ascontiguousarray(alive, dtype=bool)
+        )
 
     @property
     def _codes(self) -> U64:
-        """The used rows of the code buffer (a view: updates reach the buffer)."""
-        self._flush()
-        return self._codes_buf[: len(self._keys)]
+        """A copy of every row's code (live or not), in insertion order."""
+        codes: U64 = self._table.codes()
+        return codes
 
     @property
     def _alive(self) -> npt.NDArray[np.bool_]:
-        """The used rows of the liveness buffer (a view)."""
-        self._flush()
-        return self._alive_buf[: len(self._keys)]
-
-    def _file_pending(self) -> None:
-        """File the pending code of the last :meth:`add` into the tail."""
-        pending = self._pending
-        if pending is None:
-            return
-        self._pending = None
-        self._file_tail(pending[0], pending[1], [])
-
-    def _file_tail(self, code: int, row: int, hits: list[int]) -> None:
-        """File ``code`` as tail row ``row``; the rows already in its buckets go to ``hits``
-        (repeats when they share several blocks)."""
-        for table, shift, mask in self._tail_blocks:
-            v = (code >> shift) & mask
-            bucket = table.get(v)
-            if bucket is None:
-                table[v] = row
-            elif isinstance(bucket, int):
-                table[v] = [bucket, row]
-                hits.append(bucket)
-            else:
-                hits += bucket
-                bucket.append(row)
-
-    def _flush(self) -> None:
-        """Move the pending code and the tail into the buffers and the table (every reader
-        of them calls this first): one bulk kernel call."""
-        self._pending = None  # its code is in the tail's codes already
-        tail = self._tail_codes
-        if not tail:
-            return
-        m, k = self._m, len(tail)
-        self._room(k, m)
-        self._codes_buf[m : m + k, 0] = [max(c, 0) for c in tail]
-        self._alive_buf[m : m + k] = [c >= 0 for c in tail]
-        engine.kernels("hamming").table_add(self._codes_buf, m, k, self._tab)
-        self._m = m + k
-        self._tail_codes = []
-        for table in self._tail:
-            table.clear()
+        """A copy of every row's live flag."""
+        alive: npt.NDArray[np.bool_] = self._table.alive()
+        return alive
 
     @property
     def bits(self) -> int:
@@ -303,38 +230,16 @@ class HammingIndex:
             InputError: The code is not of this index's width.
             IncompatibleSketchError: A SimHash of another width or other params.
         """
-        if self._pending is not None:
-            self._file_pending()
         if (
             type(code) is int
             and self._words == 1
             and 0 <= code <= _MASK64
             and key not in self._rows
         ):
-            # a tail row, filed by the next query (with its lookups: datasketch's pattern) or
-            # by any other reader
-            n = len(self._keys)
-            self._pending = (code, n)
-            self._tail_codes.append(code)
+            self._rows[key] = self._table.add_code(code)
             self._keys.append(key)
-            self._rows[key] = n
             return
         self._append([key], self._row(code).reshape(1, -1))
-
-    def _reserve(self, k: int, n: int | None = None) -> None:
-        """Room for ``k`` more rows after all (the tail moved into the buffers), their
-        table entries, and a table at most 3/4 full."""
-        self._flush()
-        self._room(k, len(self._keys) if n is None else n)
-
-    def _room(self, k: int, n: int) -> None:
-        """:meth:`_reserve` for rows after the first ``n`` (no flush)."""
-        if n + k > len(self._alive_buf):
-            cap = max(n + k, 2 * len(self._alive_buf), 64)
-            grow_array(self, "_codes_buf", (cap, self._words), n)
-            grow_array(self, "_alive_buf", (cap,), n)
-            grow_array(self, "_mark", (cap,), n)
-        grow_table(self, k * len(self._bounds))
 
     def add_many(
         self, keys: Sequence[Hashable], codes: Iterable[Code] | npt.NDArray[np.generic]
@@ -359,24 +264,26 @@ class HammingIndex:
     def _append(self, keys: list[Hashable], rows: U64) -> None:
         start = len(self._keys)
         alive = np.ones(len(keys), dtype=bool)
-        fresh = self._rows.keys().isdisjoint(keys) and len(set(keys)) == len(keys)
-        if fresh:  # the common case, without a Python-level loop
-            self._rows.update(zip(keys, range(start, start + len(keys)), strict=True))
+        if not self._rows:  # no live key to replace: one dict, repeats found by its length
+            self._rows = dict(zip(keys, range(start, start + len(keys)), strict=True))
+            if len(self._rows) < len(keys):  # a repeated key: its last row wins
+                last = self._rows
+                alive[:] = [last[key] == start + i for i, key in enumerate(keys)]
+            fresh = True
+        else:
+            fresh = self._rows.keys().isdisjoint(keys) and len(set(keys)) == len(keys)
+            if fresh:  # the common case, without a Python-level loop
+                self._rows.update(zip(keys, range(start, start + len(keys)), strict=True))
         for i, key in enumerate([] if fresh else keys):
             old = self._rows.get(key)
             if old is not None:
                 if old >= start:
                     alive[old - start] = False
                 else:
-                    self._alive[old] = False
+                    self._table.kill(old)
             self._rows[key] = start + i
-        self._reserve(len(keys))
-        n = start + len(keys)
-        self._codes_buf[start:n] = rows
-        self._alive_buf[start:n] = alive
+        self._table.add_rows(rows, alive)
         self._keys.extend(keys)
-        engine.kernels("hamming").table_add(self._codes_buf, start, len(keys), self._tab)
-        self._m = n
         self._maintain()
 
     def remove(self, key: Hashable) -> None:
@@ -388,21 +295,7 @@ class HammingIndex:
         row = self._rows.pop(key, None)
         if row is None:
             raise InputError(f"key {key!r} is not in the index; check `key in index` first")
-        if row < self._m:
-            self._alive_buf[row] = False
-        else:  # a tail row: out of its buckets
-            self._file_pending()
-            code = self._tail_codes[row - self._m]
-            self._tail_codes[row - self._m] = -1
-            for table, shift, mask in self._tail_blocks:
-                v = (code >> shift) & mask
-                bucket = table[v]
-                if isinstance(bucket, int):
-                    del table[v]
-                else:
-                    bucket.remove(row)
-                    if len(bucket) == 1:
-                        table[v] = bucket[0]
+        self._table.kill(row)
         self._maintain()
 
     def _maintain(self) -> None:
@@ -437,77 +330,12 @@ class HammingIndex:
             InputError: The code does not fit this index's width.
         """
         r = self._radius if radius is None else self._check_radius(radius)
-        if r < len(self._bounds):
-            if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
-                return self._query_int(code, r)
-            q = self._row(code).reshape(1, -1)
-            self._flush()
-            found = self._table_query(
-                q, r, self._codes_buf, self._alive_buf,
-                self._mark, self._tab, self._out_rows, self._out_d,
-            )  # fmt: skip
-            if found < 0:  # more hits than the output buffers hold: grow them, ask again
-                self._out_rows = np.empty(2 * -found, dtype=np.int64)
-                self._out_d = np.empty(2 * -found, dtype=np.int64)
-                return self.query(code, radius)
-            keys = self._keys
-            rows, dist = self._out_rows[:found].tolist(), self._out_d[:found].tolist()
-            return [(keys[i], d) for i, d in zip(rows, dist, strict=False)]
-        q = self._row(code)
-        n = len(self._keys)
-        cand = np.arange(n, dtype=np.int64)
-        cand = cand[self._alive[cand]]
-        d = np.bitwise_count(self._codes[cand] ^ q).sum(axis=1, dtype=np.int64)
-        keep = d <= r
-        cand, d = cand[keep], d[keep]
-        order_ = np.lexsort((cand, d))
-        return [(self._keys[int(i)], int(x)) for i, x in zip(cand[order_], d[order_], strict=True)]
-
-    def _query_int(self, code: int, r: int) -> list[tuple[Hashable, int]]:
-        """:meth:`query` of a 64-bit int code within ``r < blocks``: the tail in Python,
-        then the table (one numba call) when rows have moved into it."""
-        hits: list[int] = []  # candidate tail rows (repeats when they share several blocks)
-        pending = self._pending
-        if pending is not None and pending[0] == code:  # add a code, then query it
-            self._pending = None
-            row = pending[1]
-            self._file_tail(code, row, hits)  # file it and look up at once
-            found = [(0, row)]  # itself, at distance 0
-        else:
-            if pending is not None:
-                self._file_pending()
-            for table, shift, mask in self._tail_blocks:
-                bucket = table.get((code >> shift) & mask)
-                if bucket is None:
-                    continue
-                if isinstance(bucket, int):
-                    hits.append(bucket)
-                else:
-                    hits += bucket
-            found = []
+        if type(code) is int and self._words == 1 and 0 <= code <= _MASK64:
+            hits: list[tuple[Hashable, int]] = self._table.query_keys(code, r, self._keys)
+            return hits
+        rows, dist = self._table.query(self._row(code), r)
         keys = self._keys
-        if hits:
-            m, codes = self._m, self._tail_codes
-            for i in set(hits) if len(hits) > 1 else hits:
-                d = (codes[i - m] ^ code).bit_count()
-                if d <= r:
-                    found.append((d, i))
-        if self._m:
-            c64 = code if code < _SIGN else code - _WRAP
-            n = self._query_code(
-                c64, r, self._codes_buf, self._alive_buf, self._mark, self._tab,
-                self._out_rows, self._out_d,
-            )  # fmt: skip
-            if n < 0:  # more hits than the output buffers hold: grow them, ask again
-                self._out_rows = np.empty(2 * -n, dtype=np.int64)
-                self._out_d = np.empty(2 * -n, dtype=np.int64)
-                return self._query_int(code, r)
-            found += zip(self._out_d[:n].tolist(), self._out_rows[:n].tolist(), strict=True)
-        elif len(found) == 1:
-            d, i = found[0]
-            return [(keys[i], d)]
-        found.sort()
-        return [(keys[i], d) for d, i in found]
+        return [(keys[i], d) for i, d in zip(rows.tolist(), dist.tolist(), strict=True)]
 
     def pair_rows(self, radius: int | None = None) -> tuple[I64, I64, I64]:
         """All pairs within ``radius`` as arrays ``(a, b, d)`` of positions in :meth:`keys`.
@@ -540,7 +368,7 @@ class HammingIndex:
         """Every pair of keys within ``radius`` (default: the index radius), each once.
 
         Yields ``(key_a, key_b, distance)`` with ``key_a`` inserted before ``key_b``, ordered
-        by ``key_a``'s then ``key_b``'s insertion. The numba kernel sorts the codes by each
+        by ``key_a``'s then ``key_b``'s insertion. The kernel sorts the codes by each
         block, scans runs of equal block values, verifies by popcount and reports a pair only
         from the first block it agrees on.
         """

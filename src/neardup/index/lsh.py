@@ -38,21 +38,10 @@ _NATIVE_SLOTS = (np.dtype(np.uint32), np.dtype(np.uint64))  # slot arrays the ke
 _fold = fold32
 
 
-def _band_index() -> type:
-    """The per-call state class of the selected backend (chosen once, at import): the native
-    ``BandIndex``, or its numpy twin where the backend has none (the numba kernels)."""
-    found = getattr(engine.kernels(_TABLE_FAMILY), "BandIndex", None)
-    if found is None:
-        from neardup._kernels.lsh.band_index import BandIndex
-
-        found = BandIndex
-    return found
-
-
 if TYPE_CHECKING:
     from neardup._kernels.lsh.band_index import BandIndex as _Base
-else:
-    _Base = _band_index()
+else:  # the per-call state class of this process's backend, chosen when this module loads
+    _Base = engine.kernels(_TABLE_FAMILY).BandIndex
 
 
 def _min_est(min_similarity: float | None) -> float:

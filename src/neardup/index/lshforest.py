@@ -4,7 +4,7 @@
 the documents sharing the longest prefixes with it, shortening the prefix until it has
 enough candidates, then ranks them by estimated Jaccard. :class:`LSHForest` stores each tree
 as one lexicographically sorted ``uint32`` matrix and answers batches of queries in one
-numba kernel call (:mod:`neardup._kernels.forest`). The whole index lives in memory.
+kernel call (:mod:`neardup._kernels.forest`). The whole index lives in memory.
 """
 
 from __future__ import annotations

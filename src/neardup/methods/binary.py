@@ -239,13 +239,11 @@ class PHashMethod(Method):
 
     def sketch(self, docs: Sequence[Document]) -> U64:
         if self.config.dihedral:
-            from neardup.image import hash_many
             from neardup.image.value import ImageHashParams
-            from neardup.methods.image import decoded, dihedral_images
+            from neardup.methods.image import dihedral_hashes
 
-            flat = [v for d in docs for v in dihedral_images(decoded(d))]
             params = ImageHashParams(method="phash", preset=self.config.preset)
-            codes = [int(h) for h in hash_many(flat, params=params)]
+            codes = [int(h) for d in docs for h in dihedral_hashes(d, params)]
             return np.array(codes, dtype=np.uint64).reshape(-1, 8)
         return np.array([int(self._hash(d)) for d in docs], dtype=np.uint64)
 

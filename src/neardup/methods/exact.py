@@ -67,6 +67,32 @@ def exact_digests(texts: Sequence[str], canonicalizer: Canonicalizer | None = No
     return out
 
 
+#: The largest Bloom filter (bits): 8 GiB, about 4.8 billion documents at the default 0.001
+#: false-positive rate. A larger capacity is refused before anything is allocated.
+MAX_BLOOM_BITS = 1 << 36
+
+
+def bloom_bits(capacity: int, fp_rate: float) -> int:
+    """The bits of a filter for ``capacity`` items at ``fp_rate``.
+
+    Raises:
+        ConfigError: more than :data:`MAX_BLOOM_BITS`.
+
+    Examples:
+        >>> bloom_bits(1000, 0.01)
+        9586
+    """
+    bits = max(64, math.ceil(-capacity * math.log(fp_rate) / math.log(2) ** 2))
+    if bits > MAX_BLOOM_BITS:
+        raise ConfigError(
+            f"a Bloom filter for a capacity of {capacity} documents at a false-positive rate of "
+            f"{fp_rate:g} needs {bits / 8 / 2**30:.3g} GiB, over the "
+            f"{MAX_BLOOM_BITS // 8 // 2**30} GiB cap; lower --bloom-capacity (or raise "
+            "--bloom-fp-rate), or dedup the corpus in parts"
+        )
+    return bits
+
+
 class BloomFilter:
     """A Bloom filter over 128-bit digests, sized for ``capacity`` items at ``fp_rate``.
 
@@ -85,7 +111,7 @@ class BloomFilter:
         if not 0.0 < fp_rate < 1.0:
             raise ConfigError(f"bloom false-positive rate must be in (0, 1), got {fp_rate!r}")
         self.capacity, self.fp_rate = capacity, fp_rate
-        self.bits = max(64, math.ceil(-capacity * math.log(fp_rate) / math.log(2) ** 2))
+        self.bits = bloom_bits(capacity, fp_rate)
         self.probes = max(1, round(self.bits / capacity * math.log(2)))
         self._words = np.zeros((self.bits + 63) // 64, dtype=np.uint64)
         self.count = 0
@@ -170,6 +196,8 @@ class ExactConfig(MethodConfig):
         p = self.bloom_fp_rate
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 < p < 1.0:
             raise ConfigError(f"bloom_fp_rate must be in (0, 1), got {p!r}")
+        if cap is not None:
+            bloom_bits(cap, p)  # refused here, before a run reads anything
 
 
 class ExactCollector(Collector):

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from PIL import Image as PILImage
 
     from neardup.image.cropresistant import CropResistantHash
-    from neardup.image.value import ImageHash
+    from neardup.image.value import ImageHash, ImageHashParams
 
 __all__ = [
     "AHashConfig",
@@ -40,6 +40,7 @@ __all__ = [
     "WHashConfig",
     "check_not_dihedral",
     "decoded",
+    "dihedral_hashes",
     "dihedral_images",
 ]
 
@@ -67,6 +68,33 @@ def dihedral_images(im: PILImage.Image) -> list[PILImage.Image]:
         im.transpose(t.TRANSPOSE),
         im.transpose(t.TRANSVERSE),
     ]
+
+
+def dihedral_hashes(doc: Document, params: ImageHashParams) -> list[ImageHash]:
+    """The hashes of the 8 :func:`dihedral_images` of one document's image, in that order.
+
+    Memory is bounded by one image: the image is decoded once and each transform is built,
+    hashed and dropped in turn (the batch's images are never all transformed at once). For the
+    ``imagehash`` preset the image is turned grey first: ``convert("L")`` works pixel by pixel,
+    so the grey of a transform is the transform of the grey, and the bits are those of hashing
+    the transformed colour image, at a third of the memory per transform.
+    """
+    from neardup.image.hashes import hash_image
+
+    im = decoded(doc)
+    if params.preset == "imagehash":
+        im = im.convert("L")
+    t = require_pil().Transpose
+    ops = (
+        t.ROTATE_90,
+        t.ROTATE_180,
+        t.ROTATE_270,
+        t.FLIP_TOP_BOTTOM,
+        t.FLIP_LEFT_RIGHT,
+        t.TRANSPOSE,
+        t.TRANSVERSE,
+    )
+    return [hash_image(im, params)] + [hash_image(im.transpose(op), params) for op in ops]
 
 
 def require_pil() -> Any:
@@ -198,9 +226,7 @@ class HashMethod(Method):
 
         if not self.config.dihedral:
             return [[h] for h in hash_many([_source(d) for d in docs], params=self._params)]
-        flat = [v for d in docs for v in dihedral_images(decoded(d))]
-        hashes = hash_many(flat, params=self._params)
-        return [hashes[8 * i : 8 * i + 8] for i in range(len(docs))]
+        return [dihedral_hashes(d, self._params) for d in docs]
 
     def sketch(self, docs: Sequence[Document]) -> U64:
         rows = self._hashes(docs)
@@ -449,9 +475,8 @@ class CropResistantMethod(Method):
         seg = self.config.segment
         if not self.config.dihedral:
             return [[h] for h in crop_resistant_many([_source(d) for d in docs], method=seg)]
-        flat = [v for d in docs for v in dihedral_images(decoded(d))]
-        hashes = crop_resistant_many(flat, method=seg)
-        return [hashes[8 * i : 8 * i + 8] for i in range(len(docs))]
+        # One image's 8 transforms at a time: memory bounded by one image, not the batch.
+        return [crop_resistant_many(dihedral_images(decoded(d)), method=seg) for d in docs]
 
     def sketch(self, docs: Sequence[Document]) -> list[list[CropResistantHash]]:
         return self._hashes(docs)

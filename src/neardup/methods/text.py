@@ -52,10 +52,11 @@ class _Column:
     when it grows: the capacity doubles but only the rows written take memory (a numpy
     ``resize`` would zero-fill the whole new capacity)."""
 
-    def __init__(self, dtype: type[np.generic], width: int = 1) -> None:
+    def __init__(self, dtype: type[np.generic], width: int | None = None) -> None:
         self._dtype = np.dtype(dtype)
         self._map = _anonymous((1 << 16) * self._dtype.itemsize)
-        self._width = width
+        self._width = width or 1
+        self._rows = width is not None  # values() is 2-D, even one column wide
         self._n = 0
 
     def _grow(self, need: int) -> None:
@@ -88,7 +89,7 @@ class _Column:
     def values(self) -> npt.NDArray[Any]:
         """The rows appended so far (a view)."""
         out = np.frombuffer(self._map, dtype=self._dtype, count=self._n)
-        return out.reshape(-1, self._width) if self._width > 1 else out
+        return out.reshape(-1, self._width) if self._rows else out
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,11 @@ class MinHashConfig(MethodConfig):
             sketch estimate decides).
         canonicalize: Canonicalizer preset applied before tokenizing.
         k: Words per shingle.
+        seed: Seed of the hash permutations (``None``: the sketcher's default,
+            ``0x00C0FFEE5EED``); sketches of different seeds never mix (it is in the params).
+        bands: LSH bands (with ``rows``; ``None``: planned from the threshold for 0.99
+            recall). ``bands * rows`` must not exceed ``num_perm``.
+        rows: Slots per LSH band (with ``bands``).
     """
 
     KIND: ClassVar[str] = "minhash"
@@ -110,6 +116,9 @@ class MinHashConfig(MethodConfig):
     verify: bool = True
     canonicalize: str = "txtfp"
     k: int = 5
+    seed: int | None = None
+    bands: int | None = None
+    rows: int | None = None
 
     def __post_init__(self) -> None:
         MethodConfig.__post_init__(self)
@@ -119,6 +128,23 @@ class MinHashConfig(MethodConfig):
             raise ConfigError(f"num_perm must be between 1 and 8192, got {self.num_perm}")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or not 1 <= self.k <= 64:
             raise ConfigError(f"k must be an integer between 1 and 64, got {self.k!r}")
+        if self.seed is not None and (
+            isinstance(self.seed, bool)
+            or not isinstance(self.seed, int)
+            or not 0 <= self.seed < 2**64
+        ):
+            raise ConfigError(f"seed must be an integer in [0, 2**64), got {self.seed!r}")
+        if (self.bands is None) != (self.rows is None):
+            raise ConfigError("bands and rows go together; give both or neither")
+        if self.bands is not None and self.rows is not None:
+            for name, v in (("bands", self.bands), ("rows", self.rows)):
+                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                    raise ConfigError(f"{name} must be a positive integer, got {v!r}")
+            if self.bands * self.rows > self.num_perm:
+                raise ConfigError(
+                    f"bands x rows = {self.bands * self.rows} exceeds num_perm={self.num_perm}; "
+                    "lower them or raise num_perm"
+                )
         if not isinstance(self.verify, bool):
             raise ConfigError(f"verify must be true or false, got {self.verify!r}")
         check_choice("canonicalize", self.canonicalize, tuple(CANONICAL_PRESETS))
@@ -207,12 +233,19 @@ class MinHashMethod(Method):
         c = config
         self._tokenizer = ShingleTokenizer(c.k, WordTokenizer())
         self._hasher = MinHasher(
-            c.num_perm, tokenizer=self._tokenizer, canonicalizer=Canonicalizer(c.canonicalize)
+            c.num_perm,
+            tokenizer=self._tokenizer,
+            canonicalizer=Canonicalizer(c.canonicalize),
+            seed=c.seed,
         )
         # LSHIndex's banding and band keys, without an index (whose table a run never uses).
         # Identical sketches share every band, so a threshold of 1.0 uses the 0.99 banding.
-        plan = plan_lsh(min(c.threshold, _MAX_PLANNED), c.num_perm, method="recall", recall=0.99)
-        self.bands, self.rows = plan.bands, plan.rows
+        if c.bands is not None and c.rows is not None:
+            self.bands, self.rows = c.bands, c.rows
+        else:
+            t = min(c.threshold, _MAX_PLANNED)
+            plan = plan_lsh(t, c.num_perm, method="recall", recall=0.99)
+            self.bands, self.rows = plan.bands, plan.rows
 
     @property
     def params(self) -> str:

@@ -154,14 +154,52 @@ def read_documents(
     """
     opts = options if options is not None else ReadOptions()
     st = stats if stats is not None else ReadStats()
-    items = [str(p) for p in paths]
+    seen: dict[tuple[int, int], int] = {}  # (device, inode) of each file read -> its input
+    items = _distinct([str(p) for p in paths], st)
     alone = len(items) == 1
     dirs = [p for p in items if p != "-" and Path(p).is_dir() and not _is_hf(Path(p))]
     prefixes = _colliding_roots(dirs, opts, st) if len(dirs) > 1 else {}
-    for raw in items:
-        for doc in _read_one(raw, opts, st, alone=alone, prefix=prefixes.get(raw), stdin=stdin):
+    for k, raw in enumerate(items):
+        one = _read_one(
+            raw,
+            opts,
+            st,
+            alone=alone,
+            prefix=prefixes.get(raw),
+            stdin=stdin,
+            seen=(seen, -1 if alone else k),
+        )
+        for doc in one:
             st.documents += 1
             yield doc
+
+
+#: Why a path is left out when it names a file or folder read already.
+READ_ALREADY = "given twice: the same file or folder under another name, read once"
+
+
+def _key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _distinct(items: list[str], st: ReadStats) -> list[str]:
+    """The paths with every later name of a file or folder given before left out (``a.txt``
+    and ``./a.txt`` are one file: read twice, it would be its own duplicate)."""
+    out: list[str] = []
+    keys: set[tuple[int, int]] = set()
+    for raw in items:
+        key = None if raw == "-" else _key(Path(raw))
+        if key is not None and key in keys:
+            st.leave_out(raw, READ_ALREADY)
+            continue
+        if key is not None:
+            keys.add(key)
+        out.append(raw)
+    return out
 
 
 def _is_hf(path: Path) -> bool:
@@ -199,6 +237,7 @@ def _read_one(
     alone: bool,
     prefix: str | None,
     stdin: BinaryIO | None,
+    seen: tuple[dict[tuple[int, int], int], int],
 ) -> Iterator[Document]:
     if raw == "-":
         import sys
@@ -210,6 +249,8 @@ def _read_one(
         yield from _records(rows, "<stdin>", "" if alone else "<stdin>:", opts, st)
         return
     path = Path(raw)
+    if not _first_time(path, seen, st):
+        return
     if _is_hf(path):
         yield from _guard(_hf_records(path, "" if alone else raw + ":", opts, st), path, opts, st)
     elif path.is_dir():
@@ -223,12 +264,34 @@ def _read_one(
             strict=strict,
             images_only=opts.images_only,
         ):
+            if not _first_time(file, seen, st):
+                continue  # also given on its own, or under another root
             doc_id = (prefix or "") + rel
             yield from _guard(_file(file, doc_id, doc_id + ":", opts, st), file, opts, st)
     elif path.is_file():
         yield from _guard(_file(path, raw, "" if alone else raw + ":", opts, st), path, opts, st)
     else:
         raise InputError(f"{path} does not exist (or is not a file or folder); check the path")
+
+
+def _first_time(path: Path, seen: tuple[dict[tuple[int, int], int], int], st: ReadStats) -> bool:
+    """Whether ``path`` (a file, or a folder read as one dataset) was not read yet from
+    another input of this run (``seen``: what was read, and which input this is, -1 when it
+    is the only one); read from
+    another input already, it is left out and recorded. Two names of one file inside one
+    folder (hard links) stay two documents."""
+    read, here = seen
+    if here < 0:
+        return True  # the only input: nothing else can hold the same file (no stat)
+    if path.is_dir() and not _is_hf(path):
+        return True  # a walked folder: its files are checked one by one
+    key = _key(path)
+    if key is None:
+        return True  # missing or unreadable: the reader says so
+    if read.setdefault(key, here) != here:
+        st.leave_out(path, READ_ALREADY)
+        return False
+    return True
 
 
 def _guard(
@@ -362,8 +425,8 @@ def _document(path: Path, doc_id: str, codec: str | None, opts: ReadOptions) -> 
             ) from None
         if len(data) > opts.max_file_bytes:
             raise InputTooLargeError(
-                f"{path} decompresses to over {opts.max_file_bytes} bytes; raise the cap "
-                "(--max-file-bytes) or leave the file out (--exclude)"
+                f"{path} decompresses to over {opts.max_file_bytes} bytes; leave the file out "
+                "(--exclude) or split it (from Python: raise ReadOptions(max_file_bytes=...))"
             )
     fmt = opts.input_format
     if fmt == "auto":

@@ -48,13 +48,46 @@ def hf_data_files(path: Path) -> list[tuple[str, Path]]:
     Raises:
         InputError: the JSON metadata is unreadable or names a file that is missing.
     """
+    if (path / "dataset_dict.json").is_file():
+        out: list[tuple[str, Path]] = []
+        for split in _splits(path):
+            out.extend((split, f) for f in _dataset_files(path / split))
+        return out
+    return [("", f) for f in _dataset_files(path)]
+
+
+def _splits(path: Path) -> list[str]:
+    """The split names of a ``DatasetDict`` folder: distinct plain folder names, each a
+    ``Dataset`` folder (never the folder itself, a parent, or another ``DatasetDict``)."""
+    where = path / "dataset_dict.json"
     try:
-        if (path / "dataset_dict.json").is_file():
-            splits = json.loads((path / "dataset_dict.json").read_text("utf-8"))["splits"]
-            out: list[tuple[str, Path]] = []
-            for split in splits:
-                out.extend((str(split), f) for _, f in hf_data_files(path / str(split)))
-            return out
+        splits = json.loads(where.read_text("utf-8"))["splits"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(
+            f"{where}: not a readable dataset_dict.json ({type(exc).__name__}: {exc}); re-save "
+            "the dataset with datasets' save_to_disk"
+        ) from None
+    if not isinstance(splits, list) or not all(isinstance(x, str) for x in splits):
+        raise InputError(f"{where}: 'splits' must be a list of split names, got {splits!r}")
+    for split in splits:
+        bad = split in ("", ".", "..") or "/" in split or "\\" in split
+        if bad or splits.count(split) > 1:
+            raise InputError(
+                f"{where} names the split {split!r}, which is not a distinct folder inside "
+                f"{path} (a split cannot be the folder itself, a parent or a path); fix the "
+                "file or re-save the dataset"
+            )
+        if (path / split / "dataset_dict.json").exists():
+            raise InputError(
+                f"{where}: the split {split!r} holds a dataset_dict.json of its own; a split is "
+                "one Dataset folder: re-save the dataset with save_to_disk"
+            )
+    return splits
+
+
+def _dataset_files(path: Path) -> list[Path]:
+    """The Arrow files of one ``Dataset`` folder, in ``state.json`` order."""
+    try:
         state = json.loads((path / "state.json").read_text("utf-8"))
         files = [path / str(entry["filename"]) for entry in state["_data_files"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -65,7 +98,7 @@ def hf_data_files(path: Path) -> list[tuple[str, Path]]:
     for f in files:
         if not f.is_file():
             raise InputError(f"{path}: state.json names {f.name}, which is missing")
-    return [("", f) for f in files]
+    return files
 
 
 def _check_columns(schema: Any, columns: Sequence[str], path: Path) -> None:

@@ -10,12 +10,12 @@ naming the file.
 from __future__ import annotations
 
 import io
+import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from neardup.errors import InputError
 
@@ -31,19 +31,20 @@ CODECS: dict[str, str] = {
 }
 
 
-@cache
 def decode_errors() -> tuple[type[BaseException], ...]:
-    """What a decompressing read can raise on a truncated or corrupt file (the codec modules
-    are imported on first call, not with this module: an uncompressed read never needs them)."""
-    import lzma
+    """What a decompressing read can raise on a truncated or corrupt file.
 
-    errors: list[type[BaseException]] = [OSError, EOFError, zlib.error, lzma.LZMAError]
-    try:
-        import zstandard
-
+    No codec module is imported here: this is evaluated as an ``except`` clause, also while
+    another exception (or a generator's close) passes, and an import there can fail and
+    hide it. A codec whose module is not loaded yet has raised nothing.
+    """
+    errors: list[type[BaseException]] = [OSError, EOFError, zlib.error]
+    lzma = sys.modules.get("lzma")
+    if lzma is not None:
+        errors.append(lzma.LZMAError)
+    zstandard = sys.modules.get("zstandard")
+    if zstandard is not None and isinstance(getattr(zstandard, "ZstdError", None), type):
         errors.append(zstandard.ZstdError)
-    except ImportError:  # pragma: no cover - zstandard is a core dependency
-        pass
     return tuple(errors)
 
 
@@ -115,6 +116,93 @@ class _ZstdReader(io.RawIOBase):
         return n
 
 
+#: Raw bytes read at a time, and most bytes one decompress call may produce (a bomb's output
+#: stays bounded per call).
+_RAW_CHUNK = 1 << 15
+_OUT_CHUNK = 1 << 16
+
+
+class _StreamsReader(io.RawIOBase):
+    """Concatenated bz2 or xz streams, decoded incrementally. The standard library's readers
+    take bytes after a complete stream that do not decode as the start of another stream for
+    padding and drop them silently, which loses every record of a damaged later stream; here
+    every byte must belong to a stream (xz's stream padding, NUL bytes in fours, aside),
+    else the read raises."""
+
+    def __init__(self, raw: BinaryIO, codec: str) -> None:
+        self._raw = raw
+        self._xz = codec == "xz"
+        self._new: Callable[[], object]
+        if self._xz:
+            import lzma
+
+            self._new = lzma.LZMADecompressor
+            self._error: type[Exception] = lzma.LZMAError
+        else:
+            import bz2
+
+            self._new = bz2.BZ2Decompressor
+            self._error = OSError
+        self._dec: Any = None
+        self._input = b""
+        self._pending = b""
+        self._at = 0
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def _next_stream(self) -> bool:
+        """Start the next stream, if more bytes follow; False at the end of the file."""
+        rest = self._input
+        padding = 0
+        while True:
+            if not rest:
+                rest = self._raw.read(_RAW_CHUNK)
+                if not rest:
+                    break
+            if self._xz:
+                stripped = rest.lstrip(b"\0")
+                padding += len(rest) - len(stripped)
+                rest = stripped
+                if not rest:
+                    continue
+            break
+        if padding % 4:
+            raise self._error(f"{padding} NUL bytes between xz streams (padding comes in fours)")
+        self._input = rest
+        if not rest:
+            return False
+        self._dec = self._new()
+        return True
+
+    def _decode(self) -> bytes:
+        dec = self._dec
+        if dec is None or dec.eof:
+            if dec is not None:
+                self._input = dec.unused_data + self._input
+            if not self._next_stream():
+                self._eof = True
+                return b""
+            dec = self._dec
+        if dec.needs_input:
+            data = self._input or self._raw.read(_RAW_CHUNK)
+            self._input = b""
+            if not data:
+                raise EOFError("the file ends inside a compressed stream (truncated)")
+        else:
+            data = b""
+        return bytes(dec.decompress(data, max_length=_OUT_CHUNK))
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        while self._at >= len(self._pending) and not self._eof:
+            self._pending, self._at = self._decode(), 0
+        n = min(len(buffer), len(self._pending) - self._at)
+        buffer[:n] = self._pending[self._at : self._at + n]
+        self._at += n
+        return n
+
+
 @contextmanager
 def open_decompressed(path: Path, codec: str | None) -> Iterator[BinaryIO]:
     """Open ``path`` for binary reading through ``codec`` (``None``: as is).
@@ -134,14 +222,8 @@ def open_decompressed(path: Path, codec: str | None) -> Iterator[BinaryIO]:
             import gzip
 
             stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
-        elif codec == "bz2":
-            import bz2
-
-            stream = bz2.BZ2File(raw, "rb")  # type: ignore[assignment]
-        elif codec == "xz":
-            import lzma
-
-            stream = lzma.LZMAFile(raw, "rb")  # type: ignore[assignment]  # noqa: SIM115 - closed with raw
+        elif codec in ("bz2", "xz"):
+            stream = io.BufferedReader(_StreamsReader(raw, codec), 1 << 20)
         else:
             stream = io.BufferedReader(_ZstdReader(raw), 1 << 20)
         yield stream

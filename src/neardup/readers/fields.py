@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from neardup.errors import ConfigError, InputError
 
-__all__ = ["FieldPath", "RecordSpec"]
+__all__ = ["FieldPath", "RecordSpec", "id_text", "missing_id"]
 
 
 class _Missing:
@@ -77,6 +77,50 @@ def _keys(record: object) -> str:
     if not isinstance(record, Mapping):
         return type(record).__name__
     return ", ".join(sorted(map(str, record))[:12])
+
+
+_JSON_NAMES = {bool: "boolean", dict: "object", list: "array", tuple: "array"}
+
+
+def id_text(value: object, where: str) -> str:
+    """A record's id value as text, by the same rules on every path (JSONL, CSV, columnar,
+    stdin, the packed JSONL reader): a string, or a number written as Python writes it.
+
+    Raises:
+        InputError: a boolean, an object, an array or bytes; or text holding a lone surrogate
+            (an unpaired ``\\ud800``-``\\udfff`` escape, which no UTF-8 output can hold).
+
+    Examples:
+        >>> id_text("a", "f:1"), id_text(7, "f:1"), id_text(1.5, "f:1")
+        ('a', '7', '1.5')
+        >>> id_text(True, "f:1")
+        Traceback (most recent call last):
+        ...
+        neardup.errors.InputError: f:1: the id is a JSON boolean, not a string or number; ...
+    """
+    if isinstance(value, bool | dict | list | tuple | bytes | bytearray | Mapping):
+        kind = _JSON_NAMES.get(type(value), type(value).__name__)
+        raise InputError(
+            f"{where}: the id is a JSON {kind}, not a string or number; give every record a "
+            "string id, or name another field with --id-field"
+        )
+    doc_id = value if isinstance(value, str) else str(value)
+    try:
+        doc_id.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{where}: the id {doc_id!r} holds a lone surrogate (an unpaired \\ud800-\\udfff "
+            "escape), which no UTF-8 output can hold; fix the id"
+        ) from None
+    return doc_id
+
+
+def missing_id(record: object, where: str, field: str) -> InputError:
+    """The error for a record without the id field that was named (``--id-field``)."""
+    return InputError(
+        f"{where}: no id at {field!r} (fields: {_keys(record)}); name the right one with "
+        "--id-field (nested: a.b) or leave it out to number the rows"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,18 +201,16 @@ class RecordSpec:
         there.
 
         Raises:
-            InputError: the id field was named but is missing or null in this record.
+            InputError: the id field was named but is missing or null in this record, or the
+                id is not a string or number (:func:`id_text`).
         """
         if self.id_field is None:
             value = record.get("id") if isinstance(record, Mapping) else None
-            return default if value is None else str(value)
+            return default if value is None else id_text(value, where)
         value = self.id_field.get(record)
         if value is MISSING or value is None:
-            raise InputError(
-                f"{where}: no id at {self.id_field.spec!r} (fields: {_keys(record)}); name "
-                "the right one with --id-field (nested: a.b) or leave it out to number the rows"
-            )
-        return str(value)
+            raise missing_id(record, where, self.id_field.spec)
+        return id_text(value, where)
 
     def _names(self) -> str:
         return ", ".join(p.spec for p in self.text_fields)

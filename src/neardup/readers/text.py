@@ -35,8 +35,8 @@ def iter_jsonl(stream: BinaryIO, where: str, *, max_line_bytes: int) -> Iterator
     for number, line in enumerate(iter(lambda: stream.readline(max_line_bytes + 1), b""), 1):
         if len(line) > max_line_bytes:
             raise InputTooLargeError(
-                f"{where}:{number}: line longer than {max_line_bytes} bytes; raise "
-                "--max-line-bytes or split the record"
+                f"{where}:{number}: line longer than {max_line_bytes} bytes; split the record "
+                "(from Python: raise ReadOptions(max_line_bytes=...))"
             )
         if not line.strip():
             continue
@@ -62,10 +62,12 @@ def iter_delimited(
 ) -> Iterator[Row]:
     """Yield ``(row number, record)`` for each data row of a CSV/TSV stream with a header.
 
-    Row numbers count the header as row 1. Text is decoded as UTF-8 (bad bytes replaced).
+    Row numbers count the header as row 1. Text is decoded as UTF-8 (bad bytes replaced; a
+    byte-order mark dropped). Quoting is strict: a quote left open is an error, not a field
+    that runs to the end of the file.
 
     Raises:
-        InputError: the file has no header or is not readable as CSV.
+        InputError: the file is not readable as CSV (the message names the line).
 
     Examples:
         >>> rows = iter_delimited(io.BytesIO(b"id\\ttext\\n1\\thi\\n"), "x", delimiter="\\t",
@@ -74,16 +76,24 @@ def iter_delimited(
         [(2, {'id': '1', 'text': 'hi'})]
     """
     csv.field_size_limit(max_field_bytes)
-    text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+    # utf-8-sig: a byte-order mark must not become part of the first column's name
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    reader = None
     try:
-        reader = csv.DictReader(text, delimiter=delimiter)
+        # strict: a quote left open raises at the end of the file instead of swallowing the
+        # rest of it into one field (and a stray character after a closing quote raises)
+        reader = csv.DictReader(text, delimiter=delimiter, strict=True)
         if reader.fieldnames is None:
             return
         for number, row in enumerate(reader, 2):
             record: dict[str, object] = {k: v for k, v in row.items() if k is not None}
             yield number, record
     except csv.Error as exc:
-        raise InputError(f"{where}: not readable as CSV ({exc}); fix the file") from None
+        near = f" near line {reader.line_num}" if reader is not None else ""
+        raise InputError(
+            f"{where}: not readable as CSV{near} ({exc}); fix the file (a quote left open "
+            "takes the rest of the file into one field)"
+        ) from None
     finally:
         # hand the stream back to its owner (it may already be closed when a caller
         # abandons this generator after an error)

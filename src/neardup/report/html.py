@@ -587,7 +587,7 @@ def write_html(
 
     Raises:
         ConfigError: As :func:`render_html`.
-        OSError: ``path`` cannot be written.
+        OutputError: ``path`` cannot be written (read-only folder, disk full).
 
     Examples:
         >>> import tempfile
@@ -616,12 +616,13 @@ def write_html(
         title=title,
         generated=generated,
     )
+    from neardup._atomic import atomic_file
+
     target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        # backslashreplace: an id or text holding a lone surrogate has no UTF-8 form
-        tmp.write_text(page, encoding="utf-8", errors="backslashreplace", newline="\n")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    # backslashreplace: an id or text holding a lone surrogate has no UTF-8 form
+    with (
+        atomic_file(target) as tmp,
+        tmp.open("w", encoding="utf-8", errors="backslashreplace", newline="\n") as fh,
+    ):
+        fh.write(page)
     return target

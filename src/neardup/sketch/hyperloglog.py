@@ -5,7 +5,7 @@ cardinality estimation algorithm" (AofA 2007); Heule, Nunkesser and Hall, "Hyper
 Practice" (EDBT 2013) for the ``plus`` estimator (64-bit hashes, empirical bias correction,
 linear counting below a per-precision threshold). The register layout and both estimators
 equal datasketch 2.0.0's ``HyperLogLog`` / ``HyperLogLogPlusPlus``; tokens are hashed with
-SHA-1 (``sha1_hash32`` / ``sha1_hash64``) as there, in the numba kernels of
+SHA-1 (``sha1_hash32`` / ``sha1_hash64``) as there, in the native kernels of
 :mod:`neardup._kernels.sha1` and :mod:`neardup._kernels.hll`. See ``docs/datasketch.md``.
 """
 

@@ -4,9 +4,10 @@
 the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable value. Presets:
 ``"xxh3"`` (default, pinned), ``"txtfp"`` (byte-exact with txtfp 0.2.2), ``"datasketch"`` and
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
-hashing with optimal densification, Shrivastava 2017). The batch path runs in the kernels of
-:mod:`neardup._kernels.minhash.fast` (numba) or :mod:`neardup._kernels.minhash.reference`
-(numpy), which give the same bits. See ``docs/minhash.md`` for the definitions and byte layout.
+hashing with optimal densification, Shrivastava 2017). The batch path runs in the minhash
+kernels of :func:`neardup._kernels.engine.kernels` (the compiled core, or its numpy twin
+:mod:`neardup._kernels.minhash.reference`), which give the same bits. See ``docs/minhash.md``
+for the definitions and byte layout.
 """
 
 from __future__ import annotations
@@ -596,8 +597,6 @@ class MinHasher:
         if want != "rows" and c.preset != "xxh3":
             raise ConfigError(f"sketch_many_with_features needs the xxh3 preset, not {c.preset!r}")
         fused = _fused_args(self._tokenizer) if c.preset == "xxh3" else None
-        if engine.backend_name() != "fast":
-            fused = None
         packed = self._canonical_packed(docs, lower_ascii=fused is None)
         if fused is not None:
             out = self._fused(_FUSED_KERNELS[want], packed, fused, *_FUSED_EXTRA[want])
@@ -615,8 +614,8 @@ class MinHasher:
     def _fused(
         self, kernel: str, packed: Packed, fused: tuple[int, int, int, bool], *extra: bool
     ) -> Any:
-        """Call the fused kernel ``kernel`` of :mod:`neardup._kernels.minhash.fast` (tokenize,
-        hash, shingle and sketch in one pass) on canonical ``packed`` documents."""
+        """Call the fused kernel ``kernel`` of the minhash family (tokenize, hash, shingle and
+        sketch in one pass) on canonical ``packed`` documents."""
         from neardup._kernels import tables
 
         mask, min_bytes, k, joined = fused
@@ -685,7 +684,7 @@ def _spans_of_bytes(items: list[bytes]) -> Spans:
 
 
 def _fused_args(tokenizer: Tokenizer) -> tuple[int, int, int, bool] | None:
-    """(mask, min_bytes, k, joined) when the fused numba kernel reproduces ``tokenizer``."""
+    """(mask, min_bytes, k, joined) when the fused kernel reproduces ``tokenizer``."""
     if type(tokenizer) is ShingleTokenizer:
         inner, k = tokenizer.inner, tokenizer.k
         joined = "+sep" not in tokenizer.name.split("/", 1)[0]

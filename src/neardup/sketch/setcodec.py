@@ -17,7 +17,7 @@ then ``d >> k`` in unary, with ``k`` picked per set (the cheapest of three aroun
 ``log2(mean d)``). That is ~12.3 bits per hash for a 100-word document, with no per-set
 tables: 5 header bytes where pcodec (format 1) spent ~40. Encoding and decoding run over a
 whole batch in one kernel call (:func:`neardup._kernels.sets.rice_sets`, ``rice_decode``:
-numba, with a bit-identical numpy twin); ``benchmarks/store_bench.py`` measures the code
+native, with a bit-identical numpy twin); ``benchmarks/store_bench.py`` measures the code
 against pcodec and zstandard.
 
 Formats (little-endian):

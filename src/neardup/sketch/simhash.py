@@ -2,7 +2,7 @@
 
 :class:`SimHasher` turns documents into 64, 128 or 256-bit codes whose Hamming distance tracks
 the cosine distance of their weighted feature vectors; :class:`SimHash` is the immutable value.
-The accumulation runs in the batch engine (a numba kernel and its numpy reference, which give
+The accumulation runs in the batch engine (the native kernel and its numpy reference, which give
 the same bits). See ``docs/simhash.md`` for the presets, the feature-hash layout and the byte
 formats.
 """
@@ -468,9 +468,8 @@ class SimHasher:
         if isinstance(texts, str | bytes):
             raise InputError("sketch_many takes a sequence of documents; use sketch(text) for one")
         docs: Sequence[str | bytes] = texts if isinstance(texts, Sequence) else list(texts)
-        fast = self._fused is not None and engine.backend_name() == "fast"
         canonicalizer = self._canonicalizer
-        if fast and self._fused is not None:
+        if self._fused is not None:
             if isinstance(canonicalizer, Canonicalizer) and canonicalizer.batch_kernel:
                 # the fused kernel lowercases ASCII itself
                 packed = canonicalizer.canonicalize_packed(docs, lower_ascii=False)
@@ -573,7 +572,7 @@ class SimHasher:
             )
 
     def _sketch_fused(self, packed: Packed, args: tuple[int, int, int, bool]) -> U64:
-        """One-pass numba path for word / word-shingle features at 64 bits, no weights."""
+        """One-pass kernel for word / word-shingle features at 64 bits, no weights."""
         from neardup._kernels import tables
 
         mask, min_bytes, k, joined = args

@@ -11,7 +11,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from neardup.errors import ConfigError, InputError
 from neardup.report import Cluster
+from neardup.spark.order import collect_clusters, position
+from neardup.spark.session import check_workers as _check_workers
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -36,8 +38,9 @@ class SparkDedupSummary:
     """What a Spark dedup run found, for the CLI to print like a local result.
 
     Attributes:
-        clusters: Clusters of two or more members (members sorted, representative = the
-            smallest id, numbered in representative order); empty when not collected.
+        clusters: Clusters of two or more members, as the local engine gives them: members
+            in input order, the representative the first of them, numbered in the order of
+            the representatives; empty when not collected.
         n_docs: Documents read (after rows with null texts were skipped, if asked).
         n_clustered: Documents in clusters of two or more.
         method: The method name.
@@ -109,67 +112,62 @@ def output_format(path: str) -> str:
     return "parquet" if _suffix(path) in _PARQUET_SUFFIXES else "jsonl"
 
 
-def _session(master: str | None) -> SparkSession:
+def _session(master: str | None, spark_conf: Mapping[str, str] | None = None) -> SparkSession:
     """The active session, or a new one: ``master`` if given, else the one that
-    ``spark-submit`` configured, else ``local[*]``.
+    ``spark-submit`` configured, else ``local[*]``; with ``spark_conf`` given to the builder.
 
-    In local mode the Python workers run this interpreter (``PYSPARK_PYTHON`` is set to
-    ``sys.executable`` unless it, or ``spark.pyspark.python``, is set already), so neardup
-    imports there without any environment variable. Then one tiny job checks that the workers
-    can import neardup, so that a wrong interpreter fails in one line, not in a Java trace.
+    A new local session's driver memory comes from the machine unless set by the user
+    (:mod:`neardup.spark.session`). In local mode the Python workers run this interpreter
+    (``PYSPARK_PYTHON`` is set to ``sys.executable`` unless it, or ``spark.pyspark.python``,
+    is set already), so neardup imports there without any environment variable. Then one tiny
+    job checks that the workers can import neardup, so that a wrong interpreter fails in one
+    line, not in a Java trace.
 
     Raises:
-        ConfigError: the workers' Python cannot import neardup; the message says what to set.
+        ConfigError: the workers' Python cannot import neardup, or no Java to start Spark
+            with; the message says what to set or install.
     """
-    import os
     import sys
 
     from neardup._extras import require_extra
+    from neardup.spark.session import check_java, gateway_failed, session_conf, total_memory
 
     require_extra("spark", "pyspark.sql")
-    from pyspark import SparkConf
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
+    user = dict(spark_conf or {})
     builder = SparkSession.builder.appName("neardup-dedup")
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
+        for key, value in user.items():  # runtime settings only: the JVM runs already
+            try:
+                active.conf.set(key, value)
+            except Exception as exc:  # pyspark's AnalysisException: a static setting
+                log.warning("--spark-conf %s: not changed in the running session (%s)", key, exc)
         return active
     conf = SparkConf()
     resolved = master or conf.get("spark.master", None) or "local[*]"
     builder = builder.master(resolved)
     local = resolved.startswith("local")
+    jvm_running = SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ
+    if not jvm_running:
+        check_java(os.environ)
+        user = session_conf(local=local, user=user, env=os.environ, total=total_memory())
+    for key, value in user.items():
+        builder = builder.config(key, value)
     configured = os.environ.get("PYSPARK_PYTHON") or conf.get("spark.pyspark.python", None)
     if local and not configured:
         os.environ["PYSPARK_PYTHON"] = sys.executable
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # pyspark's own error types; only the gateway's is translated
+        short = gateway_failed(exc)
+        if short is None:
+            raise
+        raise short from None
     _check_workers(spark, local=local)
     return spark
-
-
-def _check_workers(spark: SparkSession, *, local: bool) -> None:
-    """One one-row job: can the Python workers import neardup?"""
-
-    def import_error(_: object) -> str:  # nested: pickled by value, runs without neardup
-        try:
-            import neardup  # noqa: F401
-        except ImportError as exc:
-            return str(exc)
-        return ""
-
-    python = spark.sparkContext.pythonExec
-    try:
-        errors = spark.sparkContext.parallelize([0], 1).map(import_error).collect()
-    except Exception as exc:  # a worker that cannot start: Py4J wraps it in a Java error
-        lines = str(exc).strip().splitlines()
-        errors = [lines[0][:200] if lines else type(exc).__name__]
-    if not any(errors):
-        return
-    where = "this machine" if local else "every executor"
-    raise ConfigError(
-        f"the Spark workers' Python {python!r} cannot import neardup ({errors[0]}); set "
-        f"PYSPARK_PYTHON (spark-submit: --conf spark.pyspark.python=...) to a Python that has "
-        f"neardup installed on {where}"
-    )
 
 
 def _check_first_record(spark: SparkSession, paths: Sequence[str], names: Sequence[str]) -> None:
@@ -331,8 +329,10 @@ def _read(
     texts = [text_field] if isinstance(text_field, str) else list(text_field)
     fmt = _native(paths)
     if fmt is None:
-        df = spark.read.parquet(_stage(paths, id_field, texts, keep_all, on_error))
-        return df if keep_all else df.select(ID_COL, TEXT_COL)
+        staged = _stage(paths, id_field, texts, keep_all, on_error)
+        df = spark.read.parquet(staged)
+        pos = position([staged]).alias(POS_COL)
+        return df.select("*", pos) if keep_all else df.select(ID_COL, TEXT_COL, pos)
     skip = on_error == "skip"
     reader = spark.read.option("mode", "DROPMALFORMED" if skip else "FAILFAST")
     reader = reader.option("ignoreCorruptFiles", "true" if skip else "false")
@@ -366,7 +366,8 @@ def _read(
         ident = (sf.monotonically_increasing_id() + 1).cast("string")
     text = _column(texts[0]) if len(texts) == 1 else sf.concat_ws("\n", *map(_column, texts))
     cols = [sf.col(f"`{c}`") for c in df.columns] if keep_all else []
-    return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL))
+    pos = position(paths).alias(POS_COL)
+    return df.select(*cols, ident.alias(ID_COL), text.alias(TEXT_COL), pos)
 
 
 @contextmanager
@@ -401,6 +402,7 @@ def run_spark_dedup(
     annotate: str | None = None,
     keep: str = "first",
     on_error: str = "fail",
+    spark_conf: Mapping[str, str] | None = None,
     **options: Any,
 ) -> SparkDedupSummary:
     """Run ``dedup_dataframe`` over record inputs; write and/or collect the result.
@@ -430,6 +432,9 @@ def run_spark_dedup(
             leaves them out (JSONL/CSV lines that do not parse, unreadable files, and, in
             staged formats, records without the fields) and logs how many records it
             skipped. Rows with a null text are then skipped too (``on_null="skip"``).
+        spark_conf: Spark settings for a new session (``spark.driver.memory``...); with
+            a session already running, only its runtime (SQL) settings can change. In local
+            mode the driver memory defaults to half of the machine's (docs/spark.md).
         **options: Passed to :func:`~neardup.spark.dedup_dataframe` (``max_bucket``,
             ``on_null``, ``num_perm``...).
 
@@ -452,15 +457,13 @@ def run_spark_dedup(
     paths = [_absolute(p) for p in paths]
     output = None if output is None else _absolute(output)
     annotate = None if annotate is None else _absolute(annotate)
-    spark = _session(master)
+    spark = _session(master, spark_conf)
     if on_error == "skip":
         options.setdefault("on_null", "skip")
     with _malformed_as_input_error(paths):
         df = _read(
             spark, paths, id_field, text_field, keep_all=annotate is not None, on_error=on_error
         )
-        if annotate is not None:
-            df = df.withColumn(POS_COL, sf.monotonically_increasing_id())
         result = dedup_dataframe(
             df.select(ID_COL, TEXT_COL),
             id_col=ID_COL,
@@ -478,9 +481,7 @@ def run_spark_dedup(
                 writer.json(output)
         clusters: list[Cluster] = []
         if collect if collect is not None else output is None:
-            grouped = out.groupBy("cluster").agg(sf.sort_array(sf.collect_list("id")).alias("m"))
-            rows = grouped.orderBy("cluster").collect()
-            clusters = [Cluster(n, tuple(r["m"]), r["cluster"]) for n, r in enumerate(rows)]
+            clusters = collect_clusters(df, result, ID_COL, POS_COL)
             n_clustered = sum(c.size for c in clusters)
         else:
             n_clustered = out.count()
@@ -519,9 +520,10 @@ def annotate_dataframe(df: DataFrame, clusters: DataFrame, *, keep: str, method:
     ``cluster_id``, ``is_duplicate``, ``duplicate_of`` and ``similarity``, in input order.
 
     ``cluster_id`` is Spark's cluster label (the smallest member id, a string); the kept
-    member of a cluster is the first in input order (``keep="first"``) or the longest text
-    (ties: the first). The similarity of each duplicate to the kept member is computed by
-    ``method.compare`` on the executors.
+    member of a cluster is the local engine's: the first in input order (``first`` or
+    ``representative``, by :func:`neardup.spark.order.position`) or the most characters
+    (``longest``; ties: the earlier). The similarity of each duplicate to the kept member is
+    computed by ``method.compare`` on the executors.
 
     Raises:
         ConfigError: an unknown ``keep`` rule.

@@ -81,8 +81,7 @@ class StoreBase:
                     "done, or open the store with a larger timeout"
                 ) from exc
             raise StoreError(
-                f"cannot {action} in {self._path!r}: {text}; check the file, its directory's "
-                "permissions and free disk space"
+                f"cannot {action} in {self._path!r}: {text}; {self._advice(text)}"
             ) from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(
@@ -97,6 +96,20 @@ class StoreBase:
                 f"cannot {action}: {self._path!r} is damaged (SQLite reported non-UTF-8 data); "
                 "check it with `sqlite3 FILE 'PRAGMA integrity_check'`, restore or rebuild it"
             ) from exc
+
+    def _advice(self, text: str) -> str:
+        """What to do about an SQLite error that is not about locks."""
+        import os
+
+        folder = os.path.dirname(os.path.abspath(self._path)) if self._path != ":memory:" else "."
+        if "full" in text:
+            return "no space is left on its disk: free space there, or move the store"
+        if not os.access(folder, os.W_OK) or "readonly" in text or "read-only" in text:
+            return (
+                f"its folder {folder} is read-only or not writable: copy the store to a "
+                "writable folder to change it (reading works in place)"
+            )
+        return "check the file, its directory's permissions and free disk space"
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -144,6 +157,17 @@ class StoreBase:
             except ValueError:
                 raise damaged(self._path, f"its {name} count {value!r} is not a number") from None
         return out
+
+    def _holes(self, conn: sqlite3.Connection) -> int | None:
+        """The ``holes`` counter (chunk slots emptied by compaction), None when the store
+        does not record it yet (written before neardup counted them)."""
+        row = conn.execute("SELECT value FROM meta WHERE name = 'holes'").fetchone()
+        if row is None:
+            return None
+        try:
+            return int(str(row[0]))
+        except ValueError:
+            raise damaged(self._path, f"its holes count {row[0]!r} is not a number") from None
 
     def _stale(self, conn: sqlite3.Connection) -> int:
         return self._counters(conn)["stale"]

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from neardup.errors import InputError
 from neardup.store._base import StoreBase
+from neardup.store._check import quick_check
 from neardup.store._chunks import SLOTS, Chunk, chunk_checksum, decode_chunk
 from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
 from neardup.store._rows import damaged, integer, json_list
@@ -352,6 +353,7 @@ class StoreReads(StoreBase):
             page_size = conn.execute("PRAGMA page_size").fetchone()[0]
             version = schema_version(conn)
             stale = counts["stale"]
+            quick_check(conn, self._path, counts, self._holes(conn))  # no unsupported count
         try:
             created = float(identity.get("created", ""))
         except ValueError:

@@ -15,10 +15,11 @@ to the provider; the new rows are written in one transaction.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -102,6 +103,7 @@ class EmbeddingCache:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        created = self.path != ":memory:" and not os.path.exists(self.path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
             if self.path != ":memory:":
@@ -114,9 +116,16 @@ class EmbeddingCache:
                 self._conn.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
+            with contextlib.suppress(sqlite3.Error, AttributeError):
+                self._conn.close()
+            if created:
+                from neardup.store.sqlite import _remove_empty
+
+                _remove_empty(self.path)
+            why = "free space on its disk" if "full" in str(exc) else "pass a writable path"
             raise StoreError(
-                f"cannot open the embedding cache {self.path!r} ({exc}); pass a writable path "
-                "for a new or existing SQLite file"
+                f"cannot open the embedding cache {self.path!r} ({exc}); {why} for a new or "
+                "existing SQLite file"
             ) from exc
 
     def _migrate(self) -> None:
@@ -170,11 +179,12 @@ class EmbeddingCache:
         for start in range(0, len(unique), _CHUNK):
             part = unique[start : start + _CHUNK]
             marks = ",".join("?" * len(part))
-            rows = self._conn.execute(
-                "SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN "
-                f"({marks})",
-                (model_id, *part),
-            ).fetchall()
+            with self._errors("read vectors"):
+                rows = self._conn.execute(
+                    "SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN "
+                    f"({marks})",
+                    (model_id, *part),
+                ).fetchall()
             for key, blob in rows:
                 if len(blob) % 4 or not blob:
                     raise FormatError(
@@ -199,16 +209,36 @@ class EmbeddingCache:
                 f"{matrix.shape}"
             )
         rows = [(model_id, text_hash(t), matrix[i].tobytes()) for i, t in enumerate(texts)]
-        self._conn.execute("BEGIN IMMEDIATE")
+        with self._errors("store vectors"):
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany(
+                    "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+                    rows,
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:  # a full disk may have rolled it back already
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                raise
+
+    @contextlib.contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn sqlite3 errors into a StoreError naming the file and what to do."""
         try:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
-                rows,
-            )
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+            yield
+        except sqlite3.Error as exc:
+            text = str(exc)
+            if "full" in text:
+                why = "no space left on its disk; free space there or move --embedding-cache"
+            elif "readonly" in text or "read-only" in text or "unable to open" in text:
+                why = "its folder is read-only or not writable; pass a writable path"
+            else:
+                why = "check the file and its folder, or delete the file to rebuild the cache"
+            raise StoreError(
+                f"cannot {action} in the embedding cache {self.path!r} ({text}): {why}"
+            ) from exc
 
 
 class CachedProvider:

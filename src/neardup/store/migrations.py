@@ -182,11 +182,13 @@ def _v4_chunks(conn: sqlite3.Connection) -> None:
     keys: list[bytes] = []
     ids: list[int] = []
     rows = []
+    holes = 0
     for rowid, key, sketch, when, meta in cursor.fetchall():
         if rowid // SLOTS != chunk:
             if slots:
                 rows.append(encode_slots(chunk, slots, added))
             chunk, slots = rowid // SLOTS, []
+        holes += rowid % SLOTS - len(slots)
         slots.extend([None] * (rowid % SLOTS - len(slots)))
         slots.append((key, sketch, meta))
         added = int(when)
@@ -211,6 +213,7 @@ def _v4_chunks(conn: sqlite3.Connection) -> None:
             ("docs", str(count)),
             ("sketch_bytes", str(size)),
             ("stale", "0"),
+            ("holes", str(holes)),
         ],
     )
     conn.execute("DROP TABLE docs")

@@ -1,4 +1,4 @@
-"""Reference of datasketch 2.0.0's ``affine32`` permutations (numpy), the numba twin's oracle.
+"""Reference of datasketch 2.0.0's ``affine32`` permutations (numpy), the native twin's oracle.
 
 Slot ``i`` of a document is ``min over its token hashes h`` of
 ``(a_i * fmix32(h) + b_i) mod 2**32`` (``fmix32`` is MurmurHash3's 32-bit finalizer); a
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
+from neardup.errors import ConfigError
 
 __all__ = ["affine32"]
 
@@ -28,7 +30,13 @@ def fmix32(h: U32) -> U32:
 
 
 def affine32(hv: U32, doc_offsets: I64, a: U32, b: U32) -> U32:
-    """``(n_docs, num_perm)`` uint32 slots of the token hashes ``hv`` of each document."""
+    """``(n_docs, num_perm)`` uint32 slots of the token hashes ``hv`` of each document.
+
+    Raises:
+        ConfigError: ``a`` and ``b`` differ in length.
+    """
+    if len(a) != len(b):
+        raise ConfigError(f"the permutations a and b differ in length ({len(a)} and {len(b)})")
     n_docs = len(doc_offsets) - 1
     out = np.full((n_docs, len(a)), np.uint32(0xFFFFFFFF), dtype=np.uint32)
     mixed = fmix32(np.asarray(hv, dtype=np.uint32))

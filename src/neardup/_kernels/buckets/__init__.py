@@ -1,5 +1,5 @@
 """Verify the documents that share a bucket key: the pairs (or only the clusters) of a batch
-of band keys, in one walk (numba) or by the candidate list (numpy reference).
+of band keys, in one walk (native) or by the candidate list (numpy reference, same results).
 
 A pair is verified in the first band where its two rows share a key, so each pair is checked
 once without a list of candidates. In *join* mode the walk skips pairs whose rows are already
@@ -63,10 +63,10 @@ def bucket_pairs_verified(
             thread's 0.25, in 0.165 s of wall time against 0.255.
 
     Returns:
-        ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` (with ``join``
-        only those that joined two clusters in the fast kernel), each row's cluster root (its
-        smallest member) and how many pairs were verified (the fast kernel does not count
-        the pairs that the size filter or the profiles rejected).
+        ``(a, b, similarity, roots, verified)``: accepted pairs with ``a < b`` sorted (with
+        ``join`` only those that joined two clusters in the walk), each row's cluster root
+        (its smallest member) and how many pairs were verified (not counting the pairs that
+        the size filter or the profiles rejected, nor in join mode those already joined).
 
     Examples:
         >>> keys = np.array([[1, 5], [1, 6], [2, 6]], np.uint64)
@@ -120,10 +120,8 @@ def bucket_pairs_verified(
         roots = parts[0][3]
     else:
         # each walk's clusters are right for its bands: join them through their roots
-        from neardup.cluster import components
-
         rows = np.arange(n, dtype=np.int64)
-        roots = components(
+        roots = engine.kernels("sets").components(
             n,
             np.concatenate([rows] * len(parts)),
             np.concatenate([p[3] for p in parts]),

@@ -1,8 +1,9 @@
 """The canonicalizer kernels: NFKC o casefold o NFKC over packed documents.
 
-:mod:`.fast` (numba) and :mod:`.reference` (numpy quick check + the standard library) take the
-same arguments and give the same bits; :func:`run` calls the one the engine selects
-(``NEARDUP_BACKEND``) with the tables of :mod:`.tables`.
+``neardup._native.canonicalize`` and :mod:`.reference` (numpy quick check + the standard
+library) take the same arguments and give the same bits; :func:`run` calls the one the engine
+selects (``NEARDUP_BACKEND``) with the tables of :mod:`.tables`, built from the running
+Python's ``unicodedata`` (so the native kernel's Unicode is that Python's).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def run(
 
     Status 0: copied unchanged; 1: rewritten; 2: left unchanged for the caller to do with the
     standard library (documents of ``fallback_from`` bytes or more; code points the tables do
-    not cover). See :func:`neardup._kernels.canonicalize.fast.canonicalize`.
+    not cover). See :func:`neardup._kernels.canonicalize.reference.canonicalize`.
     """
     t = _tables.tables()
     buf, offsets, status = kernel().canonicalize(

@@ -1,9 +1,10 @@
 """Reference of the canonicalizer kernel: numpy for the quick check, the standard library for
 the rewriting (``unicodedata.normalize`` and ``str.casefold``, the definition the kernel must
-equal). The oracle of :mod:`.fast`, and the fallback without numba.
+equal). The oracle of the native ``neardup._native.canonicalize`` (same names, bits and
+errors), and the fallback without the compiled core.
 
-It takes the fast kernel's arguments; of the tables it reads only ``flags`` and ``ccc`` (the
-quick check); the decomposition, folding and composition tables are the fast kernel's own
+It takes the native kernel's arguments; of the tables it reads only ``flags`` and ``ccc``
+(the quick check); the decomposition, folding and composition tables are the native kernel's
 rendering of what this module asks the standard library for.
 """
 
@@ -13,6 +14,9 @@ import unicodedata
 
 import numpy as np
 import numpy.typing as npt
+
+from neardup._kernels.spans import check_offsets, check_uint8
+from neardup._kernels.tables import check_table
 
 __all__ = ["canonicalize"]
 
@@ -41,8 +45,43 @@ def canonicalize(
     lower_ascii: bool,
     fallback_from: int,
 ) -> tuple[U8, I64, U8]:
-    """Reference of :func:`neardup._kernels.canonicalize.fast.canonicalize` (same arguments
-    and result)."""
+    """NFKC o casefold o NFKC of every document, after dropping the code points whose flags
+    meet ``strip_mask``.
+
+    Args:
+        buf: The packed documents (UTF-8, lone surrogates allowed).
+        offsets: Document ``d`` is ``buf[offsets[d]:offsets[d + 1]]``.
+        flags: The tables of :mod:`neardup._kernels.canonicalize.tables` (this twin reads
+            ``flags`` and ``ccc`` only, and asks the standard library for the rest).
+        strip_mask: The flag bits of the code points to drop (BIDI | FORMAT for txtfp).
+        ccc, dec_off, dec_data, cf_off, cf_data, one_off, one_data, pair_keys, pair_vals: The
+            other tables.
+        lower_ascii: Lowercase the ASCII letters A-Z of the documents copied without a
+            rewrite (pure ASCII, or passing the quick check): part of their canonical form.
+            When False their ASCII case is kept (for a tokenizer that lowercases it itself).
+        fallback_from: Documents of at least this many bytes are left to the caller.
+
+    Returns:
+        ``(out_buf, out_offsets, status)``: the canonical documents packed the same way, and
+        per document 0 (copied unchanged), 1 (rewritten) or 2 (left to the caller: copied
+        unchanged; over ``fallback_from`` bytes, or a code point outside the tables).
+
+    Raises:
+        ValueError: no offsets, offsets that do not rise within ``buf``, a ``flags`` table
+            that does not cover every code point, or pair tables of different lengths.
+        OverflowError: ``strip_mask`` is not a ``uint8``.
+        UnicodeDecodeError: a document is not UTF-8 (lone surrogates allowed).
+    """
+    if not len(offsets):
+        raise ValueError("negative dimensions are not allowed")
+    check_offsets(len(buf), offsets)
+    check_table("flags", flags)
+    if len(pair_keys) != len(pair_vals):
+        raise ValueError(
+            f"pair_keys and pair_vals differ in length ({len(pair_keys)} and {len(pair_vals)}); "
+            "pass the tables neardup._kernels.canonicalize.tables builds"
+        )
+    check_uint8(strip_mask)
     del dec_off, dec_data, cf_off, cf_data, one_off, one_data, pair_keys, pair_vals  # stdlib
     raw = buf.tobytes()
     n_docs = len(offsets) - 1

@@ -24,8 +24,9 @@ The dense tables cover code points below :data:`DENSE` (``0x40000``); above it o
 decomposes, folds or has a combining class. Should a future Unicode version change that, the
 builder flags such a code point :data:`OUTSIDE` and the kernels hand its document to the
 standard library. :data:`SECOND` marks the second code points of the composition pairs
-(the only ones the composition step looks up). Built once per Unicode and Python
-version and cached on disk (:mod:`neardup._kernels.unicode_cache`).
+(the only ones the composition step looks up). The compiled core embeds these tables as
+Python 3.11 builds them (``scripts/unicode_tables.py``); the numpy reference builds them
+(:func:`build`); once per process either way (``kernels("unicode")``).
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ from functools import cache
 
 import numpy as np
 import numpy.typing as npt
-
-from neardup._kernels.unicode_cache import cached_tables
 
 __all__ = ["BIDI", "CHANGES", "DENSE", "FORMAT", "OUTSIDE", "SECOND", "tables"]
 
@@ -48,7 +47,6 @@ SECOND = 16
 
 DENSE = 0x40000
 _MAX = 0x110000
-_VERSION = 3
 
 # Bidi controls (Trojan Source, CVE-2021-42574) and txtfp's curated format characters; the
 # canonicalize module holds the same sets as its public BIDI_CONTROLS / FORMAT_CHARACTERS
@@ -85,7 +83,8 @@ def _csr(rows: dict[int, list[int]]) -> tuple[npt.NDArray[np.int32], npt.NDArray
     return off, data
 
 
-def _build() -> Tables:
+def build() -> Tables:
+    """The tables from the running Python's :mod:`unicodedata` (the reference twin's)."""
     flags = np.zeros(_MAX, dtype=np.uint8)
     ccc = np.zeros(DENSE, dtype=np.uint8)
     decomp: dict[int, list[int]] = {}
@@ -156,21 +155,12 @@ def _build() -> Tables:
     }
 
 
-_LAYOUT: dict[str, tuple[str, int | None]] = {
-    "flags": ("uint8", _MAX),
-    "ccc": ("uint8", DENSE),
-    "dec_off": ("int32", DENSE + 1),
-    "dec_data": ("int32", None),
-    "cf_off": ("int32", DENSE + 1),
-    "cf_data": ("int32", None),
-    "one_off": ("int32", DENSE + 1),
-    "one_data": ("int32", None),
-    "pair_keys": ("int64", None),
-    "pair_vals": ("int32", None),
-}
-
-
 @cache
 def tables() -> Tables:
     """The canonicalizer tables by name (read-only arrays; built or loaded once per process)."""
-    return cached_tables("canonicalize", _VERSION, _build, _LAYOUT)
+    from neardup._kernels.engine import kernels
+
+    built: Tables = kernels("unicode").tables("canonicalize")
+    for arr in built.values():
+        arr.setflags(write=False)
+    return built

@@ -5,6 +5,5 @@ little-endian: ``sha1_hash32`` / ``sha1_hash64``) and keeps, per slot, the minim
 permutation of those hashes (:mod:`neardup.sketch.tokensets` states the schemes). These
 kernels take the tokens as they come, lists of ``bytes`` (or ``str``, as their UTF-8 bytes,
 where the caller allows it), with no packing pass in Python: the native module reads each
-token's bytes in place. ``reference.py`` is the numpy twin (``hashlib``); there is no numba
-twin (``fast.py`` serves the numpy one).
+token's bytes in place. ``reference.py`` is the numpy twin (``hashlib``).
 """

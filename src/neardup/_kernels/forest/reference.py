@@ -1,4 +1,4 @@
-"""Reference LSH Forest prefix search (numpy): the definition of the numba twin.
+"""Reference LSH Forest prefix search (numpy): the twin of ``neardup._native.forest``.
 
 Each of ``l`` trees holds every document's ``k`` slot values of its range, rows sorted
 lexicographically (``order[t]`` lists row ids in that order). A query walks the prefix

@@ -1,27 +1,32 @@
-"""numpy reference of the Hamming index kernels (the oracle of :mod:`.fast`)."""
+"""numpy reference of the Hamming index kernels: the twin of ``neardup._native.hamming``.
+
+The functions sort blocks and scan all pairs; :class:`HammingTable` holds an index's rows and
+answers its per-call queries (plain Python: a dict of rows per block value).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "add_code",
-    "add_query_code",
-    "all_pairs",
-    "block_order",
-    "block_values",
-    "query_code",
-    "table_add",
-    "table_query",
-]
+__all__ = ["HammingTable", "all_pairs", "block_order", "block_values"]
 
 I64 = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
 
 
+def _check_block(words: int, start: int, end: int) -> None:
+    if start < 0 or end <= start or end - start > 64 or end > 64 * words:
+        raise ValueError(
+            f"block [{start}, {end}) is not 1 to 64 bits within a {64 * words}-bit code"
+        )
+
+
 def block_values(codes: U64, start: int, end: int) -> U64:
     """Value of bits ``[start, end)`` (at most 64) of every ``(n, words)`` code row."""
+    _check_block(codes.shape[1], start, end)
     k, off = divmod(start, 64)
     v = codes[:, k] >> np.uint64(off)
     if off and off + (end - start) > 64:
@@ -39,7 +44,31 @@ def block_order(codes: U64, start: int, end: int) -> tuple[U64, I64]:
 
 
 def all_pairs(codes: U64, starts: I64, ends: I64, masks: U64, radius: int) -> tuple[I64, I64, I64]:
-    """Reference of :func:`neardup._kernels.hamming.fast.all_pairs` (same contract)."""
+    """Every pair of rows within ``radius``, each once.
+
+    For each block ``j``: sort rows by the block's value, scan runs of equal values, verify
+    candidates by popcount, and keep a pair only if ``j`` is the first block it agrees on.
+
+    Args:
+        codes: ``(n, words)`` uint64 codes.
+        starts, ends: ``(blocks,)`` int64 bit ranges of the blocks.
+        masks: ``(blocks, words)`` uint64; block ``b`` covers the bits set in ``masks[b]``.
+        radius: Largest Hamming distance reported (must be below the number of blocks).
+
+    Returns:
+        ``(a, b, d)`` int64 arrays, ``a < b`` rows and ``d`` their distance, in block order,
+        then sorted position.
+    """
+    if len(starts) != len(ends):
+        raise ValueError(f"starts and ends differ in length ({len(starts)} and {len(ends)})")
+    for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+        _check_block(codes.shape[1], s, e)
+    mrows, mwords = masks.shape
+    if mrows != len(starts) or (mwords != codes.shape[1] and mrows > 0):
+        raise ValueError(
+            f"masks of shape ({mrows}, {mwords}) do not fit {len(starts)} blocks of "
+            f"{codes.shape[1]}-word codes"
+        )
     out: list[tuple[I64, I64, I64]] = []
     n = len(codes)
     for j in range(len(starts)):
@@ -73,91 +102,113 @@ def all_pairs(codes: U64, starts: I64, ends: I64, masks: U64, radius: int) -> tu
     )
 
 
-# -- the block-key table (reference of the per-call path; layout in neardup._kernels.lsh)
-
-_MIX = np.uint64(0x9E3779B97F4A7C15)
+_MASK64 = (1 << 64) - 1
 
 
-def _block_keys(codes: U64, tab: I64) -> U64:
-    """``(n, blocks)`` keys: ``fmix64(block value ^ (j + 1) * MIX)``."""
-    from neardup._kernels.minhash.reference import fmix64
-
-    nb = int(tab[5])
-    cols = []
-    for j in range(nb):
-        s, e = int(tab[8 + j]), int(tab[8 + nb + j])
-        with np.errstate(over="ignore"):
-            cols.append(fmix64(block_values(codes, s, e) ^ (np.uint64(j + 1) * _MIX)))
-    return np.stack(cols, axis=1) if cols else np.zeros((len(codes), 0), np.uint64)
+def _code64(code: object) -> int:
+    if isinstance(code, bool) or not isinstance(code, int | np.integer) or not 0 <= code <= _MASK64:
+        raise ValueError(f"code {code} is not an unsigned 64-bit integer")
+    return int(code)
 
 
-def table_add(codes: U64, first: int, count: int, tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.hamming.fast.table_add`."""
-    from neardup._kernels.lsh.reference import file_key, room, signed
+class HammingTable:
+    """The rows of a Hamming index and their block buckets (the per-call path of
+    ``HammingIndex``): rows in insertion order, live or dead; queries return live rows within
+    a radius sorted by distance, then row.
 
-    if not room(tab, count * int(tab[5])):
-        return -1
-    keys = _block_keys(codes[first : first + count], tab)
-    for i in range(count):
-        for j in range(keys.shape[1]):
-            file_key(tab, signed(int(keys[i, j])), first + i)
-    return 0
+    Args:
+        words: uint64 words per code (1 to 4).
+        starts, ends: The blocks' bit ranges ``[starts[j], ends[j])``, 1 to 64 bits each.
+    """
 
+    def __init__(self, words: int, starts: I64, ends: I64) -> None:
+        if not 1 <= words <= 4:
+            raise ValueError(f"words must be 1 to 4, got {words}")
+        if len(starts) != len(ends):
+            raise ValueError(f"starts and ends differ in length ({len(starts)} and {len(ends)})")
+        bounds = [(int(s), int(e)) for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+        for s, e in bounds:
+            _check_block(words, s, e)
+        self._words = words
+        self._bounds = bounds
+        self._codes: list[int] = []  # each row's code as one int
+        self._alive: list[bool] = []
+        self._buckets: list[dict[int, list[int]]] = [{} for _ in bounds]
 
-def add_code(code: int, r: int, codes: U64, alive: npt.NDArray[np.bool_], tab: I64) -> int:
-    """Reference of :func:`neardup._kernels.hamming.fast.add_code`."""
-    from neardup._kernels.lsh.reference import room
+    def __len__(self) -> int:
+        return len(self._alive)
 
-    if r >= min(len(codes), len(alive)) or not room(tab, int(tab[5])):
-        return -1
-    codes[r, 0] = np.array([code], dtype=np.int64).view(np.uint64)[0]
-    alive[r] = True
-    return table_add(codes, r, 1, tab)
+    def _file(self, code: int) -> None:
+        row = len(self._codes)
+        self._codes.append(code)
+        for (s, e), bucket in zip(self._bounds, self._buckets, strict=True):
+            bucket.setdefault((code >> s) & ((1 << (e - s)) - 1), []).append(row)
 
+    def add_rows(self, codes: U64, alive: npt.NDArray[np.bool_]) -> None:
+        """Append rows: ``codes`` ``(k, words)`` uint64 and their ``alive`` flags ``(k,)``."""
+        k, words = codes.shape
+        if (words != self._words and k > 0) or len(alive) != k:
+            raise ValueError(
+                f"rows of shape ({k}, {words}) with {len(alive)} flags do not fit a table of "
+                f"{self._words}-word codes"
+            )
+        for row in codes.tolist():
+            self._file(sum(int(w) << (64 * i) for i, w in enumerate(row)))
+        self._alive += [bool(a) for a in alive.tolist()]
 
-def table_query(
-    q: U64, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64, tab: I64,
-    out_rows: I64, out_d: I64,
-) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.hamming.fast.table_query`."""
-    from neardup._kernels.lsh.reference import chain, signed
+    def add_code(self, code: int) -> int:
+        """Append the 64-bit ``code`` (an int) as a live row; returns the row."""
+        if self._words != 1:
+            raise ValueError("add_code takes 64-bit codes; use add_rows")
+        self._file(_code64(code))
+        self._alive.append(True)
+        return len(self._alive) - 1
 
-    tab[2] += 1
-    stamp = int(tab[2])
-    found: list[tuple[int, int]] = []
-    for key in _block_keys(q, tab)[0].tolist():
-        for r in chain(tab, signed(int(key))):
-            if mark[r] == stamp or not alive[r]:
-                continue
-            mark[r] = stamp
-            d = int(np.bitwise_count(codes[r] ^ q[0]).sum())
-            if d <= radius:
-                found.append((d, r))
-    if len(found) > len(out_rows):
-        return -len(found)
-    found.sort()
-    for i, (d, r) in enumerate(found):
-        out_rows[i] = r
-        out_d[i] = d
-    return len(found)
+    def kill(self, row: int) -> None:
+        """Mark ``row`` dead."""
+        n = len(self._alive)
+        if not 0 <= row < n:
+            raise ValueError(f"row {row} is not in the table of {n} rows")
+        self._alive[row] = False
 
+    def _found(self, q: int, radius: int) -> list[tuple[int, int]]:
+        if radius < 0 or radius > 0xFFFFFFFF:
+            raise ValueError(f"radius {radius} is negative or too large")
+        if radius >= len(self._bounds):
+            rows: Iterable[int] = range(len(self._codes))
+        else:
+            seen: set[int] = set()
+            for (s, e), bucket in zip(self._bounds, self._buckets, strict=True):
+                seen.update(bucket.get((q >> s) & ((1 << (e - s)) - 1), ()))
+            rows = seen
+        codes, alive = self._codes, self._alive
+        found = [((codes[r] ^ q).bit_count(), r) for r in rows if alive[r]]
+        return sorted(f for f in found if f[0] <= radius)
 
-def query_code(
-    code: int, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64, tab: I64,
-    out_rows: I64, out_d: I64,
-) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.hamming.fast.query_code`."""
-    q = np.array([[code]], dtype=np.int64).view(np.uint64)
-    return table_query(q, radius, codes, alive, mark, tab, out_rows, out_d)
+    def query(self, q: U64, radius: int) -> tuple[I64, I64]:
+        """Live rows within ``radius`` of the code ``q`` (``(words,)`` uint64), sorted by
+        distance, then row: ``(rows, distances)`` int64."""
+        if len(q) != self._words:
+            raise ValueError(
+                f"a query of {len(q)} words does not fit a table of {self._words}-word codes"
+            )
+        found = self._found(sum(int(w) << (64 * i) for i, w in enumerate(q.tolist())), radius)
+        rows = np.array([r for _, r in found], dtype=np.int64)
+        return rows, np.array([d for d, _ in found], dtype=np.int64)
 
+    def query_keys(self, code: int, radius: int, keys: list[object]) -> list[tuple[object, int]]:
+        """:meth:`query` of the 64-bit ``code`` (an int), as ``[(keys[row], distance)]``."""
+        if self._words != 1:
+            raise ValueError("query_keys takes 64-bit codes; use query")
+        return [(keys[r], d) for d, r in self._found(_code64(code), radius)]
 
-def add_query_code(
-    code: int, r: int, radius: int, codes: U64, alive: npt.NDArray[np.bool_], mark: I64,
-    tab: I64, out_rows: I64, out_d: I64,
-) -> int:  # fmt: skip
-    """Reference of :func:`neardup._kernels.hamming.fast.add_query_code`."""
-    from neardup._kernels.lsh import NO_ROOM
+    def codes(self) -> U64:
+        """A copy of every row's code: ``(len, words)`` uint64."""
+        out = np.zeros((len(self._codes), self._words), dtype=np.uint64)
+        for i, c in enumerate(self._codes):
+            out[i] = [(c >> (64 * k)) & _MASK64 for k in range(self._words)]
+        return out
 
-    if add_code(code, r, codes, alive, tab):
-        return NO_ROOM
-    return query_code(code, radius, codes, alive, mark, tab, out_rows, out_d)
+    def alive(self) -> npt.NDArray[np.bool_]:
+        """A copy of every row's live flag: ``(len,)`` bool."""
+        return np.array(self._alive, dtype=bool)

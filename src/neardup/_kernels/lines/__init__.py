@@ -1,4 +1,4 @@
-"""The kernels of ``neardup lines`` over packed documents (numba, with numpy references that
+"""The kernels of ``neardup lines`` over packed documents (native, with numpy references that
 give the same results):
 
 * :func:`line_spans`: each line's bytes and its whitespace-trimmed bytes, in one walk over the
@@ -6,8 +6,8 @@ give the same results):
 * :func:`kept_text`: each document's kept lines joined by ``\\n``, packed again;
 * :func:`kept_json`: the same, as JSON strings, for the documents that lose a unit, given
   each unit's drop flag (one walk over those documents);
-* :class:`UnitCounts`: document frequencies of unit hashes, an open-addressing hash table
-  (numba) or sorted arrays merged batch by batch (reference).
+* :class:`UnitCounts`: document frequencies of unit hashes, a hash table (native) or sorted
+  arrays merged batch by batch (reference).
 
 Lines end at ``\\n`` and at each document's end (a document of ``k`` newlines has ``k + 1``
 lines, an empty one has one empty line). Trimming strips ASCII whitespace (tab, newline,
@@ -16,12 +16,10 @@ vertical tab, form feed, carriage return, space) from both ends.
 
 from __future__ import annotations
 
-from types import ModuleType
-
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name, kernels
+from neardup._kernels.engine import kernels
 
 __all__ = ["UnitCounts", "json_strings", "kept_json", "kept_text", "line_spans"]
 
@@ -44,12 +42,7 @@ def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
     """
     buf = np.ascontiguousarray(buf, dtype=np.uint8)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    kern = kernels("lines")
-    if backend_name() == "fast":  # the numba twin is told the line count (one allocation)
-        n_lines = int(np.count_nonzero(buf == 10)) + len(offsets) - 1
-        out: tuple[I64, I64, I64, I64, I64] = kern.line_spans(buf, offsets, n_lines)
-        return out
-    out = kern.line_spans(buf, offsets)
+    out: tuple[I64, I64, I64, I64, I64] = kernels("lines").line_spans(buf, offsets)
     return out
 
 
@@ -129,14 +122,8 @@ def kept_json(
     return changed, out, out_off, kept_len, int(bad)
 
 
-def _numba_lines() -> ModuleType:
-    from neardup._kernels.lines import fast
-
-    return fast
-
-
 class UnitCounts:
-    """Document frequencies of unit hashes (16 to 48 bytes per distinct hash).
+    """Document frequencies of unit hashes (about 32 bytes per distinct hash natively).
 
     Examples:
         >>> c = UnitCounts()
@@ -147,52 +134,24 @@ class UnitCounts:
         ([2, 1, 0], 2, 1)
     """
 
-    def __init__(self, backend: str | None = None) -> None:
-        """``backend``: ``"fast"`` or ``"reference"`` (default: :func:`backend_name`)."""
-        self._fast = (backend or backend_name()) == "fast"
-        if not self._fast:
-            from neardup._kernels.lines.reference import SortedCounts
-
-            self._sorted = SortedCounts()
-            return
-        # the engine's module when it is numba's (maybe ahead of time), else numba's own
-        self._kern = kernels("lines") if backend_name() == "fast" else _numba_lines()
-        self._used = 0
-        self._keys = np.zeros(1 << 16, np.uint64)
-        self._counts = np.zeros(1 << 16, np.int64)
-        self._last = np.zeros(1 << 16, np.int64)
+    def __init__(self) -> None:
+        self._table = kernels("lines").UnitTable()
 
     def add(self, hashes: U64, docs: I64) -> None:
-        """Count each ``(doc, hash)`` pair once (``docs``: a document number per hash, the same
-        number never reused for another document)."""
-        hashes = np.ascontiguousarray(hashes, np.uint64)
-        docs = np.ascontiguousarray(docs, np.int64)
-        if not self._fast:
-            self._sorted.add(hashes, docs)
-            return
-        kern = self._kern
-        capacity = len(self._keys)
-        while 2 * (self._used + len(hashes)) > capacity:
-            capacity *= 2
-        if capacity != len(self._keys):
-            self._keys, self._counts, self._last = kern.table_rehash(
-                self._keys, self._counts, self._last, capacity
-            )
-        self._used += int(kern.table_add(self._keys, self._counts, self._last, hashes, docs))
+        """Count each ``(doc, hash)`` pair once (``docs``: a document number per hash, never
+        decreasing from call to call, a document's hashes all in one call)."""
+        self._table.add(
+            np.ascontiguousarray(hashes, np.uint64), np.ascontiguousarray(docs, np.int64)
+        )
 
     def lookup(self, hashes: U64) -> I64:
         """The document count of each hash (0 for unseen)."""
-        hashes = np.ascontiguousarray(hashes, np.uint64)
-        if not self._fast:
-            return self._sorted.lookup(hashes)
-        out: I64 = self._kern.table_lookup(self._keys, self._counts, hashes)
+        out: I64 = self._table.lookup(np.ascontiguousarray(hashes, np.uint64))
         return out
 
     def at_least(self, n: int) -> int:
         """How many hashes occur in at least ``n`` documents."""
-        if not self._fast:
-            return self._sorted.at_least(n)
-        return int(np.count_nonzero(self._counts >= n))
+        return int(self._table.at_least(n))
 
     def __len__(self) -> int:
-        return len(self._sorted) if not self._fast else self._used
+        return len(self._table)

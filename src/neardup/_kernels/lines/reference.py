@@ -1,9 +1,12 @@
-"""numpy reference of :func:`neardup._kernels.lines.line_spans` (the oracle of the kernel)."""
+"""numpy reference of the lines kernels (:mod:`neardup._kernels.lines`): the oracle of the
+native module ``neardup._native.lines``, with the same names, bits and errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
+__all__ = ["UnitTable", "json_strings", "kept_json", "kept_text", "line_spans"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -68,7 +71,7 @@ def kept_text(
     return buf[mask], kept_before[offsets]
 
 
-class SortedCounts:
+class UnitTable:
     """Document frequencies of unit hashes as sorted keys and counts, merged batch by batch
     (a batch is merged once the pending ones outgrow the table, so merging stays amortized)."""
 
@@ -79,7 +82,10 @@ class SortedCounts:
         self._pending_n = 0
 
     def add(self, hashes: U64, docs: I64) -> None:
-        """Count each ``(doc, hash)`` pair once."""
+        """Count each ``(doc, hash)`` pair once (``docs``: never decreasing from call to call,
+        a document's hashes all in one call)."""
+        if len(hashes) != len(docs):
+            raise ValueError(f"hashes and docs differ in length ({len(hashes)} and {len(docs)})")
         if len(hashes):
             order = np.lexsort((docs, hashes))
             h, d = hashes[order], docs[order]
@@ -120,7 +126,7 @@ class SortedCounts:
 
 
 def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
-    """See the numba kernel: ``json.dumps(text, ensure_ascii=False)`` of each document."""
+    """See :func:`neardup._kernels.lines.json_strings`."""
     import json
 
     raw = buf.tobytes()
@@ -139,9 +145,15 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
 def kept_json(
     buf: U8, offsets: I64, drop: B, unit_off: I64, paragraph: bool
 ) -> tuple[I64, U8, I64, I64, int]:
-    """See the numba kernel: :func:`line_spans`, the units of the lines, :func:`kept_text` and
-    :func:`json_strings` composed (the unit counts are checked on the changed documents only,
-    as the kernel walks only those)."""
+    """See :func:`neardup._kernels.lines.kept_json`: :func:`line_spans`, the units of the
+    lines, :func:`kept_text` and :func:`json_strings` composed (the unit counts are checked
+    on the changed documents only, as the kernel walks only those)."""
+    if len(unit_off) != len(offsets) or unit_off[0] != 0 or unit_off[-1] != len(drop):
+        raise ValueError(
+            f"unit_off must run from 0 to the {len(drop)} units, one offset per document "
+            f"and one more ({len(offsets)}), got {len(unit_off)} from "
+            f"{unit_off[0] if len(unit_off) else None} to {unit_off[-1] if len(unit_off) else None}"
+        )
     starts, ends, t_start, t_end, doc = line_spans(buf, offsets)
     n_docs = len(offsets) - 1
     given = np.diff(unit_off)

@@ -1,10 +1,10 @@
 """The lsh kernel family: the band-key hash table of :class:`neardup.index.lsh.LSHIndex`.
 
-``reference.py`` (Python and numpy) and ``fast.py`` (numba) give the same tables and hits;
+``reference.py`` (Python and numpy) and ``neardup._native.lsh`` give the same tables and hits;
 pick one with :func:`neardup._kernels.engine.kernels` (``kernels("lsh")``).
 
 The whole table is one int64 array ``tab`` (so that a per-document call passes few
-arguments; numba unboxes each array argument anew on every call). Header, ``tab[0:8]``:
+arguments; each array argument is converted anew on every call). Header, ``tab[0:8]``:
 ``[slots used, entries used, query stamp, slots, entry capacity, bands, rows, base]``,
 ``base`` the offset of the slots (8 here; :mod:`neardup._kernels.hamming` keeps its block
 bounds in a longer header). Then ``slots`` slots of two words, ``(key, head)``: the 64-bit

@@ -1,5 +1,5 @@
 """Reference of the LSH band-key table kernels (Python and numpy): the twin of the native
-``neardup._native.lsh`` (and of the numba :mod:`.fast`).
+``neardup._native.lsh``.
 
 Same functions, arguments, results, errors and table contents as the native kernels; band
 keys come from :func:`neardup._kernels.minhash.reference.band_keys` (vectorised), the probing

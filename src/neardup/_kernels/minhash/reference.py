@@ -19,13 +19,22 @@ Definitions (all arithmetic on unsigned 64-bit integers, wrapping mod 2**64):
   bin ``j = ((splitmix64(seed ^ (i << 32) ^ t) >> 32) * k) >> 32`` for the first attempt
   ``t = 1, 2, ...`` whose ``j`` is not empty (in the undensified sketch).
 
-Empty documents (no features) give every slot the scheme's maximum value.
+* The **fused sketch** ``sketch_words`` (the default path) is ``tokenize_words`` of
+  :mod:`neardup._kernels.text.reference` with lowercasing, ``xxh3_64`` of each token,
+  :func:`combine_shingles` and :func:`minhash_double32`, in one call.
+
+Empty documents (no features) give every slot the scheme's maximum value. Parameters out of
+range raise :class:`~neardup.errors.ConfigError`, with the same messages in both twins.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
+from neardup._kernels.text import reference as text
+from neardup._kernels.xxh3 import reference as xxh3
+from neardup.errors import ConfigError
 
 __all__ = [
     "band_keys",
@@ -36,6 +45,10 @@ __all__ = [
     "minhash_double32",
     "minhash_legacy",
     "oph",
+    "sketch_words",
+    "sketch_words_features",
+    "sketch_words_sets32",
+    "sort_unique",
 ]
 
 U64 = npt.NDArray[np.uint64]
@@ -47,6 +60,23 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 _PRIME61 = np.uint64((1 << 61) - 1)
 # Features per chunk of the (num_perm, n) matrices: bounds the temporary memory.
 _CHUNK = 1 << 15
+# Entries of tables.char_classes() and tables.simple_lower(): one per code point.
+_TABLE_LEN = 0x110000
+
+
+def _count(name: str, value: int, low: int) -> None:
+    if value < low:
+        raise ConfigError(f"{name} must be at least {low}, got {value}")
+
+
+def _check_k(k: int) -> None:
+    if k < 1:
+        raise ConfigError(f"k (tokens per shingle) must be at least 1, got {k}")
+
+
+def _check_permutations(a: U64, b: U64) -> None:
+    if len(a) != len(b):
+        raise ConfigError(f"the permutations a and b differ in length ({len(a)} and {len(b)})")
 
 
 def fmix64(x: U64) -> U64:
@@ -73,7 +103,12 @@ def _rotl(x: U64, r: int) -> U64:
 def combine_shingles(
     toks: U64, tok_offsets: I64, k: int, short_joined: bool, seed: np.uint64
 ) -> tuple[U64, U64, I64]:
-    """Feature hashes (lo, hi) of the k-shingles of token hashes, with their doc offsets."""
+    """Feature hashes (lo, hi) of the k-shingles of token hashes, with their doc offsets.
+
+    Raises:
+        ConfigError: ``k`` is below 1.
+    """
+    _check_k(k)
     n = np.diff(tok_offsets)
     full = n >= k
     partial = (n > 0) & ~full
@@ -124,6 +159,7 @@ def _reduce(doc_offsets: I64, num_perm: int, empty: np.uint64, permute: object) 
 
 def minhash_double(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
     """Slot i of document d = min over its features of ``lo + i*hi`` (mod 2**64)."""
+    _count("num_perm", num_perm, 0)
     idx = np.arange(num_perm, dtype=np.uint64)[:, None]
 
     def permute(s: slice) -> U64:
@@ -135,6 +171,7 @@ def minhash_double(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
 
 def minhash_double32(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
     """Slot i = min over the features of ``(lo >> 32) + i * (hi >> 32)`` (mod 2**32)."""
+    _count("num_perm", num_perm, 0)
     idx = np.arange(num_perm, dtype=np.uint32)[:, None]
     a = (lo >> np.uint64(32)).astype(np.uint32)
     b = (hi >> np.uint64(32)).astype(np.uint32)
@@ -147,6 +184,7 @@ def minhash_double32(lo: U64, hi: U64, doc_offsets: I64, num_perm: int) -> U64:
 
 def minhash_affine32(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
     """datasketch 2.x ``affine32``: ``a * fmix32(h) + b mod 2**32``, min per slot."""
+    _check_permutations(a, b)
     a32 = a.astype(np.uint32)[:, None]
     b32 = b.astype(np.uint32)[:, None]
     h = (hv & _MASK32).astype(np.uint32)
@@ -164,6 +202,7 @@ def minhash_affine32(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
 
 def minhash_legacy(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
     """datasketch ``legacy``: ``((a*h + b) mod 2**64) mod (2**61 - 1)``, low 32 bits, min."""
+    _check_permutations(a, b)
     a2 = a[:, None]
     b2 = b[:, None]
 
@@ -176,6 +215,7 @@ def minhash_legacy(hv: U64, doc_offsets: I64, a: U64, b: U64) -> U64:
 
 def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
     """One-permutation hashing with optimal densification (Shrivastava 2017)."""
+    _count("num_perm", num_perm, 1)
     n_docs = len(doc_offsets) - 1
     k = np.uint64(num_perm)
     out = np.full(n_docs * num_perm, _MAX, dtype=np.uint64)
@@ -202,7 +242,18 @@ def oph(h: U64, doc_offsets: I64, num_perm: int, seed: np.uint64) -> U64:
 
 def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
     """64-bit key of every (document, band): ``h = (j+1)*M``; per slot ``v`` of band ``j``
-    ``h = (rotl(h, 27) ^ v) * M``; key ``fmix64(h)``."""
+    ``h = (rotl(h, 27) ^ v) * M``; key ``fmix64(h)``.
+
+    Raises:
+        ConfigError: ``bands`` or ``rows`` is negative, or the bands need more slots than
+            the sketches have.
+    """
+    if bands < 0 or rows < 0:
+        raise ConfigError(f"bands and rows must not be negative, got bands={bands}, rows={rows}")
+    if bands * rows > sig.shape[1]:
+        raise ConfigError(
+            f"bands * rows = {bands * rows} is more than the {sig.shape[1]} slots of a sketch"
+        )
     n = sig.shape[0]
     cube = sig[:, : bands * rows].reshape(n, bands, rows).astype(np.uint64)
     with np.errstate(over="ignore"):
@@ -215,11 +266,158 @@ def band_keys(sig: npt.NDArray[np.uint32], bands: int, rows: int) -> U64:
 def estimate(
     a32: npt.NDArray[np.uint32], ai: I64, b32: npt.NDArray[np.uint32], bi: I64
 ) -> npt.NDArray[np.float64]:
-    """Fraction of equal slots between rows ``a32[ai[t]]`` and ``b32[bi[t]]``, for every t."""
+    """Fraction of equal slots between rows ``a32[ai[t]]`` and ``b32[bi[t]]``, for every t.
+
+    Raises:
+        ConfigError: The sketches differ in width, or ``ai`` and ``bi`` in length.
+        IndexError: An index is out of range.
+    """
     num_perm = a32.shape[1]
+    if b32.shape[1] != num_perm:
+        raise ConfigError(
+            f"the sketches have {num_perm} and {b32.shape[1]} slots; "
+            "compare sketches of one num_perm"
+        )
+    if len(ai) != len(bi):
+        raise ConfigError(f"ai and bi differ in length ({len(ai)} and {len(bi)})")
+    for idx, n in ((ai, a32.shape[0]), (bi, b32.shape[0])):
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(f"index {idx[bad][0]} is out of bounds for axis 0 with size {n}")
     est = np.empty(len(ai), dtype=np.float64)
-    step = max(1, (1 << 22) // num_perm)
+    step = max(1, (1 << 22) // max(num_perm, 1))
     for s in range(0, len(ai), step):
         eq = a32[ai[s : s + step]] == b32[bi[s : s + step]]
-        est[s : s + step] = np.count_nonzero(eq, axis=1) / num_perm
+        with np.errstate(invalid="ignore"):  # no slots: nan, as 0 / 0
+            est[s : s + step] = np.count_nonzero(eq, axis=1) / num_perm
     return est
+
+
+def sort_unique(run: npt.NDArray[np.unsignedinteger]) -> int:
+    """Sort ``run`` (a 1-D uint32 or uint64 array) in place and move its distinct values to
+    the front; return how many. The rest of ``run`` keeps the sorted values that were there.
+
+    Raises:
+        ConfigError: ``run`` is not a 1-D uint32 or uint64 array.
+    """
+    if not isinstance(run, np.ndarray) or run.ndim != 1 or run.dtype not in (np.uint32, np.uint64):
+        got = run.dtype if isinstance(run, np.ndarray) else type(run).__name__
+        raise ConfigError(f"sort_unique takes a 1-D uint32 or uint64 array, got {got}")
+    run.sort()
+    distinct = np.unique(run)
+    run[: len(distinct)] = distinct
+    return len(distinct)
+
+
+def _word_features(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+) -> tuple[U64, U64, I64]:
+    """(lo, hi, feature offsets) of the fused sketch's documents, its arguments checked."""
+    _check_k(k)
+    _count("num_perm", num_perm, 0)
+    if len(classes) < _TABLE_LEN or len(lower) < _TABLE_LEN:
+        raise ConfigError(
+            "classes and lower must be the 0x110000-entry tables of neardup._kernels.tables, "
+            f"got {len(classes)} and {len(lower)} entries"
+        )
+    out, starts, ends, tok_offsets = text.tokenize_words(
+        buf, offsets, classes, lower, mask & 0xFF, min_bytes, True
+    )
+    toks = xxh3.xxh3_64_ranges(out, starts, ends, np.uint64(seed))
+    return combine_shingles(toks, tok_offsets, k, short_joined, np.uint64(seed))
+
+
+def sketch_words(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+) -> U64:
+    """Fused tokenize -> xxh3_64 per token -> k-shingle features -> 32-bit double hashing.
+
+    The tokens are those of :func:`neardup._kernels.text.reference.tokenize_words` with
+    ``do_lower=True`` (``buf`` must be UTF-8; surrogates pass).
+
+    Raises:
+        ConfigError: ``k`` below 1, ``num_perm`` negative, or tables that are not the
+            0x110000-entry tables of :mod:`neardup._kernels.tables`.
+    """
+    lo, hi, feat_offsets = _word_features(
+        buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm
+    )
+    return minhash_double32(lo, hi, feat_offsets, num_perm)
+
+
+def sketch_words_features(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+    emit: bool,
+) -> tuple[U64, U64, I64]:
+    """:func:`sketch_words`, also returning (when ``emit``) every feature's ``lo`` hash and
+    the per-document feature offsets (else no features and offsets all 0).
+
+    Raises:
+        ConfigError: As :func:`sketch_words`.
+    """
+    lo, hi, feat_offsets = _word_features(
+        buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm
+    )
+    sigs = minhash_double32(lo, hi, feat_offsets, num_perm)
+    if not emit:
+        return sigs, np.empty(0, dtype=np.uint64), np.zeros(len(offsets), dtype=np.int64)
+    return sigs, lo, feat_offsets
+
+
+def sketch_words_sets32(
+    buf: npt.NDArray[np.uint8],
+    offsets: I64,
+    classes: npt.NDArray[np.uint8],
+    lower: npt.NDArray[np.int32],
+    mask: int,
+    min_bytes: int,
+    k: int,
+    short_joined: bool,
+    seed: np.uint64,
+    num_perm: int,
+) -> tuple[U64, npt.NDArray[np.uint32], I64]:
+    """:func:`sketch_words_features` with each document's features given as its sorted set of
+    their top 32 bits: ``(sigs, values, set_offsets)``.
+
+    Raises:
+        ConfigError: As :func:`sketch_words`.
+    """
+    lo, hi, feat_offsets = _word_features(
+        buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm
+    )
+    sigs = minhash_double32(lo, hi, feat_offsets, num_perm)
+    n_docs = len(feat_offsets) - 1
+    doc = np.repeat(np.arange(n_docs, dtype=np.uint64), np.diff(feat_offsets))
+    keys = np.unique((doc << np.uint64(32)) | (lo >> np.uint64(32)))
+    values = (keys & _MASK32).astype(np.uint32)
+    set_offsets = np.searchsorted(
+        keys >> np.uint64(32), np.arange(n_docs + 1, dtype=np.uint64), side="left"
+    ).astype(np.int64)
+    return sigs, values, set_offsets

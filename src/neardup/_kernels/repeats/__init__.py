@@ -1,8 +1,9 @@
 """Repeated-span marks (the core of Lee et al.'s ExactSubstr, see
 :mod:`neardup.corpus.substrings`): from a suffix array (:func:`repeat_mask`: one walk over it
-comparing adjacent suffixes, numba, or whole-array numpy operations over Kasai's LCP array,
+comparing adjacent suffixes, native, or whole-array numpy operations over Kasai's LCP array,
 reference), or from a table of winnowing anchors and a hash table of windows
-(:func:`window_mask`, numba; its reference is the suffix array's), all with the same result.
+(:func:`window_mask`, native; its reference is the suffix array's, over the prefilter's
+regions), all with the same result.
 
 Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, cut at the next
 ``0xFF`` separator, is at least ``min_length`` bytes; maximal chains of links are runs. Every
@@ -10,8 +11,9 @@ member of a run but the earliest (or, with ``prefix > 0``, every member at or af
 ``prefix`` in a run that also holds a member before it) marks ``min_length`` bytes. A UTF-8
 continuation byte takes the mark of its character's lead byte, so characters go whole.
 
-The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`)
-finds the bytes that can lie in a repeated window at all, so that it covers only them: winnowing
+The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`;
+the reference's :func:`window_mask` takes it) finds the bytes that can lie in a repeated window
+at all, so that it covers only them: winnowing
 (Schleimer, Wilkerson and Aiken 2003) picks in every ``min_length``-byte window the ``k``-gram
 of least hash; equal windows pick the same ``k``-gram at the same offset, so every window with
 an equal window elsewhere holds an anchor whose hash another anchor shares. The regions around
@@ -24,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.engine import backend_name, kernels
+from neardup._kernels.engine import kernels
 
 __all__ = [
     "candidate_regions",
@@ -32,14 +34,16 @@ __all__ = [
     "repeat_mask",
     "scatter",
     "scatter_counts",
+    "shared_anchors",
+    "shared_regions",
     "window_mask",
-    "window_table",
     "winnow_width",
 ]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
 B = npt.NDArray[np.bool_]
+U64 = npt.NDArray[np.uint64]
 
 SEP = 0xFF
 
@@ -55,8 +59,11 @@ def repeat_mask(
     Args:
         text: Documents joined by ``0xFF`` bytes.
         sa: The suffix array of ``text``.
-        min_length: Window length in bytes.
+        min_length: Window length in bytes (at least 1).
         prefix: Bytes before it only serve as reference (see above); 0 for none.
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
 
     Examples:
         >>> t = np.frombuffer(b"abcab", np.uint8)
@@ -73,8 +80,12 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
 
     A window (``min_length`` bytes without a ``0xFF``) is marked when an equal window starts
     earlier (with ``prefix > 0``: before ``prefix``, and only windows at or after it are
-    marked); the numba kernel finds the earlier copy through the window's winnowing anchor or
-    a hash table of windows, bytes compared, the reference in the suffix array.
+    marked); the native kernel finds the earlier copy through the window's winnowing anchor
+    or a hash table of windows, bytes compared, the reference in the suffix array of the
+    prefilter's regions (:func:`candidate_regions`).
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
 
     Examples:
         >>> t = np.frombuffer(b"abcab", np.uint8)
@@ -84,12 +95,6 @@ def window_mask(text: U8, min_length: int, prefix: int) -> B:
     text = np.ascontiguousarray(text, dtype=np.uint8)
     out: B = kernels("repeats").window_mask(text, min_length, prefix)
     return out
-
-
-def window_table() -> bool:
-    """Whether :func:`window_mask` runs on the table of windows (the numba kernels), which
-    needs no prefilter; the reference builds a suffix array, which the prefilter shrinks."""
-    return backend_name() == "fast"
 
 
 def winnow_width(min_length: int) -> int:
@@ -117,6 +122,37 @@ def candidate_regions(text: U8, min_length: int) -> tuple[I64, I64]:
     kern = kernels("repeats")
     pos, hs, lo, hi = kern.anchors(text, min_length, k)
     out: tuple[I64, I64] = kern.regions(text, pos, hs, lo, hi, min_length, k)
+    return out
+
+
+def shared_anchors(text: U8, min_length: int) -> tuple[I64, U64]:
+    """``(positions, hashes)`` of the winnowing anchors of ``text`` (as
+    :func:`candidate_regions` picks them), for :func:`shared_regions`; ``len(text) < 2**32``,
+    ``min_length >= 2``."""
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    k = min_length - winnow_width(min_length) + 1
+    pos, hs, _, _ = kernels("repeats").anchors(text, min_length, k)
+    return pos, hs
+
+
+def shared_regions(text: U8, pos: I64, hs: U64, other: U64, min_length: int) -> tuple[I64, I64]:
+    """``(starts, ends)``: the regions of ``text`` (as :func:`candidate_regions` draws them)
+    around its anchors ``(pos, hs)`` (:func:`shared_anchors`) whose hash is among ``other``,
+    another text's anchor hashes. Every window of ``text`` with an equal window in the other
+    text lies in them (the two hold equal anchors at the same offset), and so the regions of
+    both texts, each around the anchors the other shares, hold every window the two share.
+
+    Examples:
+        >>> a = np.frombuffer(b"xx the cat sat\\xffa dog", np.uint8)
+        >>> b = np.frombuffer(b"then the cat sat down", np.uint8)
+        >>> pa, ha = shared_anchors(a, 8)
+        >>> pb, hb = shared_anchors(b, 8)
+        >>> s, e = shared_regions(a, pa, ha, hb, 8)
+        >>> [a[x:y].tobytes() for x, y in zip(s, e)]
+        [b'x the cat sat']
+    """
+    k = min_length - winnow_width(min_length) + 1
+    out: tuple[I64, I64] = kernels("repeats").shared_regions(text, pos, hs, other, min_length, k)
     return out
 
 

@@ -1,9 +1,10 @@
-"""numpy reference of :func:`neardup._kernels.repeats.repeat_mask` and
-:func:`neardup._kernels.repeats.window_mask` (the kernels' oracle).
+"""numpy reference of the repeats kernels (:mod:`neardup._kernels.repeats`): the oracle of the
+native module ``neardup._native.repeats``, with the same names, bits and errors.
 
 It takes the common prefixes from Kasai's LCP array (``pydivsufsort.kasai``) cut at the next
-separator, where the numba kernel compares the bytes itself; ``window_mask`` is the same marks
-over divsufsort's suffix array, where the numba kernel uses a hash table of windows.
+separator, where the native kernel compares the bytes itself; ``window_mask`` is the same marks
+over divsufsort's suffix array of the prefilter's regions, where the native kernel uses a hash
+table of windows.
 """
 
 from __future__ import annotations
@@ -11,13 +12,38 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.repeats import winnow_width
+from neardup.errors import ConfigError
+
+__all__ = [
+    "anchors",
+    "gather",
+    "regions",
+    "repeat_mask",
+    "scatter",
+    "scatter_counts",
+    "shared_regions",
+    "window_mask",
+]
+
 U8 = npt.NDArray[np.uint8]
 B = npt.NDArray[np.bool_]
 SEP = 0xFF
+#: :func:`window_mask`'s suffix array covers the whole text when the candidate regions hold
+#: more than this share of it.
+PREFILTER_SHARE = 0.9
+
+
+def _check(min_length: int, prefix: int) -> None:
+    if min_length < 1:
+        raise ConfigError(f"min_length must be at least 1 byte, got {min_length}")
+    if prefix < 0:
+        raise ConfigError(f"prefix must be 0 (none) or a byte position, got {prefix}")
 
 
 def repeat_mask(text: U8, sa: npt.NDArray[np.integer], min_length: int, prefix: int) -> B:
     """See :func:`neardup._kernels.repeats.repeat_mask`."""
+    _check(min_length, prefix)
     n = len(text)
     mask = np.zeros(n, dtype=bool)
     if n < 2:
@@ -62,13 +88,37 @@ def repeat_mask(text: U8, sa: npt.NDArray[np.integer], min_length: int, prefix: 
     return out
 
 
-def window_mask(text: U8, min_length: int, prefix: int) -> B:
-    """See :func:`neardup._kernels.repeats.window_mask`: here from the suffix array."""
+def _sa_marks(text: U8, min_length: int, prefix: int) -> B:
+    """:func:`repeat_mask` over divsufsort's suffix array of ``text``."""
     from neardup._extras import require_extra
 
     pds = require_extra("substrings", "pydivsufsort")
     arr = np.ascontiguousarray(text) if text.flags.writeable else text.copy()
     return repeat_mask(text, pds.divsufsort(arr), min_length, prefix)
+
+
+def window_mask(text: U8, min_length: int, prefix: int) -> B:
+    """See :func:`neardup._kernels.repeats.window_mask`: here from the suffix array of the
+    candidate regions (joined by separators, in text order: the same marks as the whole
+    text's), or of the whole text when they cover most of it or one straddles ``prefix``."""
+    _check(min_length, prefix)
+    n = len(text)
+    if n <= min_length:  # one window at most, and no earlier copy of it
+        return np.zeros(n, dtype=bool)
+    if min_length < 2 or n >= 2**32:
+        return _sa_marks(text, min_length, prefix)
+    k = min_length - winnow_width(min_length) + 1
+    starts, ends = regions(text, *anchors(text, min_length, k), min_length, k)
+    first = int(np.searchsorted(starts, prefix)) if prefix > 0 else 0  # first region after it
+    straddles = first > 0 and prefix > 0 and int(ends[first - 1]) > prefix
+    if not straddles and first == len(starts):  # no repeated window at or after the prefix
+        return np.zeros(n, dtype=bool)
+    covered = int((ends - starts).sum()) + len(starts)
+    if straddles or covered >= PREFILTER_SHARE * n:
+        return _sa_marks(text, min_length, prefix)
+    sub, at = gather(text, starts, ends)
+    sub_prefix = int(at[first]) if prefix > 0 else 0
+    return scatter(_sa_marks(sub, min_length, sub_prefix), at, starts, ends, n)
 
 
 # --- the prefilter (see :func:`neardup._kernels.repeats.candidate_regions`) -------------------
@@ -96,7 +146,9 @@ def _segments(text: U8) -> tuple[I64, I64]:
 
 
 def anchors(text: U8, min_length: int, k: int) -> tuple[I64, U64, I64, I64]:
-    """See the numba kernel: the winnowing anchors, from whole-array sliding minima."""
+    """See :func:`neardup._kernels.repeats.candidate_regions`: the winnowing anchors
+    ``(positions, hashes, segment starts, segment ends)`` in text order, from whole-array
+    sliding minima."""
     from numpy.lib.stride_tricks import sliding_window_view
 
     w = min_length - k + 1
@@ -128,10 +180,31 @@ def anchors(text: U8, min_length: int, k: int) -> tuple[I64, U64, I64, I64]:
 def regions(
     text: U8, pos: I64, hs: U64, seg_lo: I64, seg_hi: I64, min_length: int, k: int
 ) -> tuple[I64, I64]:
-    """See the numba kernel: the candidate regions of the repeated anchors."""
+    """See :func:`neardup._kernels.repeats.candidate_regions`: the regions of the anchors
+    whose hash another anchor shares."""
     _, inverse, counts = np.unique(hs, return_inverse=True, return_counts=True)
     rep = counts[inverse] >= 2
-    a, s, e = pos[rep], seg_lo[rep], seg_hi[rep]
+    return _regions(text, pos[rep], seg_lo[rep], seg_hi[rep], min_length, k)
+
+
+def shared_regions(
+    text: U8, pos: I64, hs: U64, other: U64, min_length: int, k: int
+) -> tuple[I64, I64]:
+    """See :func:`neardup._kernels.repeats.shared_regions`: the regions of the anchors whose
+    hash is among ``other``, each in the segment that holds it."""
+    a = pos[np.isin(hs, other)]
+    seps = np.flatnonzero(text == SEP)
+    if not len(seps):
+        return _regions(text, a, np.zeros(len(a), np.int64), np.full(len(a), len(text)),
+                        min_length, k)  # fmt: skip
+    i = np.searchsorted(seps, a)  # the first separator after each anchor
+    s = np.where(i > 0, seps[np.maximum(i - 1, 0)] + 1, 0)
+    e = np.where(i < len(seps), seps[np.minimum(i, len(seps) - 1)], len(text))
+    return _regions(text, a, s, e, min_length, k)
+
+
+def _regions(text: U8, a: I64, s: I64, e: I64, min_length: int, k: int) -> tuple[I64, I64]:
+    """The regions of the anchors ``a`` (in text order) in their segments ``[s, e)``."""
     if not len(a):
         z = np.zeros(0, np.int64)
         return z, z.copy()
@@ -156,7 +229,7 @@ def regions(
 
 
 def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
-    """See the numba kernel."""
+    """See :func:`neardup._kernels.repeats.gather`."""
     lengths = ends - starts + 1
     at = (np.cumsum(lengths) - lengths + 1).astype(np.int64)
     parts: list[U8] = []
@@ -167,7 +240,7 @@ def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
 
 
 def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
-    """See the numba kernel."""
+    """See :func:`neardup._kernels.repeats.scatter_counts`."""
     mask = np.zeros(n, dtype=bool)
     counts = np.zeros(len(starts), dtype=np.int64)
     for j, (o, a, b) in enumerate(zip(at.tolist(), starts.tolist(), ends.tolist(), strict=True)):
@@ -177,5 +250,5 @@ def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tupl
 
 
 def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
-    """See the numba kernel."""
+    """See :func:`neardup._kernels.repeats.scatter`."""
     return scatter_counts(sub_mask, at, starts, ends, n)[0]

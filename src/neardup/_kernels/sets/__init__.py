@@ -3,8 +3,8 @@ intersection counts of many pairs at once.
 
 ``unique_per_doc`` turns feature hashes grouped by document into sorted, de-duplicated sets
 with one vectorized sort for the whole batch. ``intersections`` counts common elements of many
-``(i, j)`` pairs by merging sorted runs: a numba kernel, with a numpy reference that gives the
-same counts (and is the fallback when numba is missing).
+``(i, j)`` pairs by merging sorted runs: a native kernel, with a numpy reference that gives the
+same counts (and is the fallback when the compiled core is missing).
 """
 
 from __future__ import annotations
@@ -81,7 +81,11 @@ def intersections(values: Sets, offsets: I64, a: I64, b: I64) -> I64:
     """
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
-    result: I64 = engine.kernels("sets").intersections(values, offsets, a, b)
+    v = np.ascontiguousarray(values)
+    if v.dtype not in (np.uint32, np.uint64):
+        v = v.astype(np.uint64)
+    o = np.ascontiguousarray(offsets, dtype=np.int64)
+    result: I64 = engine.kernels("sets").intersections(v, o, a, b)
     return result
 
 
@@ -121,7 +125,7 @@ def sorted_unique(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
 def unique_pairs(a: I64, b: I64, n: int) -> tuple[I64, I64]:
     """The distinct ``(a[k], b[k])`` pairs, sorted by ``a`` then ``b``, for ``0 <= a < n``.
 
-    The numba kernel counting-sorts by ``a`` and sorts each group's ``b`` (linear in the
+    The native kernel counting-sorts by ``a`` and sorts each group's ``b`` (linear in the
     pairs for small groups; ``np.lexsort`` of 10 million pairs takes seconds).
 
     Examples:

@@ -1,4 +1,5 @@
-"""The text kernel family: ``reference.py`` (numpy) and ``fast.py`` (numba), same bits.
+"""The text kernel family (word tokenizer, FNV-1a): ``neardup._native.text`` and its numpy
+twin ``reference.py``, same names, bits and errors.
 
 Pick one with :func:`neardup._kernels.engine.kernels` (``kernels("text")``).
 """

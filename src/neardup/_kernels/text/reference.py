@@ -1,8 +1,9 @@
-"""numpy reference of every kernel: the oracle for the fast kernels, and their fallback.
+"""numpy reference of the text kernels: the oracle of the native ``neardup._native.text``
+(same names, bits and errors), and the fallback without the compiled core.
 
-Written independently of :mod:`neardup._kernels.text.fast` (per-document decoding through Python's
-codecs, vectorised numpy within a document), so the test suite's agreement checks compare two
-real implementations. Selected with ``NEARDUP_BACKEND=reference`` or when numba is missing.
+Written independently of the compiled kernels (per-document decoding through Python's codecs,
+vectorised numpy within a document), so the parity tests compare two real implementations.
+Selected with ``NEARDUP_BACKEND=reference`` or when the compiled core is missing.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.spans import check_offsets, check_ranges, check_uint8
+from neardup._kernels.tables import check_table
 from neardup._kernels.text import FNV64_OFFSET, FNV64_PRIME
 
 __all__ = ["fnv1a_ranges", "tokenize_words"]
@@ -33,7 +36,25 @@ def tokenize_words(
     min_bytes: int,
     do_lower: bool,
 ) -> tuple[U8, I64, I64, I64]:
-    """Reference of :func:`neardup._kernels.text.fast.tokenize_words` (same contract)."""
+    """Split documents into word tokens: maximal runs of code points whose class meets
+    ``mask``, each Han or kana character (with the marks after it) a word of its own when
+    ``mask`` holds ``tables.IDEOGRAPH``; lowercased with ``lower`` when ``do_lower``, kept if
+    at least ``min_bytes`` UTF-8 bytes long, written to a new buffer one space apart within
+    a document.
+
+    Returns:
+        ``(out_buf, starts, ends, doc_offsets)``: see :class:`neardup._kernels.spans.Spans`.
+
+    Raises:
+        ValueError: the offsets do not rise within ``buf``, or a table does not cover every
+            code point.
+        OverflowError: ``mask`` is not a ``uint8``.
+        UnicodeDecodeError: a document is not UTF-8 (lone surrogates allowed).
+    """
+    check_offsets(len(buf), offsets)
+    check_table("classes", classes)
+    check_table("lower", lower)
+    check_uint8(mask)
     raw = buf.tobytes()
     parts: list[bytes] = []
     starts: list[int] = []
@@ -102,7 +123,12 @@ def _split_ideographs(
 
 
 def fnv1a_ranges(buf: U8, starts: I64, ends: I64) -> U64:
-    """FNV-1a 64 of every byte range, vectorised over the ranges one byte column at a time."""
+    """FNV-1a 64 of every byte range, vectorised over the ranges one byte column at a time.
+
+    Raises:
+        ValueError: a range is not one of ``buf``.
+    """
+    check_ranges(len(buf), starts, ends)
     h = np.full(len(starts), _FNV_OFFSET, dtype=np.uint64)
     lengths = ends - starts
     if len(starts) == 0:

@@ -12,16 +12,35 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from neardup.errors import ConfigError
+
 __all__ = ["icws"]
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
 
 
+def _shape(a: F32) -> str:
+    return f"({a.shape[0]}, {a.shape[1]})"
+
+
 def icws(
     cidx: I64, logv: F32, indptr: I64, rs: F32, ln_cs: F32, betas: F32, sparse_form: bool
 ) -> I64:
-    """``(n_docs, sample_size, 2)`` samples ``(k, t)`` of CSR rows (empty rows give -1)."""
+    """``(n_docs, sample_size, 2)`` samples ``(k, t)`` of CSR rows (empty rows give -1).
+
+    Raises:
+        ConfigError: ``rs``, ``ln_cs`` and ``betas`` differ in shape, or ``cidx`` and
+            ``logv`` in length.
+        IndexError: A column is out of range.
+    """
+    if ln_cs.shape != rs.shape or betas.shape != rs.shape:
+        raise ConfigError(
+            "rs, ln_cs and betas must have one shape, got "
+            f"{_shape(rs)}, {_shape(ln_cs)} and {_shape(betas)}"
+        )
+    if len(cidx) != len(logv):
+        raise ConfigError(f"cidx and logv differ in length ({len(cidx)} and {len(logv)})")
     n_docs = len(indptr) - 1
     size = rs.shape[0]
     out = np.full((n_docs, size, 2), -1, dtype=np.int64)

@@ -1,7 +1,7 @@
 """Reference of the batch XXH3 kernels: the ``xxhash`` package (the C library), range by range.
 
-Same functions and results as :mod:`neardup._kernels.xxh3.fast`; slow (a Python call per
-range), used when numba is missing and as the oracle.
+Same functions and results as ``neardup._native.xxh3``; slow (a Python call per range), used
+without the compiled core and as the oracle.
 """
 
 from __future__ import annotations

@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from neardup._kernels import engine
-from neardup._kernels.lsh.band_index import BandIndex as _ReferenceBandIndex
 from neardup.compat.datasketch.minhash import _check_scheme_consistency
 from neardup.compat.datasketch.storage import (
     DictListStorage,
@@ -59,7 +58,7 @@ _WIDTHS: dict[int, np.dtype[np.unsignedinteger]] = {
     8: np.dtype(np.uint64),
 }
 _HASHVALUES = attrgetter("hashvalues")
-_BAND_INDEX = getattr(engine.kernels("lsh"), "BandIndex", None) or _ReferenceBandIndex
+_BAND_INDEX = engine.kernels("lsh").BandIndex  # (the backend's, chosen when this module loads)
 _DTYPE = attrgetter("dtype")
 
 

@@ -2,7 +2,7 @@
 
 Bawa, Condie and Ganesan, "LSH Forest: Self-Tuning Indexes for Similarity Search" (WWW 2005).
 Same ``hashtables`` / ``keys`` / ``sorted_hashtables`` layout and query order as datasketch
-2.0.0; the prefix search uses :mod:`bisect` on the sorted band keys. For a numba batch
+2.0.0; the prefix search uses :mod:`bisect` on the sorted band keys. For a native batch
 top-k index, see :class:`neardup.index.lshforest.LSHForest`.
 """
 

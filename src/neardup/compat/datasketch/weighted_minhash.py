@@ -1,7 +1,7 @@
 """datasketch's ``weighted_minhash`` module: WeightedMinHash and WeightedMinHashGenerator.
 
 Built on :class:`neardup.sketch.weighted.WeightedMinHasher` (the same random parameters and
-float32 arithmetic as datasketch 2.0.0, run by a numba kernel), so the samples are equal.
+float32 arithmetic as datasketch 2.0.0, run by a native kernel), so the samples are equal.
 """
 
 from __future__ import annotations

@@ -1,0 +1,569 @@
+"""``neardup serve`` under load, next to datasketch's MinHashLSH with Redis storage behind the
+same kind of endpoint (a Starlette + uvicorn app this file also holds, on a redis-server it
+starts on loopback).
+
+A bounded load generator on 127.0.0.1 (asyncio, raw HTTP/1.1 over keep-alive connections, so
+the client costs little next to the servers; every request body is built before the clock
+starts) sends ~100-word documents (dedup_bench's corpus: text chunks and 2-10 % edited
+copies, shuffled) to ``POST /v1/check`` with policy ``add``, minhash at 0.8:
+
+1. **batch**: 16 clients, requests of 32 documents, as fast as answers come (documents/s);
+2. **single**: 16 clients, one document a request (requests/s);
+3. and 4. the same two at **half** the rate measured, open loop (requests sent on a fixed
+   schedule; a request's latency counts from its scheduled time, so a stall is not hidden):
+   p50 and p99.
+
+Each phase sends new documents. Every server runs in its own process; its CPU seconds per
+document (from /proc: the neardup process; the peer's process plus its redis-server) are
+reported too, a steadier measure than throughput on a shared machine. The peer answers with
+LSH candidates (datasketch's Redis storage keeps no signatures, so it cannot verify them);
+neardup verifies every candidate against the stored shingle sets. Redis runs with the
+append-only file on and ``appendfsync everysec`` (its durable default); neardup commits with
+``synchronous=FULL`` (an acknowledged document is on disk). Run (modest size):
+
+    python benchmarks/serve_bench.py --docs 20000 [--skip-datasketch] [--clients 16]
+
+``--kills N`` instead runs N cycles of: start ``neardup serve`` on one store, load it, SIGKILL
+it mid-load; then checks that every acknowledged document is in the store and that the store
+passes ``PRAGMA integrity_check`` after each kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+WORD = re.compile(r"\w+")
+WAIT = 120.0  # seconds any one wait may take at most
+
+
+# ----------------------------------------------------------------------------- the peer
+
+
+def peer_app(redis_port: int, threshold: float) -> Any:
+    """A Starlette app around datasketch MinHashLSH (Redis storage): POST /v1/check with the
+    same body and answer shape (duplicates = LSH candidates; similarity unknown: 0)."""
+    from datasketch import MinHash, MinHashLSH
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    lsh = MinHashLSH(
+        threshold=threshold,
+        num_perm=128,
+        storage_config={
+            "type": "redis",
+            "basename": b"serve_bench",
+            "redis": {"host": "127.0.0.1", "port": redis_port},
+        },
+    )
+    lock = threading.Lock()  # one insertion session at a time (they share a pipeline)
+    template = MinHash(num_perm=128)
+
+    def shingles(text: str) -> list[bytes]:
+        toks = WORD.findall(text.lower())
+        if len(toks) < 5:
+            return [" ".join(toks).encode()] if toks else [b""]
+        return [" ".join(toks[i : i + 5]).encode() for i in range(len(toks) - 4)]
+
+    def work(body: bytes) -> dict[str, Any]:
+        data = json.loads(body)
+        docs = data["documents"]
+        sigs = []
+        for d in docs:  # the permutations are made once (MinHash.bulk would make them per call)
+            m = MinHash(num_perm=128, permutations=template.permutations, scheme=template.scheme)
+            m.update_batch(shingles(d["text"]))
+            sigs.append(m)
+        results = []
+        for d, m in zip(docs, sigs, strict=True):
+            found = [k.decode() if isinstance(k, bytes) else k for k in lsh.query(m)]
+            results.append(
+                {
+                    "id": str(d["id"]),
+                    "added": True,
+                    "duplicates": [{"id": k, "similarity": 0.0} for k in found],
+                }
+            )
+        if len(docs) == 1:  # an insertion session costs ~20 ms to open: one insert is cheaper
+            lsh.insert(str(docs[0]["id"]), sigs[0], check_duplication=False)
+            return {"results": results}
+        with lock, lsh.insertion_session(buffer_size=len(docs) + 1) as session:
+            for d, m in zip(docs, sigs, strict=True):
+                session.insert(str(d["id"]), m, check_duplication=False)
+        return {"results": results}
+
+    async def check(request: Request) -> JSONResponse:
+        body = await request.body()
+        from starlette.concurrency import run_in_threadpool
+
+        return JSONResponse(await run_in_threadpool(work, body))
+
+    return Starlette(routes=[Route("/v1/check", check, methods=["POST"])])
+
+
+def run_peer(port_file: str, redis_port: int, threshold: float) -> None:
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(2048)
+    Path(port_file).write_text(str(sock.getsockname()[1]))
+    config = uvicorn.Config(
+        peer_app(redis_port, threshold),
+        log_config=None,
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=30,  # as neardup serve's
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+# ------------------------------------------------------------------------- load generator
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection that posts pre-built JSON bodies."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: bytes, body: bytes) -> int:
+        try:
+            return await self._post(path, body)
+        except (ConnectionError, IndexError):  # the server closed an idle connection
+            self.close()
+            self.writer = None
+            return await self._post(path, body)
+
+    async def _post(self, path: bytes, body: bytes) -> int:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        assert self.reader is not None
+        self.writer.write(
+            b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\n\r\n"
+            + body
+        )
+        line = await self.reader.readline()
+        status = int(line.split()[1])
+        length = 0
+        while True:
+            header = await self.reader.readline()
+            if header in (b"\r\n", b""):
+                break
+            if header[:15].lower() == b"content-length:":
+                length = int(header[15:])
+        await self.reader.readexactly(length)
+        return status
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+async def closed_loop(port: int, bodies: list[bytes], clients: int) -> dict[str, Any]:
+    """``clients`` connections send the bodies as fast as answers come."""
+    queue = list(reversed(bodies))
+    lat: list[float] = []
+    statuses: dict[int, int] = {}
+
+    async def worker() -> None:
+        conn = Conn(port)
+        try:
+            while queue:
+                body = queue.pop()
+                t = time.perf_counter()
+                status = await conn.post(b"/v1/check", body)
+                lat.append(time.perf_counter() - t)
+                statuses[status] = statuses.get(status, 0) + 1
+        finally:
+            conn.close()
+
+    t0 = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(clients))), WAIT * 5)
+    wall = time.perf_counter() - t0
+    return {"wall": wall, "requests": len(lat), "lat": lat, "statuses": statuses}
+
+
+async def open_loop(port: int, bodies: list[bytes], rate: float, clients: int) -> dict[str, Any]:
+    """Send request ``k`` at ``t0 + k / rate`` on one of ``clients`` connections; latency
+    from the scheduled time."""
+    free: asyncio.Queue[Conn] = asyncio.Queue()
+    conns = [Conn(port) for _ in range(clients)]
+    for c in conns:
+        free.put_nowait(c)
+    lat: list[float] = []
+    statuses: dict[int, int] = {}
+    t0 = time.perf_counter() + 0.05
+
+    async def one(k: int, body: bytes) -> None:
+        due = t0 + k / rate
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        conn = await free.get()
+        try:
+            status = await conn.post(b"/v1/check", body)
+        finally:
+            free.put_nowait(conn)
+        lat.append(time.perf_counter() - due)
+        statuses[status] = statuses.get(status, 0) + 1
+
+    await asyncio.wait_for(asyncio.gather(*(one(k, b) for k, b in enumerate(bodies))), WAIT * 5)
+    for c in conns:
+        c.close()
+    return {
+        "wall": time.perf_counter() - t0,
+        "requests": len(lat),
+        "lat": lat,
+        "statuses": statuses,
+    }
+
+
+# ------------------------------------------------------------------------------ servers
+
+
+def _proc_cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A server process (and the other processes whose CPU counts with it)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, extra: Sequence[int] = ()) -> None:
+        self.proc = proc
+        self.port = port
+        self.pids = [proc.pid, *extra]
+
+    def cpu(self) -> float:
+        return sum(_proc_cpu(p) for p in self.pids)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def start_neardup(folder: Path, readers: int) -> Server:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "neardup",
+            "serve",
+            "--index",
+            str(folder / "serve.db"),
+            "--port",
+            "0",
+            "--queue-size",
+            "65536",
+            "--readers",
+            str(readers),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline().decode()
+        m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        if m:
+            threading.Thread(target=proc.stderr.read, daemon=True).start()  # drain
+            return Server(proc, int(m.group(1)))
+        if not line and proc.poll() is not None:
+            break
+    proc.kill()
+    raise SystemExit("neardup serve did not start")
+
+
+def start_peer(folder: Path, threshold: float) -> tuple[Server, subprocess.Popen[bytes]] | str:
+    server = shutil.which("redis-server")
+    if server is None:
+        return "redis-server not found (Debian: apt-get install redis-server)"
+    try:
+        import datasketch  # noqa: F401
+        import redis
+    except ImportError as exc:
+        return f"{exc.name} not installed (the bench dependency group has it)"
+    rport = _free_port()
+    data = folder / "redis"
+    data.mkdir()
+    rproc = subprocess.Popen(
+        [
+            server,
+            "--port",
+            str(rport),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--save",
+            "",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    client = redis.Redis(host="127.0.0.1", port=rport)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    port_file = folder / "peer.port"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            __file__,
+            "--peer",
+            str(port_file),
+            "--redis-port",
+            str(rport),
+            "--threshold",
+            str(threshold),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + WAIT
+    while not (port_file.exists() and port_file.read_text()):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            rproc.terminate()
+            return "the datasketch peer did not start"
+        time.sleep(0.05)
+    time.sleep(0.5)  # uvicorn takes the socket
+    return Server(proc, int(port_file.read_text()), [rproc.pid]), rproc
+
+
+# ----------------------------------------------------------------------------- SIGKILLs
+
+
+async def _load_until_killed(port: int, acked: list[str], tag: str, want: int) -> None:
+    """8 connections post batches of 8 new documents until ``want`` are acknowledged (or a
+    bounded number of requests); the ids of the answered ones go to ``acked``."""
+    sent = 0
+
+    async def worker(w: int) -> None:
+        nonlocal sent
+        conn = Conn(port)
+        try:
+            while len(acked) < want and sent < 2000:
+                sent += 1
+                ids = [f"{tag}-{w}-{sent}-{j}" for j in range(8)]
+                body = json.dumps(
+                    {"documents": [{"id": i, "text": f"{i} " * 30} for i in ids]}
+                ).encode()
+                if await conn._post(b"/v1/check", body) == 200:
+                    acked.extend(ids)
+        except (ConnectionError, IndexError, asyncio.IncompleteReadError):
+            return
+        finally:
+            conn.close()
+
+    await asyncio.wait_for(asyncio.gather(*(worker(w) for w in range(8))), WAIT)
+
+
+def kill_cycles(folder: Path, cycles: int, readers: int) -> dict[str, Any]:
+    """``cycles`` times: start neardup serve on one store, load it, SIGKILL it mid-load (the
+    load goes on while it dies); then check that every acknowledged document is in the
+    store and that the store passes its integrity check."""
+    import sqlite3
+
+    sys.path.insert(0, str(SRC))
+    from neardup.store.persistent import PersistentIndex
+
+    acked: list[str] = []
+    db = folder / "serve.db"
+    for c in range(cycles):
+        server = start_neardup(folder, readers)
+        want = len(acked) + 200
+
+        def kill(server: Server = server, want: int = want) -> None:
+            deadline = time.monotonic() + WAIT
+            while len(acked) < want and time.monotonic() < deadline:
+                time.sleep(0.005)
+            server.proc.send_signal(signal.SIGKILL)
+
+        killer = threading.Thread(target=kill)
+        killer.start()
+        asyncio.run(_load_until_killed(server.port, acked, f"c{c}", want + 10_000))
+        killer.join(WAIT)
+        server.proc.wait(WAIT)
+        with sqlite3.connect(db) as conn:
+            ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        if ok != "ok":
+            return {"cycles": c + 1, "integrity": ok}
+    with PersistentIndex.open(db, readonly=True) as idx:
+        stored = {k for keys, _ in idx.store.iter_sketches() for k in keys}
+    lost = [k for k in acked if k not in stored]
+    return {
+        "cycles": cycles,
+        "acknowledged": len(acked),
+        "stored": len(stored),
+        "lost": len(lost),
+        "integrity": "ok",
+    }
+
+
+# --------------------------------------------------------------------------------- run
+
+
+def bodies(docs: list[tuple[str, str]], size: int) -> list[bytes]:
+    return [
+        json.dumps(
+            {"documents": [{"id": i, "text": t} for i, t in docs[k : k + size]], "policy": "add"}
+        ).encode()
+        for k in range(0, len(docs), size)
+    ]
+
+
+def measure(server: Server, plan: dict[str, Any], clients: int) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    rates: dict[str, float] = {}
+    for name, (reqs, per) in plan.items():
+        cpu0 = server.cpu()
+        if name.startswith("half-"):
+            base = name.removeprefix("half-")
+            rate = rates[base] / 2
+            n = min(len(reqs), max(50, int(rate * 6)))  # about 6 s at that rate
+            got = asyncio.run(open_loop(server.port, reqs[:n], rate, 32))
+        else:
+            got = asyncio.run(closed_loop(server.port, reqs, clients))
+        cpu = server.cpu() - cpu0
+        docs = got["requests"] * per
+        req_rate = got["requests"] / got["wall"]
+        if not name.startswith("half-"):
+            rates[name] = req_rate
+        out[name] = {
+            "requests": got["requests"],
+            "docs_per_s": round(docs / got["wall"], 1),
+            "requests_per_s": round(req_rate, 1),
+            "p50_ms": round(_quantile(got["lat"], 0.5) * 1e3, 2),
+            "p99_ms": round(_quantile(got["lat"], 0.99) * 1e3, 2),
+            "server_cpu_us_per_doc": round(cpu / docs * 1e6, 1),
+            "non_200": sum(v for k, v in got["statuses"].items() if k != 200),
+        }
+        print(f"  {name:>12}: {out[name]}", flush=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--docs", type=int, default=20_000)
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--readers", type=int, default=2)
+    ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--skip-datasketch", action="store_true")
+    ap.add_argument("--skip-neardup", action="store_true")
+    ap.add_argument(
+        "--kills", type=int, default=0, help="SIGKILL cycles under load (then nothing else)"
+    )
+    ap.add_argument("--peer", help=argparse.SUPPRESS)
+    ap.add_argument("--redis-port", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.peer:
+        run_peer(args.peer, args.redis_port, args.threshold)
+        return
+    if args.kills:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(kill_cycles(Path(tmp), args.kills, args.readers)))
+        return
+    sys.path[:0] = [str(HERE), str(SRC)]
+    from dedup_bench import build
+
+    texts, _ = build(args.docs)
+    order = list(range(len(texts)))
+    random.Random(45).shuffle(order)  # the edited copies are at the end: spread them
+    docs = [(f"d{i}", texts[i]) for i in order]
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    # four slices of new documents: batch, single, then the half-rate runs
+    n = len(docs)
+    cuts = [0, int(n * 0.45), int(n * 0.6), int(n * 0.9), n]
+    plan = {
+        "batch": (bodies(docs[cuts[0] : cuts[1]], args.batch), args.batch),
+        "single": (bodies(docs[cuts[1] : cuts[2]], 1), 1),
+        "half-batch": (bodies(docs[cuts[2] : cuts[3]], args.batch), args.batch),
+        "half-single": (bodies(docs[cuts[3] : cuts[4]], 1), 1),
+    }
+    print(
+        f"corpus: {n} docs, {words:.0f} words each on average; {args.clients} clients, "
+        f"batches of {args.batch}; minhash {args.threshold}",
+        flush=True,
+    )
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        if not args.skip_neardup:
+            print("neardup serve:", flush=True)
+            server = start_neardup(folder, args.readers)
+            try:
+                results["neardup"] = measure(server, plan, args.clients)
+            finally:
+                server.stop()
+        if not args.skip_datasketch:
+            print("datasketch MinHashLSH + Redis:", flush=True)
+            peer = start_peer(folder, args.threshold)
+            if isinstance(peer, str):
+                print(f"  skipped: {peer}")
+            else:
+                server, rproc = peer
+                try:
+                    results["datasketch_redis"] = measure(server, plan, args.clients)
+                finally:
+                    server.stop()
+                    rproc.terminate()
+                    rproc.wait(WAIT)
+    if "datasketch_redis" in results and "neardup" in results:
+        for phase in ("batch", "single"):
+            a = results["neardup"][phase]["docs_per_s"]
+            b = results["datasketch_redis"][phase]["docs_per_s"]
+            print(f"ratio {phase}: neardup / datasketch+redis = {a / b:.2f}x")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,377 @@
+//! The bucket walk: every bucket of some band columns of the keys, each pair of its rows
+//! verified once (in the first band the two rows share), with union-find on the way.
+//!
+//! The order of the walk is part of the result: bands in order, a band's buckets by their
+//! first row, a bucket's pairs `(u, v)` in ascending rows. In join mode a pair whose rows are
+//! already in one cluster is skipped unverified, so the accepted pairs are the spanning
+//! forest that this order builds. `neardup._kernels.buckets.reference` gives the same pairs,
+//! roots and count by another road (all candidates at once, then the order replayed).
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use hashbrown::HashMap;
+
+use crate::sets::core::find;
+
+/// Cells of a set profile: a set's values counted by their low 6 bits.
+pub const PROFILE: usize = 64;
+/// A profile cell holds at most this count; a row with a cell this full is not filtered.
+pub const FULL: u8 = 255;
+
+/// `(n, PROFILE)` counts (C order) of each row's values by `value % PROFILE`, saturating at
+/// `FULL`, and whether a row has a cell of `FULL` or more (its profile bounds nothing).
+pub fn set_profiles<V: Copy + Into<u64>>(values: &[V], offsets: &[i64]) -> (Vec<u8>, Vec<bool>) {
+    let n = offsets.len() - 1;
+    let mut prof = vec![0u8; n * PROFILE];
+    let mut big = vec![false; n];
+    for r in 0..n {
+        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        for &v in &values[offsets[r] as usize..offsets[r + 1] as usize] {
+            let cell = &mut row[(v.into() as usize) & (PROFILE - 1)];
+            if *cell == FULL - 1 {
+                big[r] = true;
+            }
+            if *cell < FULL {
+                *cell += 1;
+            }
+        }
+    }
+    (prof, big)
+}
+
+/// The inputs of one walk (checked by the bindings): `keys` is `(n, bands)` in C order; with
+/// `exact`, `values`/`offsets` are each row's sorted set (CSR), else `sigs` is `(n,
+/// num_perm)` 32-bit signatures; `prof`/`big` come from [`set_profiles`] (empty: no filter).
+pub struct Walk<'a, V> {
+    pub keys: &'a [u64],
+    pub n: usize,
+    pub bands: usize,
+    pub values: &'a [V],
+    pub offsets: &'a [i64],
+    pub sigs: &'a [u32],
+    pub num_perm: usize,
+    pub prof: &'a [u8],
+    pub big: &'a [bool],
+    pub exact: bool,
+    pub threshold: f64,
+    pub join: bool,
+}
+
+/// What a walk found: accepted pairs `a < b` with their similarity (in walk order), each
+/// row's cluster root (its smallest member), and how many pairs were compared.
+pub struct Found {
+    pub a: Vec<i64>,
+    pub b: Vec<i64>,
+    pub sim: Vec<f64>,
+    pub roots: Vec<i64>,
+    pub verified: i64,
+}
+
+/// The hash of a band key (already a hash): a multiply, folded (the table reads both the low
+/// and the high bits).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0 ^ b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, key: u64) {
+        let m = (key as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
+    }
+}
+
+type Table = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+
+/// One less than the intersection that a Jaccard of `threshold` needs (conservative):
+/// `inter / (na + nb - inter) >= t` needs `inter >= t (na + nb) / (1 + t)`.
+#[inline]
+fn need(na: i64, nb: i64, threshold: f64) -> i64 {
+    (threshold * (na + nb) as f64 / (1.0 + threshold)).ceil() as i64 - 1
+}
+
+impl<V: Copy + Ord> Walk<'_, V> {
+    #[inline]
+    fn size(&self, r: usize) -> i64 {
+        self.offsets[r + 1] - self.offsets[r]
+    }
+
+    /// Whether rows u and v certainly miss the threshold: the smaller set is below
+    /// `threshold` times the larger, or the profiles bound their intersection below what
+    /// the threshold needs.
+    #[inline]
+    fn cannot_reach(&self, u: usize, v: usize) -> bool {
+        let (na, nb) = (self.size(u), self.size(v));
+        if na + nb == 0 {
+            return false;
+        }
+        if (na.min(nb) as f64) < self.threshold * na.max(nb) as f64 {
+            return true;
+        }
+        if self.big[u] || self.big[v] {
+            return false;
+        }
+        let pu = &self.prof[u * PROFILE..(u + 1) * PROFILE];
+        let pv = &self.prof[v * PROFILE..(v + 1) * PROFILE];
+        let bound: u32 = pu.iter().zip(pv).map(|(&x, &y)| x.min(y) as u32).sum();
+        (bound as i64) < need(na, nb, self.threshold)
+    }
+
+    /// Exact Jaccard of the sets of rows u and v, or -1.0 once it cannot reach the threshold
+    /// (size filter, then a merge that stops when the rest cannot catch up).
+    #[inline]
+    fn jaccard(&self, u: usize, v: usize) -> f64 {
+        let (mut i, ie) = (self.offsets[u] as usize, self.offsets[u + 1] as usize);
+        let (mut j, je) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
+        let (na, nb) = ((ie - i) as i64, (je - j) as i64);
+        if na + nb == 0 {
+            return 0.0;
+        }
+        if (na.min(nb) as f64) / (na.max(nb) as f64) < self.threshold {
+            return -1.0;
+        }
+        let need = need(na, nb, self.threshold);
+        let values = self.values;
+        let mut inter = 0i64;
+        while i < ie && j < je {
+            // a branch-free merge step; every 16 steps, stop if the rest cannot catch up
+            for _ in 0..16 {
+                if i >= ie || j >= je {
+                    break;
+                }
+                let (x, y) = (values[i], values[j]);
+                inter += (x == y) as i64;
+                i += (x <= y) as usize;
+                j += (y <= x) as usize;
+            }
+            if inter + ((ie - i).min(je - j) as i64) < need {
+                return -1.0;
+            }
+        }
+        inter as f64 / (na + nb - inter) as f64
+    }
+
+    /// The share of equal signature slots of rows u and v.
+    #[inline]
+    fn estimate(&self, u: usize, v: usize) -> f64 {
+        let p = self.num_perm;
+        let (su, sv) = (
+            &self.sigs[u * p..(u + 1) * p],
+            &self.sigs[v * p..(v + 1) * p],
+        );
+        let same = su.iter().zip(sv).filter(|(x, y)| x == y).count();
+        same as f64 / p as f64
+    }
+
+    /// Walk every bucket of band columns `band_start .. band_end`; see the module docs.
+    pub fn run(&self, band_start: usize, band_end: usize) -> Found {
+        let n = self.n;
+        let mut parent: Vec<i64> = (0..n as i64).collect();
+        let (mut oa, mut ob, mut os) = (Vec::new(), Vec::new(), Vec::new());
+        let mut verified = 0i64;
+        let filtered = self.exact && !self.prof.is_empty();
+        let mut groups = Groups::new(n);
+        let mut roots: Vec<i64> = Vec::new(); // of the members, with join
+        let mut before: Vec<u64> = Vec::new(); // the members' keys of the earlier bands
+        for band in band_start..band_end {
+            groups.group(self.keys, self.bands, band);
+            for bucket in 0..groups.buckets() {
+                let members = groups.members(bucket);
+                let e = members.len();
+                if e < 2 {
+                    continue;
+                }
+                if self.join {
+                    // each member's cluster root, kept current below
+                    roots.clear();
+                    roots.extend(members.iter().map(|&m| find(&mut parent, m as i64)));
+                    if roots.iter().all(|&x| x == roots[0]) {
+                        continue; // every pair of this bucket is in one cluster already
+                    }
+                }
+                // the earlier bands' keys of the members, side by side (each row read once)
+                before.clear();
+                for &m in members {
+                    let row = m as usize * self.bands;
+                    before.extend_from_slice(&self.keys[row..row + band]);
+                }
+                for x in 0..e - 1 {
+                    let u = members[x] as usize;
+                    let ku = &before[x * band..(x + 1) * band];
+                    for y in x + 1..e {
+                        let v = members[y] as usize;
+                        // in join mode the root test is the cheaper one: try it first
+                        if self.join && roots[x] == roots[y] {
+                            continue;
+                        }
+                        // a pair is verified in the first band its rows share
+                        let kv = &before[y * band..(y + 1) * band];
+                        if ku.iter().zip(kv).any(|(p, q)| p == q) {
+                            continue;
+                        }
+                        let sim = if self.exact {
+                            if filtered && self.cannot_reach(u, v) {
+                                continue;
+                            }
+                            self.jaccard(u, v)
+                        } else {
+                            self.estimate(u, v)
+                        };
+                        verified += 1;
+                        if sim < self.threshold {
+                            continue;
+                        }
+                        if self.join {
+                            // the smaller root stays; relabel the other's members
+                            let keep = roots[x].min(roots[y]);
+                            let gone = roots[x].max(roots[y]);
+                            parent[gone as usize] = keep;
+                            for z in roots.iter_mut() {
+                                if *z == gone {
+                                    *z = keep;
+                                }
+                            }
+                        }
+                        oa.push(u as i64); // u < v: members ascend
+                        ob.push(v as i64);
+                        os.push(sim);
+                    }
+                }
+            }
+        }
+        if !self.join {
+            for (&x, &y) in oa.iter().zip(&ob) {
+                let (x, y) = (find(&mut parent, x), find(&mut parent, y));
+                if x < y {
+                    parent[y as usize] = x;
+                } else if y < x {
+                    parent[x as usize] = y;
+                }
+            }
+        }
+        for i in 0..n {
+            let p = parent[i] as usize; // smaller than i: already final
+            parent[i] = parent[p];
+        }
+        Found {
+            a: oa,
+            b: ob,
+            sim: os,
+            roots: parent,
+            verified,
+        }
+    }
+}
+
+/// The buckets of one band column: bucket ids given in order of each key's first row (a hash
+/// table), then the rows placed by a counting sort, so that each bucket's rows ascend and
+/// the buckets come in the order of their first rows. O(n), no sort.
+struct Groups {
+    n: usize,
+    table: Table,
+    id: Vec<u32>,    // each row's bucket
+    start: Vec<u32>, // each bucket's first place in `rows`, and one past the last
+    rows: Vec<u32>,
+}
+
+impl Groups {
+    fn new(n: usize) -> Self {
+        Groups {
+            n,
+            table: Table::with_capacity_and_hasher(n, Default::default()),
+            id: vec![0; n],
+            start: Vec::with_capacity(n + 1),
+            rows: vec![0; n],
+        }
+    }
+
+    fn group(&mut self, keys: &[u64], bands: usize, band: usize) {
+        self.table.clear();
+        self.start.clear();
+        for r in 0..self.n {
+            let next = self.start.len() as u32;
+            let id = *self.table.entry(keys[r * bands + band]).or_insert(next);
+            if id == next {
+                self.start.push(0);
+            }
+            self.start[id as usize] += 1;
+            self.id[r] = id;
+        }
+        // counts to first places (exclusive prefix sums), then the rows in ascending order
+        let mut sum = 0u32;
+        for s in self.start.iter_mut() {
+            let count = *s;
+            *s = sum;
+            sum += count;
+        }
+        self.start.push(sum);
+        for r in 0..self.n {
+            let slot = &mut self.start[self.id[r] as usize];
+            self.rows[*slot as usize] = r as u32;
+            *slot += 1;
+        }
+        // each first place moved to the next bucket's: shift back by one bucket
+        for b in (1..self.start.len() - 1).rev() {
+            self.start[b] = self.start[b - 1];
+        }
+        self.start[0] = 0;
+    }
+
+    fn buckets(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn members(&self, bucket: usize) -> &[u32] {
+        &self.rows[self.start[bucket] as usize..self.start[bucket + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_docstring_example() {
+        let keys = [1u64, 5, 1, 6, 2, 6];
+        let values = [1u64, 2, 3, 1, 2, 3, 1, 2, 4];
+        let offsets = [0i64, 3, 6, 9];
+        let (prof, big) = set_profiles(&values, &offsets);
+        for join in [false, true] {
+            let walk = Walk {
+                keys: &keys,
+                n: 3,
+                bands: 2,
+                values: &values,
+                offsets: &offsets,
+                sigs: &[],
+                num_perm: 0,
+                prof: &prof,
+                big: &big,
+                exact: true,
+                threshold: 0.5,
+                join,
+            };
+            let found = walk.run(0, 2);
+            assert_eq!(found.a, vec![0, 1]);
+            assert_eq!(found.b, vec![1, 2]);
+            assert_eq!(found.sim, vec![1.0, 0.5]);
+            assert_eq!(found.roots, vec![0, 0, 0]);
+            assert_eq!(found.verified, 2);
+        }
+    }
+
+    #[test]
+    fn profiles_saturate() {
+        let values: Vec<u32> = vec![64; 300];
+        let (prof, big) = set_profiles(&values, &[0, 300]);
+        assert_eq!(prof[0], FULL);
+        assert!(big[0]);
+    }
+}

@@ -1,0 +1,148 @@
+//! Bindings of the buckets family: the names of `neardup._kernels.buckets.reference`, which
+//! checks its arguments the same way and raises the same `ConfigError` messages.
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+
+use super::core::{self, Found, Walk, PROFILE};
+use crate::arrays::{slice, slice2 as matrix};
+use crate::errors::config_error;
+use crate::sets::core::{check_offsets, check_sorted_runs};
+use crate::sets::py::{detached, Values};
+
+type Arr<'py, T> = Bound<'py, PyArray1<T>>;
+
+/// ``(n, 64)`` uint8 counts of each row's values by their low 6 bits (saturating at 255),
+/// and whether a row has a full cell.
+#[pyfunction]
+fn set_profiles<'py>(
+    py: Python<'py>,
+    values: Values<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Bound<'py, PyArray2<u8>>, Arr<'py, bool>)> {
+    let o = slice(&offsets)?;
+    let (prof, big) = match &values {
+        Values::U64(v) => {
+            let v = slice(v)?;
+            detached(py, || {
+                check_offsets(o, v.len())?;
+                Ok(core::set_profiles(v, o))
+            })?
+        }
+        Values::U32(v) => {
+            let v = slice(v)?;
+            detached(py, || {
+                check_offsets(o, v.len())?;
+                Ok(core::set_profiles(v, o))
+            })?
+        }
+    };
+    let n = o.len() - 1;
+    Ok((
+        prof.into_pyarray(py).reshape([n, PROFILE])?,
+        big.into_pyarray(py),
+    ))
+}
+
+/// Walk every bucket of band columns ``band_start .. band_end - 1`` of ``keys``; verify
+/// each pair of its rows once (in the first band they share). Returns ``(a, b, similarity,
+/// roots, verified)`` (see the reference).
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn bucket_pairs_verified<'py>(
+    py: Python<'py>,
+    keys: PyReadonlyArray2<'py, u64>,
+    values: Values<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    sigs: PyReadonlyArray2<'py, u32>,
+    prof: PyReadonlyArray2<'py, u8>,
+    big: PyReadonlyArray1<'py, bool>,
+    exact: bool,
+    threshold: f64,
+    join: bool,
+    band_start: i64,
+    band_end: i64,
+) -> PyResult<(
+    Arr<'py, i64>,
+    Arr<'py, i64>,
+    Arr<'py, f64>,
+    Arr<'py, i64>,
+    i64,
+)> {
+    let (k, n, bands) = matrix(&keys)?;
+    let o = slice(&offsets)?;
+    let (s, sig_rows, num_perm) = matrix(&sigs)?;
+    let (p, prof_rows, cells) = matrix(&prof)?;
+    let g = slice(&big)?;
+    let filtered = exact && cells == PROFILE;
+    let fail = |message: String| Err(config_error(py, message));
+    if !(0.0..=1.0).contains(&threshold) {
+        return fail("threshold must be between 0 and 1; pass a similarity".into());
+    }
+    if n >= u32::MAX as usize {
+        return fail(format!(
+            "keys has {n} rows; the walk takes fewer than 2**32 - 1"
+        ));
+    }
+    if band_start < 0 || band_end < band_start || band_end as u64 > bands as u64 {
+        return fail(format!(
+            "bands {band_start}..{band_end} are not within the {bands} band columns of keys"
+        ));
+    }
+    if exact && o.len() != n + 1 {
+        return fail("offsets must have one entry more than keys has rows".into());
+    }
+    if !exact && sig_rows != n {
+        return fail("sigs must have one row per row of keys".into());
+    }
+    if !exact && num_perm == 0 && n > 0 {
+        return fail("sigs must have at least one column (slot)".into());
+    }
+    if filtered && (prof_rows != n || g.len() != n) {
+        return fail("prof and big must have one row per row of keys".into());
+    }
+    let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
+    let (lo, hi) = (band_start as usize, band_end as usize);
+    macro_rules! walk {
+        ($v:expr) => {{
+            let walk = Walk {
+                keys: k,
+                n,
+                bands,
+                values: $v,
+                offsets: o,
+                sigs: s,
+                num_perm,
+                prof: p,
+                big: g,
+                exact,
+                threshold,
+                join,
+            };
+            detached(py, || {
+                if exact {
+                    check_offsets(o, walk.values.len())?;
+                    check_sorted_runs(walk.values, o)?;
+                }
+                Ok(walk.run(lo, hi))
+            })?
+        }};
+    }
+    let found: Found = match &values {
+        Values::U64(v) => walk!(slice(v)?),
+        Values::U32(v) => walk!(slice(v)?),
+    };
+    Ok((
+        found.a.into_pyarray(py),
+        found.b.into_pyarray(py),
+        found.sim.into_pyarray(py),
+        found.roots.into_pyarray(py),
+        found.verified,
+    ))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bucket_pairs_verified, m)?)?;
+    m.add_function(wrap_pyfunction!(set_profiles, m)?)?;
+    Ok(())
+}

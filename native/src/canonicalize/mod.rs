@@ -1,0 +1,4 @@
+//! The canonicalizer: NFKC o full case folding o NFKC over packed documents.
+
+pub mod core;
+pub mod py;

@@ -1,0 +1,867 @@
+//! Repeated-span marks over a text of documents joined by `0xFF` separators.
+//!
+//! A `min_length`-byte window (no `0xFF` inside) is marked when an equal window starts
+//! earlier (with `prefix > 0`: before `prefix`, and only windows at or after it are marked);
+//! a UTF-8 continuation byte takes the mark of its character's lead byte. [`repeat_mask`]
+//! finds them in a suffix array, [`window_mask`] without one: winnowing anchors (Schleimer,
+//! Wilkerson and Aiken 2003) and a table of windows, bytes compared. [`anchors`],
+//! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
+//! array to the regions around repeated anchors.
+
+use hashbrown::HashSet;
+
+pub const SEP: u8 = 0xFF;
+/// The rolling hash's base (odd).
+const B: u64 = 0x0100_0000_01B3;
+const LO: u64 = 0xFFFF_FFFF;
+const HI: u64 = 0xFFFF_FFFF_0000_0000;
+/// Windows per chunk of the anchor pass (rounded down to a multiple of `w`).
+const CHUNK: usize = 1 << 16;
+
+#[inline]
+fn continuation(c: u8) -> bool {
+    c & 0xC0 == 0x80
+}
+
+#[inline(always)]
+fn mix(mut h: u64) -> u64 {
+    h ^= h >> 31;
+    h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+/// `base ** e` mod `2**64`.
+fn power(base: u64, e: usize) -> u64 {
+    (0..e).fold(1u64, |acc, _| acc.wrapping_mul(base))
+}
+
+/// The rolling polynomial hash of `bytes`.
+fn hash(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0u64, |h, &c| h.wrapping_mul(B).wrapping_add(c as u64))
+}
+
+/// A suffix array's entries (divsufsort gives int32 or int64).
+pub trait Rank: Copy + Send + Sync {
+    fn at(self) -> usize;
+}
+impl Rank for i32 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+impl Rank for i64 {
+    #[inline(always)]
+    fn at(self) -> usize {
+        self as usize
+    }
+}
+
+/// `link[p]`: the suffix at `p` and its successor in suffix order share `min_length` bytes
+/// before any separator. Kasai's `h(i + 1) >= h(i) - 1` over the permuted successor array
+/// `phi` (Karkkainen, Manzini and Puglisi 2009), compared only up to `min_length` bytes.
+fn links<S: Rank>(text: &[u8], sa: &[S], min_length: usize) -> Vec<bool> {
+    let n = text.len();
+    let mut phi = vec![usize::MAX; n];
+    for r in 0..n - 1 {
+        phi[sa[r].at()] = sa[r + 1].at();
+    }
+    let mut link = vec![false; n];
+    let mut h = 0usize;
+    for i in 0..n {
+        let j = phi[i];
+        if j == usize::MAX {
+            h = 0;
+            continue;
+        }
+        while h < min_length && i + h < n && j + h < n {
+            let c = text[i + h];
+            if c != text[j + h] || c == SEP {
+                break;
+            }
+            h += 1;
+        }
+        if h >= min_length {
+            link[i] = true;
+        }
+        h = h.saturating_sub(1);
+    }
+    link
+}
+
+/// Mark the run `sa[lo..=hi]`: every member but the earliest, or with `prefix > 0` every
+/// member at or after it when the run has one before it.
+fn close<S: Rank>(sa: &[S], lo: usize, hi: usize, prefix: usize, starts: &mut [bool]) {
+    let run = &sa[lo..=hi];
+    if prefix > 0 {
+        if run.iter().any(|s| s.at() < prefix) {
+            for s in run.iter().filter(|s| s.at() >= prefix) {
+                starts[s.at()] = true;
+            }
+        }
+        return;
+    }
+    let first = run.iter().map(|s| s.at()).min().unwrap_or(0);
+    for s in run.iter().filter(|s| s.at() != first) {
+        starts[s.at()] = true;
+    }
+}
+
+/// The byte mask of the marked windows, from the suffix array `sa` of `text` (a permutation
+/// of `0..text.len()`); false within `text[..prefix]`. `min_length >= 1`.
+pub fn repeat_mask<S: Rank>(text: &[u8], sa: &[S], min_length: usize, prefix: usize) -> Vec<bool> {
+    let n = text.len();
+    let mut mask = vec![false; n];
+    if n < 2 {
+        return mask;
+    }
+    let link = links(text, sa, min_length);
+    let mut starts = vec![false; n];
+    let mut start = None;
+    for i in 0..n - 1 {
+        if link[sa[i].at()] {
+            start.get_or_insert(i);
+        } else if let Some(lo) = start.take() {
+            close(sa, lo, i, prefix, &mut starts);
+        }
+    }
+    if let Some(lo) = start {
+        close(sa, lo, n - 1, prefix, &mut starts);
+    }
+    let mut last: i64 = -(min_length as i64) - 1;
+    for i in 0..n {
+        if starts[i] {
+            last = i as i64;
+        }
+        mask[i] = if i > 0 && continuation(text[i]) {
+            mask[i - 1] // a continuation byte follows its character's lead byte
+        } else {
+            (i as i64) - last < min_length as i64 && i >= prefix
+        };
+    }
+    mask
+}
+
+// --- winnowing: the anchors of chunks of windows ----------------------------------------------
+
+/// The buffers of the chunked anchor pass: a chunk is `nw` windows (a multiple of `w`), its
+/// k-grams' keys (high 32 bits of the mixed hash | position) and mixed hashes, the prefix and
+/// suffix minima of the keys over blocks of `w` (van Herk / Gil-Werman), and the chunk's
+/// distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]` on).
+struct Chunks {
+    k: usize,
+    w: usize,
+    nw: usize,
+    top: u64,
+    keys: Vec<u64>,
+    vals: Vec<u64>,
+    suf: Vec<u64>,
+    pre: Vec<u64>,
+    found: Vec<usize>,
+    since: Vec<usize>,
+}
+
+/// Where the chunked pass over one segment stands: the rolling hash `h` of the `k - 1` bytes
+/// before `g + k - 1`, the next k-gram to hash `g`, and the k-grams held in `keys[..have]`.
+struct Roll {
+    h: u64,
+    g: usize,
+    have: usize,
+}
+
+impl Chunks {
+    fn new(k: usize, w: usize) -> Self {
+        let nw = w.max((CHUNK / w) * w);
+        let size = nw + w - 1; // k-grams per chunk
+        Chunks {
+            k,
+            w,
+            nw,
+            top: power(B, k - 1), // the weight of the byte leaving a k-gram
+            keys: vec![0; size],
+            vals: vec![0; size],
+            suf: vec![0; size],
+            pre: vec![0; size],
+            found: vec![0; nw],
+            since: vec![0; nw],
+        }
+    }
+
+    /// The rolling state at the start of the segment at `s`.
+    fn start(&self, text: &[u8], s: usize) -> Roll {
+        Roll {
+            h: hash(&text[s..s + self.k - 1]),
+            g: s,
+            have: 0,
+        }
+    }
+
+    /// The k-grams of a chunk of `m` windows into `keys[..m + w - 1]` and `vals` (the
+    /// previous chunk's last `w - 1` first), and the block minima `pre` and `suf`.
+    fn keys(&mut self, text: &[u8], m: usize, r: &mut Roll) {
+        let (k, w) = (self.k, self.w);
+        let need = m + w - 1;
+        if r.have > 0 {
+            let from = r.have - (w - 1);
+            self.keys.copy_within(from..r.have, 0);
+            self.vals.copy_within(from..r.have, 0);
+            r.have = w - 1;
+        }
+        let (mut h, mut g) = (r.h, r.g);
+        let top = self.top;
+        let keys = &mut self.keys[..need];
+        let vals = &mut self.vals[..need];
+        for t in r.have..need {
+            h = h.wrapping_mul(B).wrapping_add(text[g + k - 1] as u64);
+            let v = mix(h);
+            vals[t] = v;
+            keys[t] = (v & HI) | g as u64;
+            h = h.wrapping_sub((text[g] as u64).wrapping_mul(top));
+            g += 1;
+        }
+        r.h = h;
+        r.g = g;
+        r.have = need;
+        let (pre, suf) = (&mut self.pre[..need], &mut self.suf[..need]);
+        for b0 in (0..need).step_by(w) {
+            let b1 = (b0 + w).min(need);
+            let mut c = keys[b0];
+            pre[b0] = c;
+            for j in b0 + 1..b1 {
+                c = c.min(keys[j]);
+                pre[j] = c;
+            }
+            c = keys[b1 - 1];
+            suf[b1 - 1] = c;
+            for j in (b0..b1 - 1).rev() {
+                c = c.min(keys[j]);
+                suf[j] = c;
+            }
+        }
+    }
+
+    /// The distinct anchors of the chunk's `m` windows into `found` / `since`, in text
+    /// order; returns how many.
+    fn anchors(&mut self, m: usize) -> usize {
+        let w = self.w;
+        let (suf, pre) = (&self.suf, &self.pre);
+        let mut nf = 0;
+        let mut last = usize::MAX;
+        let mut tb = 0; // t mod w
+        for t in 0..m {
+            // tb == 0: the window is one whole block
+            let key = if tb == 0 {
+                suf[t]
+            } else {
+                suf[t].min(pre[t + w - 1])
+            };
+            tb += 1;
+            if tb == w {
+                tb = 0;
+            }
+            let a = (key & LO) as usize;
+            if a != last {
+                self.found[nf] = a;
+                self.since[nf] = t;
+                nf += 1;
+                last = a;
+            }
+        }
+        nf
+    }
+}
+
+/// The segments of `text` (maximal runs without a separator) of at least `min_length` bytes.
+fn segments(text: &[u8], min_length: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let n = text.len();
+    let mut s = 0;
+    std::iter::from_fn(move || {
+        while s < n {
+            let e = memchr::memchr(SEP, &text[s..]).map_or(n, |k| s + k);
+            let seg = (s, e);
+            s = e + 1;
+            if e - seg.0 >= min_length {
+                return Some(seg);
+            }
+        }
+        None
+    })
+}
+
+/// Winnowing anchors: `(positions, hashes, segment starts, segment ends)` of the distinct
+/// anchors in text order. In every `min_length`-byte window without a separator, the anchor
+/// is the `k`-gram of least key (high 32 bits of its mixed hash, then position: the leftmost
+/// least) among the window's `w = min_length - k + 1` k-grams. `1 <= k <= min_length`,
+/// `text.len() < 2**32`.
+pub fn anchors(
+    text: &[u8],
+    min_length: usize,
+    k: usize,
+) -> (Vec<i64>, Vec<u64>, Vec<i64>, Vec<i64>) {
+    let w = min_length - k + 1;
+    let cap = text.len() / (w / 2 + 1) + 16;
+    let (mut pos, mut hs) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let (mut seg_lo, mut seg_hi) = (Vec::with_capacity(cap), Vec::with_capacity(cap));
+    let mut c = Chunks::new(k, w);
+    for (s, e) in segments(text, min_length) {
+        let wins = e - s - min_length + 1;
+        let mut r = c.start(text, s);
+        let mut done = 0;
+        let seg_first = pos.len();
+        while done < wins {
+            let m = c.nw.min(wins - done);
+            c.keys(text, m, &mut r);
+            let first = r.g - r.have; // the position of keys[0]
+            let nf = c.anchors(m);
+            // the last chunk's last anchor may go on into this one
+            let j0 = usize::from(pos.len() > seg_first && pos.last() == Some(&(c.found[0] as i64)));
+            for &a in &c.found[j0..nf] {
+                pos.push(a as i64);
+                hs.push(c.vals[a - first]);
+                seg_lo.push(s as i64);
+                seg_hi.push(e as i64);
+            }
+            done += m;
+        }
+    }
+    (pos, hs, seg_lo, seg_hi)
+}
+
+/// `(starts, ends)` of the candidate regions: the union of `[a - (min_length - k), a +
+/// min_length)` over every anchor `a` whose hash is some other anchor's too, cut to its
+/// segment and widened to whole UTF-8 characters; disjoint, in text order. The anchors are
+/// those of [`anchors`] (in text order, inside their segments, which lie in `text`).
+pub fn regions(
+    text: &[u8],
+    pos: &[i64],
+    hs: &[u64],
+    seg_lo: &[i64],
+    seg_hi: &[i64],
+    min_length: usize,
+    k: usize,
+) -> (Vec<i64>, Vec<i64>) {
+    let m = pos.len();
+    let mut rep = vec![false; m];
+    if m >= u32::MAX as usize {
+        // more anchors than the u32 table holds: sort
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by_key(|&j| hs[j]);
+        for j in 1..m {
+            if hs[order[j]] == hs[order[j - 1]] {
+                rep[order[j]] = true;
+                rep[order[j - 1]] = true;
+            }
+        }
+    } else if m > 1 {
+        // an open-addressing table of the first anchor of each hash (index + 1)
+        let size = (2 * m).next_power_of_two();
+        let smask = (size - 1) as u64;
+        let mut table = vec![0u32; size];
+        for j in 0..m {
+            let mut slot = (hs[j] & smask) as usize;
+            loop {
+                let i = table[slot] as usize;
+                if i == 0 {
+                    table[slot] = j as u32 + 1;
+                    break;
+                }
+                if hs[i - 1] == hs[j] {
+                    rep[i - 1] = true;
+                    rep[j] = true;
+                    break;
+                }
+                slot = (slot + 1) & (size - 1);
+            }
+        }
+    }
+    let back = (min_length - k) as i64;
+    let mut out = Regions::default();
+    for j in (0..m).filter(|&j| rep[j]) {
+        let (a, s, e) = (pos[j], seg_lo[j], seg_hi[j]);
+        let mut lo = s.max(a - back);
+        let mut hi = e.min(a + min_length as i64);
+        while lo > s && continuation(text[lo as usize]) {
+            lo -= 1;
+        }
+        while hi < e && continuation(text[hi as usize]) {
+            hi += 1;
+        }
+        out.push(lo, hi);
+    }
+    (out.starts, out.ends)
+}
+
+/// Disjoint regions in text order, an interval that reaches the last one merged into it.
+#[derive(Default)]
+struct Regions {
+    starts: Vec<i64>,
+    ends: Vec<i64>,
+}
+
+impl Regions {
+    fn push(&mut self, lo: i64, hi: i64) {
+        match self.ends.last_mut() {
+            Some(end) if lo <= *end => *end = (*end).max(hi),
+            _ => {
+                self.starts.push(lo);
+                self.ends.push(hi);
+            }
+        }
+    }
+}
+
+/// The regions of [`regions`] around the anchors (of [`anchors`]: in text order, inside
+/// their segments) whose hash is among `other` (another text's anchors): every window with
+/// an equal window in that text lies in them. The segment of an anchor is found in `text`
+/// (the bytes up to the next separator around it).
+pub fn shared_regions(
+    text: &[u8],
+    pos: &[i64],
+    hs: &[u64],
+    other: &[u64],
+    min_length: usize,
+    k: usize,
+) -> (Vec<i64>, Vec<i64>) {
+    let n = text.len();
+    let mut wanted: HashSet<u64> = HashSet::with_capacity(other.len());
+    wanted.extend(other.iter().copied());
+    let back = min_length - k;
+    let mut out = Regions::default();
+    for (&a, h) in pos.iter().zip(hs) {
+        if !wanted.contains(h) {
+            continue;
+        }
+        let a = a as usize;
+        // the segment's bounds matter only within [a - back, a + min_length)
+        let from = a.saturating_sub(back);
+        let mut lo = memchr::memrchr(SEP, &text[from..a]).map_or(from, |i| from + i + 1);
+        let to = (a + min_length).min(n);
+        let mut hi = memchr::memchr(SEP, &text[a..to]).map_or(to, |i| a + i);
+        // whole characters, never past the segment (a separator is no continuation byte)
+        while lo > 0 && text[lo - 1] != SEP && continuation(text[lo]) {
+            lo -= 1;
+        }
+        while hi < n && continuation(text[hi]) {
+            hi += 1;
+        }
+        out.push(lo as i64, hi as i64);
+    }
+    (out.starts, out.ends)
+}
+
+/// The regions `text[starts[j]..ends[j]]` joined, each after a separator, and where each
+/// starts in the join.
+pub fn gather(text: &[u8], starts: &[i64], ends: &[i64]) -> (Vec<u8>, Vec<i64>) {
+    let total: i64 = starts.iter().zip(ends).map(|(a, b)| b - a + 1).sum();
+    let mut sub = Vec::with_capacity(total as usize);
+    let mut at = Vec::with_capacity(starts.len());
+    for (&a, &b) in starts.iter().zip(ends) {
+        sub.push(SEP);
+        at.push(sub.len() as i64);
+        sub.extend_from_slice(&text[a as usize..b as usize]);
+    }
+    (sub, at)
+}
+
+/// The join's mask put back at the regions' places in a text of `n` bytes (false outside
+/// them), and the marked bytes of each region. `sub_mask[at[j]..][..ends[j] - starts[j]]`
+/// and the regions must lie in their arrays.
+pub fn scatter_counts(
+    sub_mask: &[bool],
+    at: &[i64],
+    starts: &[i64],
+    ends: &[i64],
+    n: usize,
+) -> (Vec<bool>, Vec<i64>) {
+    let mut mask = vec![false; n];
+    let mut counts = Vec::with_capacity(starts.len());
+    for ((&o, &a), &b) in at.iter().zip(starts).zip(ends) {
+        let (a, b, o) = (a as usize, b as usize, o as usize);
+        let src = &sub_mask[o..o + (b - a)];
+        mask[a..b].copy_from_slice(src);
+        counts.push(src.iter().filter(|&&x| x).count() as i64);
+    }
+    (mask, counts)
+}
+
+// --- the marks from a table of windows (no suffix array) ------------------------------------
+
+/// An open-addressing table of `(32-bit tag << 32) | (position + 1)` entries (0: empty),
+/// an entry's home slot its tag's low bits, at most half full. Written here because the
+/// walk needs the probe sequence itself: an entry found equal in tag is compared in bytes
+/// and the probe goes on past it.
+struct Table {
+    slots: Vec<u64>,
+    used: usize,
+}
+
+impl Table {
+    fn new(size: usize) -> Self {
+        Table {
+            slots: vec![0; size],
+            used: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> u64 {
+        self.slots.len() as u64 - 1
+    }
+
+    /// From `slot` on, the first slot that holds `tag` or is empty.
+    #[inline(always)]
+    fn probe(&self, tag: u64, mut slot: u64) -> u64 {
+        let mask = self.mask();
+        loop {
+            let e = self.slots[slot as usize];
+            if e == 0 || e >> 32 == tag {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Room for `more` entries at most half full: rehashed into more slots if needed.
+    fn grow(&mut self, more: usize) {
+        let mut size = self.slots.len();
+        if 2 * (self.used + more) <= size {
+            return;
+        }
+        while 2 * (self.used + more) > size {
+            size *= 2;
+        }
+        let mut out = vec![0u64; size];
+        let mask = size as u64 - 1;
+        for &e in self.slots.iter().filter(|&&e| e != 0) {
+            let mut slot = (e >> 32) & mask;
+            while out[slot as usize] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            out[slot as usize] = e;
+        }
+        self.slots = out;
+    }
+}
+
+/// How many of the first `most` bytes of `a` and `b` are equal, 8 at a time.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8], most: usize) -> usize {
+    let most = most.min(a.len()).min(b.len());
+    let (a, b) = (&a[..most], &b[..most]);
+    let mut i = 0;
+    while i + 8 <= most {
+        let x = u64::from_le_bytes(a[i..i + 8].try_into().unwrap_or([0; 8]))
+            ^ u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < most && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The walk's state across chunks: bytes before `hi` are marked; window `mp` equals the
+/// earlier window `mq`.
+struct Walk {
+    hi: usize,
+    mp: i64,
+    mq: i64,
+}
+
+/// The rolling hash of the last window hashed (`p`, `h`): a window is hashed only when it is
+/// looked up in the table of windows, rolled on from the last one when that is near.
+struct WindowHash {
+    length: usize,
+    out_w: u64, // the weight of the byte leaving a window
+    p: usize,
+    h: u64,
+}
+
+impl WindowHash {
+    fn new(length: usize) -> Self {
+        WindowHash {
+            length,
+            out_w: power(B, length),
+            p: usize::MAX,
+            h: 0,
+        }
+    }
+
+    /// The rolling polynomial hash of `text[p..p + length]`.
+    #[inline]
+    fn at(&mut self, text: &[u8], p: usize) -> u64 {
+        if self.p != usize::MAX && p >= self.p && p - self.p <= self.length / 2 {
+            let mut h = self.h;
+            for i in self.p..p {
+                h = h
+                    .wrapping_mul(B)
+                    .wrapping_add(text[i + self.length] as u64)
+                    .wrapping_sub((text[i] as u64).wrapping_mul(self.out_w));
+            }
+            self.h = h;
+        } else {
+            self.h = hash(&text[p..p + self.length]);
+        }
+        self.p = p;
+        self.h
+    }
+}
+
+/// The marks of [`repeat_mask`] without a suffix array: one walk over the windows in text
+/// order (`text.len() < 2**32 - 1`, `min_length >= 1`), finding for each window an earlier
+/// equal one.
+///
+/// Each window has a winnowing anchor (the `k`-gram of least key among its `w =
+/// max(1, min_length / 3)`, `k = min_length - w + 1`); equal windows have equal anchors at
+/// the same offset. A table of anchors keeps the first anchor seen of each hash (32 bits of
+/// it): the windows of a first anchor have no earlier copy (an equal earlier window would
+/// hold an earlier anchor of that hash), and are skipped whole. A window whose anchor is not
+/// the first compares with the window at the same offset from that first one, through the
+/// bytes equal left and right of the two anchors (compared once per anchor). A window not
+/// found that way is looked up in a table of windows (32 bits of its rolling hash and its
+/// position, bytes compared), and goes in it. Inside a repeat no lookup is needed: when
+/// window `p - 1` equals the earlier window `q`, window `p` equals window `q + 1` exactly
+/// when their last bytes are equal. With `prefix > 0` only windows starting before it are
+/// copies and only windows at or after it are marked. The walk goes in chunks of [`CHUNK`]
+/// windows, the tables grown before each.
+pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
+    let n = text.len();
+    let length = min_length;
+    let mut mask = vec![false; n];
+    let limit = if prefix == 0 { n } else { prefix.min(n) }; // an earlier copy starts before it
+    let w = (length / 3).max(1);
+    let k = length - w + 1;
+    let mut asize = 1024;
+    while asize < 4 * (n / (w + 1)) {
+        asize *= 2; // half full at the anchors of a text without repeats
+    }
+    let mut atable = Table::new(asize);
+    let mut wtable = Table::new(1024);
+    let mut walk = Walk {
+        hi: 0,
+        mp: -2,
+        mq: -2,
+    };
+    let mut c = Chunks::new(k, w);
+    let mut firsts = vec![0usize; c.nw];
+    let mut wh = WindowHash::new(length);
+    for (s, e) in segments(text, length) {
+        let wins = e - s - length + 1;
+        let mut r = c.start(text, s); // the k-gram at s, but its last byte
+        let mut done = 0;
+        while done < wins {
+            let m = c.nw.min(wins - done); // windows of this chunk
+            c.keys(text, m, &mut r);
+            atable.grow(m);
+            wtable.grow(m);
+            let nf = c.anchors(m);
+            first_anchors(&c, nf, r.g - r.have, &mut atable, &mut firsts);
+            let chunk = ChunkWalk {
+                text,
+                length,
+                w,
+                limit,
+                prefix,
+                p0: s + done,
+                m,
+            };
+            chunk.run(&c, nf, &firsts, &mut wh, &mut wtable, &mut mask, &mut walk);
+            done += m;
+        }
+    }
+    for i in 1..n {
+        if continuation(text[i]) {
+            mask[i] = mask[i - 1]; // a continuation byte follows its character's lead byte
+        }
+    }
+    mask
+}
+
+/// For each of a chunk's `nf` anchors (`found`; `vals[0]` is the hash of the k-gram at
+/// `g0`), the first anchor of its hash (32 bits) in the table of anchors, into `firsts`; an
+/// anchor goes in when it is the first. The lookups go in one loop of their own: each is a
+/// cache miss, and here the processor overlaps them.
+fn first_anchors(c: &Chunks, nf: usize, g0: usize, atable: &mut Table, firsts: &mut [usize]) {
+    let amask = atable.mask();
+    for (&a, first) in c.found[..nf].iter().zip(firsts.iter_mut()) {
+        let tag = c.vals[a - g0] & LO;
+        let slot = atable.probe(tag, tag & amask) as usize;
+        let en = atable.slots[slot];
+        if en == 0 {
+            atable.slots[slot] = (tag << 32) | (a as u64 + 1);
+            *first = a;
+            atable.used += 1;
+        } else {
+            *first = (en & LO) as usize - 1;
+        }
+    }
+}
+
+/// The windows `p0 .. p0 + m` of one chunk.
+struct ChunkWalk<'a> {
+    text: &'a [u8],
+    length: usize,
+    w: usize,
+    limit: usize,
+    prefix: usize,
+    p0: usize,
+    m: usize,
+}
+
+impl ChunkWalk<'_> {
+    /// Walk the chunk's windows, anchor by anchor (anchors and their hashes' first
+    /// occurrences from [`first_anchors`]). The table of windows has room for `m` more
+    /// entries.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        c: &Chunks,
+        nf: usize,
+        firsts: &[usize],
+        wh: &mut WindowHash,
+        wtable: &mut Table,
+        mask: &mut [bool],
+        st: &mut Walk,
+    ) {
+        let text = self.text;
+        let n = text.len();
+        let length = self.length;
+        let wmask = wtable.mask();
+        let (mut hi, mut mp, mut mq) = (st.hi, st.mp, st.mq);
+        let mut t_next = 0; // the windows before it are walked (a repeat goes on past its anchor)
+        for (j, (&a, &first)) in c.found[..nf].iter().zip(firsts).enumerate() {
+            if first == a {
+                continue; // the first anchor of its hash: no window of it has an earlier copy
+            }
+            let t_end = if j + 1 < nf { c.since[j + 1] } else { self.m };
+            let mut lext = usize::MAX; // the bytes equal left of a and first (MAX: not yet)
+            let mut rext = 0usize; // and from them on (at most length)
+            let mut t = c.since[j].max(t_next);
+            while t < t_end {
+                let p = self.p0 + t;
+                let mut q: i64 = -1;
+                if p as i64 == mp + 1
+                    && ((mq + 1) as usize) < self.limit
+                    && text[mq as usize + length] == text[p + length - 1]
+                {
+                    q = mq + 1;
+                } else {
+                    if lext == usize::MAX {
+                        // the bytes equal around the two anchors
+                        lext = 0;
+                        while lext < self.w - 1 && first > lext {
+                            let x = text[a - 1 - lext];
+                            if x == SEP || x != text[first - 1 - lext] {
+                                break;
+                            }
+                            lext += 1;
+                        }
+                        rext = 0;
+                        while rext < length && a + rext < n {
+                            let x = text[a + rext];
+                            if x == SEP || x != text[first + rext] {
+                                break;
+                            }
+                            rext += 1;
+                        }
+                    }
+                    let d = a - p;
+                    if lext >= d && rext >= length - d && first - d < self.limit {
+                        q = (first - d) as i64;
+                    } else {
+                        let tag = mix(wh.at(text, p)) >> 32;
+                        let mut slot = wtable.probe(tag, tag & wmask);
+                        let window = &text[p..p + length];
+                        while wtable.slots[slot as usize] != 0 {
+                            let r = (wtable.slots[slot as usize] & LO) as usize - 1;
+                            if &text[r..r + length] == window {
+                                q = r as i64;
+                                break;
+                            }
+                            slot = wtable.probe(tag, (slot + 1) & wmask);
+                        }
+                        if q < 0 && p < self.limit {
+                            wtable.slots[slot as usize] = (tag << 32) | (p as u64 + 1);
+                            wtable.used += 1;
+                        }
+                    }
+                }
+                if q < 0 {
+                    t += 1;
+                    continue;
+                }
+                // inside a repeat: window p + i equals window q + i while their last bytes
+                // are equal (and q + i is a copy, and p + i a window of this chunk)
+                let qu = q as usize;
+                let most = (self.m - 1 - t).min(self.limit - 1 - qu);
+                let ext = common_prefix(&text[qu + length..], &text[p + length..], most);
+                let from = p.max(self.prefix);
+                if from <= p + ext {
+                    mask[hi.max(from)..p + ext + length].fill(true);
+                    hi = p + ext + length;
+                }
+                mp = (p + ext) as i64;
+                mq = (qu + ext) as i64;
+                t += ext + 1;
+            }
+            t_next = t;
+        }
+        st.hi = hi;
+        st.mp = mp;
+        st.mq = mq;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The suffix array by sorting (small texts only).
+    fn naive_sa(text: &[u8]) -> Vec<i64> {
+        let mut sa: Vec<i64> = (0..text.len() as i64).collect();
+        sa.sort_by(|&a, &b| text[a as usize..].cmp(&text[b as usize..]));
+        sa
+    }
+
+    #[test]
+    fn marks_from_the_suffix_array_and_the_table_agree() {
+        let t = b"abcab";
+        let sa = naive_sa(t);
+        assert_eq!(sa, vec![3, 0, 4, 1, 2]);
+        let want = vec![false, false, false, true, true];
+        assert_eq!(repeat_mask(t, &sa, 2, 0), want);
+        assert_eq!(window_mask(t, 2, 0), want);
+        let text = "xx the cat sat\u{ff}a dog; the cat sat, the cat sat ééé ééé".as_bytes();
+        let sa = naive_sa(text);
+        for (l, p) in [(3, 0), (5, 0), (8, 10), (4, 30)] {
+            assert_eq!(
+                window_mask(text, l, p),
+                repeat_mask(text, &sa, l, p),
+                "{l} {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn candidate_regions_and_gather_scatter() {
+        let t = b"xx the cat sat\xffa dog; the cat sat";
+        let (pos, hs, lo, hi) = anchors(t, 8, 8 - 2 + 1);
+        let (s, e) = regions(t, &pos, &hs, &lo, &hi, 8, 7);
+        let got: Vec<&[u8]> = s
+            .iter()
+            .zip(&e)
+            .map(|(&a, &b)| &t[a as usize..b as usize])
+            .collect();
+        assert_eq!(got, vec![&b"x the cat sat"[..], &b"; the cat sat"[..]]);
+        let (sub, at) = gather(t, &s, &e);
+        let sub_mask: Vec<bool> = sub.iter().map(|&c| c == b't').collect();
+        let (mask, counts) = scatter_counts(&sub_mask, &at, &s, &e, t.len());
+        assert_eq!(counts, vec![3, 3]);
+        assert_eq!(mask.iter().filter(|&&x| x).count(), 6);
+    }
+}

@@ -1,0 +1,151 @@
+"""The native bucket walk against its numpy twin: the same pairs in the same order, the same
+roots, the same count of verified pairs and the same errors, on hypothesis inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from twins import both
+
+from conftest import native_pair
+from neardup.errors import ConfigError
+
+I64 = np.int64
+U64 = np.uint64
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(st.integers(0, 28))
+    bands = draw(st.integers(1, 4))
+    keys = np.array(
+        draw(
+            st.lists(
+                st.lists(st.integers(0, 3), min_size=bands, max_size=bands), min_size=n, max_size=n
+            )
+        ),
+        dtype=U64,
+    ).reshape(n, bands)
+    # sets from a few shapes: small overlapping ones, a shared core with noise, and (rarely)
+    # a set with a full profile cell (255 values of one low-bits class)
+    base = draw(st.lists(st.integers(0, 2**32 - 1), min_size=60, max_size=60, unique=True))
+    sets = []
+    for _ in range(n):
+        kind = draw(st.sampled_from(["small", "core", "core", "core", "full"]))
+        if kind == "small":
+            s = set(draw(st.lists(st.integers(0, 12), max_size=10)))
+        elif kind == "core":
+            keep = draw(st.integers(30, 60))
+            s = set(base[:keep]) | set(draw(st.lists(st.integers(0, 2**32 - 1), max_size=8)))
+        else:
+            s = {64 * k for k in range(draw(st.integers(250, 300)))}
+        sets.append(sorted(s))
+    values = np.array([v for s in sets for v in s], dtype=U64)
+    offsets = np.cumsum([0] + [len(s) for s in sets]).astype(I64)
+    lo = draw(st.integers(0, bands))
+    hi = draw(st.integers(lo, bands))
+    return {"keys": keys, "values": values, "offsets": offsets, "band_start": lo, "band_end": hi}
+
+
+thresholds = st.sampled_from([0.0, 0.3, 0.5, 0.8, 0.9, 1.0]) | st.floats(0.0, 1.0)
+
+
+@given(
+    corpora(),
+    thresholds,
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([np.uint32, np.uint64]),
+)
+def test_walk_exact(
+    data: dict[str, Any], threshold: float, join: bool, filtered: bool, dtype: type
+) -> None:
+    native, reference = native_pair("buckets")
+    keys, offsets = data["keys"], data["offsets"]
+    values = data["values"].astype(dtype)
+    n = keys.shape[0]
+    prof, big = both(native.set_profiles, reference.set_profiles, values, offsets)
+    assert prof.shape == (n, 64)
+    if not filtered:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
+    sigs = np.empty((n, 0), np.uint32)
+    both(
+        native.bucket_pairs_verified,
+        reference.bucket_pairs_verified,
+        keys,
+        values,
+        offsets,
+        sigs,
+        prof,
+        big,
+        True,
+        threshold,
+        join,
+        data["band_start"],
+        data["band_end"],
+    )
+
+
+@given(corpora(), thresholds, st.booleans(), st.integers(1, 8))
+def test_walk_estimate(data: dict[str, Any], threshold: float, join: bool, slots: int) -> None:
+    native, reference = native_pair("buckets")
+    keys = data["keys"]
+    n = keys.shape[0]
+    rng = np.random.default_rng(n * 31 + slots)
+    sigs = rng.integers(0, 3, size=(n, slots)).astype(np.uint32)
+    none = np.empty(0, U64), np.zeros(n + 1, I64)
+    prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
+    both(
+        native.bucket_pairs_verified,
+        reference.bucket_pairs_verified,
+        keys,
+        *none,
+        sigs,
+        prof,
+        big,
+        False,
+        threshold,
+        join,
+        data["band_start"],
+        data["band_end"],
+    )
+
+
+def test_the_same_errors() -> None:
+    native, reference = native_pair("buckets")
+    keys = np.zeros((3, 2), dtype=U64)
+    values = np.array([1, 2, 3, 4], dtype=U64)
+    offsets = np.array([0, 1, 2, 4], dtype=I64)
+    sigs = np.zeros((3, 2), np.uint32)
+    prof, big = reference.set_profiles(values, offsets)
+    good = dict(
+        keys=keys, values=values, offsets=offsets, sigs=sigs, prof=prof, big=big, exact=True,
+        threshold=0.5, join=False, band_start=0, band_end=2,
+    )  # fmt: skip
+    both(native.bucket_pairs_verified, reference.bucket_pairs_verified, *good.values())
+    bad: list[dict[str, object]] = [
+        {"threshold": 1.5},
+        {"threshold": float("nan")},
+        {"band_start": -1},
+        {"band_start": 2, "band_end": 1},
+        {"band_end": 3},
+        {"offsets": offsets[:-1].copy()},
+        {"offsets": np.array([0, 2, 1, 4], I64)},
+        {"offsets": np.array([0, 1, 2, 5], I64)},
+        {"values": np.array([1, 2, 4, 3], U64)},
+        {"exact": False, "sigs": np.zeros((2, 2), np.uint32)},
+        {"exact": False, "sigs": np.zeros((3, 0), np.uint32)},
+        {"prof": prof[:2].copy()},
+        {"big": big[:2].copy()},
+    ]
+    for change in bad:
+        args = {**good, **change}
+        with pytest.raises(ConfigError):
+            both(native.bucket_pairs_verified, reference.bucket_pairs_verified, *args.values())
+    for o in (offsets[:-1].copy(), np.array([1, 2, 4], I64)):
+        with pytest.raises(ConfigError):
+            both(native.set_profiles, reference.set_profiles, values, o)

@@ -1,0 +1,128 @@
+"""The native lines kernels against their numpy twin: the same bits and the same errors."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import native_pair
+from neardup._kernels.spans import pack
+
+TEXT = st.text(
+    alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x", '"', "\\", "\x01", "\x0b"]),
+    max_size=40,
+)
+TEXTS = st.lists(TEXT, max_size=10)
+
+
+def same(got: Any, want: Any) -> None:
+    """Equal bits: dtype, shape and bytes of each array (or equal values)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w)
+    elif isinstance(want, np.ndarray):
+        assert isinstance(got, np.ndarray)
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
+        assert got.tobytes() == want.tobytes()
+    else:
+        assert type(got) is type(want) and got == want
+
+
+@settings(max_examples=200)
+@given(TEXTS)
+def test_line_spans(texts: list[str]) -> None:
+    native, reference = native_pair("lines")
+    p = pack(texts)
+    same(native.line_spans(p.buf, p.offsets), reference.line_spans(p.buf, p.offsets))
+
+
+@settings(max_examples=200)
+@given(TEXTS, st.randoms(use_true_random=False))
+def test_kept_text_and_json_strings(texts: list[str], rnd: random.Random) -> None:
+    native, reference = native_pair("lines")
+    p = pack(texts)
+    starts, ends, _, _, doc = reference.line_spans(p.buf, p.offsets)
+    keep = np.array([rnd.random() < 0.6 for _ in starts], dtype=bool)
+    args = (p.buf, p.offsets, starts, ends, doc, keep)
+    same(native.kept_text(*args), reference.kept_text(*args))
+    docs = np.array([rnd.randrange(len(texts)) for _ in texts], np.int64)
+    same(
+        native.json_strings(p.buf, p.offsets, docs), reference.json_strings(p.buf, p.offsets, docs)
+    )
+
+
+def _unit_counts(texts: list[str], paragraph: bool) -> list[int]:
+    out = []
+    for t in texts:
+        n, prev = 0, False
+        for line in t.split("\n"):
+            solid = bool(line.encode().strip(b" \t\n\x0b\x0c\r"))
+            n += solid and (not paragraph or not prev)
+            prev = solid
+        out.append(n)
+    return out
+
+
+@settings(max_examples=200)
+@given(TEXTS, st.booleans(), st.randoms(use_true_random=False), st.integers(-1, 2))
+def test_kept_json(texts: list[str], paragraph: bool, rnd: random.Random, skew: int) -> None:
+    """Dropped units (and, with ``skew``, one document's unit count off by one: ``bad``)."""
+    native, reference = native_pair("lines")
+    p = pack(texts)
+    counts = _unit_counts(texts, paragraph)
+    if texts and skew:
+        d = rnd.randrange(len(texts))
+        counts[d] = max(0, counts[d] + skew)
+    unit_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    drop = np.array([rnd.random() < 0.4 for _ in range(int(unit_off[-1]))], dtype=bool)
+    args = (p.buf, p.offsets, drop, unit_off, paragraph)
+    same(native.kept_json(*args), reference.kept_json(*args))
+
+
+def test_kept_json_refuses_unit_offsets_of_another_batch() -> None:
+    native, reference = native_pair("lines")
+    p = pack(["a\nb", "c"])
+    drop = np.array([True, False, True])
+    for unit_off in ([0, 2], [1, 2, 3], [0, 2, 4]):
+        args = (p.buf, p.offsets, drop, np.array(unit_off, np.int64), False)
+        with pytest.raises(ValueError) as want:
+            reference.kept_json(*args)
+        with pytest.raises(ValueError, match="unit_off must run") as got:
+            native.kept_json(*args)
+        assert str(got.value) == str(want.value)
+
+
+@settings(max_examples=100)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 40), max_size=30).map(lambda xs: np.array(xs, np.uint64)),
+        max_size=6,
+    )
+)
+def test_unit_table(batches: list[np.ndarray]) -> None:
+    native, reference = native_pair("lines")
+    table, ref = native.UnitTable(), reference.UnitTable()
+    first_doc = 0
+    for raw in batches:
+        hashes = (raw << np.uint64(58)) | raw  # equal low bits for many distinct hashes
+        docs = first_doc + np.sort(np.arange(len(hashes)) % 3).astype(np.int64)
+        table.add(hashes, docs)
+        ref.add(hashes, docs)
+        first_doc += 3
+    probe = np.array([*range(41), 2**63 + 5], np.uint64)
+    probe = np.concatenate([probe, (probe << np.uint64(58)) | probe])
+    same(table.lookup(probe), ref.lookup(probe))
+    assert len(table) == len(ref)
+    for n in (1, 2, 3, 7):
+        assert table.at_least(n) == ref.at_least(n)
+    with pytest.raises(ValueError) as want:
+        ref.add(np.zeros(2, np.uint64), np.zeros(1, np.int64))
+    with pytest.raises(ValueError) as got:
+        table.add(np.zeros(2, np.uint64), np.zeros(1, np.int64))
+    assert str(got.value) == str(want.value)

@@ -1,0 +1,123 @@
+"""The native repeats kernels against their numpy twin: the same marks, anchors, regions and
+errors (the twin's marks come from divsufsort's suffix array)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import native_pair
+from neardup.errors import ConfigError
+
+pds = pytest.importorskip("pydivsufsort")
+
+PIECES = [b"ab", b"abc", b"\xff", b"x", b"b", "é".encode(), "日".encode(), b"\x80", b"the cat "]
+BYTES = st.lists(st.sampled_from(PIECES), max_size=80).map(b"".join)
+
+
+def same(got: np.ndarray, want: np.ndarray) -> None:
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    assert got.tobytes() == want.tobytes()
+
+
+@settings(max_examples=300)
+@given(BYTES, st.integers(1, 12), st.floats(0, 1.2))
+def test_marks(data: bytes, min_length: int, cut: float) -> None:
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(data, np.uint8).copy()
+    prefix = int(cut * len(data))
+    sa = pds.divsufsort(text)
+    want = reference.repeat_mask(text, sa, min_length, prefix)
+    for s in (sa.astype(np.int32), sa.astype(np.int64)):
+        same(native.repeat_mask(text, s, min_length, prefix), want)
+    same(reference.window_mask(text, min_length, prefix), want)
+    same(native.window_mask(text, min_length, prefix), want)
+
+
+def test_marks_of_shared_headers_and_long_segments() -> None:
+    """Documents that open with one header (both tables grow), and segments of more than a
+    chunk of windows (anchors and marks across the seams)."""
+    native, reference = native_pair("repeats")
+    rng = np.random.default_rng(5)
+    head = b"Home | About | Products | Contact us | Log in\n"
+    docs = [head + bytes(rng.integers(97, 105, int(rng.integers(0, 300)), dtype=np.uint8))
+            for _ in range(300)]  # fmt: skip
+    words = [bytes(rng.integers(97, 123, rng.integers(2, 8), dtype=np.uint8)) for _ in range(900)]
+    long = b" ".join(words[int(i)] for i in rng.integers(0, 900, 20_000))
+    docs += [long, long[1000:90_000], b"q" * 70_000 + long[5000:40_000]]
+    text = np.frombuffer(b"\xff".join(docs), np.uint8).copy()
+    sa = pds.divsufsort(text)
+    for min_length, prefix in ((12, 0), (30, 0), (40, len(text) // 3), (100, 0)):
+        want = reference.repeat_mask(text, sa, min_length, prefix)
+        same(native.repeat_mask(text, sa, min_length, prefix), want)
+        same(native.window_mask(text, min_length, prefix), want)
+    for min_length, k in ((30, 21), (100, 68)):
+        for got, want in zip(
+            native.anchors(text, min_length, k), reference.anchors(text, min_length, k), strict=True
+        ):
+            same(got, want)
+
+
+@settings(max_examples=300)
+@given(BYTES, st.integers(2, 12), st.integers(1, 8))
+def test_prefilter(data: bytes, min_length: int, k_less: int) -> None:
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(data, np.uint8).copy()
+    k = max(1, min_length - k_less)
+    want = reference.anchors(text, min_length, k)
+    got = native.anchors(text, min_length, k)
+    for g, w in zip(got, want, strict=True):
+        same(g, w)
+    starts, ends = reference.regions(text, *want, min_length, k)
+    for g, w in zip(native.regions(text, *want, min_length, k), (starts, ends), strict=True):
+        same(g, w)
+    sub, at = reference.gather(text, starts, ends)
+    for g, w in zip(native.gather(text, starts, ends), (sub, at), strict=True):
+        same(g, w)
+    marks = (sub == 0x62) | (sub == 0x78)
+    same(
+        native.scatter(marks, at, starts, ends, len(text)),
+        reference.scatter(marks, at, starts, ends, len(text)),
+    )
+    for g, w in zip(
+        native.scatter_counts(marks, at, starts, ends, len(text)),
+        reference.scatter_counts(marks, at, starts, ends, len(text)),
+        strict=True,
+    ):
+        same(g, w)
+
+
+@pytest.mark.parametrize(("min_length", "prefix"), [(0, 0), (-3, 0), (5, -1)])
+def test_errors(min_length: int, prefix: int) -> None:
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"abcabcabc", np.uint8).copy()
+    sa = pds.divsufsort(text)
+    calls = (
+        lambda k: k.repeat_mask(text, sa, min_length, prefix),
+        lambda k: k.window_mask(text, min_length, prefix),
+    )
+    for call in calls:
+        with pytest.raises(ConfigError) as want:
+            call(reference)
+        with pytest.raises(ConfigError) as got:
+            call(native)
+        assert str(got.value) == str(want.value)
+
+
+@settings(max_examples=300)
+@given(BYTES, BYTES, st.integers(2, 12), st.integers(1, 8))
+def test_shared_regions(a: bytes, b: bytes, min_length: int, k_less: int) -> None:
+    """The regions around the anchors two texts share (from either side)."""
+    native, reference = native_pair("repeats")
+    k = max(1, min_length - k_less)
+    one = np.frombuffer(a + b, np.uint8).copy()  # shares b's windows with the other text
+    two = np.frombuffer(b + a[: len(a) // 2], np.uint8).copy()
+    p1, h1, _, _ = reference.anchors(one, min_length, k)
+    p2, h2, _, _ = reference.anchors(two, min_length, k)
+    for text, pos, hs, other in ((one, p1, h1, h2), (two, p2, h2, h1)):
+        want = reference.shared_regions(text, pos, hs, other, min_length, k)
+        got = native.shared_regions(text, pos, hs, other, min_length, k)
+        for g, w in zip(got, want, strict=True):
+            same(g, w)
