@@ -201,9 +201,7 @@ def test_growth_keeps_every_hit() -> None:
             assert lsh.query(q) == _lsh_brute(live, order, row, lsh)
             assert ham.query(code) == _ham_brute(live_codes, order, code, 3)
     for key in range(0, 600, 37):
-        assert lsh.query(MinHash(live[key], "xxh3", "p")) == _lsh_brute(
-            live, order, live[key], lsh
-        )
+        assert lsh.query(MinHash(live[key], "xxh3", "p")) == _lsh_brute(live, order, live[key], lsh)
         assert ham.query(live_codes[key]) == _ham_brute(live_codes, order, live_codes[key], 3)
 
 

@@ -350,3 +350,57 @@ def test_band_index_errors_are_the_same() -> None:
     for mod in (native, reference):
         with pytest.raises(ValueError, match="not set up"):
             mod.BandIndex().query(None)
+
+
+# ---------------------------------------------------------------------- through LSHIndex
+
+_RUN = """
+import pickle, sys
+import numpy as np
+from neardup.index.lsh import LSHIndex
+from neardup.sketch.minhash import MinHash
+
+def run(sigs, queries):
+    index = LSHIndex(0.5, 12, bands=4, rows=3)
+    index.add_many([str(i) for i in range(len(sigs))], sigs)
+    many = index.query_many(queries)
+    cands = index.candidates_many(queries)
+    one = []
+    for i, q in enumerate(queries):  # one at a time: add, then query
+        m = MinHash(q, "xxh3", "p")
+        index.add(f"q{i}", m)
+        one.append((index.query(m), index.candidates(q)))
+    index.remove("0") if "0" in index else None
+    return many, one, cands, index.to_bytes(), sorted(index.pairs()), pickle.loads(pickle.dumps(index)).to_bytes()
+
+cases = pickle.load(sys.stdin.buffer)
+pickle.dump([run(s, q) for s, q in cases], sys.stdout.buffer)
+"""
+
+
+def test_lsh_index_on_both_twins() -> None:
+    """The same hits, candidates, pairs and bytes from LSHIndex on the native BandIndex and,
+    in a process under ``NEARDUP_BACKEND=reference``, on its numpy twin."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    native_pair("lsh")  # skips without the compiled family
+    rng = np.random.default_rng(5)
+    cases = []
+    for n in (0, 1, 7, 30):
+        sigs = rng.integers(0, 4, size=(n, 12), dtype=np.uint64)
+        sigs[::5] = np.uint64(0xFFFFFFFF)  # some empty sketches
+        cases.append((sigs, rng.integers(0, 4, size=(4, 12), dtype=np.uint64)))
+    got = []
+    for env in ("native", "reference"):
+        proc = subprocess.run(
+            [sys.executable, "-c", _RUN],
+            input=pickle.dumps(cases),
+            env={**os.environ, "NEARDUP_BACKEND": env},
+            capture_output=True,
+            check=True,
+        )
+        got.append(pickle.loads(proc.stdout))
+    assert got[0] == got[1]
