@@ -370,8 +370,10 @@ def run(sigs, queries):
         m = MinHash(q, "xxh3", "p")
         index.add(f"q{i}", m)
         one.append((index.query(m), index.candidates(q)))
-    index.remove("0") if "0" in index else None
-    return many, one, cands, index.to_bytes(), sorted(index.pairs()), pickle.loads(pickle.dumps(index)).to_bytes()
+    if "0" in index:
+        index.remove("0")
+    again = pickle.loads(pickle.dumps(index))
+    return many, one, cands, index.to_bytes(), sorted(index.pairs()), again.to_bytes()
 
 cases = pickle.load(sys.stdin.buffer)
 pickle.dump([run(s, q) for s, q in cases], sys.stdout.buffer)
