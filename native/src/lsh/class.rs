@@ -48,6 +48,9 @@ pub struct BandIndex {
     bands: usize,
     exact: bool,
     sketch_type: Option<Py<PyType>>,
+    /// Where a `sketch_type` object keeps `hashvalues`, `scheme` and `params` (its slots),
+    /// with the type's version tag when they were read (see `Members`).
+    members: Option<Members>,
     params: Option<(Py<PyAny>, Py<PyAny>)>,
     /// Folded slots of the rows (estimate mode).
     sig: Chunks<u32>,
@@ -168,6 +171,64 @@ fn walk_exact(
     }
 }
 
+/// The offsets of a sketch class's `hashvalues`, `scheme` and `params` slots (`__slots__`
+/// members), read straight off the objects on the per-call path: three attribute lookups are
+/// a fifth of an `add`. Used only for objects of exactly that class while its version tag
+/// is the one these offsets were read under (a changed class takes `getattr` again).
+struct Members {
+    offsets: [isize; 3],
+    tag: u32,
+}
+
+impl Members {
+    fn of(kind: &Bound<'_, PyType>) -> Option<Members> {
+        let mut offsets = [0isize; 3];
+        for (o, name) in offsets.iter_mut().zip(["hashvalues", "scheme", "params"]) {
+            let desc = kind.getattr(name).ok()?;
+            // SAFETY: reads of a live descriptor object, after checking it is a member
+            // descriptor (whose layout is `PyMemberDescrObject`)
+            unsafe {
+                let member_type = std::ptr::addr_of_mut!(pyo3::ffi::PyMemberDescr_Type);
+                if pyo3::ffi::Py_TYPE(desc.as_ptr()) != member_type {
+                    return None;
+                }
+                let def = (*(desc.as_ptr() as *mut pyo3::ffi::PyMemberDescrObject)).d_member;
+                if def.is_null() || (*def).type_code != pyo3::ffi::Py_T_OBJECT_EX {
+                    return None;
+                }
+                *o = (*def).offset;
+            }
+        }
+        // SAFETY: a field read of a live type object
+        let tag = unsafe { (*kind.as_type_ptr()).tp_version_tag };
+        (tag != 0).then_some(Members { offsets, tag })
+    }
+
+    /// `(hashvalues, scheme, params)` of `obj` (of type `kind`), or None when a slot is unset
+    /// or the class changed since.
+    #[allow(clippy::type_complexity)]
+    fn read<'py>(
+        &self,
+        kind: &Bound<'py, PyType>,
+        obj: &Bound<'py, PyAny>,
+    ) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let py = obj.py();
+        // SAFETY: `obj` is exactly of type `kind` (checked by the caller), whose layout has an
+        // object pointer at each offset while its version tag is unchanged
+        unsafe {
+            if (*kind.as_type_ptr()).tp_version_tag != self.tag {
+                return None;
+            }
+            let at = |offset: isize| {
+                let field = (obj.as_ptr() as *const u8).offset(offset);
+                let ptr = *(field as *const *mut pyo3::ffi::PyObject);
+                (!ptr.is_null()).then(|| Bound::from_borrowed_ptr(py, ptr))
+            };
+            Some((at(self.offsets[0])?, at(self.offsets[1])?, at(self.offsets[2])?))
+        }
+    }
+}
+
 /// `hv` as a 1-D contiguous native `uint64` array of `n` slots, or None. The dtype is
 /// compared with numpy's own `uint64` descriptor first (what every such array made the usual
 /// way holds), and only otherwise by numpy's equivalence test.
@@ -213,6 +274,7 @@ impl BandIndex {
             bands: 0,
             exact: false,
             sketch_type: None,
+            members: None,
             params: None,
             sig: Chunks::new(1),
             raw: Chunks::new(1),
@@ -266,6 +328,9 @@ impl BandIndex {
     /// arrays; the table as `plan_growth` says).
     fn reserve(&mut self, k: usize) {
         let need = self.n + k;
+        if need <= self.cap && self.table.fits((k * self.bands) as i64) {
+            return;
+        }
         if need > self.cap {
             let cap = need.max(2 * self.cap).max(64);
             self.state.reserve_exact(cap - self.state.len());
@@ -275,8 +340,8 @@ impl BandIndex {
         self.table.reserve((k * self.bands) as i64);
     }
 
-    /// File row `r` (its slots stored) under its band keys. Returns its first entry.
-    fn file_row(&mut self, r: usize) -> usize {
+    /// The band keys of row `r` into `heads`, their slots asked for from memory.
+    fn band_keys_of(&mut self, r: usize) {
         let rows = self.table.rows;
         self.heads.resize(self.bands, 0);
         if self.exact {
@@ -284,7 +349,24 @@ impl BandIndex {
         } else {
             core::band_keys_into(self.sig.row(r), rows, &mut self.heads);
         }
+        self.table.prefetch_all(&self.heads);
+    }
+
+    /// File row `r` (its slots stored) under its band keys. Returns its first entry.
+    fn file_row(&mut self, r: usize) -> usize {
+        self.band_keys_of(r);
         self.table.file(&mut self.heads, r as i64)
+    }
+
+    /// Drop the last row pushed (its add did not happen).
+    fn pop_row(&mut self) {
+        if self.exact {
+            self.raw.pop();
+        } else {
+            self.sig.pop();
+        }
+        self.state.pop();
+        self.mark.pop();
     }
 
     /// Append the key of the next row.
@@ -375,15 +457,21 @@ impl BandIndex {
         let Some((scheme, params)) = &self.params else {
             return Ok(Sketch::Other);
         };
-        let p = mh.getattr(intern!(py, "params"))?;
+        let read = self.members.as_ref().and_then(|m| m.read(kind.bind(py), mh));
+        let (hv, s, p) = match read {
+            Some(fields) => fields,
+            None => (
+                mh.getattr(intern!(py, "hashvalues"))?,
+                mh.getattr(intern!(py, "scheme"))?,
+                mh.getattr(intern!(py, "params"))?,
+            ),
+        };
         if !p.is(params.bind(py)) && !p.eq(params.bind(py))? {
             return Ok(Sketch::Other);
         }
-        let s = mh.getattr(intern!(py, "scheme"))?;
         if !s.is(scheme.bind(py)) && !s.eq(scheme.bind(py))? {
             return Ok(Sketch::Other);
         }
-        let hv = mh.getattr(intern!(py, "hashvalues"))?;
         Ok(match u64_row(hv, self.num_perm) {
             Some(a) => Sketch::Slots(a),
             None => Sketch::Other,
@@ -608,6 +696,7 @@ impl BandIndex {
         self.num_perm = num_perm;
         self.bands = bands;
         self.exact = exact;
+        self.members = sketch_type.as_ref().and_then(Members::of);
         self.sketch_type = sketch_type.map(Bound::unbind);
         self.params = None;
         self.width = 0;
@@ -659,23 +748,36 @@ impl BandIndex {
         let py = slf.py();
         let mut this = slf.borrow_mut();
         this.ready()?;
-        let r = this.n;
-        // (a new key is filed under its row at once: one lookup)
         let hv = match this.sketch(mh)? {
-            Sketch::Slots(hv) if !this.exact && this.row.bind(py).set_default(key, r)? => hv,
+            Sketch::Slots(hv) if !this.exact => hv,
             _ => {
                 drop(this);
                 slf.call_method1(intern!(py, "_add_general"), (key, mh))?;
                 return Ok(());
             }
         };
+        let r = this.n;
         this.reserve(1);
         {
             // SAFETY: the GIL is held and no Python code runs while the slice is read
             let src = unsafe { hv.as_slice() }.map_err(|_| PyValueError::new_err("slots"))?;
             this.push_row(src);
         }
-        let first = this.file_row(r);
+        // the row's band keys and their slots asked for first: those loads overlap the key's
+        // dict entry (a new key is filed under its row at once: one lookup)
+        this.band_keys_of(r);
+        let new = this.row.bind(py).set_default(key, r);
+        if !matches!(new, Ok(true)) {
+            this.pop_row();
+            new?;
+            drop(this);
+            slf.call_method1(intern!(py, "_add_general"), (key, mh))?;
+            return Ok(());
+        }
+        let first = {
+            let this = &mut *this;
+            this.table.file(&mut this.heads, r as i64)
+        };
         this.push_key(key);
         this.n = r + 1;
         this.last = Some((r, first));
@@ -1161,6 +1263,7 @@ impl BandIndex {
         self.keys.clear();
         self.gc_rows.clear();
         self.sketch_type = None;
+        self.members = None;
         self.params = None;
         self.last_sketch = None;
         Python::attach(|py| self.row = PyDict::new(py).unbind());

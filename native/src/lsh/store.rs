@@ -64,6 +64,11 @@ impl<T: Copy + Default> Chunks<T> {
         self.row_mut(r)
     }
 
+    /// Drop the last row (its chunk stays).
+    pub fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+
     /// Every row in order, as one vector.
     pub fn to_vec(&self) -> Vec<T> {
         let mut out = Vec::with_capacity(self.len * self.width);
@@ -144,26 +149,34 @@ impl Table {
         }
     }
 
+    /// Ask for the home slots of `keys` (a hint).
+    pub fn prefetch_all(&self, keys: &[i64]) {
+        for &k in keys {
+            self.prefetch(k);
+        }
+    }
+
     /// File `row` under each key of `keys` (one per band); each key becomes the previous head
-    /// of its chain. Returns the first of the row's entries.
+    /// of its chain. Returns the first of the row's entries (they are consecutive).
     pub fn file(&mut self, keys: &mut [i64], row: i64) -> usize {
         let first = self.entries.len();
         for &k in keys.iter() {
             self.prefetch(k);
         }
-        for h in keys.iter_mut() {
+        for (j, h) in keys.iter_mut().enumerate() {
             let at = self.slot(*h);
             let head = self.slots[at + 1];
             if head < 0 {
                 self.slots[at] = *h;
                 self.used += 1;
             }
-            let e = self.entries.len() as i64;
+            self.slots[at + 1] = (first + j) as i64;
+            *h = head;
+        }
+        for &head in keys.iter() {
             let entry = self.entries.push();
             entry[0] = row;
             entry[1] = head;
-            self.slots[at + 1] = e;
-            *h = head;
         }
         first
     }
@@ -183,6 +196,13 @@ impl Table {
     pub fn entry(&self, e: i64) -> (usize, i64) {
         let w = self.entries.row(e as usize);
         (w[0] as usize, w[1])
+    }
+
+    /// Whether `more` entries fit as the table is (the plan would not grow it).
+    #[inline]
+    pub fn fits(&self, more: i64) -> bool {
+        self.entries.len() as i64 + more <= self.capacity
+            && 4 * (self.used + more) <= 3 * self.slot_count()
     }
 
     /// Room for `more` entries, the slots at most 3/4 full (`core::plan_growth`; new slots
