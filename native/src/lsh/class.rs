@@ -224,7 +224,11 @@ impl Members {
                 let ptr = *(field as *const *mut pyo3::ffi::PyObject);
                 (!ptr.is_null()).then(|| Bound::from_borrowed_ptr(py, ptr))
             };
-            Some((at(self.offsets[0])?, at(self.offsets[1])?, at(self.offsets[2])?))
+            Some((
+                at(self.offsets[0])?,
+                at(self.offsets[1])?,
+                at(self.offsets[2])?,
+            ))
         }
     }
 }
@@ -457,7 +461,10 @@ impl BandIndex {
         let Some((scheme, params)) = &self.params else {
             return Ok(Sketch::Other);
         };
-        let read = self.members.as_ref().and_then(|m| m.read(kind.bind(py), mh));
+        let read = self
+            .members
+            .as_ref()
+            .and_then(|m| m.read(kind.bind(py), mh));
         let (hv, s, p) = match read {
             Some(fields) => fields,
             None => (
@@ -521,6 +528,29 @@ impl BandIndex {
             &mut self.hits,
         );
         self.hits.sort_unstable();
+    }
+
+    /// The ranked hits of row `r`'s own slots, `r` being the last add (its entries head its
+    /// keys' chains): the query of the sketch just added, as `ranked` finds them.
+    fn ranked_row(&mut self, r: usize, min_est: f64) {
+        self.hits.clear();
+        if self.state[r] == 2 {
+            return; // an empty sketch: never a hit
+        }
+        self.fused_heads(true);
+        self.table.stamp += 1;
+        let this = &mut *self;
+        walk_ranked(
+            &this.table,
+            &this.sig,
+            &this.state,
+            &mut this.mark,
+            &this.heads,
+            this.sig.row(r),
+            min_est,
+            &mut this.hits,
+        );
+        this.hits.sort_unstable();
     }
 
     /// The hits in `hits` as a list of `(key, estimate)`.
@@ -799,6 +829,15 @@ impl BandIndex {
             Some((last, hv)) if last.bind(py).is(mh) => Some(hv.bind(py).clone()),
             _ => None,
         };
+        if let (Some(_), Some((r, _))) = (&same, this.last) {
+            // the sketch just added (a frozen value): its folded row and its entries serve
+            let min_est = match min_similarity {
+                Some(m) if !m.is_none() => m.extract::<f64>()?,
+                _ => -1.0,
+            };
+            this.ranked_row(r, min_est);
+            return Ok(this.hit_list(py)?.into_any());
+        }
         let checked = match same {
             Some(hv) => Sketch::Slots(hv), // the last add's sketch: checked then
             None => this.sketch(mh)?,

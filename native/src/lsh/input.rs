@@ -65,7 +65,7 @@ fn not_unsigned(obj: &Bound<'_, PyAny>) -> PyErr {
 
 /// The number of rows of `num_perm` slots in `len` values (errors as the twins' `_rows`).
 pub fn row_count(len: usize, num_perm: usize) -> PyResult<usize> {
-    if num_perm == 0 || len % num_perm != 0 {
+    if num_perm == 0 || !len.is_multiple_of(num_perm) {
         return Err(PyValueError::new_err(format!(
             "{len} slot values do not make rows of {num_perm}; pass (k, num_perm) sketches"
         )));
