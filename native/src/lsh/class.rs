@@ -58,8 +58,9 @@ pub struct BandIndex {
     raw: Chunks<u64>,
     /// Slot width of the exact mode's sketches in bytes (0: none yet).
     width: usize,
-    state: Vec<u8>,
-    mark: Vec<i64>,
+    /// Per row, its state in the low byte (0 removed, 1 live, 2 live but empty) and above it
+    /// the stamp of the last query that met it (one word: a candidate costs one load).
+    meta: Vec<u64>,
     /// The rows planned for (`nbytes` reports them, as the numpy twin's arrays hold them).
     cap: usize,
     table: Table,
@@ -96,25 +97,31 @@ enum Sketch<'py> {
 fn walk_ranked(
     table: &Table,
     sig: &Chunks<u32>,
-    state: &[u8],
-    mark: &mut [i64],
+    meta: &mut [u64],
     heads: &[i64],
     q: &[u32],
     min_est: f64,
     hits: &mut Vec<(usize, usize)>,
+    itself: Option<usize>,
 ) {
     let p = q.len();
-    let stamp = table.stamp;
+    let stamp = (table.stamp as u64) << 8;
     for &h in heads {
         let mut e = h;
         while e >= 0 {
             let (r, prev) = table.entry(e);
             e = prev;
-            if mark[r] == stamp || state[r] != 1 {
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 != 1 {
                 continue;
             }
-            mark[r] = stamp;
-            let eq = core::same(sig.row(r), q);
+            meta[r] = stamp | 1;
+            // (the query's own row, `itself`, equals it in every slot)
+            let eq = if Some(r) == itself {
+                p
+            } else {
+                core::same(sig.row(r), q)
+            };
             if (eq as f64) / (p as f64) < min_est {
                 continue;
             }
@@ -124,17 +131,18 @@ fn walk_ranked(
 }
 
 /// The unranked candidates from the chain heads (estimate mode: live rows, no slot read).
-fn walk_unranked(table: &Table, state: &[u8], mark: &mut [i64], heads: &[i64], out: &mut Vec<i64>) {
-    let stamp = table.stamp;
+fn walk_unranked(table: &Table, meta: &mut [u64], heads: &[i64], out: &mut Vec<i64>) {
+    let stamp = (table.stamp as u64) << 8;
     for &h in heads {
         let mut e = h;
         while e >= 0 {
             let (r, prev) = table.entry(e);
             e = prev;
-            if mark[r] == stamp || state[r] != 1 {
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 != 1 {
                 continue;
             }
-            mark[r] = stamp;
+            meta[r] = stamp | 1;
             out.push(r as i64);
         }
     }
@@ -145,13 +153,12 @@ fn walk_unranked(table: &Table, state: &[u8], mark: &mut [i64], heads: &[i64], o
 fn walk_exact(
     table: &Table,
     raw: &Chunks<u64>,
-    state: &[u8],
-    mark: &mut [i64],
+    meta: &mut [u64],
     heads: &[i64],
     q: &[u64],
     out: &mut Vec<i64>,
 ) {
-    let stamp = table.stamp;
+    let stamp = (table.stamp as u64) << 8;
     let rows = table.rows;
     for (j, &h) in heads.iter().enumerate() {
         let band = &q[j * rows..(j + 1) * rows];
@@ -159,13 +166,14 @@ fn walk_exact(
         while e >= 0 {
             let (r, prev) = table.entry(e);
             e = prev;
-            if mark[r] == stamp || state[r] == 0 {
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 == 0 {
                 continue;
             }
             if &raw.row(r)[j * rows..(j + 1) * rows] != band {
                 continue; // another band under the same 64-bit key
             }
-            mark[r] = stamp;
+            meta[r] = stamp | (m & 0xFF);
             out.push(r as i64);
         }
     }
@@ -258,17 +266,15 @@ fn push_row(
     src: &[u64],
     sig: &mut Chunks<u32>,
     raw: &mut Chunks<u64>,
-    state: &mut Vec<u8>,
-    mark: &mut Vec<i64>,
+    meta: &mut Vec<u64>,
 ) {
     if exact {
         raw.push().copy_from_slice(src);
-        state.push(1);
+        meta.push(1);
     } else {
         let live = core::fold_row(src, sig.push());
-        state.push(if live { 1 } else { 2 });
+        meta.push(if live { 1 } else { 2 });
     }
-    mark.push(0);
 }
 
 impl BandIndex {
@@ -283,8 +289,7 @@ impl BandIndex {
             sig: Chunks::new(1),
             raw: Chunks::new(1),
             width: 0,
-            state: Vec::new(),
-            mark: Vec::new(),
+            meta: Vec::new(),
             cap: 0,
             table: Table::new(1, 0, 1, 1),
             keys: Vec::new(),
@@ -316,8 +321,7 @@ impl BandIndex {
         self.table = Table::new(MIN_SLOTS, MIN_ENTRIES, self.bands, rows);
         self.sig = Chunks::new(self.num_perm);
         self.raw = Chunks::new(self.num_perm);
-        self.state = Vec::new();
-        self.mark = Vec::new();
+        self.meta = Vec::new();
         self.cap = 0;
         self.keys = Vec::new();
         self.gc_rows = Vec::new();
@@ -337,8 +341,7 @@ impl BandIndex {
         }
         if need > self.cap {
             let cap = need.max(2 * self.cap).max(64);
-            self.state.reserve_exact(cap - self.state.len());
-            self.mark.reserve_exact(cap - self.mark.len());
+            self.meta.reserve_exact(cap - self.meta.len());
             self.cap = cap;
         }
         self.table.reserve((k * self.bands) as i64);
@@ -362,6 +365,11 @@ impl BandIndex {
         self.table.file(&mut self.heads, r as i64)
     }
 
+    /// The state of every row.
+    fn states(&self) -> Vec<u8> {
+        self.meta[..self.n].iter().map(|&m| m as u8).collect()
+    }
+
     /// Drop the last row pushed (its add did not happen).
     fn pop_row(&mut self) {
         if self.exact {
@@ -369,8 +377,7 @@ impl BandIndex {
         } else {
             self.sig.pop();
         }
-        self.state.pop();
-        self.mark.pop();
+        self.meta.pop();
     }
 
     /// Append the key of the next row.
@@ -396,8 +403,7 @@ impl BandIndex {
             src,
             &mut self.sig,
             &mut self.raw,
-            &mut self.state,
-            &mut self.mark,
+            &mut self.meta,
         );
     }
 
@@ -416,11 +422,10 @@ impl BandIndex {
         let lo = self.n;
         let (p, exact, bands) = (self.num_perm, self.exact, self.bands);
         {
-            let (sig, raw, state, mark, table) = (
+            let (sig, raw, meta, table) = (
                 &mut self.sig,
                 &mut self.raw,
-                &mut self.state,
-                &mut self.mark,
+                &mut self.meta,
                 &mut self.table,
             );
             py.detach(|| {
@@ -428,7 +433,7 @@ impl BandIndex {
                 let rows = table.rows;
                 for i in 0..k {
                     let r = lo + i;
-                    push_row(exact, &src[i * p..(i + 1) * p], sig, raw, state, mark);
+                    push_row(exact, &src[i * p..(i + 1) * p], sig, raw, meta);
                     if exact {
                         core::band_keys_into(raw.row(r), rows, &mut heads);
                     } else {
@@ -509,8 +514,7 @@ impl BandIndex {
     fn ranked(&mut self, min_est: f64) {
         self.hits.clear();
         // the query is the last add's sketch: its entries head the chains of its keys
-        let same =
-            matches!(self.last, Some((r, _)) if self.state[r] == 1 && self.sig.row(r) == self.q32);
+        let same = matches!(self.last, Some((r, _)) if self.meta[r] as u8 == 1 && self.sig.row(r) == self.q32);
         if !self.fused_heads(same) {
             self.heads.resize(self.bands, 0);
             core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
@@ -520,12 +524,12 @@ impl BandIndex {
         walk_ranked(
             &self.table,
             &self.sig,
-            &self.state,
-            &mut self.mark,
+            &mut self.meta,
             &self.heads,
             &self.q32,
             min_est,
             &mut self.hits,
+            None,
         );
         self.hits.sort_unstable();
     }
@@ -534,7 +538,7 @@ impl BandIndex {
     /// keys' chains): the query of the sketch just added, as `ranked` finds them.
     fn ranked_row(&mut self, r: usize, min_est: f64) {
         self.hits.clear();
-        if self.state[r] == 2 {
+        if self.meta[r] as u8 == 2 {
             return; // an empty sketch: never a hit
         }
         self.fused_heads(true);
@@ -543,12 +547,12 @@ impl BandIndex {
         walk_ranked(
             &this.table,
             &this.sig,
-            &this.state,
-            &mut this.mark,
+            &mut this.meta,
             &this.heads,
             this.sig.row(r),
             min_est,
             &mut this.hits,
+            Some(r),
         );
         this.hits.sort_unstable();
     }
@@ -573,8 +577,7 @@ impl BandIndex {
             walk_exact(
                 &self.table,
                 &self.raw,
-                &self.state,
-                &mut self.mark,
+                &mut self.meta,
                 &self.heads,
                 q,
                 &mut self.found,
@@ -588,13 +591,7 @@ impl BandIndex {
         core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
         self.table.heads(&mut self.heads);
         self.table.stamp += 1;
-        walk_unranked(
-            &self.table,
-            &self.state,
-            &mut self.mark,
-            &self.heads,
-            &mut self.found,
-        );
+        walk_unranked(&self.table, &mut self.meta, &self.heads, &mut self.found);
     }
 
     fn found_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -607,9 +604,9 @@ impl BandIndex {
     /// Rebuild without the removed rows (renumbering the rest), as `LSHIndex` does once they
     /// are a quarter of the index.
     fn compact(&mut self, py: Python<'_>) -> PyResult<()> {
-        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.meta[r] as u8 != 0).collect();
         let keys: Vec<Py<PyAny>> = live.iter().map(|&r| self.keys[r].clone_ref(py)).collect();
-        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
+        let state: Vec<u8> = live.iter().map(|&r| self.meta[r] as u8).collect();
         let values: Vec<u64> = if self.exact {
             live.iter()
                 .flat_map(|&r| self.raw.row(r).iter().copied())
@@ -646,8 +643,7 @@ impl BandIndex {
                 }
             }
         }
-        self.state.extend_from_slice(&state[..count]);
-        self.mark.resize(count, 0);
+        self.meta.extend(state[..count].iter().map(|&s| s as u64));
         let dict = PyDict::new(py);
         for (i, key) in keys.iter().enumerate() {
             dict.set_item(key.bind(py), i)?;
@@ -657,7 +653,7 @@ impl BandIndex {
         self.track_keys(py);
         self.n = count;
         for r in 0..count {
-            if self.state[r] == 1 {
+            if self.meta[r] as u8 == 1 {
                 self.file_row(r);
             }
         }
@@ -883,7 +879,7 @@ impl BandIndex {
         };
         let r: usize = r.extract()?;
         dict.del_item(key)?;
-        self.state[r] = 0;
+        self.meta[r] &= !0xFF;
         self.keys[r] = py.None();
         self.dead += 1;
         Ok(())
@@ -1048,8 +1044,7 @@ impl BandIndex {
             return Ok(out);
         }
         let (offsets, hits) = {
-            let (table, sig, state, mark) =
-                (&mut self.table, &self.sig, &self.state, &mut self.mark);
+            let (table, sig, meta) = (&mut self.table, &self.sig, &mut self.meta);
             let bands = self.bands;
             py.detach(|| {
                 let mut offsets = vec![0usize; nq + 1];
@@ -1062,7 +1057,7 @@ impl BandIndex {
                         core::band_keys_into(&q, table.rows, &mut heads);
                         table.heads(&mut heads);
                         table.stamp += 1;
-                        walk_ranked(table, sig, state, mark, &heads, &q, min_est, &mut hits);
+                        walk_ranked(table, sig, meta, &heads, &q, min_est, &mut hits, None);
                         hits[start..].sort_unstable();
                     }
                     offsets[i + 1] = hits.len();
@@ -1108,14 +1103,14 @@ impl BandIndex {
     /// folded to uint32 in estimate mode, raw uint64 in exact mode).
     fn _live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.ready()?;
-        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.meta[r] as u8 != 0).collect();
         let keys = PyList::new(py, live.iter().map(|&r| self.keys[r].bind(py)))?;
         let slots = if self.exact {
             Self::rows_array(py, &self.raw, &live, self.num_perm)?.into_any()
         } else {
             Self::rows_array(py, &self.sig, &live, self.num_perm)?.into_any()
         };
-        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
+        let state: Vec<u8> = live.iter().map(|&r| self.meta[r] as u8).collect();
         let rows: Vec<i64> = live.iter().map(|&r| r as i64).collect();
         PyTuple::new(
             py,
@@ -1137,7 +1132,7 @@ impl BandIndex {
         self.ready()?;
         let all: Vec<usize> = (0..self.n).collect();
         let sig = Self::rows_array(py, &self.sig, &all, self.num_perm)?;
-        Ok((sig, PyArray1::from_slice(py, &self.state[..self.n])))
+        Ok((sig, PyArray1::from_vec(py, self.states())))
     }
 
     /// Drop removed rows (renumbering the rest) once they are a quarter of the index.
@@ -1193,7 +1188,7 @@ impl BandIndex {
                 Self::rows_array(py, &self.sig, &all, self.num_perm)?,
             )?;
         }
-        out.set_item("_state", PyArray1::from_slice(py, &self.state[..self.n]))?;
+        out.set_item("_state", PyArray1::from_vec(py, self.states()))?;
         // (the query stamp restarts at 0 with fresh marks)
         out.set_item("_tab", PyArray1::from_vec(py, self.table.to_tab()))?;
         out.set_item(
@@ -1241,8 +1236,7 @@ impl BandIndex {
                 }
             }
         }
-        self.state.extend(st[..n].iter().map(|&v| v as u8));
-        self.mark.resize(n, 0);
+        self.meta.extend(st[..n].iter().map(|&v| v as u8 as u64));
         let tab = get("_tab")?.extract::<numpy::PyReadonlyArray1<'_, i64>>()?;
         let table = Table::from_tab(tab.as_slice()?)
             .filter(|t| t.bands == self.bands && t.rows == rows)

@@ -49,6 +49,26 @@ pub fn band_key<T: Copy + Into<u64>>(row: &[T], j: usize, rows: usize) -> i64 {
 /// chains advanced side by side (independent multiplies: the processor overlaps them).
 #[inline]
 pub fn band_keys_into<T: Copy + Into<u64>>(row: &[T], rows: usize, out: &mut [i64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // 64-bit multiplies side by side need AVX-512DQ (the baseline multiplies one at a time)
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        fn wide<T: Copy + Into<u64>>(row: &[T], rows: usize, out: &mut [i64]) {
+            band_keys_body(row, rows, out)
+        }
+        if out.len() >= 8 && std::is_x86_feature_detected!("avx512dq") {
+            // SAFETY: the CPU has AVX-512DQ (and F and VL with it, as every such CPU)
+            if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl")
+            {
+                return unsafe { wide(row, rows, out) };
+            }
+        }
+    }
+    band_keys_body(row, rows, out)
+}
+
+#[inline(always)]
+fn band_keys_body<T: Copy + Into<u64>>(row: &[T], rows: usize, out: &mut [i64]) {
     for (j, h) in out.iter_mut().enumerate() {
         *h = ((j + 1) as u64).wrapping_mul(MIX) as i64;
     }
