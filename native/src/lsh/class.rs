@@ -332,6 +332,19 @@ impl BandIndex {
         self.last_sketch = None;
     }
 
+    /// An error when `k` more rows would pass the table's limit of `2**32 - 1` rows or band
+    /// entries (entries are pairs of `u32`).
+    fn check_room(&self, k: usize) -> PyResult<()> {
+        let entries = self.table.entry_count() as u64 + (k * self.bands) as u64;
+        if (self.n + k) as u64 >= u32::MAX as u64 || entries >= u32::MAX as u64 {
+            return Err(PyValueError::new_err(
+                "an LSH index holds fewer than 2**32 rows and band entries; split the \
+                 collection over several indexes",
+            ));
+        }
+        Ok(())
+    }
+
     /// Room for `k` more rows and their entries (rows at least double, as the numpy twin's
     /// arrays; the table as `plan_growth` says).
     fn reserve(&mut self, k: usize) {
@@ -418,6 +431,7 @@ impl BandIndex {
         if k == 0 {
             return Ok(());
         }
+        self.check_room(k)?;
         self.reserve(k);
         let lo = self.n;
         let (p, exact, bands) = (self.num_perm, self.exact, self.bands);
@@ -631,6 +645,7 @@ impl BandIndex {
         state: &[u8],
     ) -> PyResult<()> {
         let count = keys.len();
+        self.check_room(count)?;
         self.reserve(count);
         let p = self.num_perm;
         for r in 0..count {
@@ -783,6 +798,7 @@ impl BandIndex {
             }
         };
         let r = this.n;
+        this.check_room(1)?;
         this.reserve(1);
         {
             // SAFETY: the GIL is held and no Python code runs while the slice is read
@@ -942,6 +958,7 @@ impl BandIndex {
         if self.dead > 64.max(self.n / 4) {
             self.compact(py)?;
         }
+        self.check_room(1)?;
         self.row.bind(py).set_item(key, self.n)?;
         let (src, _) = slots(values)?;
         self.q64.clear();

@@ -80,12 +80,13 @@ impl<T: Copy + Default> Chunks<T> {
 }
 
 /// The band-key table: open addressing over `2 * slots` words of `(key, head)` pairs, and the
-/// entries `(row, previous entry of the same key)` in chunks.
+/// entries `(row, previous entry of the same key)` in chunks, each a pair of `u32` (the previous
+/// entry `u32::MAX` for none): an index holds fewer than `2**32` rows and band entries.
 pub struct Table {
     slots: Vec<i64>,
     mask: i64,
     used: i64,
-    entries: Chunks<i64>,
+    entries: Chunks<u32>,
     /// The entries planned for (the growth plan's figure; the chunks hold `entries.len()`).
     capacity: i64,
     pub stamp: i64,
@@ -175,8 +176,8 @@ impl Table {
         }
         for &head in keys.iter() {
             let entry = self.entries.push();
-            entry[0] = row;
-            entry[1] = head;
+            entry[0] = row as u32;
+            entry[1] = head as u32; // (-1 becomes u32::MAX)
         }
         first
     }
@@ -195,7 +196,10 @@ impl Table {
     #[inline(always)]
     pub fn entry(&self, e: i64) -> (usize, i64) {
         let w = self.entries.row(e as usize);
-        (w[0] as usize, w[1])
+        (
+            w[0] as usize,
+            if w[1] == u32::MAX { -1 } else { w[1] as i64 },
+        )
     }
 
     /// Whether `more` entries fit as the table is (the plan would not grow it).
@@ -252,7 +256,9 @@ impl Table {
         tab[base..base + 2 * slots].copy_from_slice(&self.slots);
         let ents = base + 2 * slots;
         for e in 0..self.entries.len() {
-            tab[ents + 2 * e..ents + 2 * e + 2].copy_from_slice(self.entries.row(e));
+            let (row, prev) = self.entry(e as i64);
+            tab[ents + 2 * e] = row as i64;
+            tab[ents + 2 * e + 1] = prev;
         }
         tab
     }
@@ -284,10 +290,13 @@ impl Table {
         table.stamp = tab[core::STAMP];
         let ents = base + 2 * slots as usize;
         for e in 0..entries as usize {
-            table
-                .entries
-                .push()
-                .copy_from_slice(&tab[ents + 2 * e..ents + 2 * e + 2]);
+            let (row, prev) = (tab[ents + 2 * e], tab[ents + 2 * e + 1]);
+            if !(0..u32::MAX as i64).contains(&row) || prev < -1 || prev >= e as i64 {
+                return None;
+            }
+            let entry = table.entries.push();
+            entry[0] = row as u32;
+            entry[1] = prev as u32;
         }
         Some(table)
     }
