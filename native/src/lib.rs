@@ -16,6 +16,7 @@ pub mod affine;
 pub mod buckets;
 pub mod canonicalize;
 pub mod ctph;
+pub mod datasketch;
 pub mod forest;
 pub mod hamming;
 pub mod hll;
@@ -42,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "buckets", buckets::py::register)?;
     family(m, "canonicalize", canonicalize::py::register)?;
     family(m, "ctph", ctph::py::register)?;
+    family(m, "datasketch", datasketch::py::register)?;
     family(m, "forest", forest::py::register)?;
     family(m, "hamming", hamming::py::register)?;
     family(m, "hll", hll::py::register)?;

@@ -1,11 +1,11 @@
 //! `BandIndex`: the state and the per-call work of `neardup.index.lsh.LSHIndex` (its base
 //! class) and of the native table of `neardup.compat.datasketch.MinHashLSH`.
 //!
-//! One object holds the keys, the rows and the band-key table (`core`'s layout), so that an
-//! `add` or a `query` from Python is one method call: no argument unboxing per array, no
-//! Python frame around the work. What is not the per-call path (validation of unusual input,
-//! the bulk paths' checks, plans, bytes) stays in the Python subclass, which the fast paths
-//! call back (`_add_general`, `_query_general`, `_candidates_general`) for anything unusual.
+//! One object holds the keys, the rows and the band-key table (`store`), so that an `add` or a
+//! `query` from Python is one method call: no argument unboxing per array, no Python frame
+//! around the work. What is not the per-call path (validation of unusual input, the bulk
+//! paths' checks, plans, bytes) stays in the Python subclass, which the fast paths call back
+//! (`_add_general`, `_query_general`, `_candidates_general`) for anything unusual.
 //!
 //! Two modes. The estimate mode (`LSHIndex`) keeps each row's slots folded to 32 bits,
 //! ranks hits by their estimated Jaccard, and never returns an empty sketch. The exact mode
@@ -25,8 +25,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFloat, PyList, PyTuple, PyType};
 use pyo3::PyTraverseError;
 
-use super::core::{self, Rows};
-use super::input::{py_shape, row_count, slots};
+use super::core;
+use super::input::{py_shape, row_count, slots, u32_rows};
+use super::store::{Chunks, Table};
 
 const MIN_SLOTS: i64 = 512;
 const MIN_ENTRIES: i64 = 256;
@@ -47,21 +48,27 @@ pub struct BandIndex {
     bands: usize,
     exact: bool,
     sketch_type: Option<Py<PyType>>,
+    /// Where a `sketch_type` object keeps `hashvalues`, `scheme` and `params` (its slots),
+    /// with the type's version tag when they were read (see `Members`).
+    members: Option<Members>,
     params: Option<(Py<PyAny>, Py<PyAny>)>,
-    /// Folded slots (estimate mode) of the `n` rows (room reserved for `cap`: the rows'
-    /// arrays grow by pushes, so that no page past the last row is touched).
-    sig32: Vec<u32>,
-    /// Raw slots (exact mode) of the `n` rows.
-    raw: Vec<u64>,
+    /// Folded slots of the rows (estimate mode).
+    sig: Chunks<u32>,
+    /// Raw slots of the rows (exact mode).
+    raw: Chunks<u64>,
     /// Slot width of the exact mode's sketches in bytes (0: none yet).
     width: usize,
-    state: Vec<u8>,
-    mark: Vec<i64>,
+    /// Per row, its state in the low byte (0 removed, 1 live, 2 live but empty) and above it
+    /// the stamp of the last query that met it (one word: a candidate costs one load).
+    meta: Vec<u64>,
+    /// The rows planned for (`nbytes` reports them, as the numpy twin's arrays hold them).
     cap: usize,
-    /// The table (`core`'s layout) up to its last used entry; room reserved for `tab[4]`
-    /// entries (written by pushes, as the rows).
-    tab: Vec<i64>,
+    table: Table,
     keys: Vec<Py<PyAny>>,
+    /// The rows whose key is a container (the only keys the cycle collector needs to see:
+    /// `int` and `str` keys cannot be part of a cycle, and visiting every key costs the
+    /// collector a call per key on each pass).
+    gc_rows: Vec<usize>,
     row: Py<PyDict>,
     n: usize,
     dead: usize,
@@ -83,6 +90,198 @@ enum Sketch<'py> {
     Other,
 }
 
+/// The ranked hits of the folded query `q` from the chain heads `heads` (the stamp already
+/// advanced): `(num_perm - equal slots, row)` of each live row not met yet whose estimate
+/// is at least `min_est`.
+#[allow(clippy::too_many_arguments)]
+fn walk_ranked(
+    table: &Table,
+    sig: &Chunks<u32>,
+    meta: &mut [u64],
+    heads: &[i64],
+    q: &[u32],
+    min_est: f64,
+    hits: &mut Vec<(usize, usize)>,
+    itself: Option<usize>,
+) {
+    let p = q.len();
+    let stamp = (table.stamp as u64) << 8;
+    for &h in heads {
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 != 1 {
+                continue;
+            }
+            meta[r] = stamp | 1;
+            // (the query's own row, `itself`, equals it in every slot)
+            let eq = if Some(r) == itself {
+                p
+            } else {
+                core::same(sig.row(r), q)
+            };
+            if (eq as f64) / (p as f64) < min_est {
+                continue;
+            }
+            hits.push((p - eq, r));
+        }
+    }
+}
+
+/// The unranked candidates from the chain heads (estimate mode: live rows, no slot read).
+fn walk_unranked(table: &Table, meta: &mut [u64], heads: &[i64], out: &mut Vec<i64>) {
+    let stamp = (table.stamp as u64) << 8;
+    for &h in heads {
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 != 1 {
+                continue;
+            }
+            meta[r] = stamp | 1;
+            out.push(r as i64);
+        }
+    }
+}
+
+/// The exact mode's candidates: rows not removed whose band `j` (on the chain of `heads[j]`)
+/// equals the query's.
+fn walk_exact(
+    table: &Table,
+    raw: &Chunks<u64>,
+    meta: &mut [u64],
+    heads: &[i64],
+    q: &[u64],
+    out: &mut Vec<i64>,
+) {
+    let stamp = (table.stamp as u64) << 8;
+    let rows = table.rows;
+    for (j, &h) in heads.iter().enumerate() {
+        let band = &q[j * rows..(j + 1) * rows];
+        let mut e = h;
+        while e >= 0 {
+            let (r, prev) = table.entry(e);
+            e = prev;
+            let m = meta[r];
+            if m & !0xFF == stamp || m as u8 == 0 {
+                continue;
+            }
+            if &raw.row(r)[j * rows..(j + 1) * rows] != band {
+                continue; // another band under the same 64-bit key
+            }
+            meta[r] = stamp | (m & 0xFF);
+            out.push(r as i64);
+        }
+    }
+}
+
+/// The offsets of a sketch class's `hashvalues`, `scheme` and `params` slots (`__slots__`
+/// members), read straight off the objects on the per-call path: three attribute lookups are
+/// a fifth of an `add`. Used only for objects of exactly that class while its version tag
+/// is the one these offsets were read under (a changed class takes `getattr` again).
+struct Members {
+    offsets: [isize; 3],
+    tag: u32,
+}
+
+impl Members {
+    fn of(kind: &Bound<'_, PyType>) -> Option<Members> {
+        let mut offsets = [0isize; 3];
+        for (o, name) in offsets.iter_mut().zip(["hashvalues", "scheme", "params"]) {
+            let desc = kind.getattr(name).ok()?;
+            // SAFETY: reads of a live descriptor object, after checking it is a member
+            // descriptor (whose layout is `PyMemberDescrObject`)
+            unsafe {
+                let member_type = std::ptr::addr_of_mut!(pyo3::ffi::PyMemberDescr_Type);
+                if pyo3::ffi::Py_TYPE(desc.as_ptr()) != member_type {
+                    return None;
+                }
+                let def = (*(desc.as_ptr() as *mut pyo3::ffi::PyMemberDescrObject)).d_member;
+                if def.is_null() || (*def).type_code != pyo3::ffi::Py_T_OBJECT_EX {
+                    return None;
+                }
+                *o = (*def).offset;
+            }
+        }
+        // SAFETY: a field read of a live type object
+        let tag = unsafe { (*kind.as_type_ptr()).tp_version_tag };
+        (tag != 0).then_some(Members { offsets, tag })
+    }
+
+    /// `(hashvalues, scheme, params)` of `obj` (of type `kind`), or None when a slot is unset
+    /// or the class changed since.
+    #[allow(clippy::type_complexity)]
+    fn read<'py>(
+        &self,
+        kind: &Bound<'py, PyType>,
+        obj: &Bound<'py, PyAny>,
+    ) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let py = obj.py();
+        // SAFETY: `obj` is exactly of type `kind` (checked by the caller), whose layout has an
+        // object pointer at each offset while its version tag is unchanged
+        unsafe {
+            if (*kind.as_type_ptr()).tp_version_tag != self.tag {
+                return None;
+            }
+            let at = |offset: isize| {
+                let field = (obj.as_ptr() as *const u8).offset(offset);
+                let ptr = *(field as *const *mut pyo3::ffi::PyObject);
+                (!ptr.is_null()).then(|| Bound::from_borrowed_ptr(py, ptr))
+            };
+            Some((
+                at(self.offsets[0])?,
+                at(self.offsets[1])?,
+                at(self.offsets[2])?,
+            ))
+        }
+    }
+}
+
+/// `hv` as a 1-D contiguous native `uint64` array of `n` slots, or None. The dtype is
+/// compared with numpy's own `uint64` descriptor first (what every such array made the usual
+/// way holds), and only otherwise by numpy's equivalence test.
+fn u64_row(hv: Bound<'_, PyAny>, n: usize) -> Option<Bound<'_, PyArray1<u64>>> {
+    static U64: PyOnceLock<Py<numpy::PyArrayDescr>> = PyOnceLock::new();
+    let py = hv.py();
+    let untyped = hv.cast::<PyUntypedArray>().ok()?;
+    if untyped.ndim() != 1 || untyped.len() != n || !untyped.is_c_contiguous() {
+        return None;
+    }
+    let builtin = U64.get_or_init(py, || numpy::dtype::<u64>(py).unbind());
+    if untyped.dtype().as_ptr() == builtin.as_ptr() {
+        // SAFETY: a 1-D array whose descriptor is numpy's uint64 descriptor
+        return Some(unsafe { hv.cast_into_unchecked::<PyArray1<u64>>() });
+    }
+    hv.cast_into::<PyArray1<u64>>().ok()
+}
+
+/// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
+/// live but empty in estimate mode) and its query stamp.
+fn push_row<T: Copy + Into<u64>>(
+    exact: bool,
+    src: &[T],
+    sig: &mut Chunks<u32>,
+    raw: &mut Chunks<u64>,
+    meta: &mut Vec<u64>,
+) {
+    if exact {
+        for (d, &v) in raw.push().iter_mut().zip(src) {
+            *d = v.into();
+        }
+        meta.push(1);
+    } else {
+        let row = sig.push();
+        for (d, &v) in row.iter_mut().zip(src) {
+            *d = core::fold(v.into());
+        }
+        meta.push(if core::is_empty_by(src) { 2 } else { 1 });
+    }
+}
+
 impl BandIndex {
     fn empty(py: Python<'_>) -> Self {
         BandIndex {
@@ -90,15 +289,16 @@ impl BandIndex {
             bands: 0,
             exact: false,
             sketch_type: None,
+            members: None,
             params: None,
-            sig32: Vec::new(),
-            raw: Vec::new(),
+            sig: Chunks::new(1),
+            raw: Chunks::new(1),
             width: 0,
-            state: Vec::new(),
-            mark: Vec::new(),
+            meta: Vec::new(),
             cap: 0,
-            tab: Vec::new(),
+            table: Table::new(1, 0, 1, 1),
             keys: Vec::new(),
+            gc_rows: Vec::new(),
             row: PyDict::new(py).unbind(),
             n: 0,
             dead: 0,
@@ -123,24 +323,13 @@ impl BandIndex {
 
     /// An empty table and no rows (the keys' parameters kept).
     fn clear_rows(&mut self, py: Python<'_>, rows: usize) {
-        let slots_end = core::HEADER + 2 * MIN_SLOTS as usize;
-        let mut tab = Vec::with_capacity(slots_end + 2 * MIN_ENTRIES as usize);
-        tab.resize(slots_end, 0);
-        core::init_table(
-            &mut tab,
-            MIN_SLOTS,
-            MIN_ENTRIES,
-            self.bands as i64,
-            rows as i64,
-            core::HEADER as i64,
-        );
-        self.tab = tab;
-        self.sig32 = Vec::new();
-        self.raw = Vec::new();
-        self.state = Vec::new();
-        self.mark = Vec::new();
+        self.table = Table::new(MIN_SLOTS, MIN_ENTRIES, self.bands, rows);
+        self.sig = Chunks::new(self.num_perm);
+        self.raw = Chunks::new(self.num_perm);
+        self.meta = Vec::new();
         self.cap = 0;
         self.keys = Vec::new();
+        self.gc_rows = Vec::new();
         self.row = PyDict::new(py).unbind();
         self.n = 0;
         self.dead = 0;
@@ -148,124 +337,135 @@ impl BandIndex {
         self.last_sketch = None;
     }
 
-    fn rows_per_band(&self) -> usize {
-        self.tab[core::ROWS] as usize
+    /// An error when `k` more rows would pass the table's limit of `2**32 - 1` rows or band
+    /// entries (entries are pairs of `u32`).
+    fn check_room(&self, k: usize) -> PyResult<()> {
+        let entries = self.table.entry_count() as u64 + (k * self.bands) as u64;
+        if (self.n + k) as u64 >= u32::MAX as u64 || entries >= u32::MAX as u64 {
+            return Err(PyValueError::new_err(
+                "an LSH index holds fewer than 2**32 rows and band entries; split the \
+                 collection over several indexes",
+            ));
+        }
+        Ok(())
     }
 
-    /// Room for `k` more rows after the first `n`, their entries, and a table at most 3/4
-    /// full (rows at least double; the table as `plan_growth` says).
+    /// Room for `k` more rows and their entries (rows at least double, as the numpy twin's
+    /// arrays; the table as `plan_growth` says).
     fn reserve(&mut self, k: usize) {
         let need = self.n + k;
+        if need <= self.cap && self.table.fits((k * self.bands) as i64) {
+            return;
+        }
         if need > self.cap {
             let cap = need.max(2 * self.cap).max(64);
-            let p = self.num_perm;
-            if self.exact {
-                self.raw.reserve_exact(cap * p - self.raw.len());
-            } else {
-                self.sig32.reserve_exact(cap * p - self.sig32.len());
-            }
-            self.state.reserve_exact(cap - self.state.len());
-            self.mark.reserve_exact(cap - self.mark.len());
+            self.meta.reserve_exact(cap - self.meta.len());
             self.cap = cap;
         }
-        let (used, entries, slots, capacity, base) = core::sizes(&self.tab);
-        let more = (k * self.bands) as i64;
-        let (new_slots, new_cap) = core::plan_growth(used, entries, slots, capacity, more);
-        if new_slots != slots {
-            let full = core::table_len(new_slots as usize, new_cap as usize, base as usize);
-            let mut out = Vec::with_capacity(full);
-            out.resize(full - 2 * (new_cap - entries) as usize, 0);
-            core::grow_into(&self.tab, &mut out, new_slots, new_cap);
-            self.tab = out;
-        } else if new_cap != capacity {
-            let full = core::table_len(slots as usize, new_cap as usize, base as usize);
-            self.tab.reserve_exact(full - self.tab.len());
-            core::set_capacity(&mut self.tab, new_cap);
-        }
+        self.table.reserve((k * self.bands) as i64);
     }
 
-    /// The table at its full length (zeros past the last entry), as the numpy twin holds it.
-    fn full_table(&self) -> Vec<i64> {
-        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
-        let mut tab = self.tab.clone();
-        tab.resize(
-            core::table_len(slots as usize, capacity as usize, base as usize),
-            0,
-        );
-        tab
-    }
-
-    /// File row `r` (its slots stored) under its band keys; the heads it displaced are not
-    /// needed. Returns the row's first entry.
-    fn file_row(&mut self, r: usize) -> usize {
-        let (p, rows) = (self.num_perm, self.rows_per_band());
-        let first = self.tab[1] as usize;
+    /// The band keys of row `r` into `heads`, their slots asked for from memory.
+    fn band_keys_of(&mut self, r: usize) {
+        let rows = self.table.rows;
         self.heads.resize(self.bands, 0);
         if self.exact {
-            core::band_keys_into(&self.raw[r * p..(r + 1) * p], rows, &mut self.heads);
+            core::band_keys_into(self.raw.row(r), rows, &mut self.heads);
         } else {
-            core::band_keys_into(&self.sig32[r * p..(r + 1) * p], rows, &mut self.heads);
+            core::band_keys_into(self.sig.row(r), rows, &mut self.heads);
         }
-        file_keys(&mut self.tab, &mut self.heads, r as i64);
-        first
+        self.table.prefetch_all(&self.heads);
     }
 
-    /// Append the slots `src` as row `n` (folded in estimate mode) with its state.
+    /// File row `r` (its slots stored) under its band keys. Returns its first entry.
+    fn file_row(&mut self, r: usize) -> usize {
+        self.band_keys_of(r);
+        self.table.file(&mut self.heads, r as i64)
+    }
+
+    /// The state of every row.
+    fn states(&self) -> Vec<u8> {
+        self.meta[..self.n].iter().map(|&m| m as u8).collect()
+    }
+
+    /// Drop the last row pushed (its add did not happen).
+    fn pop_row(&mut self) {
+        if self.exact {
+            self.raw.pop();
+        } else {
+            self.sig.pop();
+        }
+        self.meta.pop();
+    }
+
+    /// Append the key of the next row.
+    fn push_key(&mut self, key: &Bound<'_, PyAny>) {
+        // SAFETY: a type flag read of a live object
+        if unsafe { pyo3::ffi::PyObject_IS_GC(key.as_ptr()) } != 0 {
+            self.gc_rows.push(self.keys.len());
+        }
+        self.keys.push(key.clone().unbind());
+    }
+
+    /// `gc_rows` from `keys`.
+    fn track_keys(&mut self, py: Python<'_>) {
+        self.gc_rows = (0..self.keys.len())
+            // SAFETY: a type flag read of a live object
+            .filter(|&r| unsafe { pyo3::ffi::PyObject_IS_GC(self.keys[r].bind(py).as_ptr()) } != 0)
+            .collect();
+    }
+
     fn push_row(&mut self, src: &[u64]) {
         push_row(
             self.exact,
             src,
-            &mut self.sig32,
+            &mut self.sig,
             &mut self.raw,
-            &mut self.state,
+            &mut self.meta,
         );
-        self.mark.push(0);
     }
 
     /// Append `keys` with the rows of `src` (already checked: new keys, `num_perm` wide).
-    fn append_rows(
+    fn append_rows<T: Copy + Into<u64> + Send + Sync>(
         &mut self,
         py: Python<'_>,
         keys: &[Bound<'_, PyAny>],
-        src: &[u64],
+        src: &[T],
     ) -> PyResult<()> {
         let k = keys.len();
         if k == 0 {
             return Ok(());
         }
+        self.check_room(k)?;
         self.reserve(k);
         let lo = self.n;
-        let p = self.num_perm;
-        let exact = self.exact;
+        let (p, exact, bands) = (self.num_perm, self.exact, self.bands);
         {
-            let (sig32, raw, state, mark, tab) = (
-                &mut self.sig32,
+            let (sig, raw, meta, table) = (
+                &mut self.sig,
                 &mut self.raw,
-                &mut self.state,
-                &mut self.mark,
-                &mut self.tab,
+                &mut self.meta,
+                &mut self.table,
             );
-            let bands = self.bands;
             py.detach(|| {
                 let mut heads = vec![0i64; bands];
-                let rows = tab[core::ROWS] as usize;
+                let rows = table.rows;
                 for i in 0..k {
                     let r = lo + i;
-                    push_row(exact, &src[i * p..(i + 1) * p], sig32, raw, state);
-                    mark.push(0);
+                    push_row(exact, &src[i * p..(i + 1) * p], sig, raw, meta);
                     if exact {
-                        core::band_keys_into(&raw[r * p..(r + 1) * p], rows, &mut heads);
+                        core::band_keys_into(raw.row(r), rows, &mut heads);
                     } else {
-                        core::band_keys_into(&sig32[r * p..(r + 1) * p], rows, &mut heads);
+                        core::band_keys_into(sig.row(r), rows, &mut heads);
                     }
-                    file_keys(tab, &mut heads, r as i64);
+                    table.file(&mut heads, r as i64);
                 }
             });
         }
-        let dict = self.row.bind(py);
+        let dict = self.row.bind(py).clone();
         for (i, key) in keys.iter().enumerate() {
             dict.set_item(key, lo + i)?;
-            self.keys.push(key.clone().unbind());
+            self.push_key(key);
         }
         self.n = lo + k;
         self.last = None;
@@ -285,19 +485,28 @@ impl BandIndex {
         let Some((scheme, params)) = &self.params else {
             return Ok(Sketch::Other);
         };
-        let p = mh.getattr(intern!(py, "params"))?;
+        let read = self
+            .members
+            .as_ref()
+            .and_then(|m| m.read(kind.bind(py), mh));
+        let (hv, s, p) = match read {
+            Some(fields) => fields,
+            None => (
+                mh.getattr(intern!(py, "hashvalues"))?,
+                mh.getattr(intern!(py, "scheme"))?,
+                mh.getattr(intern!(py, "params"))?,
+            ),
+        };
         if !p.is(params.bind(py)) && !p.eq(params.bind(py))? {
             return Ok(Sketch::Other);
         }
-        let s = mh.getattr(intern!(py, "scheme"))?;
         if !s.is(scheme.bind(py)) && !s.eq(scheme.bind(py))? {
             return Ok(Sketch::Other);
         }
-        let hv = mh.getattr(intern!(py, "hashvalues"))?;
-        match hv.cast_into::<PyArray1<u64>>() {
-            Ok(a) if a.len() == self.num_perm && a.is_contiguous() => Ok(Sketch::Slots(a)),
-            _ => Ok(Sketch::Other),
-        }
+        Ok(match u64_row(hv, self.num_perm) {
+            Some(a) => Sketch::Slots(a),
+            None => Sketch::Other,
+        })
     }
 
     /// Fold `hv` into the query buffer; false for an empty query.
@@ -306,42 +515,65 @@ impl BandIndex {
         core::fold_row(hv, &mut self.q32)
     }
 
-    /// The ranked hits of the query in `q32` into `hits` (sorted, best first).
-    fn ranked(&mut self, min_est: f64) {
-        let p = self.num_perm;
-        self.hits.clear();
-        self.heads.resize(self.bands, 0);
-        let fused = match self.last {
-            Some((r, first))
-                if self.state[r] == 1 && self.sig32[r * p..(r + 1) * p] == self.q32[..] =>
-            {
-                // the query is the last add's sketch: its entries head the chains of its keys
+    /// The heads of the last add's entries when `same` says the query is its row.
+    fn fused_heads(&mut self, same: bool) -> bool {
+        match self.last {
+            Some((_, first)) if same => {
+                self.heads.resize(self.bands, 0);
                 for (j, h) in self.heads.iter_mut().enumerate() {
                     *h = (first + j) as i64;
                 }
                 true
             }
             _ => false,
-        };
-        if !fused {
-            core::probe(&self.q32, &self.tab, &mut self.heads);
         }
-        self.tab[core::STAMP] += 1;
-        let mut rows = Rows {
-            sig32: &self.sig32,
-            num_perm: p,
-            state: &self.state,
-            mark: &mut self.mark,
-        };
-        core::walk(
+    }
+
+    /// The ranked hits of the query in `q32` into `hits` (sorted, best first).
+    fn ranked(&mut self, min_est: f64) {
+        self.hits.clear();
+        // the query is the last add's sketch: its entries head the chains of its keys
+        let same = matches!(self.last, Some((r, _)) if self.meta[r] as u8 == 1 && self.sig.row(r) == self.q32);
+        if !self.fused_heads(same) {
+            self.heads.resize(self.bands, 0);
+            core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
+            self.table.heads(&mut self.heads);
+        }
+        self.table.stamp += 1;
+        walk_ranked(
+            &self.table,
+            &self.sig,
+            &mut self.meta,
             &self.heads,
             &self.q32,
-            &self.tab,
-            &mut rows,
             min_est,
             &mut self.hits,
+            None,
         );
         self.hits.sort_unstable();
+    }
+
+    /// The ranked hits of row `r`'s own slots, `r` being the last add (its entries head its
+    /// keys' chains): the query of the sketch just added, as `ranked` finds them.
+    fn ranked_row(&mut self, r: usize, min_est: f64) {
+        self.hits.clear();
+        if self.meta[r] as u8 == 2 {
+            return; // an empty sketch: never a hit
+        }
+        self.fused_heads(true);
+        self.table.stamp += 1;
+        let this = &mut *self;
+        walk_ranked(
+            &this.table,
+            &this.sig,
+            &mut this.meta,
+            &this.heads,
+            this.sig.row(r),
+            min_est,
+            &mut this.hits,
+            Some(r),
+        );
+        this.hits.sort_unstable();
     }
 
     /// The hits in `hits` as a list of `(key, estimate)`.
@@ -352,31 +584,21 @@ impl BandIndex {
     /// The unranked candidates of the slots `q` into `found` (estimate mode skips an empty
     /// query; exact mode compares each candidate's band with the query's).
     fn unranked(&mut self, q: &[u64]) {
-        let p = self.num_perm;
         self.found.clear();
-        self.heads.resize(self.bands, 0);
         if self.exact {
-            let fused = match self.last {
-                Some((r, first)) if self.raw[r * p..(r + 1) * p] == *q => {
-                    for (j, h) in self.heads.iter_mut().enumerate() {
-                        *h = (first + j) as i64;
-                    }
-                    true
-                }
-                _ => false,
-            };
-            if !fused {
-                core::probe(q, &self.tab, &mut self.heads);
+            let same = matches!(self.last, Some((r, _)) if self.raw.row(r) == q);
+            if !self.fused_heads(same) {
+                self.heads.resize(self.bands, 0);
+                core::band_keys_into(q, self.table.rows, &mut self.heads);
+                self.table.heads(&mut self.heads);
             }
-            self.tab[core::STAMP] += 1;
-            core::unranked_exact(
+            self.table.stamp += 1;
+            walk_exact(
+                &self.table,
+                &self.raw,
+                &mut self.meta,
                 &self.heads,
                 q,
-                &self.raw,
-                p,
-                &self.tab,
-                &self.state,
-                &mut self.mark,
                 &mut self.found,
             );
             return;
@@ -384,15 +606,11 @@ impl BandIndex {
         if !self.fold_query(q) {
             return;
         }
-        core::probe(&self.q32, &self.tab, &mut self.heads);
-        self.tab[core::STAMP] += 1;
-        core::unranked(
-            &self.heads,
-            &self.tab,
-            &self.state,
-            &mut self.mark,
-            &mut self.found,
-        );
+        self.heads.resize(self.bands, 0);
+        core::band_keys_into(&self.q32, self.table.rows, &mut self.heads);
+        self.table.heads(&mut self.heads);
+        self.table.stamp += 1;
+        walk_unranked(&self.table, &mut self.meta, &self.heads, &mut self.found);
     }
 
     fn found_keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -405,58 +623,57 @@ impl BandIndex {
     /// Rebuild without the removed rows (renumbering the rest), as `LSHIndex` does once they
     /// are a quarter of the index.
     fn compact(&mut self, py: Python<'_>) -> PyResult<()> {
-        let p = self.num_perm;
-        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.meta[r] as u8 != 0).collect();
         let keys: Vec<Py<PyAny>> = live.iter().map(|&r| self.keys[r].clone_ref(py)).collect();
-        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
-        let (sig32, raw): (Vec<u32>, Vec<u64>) = if self.exact {
-            (
-                Vec::new(),
-                live.iter()
-                    .flat_map(|&r| self.raw[r * p..(r + 1) * p].iter().copied())
-                    .collect(),
-            )
+        let state: Vec<u8> = live.iter().map(|&r| self.meta[r] as u8).collect();
+        let values: Vec<u64> = if self.exact {
+            live.iter()
+                .flat_map(|&r| self.raw.row(r).iter().copied())
+                .collect()
         } else {
-            (
-                live.iter()
-                    .flat_map(|&r| self.sig32[r * p..(r + 1) * p].iter().copied())
-                    .collect(),
-                Vec::new(),
-            )
+            live.iter()
+                .flat_map(|&r| self.sig.row(r).iter().map(|&v| v as u64))
+                .collect()
         };
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
-        self.restore(py, keys, &sig32, &raw, &state)
+        self.restore(py, keys, &values, &state)
     }
 
-    /// Rows `0..len(keys)` from `keys`, their slots and states; files the live rows.
+    /// Rows `0..len(keys)` from `keys`, their slots (folded ones in estimate mode, as `u64`)
+    /// and states; files the live rows in order.
     fn restore(
         &mut self,
         py: Python<'_>,
         keys: Vec<Py<PyAny>>,
-        sig32: &[u32],
-        raw: &[u64],
+        values: &[u64],
         state: &[u8],
     ) -> PyResult<()> {
         let count = keys.len();
+        self.check_room(count)?;
         self.reserve(count);
         let p = self.num_perm;
-        if self.exact {
-            self.raw.extend_from_slice(&raw[..count * p]);
-        } else {
-            self.sig32.extend_from_slice(&sig32[..count * p]);
+        for r in 0..count {
+            let src = &values[r * p..(r + 1) * p];
+            if self.exact {
+                self.raw.push().copy_from_slice(src);
+            } else {
+                for (d, &v) in self.sig.push().iter_mut().zip(src) {
+                    *d = v as u32;
+                }
+            }
         }
-        self.state.extend_from_slice(&state[..count]);
-        self.mark.resize(count, 0);
+        self.meta.extend(state[..count].iter().map(|&s| s as u64));
         let dict = PyDict::new(py);
         for (i, key) in keys.iter().enumerate() {
             dict.set_item(key.bind(py), i)?;
         }
         self.row = dict.unbind();
         self.keys = keys;
+        self.track_keys(py);
         self.n = count;
         for r in 0..count {
-            if self.state[r] == 1 {
+            if self.meta[r] as u8 == 1 {
                 self.file_row(r);
             }
         }
@@ -464,30 +681,36 @@ impl BandIndex {
         Ok(())
     }
 
-    fn rows_array<'py, T: numpy::Element + Copy>(
+    fn rows_array<'py, T: numpy::Element + Copy + Default>(
         py: Python<'py>,
-        data: &[T],
+        data: &Chunks<T>,
         rows: &[usize],
         p: usize,
     ) -> PyResult<Bound<'py, PyArray2<T>>> {
-        let flat: Vec<T> = rows
-            .iter()
-            .flat_map(|&r| data[r * p..(r + 1) * p].iter().copied())
-            .collect();
+        let mut flat: Vec<T> = Vec::with_capacity(rows.len() * p);
+        for &r in rows {
+            flat.extend_from_slice(data.row(r));
+        }
         PyArray1::from_vec(py, flat).reshape([rows.len(), p])
     }
 
     fn check_values<'py>(&self, values: &Bound<'py, PyAny>) -> PyResult<super::input::Slots<'py>> {
         let (src, shape) = slots(values)?;
-        let k = row_count(src.as_slice().len(), self.num_perm)?;
+        self.check_shape(&shape, src.as_slice().len())?;
+        Ok(src)
+    }
+
+    /// The errors of the numpy twin's `_check_values` for `len` values of shape `shape`.
+    fn check_shape(&self, shape: &[usize], len: usize) -> PyResult<()> {
+        let k = row_count(len, self.num_perm)?;
         if shape.len() != 2 || shape[0] != k {
             return Err(PyValueError::new_err(format!(
                 "expected a (n, {}) array of sketches, got shape {}",
                 self.num_perm,
-                py_shape(&shape)
+                py_shape(shape)
             )));
         }
-        Ok(src)
+        Ok(())
     }
 }
 
@@ -525,6 +748,7 @@ impl BandIndex {
         self.num_perm = num_perm;
         self.bands = bands;
         self.exact = exact;
+        self.members = sketch_type.as_ref().and_then(Members::of);
         self.sketch_type = sketch_type.map(Bound::unbind);
         self.params = None;
         self.width = 0;
@@ -576,24 +800,38 @@ impl BandIndex {
         let py = slf.py();
         let mut this = slf.borrow_mut();
         this.ready()?;
-        let r = this.n;
-        // (a new key is filed under its row at once: one lookup)
         let hv = match this.sketch(mh)? {
-            Sketch::Slots(hv) if !this.exact && this.row.bind(py).set_default(key, r)? => hv,
+            Sketch::Slots(hv) if !this.exact => hv,
             _ => {
                 drop(this);
                 slf.call_method1(intern!(py, "_add_general"), (key, mh))?;
                 return Ok(());
             }
         };
+        let r = this.n;
+        this.check_room(1)?;
         this.reserve(1);
         {
             // SAFETY: the GIL is held and no Python code runs while the slice is read
             let src = unsafe { hv.as_slice() }.map_err(|_| PyValueError::new_err("slots"))?;
             this.push_row(src);
         }
-        let first = this.file_row(r);
-        this.keys.push(key.clone().unbind());
+        // the row's band keys and their slots asked for first: those loads overlap the key's
+        // dict entry (a new key is filed under its row at once: one lookup)
+        this.band_keys_of(r);
+        let new = this.row.bind(py).set_default(key, r);
+        if !matches!(new, Ok(true)) {
+            this.pop_row();
+            new?;
+            drop(this);
+            slf.call_method1(intern!(py, "_add_general"), (key, mh))?;
+            return Ok(());
+        }
+        let first = {
+            let this = &mut *this;
+            this.table.file(&mut this.heads, r as i64)
+        };
+        this.push_key(key);
         this.n = r + 1;
         this.last = Some((r, first));
         this.last_sketch = Some((mh.clone().unbind(), hv.unbind()));
@@ -614,6 +852,15 @@ impl BandIndex {
             Some((last, hv)) if last.bind(py).is(mh) => Some(hv.bind(py).clone()),
             _ => None,
         };
+        if let (Some(_), Some((r, _))) = (&same, this.last) {
+            // the sketch just added (a frozen value): its folded row and its entries serve
+            let min_est = match min_similarity {
+                Some(m) if !m.is_none() => m.extract::<f64>()?,
+                _ => -1.0,
+            };
+            this.ranked_row(r, min_est);
+            return Ok(this.hit_list(py)?.into_any());
+        }
         let checked = match same {
             Some(hv) => Sketch::Slots(hv), // the last add's sketch: checked then
             None => this.sketch(mh)?,
@@ -659,7 +906,7 @@ impl BandIndex {
         };
         let r: usize = r.extract()?;
         dict.del_item(key)?;
-        self.state[r] = 0;
+        self.meta[r] &= !0xFF;
         self.keys[r] = py.None();
         self.dead += 1;
         Ok(())
@@ -722,6 +969,7 @@ impl BandIndex {
         if self.dead > 64.max(self.n / 4) {
             self.compact(py)?;
         }
+        self.check_room(1)?;
         self.row.bind(py).set_item(key, self.n)?;
         let (src, _) = slots(values)?;
         self.q64.clear();
@@ -733,7 +981,7 @@ impl BandIndex {
         self.push_row(&q);
         self.q64 = q;
         let first = self.file_row(r);
-        self.keys.push(key.clone().unbind());
+        self.push_key(key);
         self.n = r + 1;
         self.width = width;
         self.last = Some((r, first));
@@ -783,9 +1031,19 @@ impl BandIndex {
         values: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.ready()?;
-        let src = self.check_values(values)?;
-        let src = src.as_slice();
-        let k = src.len() / self.num_perm;
+        let narrow = u32_rows(values);
+        let src = match narrow {
+            Some(_) => None,
+            None => Some(self.check_values(values)?),
+        };
+        if let Some(ro) = &narrow {
+            self.check_shape(ro.shape(), ro.len())?;
+        }
+        let k = match (&narrow, &src) {
+            (Some(ro), _) => ro.len() / self.num_perm,
+            (_, Some(src)) => src.as_slice().len() / self.num_perm,
+            _ => unreachable!("one of them is set"),
+        };
         if keys.len() != k {
             return Err(PyValueError::new_err(format!(
                 "_append got {} keys for {k} sketches",
@@ -800,7 +1058,12 @@ impl BandIndex {
             self.width = width;
         }
         let keys: Vec<Bound<'_, PyAny>> = keys.iter().collect();
-        self.append_rows(py, &keys, src)
+        match (narrow, src) {
+            // (uint32 sketches, datasketch's, as they are: no widened copy)
+            (Some(ro), _) => self.append_rows(py, &keys, ro.as_slice()?),
+            (_, Some(src)) => self.append_rows(py, &keys, src.as_slice()),
+            _ => unreachable!("one of them is set"),
+        }
     }
 
     /// The hits of every row of ``values`` (``(k, num_perm)``, any unsigned dtype), as
@@ -824,16 +1087,9 @@ impl BandIndex {
             return Ok(out);
         }
         let (offsets, hits) = {
-            let (sig32, state, mark, tab) =
-                (&self.sig32, &self.state, &mut self.mark, &mut self.tab);
+            let (table, sig, meta) = (&mut self.table, &self.sig, &mut self.meta);
             let bands = self.bands;
             py.detach(|| {
-                let mut rows = Rows {
-                    sig32,
-                    num_perm: p,
-                    state,
-                    mark,
-                };
                 let mut offsets = vec![0usize; nq + 1];
                 let mut hits = Vec::new();
                 let mut q = vec![0u32; p];
@@ -841,7 +1097,10 @@ impl BandIndex {
                 for i in 0..nq {
                     let start = hits.len();
                     if core::fold_row(&src[i * p..(i + 1) * p], &mut q) {
-                        core::collect(&q, tab, &mut rows, min_est, &mut heads, &mut hits);
+                        core::band_keys_into(&q, table.rows, &mut heads);
+                        table.heads(&mut heads);
+                        table.stamp += 1;
+                        walk_ranked(table, sig, meta, &heads, &q, min_est, &mut hits, None);
                         hits[start..].sort_unstable();
                     }
                     offsets[i + 1] = hits.len();
@@ -887,14 +1146,14 @@ impl BandIndex {
     /// folded to uint32 in estimate mode, raw uint64 in exact mode).
     fn _live<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         self.ready()?;
-        let live: Vec<usize> = (0..self.n).filter(|&r| self.state[r] != 0).collect();
+        let live: Vec<usize> = (0..self.n).filter(|&r| self.meta[r] as u8 != 0).collect();
         let keys = PyList::new(py, live.iter().map(|&r| self.keys[r].bind(py)))?;
         let slots = if self.exact {
             Self::rows_array(py, &self.raw, &live, self.num_perm)?.into_any()
         } else {
-            Self::rows_array(py, &self.sig32, &live, self.num_perm)?.into_any()
+            Self::rows_array(py, &self.sig, &live, self.num_perm)?.into_any()
         };
-        let state: Vec<u8> = live.iter().map(|&r| self.state[r]).collect();
+        let state: Vec<u8> = live.iter().map(|&r| self.meta[r] as u8).collect();
         let rows: Vec<i64> = live.iter().map(|&r| r as i64).collect();
         PyTuple::new(
             py,
@@ -914,9 +1173,9 @@ impl BandIndex {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<u8>>)> {
         self.ready()?;
-        let p = self.num_perm;
-        let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
-        Ok((sig, PyArray1::from_slice(py, &self.state[..self.n])))
+        let all: Vec<usize> = (0..self.n).collect();
+        let sig = Self::rows_array(py, &self.sig, &all, self.num_perm)?;
+        Ok((sig, PyArray1::from_vec(py, self.states())))
     }
 
     /// Drop removed rows (renumbering the rest) once they are a quarter of the index.
@@ -939,7 +1198,7 @@ impl BandIndex {
         state: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         self.ready()?;
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
         let count = keys.len();
         let (values, _) = slots(sig)?;
@@ -952,34 +1211,29 @@ impl BandIndex {
             ));
         }
         let keys: Vec<Py<PyAny>> = keys.iter().map(Bound::unbind).collect();
-        if self.exact {
-            self.restore(py, keys, &[], values, &st)
-        } else {
-            let folded: Vec<u32> = values[..count * self.num_perm]
-                .iter()
-                .map(|&v| v as u32)
-                .collect();
-            self.restore(py, keys, &folded, &[], &st)
-        }
+        self.restore(py, keys, values, &st)
     }
 
     /// The pickled state: the same names (``_sig``, ``_state``, ``_tab``, ``_keys``, ``_row``,
     /// ``_n``, ``_dead``, ``_params``) as the numpy twin's and earlier versions' pickles.
     fn _dump<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.ready()?;
-        let p = self.num_perm;
         let out = PyDict::new(py);
+        let all: Vec<usize> = (0..self.n).collect();
         if self.exact {
-            let sig = PyArray1::from_slice(py, &self.raw[..self.n * p]).reshape([self.n, p])?;
-            out.set_item("_raw", sig)?;
+            out.set_item(
+                "_raw",
+                Self::rows_array(py, &self.raw, &all, self.num_perm)?,
+            )?;
         } else {
-            let sig = PyArray1::from_slice(py, &self.sig32[..self.n * p]).reshape([self.n, p])?;
-            out.set_item("_sig", sig)?;
+            out.set_item(
+                "_sig",
+                Self::rows_array(py, &self.sig, &all, self.num_perm)?,
+            )?;
         }
-        out.set_item("_state", PyArray1::from_slice(py, &self.state[..self.n]))?;
-        let mut tab = self.full_table();
-        tab[core::STAMP] = 0; // the query stamp restarts with fresh marks
-        out.set_item("_tab", PyArray1::from_vec(py, tab))?;
+        out.set_item("_state", PyArray1::from_vec(py, self.states()))?;
+        // (the query stamp restarts at 0 with fresh marks)
+        out.set_item("_tab", PyArray1::from_vec(py, self.table.to_tab()))?;
         out.set_item(
             "_keys",
             PyList::new(py, self.keys.iter().map(|k| k.bind(py)))?,
@@ -1003,7 +1257,7 @@ impl BandIndex {
         };
         let n: usize = get("_n")?.extract()?;
         let p = self.num_perm;
-        let rows = self.rows_per_band();
+        let rows = self.table.rows;
         self.clear_rows(py, rows);
         self.reserve(n);
         let (values, _) = slots(&get(if self.exact { "_raw" } else { "_sig" })?)?;
@@ -1015,23 +1269,23 @@ impl BandIndex {
                 "pickled index rows are shorter than _n",
             ));
         }
-        if self.exact {
-            self.raw.extend_from_slice(&values[..n * p]);
-        } else {
-            self.sig32.extend(values[..n * p].iter().map(|&v| v as u32));
+        for r in 0..n {
+            let src = &values[r * p..(r + 1) * p];
+            if self.exact {
+                self.raw.push().copy_from_slice(src);
+            } else {
+                for (d, &v) in self.sig.push().iter_mut().zip(src) {
+                    *d = v as u32;
+                }
+            }
         }
-        self.state.extend(st[..n].iter().map(|&v| v as u8));
-        self.mark.resize(n, 0);
+        self.meta.extend(st[..n].iter().map(|&v| v as u8 as u64));
         let tab = get("_tab")?.extract::<numpy::PyReadonlyArray1<'_, i64>>()?;
-        let tab = tab.as_slice()?;
-        let (_, entries, slots, capacity, base) = core::sizes(tab);
-        let full = core::table_len(slots as usize, capacity as usize, base as usize);
-        if tab.len() != full || entries > capacity {
-            return Err(PyValueError::new_err("pickled index has a malformed table"));
-        }
-        let mut own = Vec::with_capacity(full);
-        own.extend_from_slice(&tab[..full - 2 * (capacity - entries) as usize]);
-        self.tab = own;
+        let table = Table::from_tab(tab.as_slice()?)
+            .filter(|t| t.bands == self.bands && t.rows == rows)
+            .ok_or_else(|| PyValueError::new_err("pickled index has a malformed table"))?;
+        self.table = table;
+        self.table.stamp = 0;
         let keys = get("_keys")?;
         self.keys = keys
             .try_iter()?
@@ -1043,6 +1297,7 @@ impl BandIndex {
                 "pickled index has fewer keys than _n",
             ));
         }
+        self.track_keys(py);
         self.row = get("_row")?.cast::<PyDict>()?.copy()?.unbind();
         self.n = n;
         self.dead = get("_dead")?.extract()?;
@@ -1055,16 +1310,16 @@ impl BandIndex {
 
     /// Bytes of the rows' arrays and the table (not the keys and their dict).
     fn _nbytes(&self) -> usize {
-        let (_, _, slots, capacity, base) = core::sizes(&self.tab);
         let width = if self.exact { 8 } else { 4 };
+        let (slots, capacity) = (self.table.slot_count(), self.table.capacity());
         self.cap * (self.num_perm * width + 1 + 8)
-            + core::table_len(slots as usize, capacity as usize, base as usize) * 8
+            + core::table_len(slots as usize, capacity as usize, core::HEADER) * 8
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.row)?;
-        for key in &self.keys {
-            visit.call(key)?;
+        for &r in &self.gc_rows {
+            visit.call(&self.keys[r])?;
         }
         if let Some(t) = &self.sketch_type {
             visit.call(t)?;
@@ -1082,7 +1337,9 @@ impl BandIndex {
 
     fn __clear__(&mut self) {
         self.keys.clear();
+        self.gc_rows.clear();
         self.sketch_type = None;
+        self.members = None;
         self.params = None;
         self.last_sketch = None;
         Python::attach(|py| self.row = PyDict::new(py).unbind());
@@ -1096,12 +1353,19 @@ fn hits_list<'py>(
     keys: &[Py<PyAny>],
     num_perm: usize,
 ) -> PyResult<Bound<'py, PyList>> {
-    let items = hits.iter().map(|&(d, r)| {
+    // (the list and its tuples built in place: a query's result is its whole cost per hit)
+    let list = unsafe { pyo3::ffi::PyList_New(hits.len() as pyo3::ffi::Py_ssize_t) };
+    // SAFETY: a new reference (or NULL, raised as the error)
+    let list = unsafe { Bound::from_owned_ptr_or_err(py, list)? };
+    for (i, &(d, r)) in hits.iter().enumerate() {
         let est = PyFloat::new(py, core::estimate(d, num_perm));
-        PyTuple::new(py, [keys[r].bind(py).clone(), est.into_any()])
-    });
-    let items: Vec<Bound<'py, PyTuple>> = items.collect::<PyResult<_>>()?;
-    PyList::new(py, items)
+        let pair = PyTuple::new(py, [keys[r].bind(py).clone(), est.into_any()])?;
+        // SAFETY: `list` is new, of `hits.len()` empty items; SET_ITEM steals the reference
+        unsafe {
+            pyo3::ffi::PyList_SET_ITEM(list.as_ptr(), i as pyo3::ffi::Py_ssize_t, pair.into_ptr())
+        };
+    }
+    Ok(unsafe { list.cast_into_unchecked::<PyList>() })
 }
 
 /// The slot width of a 1-D uint32 or uint64 array of `num_perm` slots, else None.
@@ -1113,43 +1377,4 @@ fn exact_width(values: &Bound<'_, PyAny>, num_perm: usize) -> Option<usize> {
     let dtype = a.dtype();
     let width = dtype.itemsize();
     (dtype.kind() == b'u' && (width == 4 || width == 8)).then_some(width)
-}
-
-/// Append the slots `src` as a row: raw (exact mode) or folded, with its state (1 live, 2
-/// live but empty in estimate mode).
-fn push_row(
-    exact: bool,
-    src: &[u64],
-    sig32: &mut Vec<u32>,
-    raw: &mut Vec<u64>,
-    state: &mut Vec<u8>,
-) {
-    if exact {
-        raw.extend_from_slice(src);
-        state.push(1);
-    } else {
-        sig32.extend(src.iter().map(|&v| core::fold(v)));
-        state.push(if core::is_empty(src) { 2 } else { 1 });
-    }
-}
-
-/// `core::file_keys` for a table whose entries end the vector (pushed, not written).
-fn file_keys(tab: &mut Vec<i64>, keys: &mut [i64], row: i64) {
-    for &k in keys.iter() {
-        core::prefetch(tab, k);
-    }
-    for h in keys.iter_mut() {
-        let at = core::slot(tab, *h);
-        let head = tab[at + 1];
-        if head < 0 {
-            tab[at] = *h;
-            tab[0] += 1;
-        }
-        let e = tab[1];
-        tab.push(row);
-        tab.push(head);
-        tab[at + 1] = e;
-        tab[1] = e + 1;
-        *h = head;
-    }
 }

@@ -28,7 +28,17 @@ where
 {
     let a = obj.cast::<PyArrayDyn<T>>().ok()?;
     let ro = a.readonly();
+    if let Ok(flat) = ro.as_slice() {
+        return Some(flat.iter().map(|&v| v.into()).collect()); // (one vectorized pass)
+    }
     Some(ro.as_array().iter().map(|&v| v.into()).collect())
+}
+
+/// The values of a contiguous `uint32` array (borrowed), for callers that take them as they
+/// are; None for anything else.
+pub fn u32_rows<'py>(obj: &Bound<'py, PyAny>) -> Option<numpy::PyReadonlyArrayDyn<'py, u32>> {
+    let ro = obj.cast::<PyArrayDyn<u32>>().ok()?.readonly();
+    ro.as_slice().is_ok().then_some(ro)
 }
 
 /// `obj` (an unsigned numpy array) as its values and its shape.

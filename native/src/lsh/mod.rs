@@ -5,3 +5,4 @@ pub mod class;
 pub mod core;
 mod input;
 pub mod py;
+pub mod store;

@@ -53,6 +53,7 @@ FAMILIES = (
     "buckets",
     "canonicalize",
     "ctph",
+    "datasketch",
     "forest",
     "hamming",
     "hll",

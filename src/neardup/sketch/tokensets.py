@@ -4,9 +4,10 @@ datasketch 2.0.0 hashes each token with SHA-1 (first 4 bytes, little-endian) and
 ``num_perm`` permutations drawn from ``numpy.random.RandomState(seed)``: ``affine32``
 (``a * fmix32(h) + b mod 2**32``, the default), ``affine64`` (the same over 64 bits with
 ``sha1_hash64``) or ``legacy`` (``(a * h + b) mod (2**61 - 1)``, low 32 bits). This module
-runs those definitions over many token sets in one kernel call each
-(:mod:`neardup._kernels.sha1`, then the MinHash kernels), giving datasketch's ``hashvalues``
-bit for bit; :mod:`neardup.compat.datasketch` is built on it. See ``docs/minhash.md``.
+runs those definitions over many token sets, giving datasketch's ``hashvalues`` bit for bit:
+with SHA-1, one call of :mod:`neardup._kernels.datasketch` reads the token lists as they are;
+with XXH3, one kernel call per step. :mod:`neardup.compat.datasketch` is built on it; see
+``docs/minhash.md``.
 """
 
 from __future__ import annotations
@@ -74,13 +75,20 @@ def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32, hash: str = "sha1") 
     """Hash each byte token in one kernel call.
 
     ``hash="sha1"``: datasketch's ``sha1_hash32`` (``bits=32``) or ``sha1_hash64``
-    (``bits=64``). ``hash="xxh3"``: XXH3-64 with seed 0, cut to the low ``bits`` bits (what
-    ``hashfunc=lambda b: xxhash.xxh3_64_intdigest(b) & 0xFFFFFFFF`` gives datasketch).
+    (``bits=64``), the list read as it is. ``hash="xxh3"``: XXH3-64 with seed 0, cut to the
+    low ``bits`` bits (what ``hashfunc=lambda b: xxhash.xxh3_64_intdigest(b) & 0xFFFFFFFF``
+    gives datasketch).
+
+    Raises:
+        InputError: A token is not bytes-like (``hash="sha1"``).
 
     Examples:
         >>> hash_tokens([b"hello"]).tolist()
         [499578026]
     """
+    if hash == "sha1":
+        hashes: U64 = engine.kernels("datasketch").sha1_tokens(tokens, bits == 64, False)
+        return hashes
     lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     return _hash_packed(b"".join(tokens), lengths, "affine64" if bits == 64 else "", hash)
 
@@ -255,6 +263,13 @@ def _sketch_sets(
     text: bool,
 ) -> npt.NDArray[np.unsignedinteger]:
     """:func:`sketch_token_sets` of a list of token lists (``text=False``: bytes only)."""
+    if hash == "sha1" and num_perm >= 1:
+        check_choice("scheme", scheme, SCHEMES)
+        ab = permutations(num_perm, seed, scheme)
+        rows: npt.NDArray[np.unsignedinteger] = engine.kernels("datasketch").sketch_sets(
+            sets, ab[0], ab[1], scheme, text
+        )
+        return rows
     raw, lengths, offsets = pack_token_sets(sets, text=text)
     hashes = _hash_packed(raw, lengths, scheme, hash)
     return permute(hashes, offsets, num_perm=num_perm, seed=seed, scheme=scheme)

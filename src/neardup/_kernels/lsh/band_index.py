@@ -162,7 +162,7 @@ class BandIndex:
                 [self._b_mark, np.zeros(cap - len(self._b_mark), np.int64)]
             )
         tab = self._b_tab
-        used, entries, slots, capacity, _base = (int(x) for x in tab[[0, 1, 3, 4, 7]])
+        used, entries, slots, capacity = (int(x) for x in tab[[0, 1, 3, 4]])
         new_slots, new_cap = _plan_growth(used, entries, slots, capacity, k * self._bands)
         if new_slots != slots:
             self._b_tab = grow(tab, new_slots, new_cap)

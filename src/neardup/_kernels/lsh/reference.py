@@ -15,7 +15,7 @@ import numpy.typing as npt
 from neardup._kernels.lsh import NO_ROOM
 from neardup._kernels.minhash.reference import band_keys
 
-__all__ = [
+__all__ = [  # noqa: F822  # BandIndex: the module's __getattr__ (from .band_index)
     "BandIndex",
     "add_query_one",
     "add_query_same",
@@ -343,4 +343,10 @@ def candidate_rows(sig64: U64, state: U8, mark: I64, tab: I64) -> tuple[I64, I64
     return np.asarray(offsets, dtype=np.int64), np.asarray(rows, dtype=np.int64)
 
 
-from neardup._kernels.lsh.band_index import BandIndex  # noqa: E402  # (uses the functions above)
+def __getattr__(name: str) -> object:
+    # BandIndex (in .band_index, which imports this module's functions) on first use
+    if name == "BandIndex":
+        from neardup._kernels.lsh.band_index import BandIndex
+
+        return BandIndex
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

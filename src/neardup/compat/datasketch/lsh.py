@@ -4,28 +4,22 @@ The same constructor, parameter search (:func:`neardup.index.lshparams.jaccard_p
 band keys (big-endian bytes of each band's slots), ``hashtables`` / ``keys`` layout,
 ``merge``, ``get_counts``, sessions and query buffers as datasketch 2.0.0.
 
-What makes a single ``insert`` or ``query`` several times faster than datasketch's:
+Where it can, the index keeps its sketches in a compiled band table instead of the dicts
+(``neardup._native.lsh.BandIndex`` in its exact mode, with the same ``(b, r)``): one native
+call per ``insert`` or ``query``, and one per bulk ``insert_many`` / ``query_many``. Each
+band's bucket there is datasketch's exactly (the table files a 64-bit hash of the band and
+checks each candidate's band against the query's), empty sketches included. This holds the
+sketches of one slot width (uint32, as the ``affine32`` default makes them, or uint64)
+without ``hashfunc`` or ``prepickle``. Any other sketch, a re-insert under an indexed key
+without ``check_duplication``, and every read of datasketch's layout (``keys``,
+``hashtables``, ``get_counts``, ``merge``, pickling, query buffers) first move the native
+table into the dicts, in insertion order, and the index stays there.
 
-- band keys are cut from one byte-swap of the whole sketch by one ``struct`` unpack (a
-  C-level loop making every band's bytes), and the last sketch's keys are kept, so
-  ``insert`` then ``query`` of the same sketch (or the reverse) cuts them once;
-- a query gathers its buckets into one set in a C-level loop while each holds one key;
-- each band's table is a plain dict whose value is the bucket's only key, or a set once a
-  second key arrives. Most buckets hold one key, so an insert makes no new container for
-  the cyclic garbage collector to traverse (datasketch makes one set per band and insert);
-- ``hashtables`` (datasketch's dicts of sets) is built from those tables when read, and
-  kept until the next change.
-
-The bulk paths (an :meth:`MinHashLSH.insertion_session`, :meth:`MinHashLSH.insert_many`)
-into an index without dict-filed keys file the sketches in a native band table instead
-(:class:`neardup.index.lsh.LSHIndex` with the same ``(b, r)``): the session buffers its
-sketches and files them in one native call when read or closed, and :meth:`MinHashLSH.query`
-then probes that table in one call. This holds uint32 sketches (the ``affine32`` default)
-without ``hashfunc`` or ``prepickle``; any other sketch, and every read of datasketch's
-layout (``keys``, ``hashtables``, ``get_counts``, ``merge``, pickling, query buffers),
-first moves the native table into the dicts, in insertion order, and the index stays there.
-The native table compares 64-bit hashes of the bands, so two different bands alike in all
-64 bits would make an extra candidate (about ``(n * b)**2 / 2**65`` for ``n`` sketches).
+In the dicts, band keys are cut from one byte-swap of the whole sketch by one ``struct``
+unpack, and the last sketch's keys are kept, so ``insert`` then ``query`` of the same sketch
+cuts them once; each band's table is a plain dict whose value is the bucket's only key, or a
+set once a second key arrives; ``hashtables`` (datasketch's dicts of sets) is built from
+those tables when read, and kept until the next change.
 """
 
 from __future__ import annotations
@@ -36,9 +30,11 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from neardup._kernels import engine
 from neardup.compat.datasketch.minhash import _check_scheme_consistency
 from neardup.compat.datasketch.storage import (
     DictListStorage,
@@ -46,8 +42,10 @@ from neardup.compat.datasketch.storage import (
     _check_config,
     unordered_storage,
 )
-from neardup.index.lsh import LSHIndex
 from neardup.index.lshparams import jaccard_params
+
+if TYPE_CHECKING:
+    from neardup._kernels.lsh.band_index import BandIndex
 
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
 
@@ -55,9 +53,12 @@ _MISSING = object()  # dict.get's default: a band key with no bucket
 # A table maps a band key to its bucket: the only key filed under it, or a set of keys (a
 # set is never a key: sets are unhashable). Tables are plain dicts.
 _Table = dict[bytes, object]
-_EMPTY32 = np.uint32(0xFFFFFFFF)
-_U32 = np.dtype(np.uint32)
+_WIDTHS: dict[int, np.dtype[np.unsignedinteger]] = {
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
 _HASHVALUES = attrgetter("hashvalues")
+_BAND_INDEX = engine.kernels("lsh").BandIndex  # (the backend's, chosen when this module loads)
 _DTYPE = attrgetter("dtype")
 
 
@@ -93,6 +94,13 @@ def _unfile(table: _Table, h: bytes, key: Hashable) -> None:
             del table[h]
     elif v is not _MISSING and v == key:
         del table[h]
+
+
+def _native_table(num_perm: int, b: int, r: int) -> BandIndex:
+    """An empty native table (exact mode) of ``b`` bands of ``r`` slots."""
+    table: BandIndex = _BAND_INDEX()
+    table._setup(num_perm, b, r, None, True)
+    return table
 
 
 class _Slots:
@@ -173,11 +181,8 @@ class MinHashLSH:
         self._select: list[list[set[Hashable]]] = [[] for _ in range(self.b)]
         self.hashranges = [(i * self.r, (i + 1) * self.r) for i in range(self.b)]
         self._keys_store: DictListStorage = DictListStorage()  # ``keys`` of the dicts
-        # the bulk paths' native table (only while no key is in the dicts), the sketches
-        # buffered for it (keys in order, their hashvalues' bytes), and every key it holds
-        self._native: LSHIndex | None = None
-        self._pending: tuple[list[Hashable], list[bytes]] = ([], [])
-        self._native_keys: set[Hashable] = set()
+        # the native table (only while no key is in the dicts; module docstring)
+        self._native: BandIndex | None = None
         self._minhash_scheme: str | None = None
         self._cuts: tuple[int, struct.Struct | None] = (0, None)  # slot width, band cutter
         self._last: tuple[bytes, tuple[int, ...], tuple[bytes, ...]] | None = None
@@ -281,9 +286,37 @@ class MinHashLSH:
         Raises:
             ValueError: Wrong length, another scheme, or a duplicate key.
         """
-        if self._native is not None:  # keep the order: after the buffered sketches
-            self._insert(key, minhash, check_duplication, buffer=True)
+        if (self._native is not None or not self._keys_store) and self._insert_native(
+            key, minhash, check_duplication
+        ):
             return
+        self._spill()
+        self._insert_dict(key, minhash, check_duplication)
+
+    def _insert_native(self, key: Hashable, minhash: object, check_duplication: bool) -> bool:
+        """File ``minhash`` in the native table; False (nothing done) when it cannot go there
+        (the caller moves the table to the dicts and files it there)."""
+        if self.hashfunc is not None or self.prepickle:
+            return False
+        hv = minhash.hashvalues  # type: ignore[attr-defined]
+        if len(hv) != self.h:  # before anything moves, as datasketch raises
+            raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
+        scheme = getattr(minhash, "scheme", None)
+        if scheme is not None and scheme != self._minhash_scheme:
+            self._minhash_scheme = _check_scheme_consistency(self._minhash_scheme, minhash)
+        native = self._native
+        if native is None:
+            native = self._native = _native_table(self.h, self.b, self.r)
+        done = native._insert_values(key, hv)
+        if done == 1:
+            self._view = None
+            return True
+        if done == 0 and check_duplication:
+            raise ValueError("The given key already exists")
+        return False
+
+    def _insert_dict(self, key: Hashable, minhash: object, check_duplication: bool) -> None:
+        """:meth:`insert` into the dict tables."""
         hs = self._keys_of(minhash)
         scheme = getattr(minhash, "scheme", None)
         if scheme is not None and scheme != self._minhash_scheme:
@@ -311,91 +344,38 @@ class MinHashLSH:
     def _insert(
         self, key: Hashable, minhash: object, check_duplication: bool = True, buffer: bool = False
     ) -> None:
-        """:meth:`insert`; ``buffer=True`` (a session, a bulk insert) buffers the sketch for
-        the native table when it can go there."""
-        if buffer and (self._native is not None or not self._keys_store):
-            hv = minhash.hashvalues  # type: ignore[attr-defined]
-            if len(hv) != self.h:  # before anything moves, as datasketch raises
-                raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
-            if (
-                type(hv) is np.ndarray
-                and (hv.dtype is _U32 or hv.dtype == _U32)
-                and hv.ndim == 1
-                and self.hashfunc is None
-                and not self.prepickle
-            ):
-                held = self._native_keys
-                if key in held:
-                    if check_duplication:
-                        raise ValueError("The given key already exists")
-                else:
-                    scheme = getattr(minhash, "scheme", None)
-                    if scheme is not None and scheme != self._minhash_scheme:
-                        self._minhash_scheme = _check_scheme_consistency(
-                            self._minhash_scheme, minhash
-                        )
-                    if self._native is None:
-                        self._native = LSHIndex(0.5, self.h, bands=self.b, rows=self.r)
-                    pkeys, values = self._pending
-                    pkeys.append(key)
-                    values.append(hv.tobytes())  # a copy, as datasketch cuts its keys now
-                    held.add(key)
-                    self._view = None
-                    if len(pkeys) >= self._buffer_size:
-                        self._flush()
-                    return
-        self._spill()
-        MinHashLSH.insert(self, key, minhash, check_duplication)
+        """:meth:`insert` (``buffer``: a session's insert; the same in memory)."""
+        self.insert(key, minhash, check_duplication)
 
     def _flush(self) -> None:
-        """File the buffered sketches in the native table (one native call); an empty sketch
-        among them moves everything to the dicts (the native table never matches empties)."""
-        pkeys, values = self._pending
-        if not pkeys:
-            return
-        self._pending = ([], [])
-        rows = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(pkeys), self.h)
-        native = self._native
-        assert native is not None
-        if np.any(np.all(rows == _EMPTY32, axis=1)):
-            self._spill()
-            for key, hv in zip(pkeys, rows, strict=True):
-                MinHashLSH.insert(self, key, _Slots(hv), False)
-            return
-        native.add_many(pkeys, rows)  # uint32: the kernel folds it as it is
+        """Nothing buffered: every insert is filed at once (kept for sessions)."""
 
     def _spill(self) -> None:
-        """Move the native table and the buffer into the dict tables, in insertion order."""
-        if self._native is None:
+        """Move the native table into the dict tables, in insertion order."""
+        native = self._native
+        if native is None:
             return
-        pkeys, values = self._pending
-        self._pending = ([], [])
-        self._native_keys = set()
-        keys, rows = self._native.entries()
         self._native = None
-        if pkeys:
-            keys += pkeys
-            more = np.frombuffer(b"".join(values), dtype=np.uint32).reshape(len(pkeys), self.h)
-            rows = np.concatenate([rows, more])
+        keys, rows, _, _ = native._live()
+        rows = rows.astype(_WIDTHS.get(native._width, np.dtype(np.uint64)))
         for key, hv in zip(keys, rows, strict=True):
-            MinHashLSH.insert(self, key, _Slots(hv), False)
+            self._insert_dict(key, _Slots(hv), False)
 
     def insert_many(self, keys: Sequence[Hashable], minhashes: Sequence[object]) -> None:
         """Insert many (key, MinHash) pairs, as an insertion session does (neardup addition).
 
         When every sketch can go to the native table and no key is there already, they go in
-        one step; otherwise one by one, with :meth:`insert`'s checks and errors.
+        one native call; otherwise one by one, with :meth:`insert`'s checks and errors.
         """
         if len(keys) != len(minhashes):
             raise ValueError("keys and minhashes must have the same length")
         if not self._insert_all(keys, minhashes):
             for key, m in zip(keys, minhashes, strict=True):
-                self._insert(key, m, buffer=True)
-        self._flush()
+                self.insert(key, m)
 
     def _insert_all(self, keys: Sequence[Hashable], minhashes: Sequence[object]) -> bool:
-        """Buffer every sketch for the native table at once; False (nothing done) when one of
-        them, or a key, needs :meth:`_insert`'s one-by-one path."""
+        """File every sketch in the native table at once; False (nothing done) when one of
+        them, or a key, needs :meth:`insert`'s one-by-one path."""
         if (
             not keys
             or self.hashfunc is not None
@@ -403,9 +383,11 @@ class MinHashLSH:
             or (self._native is None and self._keys_store)
         ):
             return False
-        held = self._native_keys
+        native = self._native
         try:
-            if len(set(keys)) != len(keys) or not held.isdisjoint(keys):
+            if len(set(keys)) != len(keys) or (
+                native is not None and any(k in native for k in keys)
+            ):
                 return False
         except TypeError:  # an unhashable key: insert raises it
             return False
@@ -417,25 +399,29 @@ class MinHashLSH:
             if self._minhash_scheme is not None or len(schemes) > 1:
                 return False  # a scheme that does not match: insert raises at that sketch
             self._minhash_scheme = str(schemes.pop())
-        if self._native is None:
-            self._native = LSHIndex(0.5, self.h, bands=self.b, rows=self.r)
-        pkeys, values = self._pending
-        pkeys.extend(keys)
-        values.append(rows.tobytes())  # a copy, as datasketch cuts its keys now
-        held.update(keys)
+        if native is None:
+            native = self._native = _native_table(self.h, self.b, self.r)
+        native._append(list(keys), rows)
         self._view = None
         return True
 
     def _native_rows(self, minhashes: Sequence[object]) -> np.ndarray | None:
-        """The sketches' slots as one ``(n, h)`` uint32 array, or None when one of them is not
-        a uint32 array of ``h`` slots (C-level passes over the list, no Python loop)."""
+        """The sketches' slots as one ``(n, h)`` array of the native table's width, or None
+        when one of them is not a 1-D array of ``h`` slots of that width (C-level passes
+        over the list, no Python loop)."""
+        native = self._native
+        width = native._width if native is not None else 0
         try:
             hvs = list(map(_HASHVALUES, minhashes))
+            dtypes = set(map(_DTYPE, hvs))
             if (
                 set(map(type, hvs)) != {np.ndarray}
-                or set(map(_DTYPE, hvs)) != {_U32}
+                or len(dtypes) != 1
                 or set(map(len, hvs)) != {self.h}
             ):
+                return None
+            dtype = dtypes.pop()
+            if dtype not in _WIDTHS.values() or (width and dtype != _WIDTHS[width]):
                 return None
             rows = np.concatenate(hvs)  # of 1-D arrays: any other shows in its shape
         except (AttributeError, TypeError, ValueError):  # no hashvalues, 0-d or mixed arrays
@@ -494,18 +480,15 @@ class MinHashLSH:
         """
         native = self._native
         if native is not None:
-            if self._pending[0]:
-                self._flush()
             hv = minhash.hashvalues  # type: ignore[attr-defined]
             if len(hv) != self.h:
                 raise ValueError(f"Expecting minhash with length {self.h}, got {len(hv)}")
             if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
                 _check_scheme_consistency(self._minhash_scheme, minhash)
-            # the table holds no empty sketch, and an empty query has no hit there (as in
-            # the dicts, short of a band of 2**32 - 1 in every slot of a nonempty sketch)
-            if type(hv) is np.ndarray and (hv.dtype is _U32 or hv.dtype == _U32):
-                return native.candidates(hv)
-            self._spill()  # not a uint32 sketch: the dicts answer it
+            found: list[Hashable] | None = native._candidates_exact(hv)
+            if found is not None:
+                return found
+            self._spill()  # not a sketch of the table's width: the dicts answer it
         hs = self._keys_of(minhash)
         if getattr(minhash, "scheme", None) not in (None, self._minhash_scheme):
             _check_scheme_consistency(self._minhash_scheme, minhash)
@@ -525,7 +508,7 @@ class MinHashLSH:
         return list(candidates)
 
     def query_many(self, minhashes: Sequence[object]) -> list[list[Hashable]]:
-        """:meth:`query` of each sketch, in one native call over a native table (neardup
+        """:meth:`query` of each sketch, in one numba call over a native table (neardup
         addition, like rensa's ``query_all``).
 
         Raises:
@@ -534,13 +517,12 @@ class MinHashLSH:
         native = self._native
         if native is None or not minhashes:
             return [self.query(m) for m in minhashes]
-        if self._pending[0]:
-            self._flush()
         rows = self._native_rows(minhashes)
         known = self._minhash_scheme
         if rows is None or (known is not None and _schemes(minhashes) - {known}):
             return [self.query(m) for m in minhashes]  # the checks and errors of query
-        return native.candidates_many(rows)
+        lists: list[list[Hashable]] = native._candidate_lists(rows)
+        return lists
 
     def add_to_query_buffer(self, minhash: object) -> None:
         """Queue a query for :meth:`collect_query_buffer`."""
@@ -584,7 +566,7 @@ class MinHashLSH:
 
     def __contains__(self, key: Hashable) -> bool:
         if self._native is not None:
-            return key in self._native_keys
+            return key in self._native
         if self.prepickle:
             key = pickle.dumps(key)
         return key in self._keys_store
@@ -598,15 +580,13 @@ class MinHashLSH:
         self._remove(key, buffer=False)
 
     def _remove(self, key: Hashable, buffer: bool = False) -> None:
-        if self._native is not None:
-            self._flush()
-            if self._native is not None:
-                if key not in self._native_keys:
-                    raise ValueError("The given key does not exist")
-                self._native.remove(key)
-                self._native_keys.discard(key)
-                self._view = None
-                return
+        native = self._native
+        if native is not None:
+            if key not in native:
+                raise ValueError("The given key does not exist")
+            native.remove(key)
+            self._view = None
+            return
         if self.prepickle:
             key = pickle.dumps(key)
         if key not in self.keys:
@@ -618,10 +598,8 @@ class MinHashLSH:
 
     def is_empty(self) -> bool:
         """True when a hash table is empty."""
-        if self._native is not None:
-            self._flush()
-            if self._native is not None:  # the dicts are empty meanwhile
-                return len(self._native) == 0
+        if self._native is not None:  # the dicts are empty meanwhile
+            return len(self._native) == 0
         return any(len(t) == 0 for t in self._tables)
 
     def get_counts(self) -> list[dict[Hashable, int]]:
@@ -643,7 +621,7 @@ class MinHashLSH:
         self._spill()
         state = self.__dict__.copy()
         state["keys"] = state.pop("_keys_store")
-        del state["_native"], state["_pending"], state["_native_keys"]
+        del state["_native"]
         state["_cuts"] = (0, None)
         state["_view"] = None
         state["_last"] = None
@@ -654,8 +632,6 @@ class MinHashLSH:
         state["_keys_store"] = state.pop("keys")
         self.__dict__.update(state)
         self._native = None
-        self._pending = ([], [])
-        self._native_keys = set()
         self._cuts = (0, None)
         self.__dict__.setdefault("_view", None)
         self.__dict__.setdefault("_last", None)
@@ -683,12 +659,11 @@ class MinHashLSHInsertionSession:
         self.close()
 
     def close(self) -> None:
-        """File the buffered sketches."""
-        self.lsh._flush()
+        """Nothing to file: every insert is filed at once."""
 
     def insert(self, key: Hashable, minhash: object, check_duplication: bool = True) -> None:
         """Insert ``minhash`` under ``key``."""
-        self.lsh._insert(key, minhash, check_duplication, True)
+        self.lsh.insert(key, minhash, check_duplication)
 
 
 class MinHashLSHDeletionSession:

@@ -1,9 +1,11 @@
 """datasketch's ``minhash`` module: the mutable :class:`MinHash` of datasketch 2.0.0.
 
 Same constructor, methods, schemes (``affine32`` default, ``affine64``, ``legacy``) and
-``hashvalues`` as datasketch 2.0.0, including the empty-sketch Jaccard of 1.0. The batch
-work (SHA-1 of the tokens, the permutations) runs in neardup's kernels through
-:mod:`neardup.sketch.tokensets`; a custom ``hashfunc`` is called per token as datasketch does.
+``hashvalues`` as datasketch 2.0.0, including the empty-sketch Jaccard of 1.0. With the
+default hash and permutations, ``update`` / ``update_batch`` / ``bulk`` hand the Python list
+of ``bytes`` tokens to the ``datasketch`` kernels as it is (SHA-1 and the permutations in one
+native call, the tokens read in place); a custom ``hashfunc`` is called per token as
+datasketch does.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels import engine
 from neardup.compat.datasketch.hashfunc import sha1_hash32, sha1_hash64
 from neardup.errors import InputError
 from neardup.sketch import tokensets
@@ -233,7 +236,7 @@ class MinHash:
         self.update_batch((b,))
 
     def update_batch(self, b: Iterable[object]) -> None:
-        """Add many values at once (one kernel call for the default hash)."""
+        """Add many values at once (one native call for the default hash)."""
         self._check_gpu()
         items = b if isinstance(b, list | tuple) else list(b)
         if not items:
@@ -241,9 +244,18 @@ class MinHash:
         scheme = self.scheme
         hv = None
         if _is_default_hash(self.hashfunc, scheme):
+            perms = self.permutations
+            if perms is tokensets.permutations(len(self), self.seed, scheme):
+                try:  # SHA-1 and the permutations of the list as it is, in one call
+                    self.hashvalues = engine.kernels("datasketch").update(
+                        self.hashvalues, items, perms[0], perms[1], scheme, False
+                    )
+                    return
+                except (InputError, TypeError):
+                    pass  # not bytes (hashfunc raises datasketch's error), or odd hashvalues
             try:  # one SHA-1 kernel call when every value is bytes
                 hv = tokensets.hash_tokens(items, bits=64 if scheme == _SCHEME_AFFINE64 else 32)  # type: ignore[arg-type]
-            except TypeError:
+            except InputError:
                 hv = None  # not bytes: hashfunc raises datasketch's own error below
         if hv is None:
             hv = self._hash_input_array([self.hashfunc(x) for x in items]).astype(np.uint64)  # type: ignore[arg-type]
@@ -419,13 +431,15 @@ class MinHash:
             )
         except InputError:
             return None
+        if not self.is_empty():
+            rows = np.minimum(rows, self.hashvalues)
         cls = type(self)
         state = self.__dict__
         out: list[MinHash] = []
-        for row in rows:
+        for row in rows:  # (each sketch's hashvalues: its row of one array)
             new = object.__new__(cls)
             new.__dict__.update(state)
-            new.hashvalues = np.minimum(row, self.hashvalues)
+            new.hashvalues = row
             out.append(new)
         return out
 

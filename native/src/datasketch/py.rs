@@ -1,0 +1,499 @@
+//! Bindings of the datasketch family: the names of `neardup._kernels.datasketch.reference`.
+//!
+//! The token lists are read in place: each token's bytes (a `bytes` object's buffer, a
+//! `str`'s UTF-8) are borrowed while the objects are held, then hashed with the GIL
+//! released. Only mutable buffers (`bytearray`, ...) and strings with lone surrogates are
+//! copied.
+
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple, PyType};
+
+use super::core::{self, Scheme};
+
+/// Tokens hashed per release of the GIL (their spans stay in the caches).
+const CHUNK: usize = 4096;
+
+const MSG_BYTES: &str = "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. \
+     t.encode('utf-8')) or pass your own hash function";
+const MSG_MIXED: &str = "tokens must be all bytes or all str (UTF-8 encoded); encode them \
+     (e.g. t.encode('utf-8')) or pass your own hash function";
+
+static INPUT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn input_error(py: Python<'_>, message: &str) -> PyErr {
+    match INPUT_ERROR.import(py, "neardup.errors", "InputError") {
+        Ok(class) => PyErr::from_type(class.clone(), message.to_string()),
+        Err(err) => err,
+    }
+}
+
+/// A raw view of a token's bytes, valid while `Batch` holds the object it points into.
+#[derive(Clone, Copy)]
+struct Span {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: a span points into an immutable buffer (a `bytes` object, a `str`'s UTF-8, or
+// `Batch::owned`) that `Batch` keeps alive and unchanged while spans are read.
+unsafe impl Send for Span {}
+unsafe impl Sync for Span {}
+
+impl AsRef<[u8]> for Span {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: see the `Send` impl: the buffer outlives every read of the span
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// Tokens gathered for one release of the GIL: spans into objects held here, and the
+/// segments `(set, tokens)` they belong to.
+struct Batch<'py> {
+    spans: Vec<Span>,
+    held: Vec<Bound<'py, PyAny>>,
+    /// Copies of mutable buffers (their spans point here; boxed, so they do not move).
+    owned: Vec<Box<[u8]>>,
+    segments: Vec<(usize, usize)>,
+    hashes: Vec<u64>,
+    saw_str: bool,
+    saw_bytes: bool,
+    text: bool,
+    wide: bool,
+}
+
+impl<'py> Batch<'py> {
+    fn new(text: bool, wide: bool) -> Self {
+        Batch {
+            spans: Vec::with_capacity(CHUNK),
+            held: Vec::with_capacity(CHUNK),
+            owned: Vec::new(),
+            segments: Vec::new(),
+            hashes: Vec::with_capacity(CHUNK),
+            saw_str: false,
+            saw_bytes: false,
+            text,
+            wide,
+        }
+    }
+
+    fn push_owned(&mut self, data: Box<[u8]>) {
+        self.spans.push(Span {
+            ptr: data.as_ptr(),
+            len: data.len(),
+        });
+        self.owned.push(data);
+    }
+
+    /// Add one token of set `set`; true when the batch is full (call `flush`). The errors
+    /// of the numpy twin's `_Tokens.raw`.
+    fn push(&mut self, set: usize, token: Bound<'py, PyAny>) -> PyResult<bool> {
+        self.token(token)?;
+        Ok(self.counted(set))
+    }
+
+    /// Count the token just added in set `set`'s segment; true when the batch is full.
+    #[inline]
+    fn counted(&mut self, set: usize) -> bool {
+        match self.segments.last_mut() {
+            Some((s, count)) if *s == set => *count += 1,
+            _ => self.segments.push((set, 1)),
+        }
+        self.spans.len() >= CHUNK
+    }
+
+    /// Add the tokens of the list `list` (set `set`), flushing into `sink` when full. An
+    /// exact `bytes` token is taken straight off the list (a type check, its buffer, a
+    /// reference held); any other goes through `push`.
+    fn push_list<F>(
+        &mut self,
+        py: Python<'py>,
+        set: usize,
+        list: &Bound<'py, PyList>,
+        sink: &mut F,
+    ) -> PyResult<()>
+    where
+        F: FnMut(usize, &[u64]) + Send,
+    {
+        let bytes_type = std::ptr::addr_of_mut!(pyo3::ffi::PyBytes_Type);
+        let mut j = 0;
+        // (the length is read again after each flush: the GIL was released meanwhile)
+        while j < list.len() {
+            // SAFETY: `j` is below the list's length, read with the GIL held; the item is a
+            // borrowed reference, upgraded to a held one before any Python code runs
+            let item = unsafe { pyo3::ffi::PyList_GET_ITEM(list.as_ptr(), j as _) };
+            let full = if unsafe { pyo3::ffi::Py_TYPE(item) } == bytes_type && !self.saw_str {
+                self.saw_bytes = true;
+                // SAFETY: an exact `bytes` object: its buffer and size, immutable
+                let (ptr, len) = unsafe {
+                    (
+                        pyo3::ffi::PyBytes_AsString(item) as *const u8,
+                        pyo3::ffi::PyBytes_Size(item) as usize,
+                    )
+                };
+                self.spans.push(Span { ptr, len });
+                // SAFETY: `item` is a live object (a new reference for `held`)
+                self.held
+                    .push(unsafe { Bound::from_borrowed_ptr(py, item) });
+                self.counted(set)
+            } else {
+                // SAFETY: as above
+                let token = unsafe { Bound::from_borrowed_ptr(py, item) };
+                self.push(set, token)?
+            };
+            if full {
+                self.flush(py, &mut *sink);
+            }
+            j += 1;
+        }
+        Ok(())
+    }
+
+    fn token(&mut self, token: Bound<'py, PyAny>) -> PyResult<()> {
+        let py = token.py();
+        if let Ok(b) = token.cast::<PyBytes>() {
+            self.saw_bytes = true;
+            self.mixed(py)?;
+            let data = b.as_bytes();
+            self.spans.push(Span {
+                ptr: data.as_ptr(),
+                len: data.len(),
+            });
+            self.held.push(token);
+            return Ok(());
+        }
+        if let Ok(s) = token.cast::<PyString>() {
+            if !self.text {
+                return Err(input_error(py, MSG_BYTES));
+            }
+            self.saw_str = true;
+            self.mixed(py)?;
+            match s.to_str() {
+                Ok(text) => {
+                    // the UTF-8 is the string's own (ASCII) or cached in it: immutable
+                    let span = Span {
+                        ptr: text.as_ptr(),
+                        len: text.len(),
+                    };
+                    self.spans.push(span);
+                    self.held.push(token);
+                }
+                Err(_) => {
+                    // lone surrogates: their UTF-8 as Python's "surrogatepass" writes it
+                    let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                    let data = encoded.cast::<PyBytes>()?.as_bytes().to_vec();
+                    self.push_owned(data.into_boxed_slice());
+                }
+            }
+            return Ok(());
+        }
+        let data = if let Ok(b) = token.cast::<PyByteArray>() {
+            b.to_vec()
+        } else {
+            match buffer_bytes(&token) {
+                Some(data) => data,
+                None => {
+                    let msg = if self.text { MSG_MIXED } else { MSG_BYTES };
+                    return Err(input_error(py, msg));
+                }
+            }
+        };
+        self.saw_bytes = true;
+        self.mixed(py)?;
+        self.push_owned(data.into_boxed_slice());
+        Ok(())
+    }
+
+    fn mixed(&self, py: Python<'_>) -> PyResult<()> {
+        if self.saw_str && self.saw_bytes {
+            return Err(input_error(py, MSG_MIXED));
+        }
+        Ok(())
+    }
+
+    /// Hash the gathered tokens and hand each segment's hashes to `sink(set, hashes)`, the
+    /// GIL released; then forget them.
+    fn flush<F>(&mut self, py: Python<'_>, mut sink: F)
+    where
+        F: FnMut(usize, &[u64]) + Send,
+    {
+        let (spans, segments, hashes, wide) =
+            (&self.spans, &self.segments, &mut self.hashes, self.wide);
+        let mut work = || {
+            hashes.clear();
+            hashes.resize(spans.len(), 0);
+            core::sha1_prefixes(spans, wide, hashes);
+            let mut at = 0;
+            for &(set, count) in segments {
+                sink(set, &hashes[at..at + count]);
+                at += count;
+            }
+        };
+        if spans.len() >= 64 {
+            py.detach(work);
+        } else {
+            work();
+        }
+        self.spans.clear();
+        self.held.clear();
+        self.owned.clear();
+        self.segments.clear();
+    }
+}
+
+/// The bytes of a buffer-protocol object (``memoryview(token).tobytes()``), or None.
+fn buffer_bytes(token: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
+    let py = token.py();
+    let view = py
+        .import("builtins")
+        .ok()?
+        .getattr("memoryview")
+        .ok()?
+        .call1((token,))
+        .ok()?;
+    let raw = view.call_method0("tobytes").ok()?;
+    Some(raw.cast::<PyBytes>().ok()?.as_bytes().to_vec())
+}
+
+/// The items of a list or tuple without copying, else of any iterable.
+fn items<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if let Ok(list) = obj.cast::<PyList>() {
+        return Ok(list.iter().collect());
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return Ok(tuple.iter().collect());
+    }
+    obj.try_iter()?.collect()
+}
+
+fn scheme_of(name: &str) -> PyResult<Scheme> {
+    Scheme::parse(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown scheme '{name}'; use affine32, affine64 or legacy"
+        ))
+    })
+}
+
+/// The permutation parameters as `u32` (affine32) or `u64` slices, checked.
+enum Params {
+    Narrow(Vec<u32>, Vec<u32>),
+    Wide(Vec<u64>, Vec<u64>),
+}
+
+impl Params {
+    fn len(&self) -> usize {
+        match self {
+            Params::Narrow(a, _) => a.len(),
+            Params::Wide(a, _) => a.len(),
+        }
+    }
+}
+
+fn params(scheme: Scheme, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<Params> {
+    let want = if scheme == Scheme::Affine32 {
+        "uint32"
+    } else {
+        "uint64"
+    };
+    let wrong = || {
+        PyTypeError::new_err(format!(
+            "permutation parameters of scheme {} must be 1-D {want} arrays of one length",
+            name(scheme)
+        ))
+    };
+    let p = if scheme == Scheme::Affine32 {
+        let a = a.cast::<PyArray1<u32>>().map_err(|_| wrong())?;
+        let b = b.cast::<PyArray1<u32>>().map_err(|_| wrong())?;
+        Params::Narrow(
+            a.readonly().as_array().to_vec(),
+            b.readonly().as_array().to_vec(),
+        )
+    } else {
+        let a = a.cast::<PyArray1<u64>>().map_err(|_| wrong())?;
+        let b = b.cast::<PyArray1<u64>>().map_err(|_| wrong())?;
+        Params::Wide(
+            a.readonly().as_array().to_vec(),
+            b.readonly().as_array().to_vec(),
+        )
+    };
+    let same = match &p {
+        Params::Narrow(a, b) => a.len() == b.len(),
+        Params::Wide(a, b) => a.len() == b.len(),
+    };
+    if !same || p.len() == 0 {
+        return Err(wrong());
+    }
+    Ok(p)
+}
+
+fn name(scheme: Scheme) -> &'static str {
+    match scheme {
+        Scheme::Affine32 => "affine32",
+        Scheme::Affine64 => "affine64",
+        Scheme::Legacy => "legacy",
+    }
+}
+
+/// Fold the token hashes `hashes` into the slots `row` (u32 for affine32, else u64).
+fn permute(scheme: Scheme, p: &Params, hashes: &[u64], row32: &mut [u32], row64: &mut [u64]) {
+    match (scheme, p) {
+        (Scheme::Affine32, Params::Narrow(a, b)) => core::affine32(hashes, a, b, row32),
+        (Scheme::Affine64, Params::Wide(a, b)) => core::affine64(hashes, a, b, row64),
+        (Scheme::Legacy, Params::Wide(a, b)) => core::legacy(hashes, a, b, row64),
+        _ => unreachable!("params are checked against the scheme"),
+    }
+}
+
+/// Iterate the items of a list or tuple (or any iterable), calling `each` on each.
+fn each_item<'py, F>(obj: &Bound<'py, PyAny>, mut each: F) -> PyResult<()>
+where
+    F: FnMut(Bound<'py, PyAny>) -> PyResult<()>,
+{
+    if let Ok(list) = obj.cast::<PyList>() {
+        return list.iter().try_for_each(each);
+    }
+    if let Ok(tuple) = obj.cast::<PyTuple>() {
+        return tuple.iter().try_for_each(each);
+    }
+    for item in obj.try_iter()? {
+        each(item?)?;
+    }
+    Ok(())
+}
+
+/// Feed the tokens of `sets` (set `i` as segment `i`) through `batch` into `sink`.
+fn feed<'py, F>(
+    py: Python<'py>,
+    sets: &[Bound<'py, PyAny>],
+    batch: &mut Batch<'py>,
+    sink: &mut F,
+) -> PyResult<()>
+where
+    F: FnMut(usize, &[u64]) + Send,
+{
+    for (i, set) in sets.iter().enumerate() {
+        if let Ok(list) = set.cast::<PyList>() {
+            batch.push_list(py, i, list, sink)?;
+            continue;
+        }
+        each_item(set, |token| {
+            if batch.push(i, token)? {
+                batch.flush(py, &mut *sink);
+            }
+            Ok(())
+        })?;
+    }
+    batch.flush(py, &mut *sink);
+    Ok(())
+}
+
+/// The slots of every token set: ``(len(sets), num_perm)``, uint32 for ``affine32`` and
+/// uint64 otherwise, row ``i`` equal to datasketch's ``hashvalues`` after ``update_batch``
+/// of set ``i`` with its default SHA-1 hash and the permutations ``(a, b)``. ``text``: str
+/// tokens count as their UTF-8 bytes (else only bytes-like tokens are taken).
+#[pyfunction]
+fn sketch_sets<'py>(
+    py: Python<'py>,
+    sets: &Bound<'py, PyAny>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    scheme: &str,
+    text: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let scheme = scheme_of(scheme)?;
+    let p = params(scheme, a, b)?;
+    let k = p.len();
+    let sets = items(sets)?;
+    let n = sets.len();
+    let empty = scheme.empty();
+    let mut batch = Batch::new(text, scheme.wide());
+    if scheme == Scheme::Affine32 {
+        let mut out = vec![empty as u32; n * k];
+        let mut sink = |set: usize, h: &[u64]| {
+            permute(scheme, &p, h, &mut out[set * k..(set + 1) * k], &mut []);
+        };
+        feed(py, &sets, &mut batch, &mut sink)?;
+        Ok(PyArray1::from_vec(py, out).reshape([n, k])?.into_any())
+    } else {
+        let mut out = vec![empty; n * k];
+        let mut sink = |set: usize, h: &[u64]| {
+            permute(scheme, &p, h, &mut [], &mut out[set * k..(set + 1) * k]);
+        };
+        feed(py, &sets, &mut batch, &mut sink)?;
+        Ok(PyArray1::from_vec(py, out).reshape([n, k])?.into_any())
+    }
+}
+
+/// ``numpy.minimum(hashvalues, row)`` where ``row`` is the sketch of ``tokens`` (as
+/// :func:`sketch_sets` makes it): a new array, datasketch's ``update_batch``. ``hashvalues``
+/// must be a 1-D array of the scheme's dtype and ``num_perm`` slots.
+#[pyfunction]
+fn update<'py>(
+    py: Python<'py>,
+    hashvalues: &Bound<'py, PyAny>,
+    tokens: &Bound<'py, PyAny>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    scheme: &str,
+    text: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let scheme = scheme_of(scheme)?;
+    let p = params(scheme, a, b)?;
+    let k = p.len();
+    let mut batch = Batch::new(text, scheme.wide());
+    let mut all = Vec::new();
+    let mut sink = |_: usize, h: &[u64]| all.extend_from_slice(h);
+    feed(py, std::slice::from_ref(tokens), &mut batch, &mut sink)?;
+    let wrong = || {
+        PyTypeError::new_err(format!(
+            "hashvalues of scheme {} must be a 1-D {} array of {k} slots",
+            name(scheme),
+            if scheme == Scheme::Affine32 {
+                "uint32"
+            } else {
+                "uint64"
+            }
+        ))
+    };
+    if scheme == Scheme::Affine32 {
+        let hv = hashvalues.cast::<PyArray1<u32>>().map_err(|_| wrong())?;
+        let mut row = hv.readonly().as_array().to_vec();
+        if row.len() != k {
+            return Err(wrong());
+        }
+        permute(scheme, &p, &all, &mut row, &mut []);
+        Ok(PyArray1::from_vec(py, row).into_any())
+    } else {
+        let hv = hashvalues.cast::<PyArray1<u64>>().map_err(|_| wrong())?;
+        let mut row = hv.readonly().as_array().to_vec();
+        if row.len() != k {
+            return Err(wrong());
+        }
+        permute(scheme, &p, &all, &mut [], &mut row);
+        Ok(PyArray1::from_vec(py, row).into_any())
+    }
+}
+
+/// datasketch's ``sha1_hash64`` (``wide``) or ``sha1_hash32`` of every token, as uint64.
+#[pyfunction]
+fn sha1_tokens<'py>(
+    py: Python<'py>,
+    tokens: &Bound<'py, PyAny>,
+    wide: bool,
+    text: bool,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let mut batch = Batch::new(text, wide);
+    let mut all = Vec::new();
+    let mut sink = |_: usize, h: &[u64]| all.extend_from_slice(h);
+    feed(py, std::slice::from_ref(tokens), &mut batch, &mut sink)?;
+    Ok(PyArray1::from_vec(py, all))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sketch_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(update, m)?)?;
+    m.add_function(wrap_pyfunction!(sha1_tokens, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+"""The datasketch family: the native kernels against their numpy twin (hashlib) on
+hypothesis token lists, the same errors, and the bits of datasketch 2.0.0 itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import native_pair
+from neardup.sketch.tokensets import permutations
+
+SCHEMES = ("affine32", "affine64", "legacy")
+
+
+def pair() -> tuple[Any, Any]:
+    return native_pair("datasketch")
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert np.array_equal(a, b)
+
+
+# tokens of every length around the one-block limit of SHA-1 (55 bytes), and longer
+tokens = st.binary(max_size=130) | st.sampled_from([b"x" * n for n in (54, 55, 56, 63, 64, 65)])
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(st.lists(tokens, max_size=30), max_size=8),
+    st.sampled_from(SCHEMES),
+    st.integers(1, 40),
+    st.integers(0, 2**32 - 1),
+)
+def test_sketch_sets_and_update(sets: list[list[bytes]], scheme: str, k: int, seed: int) -> None:
+    native, reference = pair()
+    ab = permutations(k, seed, scheme)
+    got = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
+    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
+    # the same of tuples, bytearrays and memoryviews
+    other = tuple(
+        tuple(bytearray(t) if i % 2 else memoryview(t) for i, t in enumerate(s)) for s in sets
+    )
+    _same(native.sketch_sets(other, ab[0], ab[1], scheme, True), got)
+    for row, s in zip(got, sets, strict=True):
+        _same(native.update(row, s[:3], ab[0], ab[1], scheme, False), row)
+        _same(
+            native.update(row, [b"more", *s], ab[0], ab[1], scheme, False),
+            reference.update(row, [b"more", *s], ab[0], ab[1], scheme, False),
+        )
+    flat = [t for s in sets for t in s]
+    for wide in (False, True):
+        _same(native.sha1_tokens(flat, wide, False), reference.sha1_tokens(flat, wide, False))
+
+
+@settings(max_examples=40)
+@given(st.lists(st.lists(st.text(max_size=20), max_size=10), max_size=5), st.sampled_from(SCHEMES))
+def test_str_tokens_are_their_utf8(sets: list[list[str]], scheme: str) -> None:
+    native, reference = pair()
+    ab = permutations(8, 1, scheme)
+    as_bytes = [[t.encode("utf-8", "surrogatepass") for t in s] for s in sets]
+    got = native.sketch_sets(sets, ab[0], ab[1], scheme, True)
+    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, True))
+    _same(got, native.sketch_sets(as_bytes, ab[0], ab[1], scheme, False))
+    lone = [["\ud800 lone", "ok"]]
+    _same(
+        native.sketch_sets(lone, ab[0], ab[1], scheme, True),
+        reference.sketch_sets(lone, ab[0], ab[1], scheme, True),
+    )
+
+
+def test_datasketch_bits() -> None:
+    ds = pytest.importorskip("datasketch")
+    native, _ = pair()
+    sets = [[f"w{i} {j}".encode() * (1 + j % 3) for j in range(i)] for i in range(12)]
+    for scheme in SCHEMES:
+        ab = permutations(64, 3, scheme)
+        rows = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
+        for row, s in zip(rows, sets, strict=True):
+            m = ds.MinHash(64, seed=3, scheme=scheme)
+            m.update_batch(s)
+            _same(row, m.hashvalues)
+
+
+def test_errors_are_the_same() -> None:
+    native, reference = pair()
+    ab32 = permutations(4, 1, "affine32")
+    ab64 = permutations(4, 1, "affine64")
+    cases = [
+        lambda m: m.sketch_sets([["str"]], ab32[0], ab32[1], "affine32", False),
+        lambda m: m.sketch_sets([[b"b"], ["s"]], ab32[0], ab32[1], "affine32", True),
+        lambda m: m.sketch_sets([["s", 1]], ab32[0], ab32[1], "affine32", True),
+        lambda m: m.sketch_sets([[1]], ab32[0], ab32[1], "affine32", False),
+        lambda m: m.sketch_sets([[b"a"]], ab32[0], ab32[1], "nope", False),
+        lambda m: m.sketch_sets([[b"a"]], ab64[0], ab64[1], "affine32", False),
+        lambda m: m.sketch_sets([[b"a"]], ab32[0], ab32[1][:2], "affine32", False),
+        lambda m: m.update(np.zeros(3, np.uint32), [b"a"], ab32[0], ab32[1], "affine32", False),
+        lambda m: m.update(np.zeros(4, np.uint64), [b"a"], ab32[0], ab32[1], "affine32", False),
+        lambda m: m.update(np.zeros(4, np.uint32), ["a"], ab32[0], ab32[1], "affine32", False),
+        lambda m: m.sha1_tokens([b"a", "b"], False, True),
+    ]
+    for case in cases:
+        errors = []
+        for mod in (native, reference):
+            with pytest.raises(Exception) as info:
+                case(mod)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1]
