@@ -109,6 +109,7 @@ def annotate_records(
     *,
     keep: str = "first",
     method: Method | None = None,
+    sizes: dict[DocId, int] | None = None,
 ) -> int:
     """Write the spooled records with the dedup columns to ``out`` (format by extension).
 
@@ -121,6 +122,8 @@ def annotate_records(
             in input order) or ``longest`` (most characters; ties: the earlier).
         method: Computes the similarity of duplicates the result pairs only transitively
             (``None``: left null).
+        sizes: What ``longest`` compares (default: the spooled texts' lengths), e.g. the
+            pixels of images for ``keep="largest"``.
 
     Returns:
         The number of records written.
@@ -130,8 +133,8 @@ def annotate_records(
         InputError: records that do not fit one Parquet schema.
     """
     fmt = record_format(out)
-    clustered = {m for c in result.clusters for m in c.members}
-    sizes: dict[DocId, int] = {}
+    clustered = {m for c in result.clusters for m in c.members} if sizes is None else set()
+    sizes = {} if sizes is None else sizes
     columns: dict[str, None] = {}
     schema: Any = None
     pa: Any = None
@@ -311,6 +314,7 @@ def annotate_jsonl_lines(
     method: Method | None = None,
     id_field: str = "id",
     text_field: str = "text",
+    sizes: dict[DocId, int] | None = None,
 ) -> Iterator[list[bytes]]:
     """:func:`annotate_records` for one JSONL file, as JSON lines in batches: each record is
     its input line (surrounding whitespace and a CRLF's ``\\r`` trimmed) with the four
@@ -351,8 +355,7 @@ def annotate_jsonl_lines(
                     if doc_id in wanted:
                         yield doc_id, docs.text(k)
 
-    sizes = None
-    if keep == "longest":
+    if keep == "longest" and sizes is None:
         sizes = {
             doc_id: len(t) for doc_id, t in texts({m for c in result.clusters for m in c.members})
         }
