@@ -4,8 +4,9 @@ cluster under the ``--keep`` rule), ``duplicate_of`` (the kept member's id, for 
 ``similarity`` (of a duplicate to the kept member).
 
 The records come from a :class:`~neardup.corpus.records.RecordSpool` filled while dedup read
-them, so the inputs are read once; one JSONL file annotated to JSON lines is read again
-instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is decoded. The
+them, so the inputs are read once; one JSONL file annotated to JSON lines is annotated
+from its byte copy instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is
+decoded (:func:`neardup.corpus.dedup.dedup_corpus` plans both). The
 similarity of a duplicate that the method paired only with another member (clusters are
 transitive) is computed from the two texts.
 """
@@ -321,10 +322,10 @@ def annotate_jsonl_lines(
     columns put before its closing brace, so its own fields stay byte for byte as written
     and none is decoded. A line that already has one of the columns is decoded and gets
     them replaced (with a warning), as :func:`annotate_records` does. The file is read once
-    more for ``keep="longest"`` (the clustered records' sizes) and once more when a duplicate
-    the method paired only transitively needs its similarity (the kept members' texts, held;
-    the duplicate's own text comes with its line): native scans, texts decoded for those
-    records alone.
+    more for ``keep="longest"`` without ``sizes`` (the clustered records' sizes) and once
+    more when a duplicate the method paired only transitively needs its similarity (the kept
+    members' texts, held; the duplicate's own text comes with its line): native scans, texts
+    decoded for those records alone.
 
     Raises:
         ConfigError: bad ``keep``.
