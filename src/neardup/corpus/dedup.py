@@ -221,7 +221,8 @@ def dedup_corpus(
         raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {keep!r}")
     if keep is not None and output is None and annotate is None:
         raise ConfigError("keep goes with output (or annotate): it says which member they keep")
-    if exact_first and (index is not None or method == "exact"):
+    name = method.name if isinstance(method, Method) else method
+    if exact_first and (index is not None or name == "exact"):
         raise ConfigError("exact_first goes with a near-duplicate method and no index")
     if isinstance(min_length, bool) or not isinstance(min_length, int) or min_length < 0:
         raise ConfigError(f"min_length must be a count of characters >= 0, got {min_length!r}")
