@@ -91,7 +91,6 @@ class _Plan:
     """What the run keeps aside while the documents stream past, for the outputs."""
 
     keep: str | None
-    binary: bool
     min_length: int
     spool: RecordSpool | None = None
     copy: Path | None = None  # the byte copy of a packed JSONL file
@@ -103,7 +102,6 @@ class _Plan:
 
     def tap(self, docs: Iterable[Document], stats: ReadStats | None) -> Iterator[Document]:
         """Yield the documents to match (short ones held back), keeping what outputs need."""
-        spool_in: list[Document] = []
         last: tuple[Path, str] | None = None
         where = -1
         for d in docs:
@@ -116,7 +114,6 @@ class _Plan:
                     where = len(self.sources) - 1
                 last = current
                 self.origin.append(where)
-                spool_in.append(d)
             if self.keep == "longest":
                 size = len(d.text) if d.text is not None else _file_size(d.path)
                 self.sizes[d.id] = size
@@ -240,7 +237,7 @@ def dedup_corpus(
             raise ConfigError("keep='largest' (most pixels) goes with an image method")
         if min_length and info.binary:
             raise ConfigError("min_length counts characters: it goes with a text method")
-        plan = _Plan(keep, info.binary, min_length)
+        plan = _Plan(keep, min_length)
         folder_out = out_s is not None and not record_file(Path(out_s))
         packed = (
             corpus.packable
@@ -278,7 +275,6 @@ def dedup_corpus(
                 source = stack.enter_context(_report_source(corpus))
                 docs = source.tap(docs)
             docs = plan.tap(docs, stats)
-        shown = pairs or rep_s is not None or ann_s is not None
         result = _run(
             docs,
             m,
@@ -288,7 +284,7 @@ def dedup_corpus(
             jobs=jobs,
             on_error=corpus.on_error,
             progress=progress,
-            pairs=shown or clustering == "center",
+            pairs=pairs or rep_s is not None or ann_s is not None or clustering == "center",
             clustering=clustering,
         )
         if copy is not None:
