@@ -235,3 +235,17 @@ def test_dedup_command_is_parse_call_print() -> None:
 
     source = inspect.getsource(cli_dedup)
     assert ".documents(" not in source and "spool" not in source.lower()
+
+
+@pytest.mark.parametrize("tail", ["\n", "", "\r\n\n  \n"])
+def test_packed_tee_sees_every_byte_read(tmp_path: Path, tail: str) -> None:
+    from neardup.packed import CHUNK_BYTES
+
+    src = tmp_path / "in.jsonl"
+    body = _jsonl([{"id": str(k), "text": "x" * (k % 97)} for k in range(3 * CHUNK_BYTES // 60)])
+    src.write_bytes((body.rstrip("\n") + tail).encode())
+    pieces: list[bytes] = []
+    batches = read_corpus(src).packed(batch_size=64, tee=lambda p: pieces.append(bytes(p)))
+    assert sum(len(b) for b in batches) == 3 * CHUNK_BYTES // 60
+    copy = b"".join(pieces)
+    assert copy == src.read_bytes() + (b"\n" if not tail else b"")
