@@ -165,6 +165,8 @@ def test_min_length_leaves_short_documents_out_of_matching_not_out_of_outputs(
     assert "5 documents" in result.stderr
     with pytest.raises(ConfigError, match="min_length"):
         dedup_corpus(read_corpus(src), min_length=-1)
+    spark = CliRunner().invoke(main, ["dedup", str(src), "--engine", "spark", "--min-length", "9"])
+    assert spark.exit_code == 2 and "--min-length is not available" in spark.output
 
 
 def test_keep_largest_keeps_the_largest_image(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ def spark_config(
     if method not in SPARK_METHODS:
         raise click.UsageError("--engine spark supports --method minhash and simhash")
     local_only = {"--pairs": o["show_pairs"], "--report": o["report"], "--index": o["index_path"]}
+    local_only["--min-length"] = o["min_length"]
     local_only["--keep"] = o["keep"] if o["annotate"] is None else None
     for flag, value in local_only.items():
         if value:
