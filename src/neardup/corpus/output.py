@@ -119,8 +119,10 @@ def shard_name(name: str) -> PurePosixPath:
     ``.jsonl`` in place of its extensions (``.tsv``, ``.arrow``, ``.jsonl.bz2``...).
 
     Examples:
-        >>> shard_name("data/part-0001.jsonl.gz").as_posix(), shard_name("b.tsv").as_posix()
-        ('data/part-0001.jsonl.gz', 'b.jsonl')
+        >>> shard_name("data/part-0001.jsonl.gz").as_posix(), shard_name("b.v2.tsv").as_posix()
+        ('data/part-0001.jsonl.gz', 'b.v2.jsonl')
+        >>> shard_name("/abs/c.jsonl.bz2").as_posix()
+        'c.jsonl'
     """
     try:
         rel = safe_relative(name)
@@ -128,7 +130,10 @@ def shard_name(name: str) -> PurePosixPath:
         rel = PurePosixPath(PurePosixPath(name.replace("\\", "/")).name)
     if record_file(rel):
         return rel
-    return rel.with_name(rel.name.split(".", 1)[0] + ".jsonl")
+    stem = PurePosixPath(rel.name)
+    if stem.suffix.lower() in (".gz", ".bz2", ".xz", ".zst"):
+        stem = PurePosixPath(stem.stem)
+    return rel.with_name(stem.stem + ".jsonl")
 
 
 def write_kept_folder(
