@@ -251,3 +251,21 @@ def test_packed_tee_sees_every_byte_read(tmp_path: Path, tail: str) -> None:
     assert sum(len(b) for b in batches) == 3 * CHUNK_BYTES // 60
     copy = b"".join(pieces)
     assert copy == src.read_bytes() + (b"\n" if not tail else b"")
+
+
+def test_index_by_path_or_open(tmp_path: Path) -> None:
+    from neardup.store.persistent import PersistentIndex
+
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(_jsonl([{"id": "a", "text": BASE}, {"id": "c", "text": OTHER}]))
+    second.write_text(_jsonl([{"id": "b", "text": BASE + " tail"}, {"id": "t", "text": THIRD}]))
+    db = tmp_path / "idx.sqlite"
+    run = dedup_corpus(read_corpus(first), index=db)
+    assert run.written == {"index": db} and run.clusters == []
+    idx = PersistentIndex.open(str(db))
+    try:
+        again = dedup_corpus(read_corpus(second), index=idx, output=tmp_path / "new.jsonl")
+        assert [c.members for c in again.clusters] == [("a", "b")]
+        assert "index" not in again.written and again.kept == 1  # b is a copy of stored a
+    finally:
+        idx.close()

@@ -24,7 +24,7 @@ from neardup.corpus.reading import Corpus
 from neardup.errors import ConfigError
 from neardup.io import Document
 from neardup.methods import Method, make_method, method_info
-from neardup.pipeline import Progress
+from neardup.pipeline import KnownDocuments, Progress
 from neardup.report import Cluster, DedupResult
 from neardup.types import DocId
 
@@ -142,7 +142,7 @@ def dedup_corpus(
     output: PathLike | None = None,
     annotate: PathLike | None = None,
     report: PathLike | None = None,
-    index: PathLike | None = None,
+    index: PathLike | KnownDocuments | None = None,
     force: bool = False,
     pairs: bool = False,
     clustering: str = "components",
@@ -173,6 +173,8 @@ def dedup_corpus(
             and ``similarity`` added (a record file).
         report: A self-contained HTML report.
         index: A persistent index (SQLite) to dedup against; the documents are added to it.
+            A path is opened (created when new) and closed; an open index
+            (:class:`~neardup.store.PersistentIndex`) is used and left open.
         force: Replace an ``output`` folder an earlier run wrote.
         pairs: Keep every accepted pair (``result.pairs``; always kept for ``annotate``
             and ``report``).
@@ -228,9 +230,13 @@ def dedup_corpus(
     if ann_s is not None:
         record_format(ann_s)
     with ExitStack() as stack:
-        store = _open_index(index, method, threshold, commit_every, options)
-        if store is not None:
-            stack.callback(store.close)
+        store: KnownDocuments | None
+        if index is None or isinstance(index, str | os.PathLike):
+            store = _open_index(index, method, threshold, commit_every, options)
+            if store is not None:
+                stack.callback(store.close)
+        else:
+            store = index
         m = store.method if store is not None else _method(method, threshold, options)
         info = method_info(m.name)
         if keep == "largest" and not info.images:
@@ -302,7 +308,7 @@ def dedup_corpus(
         if rep_s is not None and source is not None:
             _write_report(result, rep_s, source, binary=info.binary)
             written["report"] = Path(rep_s)
-        if index is not None:
+        if isinstance(index, str | os.PathLike):
             written["index"] = Path(os.fspath(index))
     return CorpusResult(result, written, kept, annotated, tuple(plan.short), stats)
 
@@ -389,7 +395,7 @@ class _ByteCopy:
 def _run(
     docs: Any,
     m: Method,
-    store: PersistentIndex | None,
+    store: KnownDocuments | None,
     *,
     exact_first: bool,
     batch_size: int,
