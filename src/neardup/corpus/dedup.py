@@ -15,7 +15,6 @@ import logging
 import os
 from array import array
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -229,7 +228,7 @@ def dedup_corpus(
     check_outputs(corpus.paths, report=rep_s, output=out_s, annotate=ann_s, force=force)
     if ann_s is not None:
         record_format(ann_s)
-    with ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
         store: KnownDocuments | None
         if index is None or isinstance(index, str | os.PathLike):
             store = _open_index(index, method, threshold, commit_every, options)
