@@ -88,8 +88,8 @@ def test_progress_without_a_terminal_prints_status_lines_with_total_and_eta(
 def test_report_reads_inputs_once_and_shows_every_listed_text(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import neardup.cli.inputs as cli
     import neardup.io as nio
+    from neardup.corpus.reading import Corpus
 
     rng = random.Random(9)
     root = tmp_path / "docs"
@@ -103,9 +103,9 @@ def test_report_reads_inputs_once_and_shows_every_listed_text(
     (root / "single.txt").write_text(_words(rng, 120))
     reads: list[int] = []
     loads: list[Path] = []
-    real_inputs, real_text = cli.documents, nio.read_file_text
+    real_inputs, real_text = Corpus.documents, nio.read_file_text
     monkeypatch.setattr(
-        cli, "documents", lambda *a, **k: (reads.append(1), real_inputs(*a, **k))[1]
+        Corpus, "documents", lambda *a, **k: (reads.append(1), real_inputs(*a, **k))[1]
     )
     monkeypatch.setattr(
         nio, "read_file_text", lambda p, **k: (loads.append(p), real_text(p, **k))[1]

@@ -35,6 +35,10 @@ def test_api_contract_names() -> None:
         "HammingIndex",
         "dedup",
         "NeardupError",
+        "read_corpus",
+        "dedup_corpus",
+        "Corpus",
+        "CorpusResult",
     ):
         assert name in neardup.__all__
 

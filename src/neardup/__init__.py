@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from neardup.canonicalize import Canonicalizer
     from neardup.config import CanonicalConfig
+    from neardup.corpus.dedup import CorpusResult, dedup_corpus
+    from neardup.corpus.reading import Corpus, read_corpus
     from neardup.errors import (
         ConfigError,
         DecodeError,
@@ -53,6 +55,8 @@ _LAZY = {
     "Client": "neardup.serve.client",
     "Cluster": "neardup.report",
     "ConfigError": "neardup.errors",
+    "Corpus": "neardup.corpus.reading",
+    "CorpusResult": "neardup.corpus.dedup",
     "DecodeError": "neardup.errors",
     "DedupResult": "neardup.report",
     "Document": "neardup.io",
@@ -80,7 +84,9 @@ _LAZY = {
     "Tokenizer": "neardup.types",
     "WordTokenizer": "neardup.tokenize",
     "dedup": "neardup.pipeline",
+    "dedup_corpus": "neardup.corpus.dedup",
     "plan_lsh": "neardup.index.lsh",
+    "read_corpus": "neardup.corpus.reading",
     "read_inputs": "neardup.io",
 }
 
@@ -92,6 +98,8 @@ __all__ = [
     "Client",
     "Cluster",
     "ConfigError",
+    "Corpus",
+    "CorpusResult",
     "DecodeError",
     "DedupResult",
     "Document",
@@ -120,7 +128,9 @@ __all__ = [
     "WordTokenizer",
     "__version__",
     "dedup",
+    "dedup_corpus",
     "plan_lsh",
+    "read_corpus",
     "read_inputs",
 ]
 

@@ -26,6 +26,7 @@ from neardup.errors import InputError, InputTooLargeError
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "Document",
+    "UniqueIds",
     "read_csv",
     "read_file_text",
     "read_inputs",
@@ -73,11 +74,19 @@ def _path_id(text: str) -> str:
     return os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
-class _UniqueIds:
-    """Remembers where each id was read, and refuses an id read twice.
+class UniqueIds:
+    """Remembers where each id was read, and refuses an id read twice (the readers keep ids
+    unique across roots; a record id repeated in the data is caught here).
 
     One small int per id (source index and position packed), so the check costs little next
     to the ids themselves, which a dedup run keeps anyway.
+
+    Examples:
+        >>> docs = [Document("a", "x"), Document("a", "y")]
+        >>> list(UniqueIds().check(docs, "in.jsonl"))
+        Traceback (most recent call last):
+        ...
+        neardup.errors.InputError: duplicate id 'a': read from in.jsonl (document 1) ...
     """
 
     __slots__ = ("_seen", "_sources")
@@ -87,6 +96,8 @@ class _UniqueIds:
         self._sources: list[str] = []
 
     def check(self, docs: Iterable[Document], source: str) -> Iterator[Document]:
+        """Yield ``docs`` (read from ``source``), raising :class:`InputError` at an id seen
+        before, from this source or an earlier one."""
         index = len(self._sources)
         self._sources.append(source)
         seen = self._seen
@@ -269,7 +280,7 @@ def read_inputs(
     )
     paths = list(paths)
     # the readers keep ids unique across roots; a record id repeated in the data is refused
-    yield from _UniqueIds().check(
+    yield from UniqueIds().check(
         read_documents(paths, options, stdin=stdin),
         ", ".join("<stdin>" if str(p) == "-" else str(p) for p in paths),
     )

@@ -11,7 +11,7 @@ line that scanner does not take to ``json.loads``, so each line is read exactly 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, overload
@@ -98,6 +98,9 @@ class PackedBatches:
         max_line_bytes: Longest line accepted.
         id_required: The id field was named (``--id-field``): a record without it, or with
             a null id, is refused (as every other reader refuses it), never numbered.
+        tee: Given every piece of the file as :meth:`scans` reads it, in order (the bytes
+            up to a newline; a missing last newline added), so that a caller can keep a copy
+            of what was read instead of reading the file again.
     """
 
     path: Path
@@ -106,6 +109,7 @@ class PackedBatches:
     batch_size: int = 2048
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     id_required: bool = False
+    tee: Callable[[memoryview], None] | None = field(default=None, compare=False)
 
     def __iter__(self) -> Iterator[PackedDocs]:
         check = self.id_check()
@@ -136,6 +140,7 @@ class PackedBatches:
             self.max_line_bytes,
             False,
             self.id_required,
+            self.tee,
         ):
             yield partial(_docs_only, scan)
 
@@ -198,7 +203,9 @@ class PackedBatches:
         raise AssertionError("no repeated id")  # pragma: no cover - the caller saw one
 
 
-def _chunks(path: Path, max_line: int, lines: list[int]) -> Iterator[tuple[bytes, int]]:
+def _chunks(
+    path: Path, max_line: int, lines: list[int], tee: Callable[[memoryview], None] | None = None
+) -> Iterator[tuple[bytes, int]]:
     """Pieces of the file that end at a newline (one is added at the end if missing): each a
     buffer and how many of its bytes are the piece (the rest starts the next one; the buffer
     is not cut, which would copy it). ``lines[0]`` is kept by the caller: the lines of the
@@ -216,6 +223,8 @@ def _chunks(path: Path, max_line: int, lines: list[int]) -> Iterator[tuple[bytes
                 raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
             if not block:
                 if rest:
+                    if tee is not None:
+                        tee(memoryview(rest + b"\n"))
                     yield rest + b"\n", len(rest) + 1
                 return
             data = rest + block
@@ -228,6 +237,8 @@ def _chunks(path: Path, max_line: int, lines: list[int]) -> Iterator[tuple[bytes
                     )
                 rest = data
                 continue
+            if tee is not None:
+                tee(memoryview(data)[:cut])
             yield data, cut
             rest = data[cut:]
 
@@ -316,6 +327,7 @@ def _scans(
     max_line_bytes: int,
     raw: bool,
     id_required: bool = False,
+    tee: Callable[[memoryview], None] | None = None,
 ) -> Iterator[Callable[[], _Scanned]]:
     """One job per chunk of the file, in order (what :meth:`PackedBatches.scans` runs)."""
     from neardup._kernels import engine
@@ -324,7 +336,7 @@ def _scans(
     text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
     kern = engine.kernels("jsonl")
     lines = [0]
-    for chunk, size in _chunks(p, max_line_bytes, lines):
+    for chunk, size in _chunks(p, max_line_bytes, lines, tee):
         first_line = lines[0]
         lines[0] += chunk.count(b"\n", 0, size)  # the chunk's lines, counted at C speed
         yield partial(

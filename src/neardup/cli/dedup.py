@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from neardup.cli import inputs
 from neardup.cli.options import (
     commit_every_option,
     errors,
@@ -28,16 +26,15 @@ from neardup.cli.options import (
     sketch_options,
     threshold_option,
 )
-from neardup.cli.output import report_source, write_kept, write_report, write_summary
-from neardup.methods import REGISTRY, make_method, method_info
+from neardup.cli.output import write_summary
+from neardup.methods import REGISTRY
 from neardup.report import write_clusters, write_pairs
 
 if TYPE_CHECKING:
-    from neardup.readers import ReadStats
+    from neardup.corpus.reading import Corpus
+    from neardup.pipeline import Progress
 
 __all__ = ["dedup_cmd"]
-
-log = logging.getLogger("neardup")
 
 
 @click.command("dedup")
@@ -70,9 +67,11 @@ log = logging.getLogger("neardup")
 )
 @click.option(
     "--keep",
-    type=click.Choice(["first", "longest", "representative"]),
+    type=click.Choice(["first", "longest", "representative", "largest"]),
     default=None,
-    help="Which member of each cluster a deduplicated copy (--output) keeps [default: first].",
+    help="Which member of each cluster --output and --annotate keep [default: first]: "
+    "first (= representative: read first), longest (most characters; files: bytes), largest "
+    "(image methods: most pixels).",
 )
 @click.option(
     "--output",
@@ -81,7 +80,9 @@ log = logging.getLogger("neardup")
     default=None,
     help=(
         "Where the deduplicated copy goes: a record file (.jsonl, .jsonl.gz, .jsonl.zst, .csv "
-        "or .parquet; each kept record with all its fields) or a directory of copied files."
+        "or .parquet; each kept record with all its fields) or a folder that mirrors the "
+        "inputs (files copied; each input record file written back as a shard of the same "
+        "name holding its kept records)."
     ),
 )
 @click.option(
@@ -120,6 +121,13 @@ log = logging.getLogger("neardup")
 @ngram_option
 @seed_option
 @lsh_options
+@click.option(
+    "--min-length",
+    type=click.IntRange(0),
+    default=0,
+    help="Text methods: documents shorter than this many characters are left out of "
+    "matching and counted as skipped; every output still has them. [default: 0, none]",
+)
 @click.option(
     "--max-members",
     type=click.IntRange(1),
@@ -228,292 +236,94 @@ log = logging.getLogger("neardup")
     "every 10 s (default: on when stderr is a terminal).",
 )
 @errors
-def dedup_cmd(
-    paths: tuple[str, ...],
-    method: str,
-    threshold: float | None,
-    fmt: str,
-    show_pairs: bool,
-    report: str | None,
-    keep: str | None,
-    output: str | None,
-    force: bool,
-    annotate: str | None,
-    id_field: str | None,
-    text_field: tuple[str, ...],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    follow_symlinks: bool,
-    input_format: str,
-    main_content: bool,
-    index_path: str | None,
-    commit_every: float | None,
-    on_error: str,
-    batch_size: int,
-    jobs: int | None,
-    num_perm: int | None,
-    ngram: int | None,
-    seed: int | None,
-    bands: int | None,
-    rows: int | None,
-    bits: str | None,
-    canonical: str | None,
-    max_members: int | None,
-    exact_first: bool,
-    bloom_capacity: int | None,
-    bloom_fp_rate: float | None,
-    model: str | None,
-    embedding_cache: str | None,
-    dihedral: bool,
-    crops: bool,
-    min_quality: int | None,
-    engine: str,
-    master: str | None,
-    spark_output: str | None,
-    partitions: int | None,
-    spark_conf: tuple[str, ...],
-    clustering: str,
-    quiet: bool,
-    progress: bool | None,
-) -> None:
+def dedup_cmd(paths: tuple[str, ...], method: str, engine: str, quiet: bool, **o: Any) -> None:
     """Find near-duplicate clusters in files, folders, record files (JSONL, CSV, TSV, Parquet,
     Arrow; compressed or not), Hugging Face save_to_disk folders, or stdin (-)."""
-    from neardup.pipeline import dedup
+    from neardup.corpus import dedup_corpus, read_corpus
 
-    if output is not None and keep is None:
-        if engine == "spark":
-            raise click.UsageError("--output is not available with --engine spark")
-        keep = "first"  # --output alone keeps the first of each cluster
-    if keep is not None and output is None and annotate is None:
+    if o["keep"] is not None and o["output"] is None and o["annotate"] is None:
         raise click.UsageError("--keep goes with --output (or --annotate)")
-    if output is not None and "-" in paths:
-        raise click.UsageError("--output needs re-readable inputs; save stdin to a file first")
-    from neardup._paths import check_outputs
-
-    # before the work, not after it
-    check_outputs(paths, report=report, output=output, annotate=annotate, force=force)
-    if annotate is not None:
-        from neardup.corpus.records import record_format
-
-        record_format(annotate)
-    options = method_options(
-        method,
-        num_perm=num_perm,
-        k=ngram,
-        seed=seed,
-        bands=bands,
-        rows=rows,
-        bits=None if bits is None else int(bits),
-        canonicalize=canonical,
-        bloom_capacity=bloom_capacity,
-        bloom_fp_rate=bloom_fp_rate,
-        model=model,
-        cache=embedding_cache,
-        dihedral=True if dihedral else None,
-        crops=True if crops else None,
-        min_quality=min_quality,
-    )
-    if exact_first and (method == "exact" or index_path is not None or engine == "spark"):
+    options = _method_options(method, o)
+    if o["exact_first"] and (method == "exact" or o["index_path"] or engine == "spark"):
         raise click.UsageError(
             "--exact-first goes with a near-duplicate method, locally, no --index"
         )
     if engine == "spark":
-        if clustering != "components":
-            raise click.UsageError("--engine spark clusters by components only")
-        if partitions is not None:
-            options["partitions"] = partitions
-        from neardup.cli.spark import spark_dedup
+        from neardup.cli.spark import spark_config, spark_dedup
 
-        spark_dedup(
-            paths,
-            method,
-            threshold,
-            id_field,
-            text_field,
-            spark_output,
-            master,
-            fmt,
-            show_pairs,
-            report,
-            keep if annotate is None else None,
-            index_path,
-            max_members,
-            quiet,
-            options,
-            annotate=annotate,
-            annotate_keep=keep or "first",
-            on_error=on_error,
-            spark_conf=spark_conf,
-        )
+        config = spark_config(paths, method, options, o)
+        spark_dedup(config, fmt=o["fmt"], max_members=o["max_members"], quiet=quiet)
         return
-    if spark_output is not None or master is not None or partitions is not None or spark_conf:
+    if any(o[k] for k in _SPARK):
         raise click.UsageError(
             "--master, --spark-output, --partitions and --spark-conf go with --engine spark"
         )
     quiet_models(quiet, method)
-    store = None
-    if index_path is not None:
-        from neardup.cli.index import open_index
-
-        explicit = click.get_current_context().get_parameter_source("method")
-        store = open_index(
-            index_path,
-            method if explicit is not click.core.ParameterSource.DEFAULT else None,
-            threshold,
-            num_perm=num_perm,
-            bits=bits,
-            canonicalize=canonical,
-            commit_every_seconds=commit_every,
+    corpus = read_corpus(paths, **{k: o[k] for k in _READ.split()})
+    update, close = _progress(corpus, method, quiet, o["progress"])
+    try:
+        run = dedup_corpus(
+            corpus,
+            method=None if o["index_path"] and not _explicit("method") else method,
+            index=o["index_path"],
+            pairs=o["show_pairs"],
+            jobs=o["jobs"] or min(8, os.cpu_count() or 1),
+            progress=update,
+            **{k: o[k] for k in _RUN.split()},
+            **options,
         )
-        m = store.method
+    finally:
+        close()
+    if o["show_pairs"]:
+        write_pairs(run.result.pairs, sys.stdout, fmt=o["fmt"])
     else:
-        m = make_method(method, threshold, **options)
-    read: dict[str, Any] = {
-        "id_field": id_field,
-        "text_field": text_field,
-        "include": include,
-        "exclude": exclude,
-        "input_format": input_format,
-        "follow_symlinks": follow_symlinks,
-        "on_error": on_error,
-        "main_content": main_content,
-    }
-    stats: ReadStats | None = None  # what the readers skipped (the packed reader skips none)
-    docs: Any
-    source = None
-    from neardup.corpus.records import record_format
+        write_clusters(run.clusters, sys.stdout, fmt=o["fmt"], max_members=o["max_members"])
+    if not quiet:
+        write_summary(run)
 
-    # one JSONL file annotated to JSON lines: its lines are read again when written
-    lines_out = annotate is None or record_format(annotate).startswith("jsonl")
-    packed = (
-        inputs.plain_jsonl(paths, text_field, id_field, on_error)
-        and not method_info(m.name).binary
-        and lines_out
-        and report is None
-        and not exact_first
-    )
-    if packed:
-        from neardup.packed import PackedBatches
 
-        # one JSONL file: its texts go to the kernels as one buffer, never as Python strings
-        docs = PackedBatches(
-            Path(paths[0]),
-            id_field or "id",
-            text_field[0],
-            batch_size,
-            id_required=id_field is not None,
-        )
-    else:
-        from neardup.readers import ReadStats
+#: The options that say how the corpus is read, how the run goes, and where Spark runs.
+_READ = "text_field id_field include exclude input_format main_content follow_symlinks on_error"
+_RUN = "threshold keep output annotate report force clustering exact_first min_length batch_size"
+_RUN += " commit_every"
+_SPARK = ("master", "spark_output", "partitions", "spark_conf")
+#: Method options named as the method takes them, and the ones that the CLI renames.
+_SAME = ("num_perm", "seed", "bands", "rows", "bloom_capacity", "bloom_fp_rate", "model")
+_RENAMED = {"k": "ngram", "canonicalize": "canonical", "cache": "embedding_cache"}
+_RENAMED |= {"dihedral": "dihedral", "crops": "crops", "min_quality": "min_quality"}
 
-        stats = ReadStats()
-        docs = inputs.documents(
-            paths,
-            binary=method_info(m.name).binary,
-            stats=stats,
-            keep_fields=annotate is not None,
-            images_only=inputs.images(m.name),
-            **read,
-        )
-        if report is not None:
-            # the report reads back only what it shows: record texts are kept aside
-            source = report_source(input_format, main_content)
-            docs = source.tap(docs)
-    spool = None
-    if annotate is not None and not packed:
-        from neardup.corpus.records import RecordSpool
 
-        spool = RecordSpool(Path(annotate).resolve().parent)
-        docs = spool.tee(docs)
+def _method_options(method: str, o: dict[str, Any]) -> dict[str, Any]:
+    """The method keywords given on the command line (``--bits 64`` as 64; flags off: unset)."""
+    given = {n: o[n] for n in _SAME} | {n: o[flag] for n, flag in _RENAMED.items()}
+    given["bits"] = None if o["bits"] is None else int(o["bits"])
+    for flag in ("dihedral", "crops"):
+        given[flag] = given[flag] or None
+    return method_options(method, **given)
+
+
+def _explicit(name: str) -> bool:
+    """Whether option ``name`` was given on the command line (not its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not click.core.ParameterSource.DEFAULT
+
+
+def _progress(
+    corpus: Corpus, method: str, quiet: bool, progress: bool | None
+) -> tuple[Progress | None, Callable[[], None]]:
+    """The progress display (its total counted only when it is shown)."""
     from neardup.cli.progress import count_documents, make_progress
+    from neardup.methods import method_info
 
-    update, close = make_progress(
+    info = method_info(method)
+    return make_progress(
         quiet,
         progress,
         lambda: count_documents(
-            paths,
-            binary=method_info(m.name).binary,
-            include=include,
-            exclude=exclude,
-            images_only=inputs.images(m.name),
+            corpus.paths,
+            binary=info.binary,
+            include=corpus.include,
+            exclude=corpus.exclude,
+            images_only=info.images,
         ),
     )
-    try:
-        n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
-        want_pairs = show_pairs or report is not None or annotate is not None
-        try:
-            if exact_first:
-                from neardup.corpus.exact import exact_first as run_exact_first
-
-                result = run_exact_first(
-                    docs,
-                    method=m,
-                    batch_size=batch_size,
-                    on_error=on_error,
-                    progress=update,
-                    jobs=n_jobs,
-                )
-            else:
-                result = dedup(
-                    docs,
-                    method=m,
-                    batch_size=batch_size,
-                    on_error=on_error,
-                    progress=update,
-                    jobs=n_jobs,
-                    index=store,
-                    pairs=want_pairs or clustering == "center",
-                    clustering=clustering,
-                )
-        finally:
-            close()
-            if store is not None:
-                store.close()
-        if spool is not None and annotate is not None:
-            from neardup.corpus.annotate import annotate_records
-
-            n_annotated = annotate_records(
-                spool, result, Path(annotate), keep=keep or "first", method=m
-            )
-            log.info("annotated %d records in %s", n_annotated, annotate)
-        elif annotate is not None:
-            from neardup.corpus.annotate import annotate_jsonl_lines
-            from neardup.corpus.records import write_jsonl_lines
-
-            lines = annotate_jsonl_lines(
-                Path(paths[0]),
-                result,
-                keep=keep or "first",
-                method=m,
-                id_field=id_field or "id",
-                text_field=text_field[0],
-            )
-            n_annotated = write_jsonl_lines(lines, Path(annotate))
-            log.info("annotated %d records in %s", n_annotated, annotate)
-    except BaseException:
-        if source is not None:
-            source.close()  # the report's text spool: no report comes
-        raise
-    finally:
-        if spool is not None:
-            spool.close()
-    out = sys.stdout
-    if show_pairs:
-        write_pairs(result.pairs, out, fmt=fmt)  # type: ignore[arg-type]
-    else:
-        write_clusters(result.clusters, out, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
-    if report is not None and source is not None:
-        write_report(result, report, source, binary=method_info(m.name).binary)
-    if keep is not None and output is not None:
-        n = write_kept(
-            result,
-            paths,
-            Path(output),
-            keep,
-            binary=method_info(m.name).binary,
-            force=force,
-            **read,
-        )
-        log.info("kept %d documents in %s", n, output)
-    if not quiet:
-        write_summary(result, stats)

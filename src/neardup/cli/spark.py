@@ -1,4 +1,5 @@
-"""``neardup dedup --engine spark``: run on Spark via :mod:`neardup.spark.cli`, print the result."""
+"""``neardup dedup --engine spark``: run a :class:`~neardup.spark.config.SparkDedupConfig`,
+print the result."""
 
 from __future__ import annotations
 
@@ -8,65 +9,55 @@ from typing import Any
 import click
 
 from neardup.report import write_clusters
+from neardup.spark.config import SparkDedupConfig
 
-__all__ = ["spark_dedup"]
+__all__ = ["spark_config", "spark_dedup"]
+
+
+def spark_config(
+    paths: tuple[str, ...], method: str, options: dict[str, Any], o: dict[str, Any]
+) -> SparkDedupConfig:
+    """The Spark run that ``dedup --engine spark`` options ``o`` ask for; a local-only option
+    is a usage error."""
+    from neardup.spark.config import SPARK_METHODS
+    from neardup.spark.session import parse_spark_conf
+
+    if o["output"] is not None:
+        raise click.UsageError("--output is not available with --engine spark")
+    if o["clustering"] != "components":
+        raise click.UsageError("--engine spark clusters by components only")
+    if method not in SPARK_METHODS:
+        raise click.UsageError("--engine spark supports --method minhash and simhash")
+    local_only = {"--pairs": o["show_pairs"], "--report": o["report"], "--index": o["index_path"]}
+    local_only["--min-length"] = o["min_length"]
+    local_only["--keep"] = o["keep"] if o["annotate"] is None else None
+    for flag, value in local_only.items():
+        if value:
+            raise click.UsageError(f"{flag} is not available with --engine spark")
+    if o["partitions"] is not None:
+        options = options | {"partitions": o["partitions"]}
+    return SparkDedupConfig(
+        paths,
+        method=method,
+        threshold=o["threshold"],
+        id_field=o["id_field"],
+        text_field=o["text_field"],
+        output=o["spark_output"],
+        master=o["master"],
+        annotate=o["annotate"],
+        keep=o["keep"] or "first",
+        on_error=o["on_error"],
+        spark_conf=parse_spark_conf(o["spark_conf"]),  # before the session: a typo in one line
+        options=options,
+    )
 
 
 def spark_dedup(
-    paths: tuple[str, ...],
-    method: str,
-    threshold: float | None,
-    id_field: str | None,
-    text_field: tuple[str, ...],
-    output: str | None,
-    master: str | None,
-    fmt: str,
-    show_pairs: bool,
-    report: str | None,
-    keep: str | None,
-    index_path: str | None,
-    max_members: int | None,
-    quiet: bool,
-    options: dict[str, Any],
-    *,
-    annotate: str | None = None,
-    annotate_keep: str = "first",
-    on_error: str = "fail",
-    spark_conf: tuple[str, ...] = (),
+    config: SparkDedupConfig, *, fmt: str = "jsonl", max_members: int | None = None, quiet: bool
 ) -> None:
-    """``dedup --engine spark``: JSONL/Parquet paths in, the same cluster output as local."""
-    if method not in ("minhash", "simhash"):
-        raise click.UsageError("--engine spark supports --method minhash and simhash")
-    local_only = (
-        ("--pairs", show_pairs),
-        ("--report", report),
-        ("--keep", keep),
-        ("--index", index_path),
-    )
-    for flag, value in local_only:
-        if value:
-            raise click.UsageError(f"{flag} is not available with --engine spark")
-    from neardup.spark.cli import run_spark_dedup
-    from neardup.spark.session import parse_spark_conf
-
-    conf = parse_spark_conf(spark_conf)  # before the session: a typo fails in one line
-
-    summary = run_spark_dedup(
-        list(paths),
-        method=method,
-        threshold=threshold,
-        id_field=id_field,
-        text_field=text_field,
-        output=output,
-        master=master,
-        collect=output is None,
-        annotate=annotate,
-        keep=annotate_keep,
-        on_error=on_error,
-        spark_conf=conf,
-        **options,
-    )
-    if output is None:
+    """Run ``config`` on Spark; print its clusters (when collected) and a summary line."""
+    summary = config.run()
+    if config.output is None:
         write_clusters(summary.clusters, sys.stdout, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
     if not quiet:
         click.echo(

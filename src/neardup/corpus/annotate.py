@@ -4,8 +4,9 @@ cluster under the ``--keep`` rule), ``duplicate_of`` (the kept member's id, for 
 ``similarity`` (of a duplicate to the kept member).
 
 The records come from a :class:`~neardup.corpus.records.RecordSpool` filled while dedup read
-them, so the inputs are read once; one JSONL file annotated to JSON lines is read again
-instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is decoded. The
+them, so the inputs are read once; one JSONL file annotated to JSON lines is annotated
+from its byte copy instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is
+decoded (:func:`neardup.corpus.dedup.dedup_corpus` plans both). The
 similarity of a duplicate that the method paired only with another member (clusters are
 transitive) is computed from the two texts.
 """
@@ -109,6 +110,7 @@ def annotate_records(
     *,
     keep: str = "first",
     method: Method | None = None,
+    sizes: dict[DocId, int] | None = None,
 ) -> int:
     """Write the spooled records with the dedup columns to ``out`` (format by extension).
 
@@ -121,6 +123,8 @@ def annotate_records(
             in input order) or ``longest`` (most characters; ties: the earlier).
         method: Computes the similarity of duplicates the result pairs only transitively
             (``None``: left null).
+        sizes: What ``longest`` compares (default: the spooled texts' lengths), e.g. the
+            pixels of images for ``keep="largest"``.
 
     Returns:
         The number of records written.
@@ -130,8 +134,8 @@ def annotate_records(
         InputError: records that do not fit one Parquet schema.
     """
     fmt = record_format(out)
-    clustered = {m for c in result.clusters for m in c.members}
-    sizes: dict[DocId, int] = {}
+    clustered = {m for c in result.clusters for m in c.members} if sizes is None else set()
+    sizes = {} if sizes is None else sizes
     columns: dict[str, None] = {}
     schema: Any = None
     pa: Any = None
@@ -311,16 +315,17 @@ def annotate_jsonl_lines(
     method: Method | None = None,
     id_field: str = "id",
     text_field: str = "text",
+    sizes: dict[DocId, int] | None = None,
 ) -> Iterator[list[bytes]]:
     """:func:`annotate_records` for one JSONL file, as JSON lines in batches: each record is
     its input line (surrounding whitespace and a CRLF's ``\\r`` trimmed) with the four
     columns put before its closing brace, so its own fields stay byte for byte as written
     and none is decoded. A line that already has one of the columns is decoded and gets
     them replaced (with a warning), as :func:`annotate_records` does. The file is read once
-    more for ``keep="longest"`` (the clustered records' sizes) and once more when a duplicate
-    the method paired only transitively needs its similarity (the kept members' texts, held;
-    the duplicate's own text comes with its line): native scans, texts decoded for those
-    records alone.
+    more for ``keep="longest"`` without ``sizes`` (the clustered records' sizes) and once
+    more when a duplicate the method paired only transitively needs its similarity (the kept
+    members' texts, held; the duplicate's own text comes with its line): native scans, texts
+    decoded for those records alone.
 
     Raises:
         ConfigError: bad ``keep``.
@@ -351,8 +356,7 @@ def annotate_jsonl_lines(
                     if doc_id in wanted:
                         yield doc_id, docs.text(k)
 
-    sizes = None
-    if keep == "longest":
+    if keep == "longest" and sizes is None:
         sizes = {
             doc_id: len(t) for doc_id, t in texts({m for c in result.clusters for m in c.members})
         }

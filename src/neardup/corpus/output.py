@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import groupby, islice
 from pathlib import Path, PurePosixPath
 
 from neardup._atomic import atomic_dir, atomic_file, check_target
@@ -22,7 +22,9 @@ __all__ = [
     "check_target",
     "kept_jsonl_lines",
     "safe_relative",
+    "shard_name",
     "write_kept_copy",
+    "write_kept_folder",
 ]
 
 
@@ -108,34 +110,116 @@ def write_kept_copy(
 
         records = (kept_record(d) for d in docs if d.id in kept)
         return write_records(iter(lambda: list(islice(records, _BATCH)), []), output)
+    return write_kept_folder(((d, None) for d in docs), kept, output, force=force)
+
+
+def shard_name(name: str) -> PurePosixPath:
+    """Where an input record file's kept records go under the output folder: its own name
+    (relative to its folder) when neardup writes that format, else the name with
+    ``.jsonl`` in place of its extensions (``.tsv``, ``.arrow``, ``.jsonl.bz2``...).
+
+    Examples:
+        >>> shard_name("data/part-0001.jsonl.gz").as_posix(), shard_name("b.v2.tsv").as_posix()
+        ('data/part-0001.jsonl.gz', 'b.v2.jsonl')
+        >>> shard_name("/abs/c.jsonl.bz2").as_posix()
+        'c.jsonl'
+    """
+    try:
+        rel = safe_relative(name)
+    except InputError:  # a file given by an absolute or ../ path: its name
+        rel = PurePosixPath(PurePosixPath(name.replace("\\", "/")).name)
+    if record_file(rel):
+        return rel
+    stem = PurePosixPath(rel.name)
+    if stem.suffix.lower() in (".gz", ".bz2", ".xz", ".zst"):
+        stem = PurePosixPath(stem.stem)
+    return rel.with_name(stem.stem + ".jsonl")
+
+
+def write_kept_folder(
+    items: Iterable[tuple[Document, str | None]],
+    kept: set[str],
+    output: Path,
+    *,
+    force: bool = False,
+) -> int:
+    """Write the kept documents to a folder that mirrors the inputs: a file document is
+    copied (under its id, a path relative to its input folder); the records of an input
+    record file (``items`` give its name, records of one file in a row) go to one shard of
+    the same name (:func:`shard_name`) holding its kept records, with all their fields. A
+    shard whose records were all duplicates is written empty.
+
+    Atomic, as :func:`write_kept_copy`; returns how many documents were written.
+
+    Raises:
+        ConfigError: the target exists (without ``force``), holds files neardup did not
+            write, or holds a document's file.
+        InputError: a record with no input file (stdin, a Hugging Face folder), an id that
+            escapes, or two documents that map to one path.
+        OutputError: the copy cannot be written.
+    """
     n = 0
     real_out = Path(os.path.realpath(output))
     with atomic_dir(output, force=force) as tmp:
-        for d in docs:
-            if d.path is not None and real_out in Path(os.path.realpath(d.path)).parents:
-                raise InputError(
-                    f"the input {d.path} is inside the output folder {output}; replacing the "
-                    "folder would delete it: choose an output folder outside the inputs"
-                )
-            if d.id not in kept:
+        for shard, group in groupby(items, key=lambda item: item[1]):
+            if shard is not None:
+                n += _write_shard(tmp, shard_name(shard), (d for d, _ in group), kept)
                 continue
-            if d.path is None:
-                raise InputError(
-                    f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output"
-                )
-            try:
-                rel = safe_relative(d.id)
-            except InputError:  # a file given by an absolute or ../ path: its name
-                rel = PurePosixPath(d.path.name)
-            target = tmp.joinpath(*rel.parts)
-            if not target.resolve().is_relative_to(tmp.resolve()):
-                raise InputError(f"{d.id!r} would be written outside the output folder")
-            if target.exists():
-                raise InputError(
-                    f"two kept documents map to {rel}; give their folders as inputs so that "
-                    "their ids differ"
-                )
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(d.path, target)
-            n += 1
+            for d, _ in group:
+                n += _copy_file(d, kept, tmp, real_out, output)
     return n
+
+
+def _write_shard(tmp: Path, rel: PurePosixPath, docs: Iterator[Document], kept: set[str]) -> int:
+    """Write the kept records of one input record file to ``tmp / rel``."""
+    from neardup.corpus.records import record_format, record_of, write_records
+
+    target = tmp.joinpath(*rel.parts)
+    if target.exists():
+        raise InputError(
+            f"two input files map to {rel} in the output folder; give their folders as "
+            "inputs so that their names differ"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    first = next(docs)
+    stream = (record_of(d) for d in _chain_one(first, docs) if d.id in kept)
+    schema = None
+    if record_format(target) == "parquet":
+        import pyarrow as pa
+
+        schema = pa.Table.from_pylist([record_of(first)]).schema  # for an empty shard
+    batches = iter(lambda: list(islice(stream, _BATCH)), [])
+    return write_records(batches, target, schema=schema)
+
+
+def _chain_one(first: Document, rest: Iterator[Document]) -> Iterator[Document]:
+    yield first
+    yield from rest
+
+
+def _copy_file(d: Document, kept: set[str], tmp: Path, real_out: Path, output: Path) -> int:
+    """Copy a kept file document under ``tmp`` (1), or leave it (0)."""
+    if d.path is not None and real_out in Path(os.path.realpath(d.path)).parents:
+        raise InputError(
+            f"the input {d.path} is inside the output folder {output}; replacing the "
+            "folder would delete it: choose an output folder outside the inputs"
+        )
+    if d.id not in kept:
+        return 0
+    if d.path is None:
+        raise InputError(f"{d.id!r} is a record, not a file; write the copy to a .jsonl --output")
+    try:
+        rel = safe_relative(d.id)
+    except InputError:  # a file given by an absolute or ../ path: its name
+        rel = PurePosixPath(d.path.name)
+    target = tmp.joinpath(*rel.parts)
+    if not target.resolve().is_relative_to(tmp.resolve()):
+        raise InputError(f"{d.id!r} would be written outside the output folder")
+    if target.exists():
+        raise InputError(
+            f"two kept documents map to {rel}; give their folders as inputs so that "
+            "their ids differ"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(d.path, target)
+    return 1

@@ -246,12 +246,14 @@ def _read_one(
 
         stream = stdin if stdin is not None else sys.stdin.buffer
         rows = iter_jsonl(stream, "<stdin>", max_line_bytes=opts.max_line_bytes)
+        st.current = None
         yield from _records(rows, "<stdin>", "" if alone else "<stdin>:", opts, st)
         return
     path = Path(raw)
     if not _first_time(path, seen, st):
         return
     if _is_hf(path):
+        st.current = None  # a dataset of Arrow files, not shards of records
         yield from _guard(_hf_records(path, "" if alone else raw + ":", opts, st), path, opts, st)
     elif path.is_dir():
         strict = opts.on_error == "fail"
@@ -317,6 +319,7 @@ UNREADABLE_FILE = "unreadable or malformed file"
 def _file(
     path: Path, doc_id: str, row_prefix: str, opts: ReadOptions, st: ReadStats
 ) -> Iterator[Document]:
+    st.current = (path, doc_id)
     kind, codec = ("document", None) if opts.binary else file_kind(path.name)
     if kind == "document":
         yield _document(path, doc_id, codec, opts)

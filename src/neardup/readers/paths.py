@@ -55,11 +55,15 @@ class ReadStats:
         documents: Documents yielded.
         bad_records: Records skipped under ``on_error="skip"``.
         left_out: Reason -> paths of the files and folders left out.
+        current: The file being read and its name as an input (relative to its folder for a
+            walked file, as given otherwise), while its documents stream; ``None`` before the
+            first file and for stdin. Sharded outputs use it to send a record to its shard.
     """
 
     documents: int = 0
     bad_records: int = 0
     left_out: dict[str, list[str]] = field(default_factory=dict)
+    current: tuple[Path, str] | None = None
 
     def leave_out(self, path: str | Path, reason: str) -> None:
         """Record that ``path`` was not read, and why."""
