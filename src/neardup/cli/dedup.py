@@ -215,10 +215,11 @@ log = logging.getLogger("neardup")
 @click.option(
     "--clustering",
     type=click.Choice(["components", "center"]),
-    default="components",
-    show_default=True,
+    default=None,
     help="components: union-find (documents can chain); center: every member is within the "
-    "threshold of its cluster's representative.",
+    "threshold of its cluster's representative [default: the method's; center for "
+    "embedding, else components]. Given as components, --keep/--output/--annotate remove "
+    "every member but one per cluster, chains included.",
 )
 @quiet_option("No progress bar and no summary.")
 @click.option(
@@ -272,7 +273,7 @@ def dedup_cmd(
     spark_output: str | None,
     partitions: int | None,
     spark_conf: tuple[str, ...],
-    clustering: str,
+    clustering: str | None,
     quiet: bool,
     progress: bool | None,
 ) -> None:
@@ -318,7 +319,7 @@ def dedup_cmd(
             "--exact-first goes with a near-duplicate method, locally, no --index"
         )
     if engine == "spark":
-        if clustering != "components":
+        if clustering == "center":
             raise click.UsageError("--engine spark clusters by components only")
         if partitions is not None:
             options["partitions"] = partitions
@@ -440,7 +441,9 @@ def dedup_cmd(
     )
     try:
         n_jobs = jobs if jobs is not None else min(8, os.cpu_count() or 1)
-        want_pairs = show_pairs or report is not None or annotate is not None
+        # --keep removes a record only for a kept one it has a pair with: every pair is needed
+        want_pairs = show_pairs or report is not None or annotate is not None or keep is not None
+        within = clustering != "components"  # components asked for: one kept per cluster
         try:
             if exact_first:
                 from neardup.corpus.exact import exact_first as run_exact_first
@@ -473,7 +476,12 @@ def dedup_cmd(
             from neardup.corpus.annotate import annotate_records
 
             n_annotated = annotate_records(
-                spool, result, Path(annotate), keep=keep or "first", method=m
+                spool,
+                result,
+                Path(annotate),
+                keep=keep or "first",
+                method=m,
+                within_threshold=within,
             )
             log.info("annotated %d records in %s", n_annotated, annotate)
         elif annotate is not None:
@@ -487,6 +495,7 @@ def dedup_cmd(
                 method=m,
                 id_field=id_field or "id",
                 text_field=text_field[0],
+                within_threshold=within,
             )
             n_annotated = write_jsonl_lines(lines, Path(annotate))
             log.info("annotated %d records in %s", n_annotated, annotate)
@@ -512,6 +521,7 @@ def dedup_cmd(
             keep,
             binary=method_info(m.name).binary,
             force=force,
+            within_threshold=within,
             **read,
         )
         log.info("kept %d documents in %s", n, output)

@@ -55,9 +55,11 @@ def write_kept(
     *,
     binary: bool,
     force: bool = False,
+    within_threshold: bool = True,
     **read: Any,
 ) -> int:
-    """Write the deduplicated copy (``--keep`` with ``--output``); return the documents kept."""
+    """Write the deduplicated copy (``--keep`` with ``--output``); return the documents kept
+    (``within_threshold``: see :func:`neardup.pipeline.kept_ids`)."""
     from neardup._paths import record_file
     from neardup.corpus.output import write_kept_copy
     from neardup.corpus.records import record_format
@@ -68,7 +70,9 @@ def write_kept(
         sizes = {}
         for d in inputs.documents(paths, binary=binary, **read):
             sizes[d.id] = d.path.stat().st_size if binary and d.path else len(d.text or "")
-    kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes)}
+    kept = {
+        str(k) for k in kept_ids(result, keep=keep, sizes=sizes, within_threshold=within_threshold)
+    }
     fields, id_field = read.get("text_field", ("text",)), read.get("id_field")
     to_lines = record_file(output) and record_format(output).startswith("jsonl")
     if to_lines and inputs.plain_jsonl(paths, fields, id_field, read.get("on_error", "fail")):
