@@ -18,20 +18,20 @@ from neardup.pipeline import kept_ids
 from neardup.report import Cluster, DedupResult, PairList
 
 # a chain: 0 ~ 1 ~ 2 ~ 3, each link at 0.9, the ends far apart; 4 ~ 5 a plain pair
-I = np.array([0, 1, 2, 4])
-J = np.array([1, 2, 3, 5])
-S = np.array([0.9, 0.85, 0.95, 0.99])
+ROWS_A = np.array([0, 1, 2, 4])
+ROWS_B = np.array([1, 2, 3, 5])
+SIMS = np.array([0.9, 0.85, 0.95, 0.99])
 
 
 def _result(n: int = 7) -> DedupResult:
     ids = [f"d{k}" for k in range(n)]
-    roots = components(n, I, J)
+    roots = components(n, ROWS_A, ROWS_B)
     clusters = [
         Cluster(c, tuple(ids[m] for m in g), ids[g[0]]) for c, g in enumerate(cluster_labels(roots))
     ]
     return DedupResult(
         clusters=clusters,
-        pairs=PairList(ids, I, J, S),
+        pairs=PairList(ids, ROWS_A, ROWS_B, SIMS),
         n_docs=n,
         method="minhash",
         threshold=0.8,
@@ -41,20 +41,20 @@ def _result(n: int = 7) -> DedupResult:
 
 
 def test_kept_roots_never_removes_through_a_chain() -> None:
-    roots = components(7, I, J)
-    kept, to_kept = kept_roots(roots, I, J, S)
+    roots = components(7, ROWS_A, ROWS_B)
+    kept, to_kept = kept_roots(roots, ROWS_A, ROWS_B, SIMS)
     # 0 keeps 1; 2 is not paired with 0, so it is kept and takes 3
     assert kept.tolist() == [0, 0, 2, 2, 4, 4, 6]
     assert to_kept.tolist() == [1.0, 0.9, 1.0, 0.95, 1.0, 0.99, 1.0]
 
 
 def test_kept_roots_in_keep_order() -> None:
-    roots = components(7, I, J)
+    roots = components(7, ROWS_A, ROWS_B)
     order = np.array([1, 0, 2, 3, 5, 4, 6])  # 1 first (say, the longest), then 5 before 4
-    kept, _ = kept_roots(roots, I, J, S, order)
+    kept, _ = kept_roots(roots, ROWS_A, ROWS_B, SIMS, order)
     assert kept.tolist() == [1, 1, 1, 3, 5, 5, 6]
     with pytest.raises(ConfigError, match="permutation"):
-        kept_roots(roots, I, J, S, np.array([0, 0, 1, 2, 3, 4, 5]))
+        kept_roots(roots, ROWS_A, ROWS_B, SIMS, np.array([0, 0, 1, 2, 3, 4, 5]))
 
 
 def test_pairs_across_clusters_do_not_count() -> None:

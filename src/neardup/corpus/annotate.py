@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from neardup.corpus.records import RecordSpool, record_format, write_records
-from neardup.errors import ConfigError, NeardupError
+from neardup.errors import NeardupError
 from neardup.io import Document
 from neardup.methods import Method
 from neardup.report import DedupResult
