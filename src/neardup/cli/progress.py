@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-__all__ = ["StatusLines", "count_documents", "make_progress"]
+__all__ = ["PassLines", "StatusLines", "count_documents", "make_progress", "pass_progress"]
 
 _CHUNK = 1 << 20
 
@@ -161,3 +161,95 @@ def make_progress(
             bar.set_postfix_str(f"{stage}: {count:,}")
 
     return update, bar.close
+
+
+class PassLines:
+    """Status lines for a command that runs passes over ``total`` documents: one line every
+    ``interval`` seconds and at each new pass, with the pass's count, rate and ETA.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> lines = PassLines(10, out=buf, interval=0.0, clock=iter([0.0, 0.0, 2.0]).__next__)
+        >>> lines("count", 0); lines("count", 4)
+        >>> buf.getvalue().splitlines()
+        ['neardup: count...', 'neardup: count 4/10 documents (40%), 2 documents/s, ETA 0:00:03']
+    """
+
+    def __init__(
+        self,
+        total: int | None,
+        *,
+        out: TextIO | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._total = total
+        self._out = out if out is not None else sys.stderr
+        self._interval = interval
+        self._clock = clock
+        self._stage = ""
+        self._start = self._last = clock()
+
+    def __call__(self, stage: str, n: int) -> None:
+        now = self._clock()
+        if stage != self._stage:  # a new pass: its clock starts here
+            self._stage, self._start, self._last = stage, now, now
+            self._out.write(f"neardup: {stage}...\n")
+            self._out.flush()
+            return
+        if now - self._last < self._interval:
+            return
+        self._last = now
+        rate = n / max(now - self._start, 1e-9)
+        if self._total:
+            eta = (self._total - n) / rate if rate > 0 else 0.0
+            line = (
+                f"neardup: {stage} {n:,}/{self._total:,} documents "
+                f"({100 * n / self._total:.0f}%), {rate:,.0f} documents/s, "
+                f"ETA {_clock(max(eta, 0.0))}"
+            )
+        else:
+            line = f"neardup: {stage} {n:,} documents, {rate:,.0f} documents/s"
+        self._out.write(line + "\n")
+        self._out.flush()
+
+    def close(self) -> None:
+        """Nothing more to print (the command prints its own summary)."""
+
+
+def pass_progress(
+    quiet: bool, force: bool | None, total: Callable[[], int | None]
+) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    """Progress for the passes of ``lines``, ``substrings``, ``index add``, ``eval`` and
+    ``hash``: a tqdm bar per pass (with the total and an ETA) on a terminal, status lines with
+    ``--progress`` elsewhere, nothing with ``--quiet`` or ``--no-progress``. Each call is
+    ``update(pass name, documents done in that pass)``; ``total`` is called only when
+    progress is shown.
+    """
+    tty = sys.stderr.isatty()
+    if quiet or force is False or (force is None and not tty):
+        return None, lambda: None
+    n = total()
+    if not tty:
+        status = PassLines(n)
+        return status, status.close
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm[None]] = {}
+
+    def update(stage: str, count: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            for old in bars.values():
+                old.close()
+            bar = bars[stage] = tqdm(
+                total=n, desc=stage, unit="doc", file=sys.stderr, dynamic_ncols=True
+            )
+        bar.update(count - bar.n)
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return update, close

@@ -6,7 +6,10 @@ RefinedWeb pipelines, and datatrove's sentence/line dedup): the first counts, fo
 the number of documents it occurs in; the second drops the frequent units. A unit is a line
 (split at ``\\n``) or a paragraph (lines between blank lines), compared after trimming
 surrounding whitespace, keyed by its XXH3-64 (a collision among ``u`` distinct units has
-probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
+probability about ``u**2 / 2**65``). Blank lines are never counted or removed, and neither is
+a unit shorter than ``min_length`` bytes or with fewer than ``min_words`` words (runs of
+non-whitespace; defaults 10 and 3, after C4's rule of at least three words per line): ``else:``
+and ``import sys`` are in every Python file and are not boilerplate.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
@@ -34,8 +37,11 @@ if TYPE_CHECKING:
     from neardup._kernels.lines import UnitCounts
 
 __all__ = [
+    "MIN_LENGTH",
+    "MIN_WORDS",
     "LinesSummary",
     "UnitLog",
+    "frequent_units",
     "remove_frequent_units",
     "remove_frequent_units_jsonl",
     "unit_spans",
@@ -44,6 +50,13 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 UNITS = ("line", "paragraph")
+#: A unit shorter than this many UTF-8 bytes (trimmed) is never counted or removed.
+MIN_LENGTH = 10
+#: A unit with fewer words than this (runs of non-whitespace) is never counted or removed.
+MIN_WORDS = 3
+#: ASCII whitespace (what separates words).
+_SPACE = np.zeros(256, dtype=np.bool_)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 
@@ -130,8 +143,11 @@ class LinesSummary:
 
     unit: str
     min_docs: int
+    min_length: int = MIN_LENGTH
+    min_words: int = MIN_WORDS
     documents: int = 0
     units: int = 0
+    short_units: int = 0
     distinct_units: int = 0
     frequent_units: int = 0
     units_removed: int = 0
@@ -143,7 +159,9 @@ class LinesSummary:
         """The summary as one line."""
         return (
             f"{self.documents} documents, {self.units} {self.unit}s ({self.distinct_units} "
-            f"distinct); {self.frequent_units} {self.unit}s in >= {self.min_docs} documents, "
+            f"distinct counted, {self.short_units} under {self.min_length} bytes or "
+            f"{self.min_words} words left alone); {self.frequent_units} {self.unit}s in >= "
+            f"{self.min_docs} documents, "
             f"{self.units_removed} removed from {self.documents_changed} documents "
             f"({self.bytes_removed} bytes)"
         )
@@ -259,9 +277,12 @@ def remove_frequent_units(
     *,
     min_docs: int,
     unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
     count: Callable[[], Iterable[tuple[npt.NDArray[np.uint8], I64]]] | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[Document]:
     """Yield every document with the units that occur in ``>= min_docs`` documents removed.
 
@@ -270,29 +291,35 @@ def remove_frequent_units(
             counts, pass 2 removes).
         min_docs: A unit found in at least this many documents is removed everywhere.
         unit: ``line`` or ``paragraph``.
+        min_length: A unit shorter than this many UTF-8 bytes (trimmed) is kept.
+        min_words: A unit with fewer words than this is kept (``1``: every unit counts).
         batch_size: Documents per batch.
         summary: Filled with the counts (complete once the iterator is exhausted).
         count: For pass 1 in place of ``read``: called once, it returns the same documents'
             texts as packed batches ``(UTF-8 buffer, offsets)`` (a JSONL file read by
             :class:`neardup.packed.PackedBatches`, say).
+        progress: Called as ``progress(stage, documents)`` after each batch of each pass
+            (stages ``count`` and ``write``).
 
     Raises:
-        ConfigError: ``min_docs < 2``, an unknown unit, or the two passes read different
-            numbers of documents.
+        ConfigError: ``min_docs < 2``, an unknown unit, a bad ``min_length`` or
+            ``min_words``, or the two passes read different numbers of documents.
 
     Examples:
-        >>> docs = [Document(str(i), f"menu | home\\nbody {i}\\nfooter (c)") for i in range(3)]
+        >>> text = "menu | home page\\nbody {}\\nfooter (c) acme"
+        >>> docs = [Document(str(i), text.format(i)) for i in range(3)]
         >>> [d.text for d in remove_frequent_units(lambda: docs, min_docs=3)]
         ['body 0', 'body 1', 'body 2']
     """
-    _check_args(min_docs, unit)
-    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s = _summary(summary, unit, min_docs, min_length, min_words)
     packed = count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
-    counts = _count(packed, unit, s)
+    counts = _count(packed, unit, s, progress=progress)
     seen = 0
     for batch in _batches(read(), batch_size):
         seen += len(batch)
         _check_more(seen, s)
+        if progress is not None:
+            progress("write", seen)
         buf, offsets = _pack(batch)
         out = list(batch)
         for k, text in _removals(buf, offsets, counts, unit, s):
@@ -301,11 +328,29 @@ def remove_frequent_units(
     _check_same(seen, s)
 
 
+def _eligible(
+    buf: npt.NDArray[np.uint8], spans: UnitSpans, s: LinesSummary
+) -> npt.NDArray[np.bool_]:
+    """Which units are long enough to count: ``>= s.min_length`` bytes and ``>= s.min_words``
+    words (a unit is trimmed, so it starts a word; every later byte that follows whitespace
+    starts another)."""
+    size = spans.ends - spans.starts
+    ok: npt.NDArray[np.bool_] = size >= max(s.min_length, 1)
+    if s.min_words > 1 and len(size):
+        space = _SPACE[buf]
+        starts_word = np.zeros(len(buf) + 1, dtype=np.int32)
+        np.cumsum(~space[1:] & space[:-1], out=starts_word[2:])
+        words = 1 + starts_word[spans.ends] - starts_word[np.minimum(spans.starts + 1, spans.ends)]
+        ok &= words >= s.min_words
+    return ok
+
+
 def _count(
     packed: Iterable[tuple[npt.NDArray[np.uint8], I64]],
     unit: str,
     s: LinesSummary,
     log: UnitLog | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> UnitCounts:
     """Pass 1: the documents each unit occurs in (and, into ``log``, each document's number
     of units and every unit's hash, for pass 2)."""
@@ -315,11 +360,15 @@ def _count(
     for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
         hashes = _hashes(buf, spans)
-        counts.add(hashes, spans.doc + s.documents)
+        ok = _eligible(buf, spans, s)
+        counts.add(hashes[ok], spans.doc[ok] + s.documents)
+        s.short_units += len(ok) - int(np.count_nonzero(ok))
         if log is not None:
             log.append(np.bincount(spans.doc, minlength=len(offsets) - 1), hashes)
         s.documents += len(offsets) - 1
         s.units += len(spans.starts)
+        if progress is not None:
+            progress("count", s.documents)
     s.distinct_units = len(counts)
     s.frequent_units = counts.at_least(s.min_docs)
     return counts
@@ -384,11 +433,14 @@ def remove_frequent_units_jsonl(
     *,
     min_docs: int,
     unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
     id_field: str = "id",
     text_field: str = "text",
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
     id_required: bool = False,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_frequent_units` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -413,7 +465,7 @@ def remove_frequent_units_jsonl(
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
-        >>> rows = [f'{{"id": {i}, "text": "menu\\\\nbody {i}"}}' for i in range(3)]
+        >>> rows = [f'{{"id": {i}, "text": "main menu here\\\\nbody {i}"}}' for i in range(3)]
         >>> _ = p.write_text("\\n".join(rows) + '\\n{"text":"alone"}\\n')
         >>> for batch in remove_frequent_units_jsonl(p, min_docs=3):
         ...     print(b"".join(batch).decode(), end="")
@@ -422,14 +474,13 @@ def remove_frequent_units_jsonl(
         {"id": 2, "text": "body 2"}
         {"text":"alone"}
     """
-    _check_args(min_docs, unit)
     from neardup.packed import PackedBatches, read_jsonl_packed_lines
 
-    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s = _summary(summary, unit, min_docs, min_length, min_words)
     before = _stamp(path)
     with UnitLog() as log:
         first = PackedBatches(path, id_field, text_field, batch_size, id_required=id_required)
-        counts = _count(((b.buf, b.offsets) for b in first), unit, s, log)
+        counts = _count(((b.buf, b.offsets) for b in first), unit, s, log, progress)
         if _stamp(path) != before:
             raise ConfigError(f"{path} changed while it was read; run again on a stable copy")
         seen = 0
@@ -438,6 +489,8 @@ def remove_frequent_units_jsonl(
         ):
             seen += len(docs)
             _check_more(seen, s)
+            if progress is not None:
+                progress("write", seen)
             out = [line.strip(b" \t\r") + b"\n" for line in lines]
             per_doc, hashes = log.take(len(docs))
             _splice_kept(
@@ -499,8 +552,76 @@ def _splice_kept(
     splice_values(out, lines, spans, changed, values, v_off, text_field)
 
 
-def _check_args(min_docs: int, unit: str) -> None:
+def _check_args(min_docs: int, unit: str, min_length: int = 0, min_words: int = 1) -> None:
     if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
         raise ConfigError(f"min_docs must be an integer >= 2, got {min_docs!r}")
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
+    for name, value, low in (("min_length", min_length, 0), ("min_words", min_words, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _summary(
+    summary: LinesSummary | None, unit: str, min_docs: int, min_length: int, min_words: int
+) -> LinesSummary:
+    """Check the arguments; the summary to fill, with the limits set."""
+    _check_args(min_docs, unit, min_length, min_words)
+    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s.min_length, s.min_words = min_length, min_words
+    return s
+
+
+def frequent_units(
+    read: Callable[[], Iterable[Document]],
+    *,
+    min_docs: int,
+    unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
+    batch_size: int = 2048,
+    count: Callable[[], Iterable[tuple[npt.NDArray[np.uint8], I64]]] | None = None,
+    summary: LinesSummary | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> list[tuple[str, int]]:
+    """What :func:`remove_frequent_units` would remove, without removing it: each unit found
+    in ``>= min_docs`` documents (trimmed) and the number of documents that hold it, most
+    frequent first (ties: the one seen first). Two passes (count, then find the units' texts);
+    nothing is written.
+
+    Args:
+        read: Called up to twice, as for :func:`remove_frequent_units`.
+        count: Packed batches for both passes in place of ``read``, when given.
+        min_docs, unit, min_length, min_words, batch_size, summary, progress: As for
+            :func:`remove_frequent_units`.
+
+    Raises:
+        ConfigError: as for :func:`remove_frequent_units`.
+
+    Examples:
+        >>> docs = [Document(str(i), f"menu | home page\\nbody {i}\\nelse:") for i in range(3)]
+        >>> frequent_units(lambda: docs, min_docs=2)
+        [('menu | home page', 3)]
+    """
+    s = _summary(summary, unit, min_docs, min_length, min_words)
+
+    def packed() -> Iterable[tuple[npt.NDArray[np.uint8], I64]]:
+        return count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
+
+    counts = _count(packed(), unit, s, progress=progress)
+    found: dict[int, tuple[str, int]] = {}
+    seen = 0
+    for buf, offsets in packed():
+        seen += len(offsets) - 1
+        spans = unit_spans(buf, offsets, unit)
+        hashes = _hashes(buf, spans)
+        n = counts.lookup(hashes)
+        for k in np.flatnonzero(n >= min_docs).tolist():
+            h = int(hashes[k])
+            if h not in found:
+                text = buf[spans.starts[k] : spans.ends[k]].tobytes()
+                found[h] = (text.decode("utf-8", "replace"), int(n[k]))
+        if progress is not None:
+            progress("find", seen)
+    s.frequent_units = len(found)
+    return sorted(found.values(), key=lambda t: -t[1])
