@@ -104,20 +104,19 @@ def kept_for(
                 "within_threshold=False to keep one record per cluster"
             )
         kept, to_kept = kept_roots(roots, a, b, s, order)
-        to = dict(enumerate(to_kept.tolist()))
+        to = to_kept.tolist()
     else:
         rank = np.arange(n) if order is None else np.argsort(order, kind="stable")
         best = np.full(n, n, dtype=np.int64)  # per root, the best rank of its members
         np.minimum.at(best, roots, rank)
         perm = np.arange(n) if order is None else order
         kept = perm[best[roots]]
-        direct: dict[tuple[int, int], float] = {}
-        for x, y, v in zip(a.tolist(), b.tolist(), s.tolist(), strict=True):
-            direct[(x, y)] = direct[(y, x)] = max(v, direct.get((x, y), v))
-        to = {
-            k: direct.get((k, int(kept[k])), float("nan"))
-            for k in np.flatnonzero(cluster_of >= 0).tolist()
-        }
+        # the similarity of a member to its kept one, where the result holds that pair
+        to_kept = np.full(n, np.nan)
+        for x, y in ((a, b), (b, a)):
+            hit = kept[x] == y
+            np.fmax.at(to_kept, x[hit], s[hit])
+        to = to_kept.tolist()
     kept_l = kept.tolist()
     out: dict[DocId, tuple[int, DocId, float | None]] = {}
     for k in np.flatnonzero(cluster_of >= 0).tolist():
