@@ -16,7 +16,9 @@ from neardup.corpus.lines import LinesSummary, remove_frequent_units
 from neardup.io import Document
 
 
-def _reference(texts: list[str], min_docs: int, unit: str) -> list[str]:
+def _reference(
+    texts: list[str], min_docs: int, unit: str, min_length: int = 0, min_words: int = 1
+) -> list[str]:
     def units(t: str) -> list[tuple[list[int], str]]:
         lines = t.split("\n")
         out: list[tuple[list[int], str]] = []
@@ -42,7 +44,12 @@ def _reference(texts: list[str], min_docs: int, unit: str) -> list[str]:
     result = []
     for t in texts:
         lines = t.split("\n")
-        drop = {i for idx, k in units(t) if freq[k] >= min_docs for i in idx}
+        drop = {
+            i
+            for idx, k in units(t)
+            if freq[k] >= min_docs and len(k.encode()) >= min_length and len(k.split()) >= min_words
+            for i in idx
+        }
         result.append(t if not drop else "\n".join(x for i, x in enumerate(lines) if i not in drop))
     return result
 
@@ -52,21 +59,30 @@ LINE = st.sampled_from(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(st.lists(LINE, max_size=6).map("\n".join), max_size=12),
     st.integers(2, 4),
     st.sampled_from(["line", "paragraph"]),
+    st.sampled_from([(0, 1), (0, 2), (6, 1), (10, 3)]),
 )
-def test_equals_reference(texts: list[str], min_docs: int, unit: str) -> None:
+def test_equals_reference(
+    texts: list[str], min_docs: int, unit: str, limits: tuple[int, int]
+) -> None:
     docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    min_length, min_words = limits
     got = [
         d.text
         for d in remove_frequent_units(
-            lambda: docs, min_docs=min_docs, unit=unit, batch_size=5, min_length=0, min_words=1
+            lambda: docs,
+            min_docs=min_docs,
+            unit=unit,
+            batch_size=5,
+            min_length=min_length,
+            min_words=min_words,
         )
     ]
-    assert got == _reference(texts, min_docs, unit)
+    assert got == _reference(texts, min_docs, unit, min_length, min_words)
 
 
 def test_summary_counts() -> None:
@@ -109,7 +125,7 @@ def test_cli_lines_keeps_fields(tmp_path: Path) -> None:
     got = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["meta"]["body"] for r in got] == [f"line {i}" for i in range(4)]
     assert [r["k"] for r in got] == [0, 1, 2, 3]
-    assert re.search(r"2 lines in >= 3 documents, 8 removed from 4 documents", result.stderr)
+    assert re.search(r"2 lines in >= 3 documents \(.*\), 8 removed from 4 documents", result.stderr)
     bad = CliRunner().invoke(main, ["lines", "-", "--output", str(out), "--min-docs", "2"])
     assert bad.exit_code == 2
 

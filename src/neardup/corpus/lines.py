@@ -25,16 +25,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import ConfigError
 from neardup.io import Document
-
-if TYPE_CHECKING:
-    from neardup._kernels.lines import UnitCounts
 
 __all__ = [
     "MIN_LENGTH",
@@ -147,7 +144,7 @@ class LinesSummary:
     min_words: int = MIN_WORDS
     documents: int = 0
     units: int = 0
-    short_units: int = 0
+    short_units: int = 0  # frequent units left alone: under min_length bytes or min_words
     distinct_units: int = 0
     frequent_units: int = 0
     units_removed: int = 0
@@ -159,9 +156,9 @@ class LinesSummary:
         """The summary as one line."""
         return (
             f"{self.documents} documents, {self.units} {self.unit}s ({self.distinct_units} "
-            f"distinct counted, {self.short_units} under {self.min_length} bytes or "
-            f"{self.min_words} words left alone); {self.frequent_units} {self.unit}s in >= "
-            f"{self.min_docs} documents, "
+            f"distinct); {self.frequent_units} {self.unit}s in >= {self.min_docs} documents "
+            f"({self.short_units} more under {self.min_length} bytes or {self.min_words} "
+            "words left alone), "
             f"{self.units_removed} removed from {self.documents_changed} documents "
             f"({self.bytes_removed} bytes)"
         )
@@ -328,20 +325,81 @@ def remove_frequent_units(
     _check_same(seen, s)
 
 
-def _eligible(
-    buf: npt.NDArray[np.uint8], spans: UnitSpans, s: LinesSummary
+class _Frequent:
+    """Pass 1's result: the document count of every unit, and the repeated units too short
+    (bytes or words) to be removed. A unit's limits are checked once, when its count first
+    reaches 2 (a unit found in one document is never removed), on its own bytes only, so
+    the check costs the repeated units' bytes, not the corpus's."""
+
+    def __init__(self, s: LinesSummary) -> None:
+        from neardup._kernels.lines import UnitCounts
+
+        self.counts = UnitCounts()
+        self._limits = s.min_length > 1 or s.min_words > 1
+        self._decided = UnitCounts()  # repeated units whose limits were checked
+        self._short = UnitCounts()  # ... and found too short
+        self._short_hashes: list[U64] = []
+
+    def add(
+        self,
+        buf: npt.NDArray[np.uint8],
+        spans: UnitSpans,
+        hashes: U64,
+        first_doc: int,
+        s: LinesSummary,
+    ) -> None:
+        self.counts.add(hashes, spans.doc + first_doc)
+        if not self._limits or not len(hashes):
+            return
+        stamp = np.full(len(hashes), first_doc, dtype=np.int64)
+        new = np.flatnonzero(
+            (self.counts.lookup(hashes) >= 2) & (self._decided.lookup(hashes) == 0)
+        )
+        if not len(new):
+            return
+        self._decided.add(hashes[new], stamp[new])
+        short = new[~_long_enough(buf, spans.starts[new], spans.ends[new], s)]
+        if len(short):
+            self._short.add(hashes[short], stamp[short])
+            self._short_hashes.append(hashes[short])
+
+    def frequent(self, hashes: U64, min_docs: int) -> npt.NDArray[np.bool_]:
+        """Which of ``hashes`` are removed: in ``>= min_docs`` documents and long enough."""
+        drop: npt.NDArray[np.bool_] = self.counts.lookup(hashes) >= min_docs
+        if self._short_hashes:
+            hit = np.flatnonzero(drop)
+            drop[hit[self._short.lookup(hashes[hit]) > 0]] = False
+        return drop
+
+    def finish(self, s: LinesSummary) -> None:
+        """The summary's counts of distinct, frequent and frequent-but-short units."""
+        s.distinct_units = len(self.counts)
+        short = np.unique(np.concatenate(self._short_hashes)) if self._short_hashes else None
+        s.short_units = (
+            0 if short is None else int(np.count_nonzero(self.counts.lookup(short) >= s.min_docs))
+        )
+        s.frequent_units = self.counts.at_least(s.min_docs) - s.short_units
+
+
+def _long_enough(
+    buf: npt.NDArray[np.uint8], starts: I64, ends: I64, s: LinesSummary
 ) -> npt.NDArray[np.bool_]:
-    """Which units are long enough to count: ``>= s.min_length`` bytes and ``>= s.min_words``
-    words (a unit is trimmed, so it starts a word; every later byte that follows whitespace
-    starts another)."""
-    size = spans.ends - spans.starts
+    """Which units (trimmed spans of ``buf``) have ``>= s.min_length`` bytes and
+    ``>= s.min_words`` words (runs of non-whitespace: a trimmed unit starts a word, and so does
+    every later byte that follows whitespace)."""
+    size = ends - starts
     ok: npt.NDArray[np.bool_] = size >= max(s.min_length, 1)
-    if s.min_words > 1 and len(size):
-        space = _SPACE[buf]
-        starts_word = np.zeros(len(buf) + 1, dtype=np.int32)
-        np.cumsum(~space[1:] & space[:-1], out=starts_word[2:])
-        words = 1 + starts_word[spans.ends] - starts_word[np.minimum(spans.starts + 1, spans.ends)]
-        ok &= words >= s.min_words
+    sel = np.flatnonzero(ok)
+    if s.min_words > 1 and len(sel):
+        lens = size[sel]
+        first = np.zeros(len(sel), dtype=np.int64)
+        np.cumsum(lens[:-1], out=first[1:])
+        pos = np.repeat(starts[sel] - first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        space = _SPACE[buf[pos]]
+        starts_word = np.zeros(len(pos), dtype=np.bool_)
+        starts_word[1:] = ~space[1:] & space[:-1]  # a unit's first byte follows another's last
+        words = 1 + np.add.reduceat(starts_word, first, dtype=np.int64)
+        ok[sel] = words >= s.min_words
     return ok
 
 
@@ -351,31 +409,26 @@ def _count(
     s: LinesSummary,
     log: UnitLog | None = None,
     progress: Callable[[str, int], None] | None = None,
-) -> UnitCounts:
+) -> _Frequent:
     """Pass 1: the documents each unit occurs in (and, into ``log``, each document's number
     of units and every unit's hash, for pass 2)."""
-    from neardup._kernels.lines import UnitCounts
-
-    counts = UnitCounts()
+    found = _Frequent(s)
     for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
         hashes = _hashes(buf, spans)
-        ok = _eligible(buf, spans, s)
-        counts.add(hashes[ok], spans.doc[ok] + s.documents)
-        s.short_units += len(ok) - int(np.count_nonzero(ok))
+        found.add(buf, spans, hashes, s.documents, s)
         if log is not None:
             log.append(np.bincount(spans.doc, minlength=len(offsets) - 1), hashes)
         s.documents += len(offsets) - 1
         s.units += len(spans.starts)
         if progress is not None:
             progress("count", s.documents)
-    s.distinct_units = len(counts)
-    s.frequent_units = counts.at_least(s.min_docs)
-    return counts
+    found.finish(s)
+    return found
 
 
 def _removals(
-    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: _Frequent, unit: str, s: LinesSummary
 ) -> list[tuple[int, bytes]]:
     """Pass 2 on one packed batch: ``(document, kept UTF-8 text)`` for each document that
     loses a unit (the others stay as they are)."""
@@ -388,14 +441,14 @@ def _removals(
 
 
 def _kept(
-    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: _Frequent, unit: str, s: LinesSummary
 ) -> tuple[I64, npt.NDArray[np.uint8], I64] | None:
     """Pass 2 on one packed batch: the documents that lose a unit and every document's kept
     text (packed), or None when no document loses one."""
     from neardup._kernels.lines import kept_text
 
     spans = unit_spans(buf, offsets, unit)
-    drop_unit = counts.lookup(_hashes(buf, spans)) >= s.min_docs
+    drop_unit = counts.frequent(_hashes(buf, spans), s.min_docs)
     if not drop_unit.any():
         return None
     drop_line = np.zeros(len(spans.line_unit), dtype=bool)
@@ -523,7 +576,7 @@ def _splice_kept(
     spans: I64,
     per_doc: I64,
     hashes: U64,
-    counts: UnitCounts,
+    counts: _Frequent,
     s: LinesSummary,
     text_field: str,
     where: Path,
@@ -533,7 +586,7 @@ def _splice_kept(
     from neardup._kernels.lines import kept_json
     from neardup.corpus.records import splice_values
 
-    drop = counts.lookup(hashes) >= s.min_docs
+    drop = counts.frequent(hashes, s.min_docs)
     if not drop.any():
         return
     unit_off = np.zeros(len(per_doc) + 1, np.int64)
@@ -615,13 +668,12 @@ def frequent_units(
         seen += len(offsets) - 1
         spans = unit_spans(buf, offsets, unit)
         hashes = _hashes(buf, spans)
-        n = counts.lookup(hashes)
-        for k in np.flatnonzero(n >= min_docs).tolist():
+        n = counts.counts.lookup(hashes)
+        for k in np.flatnonzero(counts.frequent(hashes, min_docs)).tolist():
             h = int(hashes[k])
             if h not in found:
                 text = buf[spans.starts[k] : spans.ends[k]].tobytes()
                 found[h] = (text.decode("utf-8", "replace"), int(n[k]))
         if progress is not None:
             progress("find", seen)
-    s.frequent_units = len(found)
     return sorted(found.values(), key=lambda t: -t[1])
