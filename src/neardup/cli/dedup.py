@@ -455,6 +455,7 @@ def dedup_cmd(
                     on_error=on_error,
                     progress=update,
                     jobs=n_jobs,
+                    clustering=clustering,
                 )
             else:
                 result = dedup(
