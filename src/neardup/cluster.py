@@ -17,6 +17,12 @@ Two clusterings (``CLUSTERINGS``):
   so every member is within the threshold of it; nothing chains.
 
 Both take pairs as arrays ``(i, j, similarity)`` with row numbers as ids.
+
+Which member of a cluster a deduplicated copy keeps, and which record each removed one is
+removed *for*, is :func:`kept_roots`: inside each cluster, the CENTER pass again, in the order
+of the keep rule, so every removed row has an accepted pair with the row kept for it (it is
+within the threshold of it) whatever the clustering; a cluster that chains keeps more than
+one row.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ __all__ = [
     "cluster_stats",
     "components",
     "connected_components",
+    "kept_roots",
 ]
 
 Clustering = Literal["components", "center"]
@@ -230,6 +237,58 @@ def cluster_roots(
         raise ConfigError(f"unknown clustering {clustering!r}; use one of {', '.join(CLUSTERINGS)}")
     a, b, _ = _check_pairs(n, i, j, sim)
     return components(n, a, b), None
+
+
+def kept_roots(roots: I64, i: I64, j: I64, sim: F64, order: I64 | None = None) -> tuple[I64, F64]:
+    """The row each row of a clustering is kept for: CENTER in keep order inside each cluster.
+
+    Rows are visited in ``order`` (the keep rule's preference, best first; default: row
+    order); a row not yet taken is kept and takes every row of its own cluster (same
+    ``roots``) that it has a pair with and that is not taken yet. So every row that is not
+    kept has a pair with its kept row: it is within the threshold of it, and nothing is
+    removed through a chain. Where every member of a cluster has a pair with the cluster's
+    first row in ``order``, that row alone is kept, as one-per-cluster would.
+
+    Args:
+        roots: Each row's cluster representative (:func:`cluster_roots`).
+        i: First row of each accepted pair.
+        j: Second row of each accepted pair.
+        sim: Similarity of each pair.
+        order: The rows, best to keep first (a permutation of ``0 .. n-1``).
+
+    Returns:
+        ``(kept, to_kept)``: each row's kept row (itself when kept) and its similarity to it
+        (1.0 when kept).
+
+    Raises:
+        ConfigError: bad pair arrays, or ``order`` is not a permutation of the rows.
+
+    Examples:
+        >>> roots = np.array([0, 0, 0])  # a chain 0 ~ 1 ~ 2: one component
+        >>> kept, to_kept = kept_roots(roots, np.array([0, 1]), np.array([1, 2]),
+        ...                            np.array([0.9, 0.85]))
+        >>> kept.tolist(), to_kept.tolist()
+        ([0, 0, 2], [1.0, 0.9, 1.0])
+    """
+    r = np.ascontiguousarray(roots, dtype=np.int64)
+    n = len(r)
+    a, b, s = _check_pairs(n, i, j, sim)
+    same = r[a] == r[b]
+    a, b, s = a[same], b[same], s[same]
+    if order is None:
+        return center_clusters(n, a, b, s)
+    perm = np.ascontiguousarray(order, dtype=np.int64)
+    rank = np.full(n, -1, dtype=np.int64)
+    if len(perm) == n and n and perm.min() >= 0 and perm.max() < n:
+        rank[perm] = np.arange(n, dtype=np.int64)
+    if len(perm) != n or (n and rank.min() < 0):
+        raise ConfigError(f"order must be a permutation of the {n} rows; pass each row once")
+    kept_rank, to_kept = center_clusters(n, rank[a], rank[b], s)
+    kept = np.empty(n, dtype=np.int64)
+    kept[perm] = perm[kept_rank]
+    out = np.empty(n, dtype=np.float64)
+    out[perm] = to_kept
+    return kept, out
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,8 @@ __all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to
 
 log = logging.getLogger(__name__)
 
-#: dedup()'s clustering unless told otherwise (see docs/dedup.md for the measurement).
+#: dedup()'s clustering unless the method's registry entry says otherwise (see docs/dedup.md
+#: for the measurement; embeddings default to ``center``).
 DEFAULT_CLUSTERING = "components"
 #: Clusters of at least this many members are logged as a warning.
 GIANT_CLUSTER = 100
@@ -289,7 +290,7 @@ def dedup(
     pairs: bool = True,
     id_key: str = "id",
     text_key: str = "text",
-    clustering: str = DEFAULT_CLUSTERING,
+    clustering: str | None = None,
     giant_cluster: int = GIANT_CLUSTER,
     **options: Any,
 ) -> DedupResult:
@@ -323,7 +324,8 @@ def dedup(
         clustering: ``"center"`` (every member has a pair with its representative, so it
             is within the threshold of it; needs every pair, so MinHash verifies all
             candidates) or ``"components"`` (union-find: documents can chain); see
-            :mod:`neardup.cluster`.
+            :mod:`neardup.cluster`. Default: the method's (``MethodInfo.clustering``):
+            ``center`` for ``embedding``, ``components`` for the others.
         giant_cluster: Clusters of at least this many members are logged as a warning with
             their lowest similarity (they often chain through boilerplate).
         **options: The method's options (``num_perm``, ``verify``, ``bits``, ``model``...).
@@ -348,7 +350,7 @@ def dedup(
         raise ConfigError(f"batch_size must be a positive integer, got {batch_size!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"jobs must be a positive integer, got {jobs!r}")
-    if clustering not in CLUSTERINGS:
+    if clustering is not None and clustering not in CLUSTERINGS:
         raise ConfigError(f"clustering must be one of {', '.join(CLUSTERINGS)}, got {clustering!r}")
     if index is not None:
         m = index.method
@@ -356,6 +358,8 @@ def dedup(
         m = method
     else:
         m = make_method(method, threshold, **options)
+    if clustering is None:
+        clustering = _method_clustering(m.name)
     t0 = time.perf_counter()
     collector, run = _collect(
         m,
@@ -417,6 +421,14 @@ def dedup(
     )
 
 
+def _method_clustering(name: str) -> str:
+    """The clustering a method's registry entry asks for (components for unknown names)."""
+    from neardup.methods import REGISTRY
+
+    info = REGISTRY.get(name)
+    return info.clustering if info is not None else DEFAULT_CLUSTERING
+
+
 def _warn_giant(clusters: list[Cluster], st: ClusterStats, giant: int, clustering: str) -> None:
     """Log each cluster of ``giant`` or more members with its lowest similarity."""
     for k in np.flatnonzero(st.sizes >= giant).tolist():
@@ -445,35 +457,36 @@ def _warn_giant(clusters: list[Cluster], st: ClusterStats, giant: int, clusterin
 
 
 def kept_ids(
-    result: DedupResult, *, keep: str = "first", sizes: dict[DocId, int] | None = None
+    result: DedupResult,
+    *,
+    keep: str = "first",
+    sizes: dict[DocId, int] | None = None,
+    within_threshold: bool = True,
 ) -> set[DocId]:
-    """The ids a deduplicated copy keeps: every document outside clusters, one per cluster.
+    """The ids a deduplicated copy keeps: every document outside clusters, and in each cluster
+    the members that are not within the threshold of a kept one (see :mod:`neardup.keep`).
 
     Args:
-        result: A dedup result.
-        keep: ``"first"`` / ``"representative"`` keep the cluster's representative (the member
-            that came first in the input: the two rules coincide); ``"longest"`` keeps the
-            member with the largest ``sizes`` value (ties: the earlier one).
+        result: A dedup result (with its pairs: ``dedup(pairs=True)``, the default).
+        keep: ``"first"`` / ``"representative"`` prefer the member that came first in the
+            input (the two rules coincide); ``"longest"`` the member with the largest
+            ``sizes`` value (ties: the earlier one).
         sizes: Document sizes, needed for ``"longest"``.
+        within_threshold: A member is removed only for a kept member it has an accepted pair
+            with, so a chain never removes a document far from every kept one (default);
+            ``False`` keeps exactly one member per cluster.
 
     Raises:
-        ConfigError: unknown rule, or ``"longest"`` without sizes.
+        ConfigError: unknown rule, ``"longest"`` without sizes, or a result without pairs
+            (with ``within_threshold``).
 
     Examples:
         >>> r = dedup(["a b c d e f", "a b c d e f", "z"], method="simhash")
         >>> sorted(kept_ids(r))
         ['0', '2']
     """
-    if keep not in ("first", "representative", "longest"):
-        raise ConfigError(f"keep must be first, representative or longest, got {keep!r}")
-    if keep == "longest" and sizes is None:
-        raise ConfigError("keep='longest' needs the document sizes")
-    dropped: set[DocId] = set()
-    for c in result.clusters:
-        if keep == "longest":
-            assert sizes is not None
-            winner = max(c.members, key=lambda m: (sizes.get(m, 0), -c.members.index(m)))
-        else:
-            winner = c.representative
-        dropped.update(m for m in c.members if m != winner)
+    from neardup.keep import kept_for
+
+    plan = kept_for(result, keep=keep, sizes=sizes, within_threshold=within_threshold)
+    dropped = {m for m, (_, w, _) in plan.items() if w != m}
     return {d for d in result.doc_ids if d not in dropped}

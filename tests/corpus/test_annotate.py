@@ -25,6 +25,7 @@ def _docs(rows: list[dict[str, object]]) -> list[Document]:
 
 def _annotate(rows: list[dict[str, object]], out: Path, **kw: object) -> list[dict[str, object]]:
     spool = RecordSpool(out.parent)
+    kw.setdefault("within_threshold", False)  # a result without pairs: one kept per cluster
     try:
         result = dedup(list(spool.tee(_docs(rows))), method="minhash", pairs=False)
         annotate_records(spool, result, out, **kw)  # type: ignore[arg-type]
@@ -78,7 +79,9 @@ def test_jsonl_lines_equal_the_spool_rows(
     with caplog.at_level(logging.WARNING):
         got = [
             json.loads(line)
-            for batch in annotate_jsonl_lines(src, result, keep=keep, method=method)
+            for batch in annotate_jsonl_lines(
+                src, result, keep=keep, method=method, within_threshold=False
+            )
             for line in batch
         ]
     assert got == spool_rows
@@ -88,7 +91,11 @@ def test_jsonl_lines_equal_the_spool_rows(
     rows[1]["cluster_id"] = "theirs"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with caplog.at_level(logging.WARNING):
-        again = [json.loads(x) for b in annotate_jsonl_lines(src, result, keep=keep) for x in b]
+        again = [
+            json.loads(x)
+            for b in annotate_jsonl_lines(src, result, keep=keep, within_threshold=False)
+            for x in b
+        ]
     assert "already have dedup columns" in caplog.text
     assert again[1]["cluster_id"] == got[1]["cluster_id"] and again[1]["similarity"] is None
 

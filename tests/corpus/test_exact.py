@@ -113,3 +113,21 @@ def test_cli_exact_and_exact_first(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["dedup", str(src), "--bloom-capacity", "5"])
     assert bad.exit_code == 2
     assert np.asarray(exact_digests([])).shape == (0, 2)
+
+
+def test_exact_first_keeps_center_clusters() -> None:
+    """Center clusters stay as the inner run made them (no chaining through their pairs when
+    the copies are folded back), and each copy joins its original's cluster."""
+    from neardup.corpus.exact import exact_first
+    from neardup.io import Document
+    from neardup.methods import make_method
+
+    words = [f"w{k}" for k in range(12)]
+    texts = [" ".join(words[0:10]), " ".join(words[1:11]), " ".join(words[2:12])]
+    docs = [Document(str(i), t) for i, t in enumerate([*texts, texts[2]])]
+    m = make_method("minhash", 0.8, k=1)
+    got = exact_first(docs, method=m, clustering="center")
+    assert [c.members for c in got.clusters] == [("0", "1"), ("2", "3")]
+    assert got.clustering == "center"
+    chained = exact_first(docs, method=m, clustering="components")
+    assert [c.members for c in chained.clusters] == [("0", "1", "2", "3")]

@@ -16,7 +16,9 @@ from neardup.corpus.lines import LinesSummary, remove_frequent_units
 from neardup.io import Document
 
 
-def _reference(texts: list[str], min_docs: int, unit: str) -> list[str]:
+def _reference(
+    texts: list[str], min_docs: int, unit: str, min_length: int = 0, min_words: int = 1
+) -> list[str]:
     def units(t: str) -> list[tuple[list[int], str]]:
         lines = t.split("\n")
         out: list[tuple[list[int], str]] = []
@@ -42,7 +44,12 @@ def _reference(texts: list[str], min_docs: int, unit: str) -> list[str]:
     result = []
     for t in texts:
         lines = t.split("\n")
-        drop = {i for idx, k in units(t) if freq[k] >= min_docs for i in idx}
+        drop = {
+            i
+            for idx, k in units(t)
+            if freq[k] >= min_docs and len(k.encode()) >= min_length and len(k.split()) >= min_words
+            for i in idx
+        }
         result.append(t if not drop else "\n".join(x for i, x in enumerate(lines) if i not in drop))
     return result
 
@@ -52,30 +59,47 @@ LINE = st.sampled_from(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.lists(st.lists(LINE, max_size=6).map("\n".join), max_size=12),
     st.integers(2, 4),
     st.sampled_from(["line", "paragraph"]),
+    st.sampled_from([(0, 1), (0, 2), (6, 1), (10, 3)]),
 )
-def test_equals_reference(texts: list[str], min_docs: int, unit: str) -> None:
+def test_equals_reference(
+    texts: list[str], min_docs: int, unit: str, limits: tuple[int, int]
+) -> None:
     docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    min_length, min_words = limits
     got = [
         d.text
-        for d in remove_frequent_units(lambda: docs, min_docs=min_docs, unit=unit, batch_size=5)
+        for d in remove_frequent_units(
+            lambda: docs,
+            min_docs=min_docs,
+            unit=unit,
+            batch_size=5,
+            min_length=min_length,
+            min_words=min_words,
+        )
     ]
-    assert got == _reference(texts, min_docs, unit)
+    assert got == _reference(texts, min_docs, unit, min_length, min_words)
 
 
 def test_summary_counts() -> None:
     docs = [Document(str(i), f"nav a | b\nstory {i} goes here\ncookie banner") for i in range(10)]
     docs.append(Document("z", "unique\n\ncookie banner"))
     s = LinesSummary("line", 5)
-    out = list(remove_frequent_units(lambda: docs, min_docs=5, summary=s))
+    out = list(
+        remove_frequent_units(lambda: docs, min_docs=5, summary=s, min_length=0, min_words=1)
+    )
     assert [d.text for d in out[:2]] == ["story 0 goes here", "story 1 goes here"]
     assert out[-1].text == "unique\n"
     assert (s.documents, s.units, s.frequent_units, s.units_removed) == (11, 32, 2, 21)
     assert s.documents_changed == 11 and s.bytes_removed > 0
+
+
+#: Every line counts, however short (the tests of the mechanism).
+EVERY_LINE = ("--min-words", "1", "--min-line-length", "0")
 
 
 def test_cli_lines_keeps_fields(tmp_path: Path) -> None:
@@ -85,13 +109,23 @@ def test_cli_lines_keeps_fields(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     result = CliRunner().invoke(
         main,
-        ["lines", str(src), "--output", str(out), "--min-docs", "3", "--text-field", "meta.body"],
+        [
+            "lines",
+            str(src),
+            "--output",
+            str(out),
+            "--min-docs",
+            "3",
+            "--text-field",
+            "meta.body",
+            *EVERY_LINE,
+        ],
     )
     assert result.exit_code == 0, result.stderr
     got = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["meta"]["body"] for r in got] == [f"line {i}" for i in range(4)]
     assert [r["k"] for r in got] == [0, 1, 2, 3]
-    assert re.search(r"2 lines in >= 3 documents, 8 removed from 4 documents", result.stderr)
+    assert re.search(r"2 lines in >= 3 documents \(.*\), 8 removed from 4 documents", result.stderr)
     bad = CliRunner().invoke(main, ["lines", "-", "--output", str(out), "--min-docs", "2"])
     assert bad.exit_code == 2
 
@@ -114,7 +148,9 @@ def test_cli_lines_one_jsonl_counts_from_packed_batches(tmp_path: Path) -> None:
     outs = []
     for src in (one / "in.jsonl", one):
         out = tmp_path / f"out{len(outs)}.jsonl"
-        r = CliRunner().invoke(main, ["lines", str(src), "-o", str(out), "--min-docs", "5"])
+        r = CliRunner().invoke(
+            main, ["lines", str(src), "-o", str(out), "--min-docs", "5", *EVERY_LINE]
+        )
         assert r.exit_code == 0, r.stderr
         summary = [x for x in r.stderr.splitlines() if x.startswith("neardup lines:")]
         outs.append((out.read_text(encoding="utf-8"), "\n".join(summary)))
@@ -125,7 +161,9 @@ def test_cli_lines_one_jsonl_counts_from_packed_batches(tmp_path: Path) -> None:
 
 
 def _lines_cli(src: Path, out: Path, *args: str) -> str:
-    r = CliRunner().invoke(main, ["lines", str(src), "-o", str(out), "--min-docs", "3", *args])
+    r = CliRunner().invoke(
+        main, ["lines", str(src), "-o", str(out), "--min-docs", "3", *EVERY_LINE, *args]
+    )
     assert r.exit_code == 0, r.stderr
     return "\n".join(x for x in r.stderr.splitlines() if x.startswith("neardup lines:"))
 
@@ -242,3 +280,49 @@ def test_unit_log_reads_back_across_batches_and_spills() -> None:
             assert per_doc.tolist() == [3] and hashes.tolist() == [8, 9, 10]
             with pytest.raises(ConfigError, match="input changed"):
                 log.take(1)
+
+
+PY = "import sys\nfrom collections import OrderedDict as od\nif x:\n    run({})\nelse:\n    pass"
+
+
+def test_short_lines_are_not_boilerplate_by_default(tmp_path: Path) -> None:
+    """``import sys`` and ``else:`` are in every file, and stay; a long shared line goes."""
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": PY.format(i)}) + "\n" for i in range(5)))
+    out = tmp_path / "out.jsonl"
+    r = CliRunner().invoke(main, ["lines", str(src), "-o", str(out), "--min-docs", "3"])
+    assert r.exit_code == 0, r.stderr
+    text = json.loads(out.read_text().splitlines()[0])["text"]
+    assert text == "import sys\nif x:\n    run(0)\nelse:\n    pass"
+    docs = [Document(str(i), PY.format(i)) for i in range(5)]
+    every = list(remove_frequent_units(lambda: docs, min_docs=3, min_length=0, min_words=1))
+    assert every[0].text == "    run(0)"  # every line counts: the old behavior
+
+
+def test_dry_run_lists_what_would_go_and_writes_nothing(tmp_path: Path) -> None:
+    rows = [{"id": i, "text": f"shared footer of the site\nbody {i}"} for i in range(4)]
+    rows += [{"id": 9, "text": "main menu with links\nshared footer of the site"}]
+    rows += [{"id": 10 + i, "text": "main menu with links"} for i in range(2)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = CliRunner().invoke(main, ["lines", str(src), "--min-docs", "3", "--dry-run"])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.splitlines() == ["5\tshared footer of the site", "3\tmain menu with links"]
+    assert list(tmp_path.iterdir()) == [src]
+    bare = CliRunner().invoke(main, ["lines", str(src), "--min-docs", "3"])
+    assert bare.exit_code == 2 and "--dry-run" in bare.stderr
+
+
+def test_progress_lines_with_a_total(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": f"a b c d\n{i}"}) + "\n" for i in range(7)))
+    out = tmp_path / "o.jsonl"
+    r = CliRunner().invoke(
+        main, ["lines", str(src), "-o", str(out), "--min-docs", "2", "--progress"]
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "neardup: count..." in r.stderr and "neardup: write..." in r.stderr
+    quiet = CliRunner().invoke(
+        main, ["lines", str(src), "-o", str(out), "--min-docs", "2", "-q", "--progress"]
+    )
+    assert quiet.stderr == ""

@@ -14,6 +14,7 @@ from neardup.cli.options import (
     errors,
     input_options,
     on_error_option,
+    progress_option,
     quiet_option,
     record_options,
     stack,
@@ -38,18 +39,33 @@ def _corpus_inputs(fn: F) -> F:
             "--output",
             "-o",
             type=click.Path(dir_okay=False),
-            required=True,
-            help="Cleaned records (.jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet).",
+            default=None,
+            help="Cleaned records (.jsonl, .jsonl.gz, .jsonl.zst, .csv or .parquet); required "
+            "unless --dry-run.",
         ),
         record_options,
         input_options,
         on_error_option,
         quiet_option(),
+        progress_option,
     )(fn)
 
 
+def _progress(
+    quiet: bool, progress: bool | None, paths: tuple[str, ...], kw: dict[str, Any]
+) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    """The progress callback of a corpus command (the total: the documents of ``paths``)."""
+    from neardup.cli.progress import count_documents, pass_progress
+
+    return pass_progress(
+        quiet,
+        progress,
+        lambda: count_documents(paths, include=kw["include"], exclude=kw["exclude"]),
+    )
+
+
 def _corpus_reader(
-    name: str, paths: tuple[str, ...], kw: dict[str, Any], output: str
+    name: str, paths: tuple[str, ...], kw: dict[str, Any], output: str | None
 ) -> Callable[[], Iterator[Document]]:
     """A reader of the records that can be called more than once (files, not stdin)."""
     if "-" in paths:
@@ -58,7 +74,8 @@ def _corpus_reader(
         raise click.UsageError("give one --text-field: the cleaned text is written back into it")
     from neardup._paths import check_outputs
 
-    check_outputs(paths, output=output)  # before the work: never over an input
+    if output is not None:
+        check_outputs(paths, output=output)  # before the work: never over an input
     return lambda: documents(paths, binary=False, keep_fields=True, input_format="text", **kw)
 
 
@@ -97,40 +114,93 @@ def _packed_texts(
     show_default=True,
     help="Compare lines, or paragraphs (lines between blank lines).",
 )
+@click.option(
+    "--min-line-length",
+    type=click.IntRange(0),
+    default=10,
+    show_default=True,
+    help="A line (paragraph) shorter than this many UTF-8 bytes is never removed.",
+)
+@click.option(
+    "--min-words",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="A line (paragraph) with fewer words than this is never removed (C4 keeps lines "
+    "of 3 words or more; 1: every line counts, as for text without spaces).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Write nothing: list the lines that would be removed on stdout, each with the "
+    "number of documents that hold it, most frequent first.",
+)
 @_corpus_inputs
 @errors
 def lines_cmd(
-    paths: tuple[str, ...], min_docs: int, unit: str, output: str, quiet: bool, **kw: Any
+    paths: tuple[str, ...],
+    min_docs: int,
+    unit: str,
+    min_line_length: int,
+    min_words: int,
+    dry_run: bool,
+    output: str | None,
+    quiet: bool,
+    progress: bool | None,
+    **kw: Any,
 ) -> None:
     """Remove lines or paragraphs that occur in at least --min-docs documents (boilerplate)."""
     from neardup.corpus.lines import LinesSummary, remove_frequent_units
     from neardup.corpus.records import cleaned_records, record_format, write_records
 
-    fmt = record_format(output)
+    if output is None and not dry_run:
+        raise click.UsageError("give --output (or --dry-run to list what would be removed)")
     read = _corpus_reader("lines", paths, kw, output)
     summary = LinesSummary(unit, min_docs)
     count = _packed_texts(paths, kw)
-    if count is not None and fmt.startswith("jsonl"):  # JSONL to JSONL: raw lines pass through
-        from neardup.corpus.lines import remove_frequent_units_jsonl
-        from neardup.corpus.records import write_jsonl_lines
+    limits: dict[str, Any] = {"min_docs": min_docs, "unit": unit, "min_words": min_words}
+    limits["min_length"] = min_line_length
+    update, close = _progress(quiet, progress, paths, kw)
+    try:
+        if dry_run:
+            from neardup.corpus.lines import frequent_units
 
-        out_lines = remove_frequent_units_jsonl(
-            Path(paths[0]),
-            min_docs=min_docs,
-            unit=unit,
-            id_field=kw["id_field"] or "id",
-            text_field=kw["text_field"][0],
-            summary=summary,
-            id_required=kw["id_field"] is not None,
-        )
-        write_jsonl_lines(out_lines, Path(output))
-    else:
-        docs = remove_frequent_units(
-            read, min_docs=min_docs, unit=unit, summary=summary, count=count
-        )
-        write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+            found = frequent_units(read, count=count, summary=summary, progress=update, **limits)
+            close()
+            for text, n in found:
+                click.echo(f"{n}\t{_escaped(text)}")
+            if not quiet:
+                click.echo(f"neardup lines: {len(found)} {unit}s would be removed", err=True)
+            return
+        assert output is not None
+        if count is not None and record_format(output).startswith("jsonl"):  # raw lines pass
+            from neardup.corpus.lines import remove_frequent_units_jsonl
+            from neardup.corpus.records import write_jsonl_lines
+
+            out_lines = remove_frequent_units_jsonl(
+                Path(paths[0]),
+                id_field=kw["id_field"] or "id",
+                text_field=kw["text_field"][0],
+                summary=summary,
+                id_required=kw["id_field"] is not None,
+                progress=update,
+                **limits,
+            )
+            write_jsonl_lines(out_lines, Path(output))
+        else:
+            docs = remove_frequent_units(
+                read, summary=summary, count=count, progress=update, **limits
+            )
+            write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
+    finally:
+        close()
     if not quiet:
         click.echo(f"neardup lines: {summary.line()}", err=True)
+
+
+def _escaped(text: str) -> str:
+    """A unit on one line of the listing: backslashes, tabs and newlines escaped."""
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
 @click.command("substrings")
@@ -154,18 +224,45 @@ def substrings_cmd(
     paths: tuple[str, ...],
     min_length: int,
     shard_bytes: int,
-    output: str,
+    output: str | None,
     quiet: bool,
+    progress: bool | None,
     **kw: Any,
 ) -> None:
     """Remove exact repeated substrings across the corpus (Lee et al. 2022's suffix-array marks)."""
-    from neardup.corpus.records import cleaned_records, record_format, write_records
-    from neardup.corpus.substrings import SubstringSummary, remove_repeated_substrings
+    from neardup.corpus.records import record_format
+    from neardup.corpus.substrings import SubstringSummary
 
+    if output is None:
+        raise click.UsageError("give --output: where the cleaned records go")
     fmt = record_format(output)
     read = _corpus_reader("substrings", paths, kw, output)
     summary = SubstringSummary(min_length)
     workdir = Path(output).resolve().parent
+    update, close = _progress(quiet, progress, paths, kw)
+    try:
+        _substrings(paths, kw, fmt, read, output, min_length, shard_bytes, summary, workdir, update)
+    finally:
+        close()
+    if not quiet:
+        click.echo(f"neardup substrings: {summary.line()}", err=True)
+
+
+def _substrings(
+    paths: tuple[str, ...],
+    kw: dict[str, Any],
+    fmt: str,
+    read: Callable[[], Iterator[Document]],
+    output: str,
+    min_length: int,
+    shard_bytes: int,
+    summary: Any,
+    workdir: Path,
+    update: Callable[[str, int], None] | None,
+) -> None:
+    from neardup.corpus.records import cleaned_records, write_records
+    from neardup.corpus.substrings import remove_repeated_substrings
+
     if _packed_texts(paths, kw) is not None and fmt.startswith("jsonl"):  # raw lines pass through
         from neardup.corpus.records import write_jsonl_lines
         from neardup.corpus.substrings import remove_repeated_substrings_jsonl
@@ -179,12 +276,16 @@ def substrings_cmd(
             summary=summary,
             workdir=workdir,
             id_required=kw["id_field"] is not None,
+            progress=update,
         )
         write_jsonl_lines(out_lines, Path(output))
     else:
         docs = remove_repeated_substrings(
-            read(), min_length=min_length, shard_bytes=shard_bytes, summary=summary, workdir=workdir
+            read(),
+            min_length=min_length,
+            shard_bytes=shard_bytes,
+            summary=summary,
+            workdir=workdir,
+            progress=update,
         )
         write_records(cleaned_records(docs, text_field=kw["text_field"][0]), Path(output))
-    if not quiet:
-        click.echo(f"neardup substrings: {summary.line()}", err=True)

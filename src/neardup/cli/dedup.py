@@ -223,10 +223,11 @@ __all__ = ["dedup_cmd"]
 @click.option(
     "--clustering",
     type=click.Choice(["components", "center"]),
-    default="components",
-    show_default=True,
+    default=None,
     help="components: union-find (documents can chain); center: every member is within the "
-    "threshold of its cluster's representative.",
+    "threshold of its cluster's representative [default: the method's; center for "
+    "embedding, else components]. Given as components, --keep/--output/--annotate remove "
+    "every member but one per cluster, chains included.",
 )
 @quiet_option("No progress bar and no summary.")
 @click.option(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from neardup.cli.options import (
     input_format_option,
     input_options,
     on_error_option,
+    progress_option,
     quiet_models,
     quiet_option,
     record_options,
@@ -30,6 +32,10 @@ from neardup.methods import DEFAULT_THRESHOLDS
 __all__ = ["eval_cmd"]
 
 EVAL_METHODS = ("minhash", "simhash", "ctph", "tlsh", "phash", "embedding")
+
+
+#: Makes the progress of the sweep's sketch pass, given the corpus size.
+Progress = Callable[[int], tuple[Callable[[str, int], None] | None, Callable[[], None]]]
 
 
 def _list(spec: str | None, what: str) -> list[str]:
@@ -94,6 +100,7 @@ def _run(
     transitive: bool,
     workdir: Path,
     read: dict[str, Any],
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     from neardup.evaluate import (
         DEFAULT_STRENGTHS,
@@ -170,7 +177,11 @@ def _run(
         docs = list(documents(paths, binary=binary, images_only=images(m), **read))
     out["documents"] = len(docs)
     out["true_pairs"] = len(labels.pairs)
-    scores = sweep(docs, m, thresholds, labels, transitive=transitive)
+    update, close = progress(len(docs)) if progress is not None else (None, lambda: None)
+    try:
+        scores = sweep(docs, m, thresholds, labels, transitive=transitive, progress=update)
+    finally:
+        close()
     out["scores"] = [s.to_dict() for s in scores]
     if corpus is not None:
         out["perturbation"] = perturbation_report(corpus, m, threshold=thresholds[0]).to_dict()
@@ -294,6 +305,7 @@ def _text(out: dict[str, Any]) -> str:
 @input_format_option
 @on_error_option
 @quiet_option("No model loading bars (embedding).")
+@progress_option
 @errors
 def eval_cmd(
     paths: tuple[str, ...],
@@ -311,6 +323,7 @@ def eval_cmd(
     transitive: bool,
     fmt: str,
     quiet: bool,
+    progress: bool | None,
     **read: Any,
 ) -> None:
     """Measure precision, recall, F1 and adjusted Rand index of a method on PATH...
@@ -319,6 +332,11 @@ def eval_cmd(
     (--truth exact), or from perturbed copies of the inputs (--synthetic text|image).
     """
     quiet_models(quiet, method)
+    from neardup.cli.progress import pass_progress
+
+    def bars(total: int) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+        return pass_progress(quiet, progress, lambda: total, stages=("sketch",))
+
     with tempfile.TemporaryDirectory(prefix="neardup-eval-") as tmp:
         out = _run(
             paths,
@@ -336,6 +354,7 @@ def eval_cmd(
             transitive=transitive,
             workdir=Path(tmp),
             read=read,
+            progress=bars,
         )
     click.echo(
         json.dumps(out, ensure_ascii=False) if fmt == "json" else _text(out), nl=fmt == "json"

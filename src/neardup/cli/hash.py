@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 import click
 
 from neardup.cli.inputs import documents
-from neardup.cli.options import errors
+from neardup.cli.options import errors, progress_option, quiet_option
 from neardup.errors import InputError
 from neardup.methods import REGISTRY, make_method, method_info, method_names
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from neardup.io import Document
 
 __all__ = ["HASH_METHODS", "compare_cmd", "hash_cmd"]
@@ -32,15 +34,31 @@ HASH_METHODS = (*method_names(streams=True), *method_names(streams=False), "fuzz
     show_default=True,
     help="Fingerprint to compute.",
 )
+@quiet_option("No progress.")
+@progress_option
 @errors
-def hash_cmd(files: tuple[str, ...], method: str) -> None:
+def hash_cmd(files: tuple[str, ...], method: str, quiet: bool, progress: bool | None) -> None:
     """Print one line per file: path <TAB> fingerprint."""
+    from neardup.cli.progress import pass_progress
+
     for path in files:
         _regular(path)
+    update, close = pass_progress(quiet, progress, lambda: len(files))
+    try:
+        _hash(files, method, update)
+    finally:
+        close()
+
+
+def _hash(files: tuple[str, ...], method: str, update: Callable[[str, int], None] | None) -> None:
+    """One line per file on stdout, ``update("hash", files done)`` as they go."""
+    from neardup.cli.progress import counted
+
+    every = 16  # a file can be a large image
     if method == "fuzzysum":
         from neardup.fuzzy import legacy_fuzzysum
 
-        for doc in documents(files, binary=False):
+        for doc in counted(documents(files, binary=False), update, "hash", every):
             a, b = legacy_fuzzysum(doc.text or "")
             click.echo(f"{doc.id}\t{a}:{b}")
         return
@@ -48,11 +66,11 @@ def hash_cmd(files: tuple[str, ...], method: str) -> None:
         # streamed in 1 MiB chunks: memory stays flat however large the file
         from neardup.sketch.stream import hash_file
 
-        for path in files:
+        for path in counted(files, update, "hash", every):
             click.echo(f"{path}\t{hash_file(path, method)}")
         return
     m = make_method(method)
-    for doc in documents(files, binary=method_info(m.name).binary):
+    for doc in counted(documents(files, binary=method_info(m.name).binary), update, "hash", every):
         click.echo(f"{doc.id}\t{m.fingerprint(doc)}")
 
 

@@ -15,6 +15,7 @@ from neardup.cli.options import (
     input_format_option,
     input_options,
     on_error_option,
+    progress_option,
     quiet_option,
     record_options,
     sketch_options,
@@ -147,9 +148,14 @@ def index_group() -> None:
 @_inputs
 @commit_every_option
 @quiet_option()
+@progress_option
 @errors
 def index_add(
-    paths: tuple[str, ...], quiet: bool, commit_every: float | None, **options: Any
+    paths: tuple[str, ...],
+    quiet: bool,
+    commit_every: float | None,
+    progress: bool | None,
+    **options: Any,
 ) -> None:
     """Sketch documents and add them to the index (a key already there is replaced)."""
     from neardup.readers import ReadStats
@@ -158,7 +164,25 @@ def index_add(
     build, read = _split(options)
     stats = ReadStats()
     with _open(build, commit_every_seconds=commit_every) as idx:
-        n = idx.add(_read(paths, idx, read, stats), write_size=WRITE_DOCS)
+        from neardup.cli.progress import count_documents, counted, pass_progress
+
+        name = idx.method.name
+        update, close = pass_progress(
+            quiet,
+            progress,
+            lambda: count_documents(
+                paths,
+                binary=method_info(name).binary,
+                include=read.get("include", ()),
+                exclude=read.get("exclude", ()),
+                images_only=images(name),
+            ),
+        )
+        try:
+            docs = counted(_read(paths, idx, read, stats), update, "add")
+            n = idx.add(docs, write_size=WRITE_DOCS)
+        finally:
+            close()
         held = len(idx)
     if not quiet:
         click.echo(f"neardup index add: {n} documents added; the index holds {held}", err=True)

@@ -26,6 +26,7 @@ __all__ = [
     "method_options",
     "ngram_option",
     "on_error_option",
+    "progress_option",
     "quiet_models",
     "quiet_option",
     "record_options",
@@ -170,6 +171,16 @@ def quiet_models(quiet: bool, method: str | None) -> None:
         from neardup.embeddings.local import hide_progress_bars
 
         hide_progress_bars()
+
+
+def progress_option(fn: F) -> F:
+    """``--progress/--no-progress``: a bar with a total and an ETA on stderr."""
+    return click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show progress with a total and an ETA: a bar on a terminal, else a status line "
+        "every 10 s (default: on when stderr is a terminal; off with -q).",
+    )(fn)
 
 
 def jobs_option(fn: F) -> F:

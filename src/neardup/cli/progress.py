@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
-__all__ = ["StatusLines", "count_documents", "make_progress"]
+__all__ = [
+    "PassLines",
+    "StatusLines",
+    "count_documents",
+    "counted",
+    "make_progress",
+    "pass_progress",
+]
 
 _CHUNK = 1 << 20
+T = TypeVar("T")
 
 
 def _lines(path: Path, *, skip_blank: bool) -> int:
@@ -161,3 +169,150 @@ def make_progress(
             bar.set_postfix_str(f"{stage}: {count:,}")
 
     return update, bar.close
+
+
+class PassLines:
+    """Status lines for a command that runs passes over ``total`` documents: one line when a
+    pass starts, one every ``interval`` seconds with the pass's count, rate and ETA, and one
+    when it ends.
+
+    Examples:
+        >>> import io
+        >>> buf = io.StringIO()
+        >>> clock = iter([0.0, 0.0, 2.0, 2.0]).__next__
+        >>> lines = PassLines(10, out=buf, interval=0.0, clock=clock)
+        >>> lines("count", 0); lines("count", 4); lines.close()
+        >>> print(buf.getvalue(), end="")
+        neardup: count...
+        neardup: count 4/10 documents (40%), 2 documents/s, ETA 0:00:03
+        neardup: count done: 4/10 documents in 0:00:02
+    """
+
+    def __init__(
+        self,
+        total: int | None,
+        *,
+        out: TextIO | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._total = total
+        self._out = out if out is not None else sys.stderr
+        self._interval = interval
+        self._clock = clock
+        self._stage = ""
+        self._n = 0
+        self._start = self._last = clock()
+
+    def _write(self, line: str) -> None:
+        self._out.write(line + "\n")
+        self._out.flush()
+
+    def __call__(self, stage: str, n: int) -> None:
+        now = self._clock()
+        if stage != self._stage:  # a new pass: its clock starts here
+            self.close()
+            self._stage, self._start, self._last, self._n = stage, now, now, n
+            self._write(f"neardup: {stage}...")
+            return
+        self._n = n
+        if now - self._last < self._interval:
+            return
+        self._last = now
+        rate = n / max(now - self._start, 1e-9)
+        if self._total:
+            eta = (self._total - n) / rate if rate > 0 else 0.0
+            self._write(
+                f"neardup: {stage} {n:,}/{self._total:,} documents "
+                f"({100 * n / self._total:.0f}%), {rate:,.0f} documents/s, "
+                f"ETA {_clock(max(eta, 0.0))}"
+            )
+        else:
+            self._write(f"neardup: {stage} {n:,} documents, {rate:,.0f} documents/s")
+
+    def close(self) -> None:
+        """End the current pass: one line with its count and time."""
+        if not self._stage:
+            return
+        secs = self._clock() - self._start
+        done = f"{self._n:,}" + (f"/{self._total:,}" if self._total else "")
+        self._write(f"neardup: {self._stage} done: {done} documents in {_clock(secs)}")
+        self._stage = ""
+
+
+def pass_progress(
+    quiet: bool,
+    force: bool | None,
+    total: Callable[[], int | None],
+    *,
+    stages: Sequence[str] | None = None,
+) -> tuple[Callable[[str, int], None] | None, Callable[[], None]]:
+    """Progress for the passes of ``lines``, ``substrings``, ``index add``, ``eval`` and
+    ``hash``: a tqdm bar per pass (with the total and an ETA) on a terminal, status lines with
+    ``--progress`` elsewhere, nothing with ``--quiet`` or ``--no-progress``. Each call is
+    ``update(pass name, documents done in that pass)``; only the passes in ``stages`` count
+    documents (default: every pass), another one's count is shown beside the bar (the pairs
+    of a dedup run). ``total`` is called only when progress is shown.
+    """
+    tty = sys.stderr.isatty()
+    if quiet or force is False or (force is None and not tty):
+        return None, lambda: None
+    n = total()
+    if not tty:
+        status = PassLines(n)
+        if stages is None:
+            return status, status.close
+        counted = tuple(stages)
+
+        def lines(stage: str, count: int) -> None:
+            if stage in counted:
+                status(stage, count)
+
+        return lines, status.close
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm[None]] = {}
+
+    def update(stage: str, count: int) -> None:
+        if stages is not None and stage not in stages:
+            for bar in bars.values():
+                bar.set_postfix_str(f"{stage}: {count:,}")
+            return
+        bar = bars.get(stage)
+        if bar is None:
+            for old in bars.values():
+                old.close()
+            bar = bars[stage] = tqdm(
+                total=n, desc=stage, unit="doc", file=sys.stderr, dynamic_ncols=True
+            )
+        bar.update(count - bar.n)
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return update, close
+
+
+def counted(
+    items: Iterable[T], update: Callable[[str, int], None] | None, stage: str, every: int = 256
+) -> Iterator[T]:
+    """``items`` as they are, calling ``update(stage, count)`` every ``every`` items and at
+    the end (``update`` None: ``items`` untouched).
+
+    Examples:
+        >>> seen = []
+        >>> list(counted("abc", lambda s, n: seen.append(n), "read", every=2)), seen
+        (['a', 'b', 'c'], [2, 3])
+    """
+    if update is None:
+        yield from items
+        return
+    n = 0
+    for item in items:
+        yield item
+        n += 1
+        if n % every == 0:
+            update(stage, n)
+    if n % every:
+        update(stage, n)

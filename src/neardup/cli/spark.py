@@ -24,7 +24,7 @@ def spark_config(
 
     if o["output"] is not None:
         raise click.UsageError("--output is not available with --engine spark")
-    if o["clustering"] != "components":
+    if o["clustering"] == "center":
         raise click.UsageError("--engine spark clusters by components only")
     if method not in SPARK_METHODS:
         raise click.UsageError("--engine spark supports --method minhash and simhash")

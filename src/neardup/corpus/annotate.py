@@ -1,14 +1,15 @@
 """``--annotate OUT``: every input record, in input order, with all its fields and four more:
-``cluster_id`` (null for a singleton), ``is_duplicate`` (true for all but the member kept per
-cluster under the ``--keep`` rule), ``duplicate_of`` (the kept member's id, for duplicates) and
-``similarity`` (of a duplicate to the kept member).
+``cluster_id`` (null for a singleton), ``is_duplicate`` (true for every member removed under
+the ``--keep`` rule: a member within the threshold of a kept one, :mod:`neardup.keep`),
+``duplicate_of`` (that kept member's id) and ``similarity`` (of the duplicate to it).
 
 The records come from a :class:`~neardup.corpus.records.RecordSpool` filled while dedup read
 them, so the inputs are read once; one JSONL file annotated to JSON lines is annotated
 from its byte copy instead, as raw lines (:func:`annotate_jsonl_lines`), and no record is
 decoded (:func:`neardup.corpus.dedup.dedup_corpus` plans both). The
-similarity of a duplicate that the method paired only with another member (clusters are
-transitive) is computed from the two texts.
+similarity of a duplicate is that of its accepted pair with the kept member; with the
+one-per-cluster rule (``within_threshold=False``) a duplicate that the method paired only with
+another member (clusters are transitive) gets it computed from the two texts.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from neardup.corpus.records import RecordSpool, record_format, write_records
-from neardup.errors import ConfigError, NeardupError
+from neardup.errors import NeardupError
 from neardup.io import Document
 from neardup.methods import Method
 from neardup.report import DedupResult
@@ -40,7 +41,6 @@ _REPLACED = "input records already have dedup columns; they are replaced"
 
 #: The columns ``--annotate`` adds to each record.
 ANNOTATION_COLUMNS = ("cluster_id", "is_duplicate", "duplicate_of", "similarity")
-KEEP_RULES = ("first", "representative", "longest")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +54,23 @@ class Annotation:
 
 
 def plan_annotations(
-    result: DedupResult, *, keep: str = "first", sizes: dict[DocId, int] | None = None
+    result: DedupResult,
+    *,
+    keep: str = "first",
+    sizes: dict[DocId, int] | None = None,
+    within_threshold: bool = True,
 ) -> tuple[dict[DocId, Annotation], set[DocId]]:
     """The annotation of every clustered document, and the duplicates whose similarity to the
-    kept member the result does not hold (no direct pair; :func:`annotate_records` computes it).
+    kept member the result does not hold (no direct pair, which happens only with
+    ``within_threshold=False``; :func:`annotate_records` computes it).
+
+    A member is a duplicate of the kept member it has an accepted pair with
+    (:func:`neardup.keep.kept_for`): its ``similarity`` is at or above the threshold. With
+    ``within_threshold=False`` every member but one per cluster is a duplicate.
 
     Raises:
-        ConfigError: unknown ``keep`` rule, or ``longest`` without sizes.
+        ConfigError: unknown ``keep`` rule, ``longest`` without sizes, or a result without
+            pairs (with ``within_threshold``).
 
     Examples:
         >>> from neardup.pipeline import dedup
@@ -68,38 +78,18 @@ def plan_annotations(
         >>> plan_annotations(r)[0]["1"]
         Annotation(cluster_id=0, is_duplicate=True, duplicate_of='0', similarity=1.0)
     """
-    if keep not in KEEP_RULES:
-        raise ConfigError(f"keep must be one of {', '.join(KEEP_RULES)}, got {keep!r}")
-    if keep == "longest" and sizes is None:
-        raise ConfigError("keep='longest' needs the document sizes")
-    winner: dict[DocId, DocId] = {}
-    cluster_of: dict[DocId, int] = {}
-    for c in result.clusters:
-        if keep == "longest":
-            assert sizes is not None
-            order = {m: i for i, m in enumerate(c.members)}
-            w = max(c.members, key=lambda m: (sizes.get(m, 0), -order[m]))
-        else:
-            w = c.representative
-        for m in c.members:
-            winner[m] = w
-            cluster_of[m] = c.id
-    sims: dict[tuple[DocId, DocId], float] = {}
-    for p in result.pairs:
-        if winner.get(p.a) == p.b:
-            sims[(p.a, p.b)] = p.similarity
-        elif winner.get(p.b) == p.a:
-            sims[(p.b, p.a)] = p.similarity
+    from neardup.keep import kept_for
+
+    plan = kept_for(result, keep=keep, sizes=sizes, within_threshold=within_threshold)
     out: dict[DocId, Annotation] = {}
     missing: set[DocId] = set()
-    for m, w in winner.items():
+    for m, (cid, w, sim) in plan.items():
         if m == w:
-            out[m] = Annotation(cluster_of[m], False, None, None)
+            out[m] = Annotation(cid, False, None, None)
             continue
-        sim = sims.get((m, w))
         if sim is None:
             missing.add(m)
-        out[m] = Annotation(cluster_of[m], True, w, sim)
+        out[m] = Annotation(cid, True, w, sim)
     return out, missing
 
 
@@ -111,6 +101,7 @@ def annotate_records(
     keep: str = "first",
     method: Method | None = None,
     sizes: dict[DocId, int] | None = None,
+    within_threshold: bool = True,
 ) -> int:
     """Write the spooled records with the dedup columns to ``out`` (format by extension).
 
@@ -125,6 +116,8 @@ def annotate_records(
             (``None``: left null).
         sizes: What ``longest`` compares (default: the spooled texts' lengths), e.g. the
             pixels of images for ``keep="largest"``.
+        within_threshold: A record is a duplicate only of a kept record it has an accepted
+            pair with (default; see :mod:`neardup.keep`); ``False``: one kept per cluster.
 
     Returns:
         The number of records written.
@@ -152,7 +145,9 @@ def annotate_records(
         if pa is not None:
             inferred = _infer(pa, [r for _, _, r in batch], out)
             schema = inferred if schema is None else _unify(pa, schema, inferred, out)
-    plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
+    plan, missing = plan_annotations(
+        result, keep=keep, sizes=sizes, within_threshold=within_threshold
+    )
     if missing and method is not None:
         _fill_similarities(spool, plan, missing, method)
     if pa is not None:
@@ -316,6 +311,7 @@ def annotate_jsonl_lines(
     id_field: str = "id",
     text_field: str = "text",
     sizes: dict[DocId, int] | None = None,
+    within_threshold: bool = True,
 ) -> Iterator[list[bytes]]:
     """:func:`annotate_records` for one JSONL file, as JSON lines in batches: each record is
     its input line (surrounding whitespace and a CRLF's ``\\r`` trimmed) with the four
@@ -360,7 +356,9 @@ def annotate_jsonl_lines(
         sizes = {
             doc_id: len(t) for doc_id, t in texts({m for c in result.clusters for m in c.members})
         }
-    plan, missing = plan_annotations(result, keep=keep, sizes=sizes)
+    plan, missing = plan_annotations(
+        result, keep=keep, sizes=sizes, within_threshold=within_threshold
+    )
     kept_texts: dict[DocId, str] = {}
     if missing and method is not None:  # a missing duplicate's own text comes with its line
         kept_texts = dict(texts({w for m in missing if (w := plan[m].duplicate_of) is not None}))

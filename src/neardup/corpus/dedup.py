@@ -91,6 +91,7 @@ class _Plan:
 
     keep: str | None
     min_length: int
+    within: bool = True  # a record removed only for a kept one it has a pair with
     spool: RecordSpool | None = None
     copy: Path | None = None  # the byte copy of a packed JSONL file
     sources: list[tuple[Path, str, bool]] = field(default_factory=list)  # (file, name, is_file)
@@ -144,7 +145,7 @@ def dedup_corpus(
     index: PathLike | KnownDocuments | None = None,
     force: bool = False,
     pairs: bool = False,
-    clustering: str = "components",
+    clustering: str | None = None,
     exact_first: bool = False,
     min_length: int = 0,
     batch_size: int = 2048,
@@ -178,7 +179,11 @@ def dedup_corpus(
         pairs: Keep every accepted pair (``result.pairs``; always kept for ``annotate``
             and ``report``).
         clustering: ``components`` (union-find) or ``center`` (every member within the
-            threshold of its representative).
+            threshold of its representative); ``None``: the method's (``center`` for
+            embeddings, else ``components``). Whatever the clustering, ``keep``, ``output``
+            and ``annotate`` remove a record only for a kept record it has an accepted pair
+            with (:mod:`neardup.keep`), unless ``components`` is given explicitly: then one
+            record is kept per cluster, chains included.
         exact_first: Remove exact copies before the method runs (not with ``index``).
         min_length: Documents of fewer characters (after reading, before canonicalizing)
             are left out of matching and counted in :attr:`CorpusResult.short`; every output
@@ -242,7 +247,7 @@ def dedup_corpus(
             raise ConfigError("keep='largest' (most pixels) goes with an image method")
         if min_length and info.binary:
             raise ConfigError("min_length counts characters: it goes with a text method")
-        plan = _Plan(keep, min_length)
+        plan = _Plan(keep, min_length, within=clustering != "components")
         folder_out = out_s is not None and not record_file(Path(out_s))
         packed = (
             corpus.packable
@@ -289,7 +294,9 @@ def dedup_corpus(
             jobs=jobs,
             on_error=corpus.on_error,
             progress=progress,
-            pairs=pairs or rep_s is not None or ann_s is not None or clustering == "center",
+            # the keep rule needs every pair (each removed record has one with its kept record)
+            pairs=pairs or rep_s is not None or ann_s is not None or out_s is not None
+            or clustering == "center",
             clustering=clustering,
         )
         if copy is not None:
@@ -402,7 +409,7 @@ def _run(
     on_error: str,
     progress: Progress | None,
     pairs: bool,
-    clustering: str,
+    clustering: str | None,
 ) -> DedupResult:
     from neardup.pipeline import dedup
 
@@ -416,6 +423,7 @@ def _run(
             on_error=on_error,
             progress=progress,
             jobs=jobs,
+            clustering=clustering,
         )
     return dedup(
         docs,
@@ -506,10 +514,13 @@ def _write_annotations(
             method=m,
             id_field=corpus.id_field or "id",
             text_field=corpus.text_field[0],
+            within_threshold=plan.within,
         )
         return write_jsonl_lines(lines, out)
     assert plan.spool is not None
-    return annotate_records(plan.spool, result, out, keep=keep, sizes=sizes, method=m)
+    return annotate_records(
+        plan.spool, result, out, keep=keep, sizes=sizes, method=m, within_threshold=plan.within
+    )
 
 
 def _write_kept(corpus: Corpus, plan: _Plan, result: DedupResult, out: Path, *, force: bool) -> int:
@@ -520,7 +531,8 @@ def _write_kept(corpus: Corpus, plan: _Plan, result: DedupResult, out: Path, *, 
     from neardup.pipeline import kept_ids
 
     keep, sizes = _sizes(corpus, plan, result)
-    kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes)} | {str(k) for k in plan.short}
+    kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes, within_threshold=plan.within)}
+    kept |= {str(k) for k in plan.short}
     if plan.copy is not None:
         fields = {"id_field": corpus.id_field or "id", "text_field": corpus.text_field[0]}
         if record_format(out).startswith("jsonl"):

@@ -86,7 +86,6 @@ def exact_first(
     # The giant-cluster warning is given here, on the clusters with the copies folded back
     # in: the inner run's cluster numbers and sizes are not the ones the result reports.
     giant = int(dedup_options.pop("giant_cluster", GIANT_CLUSTER))
-    clustering = str(dedup_options.get("clustering", "components"))
     inner = dedup(
         uniques(), method=method, batch_size=batch_size, giant_cluster=sys.maxsize, **dedup_options
     )
@@ -95,7 +94,12 @@ def exact_first(
     pairs.sort(key=lambda p: (pos[p.a], pos[p.b]) if pos[p.a] < pos[p.b] else (pos[p.b], pos[p.a]))
     a = np.array([min(pos[p.a], pos[p.b]) for p in pairs], dtype=np.int64)
     b = np.array([max(pos[p.a], pos[p.b]) for p in pairs], dtype=np.int64)
-    roots = components(len(order), a, b)
+    # the inner clusters as they are (center clusters must not chain again through their
+    # pairs), each copy joined to its original's
+    tie = [(pos[m], pos[c.representative]) for c in inner.clusters for m in c.members]
+    tie += [(pos[copy], pos[first]) for copy, first in copies]
+    ends = np.array(tie, dtype=np.int64).reshape(-1, 2)
+    roots = components(len(order), ends[:, 0], ends[:, 1])
     clusters = [
         Cluster(n, tuple(order[i] for i in g), order[g[0]])
         for n, g in enumerate(cluster_labels(roots))
@@ -110,7 +114,7 @@ def exact_first(
         else:  # only the copies' pairs are known: no similarity range to report
             none = np.empty(0, dtype=np.int64)
             st = cluster_stats(roots, none, none, np.empty(0, dtype=np.float64))
-        _warn_giant(clusters, st, giant, clustering)
+        _warn_giant(clusters, st, giant, inner.clustering)
     stats = dict(inner.stats)
     stats["exact_copies"] = float(len(copies))
     stats["documents"] = float(len(order))
@@ -125,4 +129,5 @@ def exact_first(
         params=inner.params,
         stats=stats,
         doc_ids=order,
+        clustering=inner.clustering,
     )

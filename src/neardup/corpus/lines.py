@@ -6,7 +6,10 @@ RefinedWeb pipelines, and datatrove's sentence/line dedup): the first counts, fo
 the number of documents it occurs in; the second drops the frequent units. A unit is a line
 (split at ``\\n``) or a paragraph (lines between blank lines), compared after trimming
 surrounding whitespace, keyed by its XXH3-64 (a collision among ``u`` distinct units has
-probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
+probability about ``u**2 / 2**65``). Blank lines are never counted or removed, and neither is
+a unit shorter than ``min_length`` bytes or with fewer than ``min_words`` words (runs of
+non-whitespace; defaults 10 and 3, after C4's rule of at least three words per line): ``else:``
+and ``import sys`` are in every Python file and are not boilerplate.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
@@ -22,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 import numpy as np
 import numpy.typing as npt
@@ -30,12 +33,12 @@ import numpy.typing as npt
 from neardup.errors import ConfigError
 from neardup.io import Document
 
-if TYPE_CHECKING:
-    from neardup._kernels.lines import UnitCounts
-
 __all__ = [
+    "MIN_LENGTH",
+    "MIN_WORDS",
     "LinesSummary",
     "UnitLog",
+    "frequent_units",
     "remove_frequent_units",
     "remove_frequent_units_jsonl",
     "unit_spans",
@@ -44,6 +47,13 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 UNITS = ("line", "paragraph")
+#: A unit shorter than this many UTF-8 bytes (trimmed) is never counted or removed.
+MIN_LENGTH = 10
+#: A unit with fewer words than this (runs of non-whitespace) is never counted or removed.
+MIN_WORDS = 3
+#: ASCII whitespace (what separates words).
+_SPACE = np.zeros(256, dtype=np.bool_)
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 
@@ -130,8 +140,11 @@ class LinesSummary:
 
     unit: str
     min_docs: int
+    min_length: int = MIN_LENGTH
+    min_words: int = MIN_WORDS
     documents: int = 0
     units: int = 0
+    short_units: int = 0  # frequent units left alone: under min_length bytes or min_words
     distinct_units: int = 0
     frequent_units: int = 0
     units_removed: int = 0
@@ -143,7 +156,9 @@ class LinesSummary:
         """The summary as one line."""
         return (
             f"{self.documents} documents, {self.units} {self.unit}s ({self.distinct_units} "
-            f"distinct); {self.frequent_units} {self.unit}s in >= {self.min_docs} documents, "
+            f"distinct); {self.frequent_units} {self.unit}s in >= {self.min_docs} documents "
+            f"({self.short_units} more under {self.min_length} bytes or {self.min_words} "
+            "words left alone), "
             f"{self.units_removed} removed from {self.documents_changed} documents "
             f"({self.bytes_removed} bytes)"
         )
@@ -259,9 +274,12 @@ def remove_frequent_units(
     *,
     min_docs: int,
     unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
     count: Callable[[], Iterable[tuple[npt.NDArray[np.uint8], I64]]] | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[Document]:
     """Yield every document with the units that occur in ``>= min_docs`` documents removed.
 
@@ -270,29 +288,35 @@ def remove_frequent_units(
             counts, pass 2 removes).
         min_docs: A unit found in at least this many documents is removed everywhere.
         unit: ``line`` or ``paragraph``.
+        min_length: A unit shorter than this many UTF-8 bytes (trimmed) is kept.
+        min_words: A unit with fewer words than this is kept (``1``: every unit counts).
         batch_size: Documents per batch.
         summary: Filled with the counts (complete once the iterator is exhausted).
         count: For pass 1 in place of ``read``: called once, it returns the same documents'
             texts as packed batches ``(UTF-8 buffer, offsets)`` (a JSONL file read by
             :class:`neardup.packed.PackedBatches`, say).
+        progress: Called as ``progress(stage, documents)`` after each batch of each pass
+            (stages ``count`` and ``write``).
 
     Raises:
-        ConfigError: ``min_docs < 2``, an unknown unit, or the two passes read different
-            numbers of documents.
+        ConfigError: ``min_docs < 2``, an unknown unit, a bad ``min_length`` or
+            ``min_words``, or the two passes read different numbers of documents.
 
     Examples:
-        >>> docs = [Document(str(i), f"menu | home\\nbody {i}\\nfooter (c)") for i in range(3)]
+        >>> text = "menu | home page\\nbody {}\\nfooter (c) acme"
+        >>> docs = [Document(str(i), text.format(i)) for i in range(3)]
         >>> [d.text for d in remove_frequent_units(lambda: docs, min_docs=3)]
         ['body 0', 'body 1', 'body 2']
     """
-    _check_args(min_docs, unit)
-    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s = _summary(summary, unit, min_docs, min_length, min_words)
     packed = count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
-    counts = _count(packed, unit, s)
+    counts = _count(packed, unit, s, progress=progress)
     seen = 0
     for batch in _batches(read(), batch_size):
         seen += len(batch)
         _check_more(seen, s)
+        if progress is not None:
+            progress("write", seen)
         buf, offsets = _pack(batch)
         out = list(batch)
         for k, text in _removals(buf, offsets, counts, unit, s):
@@ -301,32 +325,110 @@ def remove_frequent_units(
     _check_same(seen, s)
 
 
+class _Frequent:
+    """Pass 1's result: the document count of every unit, and the repeated units too short
+    (bytes or words) to be removed. A unit's limits are checked once, when its count first
+    reaches 2 (a unit found in one document is never removed), on its own bytes only, so
+    the check costs the repeated units' bytes, not the corpus's."""
+
+    def __init__(self, s: LinesSummary) -> None:
+        from neardup._kernels.lines import UnitCounts
+
+        self.counts = UnitCounts()
+        self._limits = s.min_length > 1 or s.min_words > 1
+        self._decided = UnitCounts()  # repeated units whose limits were checked
+        self._short = UnitCounts()  # ... and found too short
+        self._short_hashes: list[U64] = []
+
+    def add(
+        self,
+        buf: npt.NDArray[np.uint8],
+        spans: UnitSpans,
+        hashes: U64,
+        first_doc: int,
+        s: LinesSummary,
+    ) -> None:
+        self.counts.add(hashes, spans.doc + first_doc)
+        if not self._limits or not len(hashes):
+            return
+        stamp = np.full(len(hashes), first_doc, dtype=np.int64)
+        new = np.flatnonzero(
+            (self.counts.lookup(hashes) >= 2) & (self._decided.lookup(hashes) == 0)
+        )
+        if not len(new):
+            return
+        self._decided.add(hashes[new], stamp[new])
+        short = new[~_long_enough(buf, spans.starts[new], spans.ends[new], s)]
+        if len(short):
+            self._short.add(hashes[short], stamp[short])
+            self._short_hashes.append(hashes[short])
+
+    def frequent(self, hashes: U64, min_docs: int) -> npt.NDArray[np.bool_]:
+        """Which of ``hashes`` are removed: in ``>= min_docs`` documents and long enough."""
+        drop: npt.NDArray[np.bool_] = self.counts.lookup(hashes) >= min_docs
+        if self._short_hashes:
+            hit = np.flatnonzero(drop)
+            drop[hit[self._short.lookup(hashes[hit]) > 0]] = False
+        return drop
+
+    def finish(self, s: LinesSummary) -> None:
+        """The summary's counts of distinct, frequent and frequent-but-short units."""
+        s.distinct_units = len(self.counts)
+        short = np.unique(np.concatenate(self._short_hashes)) if self._short_hashes else None
+        s.short_units = (
+            0 if short is None else int(np.count_nonzero(self.counts.lookup(short) >= s.min_docs))
+        )
+        s.frequent_units = self.counts.at_least(s.min_docs) - s.short_units
+
+
+def _long_enough(
+    buf: npt.NDArray[np.uint8], starts: I64, ends: I64, s: LinesSummary
+) -> npt.NDArray[np.bool_]:
+    """Which units (trimmed spans of ``buf``) have ``>= s.min_length`` bytes and
+    ``>= s.min_words`` words (runs of non-whitespace: a trimmed unit starts a word, and so does
+    every later byte that follows whitespace)."""
+    size = ends - starts
+    ok: npt.NDArray[np.bool_] = size >= max(s.min_length, 1)
+    sel = np.flatnonzero(ok)
+    if s.min_words > 1 and len(sel):
+        lens = size[sel]
+        first = np.zeros(len(sel), dtype=np.int64)
+        np.cumsum(lens[:-1], out=first[1:])
+        pos = np.repeat(starts[sel] - first, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+        space = _SPACE[buf[pos]]
+        starts_word = np.zeros(len(pos), dtype=np.bool_)
+        starts_word[1:] = ~space[1:] & space[:-1]  # a unit's first byte follows another's last
+        words = 1 + np.add.reduceat(starts_word, first, dtype=np.int64)
+        ok[sel] = words >= s.min_words
+    return ok
+
+
 def _count(
     packed: Iterable[tuple[npt.NDArray[np.uint8], I64]],
     unit: str,
     s: LinesSummary,
     log: UnitLog | None = None,
-) -> UnitCounts:
+    progress: Callable[[str, int], None] | None = None,
+) -> _Frequent:
     """Pass 1: the documents each unit occurs in (and, into ``log``, each document's number
     of units and every unit's hash, for pass 2)."""
-    from neardup._kernels.lines import UnitCounts
-
-    counts = UnitCounts()
+    found = _Frequent(s)
     for buf, offsets in packed:
         spans = unit_spans(buf, offsets, unit)
         hashes = _hashes(buf, spans)
-        counts.add(hashes, spans.doc + s.documents)
+        found.add(buf, spans, hashes, s.documents, s)
         if log is not None:
             log.append(np.bincount(spans.doc, minlength=len(offsets) - 1), hashes)
         s.documents += len(offsets) - 1
         s.units += len(spans.starts)
-    s.distinct_units = len(counts)
-    s.frequent_units = counts.at_least(s.min_docs)
-    return counts
+        if progress is not None:
+            progress("count", s.documents)
+    found.finish(s)
+    return found
 
 
 def _removals(
-    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: _Frequent, unit: str, s: LinesSummary
 ) -> list[tuple[int, bytes]]:
     """Pass 2 on one packed batch: ``(document, kept UTF-8 text)`` for each document that
     loses a unit (the others stay as they are)."""
@@ -339,14 +441,14 @@ def _removals(
 
 
 def _kept(
-    buf: npt.NDArray[np.uint8], offsets: I64, counts: UnitCounts, unit: str, s: LinesSummary
+    buf: npt.NDArray[np.uint8], offsets: I64, counts: _Frequent, unit: str, s: LinesSummary
 ) -> tuple[I64, npt.NDArray[np.uint8], I64] | None:
     """Pass 2 on one packed batch: the documents that lose a unit and every document's kept
     text (packed), or None when no document loses one."""
     from neardup._kernels.lines import kept_text
 
     spans = unit_spans(buf, offsets, unit)
-    drop_unit = counts.lookup(_hashes(buf, spans)) >= s.min_docs
+    drop_unit = counts.frequent(_hashes(buf, spans), s.min_docs)
     if not drop_unit.any():
         return None
     drop_line = np.zeros(len(spans.line_unit), dtype=bool)
@@ -384,11 +486,14 @@ def remove_frequent_units_jsonl(
     *,
     min_docs: int,
     unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
     id_field: str = "id",
     text_field: str = "text",
     batch_size: int = 2048,
     summary: LinesSummary | None = None,
     id_required: bool = False,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_frequent_units` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -413,7 +518,7 @@ def remove_frequent_units_jsonl(
     Examples:
         >>> import tempfile
         >>> p = Path(tempfile.mkdtemp()) / "in.jsonl"
-        >>> rows = [f'{{"id": {i}, "text": "menu\\\\nbody {i}"}}' for i in range(3)]
+        >>> rows = [f'{{"id": {i}, "text": "main menu here\\\\nbody {i}"}}' for i in range(3)]
         >>> _ = p.write_text("\\n".join(rows) + '\\n{"text":"alone"}\\n')
         >>> for batch in remove_frequent_units_jsonl(p, min_docs=3):
         ...     print(b"".join(batch).decode(), end="")
@@ -422,14 +527,13 @@ def remove_frequent_units_jsonl(
         {"id": 2, "text": "body 2"}
         {"text":"alone"}
     """
-    _check_args(min_docs, unit)
     from neardup.packed import PackedBatches, read_jsonl_packed_lines
 
-    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s = _summary(summary, unit, min_docs, min_length, min_words)
     before = _stamp(path)
     with UnitLog() as log:
         first = PackedBatches(path, id_field, text_field, batch_size, id_required=id_required)
-        counts = _count(((b.buf, b.offsets) for b in first), unit, s, log)
+        counts = _count(((b.buf, b.offsets) for b in first), unit, s, log, progress)
         if _stamp(path) != before:
             raise ConfigError(f"{path} changed while it was read; run again on a stable copy")
         seen = 0
@@ -438,6 +542,8 @@ def remove_frequent_units_jsonl(
         ):
             seen += len(docs)
             _check_more(seen, s)
+            if progress is not None:
+                progress("write", seen)
             out = [line.strip(b" \t\r") + b"\n" for line in lines]
             per_doc, hashes = log.take(len(docs))
             _splice_kept(
@@ -470,7 +576,7 @@ def _splice_kept(
     spans: I64,
     per_doc: I64,
     hashes: U64,
-    counts: UnitCounts,
+    counts: _Frequent,
     s: LinesSummary,
     text_field: str,
     where: Path,
@@ -480,7 +586,7 @@ def _splice_kept(
     from neardup._kernels.lines import kept_json
     from neardup.corpus.records import splice_values
 
-    drop = counts.lookup(hashes) >= s.min_docs
+    drop = counts.frequent(hashes, s.min_docs)
     if not drop.any():
         return
     unit_off = np.zeros(len(per_doc) + 1, np.int64)
@@ -499,8 +605,75 @@ def _splice_kept(
     splice_values(out, lines, spans, changed, values, v_off, text_field)
 
 
-def _check_args(min_docs: int, unit: str) -> None:
+def _check_args(min_docs: int, unit: str, min_length: int = 0, min_words: int = 1) -> None:
     if isinstance(min_docs, bool) or not isinstance(min_docs, int) or min_docs < 2:
         raise ConfigError(f"min_docs must be an integer >= 2, got {min_docs!r}")
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
+    for name, value, low in (("min_length", min_length, 0), ("min_words", min_words, 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _summary(
+    summary: LinesSummary | None, unit: str, min_docs: int, min_length: int, min_words: int
+) -> LinesSummary:
+    """Check the arguments; the summary to fill, with the limits set."""
+    _check_args(min_docs, unit, min_length, min_words)
+    s = summary if summary is not None else LinesSummary(unit, min_docs)
+    s.min_length, s.min_words = min_length, min_words
+    return s
+
+
+def frequent_units(
+    read: Callable[[], Iterable[Document]],
+    *,
+    min_docs: int,
+    unit: str = "line",
+    min_length: int = MIN_LENGTH,
+    min_words: int = MIN_WORDS,
+    batch_size: int = 2048,
+    count: Callable[[], Iterable[tuple[npt.NDArray[np.uint8], I64]]] | None = None,
+    summary: LinesSummary | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> list[tuple[str, int]]:
+    """What :func:`remove_frequent_units` would remove, without removing it: each unit found
+    in ``>= min_docs`` documents (trimmed) and the number of documents that hold it, most
+    frequent first (ties: the one seen first). Two passes (count, then find the units' texts);
+    nothing is written.
+
+    Args:
+        read: Called up to twice, as for :func:`remove_frequent_units`.
+        count: Packed batches for both passes in place of ``read``, when given.
+        min_docs, unit, min_length, min_words, batch_size, summary, progress: As for
+            :func:`remove_frequent_units`.
+
+    Raises:
+        ConfigError: as for :func:`remove_frequent_units`.
+
+    Examples:
+        >>> docs = [Document(str(i), f"menu | home page\\nbody {i}\\nelse:") for i in range(3)]
+        >>> frequent_units(lambda: docs, min_docs=2)
+        [('menu | home page', 3)]
+    """
+    s = _summary(summary, unit, min_docs, min_length, min_words)
+
+    def packed() -> Iterable[tuple[npt.NDArray[np.uint8], I64]]:
+        return count() if count is not None else (_pack(b) for b in _batches(read(), batch_size))
+
+    counts = _count(packed(), unit, s, progress=progress)
+    found: dict[int, tuple[str, int]] = {}
+    seen = 0
+    for buf, offsets in packed():
+        seen += len(offsets) - 1
+        spans = unit_spans(buf, offsets, unit)
+        hashes = _hashes(buf, spans)
+        n = counts.counts.lookup(hashes)
+        for k in np.flatnonzero(counts.frequent(hashes, min_docs)).tolist():
+            h = int(hashes[k])
+            if h not in found:
+                text = buf[spans.starts[k] : spans.ends[k]].tobytes()
+                found[h] = (text.decode("utf-8", "replace"), int(n[k]))
+        if progress is not None:
+            progress("find", seen)
+    return sorted(found.values(), key=lambda t: -t[1])

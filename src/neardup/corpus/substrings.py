@@ -49,7 +49,7 @@ import contextlib
 import logging
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -324,6 +324,7 @@ def remove_repeated_substrings(
     shard_bytes: int = DEFAULT_SHARD_BYTES,
     summary: SubstringSummary | None = None,
     workdir: Path | None = None,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[Document]:
     """Yield the documents with every repeat of ``>= min_length`` bytes removed (first kept).
 
@@ -334,6 +335,8 @@ def remove_repeated_substrings(
         shard_bytes: Text per shard; bounds memory (see the module docstring).
         summary: Filled with the counts as documents are yielded.
         workdir: Where earlier shards wait (default: a temporary folder).
+        progress: Called as ``progress("clean", documents)`` after each shard (a shard
+            costs one pass more than the one before it: see the module docstring).
 
     Raises:
         ConfigError: ``min_length < 8`` or ``shard_bytes`` below ``2 * min_length``.
@@ -351,6 +354,8 @@ def remove_repeated_substrings(
         shards = _Shards(min_length, Path(tmp))
         for shard, buf, offsets in _shards(docs, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)
+            if progress is not None:
+                progress("clean", s.documents)
             kept, kept_offsets = _kept(buf, offsets, mask, removed)
             raw = kept.tobytes()
             ko = kept_offsets.tolist()
@@ -415,6 +420,7 @@ def remove_repeated_substrings_jsonl(
     summary: SubstringSummary | None = None,
     workdir: Path | None = None,
     id_required: bool = False,
+    progress: Callable[[str, int], None] | None = None,
 ) -> Iterator[list[bytes]]:
     """:func:`remove_repeated_substrings` on one JSONL file, as JSONL lines out (each ending in
     ``\\n``), in batches.
@@ -453,6 +459,8 @@ def remove_repeated_substrings_jsonl(
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
             mask, removed = shards.mask(buf, offsets, s)
+            if progress is not None:
+                progress("clean", s.documents)
             changed = np.flatnonzero(removed)
             kept, kept_offsets = _kept(buf, offsets, mask, removed)
             del buf, mask

@@ -176,8 +176,10 @@ class DedupResult:
 
     @property
     def duplicates(self) -> int:
-        """Documents read that a deduplicated copy drops: cluster members beyond one each,
-        and every member read of a cluster that holds a stored document (that one is kept)."""
+        """Cluster members beyond one each, and every member read of a cluster that holds a
+        stored document (that one is kept): what a copy keeping one record per cluster drops.
+        The default keep rule (:mod:`neardup.keep`) drops at most this many: a cluster that
+        chains keeps a record for each part not within the threshold of another kept one."""
         stored = set(self.stored)
         if not stored:
             return sum(c.size - 1 for c in self.clusters)
