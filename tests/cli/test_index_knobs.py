@@ -147,3 +147,13 @@ def test_persistent_query_threshold(tmp_path: Path) -> None:
         for bad in (1.5, -0.1, True):
             with pytest.raises(ConfigError, match="threshold must be a similarity"):
                 idx.query(q, threshold=bad)
+
+
+def test_serve_checks_the_knobs_before_it_listens(texts: Path, tmp_path: Path) -> None:
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    db = str(tmp_path / "v.db")
+    code, _, err = run("index", "add", str(texts / "stored.txt"), "--index", db, "--ngram", "2")
+    assert code == 0, err
+    code, _, err = run("serve", "--index", db, "--ngram", "3")
+    assert code == 1 and "--ngram 3 contradicts the index's 2" in err
