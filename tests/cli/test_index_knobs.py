@@ -157,3 +157,15 @@ def test_serve_checks_the_knobs_before_it_listens(texts: Path, tmp_path: Path) -
     assert code == 0, err
     code, _, err = run("serve", "--index", db, "--ngram", "3")
     assert code == 1 and "--ngram 3 contradicts the index's 2" in err
+
+
+def test_dedup_index_stores_and_checks_the_knobs(texts: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "dd.db")
+    code, _, err = run("dedup", str(texts), "-q", "--index", db, "--ngram", "3", "--seed", "9")
+    assert code == 0, err
+    config = _config(db)
+    assert (config["k"], config["seed"]) == (3, 9)
+    code, _, err = run("dedup", str(texts), "-q", "--index", db, "--ngram", "4")
+    assert code == 1 and "--ngram 4 contradicts the index's 3" in err
+    code, _, err = run("dedup", str(texts), "-q", "--index", db, "--ngram", "3")
+    assert code == 0, err

@@ -364,6 +364,10 @@ def dedup_cmd(
             bits=bits,
             canonicalize=canonical,
             commit_every_seconds=commit_every,
+            ngram=ngram,
+            seed=seed,
+            bands=bands,
+            rows=rows,
         )
         m = store.method
     else:
