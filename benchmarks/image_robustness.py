@@ -10,6 +10,12 @@ method, with and without ``dihedral``, at its default threshold, and prints reca
 transform (the share of original-copy pairs found) and the false pairs among distinct
 originals (the share of original-original pairs reported), with the CPU seconds it took.
 
+With ``--edits FOLDER`` (the same set) it makes, of every original, copies cropped at a corner
+(the corner turns with the image) or centred by 2-20% of each side, and copies made darker or
+brighter by 10-40%, and prints per edit how many of them pHash, PDQ and PDQ ``crops=True``
+pair with their original (``neardup.dedup`` at each method's default threshold, quality rules
+included), and the false pairs among the originals.
+
 For real images found on the machine (PNG icons and documentation images of at least
 64x64, flattened onto white), each edit is applied and the Hamming distance between the
 hash of the original and of the edited image is recorded, for pHash (Go and imagehash
@@ -138,6 +144,95 @@ def quality_on_set(
             )
 
 
+#: Shares of each side cut off by the ``--edits`` crops.
+CROP_SHARES = (0.02, 0.03, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20)
+#: Brightness factors of the ``--edits`` copies (PIL ``ImageEnhance.Brightness``).
+BRIGHTNESS = (0.6, 0.75, 0.9, 1.1, 1.25, 1.4)
+EDIT_METHODS: dict[str, tuple[str, dict[str, object]]] = {
+    "phash": ("phash", {}),
+    "pdq": ("pdq", {}),
+    "pdq crops": ("pdq", {"crops": True}),
+}
+
+
+def _corner_crop(im: Image.Image, share: float, corner: int) -> Image.Image:
+    """Keep ``1 - share`` of each side, anchored at corner 0..3 (top-left, top-right,
+    bottom-left, bottom-right)."""
+    w, h = im.size
+    cw, ch = round(w * (1 - share)), round(h * (1 - share))
+    left = 0 if corner in (0, 2) else w - cw
+    top = 0 if corner in (0, 1) else h - ch
+    return im.crop((left, top, left + cw, top + ch))
+
+
+def _centre_crop(im: Image.Image, share: float) -> Image.Image:
+    w, h = im.size
+    cw, ch = round(w * (1 - share)), round(h * (1 - share))
+    left, top = (w - cw) // 2, (h - ch) // 2
+    return im.crop((left, top, left + cw, top + ch))
+
+
+def set_edits() -> dict[str, Callable[[Image.Image, int], Image.Image]]:
+    """The ``--edits`` copies by name: ``fn(image, index)``."""
+    edits: dict[str, Callable[[Image.Image, int], Image.Image]] = {}
+    for s in CROP_SHARES:
+        edits[f"corner crop {s:.0%}"] = lambda im, i, s=s: _corner_crop(im, s, i % 4)
+    for s in CROP_SHARES:
+        edits[f"centred crop {s:.0%}"] = lambda im, i, s=s: _centre_crop(im, s)
+    for f in BRIGHTNESS:
+        name = f"brightness {'+' if f > 1 else '-'}{abs(f - 1):.0%}"
+        edits[name] = lambda im, i, f=f: ImageEnhance.Brightness(im).enhance(f)
+    return edits
+
+
+def edits_on_set(folder: Path, methods: list[str]) -> None:
+    """Copies per edit that each method pairs with their original (see the docstring)."""
+    import json
+    import logging
+    import tempfile
+    import time
+
+    from neardup.io import Document
+    from neardup.pipeline import dedup
+
+    logging.getLogger("neardup").setLevel(logging.ERROR)  # PDQ gating warnings
+    manifest: dict[str, list[str]] = json.loads((folder / "manifest.json").read_text())
+    names = sorted(files[0] for files in manifest.values())
+    originals = []
+    for n in names:
+        with Image.open(folder / n) as im:
+            originals.append(im.convert("RGB"))
+    print(f"# {len(names)} originals of {folder}; copies paired with their original\n")
+    print("| edit | " + " | ".join(methods) + " |")
+    print("|---|" + "---:|" * len(methods))
+    cpu = dict.fromkeys(methods, 0.0)
+    false = dict.fromkeys(methods, 0)
+    with tempfile.TemporaryDirectory(prefix="neardup-edits-") as tmp:
+        docs = [Document(n, path=folder / n) for n in names]
+        for edit, fn in set_edits().items():
+            copies = []
+            for i, (n, im) in enumerate(zip(names, originals, strict=True)):
+                target = Path(tmp) / f"copy-{i}.png"
+                fn(im, i).save(target)
+                copies.append(Document(f"copy::{n}", path=target))
+            row = []
+            for label in methods:
+                method, options = EDIT_METHODS[label]
+                t0 = time.process_time()
+                result = dedup([*docs, *copies], method=method, **options)  # type: ignore[arg-type]
+                cpu[label] += time.process_time() - t0
+                found = {frozenset((str(p.a), str(p.b))) for p in result.pairs}
+                hits = sum(frozenset((n, f"copy::{n}")) in found for n in names)
+                false[label] = max(
+                    false[label],
+                    sum(1 for p in found if all(not x.startswith("copy::") for x in p)),
+                )
+                row.append(f"{hits}/{len(names)}")
+            print(f"| {edit} | " + " | ".join(row) + " |", flush=True)
+    print("| false pairs among originals | " + " | ".join(str(false[m]) for m in methods) + " |")
+    print("| CPU s | " + " | ".join(f"{cpu[m]:.1f}" for m in methods) + " |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--count", type=int, default=200)
@@ -147,8 +242,15 @@ def main() -> None:
     ap.add_argument("--dihedral", choices=["both", "yes", "no"], default="both")
     ap.add_argument("--crops", action="store_true", help="pdq: index 90%% crops too")
     ap.add_argument("--min-quality", type=int, default=None, help="pdq: quality gate")
+    ap.add_argument(
+        "--edits", type=Path, default=None, help="folder from image_set.py: crop/brightness sweep"
+    )
+    ap.add_argument("--edit-methods", nargs="*", default=list(EDIT_METHODS))
     args = ap.parse_args()
     warnings.simplefilter("ignore", UserWarning)
+    if args.edits is not None:
+        edits_on_set(args.edits, args.edit_methods)
+        return
     if args.set is not None:
         modes = {"both": [False, True], "yes": [True], "no": [False]}[args.dihedral]
         pdq: dict[str, object] = {"crops": True} if args.crops else {}

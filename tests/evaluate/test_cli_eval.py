@@ -84,7 +84,7 @@ def test_eval_synthetic_excludes_duplicate_originals(tmp_path: Path) -> None:
     assert out["excluded_originals"] == {"documents": 2, "groups": 1}
     assert out["documents"] == 2 * 3
     (s,) = out["scores"]
-    assert s["precision"] == 1.0 and s["fp"] == 0
+    assert s["precision"] == 1.0 and s["across"] == 0
     assert out["perturbation"]["original_pairs"] == 0 and out["perturbation"]["cross_pairs"] == 0
 
 
@@ -113,3 +113,34 @@ def test_eval_usage_and_input_errors(tmp_path: Path) -> None:
     r = runner.invoke(eval_cmd, [str(d), "--truth", "exact", "--sweep", "0.9:0.1:0.1"])
     assert r.exit_code == 1 and "bad sweep" in r.output
     assert "--synthetic" in runner.invoke(eval_cmd, ["--help"]).output
+
+
+def test_eval_synthetic_headline_is_planted_pairs(tmp_path: Path) -> None:
+    """The headline scores the planted pairs (each copy with its original), with counts: not
+    every pair inside an original's group, which no method is meant to find."""
+    d = tmp_path / "docs"
+    d.mkdir()
+    words = BASE.split()
+    for i in range(3):
+        (d / f"t{i}.txt").write_text(" ".join(words[i:] + words[:i]) + f" doc{i}" * 20)
+    args = [str(d), "--synthetic", "text", "--kinds", "truncate", "--strengths", "0.05,0.9"]
+    r = CliRunner().invoke(eval_cmd, [*args, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert (out["originals"], out["variants"], out["planted_pairs"]) == (3, 6, 6)
+    assert "true_pairs" not in out
+    (s,) = out["scores"]
+    # a 5% cut is found, a 90% cut is not: half the planted pairs, and each reported pair
+    # is one original's (its copy, or two copies of it)
+    assert (s["planted"], s["found"], s["recall"]) == (6, 3, 0.5)
+    assert s["reported"] == s["found"] and s["across"] == 0 and s["precision"] == 1.0
+    r = CliRunner().invoke(eval_cmd, args)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == (
+        "method minhash: 3 originals and 6 perturbed copies (9 documents); 6 planted pairs "
+        "(each copy with its original)"
+    )
+    assert "0.8\t0.5000\t3/6\t1.0000\t3\t0" in lines
+    code = CliRunner().invoke(eval_cmd, [*args, "--transitive"]).exit_code
+    assert code == 2

@@ -141,3 +141,22 @@ def test_synthetic_images(tmp_path: Path) -> None:
     assert rows[("jpeg", 0.1)] == 1 and rows[("resize", 0.1)] == 1
     with pytest.raises(ConfigError):
         synthetic_images([src / "grad.png"], out_dir=out, kinds=["blur"])
+
+
+def test_planted_scores_count_planted_pairs_only() -> None:
+    from neardup.evaluate import planted_scores, planted_sweep
+
+    c = synthetic_text(
+        [("a", TEXT * 4), ("b", TEXT[::-1] * 4)], kinds=["truncate"], strengths=[0.05, 0.9]
+    )
+    a5, a90 = "a~truncate@0.05", "a~truncate@0.9"
+    b5 = "b~truncate@0.05"
+    # a planted pair, two copies of one original (right, not planted), and a cross pair
+    s = planted_scores(c, [("a", a5), (a5, a90), (a90, b5), ("a", "a")], threshold=0.8)
+    assert (s.planted, s.found, s.reported, s.within, s.across) == (4, 1, 3, 2, 1)
+    assert (s.recall, s.precision) == (0.25, 2 / 3)
+    assert s.to_dict()["f1"] == round(2 * 0.25 * (2 / 3) / (0.25 + 2 / 3), 6)
+    scores, run = planted_sweep(c, "minhash", [0.9, 0.5])
+    assert [x.threshold for x in scores] == [0.5, 0.9] and run.threshold == 0.5
+    assert all(x.planted == 4 and x.across == 0 for x in scores)
+    assert scores[0].found >= scores[1].found >= 2

@@ -111,6 +111,7 @@ def _run(
         lsh_panel,
         parse_range,
         perturbation_report,
+        planted_sweep,
         read_labels,
         sample_documents,
         sweep,
@@ -123,6 +124,8 @@ def _run(
     sources = [x for x in (labels_file, truth, synthetic) if x is not None]
     if len(sources) != 1:
         raise click.UsageError("give exactly one of --labels FILE, --truth exact, --synthetic")
+    if transitive and synthetic is not None:
+        raise click.UsageError("--transitive goes with --labels or --truth, not --synthetic")
     if threshold is not None and sweep_spec is not None:
         raise click.UsageError("give --threshold or --sweep, not both")
     if plot is not None and Path(plot).suffix.lower() != ".svg":
@@ -176,15 +179,25 @@ def _run(
         labels = read_labels(labels_file)
         docs = list(documents(paths, binary=binary, images_only=images(m), **read))
     out["documents"] = len(docs)
-    out["true_pairs"] = len(labels.pairs)
+    scores: list[Any]
     update, close = progress(len(docs)) if progress is not None else (None, lambda: None)
     try:
-        scores = sweep(docs, m, thresholds, labels, transitive=transitive, progress=update)
+        if corpus is not None:
+            # a suite is scored on the pairs it planted (each variant with its original), not
+            # on every pair inside an original's group (see neardup.evaluate.planted)
+            out["originals"] = len(corpus.originals)
+            out["variants"] = len(corpus.variants)
+            scores, run = planted_sweep(corpus, m, thresholds, progress=update)
+            out["planted_pairs"] = scores[0].planted
+            out["perturbation"] = perturbation_report(
+                corpus, m, threshold=thresholds[0], result=run
+            ).to_dict()
+        else:
+            out["true_pairs"] = len(labels.pairs)
+            scores = sweep(docs, m, thresholds, labels, transitive=transitive, progress=update)
     finally:
         close()
     out["scores"] = [s.to_dict() for s in scores]
-    if corpus is not None:
-        out["perturbation"] = perturbation_report(corpus, m, threshold=thresholds[0]).to_dict()
     if plot is not None:
         panels = [sweep_panel(scores, title=f"{m}: precision / recall")]
         if m == "minhash":
@@ -209,13 +222,35 @@ def _run(
     return out
 
 
-def _text(out: dict[str, Any]) -> str:
-    parts = [
-        f"method {out['method']}: {out['documents']} documents, {out['true_pairs']} true pairs"
+def _planted_text(out: dict[str, Any]) -> list[str]:
+    """The headline of a perturbation suite: planted pairs found, reported pairs right."""
+    head = "threshold\trecall\tfound\tprecision\treported\tacross"
+    rows = [
+        f"{r['threshold']:g}\t{r['recall']:.4f}\t{r['found']}/{r['planted']}\t"
+        f"{r['precision']:.4f}\t{r['reported']}\t{r['across']}"
+        for r in out["scores"]
     ]
-    if "truth" in out:
-        parts.append(f"truth: exact {out['truth']['measure']} >= {out['truth']['threshold']:g}")
-    parts.append(_scores_text(out["scores"]).rstrip("\n"))
+    return [
+        f"method {out['method']}: {out['originals']} originals and {out['variants']} perturbed "
+        f"copies ({out['documents']} documents); {out['planted_pairs']} planted pairs "
+        "(each copy with its original)",
+        "recall: planted pairs reported; precision: reported pairs whose two documents come "
+        "from one original (across: from two, false positives)",
+        head,
+        *rows,
+    ]
+
+
+def _text(out: dict[str, Any]) -> str:
+    if "planted_pairs" in out:
+        parts = _planted_text(out)
+    else:
+        parts = [
+            f"method {out['method']}: {out['documents']} documents, {out['true_pairs']} true pairs"
+        ]
+        if "truth" in out:
+            parts.append(f"truth: exact {out['truth']['measure']} >= {out['truth']['threshold']:g}")
+        parts.append(_scores_text(out["scores"]).rstrip("\n"))
     if "perturbation" in out:
         p = out["perturbation"]
         parts.append(f"recall per perturbation at threshold {p['threshold']:g}")
@@ -276,7 +311,8 @@ def _text(out: dict[str, Any]) -> str:
 @click.option(
     "--synthetic",
     type=click.Choice(["text", "image"]),
-    help="Make labelled near-duplicates of the inputs and report recall per perturbation.",
+    help="Make perturbed copies of the inputs; report the planted pairs (copy, original) "
+    "found, the reported pairs' precision, and recall per perturbation.",
 )
 @click.option("--kinds", help="Perturbation kinds, comma-separated [default: all].")
 @click.option("--strengths", help="Perturbation strengths in (0, 1] [default: 0.05,0.1,0.2,0.4].")

@@ -14,10 +14,14 @@ from neardup.cli.options import (
     errors,
     input_format_option,
     input_options,
+    lsh_options,
+    method_options,
+    ngram_option,
     on_error_option,
     progress_option,
     quiet_option,
     record_options,
+    seed_option,
     sketch_options,
     stack,
     threshold_option,
@@ -26,7 +30,7 @@ from neardup.errors import InputError
 from neardup.methods import method_info, method_names
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from neardup.io import Document
     from neardup.readers import ReadStats
@@ -49,11 +53,26 @@ def open_index(
     bits: str | None = None,
     canonicalize: str | None = None,
     commit_every_seconds: float | None = None,
+    ngram: int | None = None,
+    seed: int | None = None,
+    bands: int | None = None,
+    rows: int | None = None,
 ) -> PersistentIndex:
-    """Open an index, rebuilding its method; explicit options must agree with the store's."""
+    """Open an index, rebuilding its method; explicit options must agree with the store's.
+
+    ``ngram``, ``seed``, ``bands`` and ``rows`` (MinHash's shingle size, seed and banding,
+    ``dedup``'s options of the same names) are stored in a new index; given for an existing
+    one, each must equal what the index uses (a planned banding included).
+    """
+    import os
+
     from neardup.store.persistent import COMMIT_EVERY_SECONDS, PersistentIndex
 
-    return PersistentIndex.open(
+    knobs = {"k": ngram, "seed": seed, "bands": bands, "rows": rows}
+    new = create and not readonly and not os.path.exists(path)
+    if new:
+        method_options(method or "minhash", **knobs)  # a usage error unless minhash
+    idx = PersistentIndex.open(
         path,
         readonly=readonly,
         create=create,
@@ -65,11 +84,42 @@ def open_index(
         commit_every_seconds=(
             COMMIT_EVERY_SECONDS if commit_every_seconds is None else commit_every_seconds
         ),
+        **(knobs if new else {}),
     )
+    if not new:
+        try:
+            _check_knobs(idx, path, knobs)
+        except BaseException:
+            idx.close()
+            raise
+    return idx
 
 
-def _index_options(fn: F) -> F:
-    """``--index`` and the options that build a new index (an existing one uses its own)."""
+def _check_knobs(idx: PersistentIndex, path: str, knobs: dict[str, int | None]) -> None:
+    """Refuse a knob that contradicts the existing index's (a usage error when its method
+    lacks them)."""
+    from neardup.store.knobs import KNOB_FLAGS, check_knobs
+
+    given = [k for k, v in knobs.items() if v is not None]
+    if given and idx.method.name != "minhash":
+        flags = ", ".join(KNOB_FLAGS[k] for k in given)
+        raise click.UsageError(
+            f"{flags} apply to minhash; the index {path!r} holds {idx.method.name}: drop the option"
+        )
+    check_knobs(idx.method, path, knobs)
+
+
+_STORED_THRESHOLD = "A new index's threshold (default: the method's); must match an existing one's."
+_QUERY_THRESHOLD = (
+    "Print matches at or above this similarity (default: the index's threshold). Above the "
+    "index's it finds exactly the index's matches that pass it; below it only the pairs that "
+    "share a stored LSH band or Hamming block (see docs/store.md)."
+)
+
+
+def _index_options(*, query: bool = False) -> Callable[[F], F]:
+    """``--index`` and the options that build a new index (an existing one uses its own);
+    with ``query``, ``--threshold`` is the query's threshold instead."""
     return stack(
         click.option(
             "--index",
@@ -85,11 +135,12 @@ def _index_options(fn: F) -> F:
             default=None,
             help="A new index's method (default minhash); an existing index uses its own.",
         ),
-        threshold_option(
-            "A new index's threshold (default: the method's); must match an existing one's."
-        ),
+        threshold_option(_QUERY_THRESHOLD if query else _STORED_THRESHOLD),
         sketch_options(stored=True),
-    )(fn)
+        ngram_option,
+        seed_option,
+        lsh_options,
+    )
 
 
 def _inputs(fn: F) -> F:
@@ -107,7 +158,18 @@ def _read(
     )
 
 
-_BUILD = ("index_path", "method", "threshold", "num_perm", "bits", "canonical")
+_BUILD = (
+    "index_path",
+    "method",
+    "threshold",
+    "num_perm",
+    "bits",
+    "canonical",
+    "ngram",
+    "seed",
+    "bands",
+    "rows",
+)
 
 
 def _open(
@@ -128,6 +190,10 @@ def _open(
         bits=options["bits"],
         canonicalize=options["canonical"],
         commit_every_seconds=commit_every_seconds,
+        ngram=options["ngram"],
+        seed=options["seed"],
+        bands=options["bands"],
+        rows=options["rows"],
     )
 
 
@@ -139,12 +205,40 @@ def _split(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 @click.group("index")
 def index_group() -> None:
-    """A persistent index: add documents over time, ask what a document duplicates."""
+    """A persistent index: add documents over time, ask what a document duplicates.
+
+    The command that creates the index (index add, or dedup --index) stores its method,
+    threshold and sketch options (--num-perm, --bits, --canonicalize, and for minhash --ngram,
+    --seed, --bands, --rows); later commands need only --index, and an option given again
+    must agree with the stored one.
+    """
+
+
+def _looser(idx: PersistentIndex, threshold: float) -> str:
+    """What a query below the index's threshold can miss, in one line."""
+    m = idx.method
+    stored = m.threshold
+    bands, rows = getattr(m, "bands", None), getattr(m, "rows", None)
+    if isinstance(bands, int) and isinstance(rows, int):
+        p = 1.0 - (1.0 - threshold**rows) ** bands
+        how = (
+            f"its LSH bands ({bands} x {rows}) make a pair of similarity {threshold:g} a "
+            f"candidate with probability {p:.2f}"
+        )
+    else:
+        how = (
+            "its Hamming blocks were cut for its own radius: a pair farther apart is found only "
+            "if one block is equal"
+        )
+    return (
+        f"--threshold {threshold:g} is below the index's {stored:g}: {how}; matches below "
+        f"{stored:g} can be missed (each one printed was verified at {threshold:g})"
+    )
 
 
 @index_group.command("add")
 @click.argument("paths", nargs=-1, required=True)
-@_index_options
+@_index_options()
 @_inputs
 @commit_every_option
 @quiet_option()
@@ -193,7 +287,7 @@ def index_add(
 
 @index_group.command("query")
 @click.argument("paths", nargs=-1, required=True)
-@_index_options
+@_index_options(query=True)
 @_inputs
 @errors
 def index_query(paths: tuple[str, ...], **options: Any) -> None:
@@ -201,8 +295,12 @@ def index_query(paths: tuple[str, ...], **options: Any) -> None:
     from neardup.readers import ReadStats
 
     build, read = _split(options)
-    with _open(build, readonly=True) as idx:
-        for hit in idx.query(_read(paths, idx, read, ReadStats())):
+    threshold = build.pop("threshold")
+    with _open({**build, "threshold": None}, readonly=True) as idx:
+        if threshold is not None and threshold < idx.method.threshold:
+            click.echo(f"neardup: {_looser(idx, threshold)}", err=True)
+        hits = idx.query(_read(paths, idx, read, ReadStats()), threshold=threshold)
+        for hit in hits:
             record: dict[str, Any] = {
                 "query": hit.query,
                 "match": hit.key,
@@ -215,7 +313,7 @@ def index_query(paths: tuple[str, ...], **options: Any) -> None:
 
 @index_group.command("remove")
 @click.argument("keys", nargs=-1, required=True)
-@_index_options
+@_index_options()
 @quiet_option()
 @errors
 def index_remove(keys: tuple[str, ...], quiet: bool, **build: Any) -> None:
@@ -243,7 +341,7 @@ def _writable(path: str) -> bool:
 
 
 @index_group.command("stats")
-@_index_options
+@_index_options()
 @errors
 def index_stats(**build: Any) -> None:
     """Print the index's statistics and the configuration it was built with, as JSON."""

@@ -10,7 +10,14 @@ from typing import Any
 import click
 
 from neardup.cli.index import STORABLE, open_index
-from neardup.cli.options import errors, sketch_options, threshold_option
+from neardup.cli.options import (
+    errors,
+    lsh_options,
+    ngram_option,
+    seed_option,
+    sketch_options,
+    threshold_option,
+)
 
 __all__ = ["serve_cmd"]
 
@@ -47,6 +54,9 @@ __all__ = ["serve_cmd"]
 )
 @threshold_option("A new index's threshold (default: the method's); must match an existing one's.")
 @sketch_options(stored=True)
+@ngram_option
+@seed_option
+@lsh_options
 @click.option(
     "--readers",
     type=click.IntRange(1, 256),
@@ -128,6 +138,10 @@ def serve_cmd(
     num_perm: int | None,
     bits: str | None,
     canonical: str | None,
+    ngram: int | None,
+    seed: int | None,
+    bands: int | None,
+    rows: int | None,
     readers: int | None,
     queue_size: int,
     queue_bytes: int,
@@ -171,7 +185,16 @@ def serve_cmd(
     )
     # create or check the store with the options given, then let the service reopen it
     with open_index(
-        index_path, method, threshold, num_perm=num_perm, bits=bits, canonicalize=canonical
+        index_path,
+        method,
+        threshold,
+        num_perm=num_perm,
+        bits=bits,
+        canonicalize=canonical,
+        ngram=ngram,
+        seed=seed,
+        bands=bands,
+        rows=rows,
     ) as idx:
         m = idx.method
         held = len(idx)

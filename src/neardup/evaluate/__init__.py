@@ -7,6 +7,7 @@ Not imported by ``import neardup``; import it by path: ``from neardup.evaluate i
 from __future__ import annotations
 
 from neardup.evaluate.labels import read_labels
+from neardup.evaluate.planted import PlantedScores, planted_scores, planted_sweep
 from neardup.evaluate.plot import Panel, Series, lsh_panel, render_svg, sweep_panel, write_svg
 from neardup.evaluate.scores import Labels, Scores, adjusted_rand_index, evaluate, pair_key
 from neardup.evaluate.sweep import (
@@ -44,6 +45,7 @@ __all__ = [
     "Labels",
     "Panel",
     "PerturbationReport",
+    "PlantedScores",
     "Scores",
     "Series",
     "SyntheticCorpus",
@@ -59,6 +61,8 @@ __all__ = [
     "parse_range",
     "perturb_text",
     "perturbation_report",
+    "planted_scores",
+    "planted_sweep",
     "read_labels",
     "render_svg",
     "sample_documents",

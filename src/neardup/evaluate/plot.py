@@ -12,11 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
 from neardup.errors import ConfigError
 from neardup.evaluate.scores import Scores
 from neardup.evaluate.sweep import LSHCurve
+
+if TYPE_CHECKING:
+    from neardup.evaluate.planted import PlantedScores
 
 __all__ = ["Panel", "Series", "lsh_panel", "render_svg", "sweep_panel", "write_svg"]
 
@@ -158,7 +162,9 @@ def write_svg(panels: Sequence[Panel], path: str | Path) -> None:
         tmp.write_text(render_svg(panels), encoding="utf-8")
 
 
-def sweep_panel(scores: Sequence[Scores], *, title: str = "precision / recall") -> Panel:
+def sweep_panel(
+    scores: Sequence[Scores | PlantedScores], *, title: str = "precision / recall"
+) -> Panel:
     """Precision, recall and F1 against the threshold.
 
     Examples:

@@ -281,8 +281,10 @@ class PDQConfig(MethodConfig):
             default ``1 - 16/256`` is distance 16 (the stricter of this and ``threshold``).
         dihedral: Match mirrored and rotated copies too: the 8 dihedral hashes of the DCT, of
             the image and of its mirrored pixels (:func:`neardup.image.pdq_variant_codes`).
-        crops: Match copies cropped by up to about 10% too: each image also contributes the
-            hashes of its 5 crops to 90% (centred and at the corners); 6x the hashing work.
+        crops: Match copies cropped by up to 10% too, centred or at a corner: each image
+            also contributes the hashes of 25 crops (98 to 90% of each side in steps of 2%,
+            centred and at the corners; :data:`neardup.image.pdqhashing.CROP_KEEPS`), about
+            5x the CPU of the plain hash. Other crop shapes: ``crop-resistant``.
     """
 
     KIND: ClassVar[str] = "pdq"
@@ -326,7 +328,8 @@ class PDQMethod(Method):
         return (
             fp
             + ("+dihedral" if self.config.dihedral else "")
-            + ("+crops" if self.config.crops else "")
+            # the crop ladder of 2% steps (+crops was five 90% crops: other pairs)
+            + ("+crops25" if self.config.crops else "")
         )
 
     @property

@@ -358,11 +358,17 @@ class PersistentIndex:
         return found
 
     def query_payload(
-        self, batch: list[Document], payload: object, *, exclude_self: bool = False
+        self,
+        batch: list[Document],
+        payload: object,
+        *,
+        exclude_self: bool = False,
+        threshold: float | None = None,
     ) -> list[Match]:
-        """Stored documents at or above the threshold for an already sketched batch."""
+        """Stored documents at or above the threshold (default the index's) for an already
+        sketched batch."""
         keys, blobs = self._encode(payload)
-        return self._query(batch, keys, blobs, exclude_self=exclude_self)
+        return self._query(batch, keys, blobs, exclude_self=exclude_self, threshold=threshold)
 
     def _query(
         self,
@@ -372,6 +378,7 @@ class PersistentIndex:
         *,
         exclude_self: bool,
         up_to: int | None = None,
+        threshold: float | None = None,
     ) -> list[Match]:
         queries: list[str] = []
         stored_keys: list[str] = []
@@ -386,7 +393,8 @@ class PersistentIndex:
                 stored_keys.append(key)
                 mine.append(blob)
                 theirs.append(other)
-        threshold = self.method.threshold
+        if threshold is None:
+            threshold = self.method.threshold
         scores = self.method.blob_similarities(mine, theirs) if mine else []
         return [
             Match(q, k, sim, dist)
@@ -394,12 +402,38 @@ class PersistentIndex:
             if sim >= threshold
         ]
 
-    def query(self, docs: Iterable[Document], *, batch_size: int = 2048) -> list[Match]:
+    def query(
+        self,
+        docs: Iterable[Document],
+        *,
+        batch_size: int = 2048,
+        threshold: float | None = None,
+    ) -> list[Match]:
         """Stored documents whose similarity to each query is at or above the threshold,
-        best first per query."""
+        best first per query.
+
+        Args:
+            docs: The query documents.
+            batch_size: Documents sketched at a time.
+            threshold: Report matches at or above this similarity instead of the index's
+                own threshold. Candidates still come from the stored bucket keys, which were
+                chosen for the index's threshold, and every candidate is verified against
+                this one: a higher threshold finds exactly the index's matches at or above
+                it; a lower one finds only the pairs below the index's threshold that happen
+                to share a bucket key (no recall promise there).
+
+        Raises:
+            ConfigError: ``threshold`` is not a similarity in [0, 1].
+        """
+        if threshold is not None and (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0.0 <= threshold <= 1.0
+        ):
+            raise ConfigError(f"threshold must be a similarity in [0, 1], got {threshold!r}")
         out: list[Match] = []
         for batch, payload in self._batches(docs, batch_size):
-            found = self.query_payload(batch, payload)
+            found = self.query_payload(batch, payload, threshold=threshold)
             order = {d.id: i for i, d in enumerate(batch)}
             found.sort(key=lambda m: (order[m.query], -m.similarity, m.key))
             out.extend(found)
