@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -99,3 +100,42 @@ def test_image_hashing(tmp_path: Path) -> None:
     code, out, err = _run("hash", "-m", "phash", *files, "--progress")
     assert code == 0, err
     assert len(out.splitlines()) == 3 and "neardup: hash done: 3/3 documents" in err
+
+
+def test_a_large_record_file_is_estimated_from_its_head_not_read_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress total of a big JSONL file reads its first MiB only (the inputs are read
+    once, by the run), and the estimate is close to the true count."""
+    from neardup.cli import progress
+
+    path = tmp_path / "big.jsonl"
+    rows = [f'{{"id": {i}, "text": "{"word " * (5 + i % 40)}"}}\n' for i in range(60_000)]
+    path.write_text("".join(rows))
+    assert path.stat().st_size > progress._EXACT_BYTES
+    read = 0
+    real_open = Path.open
+
+    class Counting:
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Counting:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def read(self, n: int = -1) -> bytes:
+            nonlocal read
+            data: bytes = self.fh.read(n)
+            read += len(data)
+            return data
+
+        def __iter__(self) -> Any:
+            raise AssertionError("the file is read through")
+
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: Counting(real_open(self, *a, **k)))
+    total = progress.count_documents([str(path)])
+    assert read <= 1 << 20
+    assert total is not None and abs(total - 60_000) / 60_000 < 0.05

@@ -1,8 +1,11 @@
 """Progress of ``neardup dedup`` on stderr: a bar with a total and an ETA, or status lines.
 
-The total is counted before the run, cheaply, when the inputs allow it: walked files are
+The total is found before the run, cheaply, when the inputs allow it: walked files are
 counted (names only, nothing is read), ``.jsonl`` files by their non-empty lines and ``.csv``
-files by their lines (an upper bound: a quoted field may span lines). stdin has no total;
+files by their lines (an upper bound: a quoted field may span lines). A record file larger
+than 8 MiB is not read through for this: its total is estimated from the lines of its first
+MiB and its size, so that the inputs are still read once (the bar's total is then an estimate,
+and the bar ends at the true count). stdin has no total;
 then the bar shows a count and a rate, and no ETA. On a terminal the bar is tqdm's; without
 one, ``--progress`` prints one status line every ``interval`` seconds (and at each stage),
 so logs of batch jobs show how far a run is.
@@ -29,9 +32,19 @@ _CHUNK = 1 << 20
 T = TypeVar("T")
 
 
+#: Record files up to this size are counted line by line; larger ones are estimated.
+_EXACT_BYTES = 8 << 20
+
+
 def _lines(path: Path, *, skip_blank: bool) -> int:
-    """Lines of a file (non-blank ones with ``skip_blank``, as the JSONL reader counts)."""
+    """Lines of a file (non-blank ones with ``skip_blank``, as the JSONL reader counts); for a
+    file over :data:`_EXACT_BYTES`, an estimate from its first MiB (never below 1)."""
+    size = path.stat().st_size
     with path.open("rb") as fh:
+        if size > _EXACT_BYTES:
+            head = fh.read(_CHUNK)
+            n = sum(1 for line in head.splitlines() if line.strip() or not skip_blank)
+            return max(1, round(n * size / max(len(head), 1)))
         if skip_blank:
             return sum(1 for line in fh if line.strip())
         n = 0
