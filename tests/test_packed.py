@@ -166,7 +166,7 @@ def test_packed_reader_stop_bytes_at_every_word_place(tmp_path: Path, piece: byt
 def takes_lines() -> bool:
     """Whether this process's JSONL scanner reads lines itself (the numpy twin takes none)."""
     from neardup._kernels import engine
-    from neardup._kernels.jsonl import reference
+    from neardup._kernels import jsonl as reference
 
     return engine.kernels("jsonl") is not reference
 

@@ -156,7 +156,7 @@ class Canonicalizer:
             and config.casefold == "full"
             and not (config.confusables or config.strip_diacritics or config.collapse_whitespace)
         ):
-            from neardup._kernels import canonicalize as kernel
+            from neardup._unicode import canonical as kernel
 
             self._kernel_mask = (kernel.BIDI if config.strip_bidi else 0) | (
                 kernel.FORMAT if config.strip_format else 0
@@ -235,7 +235,7 @@ class Canonicalizer:
         :meth:`canonicalize_many` and :meth:`canonicalize_buffer` call too.
 
         The batch goes down once, to the batch driver
-        (:func:`neardup._kernels.canonical_batch.canonical_batch`), which packs it and runs
+        (:func:`neardup._canonical_batch.canonical_batch`), which packs it and runs
         the kernel where :attr:`batch_kernel`, with :meth:`canonicalize` as its hook for
         what the kernel leaves to the standard library (and, for the configurations no
         kernel covers, for every document).
@@ -283,8 +283,8 @@ class Canonicalizer:
         self, docs: Sequence[str | bytes] | Packed, lower_ascii: bool, *, shortcut: bool = True
     ) -> Packed:
         """The batch kernel's result for ``docs`` (``shortcut``: pure-ASCII documents skip
-        the kernel; see :func:`~neardup._kernels.canonical_batch.canonical_batch`)."""
-        from neardup._kernels.canonical_batch import canonical_batch
+        the kernel; see :func:`~neardup._canonical_batch.canonical_batch`)."""
+        from neardup._canonical_batch import canonical_batch
 
         if self._kernel_mask is not None:
             how: Literal["kernel", "identity", "each"] = "kernel"

@@ -14,8 +14,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup._kernels import engine, tables
+from neardup._kernels import engine
 from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans, spans_from_lists
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError, InputError
 from neardup.types import Tokenizer
 
@@ -112,7 +113,7 @@ class WordTokenizer:
     def kernel_args(self) -> tuple[int, int] | None:
         """``(mask, min_bytes)`` of the word kernels for this tokenizer (``None``: uax29).
 
-        ``mask`` holds the :mod:`neardup._kernels.tables` class flags of word characters
+        ``mask`` holds the :mod:`neardup._unicode.classes` class flags of word characters
         (with ``IDEOGRAPH`` when Han and kana are split); tokens shorter than ``min_bytes``
         UTF-8 bytes are dropped.
         """

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup import canonicalize as canon_module
-from neardup._kernels.canonicalize import tables as ktables
 from neardup._kernels.spans import Packed, pack
+from neardup._unicode import canonical as ktables
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
 from neardup.config import CanonicalConfig
 from neardup.errors import InputTooLargeError

@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels import engine, tables
+from neardup._kernels import engine
+from neardup._kernels import text as reference
 from neardup._kernels.spans import pack, shingle_spans
-from neardup._kernels.text import reference
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
 from oracles.hashing import fnv1a_64
 

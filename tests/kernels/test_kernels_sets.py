@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from neardup._kernels import sets
+from neardup.sketch import sets
 
 
 @given(

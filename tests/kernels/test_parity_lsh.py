@@ -1,5 +1,5 @@
 """The lsh family: the native table kernels and ``BandIndex`` against their numpy twins
-(``neardup._kernels.lsh.reference`` and its ``BandIndex``): the same results, the same table
+(``neardup._kernels.lsh`` and its ``BandIndex``): the same results, the same table
 contents, the same errors, on hypothesis inputs."""
 
 from __future__ import annotations

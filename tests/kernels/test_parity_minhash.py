@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels import tables
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
 
 U64 = st.integers(0, 2**64 - 1)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from twins import packed, same
 
 from conftest import native_pair
-from neardup._kernels import tables
+from neardup._unicode import classes as tables
 
 # Word characters of every kind, marks (after ideographs too), Han, kana, Hangul, capitals
 # whose simple lowercase grows or shrinks in UTF-8 (U+023A, U+2C6F, U+0130), and separators.

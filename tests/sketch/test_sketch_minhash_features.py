@@ -39,8 +39,8 @@ def test_features_need_xxh3_preset() -> None:
 def test_packed_sets32_equal_the_reference_composition(docs: list[str]) -> None:
     """The fused kernel's sketches and 32-bit sets equal those of the reference backend's
     features run through ``unique_per_doc32`` (and the fast backend's packed features)."""
-    from neardup._kernels.sets import unique_per_doc32
     from neardup._kernels.spans import pack
+    from neardup.sketch.sets import unique_per_doc32
 
     h = MinHasher(32)
     p = pack(docs)

@@ -1,4 +1,4 @@
-//! Bindings of the affine family: the names of `neardup._kernels.affine.reference`.
+//! Bindings of the affine family: the names of `neardup._kernels.affine`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};

@@ -1,4 +1,4 @@
-//! Bindings of the hamming family: the names of `neardup._kernels.hamming.reference`.
+//! Bindings of the hamming family: the names of `neardup._kernels.hamming`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};

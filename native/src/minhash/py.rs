@@ -1,4 +1,4 @@
-//! Bindings of the minhash family: the names of `neardup._kernels.minhash.reference`, with
+//! Bindings of the minhash family: the names of `neardup._kernels.minhash`, with
 //! its argument dtypes, return dtypes and shapes, and its `ConfigError`s (same messages).
 
 use std::borrow::Cow;
@@ -334,7 +334,7 @@ fn fused<'py>(
         return Err(config_error(
             py,
             format!(
-                "classes and lower must be the 0x110000-entry tables of neardup._kernels.tables, \
+                "classes and lower must be the 0x110000-entry tables of neardup._unicode.classes, \
                  got {} and {} entries",
                 c.len(),
                 l.len()

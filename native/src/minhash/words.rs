@@ -1,7 +1,7 @@
 //! The fused sketch of the default path: tokenize -> xxh3_64 per token -> k-shingle features
 //! -> 32-bit double hashing, one document at a time over one UTF-8 buffer plus offsets.
 //!
-//! The tokens are those of `neardup._kernels.text.reference.tokenize_words(..., do_lower=True)`:
+//! The tokens are those of `neardup._kernels.text.tokenize_words(..., do_lower=True)`:
 //! maximal runs of code points whose class (`classes[cp] & mask`) is not 0, lowercased with
 //! `lower`, each ideograph a word of its own with the marks that follow it, kept when their
 //! UTF-8 length is at least `min_bytes`. Invalid UTF-8 decodes as U+FFFD of one byte (a

@@ -1,4 +1,4 @@
-//! Bindings of the simhash family: the names of `neardup._kernels.simhash.reference`.
+//! Bindings of the simhash family: the names of `neardup._kernels.simhash`.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;

@@ -1,4 +1,4 @@
-//! Bindings of the text family: the names of `neardup._kernels.text.reference`.
+//! Bindings of the text family: the names of `neardup._kernels.text`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyOverflowError, PyValueError};
@@ -28,7 +28,7 @@ pub fn uint8_mask(mask: i64) -> PyResult<u8> {
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
 
 /// Split documents into word tokens: maximal runs of code points whose class meets ``mask``
-/// (see ``neardup._kernels.text.reference.tokenize_words``); returns
+/// (see ``neardup._kernels.text.tokenize_words``); returns
 /// ``(out_buf, starts, ends, doc_offsets)``.
 #[pyfunction]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]

@@ -1,4 +1,4 @@
-//! Bindings of the weighted family: the names of `neardup._kernels.weighted.reference`.
+//! Bindings of the weighted family: the names of `neardup._kernels.weighted`.
 
 use numpy::ndarray::Array3;
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2};

@@ -10,7 +10,7 @@ probability about ``u**2 / 2**65``). Blank lines are never counted or removed.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
-(:mod:`neardup._kernels.lines`, native with numpy references), and the hashes from the batch
+(:mod:`neardup.corpus._lines`, native with numpy references), and the hashes from the batch
 engine's XXH3 kernel. Memory: the counts table, 30 to 60 bytes per distinct unit (the
 algorithm needs every unit's count), plus one batch.
 """
@@ -31,7 +31,7 @@ from neardup.errors import ConfigError
 from neardup.io import Document
 
 if TYPE_CHECKING:
-    from neardup._kernels.lines import UnitCounts
+    from neardup.corpus._lines import UnitCounts
 
 __all__ = [
     "LinesSummary",
@@ -81,7 +81,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
     """
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
-    from neardup._kernels.lines import line_spans
+    from neardup.corpus._lines import line_spans
 
     starts, ends, t_start, t_end, doc = line_spans(buf, offsets)
     blank = t_start >= t_end
@@ -309,7 +309,7 @@ def _count(
 ) -> UnitCounts:
     """Pass 1: the documents each unit occurs in (and, into ``log``, each document's number
     of units and every unit's hash, for pass 2)."""
-    from neardup._kernels.lines import UnitCounts
+    from neardup.corpus._lines import UnitCounts
 
     counts = UnitCounts()
     for buf, offsets in packed:
@@ -343,7 +343,7 @@ def _kept(
 ) -> tuple[I64, npt.NDArray[np.uint8], I64] | None:
     """Pass 2 on one packed batch: the documents that lose a unit and every document's kept
     text (packed), or None when no document loses one."""
-    from neardup._kernels.lines import kept_text
+    from neardup.corpus._lines import kept_text
 
     spans = unit_spans(buf, offsets, unit)
     drop_unit = counts.lookup(_hashes(buf, spans)) >= s.min_docs
@@ -477,7 +477,7 @@ def _splice_kept(
 ) -> None:
     """Pass 2 of the JSONL path on one batch: the records that lose a unit (pass 1's unit
     hashes tell which) get their kept text's JSON string in place of the text's."""
-    from neardup._kernels.lines import kept_json
+    from neardup.corpus._lines import kept_json
     from neardup.corpus.records import splice_values
 
     drop = counts.lookup(hashes) >= s.min_docs

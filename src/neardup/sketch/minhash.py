@@ -6,7 +6,7 @@ the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable 
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
 hashing with optimal densification, Shrivastava 2017). The batch path runs in the minhash
 kernels of :func:`neardup._kernels.engine.kernels` (the compiled core, or its numpy twin
-:mod:`neardup._kernels.minhash.reference`), which give the same bits. See ``docs/minhash.md``
+:mod:`neardup._kernels.minhash`), which give the same bits. See ``docs/minhash.md``
 for the definitions and byte layout.
 """
 
@@ -22,7 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.minhash_rows import check_empty, empty_value, feature_rows, slot_rows
 from neardup._kernels.spans import Packed, Spans, encode_text, pack
 from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
@@ -32,6 +31,7 @@ from neardup.errors import (
     IncompatibleSketchError,
     InputError,
 )
+from neardup.sketch._minhash_rows import check_empty, empty_value, feature_rows, slot_rows
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
 
@@ -518,7 +518,7 @@ class MinHasher:
         self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
     ) -> tuple[U64, npt.NDArray[np.uint32], npt.NDArray[np.int64]]:
         """:meth:`sketch_packed_with_features` with each document's features as its sorted set
-        of their top 32 bits (:func:`neardup._kernels.sets.unique_per_doc32`), made in the
+        of their top 32 bits (:func:`neardup.sketch.sets.unique_per_doc32`), made in the
         sketch kernel's pass: ``(sigs, values, set_offsets)``.
 
         Raises:
@@ -588,10 +588,10 @@ class MinHasher:
     ) -> tuple[U64, npt.NDArray[Any] | None, npt.NDArray[np.int64] | None]:
         """The one batch path: the documents go down once, to be packed and canonicalized
         (:meth:`_canonical_packed`), and the canonical batch down once more, to the fused
-        kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup._kernels.minhash_rows`.
+        kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup.sketch._minhash_rows`.
         ``want``: the slot rows alone, the rows with the feature hashes and their offsets,
         or the rows with each document's set of 32-bit feature hashes (xxh3 only)."""
-        from neardup._kernels.sets import unique_per_doc32
+        from neardup.sketch.sets import unique_per_doc32
 
         c = self._config
         if want != "rows" and c.preset != "xxh3":
@@ -616,7 +616,7 @@ class MinHasher:
     ) -> Any:
         """Call the fused kernel ``kernel`` of the minhash family (tokenize, hash, shingle and
         sketch in one pass) on canonical ``packed`` documents."""
-        from neardup._kernels import tables
+        from neardup._unicode import classes as tables
 
         mask, min_bytes, k, joined = fused
         c = self._config
@@ -637,7 +637,7 @@ class MinHasher:
     def _token_rows(self, packed: Packed, rows_only: bool) -> Any:
         """The slot rows (``rows_only``), else ``(rows, features, offsets)`` (xxh3), of
         canonical ``packed`` documents through the tokenizer: its inner tokens, shingled in
-        :mod:`neardup._kernels.minhash_rows`, or its own spans when it does not shingle."""
+        :mod:`neardup.sketch._minhash_rows`, or its own spans when it does not shingle."""
         c = self._config
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):

@@ -573,7 +573,7 @@ class SimHasher:
 
     def _sketch_fused(self, packed: Packed, args: tuple[int, int, int, bool]) -> U64:
         """One-pass kernel for word / word-shingle features at 64 bits, no weights."""
-        from neardup._kernels import tables
+        from neardup._unicode import classes as tables
 
         mask, min_bytes, k, joined = args
         kind = _HASHES.index(self._config.hash)
