@@ -16,14 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.spans import Packed, encode_text, pack
 from neardup._unicode import canonical as _tables
+from neardup.packed import PackedDocs, encode_text, pack
 
 __all__ = ["canonical_batch", "run"]
 
 
 def canonical_batch(
-    docs: Sequence[str | bytes] | Packed,
+    docs: Sequence[str | bytes] | PackedDocs,
     *,
     how: Literal["kernel", "identity", "each"],
     strip_mask: int,
@@ -32,11 +32,11 @@ def canonical_batch(
     fallback_from: int,
     one: Callable[[str], str],
     shortcut: bool = True,
-) -> Packed:
+) -> PackedDocs:
     """Pack ``docs`` (unless packed already) and canonicalize them in the kernel.
 
     Args:
-        docs: The documents (``str``, UTF-8 ``bytes``), or a :class:`Packed` batch (valid
+        docs: The documents (``str``, UTF-8 ``bytes``), or a :class:`PackedDocs` batch (valid
             UTF-8; lone surrogates as ``surrogatepass`` writes them).
         how: ``"kernel"``: the batch kernel with ``strip_mask``; ``"identity"``: nothing
             changes; ``"each"``: every document through ``one`` (configurations no kernel
@@ -55,9 +55,9 @@ def canonical_batch(
         buffer (a read-only one is copied once).
     """
     if how == "each":
-        texts = docs.texts() if isinstance(docs, Packed) else docs
+        texts = docs.texts() if isinstance(docs, PackedDocs) else docs
         return pack([one(_as_str(t, i)) for i, t in enumerate(texts)])
-    packed = docs if isinstance(docs, Packed) else pack(docs, writable=True)
+    packed = docs if isinstance(docs, PackedDocs) else pack(docs, writable=True)
     sizes = np.diff(packed.offsets)
     if len(sizes) and int(sizes.max()) > max_bytes:
         big = int(np.argmax(sizes))
@@ -72,15 +72,15 @@ def canonical_batch(
     buf, offsets = _rebased(packed)
     todo = _non_ascii_docs(buf, offsets)
     if len(todo) == n_docs:  # nothing to skip: one kernel pass over the whole batch
-        return run.all(Packed(_writable(buf), offsets))
+        return run.all(PackedDocs(_writable(buf), offsets))
     base = _lower_ascii(buf) if lower_ascii else buf
     if not len(todo):
-        return Packed(_writable(base), offsets)
+        return PackedDocs(_writable(base), offsets)
     bounds = offsets.tolist()
     sub_offsets = np.zeros(len(todo) + 1, dtype=np.int64)
     np.cumsum(sizes[todo], out=sub_offsets[1:])
     sub_buf = np.concatenate([buf[bounds[d] : bounds[d + 1]] for d in todo.tolist()])
-    out, status = run.call(Packed(sub_buf, sub_offsets))
+    out, status = run.call(PackedDocs(sub_buf, sub_offsets))
     # status 0: the kernel's output is the input (which base already holds); 1: rewritten;
     # 2: left to the standard library, unchanged (so without lower_ascii's lowercasing)
     rows = np.flatnonzero(status != 0)
@@ -101,12 +101,12 @@ class _Run:
         self.fallback_from = fallback_from
         self.one = one
 
-    def all(self, packed: Packed) -> Packed:
+    def all(self, packed: PackedDocs) -> PackedDocs:
         """The kernel over every document of ``packed``, then its fallbacks."""
         out, status = self.call(packed)
         return self.fallback(out, np.flatnonzero(status == 2))
 
-    def call(self, packed: Packed) -> tuple[Packed, npt.NDArray[np.uint8]]:
+    def call(self, packed: PackedDocs) -> tuple[PackedDocs, npt.NDArray[np.uint8]]:
         return run(
             packed,
             strip_mask=self.strip_mask,
@@ -114,7 +114,7 @@ class _Run:
             fallback_from=self.fallback_from,
         )
 
-    def fallback(self, out: Packed, left: npt.NDArray[np.intp]) -> Packed:
+    def fallback(self, out: PackedDocs, left: npt.NDArray[np.intp]) -> PackedDocs:
         """``out`` with the documents ``left`` (huge ones, under the exact growth bound, and
         code points the tables lack) canonicalized by the hook."""
         if not len(left):
@@ -128,14 +128,14 @@ class _Run:
         lengths = np.fromiter((len(x) for x in docs), dtype=np.int64, count=len(docs))
         offsets = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        return Packed(np.frombuffer(b"".join(docs), dtype=np.uint8), offsets)
+        return PackedDocs(np.frombuffer(b"".join(docs), dtype=np.uint8), offsets)
 
 
 def _as_str(text: str | bytes, index: int) -> str:
     return text if isinstance(text, str) else encode_text(text, index).decode("utf-8")
 
 
-def _rebased(packed: Packed) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+def _rebased(packed: PackedDocs) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """The bytes of the documents and offsets from 0, as the kernel returns them (a view and
     the same offsets when the documents fill the buffer)."""
     offsets = np.ascontiguousarray(packed.offsets, dtype=np.int64)
@@ -177,13 +177,13 @@ def _splice(
     base: npt.NDArray[np.uint8],
     offsets: npt.NDArray[np.int64],
     docs: npt.NDArray[np.intp],
-    new: Packed,
+    new: PackedDocs,
     rows: npt.NDArray[np.intp],
-) -> Packed:
+) -> PackedDocs:
     """The documents ``base``/``offsets`` with document ``docs[j]`` replaced by row
     ``rows[j]`` of ``new`` (``docs`` increasing)."""
     if not len(docs):
-        return Packed(_writable(base), offsets)
+        return PackedDocs(_writable(base), offsets)
     bounds = offsets.tolist()
     new_bounds = new.offsets.tolist()
     pieces: list[npt.NDArray[np.uint8]] = []
@@ -197,12 +197,12 @@ def _splice(
     sizes[docs] = np.diff(new.offsets)[rows]
     out_offsets = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(sizes, out=out_offsets[1:])
-    return Packed(np.concatenate(pieces), out_offsets)
+    return PackedDocs(np.concatenate(pieces), out_offsets)
 
 
 def run(
-    packed: Packed, *, strip_mask: int, lower_ascii: bool, fallback_from: int
-) -> tuple[Packed, npt.NDArray[np.uint8]]:
+    packed: PackedDocs, *, strip_mask: int, lower_ascii: bool, fallback_from: int
+) -> tuple[PackedDocs, npt.NDArray[np.uint8]]:
     """Canonicalize packed documents; return them packed again, with a status per document.
 
     Status 0: copied unchanged; 1: rewritten; 2: left unchanged for the caller to do with the
@@ -227,4 +227,4 @@ def run(
         lower_ascii,
         fallback_from,
     )
-    return Packed(buf, offsets), status
+    return PackedDocs(buf, offsets), status

@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup import canonicalize as canon_module
-from neardup._kernels.spans import Packed, pack
 from neardup._unicode import canonical as ktables
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
 from neardup.config import CanonicalConfig
 from neardup.errors import InputTooLargeError
+from neardup.packed import PackedDocs, pack
 
 T = TypeVar("T")
 TXTFP = Path(__file__).parents[1] / "golden" / "vectors" / "txtfp"
@@ -213,7 +213,7 @@ CONFIGS = [
 ]
 
 
-def _packed(docs: list[str], pad: int, readonly: bool) -> Packed:
+def _packed(docs: list[str], pad: int, readonly: bool) -> PackedDocs:
     """``docs`` packed, with ``pad`` bytes of other text before and after (offsets not from
     0, a buffer longer than the documents), read-only or writable."""
     p = pack(docs)
@@ -221,15 +221,15 @@ def _packed(docs: list[str], pad: int, readonly: bool) -> Packed:
     buf = np.concatenate([junk, p.buf, junk])
     if readonly:
         buf.setflags(write=False)
-    return Packed(buf, p.offsets + pad)
+    return PackedDocs(buf, p.offsets + pad)
 
 
-def _texts(p: Packed) -> list[str]:
+def _texts(p: PackedDocs) -> list[str]:
     raw = p.buf.tobytes()
     return [t.decode("utf-8", "surrogatepass") for t in _split(raw, p.offsets.tolist())]
 
 
-def _outcome(fn: Callable[[], Packed]) -> tuple[bytes, list[int], str, bool] | str:
+def _outcome(fn: Callable[[], PackedDocs]) -> tuple[bytes, list[int], str, bool] | str:
     """What ``fn`` returns (bytes, offsets, dtype, writable), or the error it raises."""
     try:
         p = fn()

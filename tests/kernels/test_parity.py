@@ -87,6 +87,5 @@ def test_every_public_module_of_kernels_is_a_family() -> None:
     import neardup._kernels
 
     public = {m.name for m in pkgutil.iter_modules(neardup._kernels.__path__) if m.name[0] != "_"}
-    # spans: the packed-documents type, which moves next to its users with the one packed type
-    assert public - {"spans"} == {*engine.FAMILIES, "engine"}
+    assert public == {*engine.FAMILIES, "engine"}
     assert not any(m.ispkg for m in pkgutil.iter_modules(neardup._kernels.__path__))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels.spans import pack
+from neardup.packed import pack
 
 TEXT = st.text(
     alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x", '"', "\\", "\x01", "\x0b"]),

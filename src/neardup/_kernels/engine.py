@@ -26,9 +26,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.spans import Packed, Spans, pack
+from neardup._spans import Spans
 from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
+from neardup.packed import PackedDocs, pack
 
 __all__ = [
     "FAMILIES",
@@ -162,7 +163,9 @@ def backend() -> ModuleType:
     return kernels("text")
 
 
-def tokenize_packed(packed: Packed, *, mask: int, min_bytes: int = 1, lower: bool = True) -> Spans:
+def tokenize_packed(
+    packed: PackedDocs, *, mask: int, min_bytes: int = 1, lower: bool = True
+) -> Spans:
     """Tokenize packed documents into word-token spans (``kernels("text").tokenize_words``)."""
     out, starts, ends, doc_offsets = backend().tokenize_words(
         packed.buf,

@@ -85,7 +85,7 @@ def simhash_words(
     """
     from neardup._kernels import text as text
     from neardup._kernels import xxh3 as xxh3
-    from neardup._kernels.spans import Spans, shingle_spans
+    from neardup._spans import Spans, shingle_spans
     from neardup.errors import ConfigError
 
     if k < 1:

@@ -47,7 +47,7 @@ def tokenize_words(
     a document.
 
     Returns:
-        ``(out_buf, starts, ends, doc_offsets)``: see :class:`neardup._kernels.spans.Spans`.
+        ``(out_buf, starts, ends, doc_offsets)``: see :class:`neardup._spans.Spans`.
 
     Raises:
         ValueError: the offsets do not rise within ``buf``, or a table does not cover every

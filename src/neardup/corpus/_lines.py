@@ -35,7 +35,7 @@ def line_spans(buf: U8, offsets: I64) -> tuple[I64, I64, I64, I64, I64]:
     A blank line has ``trimmed_starts >= trimmed_ends``.
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(["a\\n  b \\n", "x"])
         >>> [x.tolist() for x in line_spans(p.buf, p.offsets)]
         [[0, 2, 7, 7], [1, 6, 7, 8], [0, 4, 7, 7], [1, 5, 7, 8], [0, 0, 0, 1]]
@@ -57,7 +57,7 @@ def kept_text(
         keep_line: Which lines stay.
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(["a\\nb\\nc", "x\\ny"])
         >>> s, e, _, _, d = line_spans(p.buf, p.offsets)
         >>> out, off = kept_text(p.buf, p.offsets, s, e, d, np.array([1, 0, 1, 0, 1], bool))
@@ -75,7 +75,7 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
     each byte for byte what ``json.dumps(text, ensure_ascii=False)`` writes.
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(['a"b\\\\', "x\\n\\x01é"])
         >>> out, off = json_strings(p.buf, p.offsets, np.array([1, 0]))
         >>> out.tobytes().decode(), off.tolist()
@@ -105,7 +105,7 @@ def kept_json(
         whose units do not number as ``unit_off`` says (then the other values are partial).
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(["menu\\nbody\\n\\nmenu", 'x "y"'])
         >>> drop = np.array([True, False, True, False])
         >>> ch, out, off, n, bad = kept_json(p.buf, p.offsets, drop, np.array([0, 3, 4]), False)

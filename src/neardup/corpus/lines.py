@@ -73,7 +73,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
     """Split packed documents into lines and units (``line`` or ``paragraph``).
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(["a\\n  b \\n\\nc", "x"])
         >>> s = unit_spans(p.buf, p.offsets, "paragraph")
         >>> [p.buf[a:b].tobytes() for a, b in zip(s.starts, s.ends)]
@@ -117,7 +117,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
 
 def _hashes(buf: npt.NDArray[np.uint8], spans: UnitSpans) -> U64:
     from neardup._kernels.engine import hash_spans
-    from neardup._kernels.spans import Spans
+    from neardup._spans import Spans
 
     offsets = np.array([0, len(spans.starts)], dtype=np.int64)
     lo, _ = hash_spans(Spans(buf, spans.starts, spans.ends, offsets), "xxh3_64")
@@ -248,7 +248,7 @@ def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
 
 
 def _pack(batch: Sequence[Document]) -> tuple[npt.NDArray[np.uint8], I64]:
-    from neardup._kernels.spans import pack
+    from neardup.packed import pack
 
     p = pack([d.text or "" for d in batch])
     return p.buf, p.offsets

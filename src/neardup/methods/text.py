@@ -256,12 +256,11 @@ class MinHashMethod(Method):
         return f"lsh-{self.bands}x{self.rows}-verify={int(self.config.verify)}"
 
     def sketch(self, docs: Sequence[Document]) -> MinHashPayload:
-        from neardup._kernels.spans import Packed
         from neardup.packed import PackedDocs
 
         # packed documents go down as their buffer (no Python string per document)
         batch = (
-            Packed(docs.buf, np.ascontiguousarray(docs.offsets, dtype=np.int64))
+            PackedDocs(docs.buf, np.ascontiguousarray(docs.offsets, dtype=np.int64))
             if isinstance(docs, PackedDocs)
             else texts_of(docs)
         )

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.spans import Spans, shingle_spans
+from neardup._spans import Spans, shingle_spans
 from neardup.errors import EmptyInputError
 
 __all__ = ["check_empty", "datasketch_permutations", "empty_value", "feature_rows", "slot_rows"]

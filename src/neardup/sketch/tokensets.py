@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.spans import Spans
+from neardup._spans import Spans
 from neardup.config import check_choice
 from neardup.errors import ConfigError, InputError
 from neardup.sketch._minhash_rows import datasketch_permutations

@@ -1,9 +1,10 @@
-"""Packed documents and spans: the data the batch engine passes between its kernels.
+"""Token spans: byte ranges into a buffer, grouped per document, the data the batch engine
+passes between its tokenizer, shingling and hashing kernels.
 
-A batch of documents is one ``uint8`` buffer plus ``offsets`` (``n_docs + 1`` int64 values;
-document ``d`` is ``buf[offsets[d]:offsets[d+1]]``). Tokens and features are *spans*: byte
-ranges ``[starts[i], ends[i])`` into a buffer, grouped per document by ``doc_offsets``
-(``n_docs + 1`` int64 values; document ``d`` owns spans ``doc_offsets[d]:doc_offsets[d+1]``).
+Tokens and features are *spans*: byte ranges ``[starts[i], ends[i])`` into a buffer, grouped
+per document by ``doc_offsets`` (``n_docs + 1`` int64 values; document ``d`` owns spans
+``doc_offsets[d]:doc_offsets[d+1]``). The documents themselves are packed the same way
+(:class:`neardup.packed.PackedDocs`).
 
 Token buffers written by the tokenizer kernels hold each document's kept tokens separated by
 one ASCII space, so a shingle of ``k`` consecutive tokens is itself one contiguous span: the
@@ -18,44 +19,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import DecodeError, InputError
+from neardup.errors import InputError
 
 __all__ = [
-    "Packed",
     "Spans",
-    "encode_text",
-    "pack",
     "shingle_spans",
     "spans_from_lists",
 ]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True, slots=True)
-class Packed:
-    """Documents packed into one UTF-8 buffer plus offsets."""
-
-    buf: U8
-    offsets: I64
-
-    @property
-    def n_docs(self) -> int:
-        """Number of documents in the batch."""
-        return len(self.offsets) - 1
-
-    def texts(self) -> list[str]:
-        """The documents decoded, one ``str`` each (``surrogatepass``, as :func:`pack` wrote
-        lone surrogates): the inverse of :func:`pack`.
-
-        Examples:
-            >>> pack(["ab", "", "ç"]).texts()
-            ['ab', '', 'ç']
-        """
-        raw = self.buf.tobytes()
-        o = self.offsets.tolist()
-        return [raw[o[i] : o[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(o) - 1)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,54 +58,6 @@ class Spans:
                 ]
             )
         return out
-
-
-def encode_text(doc: str | bytes, index: int = 0) -> bytes:
-    """Return the UTF-8 bytes of one document, validating ``bytes`` input.
-
-    ``str`` is encoded with ``surrogatepass`` so that lone surrogates never raise; they decode
-    to code points of category Cs, which no tokenizer counts as word characters.
-
-    Raises:
-        DecodeError: ``bytes`` that are not valid UTF-8.
-        InputError: anything that is neither ``str`` nor ``bytes``.
-    """
-    if isinstance(doc, str):
-        return doc.encode("utf-8", "surrogatepass")
-    if isinstance(doc, bytes | bytearray | memoryview):
-        data = bytes(doc)
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DecodeError(
-                f"document {index} is not valid UTF-8 (byte {exc.start}: {exc.reason}); "
-                "decode it yourself with the right encoding and pass a str"
-            ) from None
-        return data
-    raise InputError(
-        f"document {index} is a {type(doc).__name__}, not str or bytes; "
-        "pass text as str (or UTF-8 bytes)"
-    )
-
-
-def pack(docs: Sequence[str | bytes], *, writable: bool = False) -> Packed:
-    """Pack documents into one buffer plus offsets.
-
-    ``writable=True`` joins into a ``bytearray``, so the buffer is a writable array (the type
-    a kernel's own output has) at no extra copy; otherwise it is a read-only view of ``bytes``.
-
-    Examples:
-        >>> p = pack(["ab", "", "ç"])
-        >>> p.offsets.tolist(), p.buf.tobytes()
-        ([0, 2, 2, 4], b'ab\\xc3\\xa7')
-    """
-    encoded = [encode_text(d, i) for i, d in enumerate(docs)]
-    lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    joined = (bytearray() if writable else b"").join(encoded)
-    buf = np.frombuffer(joined, dtype=np.uint8)
-    return Packed(buf, offsets)
 
 
 def spans_from_lists(token_lists: Sequence[Sequence[str]]) -> Spans:
