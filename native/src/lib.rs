@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod arrays;
 mod errors;
 mod simd;
+mod utf8;
 
 pub mod affine;
 pub mod buckets;

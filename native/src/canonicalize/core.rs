@@ -10,7 +10,7 @@
 //! the quick check (no flagged code point, combining classes in canonical order) likewise;
 //! anything else is rewritten segment by segment (see [`canonicalize`]).
 
-use crate::text::core::{decode, encode};
+use crate::utf8::{decode, encode};
 
 /// `tables.CHANGES`: a code point a canonicalization may change.
 const CHANGES: u8 = 4;

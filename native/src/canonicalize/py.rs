@@ -6,8 +6,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::core;
+use crate::arrays::uint8_mask;
 use crate::arrays::{code_point_table, slice};
-use crate::text::py::{decode_error, uint8_mask};
+use crate::text::py::decode_error;
 
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
 

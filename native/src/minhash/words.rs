@@ -13,6 +13,7 @@ use super::ascii::{self, AsciiScratch, Pass};
 use super::core::{doc_shingles, sort_unique};
 use super::slots;
 use crate::simd::{self, multiversion};
+use crate::utf8::decode;
 
 /// `tables.MARK` and `tables.IDEOGRAPH`.
 const MARK: u8 = 8;
@@ -67,44 +68,6 @@ fn ascii_table(w: &Words<'_>) -> Option<[u8; 256]> {
         }
     }
     Some(table)
-}
-
-/// Decode one code point at `doc[i]`: (code point, byte length). Invalid or truncated
-/// sequences decode as U+FFFD of length 1; surrogates decode to their code point.
-#[inline(always)]
-fn decode(doc: &[u8], i: usize) -> (usize, usize) {
-    let end = doc.len();
-    let b0 = doc[i] as usize;
-    if b0 < 0x80 {
-        return (b0, 1);
-    }
-    if (0xC2..0xE0).contains(&b0) && i + 1 < end {
-        let b1 = doc[i + 1] as usize;
-        if b1 & 0xC0 == 0x80 {
-            return (((b0 & 0x1F) << 6) | (b1 & 0x3F), 2);
-        }
-    } else if (0xE0..0xF0).contains(&b0) && i + 2 < end {
-        let (b1, b2) = (doc[i + 1] as usize, doc[i + 2] as usize);
-        if b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80 {
-            let cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
-            if cp >= 0x800 {
-                return (cp, 3);
-            }
-        }
-    } else if (0xF0..0xF5).contains(&b0) && i + 3 < end {
-        let (b1, b2, b3) = (
-            doc[i + 1] as usize,
-            doc[i + 2] as usize,
-            doc[i + 3] as usize,
-        );
-        if b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80 {
-            let cp = ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
-            if (0x10000..=0x10FFFF).contains(&cp) {
-                return (cp, 4);
-            }
-        }
-    }
-    (0xFFFD, 1)
 }
 
 /// Append `cp` (a `lower` table value) as UTF-8 to `out` (bytes beyond a code point's range
@@ -178,7 +141,8 @@ fn doc_tokens(
                 continue;
             }
         }
-        let (cp, step) = decode(doc, i);
+        // invalid or truncated sequences read as U+FFFD of one byte
+        let (cp, step) = decode(doc, i, doc.len()).map_or((0xFFFD, 1), |(c, n)| (c as usize, n));
         let cls = w.classes[cp] & w.mask;
         if cls != 0 {
             let ideo = cls & IDEOGRAPH != 0;
