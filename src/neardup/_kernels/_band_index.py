@@ -19,11 +19,15 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.lsh import (
+from neardup._kernels.lsh import (  # the twin's own helpers (this class is split off for length)
+    _LOW32,
+    _MAX64,
     HEADER,
+    _fold,
     file_key,
     grow,
     new_table,
+    plan_growth,
     row_count,
     signed,
     slot,
@@ -38,25 +42,13 @@ U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
-_MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
-_LOW32 = np.uint64(0xFFFFFFFF)
 _MIN_SLOTS = 512
 _MIN_ENTRIES = 256
 Hit = tuple[Hashable, float]
 
 
-def _fold(values: U64) -> U32:
-    return ((values ^ (values >> np.uint64(32))) & _LOW32).astype(np.uint32)
-
-
 def _live(values: U64) -> bool:
     return not (bool(np.all(values == _MAX64)) or bool(np.all(values == _LOW32)))
-
-
-def _plan_growth(used: int, entries: int, slots: int, cap: int, more: int) -> tuple[int, int]:
-    from neardup._kernels.lsh import plan_growth
-
-    return plan_growth(used, entries, slots, cap, more)
 
 
 def _exact_width(values: object, num_perm: int) -> int | None:
@@ -163,7 +155,7 @@ class BandIndex:
             )
         tab = self._b_tab
         used, entries, slots, capacity = (int(x) for x in tab[[0, 1, 3, 4]])
-        new_slots, new_cap = _plan_growth(used, entries, slots, capacity, k * self._bands)
+        new_slots, new_cap = plan_growth(used, entries, slots, capacity, k * self._bands)
         if new_slots != slots:
             self._b_tab = grow(tab, new_slots, new_cap)
         elif new_cap != capacity:
