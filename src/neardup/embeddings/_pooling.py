@@ -7,8 +7,8 @@ no ids left gives a zero row. Sums and the squared norm are accumulated in float
 order, one document at a time; the result is cast to float32 once.
 
 The kernels are those of :func:`neardup._kernels.engine.kernels` (``kernels("pooling")``):
-the native module ``neardup._native.pooling`` and its numpy twin ``reference.py`` add in the
-same order, so they give the same bits (tests/kernels/test_parity_pooling.py).
+the native module ``neardup._native.pooling`` and its numpy twin ``neardup._kernels.pooling``
+add in the same order, so they give the same bits (tests/kernels/test_parity_pooling.py).
 """
 
 from __future__ import annotations
