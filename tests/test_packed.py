@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -341,6 +342,8 @@ def test_pack_makes_the_one_packed_type() -> None:
     assert [d.text for d in p] == ["ab", "", "ç"] == p.texts()
     with pytest.raises(AttributeError):
         p.buf = p.buf  # type: ignore[misc]
+    back = pickle.loads(pickle.dumps(PackedDocs(p.buf, p.offsets, ["a", "b", "c"])))
+    assert back.texts() == p.texts() and list(back.ids) == ["a", "b", "c"]
 
 
 def test_packed_docs_named_arguments_first_is_a_clear_error() -> None:

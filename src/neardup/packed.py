@@ -76,6 +76,9 @@ class PackedDocs(Sequence[Document]):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"PackedDocs is immutable; cannot set {name!r}")
 
+    def __reduce__(self) -> tuple[type[PackedDocs], tuple[U8, I64, Sequence[str] | None]]:
+        return (PackedDocs, (self.buf, self.offsets, self._ids))
+
     @property
     def ids(self) -> Sequence[str]:
         """The document ids (``"0"``, ``"1"``, ... when none were given)."""
