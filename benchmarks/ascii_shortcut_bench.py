@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from minhash_bench import build_corpus, peer_shingles
 
-from neardup._kernels.spans import Packed, pack
 from neardup.canonicalize import Canonicalizer
+from neardup.packed import PackedDocs, pack
 from neardup.sketch.minhash import MinHasher, _fused_args
 
 
@@ -48,7 +48,7 @@ def main() -> None:
     fused = _fused_args(hasher._tokenizer)
     assert fused is not None
 
-    def canonical(shortcut: bool) -> Packed:
+    def canonical(shortcut: bool) -> PackedDocs:
         return canon._kernel_batch(pack(docs, writable=True), False, shortcut=shortcut)
 
     def sketch(shortcut: bool) -> object:

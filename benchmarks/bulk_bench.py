@@ -49,7 +49,7 @@ from datasketch_bench import rensa_sketches, token_corpus
 from minhash_bench import rounds, table
 
 import neardup.compat.datasketch as nd
-from neardup._kernels import sha1 as sha1_kernels
+from neardup._kernels import engine
 from neardup.index.lsh import LSHIndex
 from neardup.sketch.tokensets import pack_token_sets, sketch_token_sets
 
@@ -94,7 +94,7 @@ def main() -> None:
     raw, lengths, _ = pack_token_sets(byte_sets, text=False)
     ends = np.cumsum(lengths)
     starts, buf = ends - lengths, np.frombuffer(raw, dtype=np.uint8)
-    sha1_32 = sha1_kernels.kernels().sha1_32
+    sha1_32 = engine.kernels("sha1").sha1_32
     blocks = bytes(64 * n_tok)  # one SHA-1 block per token, streamed
 
     med = rounds(

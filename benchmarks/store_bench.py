@@ -201,7 +201,7 @@ def verification_error(texts: list[str]) -> tuple[float, int, int]:
     """Stored-set Jaccard against the 32-bit sets the in-memory run verifies with, on every
     candidate pair of the corpus: (largest absolute error, verdicts that differ at 0.8,
     pairs compared)."""
-    from neardup._kernels.sets import jaccard_pairs
+    from neardup.sketch.sets import jaccard_pairs
 
     method = make_method("minhash")
     sample = _docs(texts[: min(len(texts), 20000)])

@@ -19,7 +19,8 @@ import xxhash
 
 from corpus import load_corpus
 from neardup._kernels import engine
-from neardup._kernels.spans import pack, shingle_spans
+from neardup._spans import shingle_spans
+from neardup.packed import pack
 from neardup.tokenize import WordTokenizer
 
 WORD = re.compile(r"\w+")

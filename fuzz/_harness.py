@@ -34,7 +34,7 @@ def not_instrumented() -> list[str]:
     """Modules whose bytecode must stay as numba compiles it (atheris excludes exact names)."""
     import pkgutil
 
-    # every module of the kernel packages (_kernels/<family>/{fast,reference}.py), recursively
+    # every module of the kernel package (_kernels/<family>.py and its private helpers)
     kernels = [m.name for m in pkgutil.walk_packages([str(KERNELS)], prefix="neardup._kernels.")]
     return ["neardup._kernels", *kernels, "neardup.cluster"]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write native/src/unicode/tables.bin: the Unicode tables of the text kernels, built by
-``neardup._kernels.unicode.reference`` from this Python's unicodedata (run it with Python
+``neardup._kernels.unicode`` from this Python's unicodedata (run it with Python
 3.11: Unicode 14.0), for the compiled core to embed. Run again whenever a table builder
 changes; tests/kernels/test_parity_unicode.py fails until the file matches.
 
@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "src"))
 
-from neardup._kernels.unicode import reference
+from neardup._kernels import unicode as reference
 
 OUT = Path(__file__).parents[1] / "native" / "src" / "unicode" / "tables.bin"
 _CODES = {np.dtype(np.uint8): 1, np.dtype(np.int32): 4, np.dtype(np.int64): 8}

@@ -35,7 +35,7 @@ def _neardup_logger_as_it_was() -> Any:
 
 
 def native_pair(family: str) -> tuple[Any, Any]:
-    """``(neardup._native.<family>, neardup._kernels.<family>.reference)``, for the parity
+    """``(neardup._native.<family>, neardup._kernels.<family>)``, for the parity
     tests (tests/kernels/test_parity*.py); skips the test when the compiled core is not built
     or lacks the family."""
     import importlib
@@ -45,7 +45,7 @@ def native_pair(family: str) -> tuple[Any, Any]:
     compiled = engine.native()
     if compiled is None or not hasattr(compiled, family):
         pytest.skip(f"the compiled core has no {family} family", allow_module_level=True)
-    reference = importlib.import_module(f"neardup._kernels.{family}.reference")
+    reference = importlib.import_module(f"neardup._kernels.{family}")
     return getattr(compiled, family), reference
 
 

@@ -173,7 +173,7 @@ def run_command(command: str, bindir: Path) -> tuple[int, list[str]]:
     if parsed is not None:
         args, target = parsed
         result = CliRunner().invoke(main, args, catch_exceptions=False)
-        out, err = result.stdout, _quiet(result.stderr)
+        out, err = result.stdout, result.stderr
         if target is not None:
             Path(target).write_text(out, encoding="utf-8")
             out = ""
@@ -189,7 +189,7 @@ def run_command(command: str, bindir: Path) -> tuple[int, list[str]]:
             timeout=300,
             check=False,
         )
-        out, err, code = proc.stdout, _quiet(proc.stderr), proc.returncode
+        out, err, code = proc.stdout, proc.stderr, proc.returncode
     return code, [_joined(out, err), _joined(err, out)]
 
 
@@ -197,15 +197,6 @@ def _joined(first: str, second: str) -> str:
     if first and not first.endswith("\n"):
         first += "\n"
     return first + second
-
-
-def _quiet(printed: str) -> str:
-    """Leave out the one-time kernel-compile notice (it shows on a cold cache only)."""
-    return "".join(
-        line
-        for line in printed.splitlines(keepends=True)
-        if not line.startswith("neardup: INFO: compiling numba kernels")
-    )
 
 
 def run_console(block: Block, bindir: Path) -> None:

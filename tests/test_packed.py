@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from neardup.errors import InputError
 from neardup.io import read_jsonl
-from neardup.packed import PackedDocs, read_jsonl_packed, read_jsonl_packed_lines
+from neardup.packed import PackedDocs, pack, read_jsonl_packed, read_jsonl_packed_lines
 
 BACKENDS = ["fast", "reference"]
 
@@ -166,7 +167,7 @@ def test_packed_reader_stop_bytes_at_every_word_place(tmp_path: Path, piece: byt
 def takes_lines() -> bool:
     """Whether this process's JSONL scanner reads lines itself (the numpy twin takes none)."""
     from neardup._kernels import engine
-    from neardup._kernels.jsonl import reference
+    from neardup._kernels import jsonl as reference
 
     return engine.kernels("jsonl") is not reference
 
@@ -236,7 +237,7 @@ def test_packed_lines_text_span_edges(tmp_path: Path, line: bytes, value: bytes 
 
 
 def test_packed_docs_are_documents() -> None:
-    p = PackedDocs(["a", "b"], np.frombuffer("xé".encode(), np.uint8), np.array([0, 1, 3]))
+    p = PackedDocs(np.frombuffer("xé".encode(), np.uint8), np.array([0, 1, 3]), ["a", "b"])
     assert [d.text for d in p] == ["x", "é"] == p.texts()
     assert p[-1].id == "b" and [d.id for d in p[0:2]] == ["a", "b"]
     with pytest.raises(IndexError):
@@ -332,3 +333,19 @@ def test_dedup_on_threads_scanning_chunks_equals_one_thread(tmp_path: Path, chun
                 neardup.dedup(PackedBatches(path, batch_size=7), jobs=jobs)
             errors.append(str(info.value))
         assert errors[0] == errors[1] and "c.jsonl:201:" in errors[0]
+
+
+def test_pack_makes_the_one_packed_type() -> None:
+    p = pack(["ab", "", "ç"])
+    assert isinstance(p, PackedDocs)
+    assert p.n_docs == len(p) == 3 and list(p.ids) == ["0", "1", "2"]
+    assert [d.text for d in p] == ["ab", "", "ç"] == p.texts()
+    with pytest.raises(AttributeError):
+        p.buf = p.buf  # type: ignore[misc]
+    back = pickle.loads(pickle.dumps(PackedDocs(p.buf, p.offsets, ["a", "b", "c"])))
+    assert back.texts() == p.texts() and list(back.ids) == ["a", "b", "c"]
+
+
+def test_packed_docs_named_arguments_first_is_a_clear_error() -> None:
+    with pytest.raises(InputError, match="buf, offsets, ids"):
+        PackedDocs(["a"], np.zeros(0, np.uint8), np.array([0, 0]))  # type: ignore[arg-type]

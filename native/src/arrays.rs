@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 
 /// The elements of a 1-D array as one slice; an error for a non-contiguous array.
@@ -184,4 +184,12 @@ pub fn same_length(what: &str, a: usize, b: usize) -> PyResult<()> {
         )));
     }
     Ok(())
+}
+
+/// A mask of class flags as the reference applies it to a ``uint8`` table (numpy refuses
+/// an integer that is not a ``uint8``).
+pub fn uint8_mask(mask: i64) -> PyResult<u8> {
+    u8::try_from(mask).map_err(|_| {
+        PyOverflowError::new_err(format!("Python integer {mask} out of bounds for uint8"))
+    })
 }

@@ -3,7 +3,7 @@
 //! Each family keeps its algorithm (`core`: plain Rust over slices, with its own tests) apart
 //! from its Python bindings (`py`: argument conversion, errors, the GIL released around the
 //! work). `neardup._kernels.engine.kernels(family)` hands out a submodule of this module, or
-//! the numpy twin `neardup._kernels.<family>.reference`, which has the same names, bits and
+//! the numpy twin `neardup._kernels.<family>`, which has the same names, bits and
 //! errors (tests/kernels/test_parity.py).
 
 use pyo3::prelude::*;
@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 mod arrays;
 mod errors;
 mod simd;
+mod utf8;
 
 pub mod affine;
 pub mod buckets;

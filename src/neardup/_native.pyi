@@ -1,5 +1,5 @@
 # The compiled core (native/src/lib.rs): one submodule per kernel family, each with the
-# names and signatures of its numpy twin neardup._kernels.<family>.reference.
+# names and signatures of its numpy twin neardup._kernels.<family>.
 from types import ModuleType
 
 __version__: str

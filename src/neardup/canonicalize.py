@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
-from neardup._kernels.spans import Packed
 from neardup.config import CanonicalConfig
 from neardup.errors import ConfigError, InputError, InputTooLargeError
+from neardup.packed import PackedDocs
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -156,7 +156,7 @@ class Canonicalizer:
             and config.casefold == "full"
             and not (config.confusables or config.strip_diacritics or config.collapse_whitespace)
         ):
-            from neardup._kernels import canonicalize as kernel
+            from neardup._unicode import canonical as kernel
 
             self._kernel_mask = (kernel.BIDI if config.strip_bidi else 0) | (
                 kernel.FORMAT if config.strip_format else 0
@@ -228,14 +228,14 @@ class Canonicalizer:
         return self.canonicalize_packed(texts).texts()
 
     def canonicalize_packed(
-        self, texts: Sequence[str | bytes] | Packed, *, lower_ascii: bool = True
-    ) -> Packed:
+        self, texts: Sequence[str | bytes] | PackedDocs, *, lower_ascii: bool = True
+    ) -> PackedDocs:
         """Canonicalize many documents into one packed UTF-8 buffer plus offsets (the batch
-        engine's input; see :mod:`neardup._kernels.spans`): the one batch entry, which
+        engine's input; see :mod:`neardup._spans`): the one batch entry, which
         :meth:`canonicalize_many` and :meth:`canonicalize_buffer` call too.
 
         The batch goes down once, to the batch driver
-        (:func:`neardup._kernels.canonical_batch.canonical_batch`), which packs it and runs
+        (:func:`neardup._canonical_batch.canonical_batch`), which packs it and runs
         the kernel where :attr:`batch_kernel`, with :meth:`canonicalize` as its hook for
         what the kernel leaves to the standard library (and, for the configurations no
         kernel covers, for every document).
@@ -262,7 +262,7 @@ class Canonicalizer:
             raise InputError("canonicalize_many takes a sequence of documents, not one str")
         return self._kernel_batch(texts, lower_ascii)
 
-    def canonicalize_buffer(self, packed: Packed, *, lower_ascii: bool = True) -> Packed:
+    def canonicalize_buffer(self, packed: PackedDocs, *, lower_ascii: bool = True) -> PackedDocs:
         """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
         surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
 
@@ -273,18 +273,18 @@ class Canonicalizer:
             InputTooLargeError: as :meth:`canonicalize`.
 
         Examples:
-            >>> from neardup._kernels.spans import pack
+            >>> from neardup.packed import pack
             >>> Canonicalizer().canonicalize_buffer(pack(["Ｘ", "ok"])).buf.tobytes()
             b'xok'
         """
         return self.canonicalize_packed(packed, lower_ascii=lower_ascii)
 
     def _kernel_batch(
-        self, docs: Sequence[str | bytes] | Packed, lower_ascii: bool, *, shortcut: bool = True
-    ) -> Packed:
+        self, docs: Sequence[str | bytes] | PackedDocs, lower_ascii: bool, *, shortcut: bool = True
+    ) -> PackedDocs:
         """The batch kernel's result for ``docs`` (``shortcut``: pure-ASCII documents skip
-        the kernel; see :func:`~neardup._kernels.canonical_batch.canonical_batch`)."""
-        from neardup._kernels.canonical_batch import canonical_batch
+        the kernel; see :func:`~neardup._canonical_batch.canonical_batch`)."""
+        from neardup._canonical_batch import canonical_batch
 
         if self._kernel_mask is not None:
             how: Literal["kernel", "identity", "each"] = "kernel"

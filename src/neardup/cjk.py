@@ -30,8 +30,9 @@ from functools import cache
 from typing import Any, Literal
 
 from neardup._extras import require_extra
-from neardup._kernels.spans import Spans, encode_text, spans_from_lists
+from neardup._spans import Spans, spans_from_lists
 from neardup.errors import ConfigError
+from neardup.packed import encode_text
 
 __all__ = [
     "ChineseTokenizer",

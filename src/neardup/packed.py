@@ -1,11 +1,12 @@
-"""Documents as one UTF-8 buffer plus offsets, read straight from JSON lines.
+"""Documents as one UTF-8 buffer plus offsets: the one packed type, made from texts or read
+straight from JSON lines.
 
-:class:`PackedDocs` is a batch of text documents that the sketchers take as it is (no Python
-string per document); it is also a ``Sequence[Document]``, whose items are made only when
-asked for. :func:`read_jsonl_packed` fills such batches from a JSONL file with the native
-scanner (``neardup._native.jsonl``, as ``engine.kernels("jsonl")`` picks it) and hands every
-line that scanner does not take to ``json.loads``, so each line is read exactly as
-:func:`neardup.io.read_jsonl` reads it.
+:class:`PackedDocs` is a batch of text documents that the sketchers and every batch kernel
+take as it is (no Python string per document); it is also a ``Sequence[Document]``, whose
+items are made only when asked for. :func:`pack` packs Python texts; :func:`read_jsonl_packed`
+fills such batches from a JSONL file with the native scanner (``neardup._native.jsonl``, as
+``engine.kernels("jsonl")`` picks it) and hands every line that scanner does not take to
+``json.loads``, so each line is read exactly as :func:`neardup.io.read_jsonl` reads it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from typing import Any, overload
 import numpy as np
 import numpy.typing as npt
 
-from neardup.errors import InputError, InputTooLargeError
+from neardup.errors import DecodeError, InputError, InputTooLargeError
 from neardup.io import DEFAULT_MAX_LINE_BYTES, Document, jsonl_record
 
-__all__ = ["PackedBatches", "PackedDocs", "read_jsonl_packed", "read_jsonl_packed_lines"]
+__all__ = [
+    "PackedBatches",
+    "PackedDocs",
+    "encode_text",
+    "pack",
+    "read_jsonl_packed",
+    "read_jsonl_packed_lines",
+]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -34,24 +42,57 @@ CHUNK_BYTES = 1 << 20
 
 
 class PackedDocs(Sequence[Document]):
-    """A batch of text documents: ids, one UTF-8 buffer and ``len + 1`` offsets.
+    """A batch of text documents: one UTF-8 buffer, ``n + 1`` offsets and the ids.
+
+    The one packed-documents type: what :func:`pack` makes, the readers fill
+    (:func:`read_jsonl_packed`) and every batch kernel takes (document ``d`` is
+    ``buf[offsets[d]:offsets[d + 1]]``). It is also a ``Sequence[Document]`` whose items are
+    made only when asked for. Without ``ids`` the documents are numbered ``"0"``, ``"1"``, ...
+    Immutable, as the arrays are shared between batches and kernels.
 
     Examples:
         >>> buf = np.frombuffer(b"hi\\xc3\\xa7", np.uint8)
-        >>> p = PackedDocs(["a", "b"], buf, np.array([0, 2, 4]))
+        >>> p = PackedDocs(buf, np.array([0, 2, 4]), ["a", "b"])
         >>> len(p), p[1].text, p.texts()
         (2, 'ç', ['hi', 'ç'])
     """
 
-    __slots__ = ("buf", "ids", "offsets")
+    __slots__ = ("_ids", "buf", "offsets")
 
-    def __init__(self, ids: Sequence[str], buf: U8, offsets: I64) -> None:
-        self.ids = ids
-        self.buf = buf
-        self.offsets = offsets
+    buf: U8
+    offsets: I64
+    _ids: Sequence[str] | None
+
+    def __init__(self, buf: U8, offsets: I64, ids: Sequence[str] | None = None) -> None:
+        if not isinstance(buf, np.ndarray):
+            raise InputError(
+                f"PackedDocs takes (buf, offsets, ids), got a {type(buf).__name__} for buf; "
+                "pass the uint8 buffer first and the ids last"
+            )
+        object.__setattr__(self, "buf", buf)
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "_ids", ids)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"PackedDocs is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[type[PackedDocs], tuple[U8, I64, Sequence[str] | None]]:
+        return (PackedDocs, (self.buf, self.offsets, self._ids))
+
+    @property
+    def ids(self) -> Sequence[str]:
+        """The document ids (``"0"``, ``"1"``, ... when none were given)."""
+        if self._ids is None:
+            return [str(k) for k in range(self.n_docs)]
+        return self._ids
+
+    @property
+    def n_docs(self) -> int:
+        """Number of documents in the batch."""
+        return len(self.offsets) - 1
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.n_docs
 
     def text(self, k: int) -> str:
         """The text of document ``k``."""
@@ -62,10 +103,16 @@ class PackedDocs(Sequence[Document]):
         )
 
     def texts(self) -> list[str]:
-        """Every text, decoded."""
+        """The documents decoded, one ``str`` each (``surrogatepass``, as :func:`pack` wrote
+        lone surrogates): the inverse of :func:`pack`.
+
+        Examples:
+            >>> pack(["ab", "", "ç"]).texts()
+            ['ab', '', 'ç']
+        """
         raw = self.buf.tobytes()
         o = self.offsets.tolist()
-        return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(self.ids))]
+        return [raw[o[k] : o[k + 1]].decode("utf-8", "surrogatepass") for k in range(len(o) - 1)]
 
     @overload
     def __getitem__(self, k: int) -> Document: ...
@@ -81,8 +128,57 @@ class PackedDocs(Sequence[Document]):
         return Document(self.ids[k], self.text(k))
 
     def __iter__(self) -> Iterator[Document]:
+        ids = self.ids
         for k, text in enumerate(self.texts()):
-            yield Document(self.ids[k], text)
+            yield Document(ids[k], text)
+
+
+def encode_text(doc: str | bytes, index: int = 0) -> bytes:
+    """Return the UTF-8 bytes of one document, validating ``bytes`` input.
+
+    ``str`` is encoded with ``surrogatepass`` so that lone surrogates never raise; they decode
+    to code points of category Cs, which no tokenizer counts as word characters.
+
+    Raises:
+        DecodeError: ``bytes`` that are not valid UTF-8.
+        InputError: anything that is neither ``str`` nor ``bytes``.
+    """
+    if isinstance(doc, str):
+        return doc.encode("utf-8", "surrogatepass")
+    if isinstance(doc, bytes | bytearray | memoryview):
+        data = bytes(doc)
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(
+                f"document {index} is not valid UTF-8 (byte {exc.start}: {exc.reason}); "
+                "decode it yourself with the right encoding and pass a str"
+            ) from None
+        return data
+    raise InputError(
+        f"document {index} is a {type(doc).__name__}, not str or bytes; "
+        "pass text as str (or UTF-8 bytes)"
+    )
+
+
+def pack(docs: Sequence[str | bytes], *, writable: bool = False) -> PackedDocs:
+    """Pack documents into one buffer plus offsets.
+
+    ``writable=True`` joins into a ``bytearray``, so the buffer is a writable array (the type
+    a kernel's own output has) at no extra copy; otherwise it is a read-only view of ``bytes``.
+
+    Examples:
+        >>> p = pack(["ab", "", "ç"])
+        >>> p.offsets.tolist(), p.buf.tobytes()
+        ([0, 2, 2, 4], b'ab\\xc3\\xa7')
+    """
+    encoded = [encode_text(d, i) for i, d in enumerate(docs)]
+    lengths = np.fromiter((len(e) for e in encoded), dtype=np.int64, count=len(encoded))
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    joined = (bytearray() if writable else b"").join(encoded)
+    buf = np.frombuffer(joined, dtype=np.uint8)
+    return PackedDocs(buf, offsets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -462,7 +558,7 @@ def _batches(
             if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
                 raise AssertionError("packed JSONL texts are not contiguous")
             ids = _fast_ids(rows, raw_ids, id_text, ascii_ids, ioff, kind, first_line)
-            yield PackedDocs(ids, buf, offsets), lines, line_spans
+            yield PackedDocs(buf, offsets, ids), lines, line_spans
             continue
         ids = []
         parts: list[bytes] = []
@@ -483,7 +579,7 @@ def _batches(
         offsets = np.zeros(len(rows) + 1, np.int64)
         np.cumsum([len(x) for x in parts], out=offsets[1:])
         yield (
-            PackedDocs(ids, np.frombuffer(b"".join(parts), np.uint8), offsets),
+            PackedDocs(np.frombuffer(b"".join(parts), np.uint8), offsets, ids),
             lines,
             line_spans,
         )

@@ -2,7 +2,7 @@
 
 Each tokenizer has ``tokenize(text) -> list[str]`` (the :class:`~neardup.types.Tokenizer`
 Protocol) and a batch form, ``spans(texts)``, that returns token byte ranges over one packed
-buffer (:class:`~neardup._kernels.spans.Spans`). The word and n-gram tokenizers run in the
+buffer (:class:`~neardup._spans.Spans`). The word and n-gram tokenizers run in the
 batch engine's kernels; UAX #29 and grapheme segmentation use the ``regex`` package.
 """
 
@@ -14,9 +14,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from neardup._kernels import engine, tables
-from neardup._kernels.spans import Packed, Spans, encode_text, pack, shingle_spans, spans_from_lists
+from neardup._kernels import engine
+from neardup._spans import Spans, shingle_spans, spans_from_lists
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError, InputError
+from neardup.packed import PackedDocs, encode_text, pack
 from neardup.types import Tokenizer
 
 __all__ = [
@@ -112,7 +114,7 @@ class WordTokenizer:
     def kernel_args(self) -> tuple[int, int] | None:
         """``(mask, min_bytes)`` of the word kernels for this tokenizer (``None``: uax29).
 
-        ``mask`` holds the :mod:`neardup._kernels.tables` class flags of word characters
+        ``mask`` holds the :mod:`neardup._unicode.classes` class flags of word characters
         (with ``IDEOGRAPH`` when Han and kana are split); tokens shorter than ``min_bytes``
         UTF-8 bytes are dropped.
         """
@@ -310,16 +312,16 @@ class ShingleTokenizer:
         return shingle_spans(token_spans(self._inner, texts), self._k, short=self._short)
 
 
-def token_spans(tokenizer: Tokenizer, texts: Sequence[str | bytes] | Packed) -> Spans:
+def token_spans(tokenizer: Tokenizer, texts: Sequence[str | bytes] | PackedDocs) -> Spans:
     """Token spans of ``texts`` for any tokenizer: its batch path if it has one, else its lists.
-    ``texts`` may come packed (:class:`~neardup._kernels.spans.Packed`), as a canonicalizer's
+    ``texts`` may come packed (:class:`~neardup._spans.PackedDocs`), as a canonicalizer's
     batch returns them.
 
     Examples:
         >>> token_spans(WordTokenizer(), ["Hi there", ""]).to_lists()
         [['hi', 'there'], []]
     """
-    if isinstance(texts, Packed):
+    if isinstance(texts, PackedDocs):
         texts = texts.texts()
     batch = getattr(tokenizer, "spans", None)
     if callable(batch):

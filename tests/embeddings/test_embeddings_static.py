@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels import pooling
-from neardup._kernels.pooling import reference as pooling_reference
+from neardup._kernels import pooling as pooling_reference
+from neardup.embeddings import _pooling as pooling
 from neardup.errors import ConfigError, FormatError
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -13,8 +13,8 @@ from fuzzy_corpus import edited_files, machine_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.ctph import reference as ctph_reference
-from neardup._kernels.ctph.reference import reference_digest
+from neardup._kernels import ctph as ctph_reference
+from neardup._kernels.ctph import reference_digest
 from neardup._kernels.engine import backend_name
 from neardup.errors import (
     ConfigError,

@@ -16,7 +16,7 @@ from PIL import Image  # noqa: E402
 
 from conftest import native_pair  # noqa: E402
 from neardup import image as ni  # noqa: E402
-from neardup._kernels.pdq import reference  # noqa: E402
+from neardup._kernels import pdq as reference  # noqa: E402
 from neardup.errors import IncompatibleSketchError, InputError  # noqa: E402
 from neardup.image.pdqhashing import (  # noqa: E402
     DIHEDRAL,

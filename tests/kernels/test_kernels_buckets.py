@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neardup._kernels.buckets import bucket_pairs_verified
-from neardup._kernels.sets import unique_per_doc
 from neardup.cluster import UnionFind
+from neardup.index.buckets import bucket_pairs_verified
+from neardup.sketch.sets import unique_per_doc
 
 
 def _corpus(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import on_both_backends
 
 from neardup import canonicalize as canon_module
-from neardup._kernels.canonicalize import tables as ktables
-from neardup._kernels.spans import Packed, pack
+from neardup._unicode import canonical as ktables
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
 from neardup.config import CanonicalConfig
 from neardup.errors import InputTooLargeError
+from neardup.packed import PackedDocs, pack
 
 T = TypeVar("T")
 TXTFP = Path(__file__).parents[1] / "golden" / "vectors" / "txtfp"
@@ -37,14 +38,6 @@ def backend(name: str) -> Iterator[None]:
             del os.environ["NEARDUP_BACKEND"]
         else:
             os.environ["NEARDUP_BACKEND"] = old
-
-
-def both(fn: Callable[[], T]) -> tuple[T, T]:
-    with backend("fast"):
-        fast = fn()
-    with backend("reference"):
-        ref = fn()
-    return fast, ref
 
 
 # Characters that exercise every branch: combining marks out of canonical order, Hangul
@@ -80,7 +73,7 @@ def stdlib(config: CanonicalConfig, docs: list[str]) -> list[str]:
 def test_kernels_equal_stdlib_txtfp(docs: list[str]) -> None:
     c = Canonicalizer()
     want = stdlib(c.settings, docs)
-    fast, ref = both(lambda: c.canonicalize_many(docs))
+    ref, fast = on_both_backends(lambda: c.canonicalize_many(docs))
     assert fast == want
     assert ref == want
 
@@ -92,7 +85,7 @@ def test_kernels_equal_stdlib_strip_options(docs: list[str], bidi: bool, fmt: bo
     c = Canonicalizer(config=config)
     assert c.batch_kernel
     want = stdlib(config, docs)
-    fast, ref = both(lambda: c.canonicalize_many(docs))
+    ref, fast = on_both_backends(lambda: c.canonicalize_many(docs))
     assert fast == want
     assert ref == want
 
@@ -101,7 +94,7 @@ def test_kernels_equal_stdlib_strip_options(docs: list[str], bidi: bool, fmt: bo
 @given(DOCS)
 def test_packed_keeps_ascii_case_only_when_asked(docs: list[str]) -> None:
     c = Canonicalizer()
-    fast, ref = both(lambda: c.canonicalize_packed(docs, lower_ascii=False))
+    ref, fast = on_both_backends(lambda: c.canonicalize_packed(docs, lower_ascii=False))
     assert np.array_equal(fast.buf, ref.buf)
     assert np.array_equal(fast.offsets, ref.offsets)
     raw = fast.buf.tobytes()
@@ -131,7 +124,7 @@ def test_txtfp_goldens_in_one_batch() -> None:
     corpora = sorted((TXTFP / "corpora").iterdir())
     texts = [p.read_text(encoding="utf-8") for p in corpora]
     goldens = [(TXTFP / "golden" / "canonical" / f"{p.stem}.txt").read_bytes() for p in corpora]
-    fast, ref = both(lambda: Canonicalizer().canonicalize_many(texts))
+    ref, fast = on_both_backends(lambda: Canonicalizer().canonicalize_many(texts))
     assert [t.encode() for t in fast] == goldens
     assert [t.encode() for t in ref] == goldens
 
@@ -139,7 +132,7 @@ def test_txtfp_goldens_in_one_batch() -> None:
 def test_surrogates_bytes_and_empty() -> None:
     docs: list[str | bytes] = ["x\ud800Y", "Stra\u00dfe".encode(), "", "ABC", "\u00e9A"]
     want = ["x\ud800y", "strasse", "", "abc", "\u00e9a"]
-    fast, ref = both(lambda: Canonicalizer().canonicalize_many(docs))
+    ref, fast = on_both_backends(lambda: Canonicalizer().canonicalize_many(docs))
     assert fast == want and ref == want
 
 
@@ -148,8 +141,8 @@ def test_huge_documents_take_the_guarded_path(monkeypatch: pytest.MonkeyPatch) -
     c = Canonicalizer()
     docs = ["short \u00c5", "long enough \u212b\u0301 \ufb01 text", "\ufdfa" * 40]
     with pytest.raises(InputTooLargeError, match="max_growth"):
-        both(lambda: c.canonicalize_many(docs))
-    fast, ref = both(lambda: c.canonicalize_many(docs[:2]))
+        on_both_backends(lambda: c.canonicalize_many(docs))
+    ref, fast = on_both_backends(lambda: c.canonicalize_many(docs[:2]))
     assert fast == ref == stdlib(c.settings, docs[:2])
 
 
@@ -213,7 +206,7 @@ CONFIGS = [
 ]
 
 
-def _packed(docs: list[str], pad: int, readonly: bool) -> Packed:
+def _packed(docs: list[str], pad: int, readonly: bool) -> PackedDocs:
     """``docs`` packed, with ``pad`` bytes of other text before and after (offsets not from
     0, a buffer longer than the documents), read-only or writable."""
     p = pack(docs)
@@ -221,15 +214,15 @@ def _packed(docs: list[str], pad: int, readonly: bool) -> Packed:
     buf = np.concatenate([junk, p.buf, junk])
     if readonly:
         buf.setflags(write=False)
-    return Packed(buf, p.offsets + pad)
+    return PackedDocs(buf, p.offsets + pad)
 
 
-def _texts(p: Packed) -> list[str]:
+def _texts(p: PackedDocs) -> list[str]:
     raw = p.buf.tobytes()
     return [t.decode("utf-8", "surrogatepass") for t in _split(raw, p.offsets.tolist())]
 
 
-def _outcome(fn: Callable[[], Packed]) -> tuple[bytes, list[int], str, bool] | str:
+def _outcome(fn: Callable[[], PackedDocs]) -> tuple[bytes, list[int], str, bool] | str:
     """What ``fn`` returns (bytes, offsets, dtype, writable), or the error it raises."""
     try:
         p = fn()

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels.affine import reference as affine_ref
-from neardup._kernels.forest import reference as forest_ref
-from neardup._kernels.hll import reference as hll_ref
-from neardup._kernels.sha1 import reference as sha1_ref
-from neardup._kernels.weighted import reference as weighted_ref
+from neardup._kernels import affine as affine_ref
+from neardup._kernels import forest as forest_ref
+from neardup._kernels import hll as hll_ref
+from neardup._kernels import sha1 as sha1_ref
+from neardup._kernels import weighted as weighted_ref
 
 affine_fast = native_pair("affine")[0]  # the compiled twin
 forest_fast = native_pair("forest")[0]  # the compiled twin

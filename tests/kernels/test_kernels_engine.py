@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels import engine, tables
-from neardup._kernels.spans import pack, shingle_spans
-from neardup._kernels.text import reference
+from neardup._kernels import engine
+from neardup._kernels import text as reference
+from neardup._spans import shingle_spans
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
+from neardup.packed import pack
 from oracles.hashing import fnv1a_64
 
 texts = st.lists(
@@ -82,7 +84,7 @@ def test_backend_env_errors() -> None:
 _SCRIPT = """
 from neardup import WordTokenizer, ShingleTokenizer
 from neardup._kernels import engine
-from neardup._kernels.spans import shingle_spans
+from neardup._spans import shingle_spans
 s = shingle_spans(engine.tokenize_texts(["The quick brown fox, naïve café"], mask=0x1F), 3)
 print([int(v) for v in engine.hash_spans(s, "xxh3_64", 1)[0]])
 print(WordTokenizer("uax29").tokenize("a b"))

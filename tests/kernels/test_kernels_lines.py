@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels.lines import UnitCounts, reference
-from neardup._kernels.spans import pack
+from neardup._kernels import lines as reference
+from neardup.corpus._lines import UnitCounts
+from neardup.packed import pack
 
 TEXT = st.text(alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x"]), max_size=30)
 

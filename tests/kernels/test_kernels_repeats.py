@@ -11,11 +11,8 @@ from hypothesis import strategies as st
 pds = pytest.importorskip("pydivsufsort")
 
 from conftest import native_pair  # noqa: E402
-from neardup._kernels.repeats import (  # noqa: E402
-    candidate_regions,
-    gather,
-    reference,
-)
+from neardup._kernels import repeats as reference  # noqa: E402
+from neardup.corpus._repeats import candidate_regions, gather  # noqa: E402
 
 SEP = 0xFF
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from twins import on_both_backends
 
-from neardup._kernels import sets
+from neardup.sketch import sets
 
 
 @given(
@@ -40,15 +41,6 @@ def test_jaccard_matches_python_sets(docs: list[list[int]], data: st.DataObject)
         assert got[k] == pytest.approx(want)
 
 
-def _both(fn, *args):  # type: ignore[no-untyped-def]
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "reference")
-        ref = fn(*args)
-        mp.setenv("NEARDUP_BACKEND", "fast")
-        got = fn(*args)
-    return ref, got
-
-
 def _bucket_pairs(keys, items, cap, codes, radius):  # type: ignore[no-untyped-def]
     return sets.bucket_pairs(keys, items, cap, codes=codes, radius=radius)
 
@@ -71,7 +63,7 @@ def test_bucket_pairs_match_brute_force(
         bits = sum(bin(p ^ q).count("1") for p, q in zip(code_of[x], code_of[y], strict=True))
         return radius < 0 or bits <= radius
 
-    ref, got = _both(_bucket_pairs, keys, items, cap, codes, radius)
+    ref, got = on_both_backends(_bucket_pairs, keys, items, cap, codes, radius)
     assert sorted(zip(*ref[:2], strict=True)) == sorted(zip(*got[:2], strict=True))
     assert ref[2:] == got[2:]
     want: set[tuple[int, int]] = set()
@@ -93,7 +85,7 @@ def test_bucket_pairs_match_brute_force(
 def test_unique_pairs_match_python_sets(pairs: list[tuple[int, int]]) -> None:
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
-    ref, got = _both(sets.unique_pairs, a, b, 10)
+    ref, got = on_both_backends(sets.unique_pairs, a, b, 10)
     want = sorted(set(pairs))
     for x, y in (ref, got):
         assert list(zip(x.tolist(), y.tolist(), strict=True)) == want
@@ -110,7 +102,7 @@ def test_unique_pairs_match_python_sets(pairs: list[tuple[int, int]]) -> None:
 def test_unique_per_doc32_is_the_set_of_top_halves(docs: list[list[int]]) -> None:
     values = np.array([v for d in docs for v in d], dtype=np.uint64)
     offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
-    ref, got = _both(sets.unique_per_doc32, values, offsets)
+    ref, got = on_both_backends(sets.unique_per_doc32, values, offsets)
     for (rv, ro), (gv, go) in ((ref, got),):
         assert rv.dtype == gv.dtype == np.uint32
         np.testing.assert_array_equal(gv, rv)
@@ -135,7 +127,7 @@ def test_unique_per_doc32_long_runs(sizes: list[int], spread: int, seed: int) ->
     if len(values) > 3:
         values[1::3] = values[::3][: len(values[1::3])]  # repeated values
     offsets = np.cumsum([0, *sizes]).astype(np.int64)
-    ref, (gv, go) = _both(sets.unique_per_doc32, values, offsets)
+    ref, (gv, go) = on_both_backends(sets.unique_per_doc32, values, offsets)
     np.testing.assert_array_equal(gv, ref[0])
     np.testing.assert_array_equal(go, ref[1])
     for i in range(len(sizes)):
@@ -148,7 +140,7 @@ def test_unique_per_doc32_run_beyond_the_buckets() -> None:
     rng = np.random.default_rng(7)
     values = rng.integers(0, 2**64, size=70_000, dtype=np.uint64)
     offsets = np.array([0, 3, 70_000], dtype=np.int64)
-    ref, got = _both(sets.unique_per_doc32, values, offsets)
+    ref, got = on_both_backends(sets.unique_per_doc32, values, offsets)
     np.testing.assert_array_equal(got[0], ref[0])
     np.testing.assert_array_equal(got[1], ref[1])
     np.testing.assert_array_equal(

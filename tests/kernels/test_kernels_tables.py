@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from neardup._kernels import tables
+from neardup._unicode import classes as tables
 
 
 def test_tables_cover_every_code_point() -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import agree
 
 from conftest import native_pair
 
@@ -15,25 +16,6 @@ from conftest import native_pair
 @pytest.fixture(scope="module")
 def pair() -> tuple[Any, Any]:
     return native_pair("affine")
-
-
-def outcome(fn: Any, *args: Any) -> tuple[str, Any]:
-    try:
-        return "ok", fn(*args)
-    except Exception as exc:  # compared by the caller: class and message
-        return "error", (type(exc), str(exc))
-
-
-def both(pair: tuple[Any, Any], name: str, *args: Any) -> Any:
-    """Same result (dtype, shape, bits) or the same error from both twins."""
-    (kn, n), (kr, r) = (outcome(getattr(m, name), *args) for m in pair)
-    assert kn == kr, (n, r)
-    if kn == "error":
-        assert n == r
-        return None
-    assert n.dtype == r.dtype and n.shape == r.shape, (n.dtype, r.dtype, n.shape, r.shape)
-    assert np.array_equal(n, r)
-    return n
 
 
 def offsets_of(n: int, cuts: list[int]) -> np.ndarray:
@@ -52,10 +34,10 @@ def test_affine32(pair: tuple[Any, Any], hv: list[int], c: list[int],
     a = np.array([x for x, _ in ab], dtype=np.uint32)
     b = np.array([y for _, y in ab], dtype=np.uint32)
     offs = offsets_of(len(h), c)
-    both(pair, "affine32", h, offs, a, b)
-    both(pair, "affine32", h, offs, a[::-1], b[::-1])  # strided permutations
+    agree(pair, "affine32", h, offs, a, b)
+    agree(pair, "affine32", h, offs, a[::-1], b[::-1])  # strided permutations
     if len(a):
-        both(pair, "affine32", h, offs, a, b[1:])  # ConfigError
+        agree(pair, "affine32", h, offs, a, b[1:])  # ConfigError
 
 
 @settings(max_examples=20)
@@ -66,4 +48,4 @@ def test_affine32_long_documents(pair: tuple[Any, Any], n: int, seed: int) -> No
     h = rng.integers(0, 2**32, n, dtype=np.uint32)
     a = rng.integers(0, 2**31, 128, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
     b = rng.integers(0, 2**32, 128, dtype=np.uint32)
-    both(pair, "affine32", h, np.array([0, n // 5, n], dtype=np.int64), a, b)
+    agree(pair, "affine32", h, np.array([0, n // 5, n], dtype=np.int64), a, b)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from twins import packed, same
 
 from conftest import native_pair
-from neardup._kernels.canonicalize import tables as ktables
+from neardup._unicode import canonical as ktables
 
 # Every branch of the kernel: combining marks out of canonical order, Hangul syllables and
 # conjoining jamo, compatibility characters, case-folding expansions, bidi and format

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import same_result
 
 from conftest import native_pair
 from neardup.sketch.tokensets import permutations
@@ -18,11 +19,6 @@ SCHEMES = ("affine32", "affine64", "legacy")
 
 def pair() -> tuple[Any, Any]:
     return native_pair("datasketch")
-
-
-def _same(a: np.ndarray, b: np.ndarray) -> None:
-    assert a.dtype == b.dtype and a.shape == b.shape
-    assert np.array_equal(a, b)
 
 
 # tokens of every length around the one-block limit of SHA-1 (55 bytes), and longer
@@ -40,21 +36,21 @@ def test_sketch_sets_and_update(sets: list[list[bytes]], scheme: str, k: int, se
     native, reference = pair()
     ab = permutations(k, seed, scheme)
     got = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
-    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
+    same_result(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
     # the same of tuples, bytearrays and memoryviews
     other = tuple(
         tuple(bytearray(t) if i % 2 else memoryview(t) for i, t in enumerate(s)) for s in sets
     )
-    _same(native.sketch_sets(other, ab[0], ab[1], scheme, True), got)
+    same_result(native.sketch_sets(other, ab[0], ab[1], scheme, True), got)
     for row, s in zip(got, sets, strict=True):
-        _same(native.update(row, s[:3], ab[0], ab[1], scheme, False), row)
-        _same(
+        same_result(native.update(row, s[:3], ab[0], ab[1], scheme, False), row)
+        same_result(
             native.update(row, [b"more", *s], ab[0], ab[1], scheme, False),
             reference.update(row, [b"more", *s], ab[0], ab[1], scheme, False),
         )
     flat = [t for s in sets for t in s]
     for wide in (False, True):
-        _same(native.sha1_tokens(flat, wide, False), reference.sha1_tokens(flat, wide, False))
+        same_result(native.sha1_tokens(flat, wide, False), reference.sha1_tokens(flat, wide, False))
 
 
 @settings(max_examples=40)
@@ -64,10 +60,10 @@ def test_str_tokens_are_their_utf8(sets: list[list[str]], scheme: str) -> None:
     ab = permutations(8, 1, scheme)
     as_bytes = [[t.encode("utf-8", "surrogatepass") for t in s] for s in sets]
     got = native.sketch_sets(sets, ab[0], ab[1], scheme, True)
-    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, True))
-    _same(got, native.sketch_sets(as_bytes, ab[0], ab[1], scheme, False))
+    same_result(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, True))
+    same_result(got, native.sketch_sets(as_bytes, ab[0], ab[1], scheme, False))
     lone = [["\ud800 lone", "ok"]]
-    _same(
+    same_result(
         native.sketch_sets(lone, ab[0], ab[1], scheme, True),
         reference.sketch_sets(lone, ab[0], ab[1], scheme, True),
     )
@@ -83,7 +79,7 @@ def test_datasketch_bits() -> None:
         for row, s in zip(rows, sets, strict=True):
             m = ds.MinHash(64, seed=3, scheme=scheme)
             m.update_batch(s)
-            _same(row, m.hashvalues)
+            same_result(row, m.hashvalues)
 
 
 def test_errors_are_the_same() -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from twins import agree
 
 from conftest import native_pair
 
@@ -15,25 +16,6 @@ from conftest import native_pair
 @pytest.fixture(scope="module")
 def pair() -> tuple[Any, Any]:
     return native_pair("hll")
-
-
-def outcome(fn: Any, *args: Any) -> tuple[str, Any]:
-    try:
-        return "ok", fn(*args)
-    except Exception as exc:  # compared by the caller: class and message
-        return "error", (type(exc), str(exc))
-
-
-def both(pair: tuple[Any, Any], name: str, *args: Any) -> Any:
-    """Same result (dtype, shape, bits) or the same error from both twins."""
-    (kn, n), (kr, r) = (outcome(getattr(m, name), *args) for m in pair)
-    assert kn == kr, (n, r)
-    if kn == "error":
-        assert n == r
-        return None
-    assert n.dtype == r.dtype and n.shape == r.shape, (n.dtype, r.dtype, n.shape, r.shape)
-    assert np.array_equal(n, r)
-    return n
 
 
 def offsets_of(n: int, cuts: list[int]) -> np.ndarray:
@@ -51,7 +33,7 @@ def test_registers(pair: tuple[Any, Any], data: st.DataObject, c: list[int], p: 
     # mostly hashes of the sketch's width, some wider (ranks <= 0 wrap to int8 in both)
     values = data.draw(st.lists(st.integers(0, top) | st.integers(0, 2**64 - 1), max_size=80))
     h = np.array(values, dtype=np.uint64)
-    both(pair, "registers", h, offsets_of(len(h), c), p, bits)
+    agree(pair, "registers", h, offsets_of(len(h), c), p, bits)
 
 
 @pytest.mark.parametrize(("p", "bits"), [(-1, 32), (31, 64), (4, 65), (4, -1)])
@@ -59,6 +41,6 @@ def test_registers_config_errors(pair: tuple[Any, Any], p: int, bits: int) -> No
     from neardup.errors import ConfigError
 
     h = np.array([1, 2], dtype=np.uint64)
-    assert both(pair, "registers", h, np.array([0, 2]), p, bits) is None
+    assert agree(pair, "registers", h, np.array([0, 2]), p, bits) is None
     with pytest.raises(ConfigError):
         pair[0].registers(h, np.array([0, 2]), p, bits)

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import same_result
 
 from conftest import native_pair
-from neardup._kernels.spans import pack
+from neardup.packed import pack
 
 TEXT = st.text(
     alphabet=st.sampled_from(["a", " ", "\n", "\t", "é", "\r", "x", '"', "\\", "\x01", "\x0b"]),
@@ -20,26 +20,12 @@ TEXT = st.text(
 TEXTS = st.lists(TEXT, max_size=10)
 
 
-def same(got: Any, want: Any) -> None:
-    """Equal bits: dtype, shape and bytes of each array (or equal values)."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            same(g, w)
-    elif isinstance(want, np.ndarray):
-        assert isinstance(got, np.ndarray)
-        assert (got.dtype, got.shape) == (want.dtype, want.shape)
-        assert got.tobytes() == want.tobytes()
-    else:
-        assert type(got) is type(want) and got == want
-
-
 @settings(max_examples=200)
 @given(TEXTS)
 def test_line_spans(texts: list[str]) -> None:
     native, reference = native_pair("lines")
     p = pack(texts)
-    same(native.line_spans(p.buf, p.offsets), reference.line_spans(p.buf, p.offsets))
+    same_result(native.line_spans(p.buf, p.offsets), reference.line_spans(p.buf, p.offsets))
 
 
 @settings(max_examples=200)
@@ -50,9 +36,9 @@ def test_kept_text_and_json_strings(texts: list[str], rnd: random.Random) -> Non
     starts, ends, _, _, doc = reference.line_spans(p.buf, p.offsets)
     keep = np.array([rnd.random() < 0.6 for _ in starts], dtype=bool)
     args = (p.buf, p.offsets, starts, ends, doc, keep)
-    same(native.kept_text(*args), reference.kept_text(*args))
+    same_result(native.kept_text(*args), reference.kept_text(*args))
     docs = np.array([rnd.randrange(len(texts)) for _ in texts], np.int64)
-    same(
+    same_result(
         native.json_strings(p.buf, p.offsets, docs), reference.json_strings(p.buf, p.offsets, docs)
     )
 
@@ -82,7 +68,7 @@ def test_kept_json(texts: list[str], paragraph: bool, rnd: random.Random, skew: 
     unit_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     drop = np.array([rnd.random() < 0.4 for _ in range(int(unit_off[-1]))], dtype=bool)
     args = (p.buf, p.offsets, drop, unit_off, paragraph)
-    same(native.kept_json(*args), reference.kept_json(*args))
+    same_result(native.kept_json(*args), reference.kept_json(*args))
 
 
 def test_kept_json_refuses_unit_offsets_of_another_batch() -> None:
@@ -117,7 +103,7 @@ def test_unit_table(batches: list[np.ndarray]) -> None:
         first_doc += 3
     probe = np.array([*range(41), 2**63 + 5], np.uint64)
     probe = np.concatenate([probe, (probe << np.uint64(58)) | probe])
-    same(table.lookup(probe), ref.lookup(probe))
+    same_result(table.lookup(probe), ref.lookup(probe))
     assert len(table) == len(ref)
     for n in (1, 2, 3, 7):
         assert table.at_least(n) == ref.at_least(n)

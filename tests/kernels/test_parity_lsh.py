@@ -1,5 +1,5 @@
 """The lsh family: the native table kernels and ``BandIndex`` against their numpy twins
-(``neardup._kernels.lsh.reference`` and its ``BandIndex``): the same results, the same table
+(``neardup._kernels.lsh`` and its ``BandIndex``): the same results, the same table
 contents, the same errors, on hypothesis inputs."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import same_result
 
 from conftest import native_pair
 from neardup._kernels.lsh import NO_ROOM, plan_growth
@@ -49,23 +50,6 @@ def sketches(draw: st.DrawFn, max_rows: int = 24) -> tuple[int, int, int, np.nda
     return num_perm, bands, rows, out if wide else out.astype(np.uint32)
 
 
-def _same(a: object, b: object) -> None:
-    if isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray)
-        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-        assert np.array_equal(a, b)
-    elif isinstance(a, tuple | list):
-        assert isinstance(b, tuple | list) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b, strict=True):
-            _same(x, y)
-    elif isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), (a, b)
-        for k in a:
-            _same(a[k], b[k])
-    else:
-        assert a == b, (a, b)
-
-
 class _State:
     """Arrays of one table and its rows, one copy per twin."""
 
@@ -102,7 +86,7 @@ def test_table_kernels(case: tuple[int, int, int, np.ndarray], min_est: float, s
         assert s.mod.add_rows(values[:half], 0, s.sig32, s.state, s.tab) in (0, -1)
         s.room(half * bands)
         assert s.mod.add_rows(values[:half], 0, s.sig32, s.state, s.tab) == 0
-    _same(ours[0].arrays(), ours[1].arrays())
+    same_result(ours[0].arrays(), ours[1].arrays())
     rng = np.random.default_rng(seed)
     for r in range(half, n):
         q = values[int(rng.integers(0, n))]
@@ -125,7 +109,7 @@ def test_table_kernels(case: tuple[int, int, int, np.ndarray], min_est: float, s
                 got = s.mod.add_rows(values[r], r, s.sig32, s.state, s.tab)
             assert got != NO_ROOM
             outs.append((got, rows_out, est_out, *s.arrays()))
-        _same(outs[0], outs[1])
+        same_result(outs[0], outs[1])
     if n:
         s0, s1 = ours
         s0.state[::3] = 0
@@ -141,7 +125,7 @@ def test_table_kernels(case: tuple[int, int, int, np.ndarray], min_est: float, s
                 cand = np.zeros(8, dtype=np.int64)
                 got2 = s.mod.candidates_one(q, s.state, s.mark, s.tab, cand)
                 res.append((got, out_rows, out_est, got2, cand, *s.arrays()))
-            _same(res[0], res[1])
+            same_result(res[0], res[1])
         res = [
             (
                 s.mod.query_rows(values, s.sig32, s.state, s.mark, s.tab, min_est),
@@ -150,13 +134,13 @@ def test_table_kernels(case: tuple[int, int, int, np.ndarray], min_est: float, s
             )
             for s in ours
         ]
-        _same(res[0], res[1])
+        same_result(res[0], res[1])
         live = np.flatnonzero(s0.state == 1).astype(np.int64)
         for s in ours:
             s.tab = s.mod.new_table(8, 4, bands, rows, 8)
             s.room(len(live) * bands)
-        _same([s.mod.insert_rows(live, s.sig32, s.tab) for s in ours], [0, 0])
-        _same(ours[0].tab, ours[1].tab)
+        same_result([s.mod.insert_rows(live, s.sig32, s.tab) for s in ours], [0, 0])
+        same_result(ours[0].tab, ours[1].tab)
 
 
 def test_kernel_errors_are_the_same() -> None:
@@ -235,7 +219,7 @@ def test_band_index(case: tuple[int, int, int, np.ndarray], ops: list[int]) -> N
     other = MinHash(values[0], "xxh3", "q")
     twins = [_index(m, num_perm, bands, rows) for m in (native, reference)]
     n = len(values)
-    _same(
+    same_result(
         [[(t.add(i, sk[i]), t.query(sk[i]))[1] for i in range(n)] for t in twins[:1]],
         [[(t.add(i, sk[i]), t.query(sk[i]))[1] for i in range(n)] for t in twins[1:]],
     )
@@ -279,7 +263,7 @@ def test_band_index(case: tuple[int, int, int, np.ndarray], ops: list[int]) -> N
                 index._restore(keys, values[:c], np.ones(c, np.uint8))
                 got.append(index._live())
             got[-1] = (got[-1], _dump(index))
-        _same(got[0], got[1])
+        same_result(got[0], got[1])
 
 
 @settings(max_examples=60)
@@ -292,7 +276,7 @@ def test_band_index_exact_mode(case: tuple[int, int, int, np.ndarray], ops: list
     twins = [_index(m, num_perm, bands, rows, exact=True) for m in (native, reference)]
     n = len(values)
     wide = values.astype(np.uint64)
-    _same(
+    same_result(
         [
             [(t._insert_values(i, v), t._candidates_exact(v)) for i, v in enumerate(values)]
             for t in twins[:1]
@@ -326,7 +310,7 @@ def test_band_index_exact_mode(case: tuple[int, int, int, np.ndarray], ops: list
                 index._load(state)
                 got.append((index._live(), index._width))
             got[-1] = (got[-1], _dump(index))
-        _same(got[0], got[1])
+        same_result(got[0], got[1])
 
 
 def test_band_index_errors_are_the_same() -> None:

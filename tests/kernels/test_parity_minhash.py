@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import agree, same_result
 
 from conftest import native_pair
-from neardup._kernels import tables
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
 
 U64 = st.integers(0, 2**64 - 1)
@@ -20,43 +20,6 @@ U64 = st.integers(0, 2**64 - 1)
 @pytest.fixture(scope="module")
 def pair() -> tuple[Any, Any]:
     return native_pair("minhash")
-
-
-def same(a: object, b: object) -> None:
-    """Equal results: arrays of the same dtype, shape and bits, or tuples of them."""
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            same(x, y)
-        return
-    if isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray)
-        assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, b.dtype, a.shape, b.shape)
-        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
-        return
-    assert a == b
-
-
-def both(pair: tuple[Any, Any], name: str, *args: Any) -> None:
-    """Call ``name`` on both twins with copies of ``args``: same result, or same error."""
-    native, reference = pair
-    fns: list[Callable[..., Any]] = [getattr(native, name), getattr(reference, name)]
-    results: list[tuple[str, Any]] = []
-    for fn in fns:
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        try:
-            results.append(("ok", (fn(*copies), copies)))
-        except Exception as exc:  # compared below: class and message
-            results.append(("error", (type(exc), str(exc))))
-    (kind_n, got_n), (kind_r, got_r) = results
-    assert kind_n == kind_r, results
-    if kind_n == "error":
-        assert got_n == got_r
-    else:
-        same(got_n[0], got_r[0])
-        for x, y in zip(got_n[1], got_r[1], strict=True):  # in-place results too
-            if isinstance(x, np.ndarray):
-                same(x, y)
 
 
 def offsets_of(n: int, cuts: list[int]) -> np.ndarray:
@@ -72,7 +35,7 @@ cuts = st.lists(st.integers(0, 1000), max_size=5)
 @given(u64_arrays, cuts, st.integers(1, 6), st.booleans(), U64)
 def test_combine_shingles(pair: tuple[Any, Any], toks: np.ndarray, c: list[int], k: int,
                           joined: bool, seed: int) -> None:  # fmt: skip
-    both(pair, "combine_shingles", toks, offsets_of(len(toks), c), k, joined, np.uint64(seed))
+    agree(pair, "combine_shingles", toks, offsets_of(len(toks), c), k, joined, np.uint64(seed))
 
 
 @given(st.data(), cuts, st.integers(0, 70), st.sampled_from(["minhash_double32", "minhash_double"]))
@@ -81,7 +44,7 @@ def test_double_hashing(pair: tuple[Any, Any], data: st.DataObject, c: list[int]
     n = data.draw(st.integers(0, 80))
     lo = np.array(data.draw(st.lists(U64, min_size=n, max_size=n)), dtype=np.uint64)
     hi = np.array(data.draw(st.lists(U64, min_size=n, max_size=n)), dtype=np.uint64)
-    both(pair, name, lo, hi, offsets_of(n, c), num_perm)
+    agree(pair, name, lo, hi, offsets_of(n, c), num_perm)
 
 
 @settings(max_examples=30)
@@ -92,7 +55,7 @@ def test_double_hashing_long_documents(pair: tuple[Any, Any], n: int, num_perm: 
     hi = rng.integers(0, 2**64, n, dtype=np.uint64)
     offs = np.array([0, n // 3, n], dtype=np.int64)
     for name in ("minhash_double32", "minhash_double"):
-        both(pair, name, lo, hi, offs, num_perm)
+        agree(pair, name, lo, hi, offs, num_perm)
 
 
 @given(u64_arrays, cuts, st.lists(st.tuples(U64, U64), max_size=40),
@@ -101,14 +64,14 @@ def test_datasketch_permutations(pair: tuple[Any, Any], hv: np.ndarray, c: list[
                                  ab: list[tuple[int, int]], name: str) -> None:  # fmt: skip
     a = np.array([x for x, _ in ab], dtype=np.uint64)
     b = np.array([y for _, y in ab], dtype=np.uint64)
-    both(pair, name, hv, offsets_of(len(hv), c), a, b)
+    agree(pair, name, hv, offsets_of(len(hv), c), a, b)
     if len(a):
-        both(pair, name, hv, offsets_of(len(hv), c), a, b[:-1])  # ConfigError
+        agree(pair, name, hv, offsets_of(len(hv), c), a, b[:-1])  # ConfigError
 
 
 @given(u64_arrays, cuts, st.integers(0, 70), U64)
 def test_oph(pair: tuple[Any, Any], h: np.ndarray, c: list[int], num_perm: int, seed: int) -> None:
-    both(pair, "oph", h, offsets_of(len(h), c), num_perm, np.uint64(seed))
+    agree(pair, "oph", h, offsets_of(len(h), c), num_perm, np.uint64(seed))
 
 
 @given(st.data(), st.integers(0, 8), st.integers(0, 40))
@@ -118,9 +81,9 @@ def test_band_keys(pair: tuple[Any, Any], data: st.DataObject, n: int, width: in
     sig = np.array(values, dtype=np.uint32).reshape(n, width)
     bands = data.draw(st.integers(-1, 12))
     rows = data.draw(st.integers(-1, 12))
-    both(pair, "band_keys", sig, bands, rows)
+    agree(pair, "band_keys", sig, bands, rows)
     if n > 1:
-        both(pair, "band_keys", sig[::2], bands, rows)  # strided rows
+        agree(pair, "band_keys", sig[::2], bands, rows)  # strided rows
 
 
 @given(st.data(), st.integers(0, 6), st.integers(0, 6), st.integers(1, 33))
@@ -135,25 +98,25 @@ def test_estimate(pair: tuple[Any, Any], data: st.DataObject, na: int, nb: int, 
                   dtype=np.int64)  # fmt: skip
     bi = np.array(data.draw(st.lists(st.integers(-nb - 1, nb), min_size=m, max_size=m)),
                   dtype=np.int64)  # fmt: skip
-    both(pair, "estimate", a32, ai, b32, bi)  # out-of-range indices: the same IndexError
+    agree(pair, "estimate", a32, ai, b32, bi)  # out-of-range indices: the same IndexError
     ok_a = ai[(ai >= -na) & (ai < na)]
     ok_b = bi[(bi >= -nb) & (bi < nb)]
     k = min(len(ok_a), len(ok_b))
-    both(pair, "estimate", a32, ok_a[:k], b32, ok_b[:k])
-    both(pair, "estimate", a32, ok_a[:k], b32[:, :0], ok_b[:k])  # widths differ
-    both(pair, "estimate", a32, ok_a[:k], b32, ok_b[: max(k - 1, 0)] if k else ok_b[:1])
+    agree(pair, "estimate", a32, ok_a[:k], b32, ok_b[:k])
+    agree(pair, "estimate", a32, ok_a[:k], b32[:, :0], ok_b[:k])  # widths differ
+    agree(pair, "estimate", a32, ok_a[:k], b32, ok_b[: max(k - 1, 0)] if k else ok_b[:1])
 
 
 @given(st.lists(st.integers(0, 40), max_size=200), st.sampled_from([np.uint32, np.uint64]))
 def test_sort_unique(pair: tuple[Any, Any], values: list[int], dtype: type) -> None:
     spread = [v * 0x01000193 for v in values]  # hash-like spread: every bucket path
     run = np.array(spread, dtype=np.uint64).astype(dtype)
-    both(pair, "sort_unique", run)
-    both(pair, "sort_unique", run.astype(np.int64))  # ConfigError
+    agree(pair, "sort_unique", run)
+    agree(pair, "sort_unique", run.astype(np.int64))  # ConfigError
     views = [run.copy(), run.copy()]
     counts = [module.sort_unique(v[::2]) for module, v in zip(pair, views, strict=True)]
     assert counts[0] == counts[1]  # a strided view, sorted in place
-    same(views[0], views[1])
+    same_result(views[0], views[1])
 
 
 # --------------------------------------------------------------- the fused sketch
@@ -192,10 +155,10 @@ def test_sketch_words(pair: tuple[Any, Any], texts: list[str], mask: int, min_by
     buf, offs = packed(texts)
     args = (buf, offs, tables.char_classes(), tables.simple_lower(), mask, min_bytes, k,
             joined, np.uint64(seed), num_perm)  # fmt: skip
-    both(pair, "sketch_words", *args)
-    both(pair, "sketch_words_features", *args, True)
-    both(pair, "sketch_words_features", *args, False)
-    both(pair, "sketch_words_sets32", *args)
+    agree(pair, "sketch_words", *args)
+    agree(pair, "sketch_words_features", *args, True)
+    agree(pair, "sketch_words_features", *args, False)
+    agree(pair, "sketch_words_sets32", *args)
 
 
 def test_sketch_words_ascii_table_refused(pair: tuple[Any, Any]) -> None:
@@ -208,8 +171,8 @@ def test_sketch_words_ascii_table_refused(pair: tuple[Any, Any]) -> None:
     buf, offs = packed(["Quick xx fox", "QxQ 漢x", ""])
     for mask in (1 | 2 | 8 | 32, 1):
         args = (buf, offs, classes, lower, mask, 1, 2, True, np.uint64(7), 16)
-        both(pair, "sketch_words", *args)
-        both(pair, "sketch_words_sets32", *args)
+        agree(pair, "sketch_words", *args)
+        agree(pair, "sketch_words_sets32", *args)
 
 
 def test_sketch_words_long_documents(pair: tuple[Any, Any]) -> None:
@@ -220,9 +183,9 @@ def test_sketch_words_long_documents(pair: tuple[Any, Any]) -> None:
     for num_perm in (128, 7, 1):
         args = (buf, offs, tables.char_classes(), tables.simple_lower(), 1 | 2 | 4 | 16, 1, 5,
                 True, np.uint64(0x00C0FFEE5EED), num_perm)  # fmt: skip
-        both(pair, "sketch_words", *args)
-        both(pair, "sketch_words_features", *args, True)
-        both(pair, "sketch_words_sets32", *args)
+        agree(pair, "sketch_words", *args)
+        agree(pair, "sketch_words_features", *args, True)
+        agree(pair, "sketch_words_sets32", *args)
 
 
 @pytest.mark.parametrize(
@@ -258,7 +221,7 @@ def test_sketch_words_errors(pair: tuple[Any, Any], bad: dict[str, Any]) -> None
     args = (buf, offs, kw["classes"], tables.simple_lower(), 1, 1, kw["k"], True,
             np.uint64(0), kw["num_perm"])  # fmt: skip
     for name in ("sketch_words", "sketch_words_sets32"):
-        both(pair, name, *args)
+        agree(pair, name, *args)
         with pytest.raises(ConfigError):
             getattr(pair[0], name)(*args)
 

@@ -6,25 +6,21 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import same_result
 
 from conftest import native_pair
-
-
-def same(got: np.ndarray, want: np.ndarray) -> None:
-    assert (got.dtype, got.shape) == (want.dtype, want.shape)
-    assert got.tobytes() == want.tobytes()
 
 
 def test_constants_and_geometry() -> None:
     native, reference = native_pair("pdq")
     assert native.MIN_HASHABLE_DIM == reference.MIN_HASHABLE_DIM
-    same(native.dct_matrix(), reference.dct_matrix())
+    same_result(native.dct_matrix(), reference.dct_matrix())
     assert not native.dct_matrix().flags.writeable
     for old in (*range(0, 300), 1000, 4032, 10_000):
         assert native.jarosz_window(old) == reference.jarosz_window(old)
-        same(native.decimation_indices(old), reference.decimation_indices(old))
+        same_result(native.decimation_indices(old), reference.decimation_indices(old))
     for old, new in ((100, 16), (7, -2), (-5, 3), (50, 0)):
-        same(native.decimation_indices(old, new), reference.decimation_indices(old, new))
+        same_result(native.decimation_indices(old, new), reference.decimation_indices(old, new))
         if new:
             assert native.jarosz_window(old, new) == reference.jarosz_window(old, new)
     with pytest.raises(ZeroDivisionError) as want:
@@ -64,14 +60,14 @@ def test_pdq_rgb_and_float(
         wide = np.repeat(rgb, 2, axis=1)
         wide.setflags(write=False)
         rgb = wide[:, ::2]
-    same(native.luma_rgb(rgb), reference.luma_rgb(rgb))
+    same_result(native.luma_rgb(rgb), reference.luma_rgb(rgb))
     got, want = native.pdq_rgb(rgb), reference.pdq_rgb(rgb)
-    same(got[0], want[0])
+    same_result(got[0], want[0])
     assert type(got[1]) is int and got[1] == want[1]
     luma = reference.luma_rgb(rgb)
     for x in (luma, luma[:, ::-1], luma.astype(np.float64)):
         got, want = native.pdq_float(x), reference.pdq_float(x)
-        same(got[0], want[0])
+        same_result(got[0], want[0])
         assert got[1] == want[1]
 
 
@@ -79,5 +75,5 @@ def test_the_64_square_is_taken_as_it_is() -> None:
     native, reference = native_pair("pdq")
     luma = np.random.default_rng(1).random((64, 64)).astype(np.float32) * 255
     got, want = native.pdq_float(luma), reference.pdq_float(luma)
-    same(got[0], want[0])
+    same_result(got[0], want[0])
     assert got[1] == want[1]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from twins import same_result
 
 from conftest import native_pair
 from neardup.errors import ConfigError
@@ -15,11 +16,6 @@ pds = pytest.importorskip("pydivsufsort")
 
 PIECES = [b"ab", b"abc", b"\xff", b"x", b"b", "é".encode(), "日".encode(), b"\x80", b"the cat "]
 BYTES = st.lists(st.sampled_from(PIECES), max_size=80).map(b"".join)
-
-
-def same(got: np.ndarray, want: np.ndarray) -> None:
-    assert (got.dtype, got.shape) == (want.dtype, want.shape)
-    assert got.tobytes() == want.tobytes()
 
 
 @settings(max_examples=300)
@@ -31,9 +27,9 @@ def test_marks(data: bytes, min_length: int, cut: float) -> None:
     sa = pds.divsufsort(text)
     want = reference.repeat_mask(text, sa, min_length, prefix)
     for s in (sa.astype(np.int32), sa.astype(np.int64)):
-        same(native.repeat_mask(text, s, min_length, prefix), want)
-    same(reference.window_mask(text, min_length, prefix), want)
-    same(native.window_mask(text, min_length, prefix), want)
+        same_result(native.repeat_mask(text, s, min_length, prefix), want)
+    same_result(reference.window_mask(text, min_length, prefix), want)
+    same_result(native.window_mask(text, min_length, prefix), want)
 
 
 def test_marks_of_shared_headers_and_long_segments() -> None:
@@ -51,13 +47,13 @@ def test_marks_of_shared_headers_and_long_segments() -> None:
     sa = pds.divsufsort(text)
     for min_length, prefix in ((12, 0), (30, 0), (40, len(text) // 3), (100, 0)):
         want = reference.repeat_mask(text, sa, min_length, prefix)
-        same(native.repeat_mask(text, sa, min_length, prefix), want)
-        same(native.window_mask(text, min_length, prefix), want)
+        same_result(native.repeat_mask(text, sa, min_length, prefix), want)
+        same_result(native.window_mask(text, min_length, prefix), want)
     for min_length, k in ((30, 21), (100, 68)):
         for got, want in zip(
             native.anchors(text, min_length, k), reference.anchors(text, min_length, k), strict=True
         ):
-            same(got, want)
+            same_result(got, want)
 
 
 @settings(max_examples=300)
@@ -69,15 +65,15 @@ def test_prefilter(data: bytes, min_length: int, k_less: int) -> None:
     want = reference.anchors(text, min_length, k)
     got = native.anchors(text, min_length, k)
     for g, w in zip(got, want, strict=True):
-        same(g, w)
+        same_result(g, w)
     starts, ends = reference.regions(text, *want, min_length, k)
     for g, w in zip(native.regions(text, *want, min_length, k), (starts, ends), strict=True):
-        same(g, w)
+        same_result(g, w)
     sub, at = reference.gather(text, starts, ends)
     for g, w in zip(native.gather(text, starts, ends), (sub, at), strict=True):
-        same(g, w)
+        same_result(g, w)
     marks = (sub == 0x62) | (sub == 0x78)
-    same(
+    same_result(
         native.scatter(marks, at, starts, ends, len(text)),
         reference.scatter(marks, at, starts, ends, len(text)),
     )
@@ -86,7 +82,7 @@ def test_prefilter(data: bytes, min_length: int, k_less: int) -> None:
         reference.scatter_counts(marks, at, starts, ends, len(text)),
         strict=True,
     ):
-        same(g, w)
+        same_result(g, w)
 
 
 @pytest.mark.parametrize(("min_length", "prefix"), [(0, 0), (-3, 0), (5, -1)])
@@ -120,4 +116,4 @@ def test_shared_regions(a: bytes, b: bytes, min_length: int, k_less: int) -> Non
         want = reference.shared_regions(text, pos, hs, other, min_length, k)
         got = native.shared_regions(text, pos, hs, other, min_length, k)
         for g, w in zip(got, want, strict=True):
-            same(g, w)
+            same_result(g, w)

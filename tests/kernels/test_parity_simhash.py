@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import native_pair
-from neardup._kernels import tables
-from neardup._kernels.spans import pack
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
+from neardup.packed import pack
 
 native, reference = native_pair("simhash")
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from twins import packed, same
 
 from conftest import native_pair
-from neardup._kernels import tables
+from neardup._unicode import classes as tables
 
 # Word characters of every kind, marks (after ideographs too), Han, kana, Hangul, capitals
 # whose simple lowercase grows or shrinks in UTF-8 (U+023A, U+2C6F, U+0130), and separators.
@@ -144,12 +144,11 @@ def test_the_text_path_imports_no_numba() -> None:
         "import sys, tempfile, pathlib\n"
         "from neardup._kernels import engine\n"
         "from neardup.canonicalize import Canonicalizer\n"
-        "from neardup._kernels.spans import Packed\n"
         "from neardup.packed import read_jsonl_packed\n"
         "p = pathlib.Path(tempfile.mkdtemp()) / 'a.jsonl'\n"
         'p.write_text(\'{"id": 1, "text": "Ça va? \\\\u00c9t\\u00e9 ﬁn"}\\n\', \'utf-8\')\n'
         "(batch,) = read_jsonl_packed(p)\n"
-        "canon = Canonicalizer().canonicalize_packed(Packed(batch.buf, batch.offsets))\n"
+        "canon = Canonicalizer().canonicalize_packed(batch)\n"
         "spans = engine.tokenize_packed(canon, mask=3)\n"
         "engine.hash_spans(spans, 'fnv1a64')\n"
         "print(spans.to_lists(), 'numba' in sys.modules)\n"

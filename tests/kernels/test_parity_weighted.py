@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from twins import agree
 
 from conftest import native_pair
 
@@ -15,25 +16,6 @@ from conftest import native_pair
 @pytest.fixture(scope="module")
 def pair() -> tuple[Any, Any]:
     return native_pair("weighted")
-
-
-def outcome(fn: Any, *args: Any) -> tuple[str, Any]:
-    try:
-        return "ok", fn(*args)
-    except Exception as exc:  # compared by the caller: class and message
-        return "error", (type(exc), str(exc))
-
-
-def both(pair: tuple[Any, Any], name: str, *args: Any) -> Any:
-    """Same result (dtype, shape, bits) or the same error from both twins."""
-    (kn, n), (kr, r) = (outcome(getattr(m, name), *args) for m in pair)
-    assert kn == kr, (n, r)
-    if kn == "error":
-        assert n == r
-        return None
-    assert n.dtype == r.dtype and n.shape == r.shape, (n.dtype, r.dtype, n.shape, r.shape)
-    assert np.array_equal(n, r)
-    return n
 
 
 def offsets_of(n: int, cuts: list[int]) -> np.ndarray:
@@ -68,15 +50,15 @@ def test_icws(pair: tuple[Any, Any], data: st.DataObject, seed: int, size: int, 
                            dtype=np.float32))  # fmt: skip
     c = np.array(cidx, dtype=np.int64)
     ip = np.array(indptr, dtype=np.int64)
-    both(pair, "icws", c, logv, ip, rs, ln_cs, betas, sparse)
+    agree(pair, "icws", c, logv, ip, rs, ln_cs, betas, sparse)
     if len(c):
-        both(pair, "icws", c - dim, logv, ip, rs, ln_cs, betas, sparse)  # numpy's negatives
+        agree(pair, "icws", c - dim, logv, ip, rs, ln_cs, betas, sparse)  # numpy's negatives
         bad = c.copy()
         bad[-1] = dim + data.draw(st.integers(0, 3))
-        both(pair, "icws", bad, logv, ip, rs, ln_cs, betas, sparse)  # IndexError
-        both(pair, "icws", c, logv[:-1], ip, rs, ln_cs, betas, sparse)  # ConfigError
-    both(pair, "icws", c, logv, ip, rs, ln_cs[:, :0], betas, sparse)  # ConfigError
-    both(pair, "icws", c, logv, ip, rs.T.copy().T, ln_cs, betas, sparse)  # Fortran order
+        agree(pair, "icws", bad, logv, ip, rs, ln_cs, betas, sparse)  # IndexError
+        agree(pair, "icws", c, logv[:-1], ip, rs, ln_cs, betas, sparse)  # ConfigError
+    agree(pair, "icws", c, logv, ip, rs, ln_cs[:, :0], betas, sparse)  # ConfigError
+    agree(pair, "icws", c, logv, ip, rs.T.copy().T, ln_cs, betas, sparse)  # Fortran order
 
 
 def test_icws_ties_take_the_first_feature(pair: tuple[Any, Any]) -> None:
@@ -84,5 +66,5 @@ def test_icws_ties_take_the_first_feature(pair: tuple[Any, Any]) -> None:
     ln_cs = np.zeros((3, 4), dtype=np.float32)
     betas = np.full((3, 4), 0.5, dtype=np.float32)
     logv = np.zeros(3, dtype=np.float32)
-    out = both(pair, "icws", np.array([2, 0, 3]), logv, np.array([0, 3]), rs, ln_cs, betas, True)
+    out = agree(pair, "icws", np.array([2, 0, 3]), logv, np.array([0, 3]), rs, ln_cs, betas, True)
     assert out[0, :, 0].tolist() == [2, 2, 2]

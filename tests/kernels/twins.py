@@ -4,10 +4,12 @@ twin on the same arguments, and check that both give the same bits (or raise the
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
+
+T = TypeVar("T")
 
 
 def packed(docs: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
@@ -39,7 +41,8 @@ def same(native: Callable[[], Any], reference: Callable[[], Any]) -> None:
 
 def same_result(got: Any, want: Any) -> None:
     """``got`` equals ``want`` bit for bit: arrays of one dtype, shape and contents (floats
-    compared as bits), tuples element by element, other values by ``==`` and type."""
+    compared as bits), tuples, lists and dicts element by element, other values by ``==`` and
+    type."""
     if isinstance(want, np.ndarray):
         assert isinstance(got, np.ndarray), type(got)
         assert got.dtype == want.dtype, (got.dtype, want.dtype)
@@ -48,10 +51,14 @@ def same_result(got: Any, want: Any) -> None:
             assert got.tobytes() == want.tobytes(), (got, want)
         else:
             assert np.array_equal(got, want), (got, want)
-    elif isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
+    elif isinstance(want, tuple | list):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
         for g, w in zip(got, want, strict=True):
             same_result(g, w)
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys(), (got, want)
+        for k in want:
+            same_result(got[k], want[k])
     else:
         assert type(got) is type(want), (type(got), type(want))
         assert got == want
@@ -76,3 +83,37 @@ def both(native: Callable[..., Any], reference: Callable[..., Any], *args: Any) 
 
 def _copies(args: tuple[Any, ...]) -> list[Any]:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def agree(pair: tuple[Any, Any], name: str, *args: Any) -> Any:
+    """Call ``name`` on both twins of ``pair`` (``native_pair(family)``) with copies of
+    ``args``: the same result and the same changes to the copies (arrays filled in place),
+    the native result returned; or the same error (class and message), then ``None``."""
+    outcomes: list[tuple[str, Any]] = []
+    for module in pair:
+        copies = _copies(args)
+        try:
+            outcomes.append(("ok", (getattr(module, name)(*copies), copies)))
+        except Exception as exc:  # compared below: class and message
+            outcomes.append(("error", (type(exc), str(exc))))
+    (kind, got), (want_kind, want) = outcomes
+    assert kind == want_kind, outcomes
+    if kind == "error":
+        assert got == want
+        return None
+    same_result(got[0], want[0])
+    for g, w in zip(got[1], want[1], strict=True):
+        if isinstance(w, np.ndarray):
+            same_result(g, w)
+    return got[0]
+
+
+def on_both_backends(fn: Callable[..., T], *args: Any) -> tuple[T, T]:
+    """``(reference, native)``: ``fn(*args)`` under ``NEARDUP_BACKEND=reference``, then under
+    the native backend (for the fronts that pick their kernels through the engine)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NEARDUP_BACKEND", "reference")
+        want = fn(*args)
+        mp.setenv("NEARDUP_BACKEND", "native")
+        got = fn(*args)
+    return want, got

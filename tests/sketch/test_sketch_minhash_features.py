@@ -39,8 +39,8 @@ def test_features_need_xxh3_preset() -> None:
 def test_packed_sets32_equal_the_reference_composition(docs: list[str]) -> None:
     """The fused kernel's sketches and 32-bit sets equal those of the reference backend's
     features run through ``unique_per_doc32`` (and the fast backend's packed features)."""
-    from neardup._kernels.sets import unique_per_doc32
-    from neardup._kernels.spans import pack
+    from neardup.packed import pack
+    from neardup.sketch.sets import unique_per_doc32
 
     h = MinHasher(32)
     p = pack(docs)
@@ -114,7 +114,7 @@ class _Upper:
 def test_sketch_batch_is_every_batch_method(docs: list[str], canon: str) -> None:
     """``sketch_batch`` of texts and of the same documents packed gives ``sketch_many`` and
     ``sketch_packed_sets32``, on both backends and for a protocol canonicalizer too."""
-    from neardup._kernels.spans import pack
+    from neardup.packed import pack
 
     h = MinHasher(16, canonicalizer=_Upper() if canon == "protocol" else None)
     p = pack(docs)

@@ -154,8 +154,8 @@ def test_malformed_set_blobs_raise_format_error(blob: bytes) -> None:
 def test_unsorted_or_repeated_values_are_refused() -> None:
     from pcodec import ChunkConfig, standalone
 
-    from neardup._kernels.sets import rice_encode
     from neardup.sketch.setcodec import encode_sets_pcodec
+    from neardup.sketch.sets import rice_encode
 
     values, offsets = np.array([1 << 62, 2 << 62], np.uint64), np.array([0, 2])
     good = encode_sets_pcodec(values, offsets)[0]  # format 1, as older stores hold

@@ -1,4 +1,4 @@
-//! Bindings of the affine family: the names of `neardup._kernels.affine.reference`.
+//! Bindings of the affine family: the names of `neardup._kernels.affine`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};
@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 
 use super::core;
 use crate::arrays::{offsets, vector};
-use crate::errors::config_error;
+use crate::errors::config_same_length;
 
 /// ``(n_docs, num_perm)`` uint32 slots of the token hashes ``hv`` of each document.
 #[pyfunction]
@@ -18,16 +18,7 @@ fn affine32<'py>(
     b: PyReadonlyArray1<'py, u32>,
 ) -> PyResult<Bound<'py, PyArray2<u32>>> {
     let (h, o, a, b) = (vector(&hv), vector(&doc_offsets), vector(&a), vector(&b));
-    if a.len() != b.len() {
-        return Err(config_error(
-            py,
-            format!(
-                "the permutations a and b differ in length ({} and {})",
-                a.len(),
-                b.len()
-            ),
-        ));
-    }
+    config_same_length(py, "the permutations a and b", a.len(), b.len())?;
     offsets("doc_offsets", &o, h.len())?;
     let out = py.detach(|| core::affine32(&h, &o, &a, &b));
     let rows = Array2::from_shape_vec((o.len() - 1, a.len()), out).expect("n * k slots");

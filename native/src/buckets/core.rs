@@ -4,7 +4,7 @@
 //! The order of the walk is part of the result: bands in order, a band's buckets by their
 //! first row, a bucket's pairs `(u, v)` in ascending rows. In join mode a pair whose rows are
 //! already in one cluster is skipped unverified, so the accepted pairs are the spanning
-//! forest that this order builds. `neardup._kernels.buckets.reference` gives the same pairs,
+//! forest that this order builds. `neardup._kernels.buckets` gives the same pairs,
 //! roots and count by another road (all candidates at once, then the order replayed).
 
 use std::hash::{BuildHasherDefault, Hasher};

@@ -1,4 +1,4 @@
-//! Bindings of the buckets family: the names of `neardup._kernels.buckets.reference`, which
+//! Bindings of the buckets family: the names of `neardup._kernels.buckets`, which
 //! checks its arguments the same way and raises the same `ConfigError` messages.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};

@@ -1,6 +1,6 @@
 //! NFKC o full case folding o NFKC over packed documents, with the tables Python builds.
 //!
-//! The tables (`neardup._kernels.canonicalize.tables`) come from the running Python's own
+//! The tables (`neardup._unicode.canonical`) come from the running Python's own
 //! `unicodedata` and `str.casefold`, so the results equal that Python's bit for bit (a
 //! Unicode crate would bring its own, newer Unicode version). The algorithm is the one of
 //! UAX #15 (the Unicode Standard, chapter 3, section 3.11): NFKD per code point, the
@@ -10,7 +10,7 @@
 //! the quick check (no flagged code point, combining classes in canonical order) likewise;
 //! anything else is rewritten segment by segment (see [`canonicalize`]).
 
-use crate::text::core::{decode, encode};
+use crate::utf8::{decode, encode};
 
 /// `tables.CHANGES`: a code point a canonicalization may change.
 const CHANGES: u8 = 4;
@@ -19,7 +19,7 @@ const OUTSIDE: u8 = 8;
 /// `tables.SECOND`: the second code point of a composition pair.
 const SECOND: u8 = 16;
 
-/// The tables of `neardup._kernels.canonicalize.tables`, borrowed.
+/// The tables of `neardup._unicode.canonical`, borrowed.
 pub struct Tables<'a> {
     /// One per code point (0x110000).
     pub flags: &'a [u8],

@@ -1,18 +1,19 @@
 //! Bindings of the canonicalize family: the names of
-//! `neardup._kernels.canonicalize.reference`.
+//! `neardup._kernels.canonicalize`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::core;
+use crate::arrays::uint8_mask;
 use crate::arrays::{code_point_table, slice};
-use crate::text::py::{decode_error, uint8_mask};
+use crate::text::py::decode_error;
 
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
 
 /// NFKC o casefold o NFKC of every document, after dropping the code points whose flags meet
-/// ``strip_mask`` (see ``neardup._kernels.canonicalize.reference.canonicalize``); returns
+/// ``strip_mask`` (see ``neardup._kernels.canonicalize.canonicalize``); returns
 /// ``(out_buf, out_offsets, status)``.
 #[pyfunction]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -56,7 +57,7 @@ fn canonicalize<'py>(
     if t.pair_keys.len() != t.pair_vals.len() {
         return Err(PyValueError::new_err(format!(
             "pair_keys and pair_vals differ in length ({} and {}); pass the tables \
-             neardup._kernels.canonicalize.tables builds",
+             neardup._unicode.canonical builds",
             t.pair_keys.len(),
             t.pair_vals.len()
         )));

@@ -1,4 +1,4 @@
-//! Bindings of the ctph family: the names of `neardup._kernels.ctph.reference`.
+//! Bindings of the ctph family: the names of `neardup._kernels.ctph`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;

@@ -1,4 +1,4 @@
-//! Bindings of the datasketch family: the names of `neardup._kernels.datasketch.reference`.
+//! Bindings of the datasketch family: the names of `neardup._kernels.datasketch`.
 //!
 //! The token lists are read in place: each token's bytes (a `bytes` object's buffer, a
 //! `str`'s UTF-8) are borrowed while the objects are held, then hashed with the GIL

@@ -1,4 +1,4 @@
-//! Bindings of the forest family: the names of `neardup._kernels.forest.reference`.
+//! Bindings of the forest family: the names of `neardup._kernels.forest`.
 
 use numpy::{
     IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyReadonlyArray3,

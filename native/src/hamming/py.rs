@@ -1,4 +1,4 @@
-//! Bindings of the hamming family: the names of `neardup._kernels.hamming.reference`.
+//! Bindings of the hamming family: the names of `neardup._kernels.hamming`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use super::core;
-use crate::arrays::{slice, slice2};
+use crate::arrays::{same_length, slice, slice2};
 
 /// The block `start .. end` of `words`-word codes: 1 to 64 bits within the code.
 fn check_block(words: usize, start: i64, end: i64) -> PyResult<(usize, usize)> {
@@ -21,13 +21,7 @@ fn check_block(words: usize, start: i64, end: i64) -> PyResult<(usize, usize)> {
 }
 
 fn check_bounds(words: usize, starts: &[i64], ends: &[i64]) -> PyResult<Vec<(usize, usize)>> {
-    if starts.len() != ends.len() {
-        return Err(PyValueError::new_err(format!(
-            "starts and ends differ in length ({} and {})",
-            starts.len(),
-            ends.len()
-        )));
-    }
+    same_length("starts and ends", starts.len(), ends.len())?;
     starts
         .iter()
         .zip(ends)

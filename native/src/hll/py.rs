@@ -1,4 +1,4 @@
-//! Bindings of the hll family: the names of `neardup._kernels.hll.reference`.
+//! Bindings of the hll family: the names of `neardup._kernels.hll`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};

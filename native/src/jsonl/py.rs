@@ -1,4 +1,4 @@
-//! Bindings of the jsonl family: the names of `neardup._kernels.jsonl.reference`.
+//! Bindings of the jsonl family: the names of `neardup._kernels.jsonl`.
 
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadwriteArray1};
@@ -79,7 +79,7 @@ fn found(py: Python<'_>, scan: core::Scan) -> Found<'_> {
 
 /// Scan lines ``data[starts[k]:ends[k]]`` (no newline) of one top-level object each; returns
 /// ``(status, text_offsets, id_offsets, id_kind)`` (see
-/// ``neardup._kernels.jsonl.reference.scan_lines``).
+/// ``neardup._kernels.jsonl.scan_lines``).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn scan_lines<'py>(

@@ -1,4 +1,4 @@
-//! Bindings of the lines family: the names of `neardup._kernels.lines.reference`.
+//! Bindings of the lines family: the names of `neardup._kernels.lines`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyValueError};

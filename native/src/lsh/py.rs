@@ -1,4 +1,4 @@
-//! Bindings of the lsh family: the names of `neardup._kernels.lsh.reference` (the table
+//! Bindings of the lsh family: the names of `neardup._kernels.lsh` (the table
 //! kernels over numpy arrays, and the index class of `class.rs`).
 
 use numpy::{

@@ -1,6 +1,6 @@
 //! The MinHash kernels over slices: feature hashes, slot rows per scheme, band keys, estimates.
 //!
-//! The definitions are those of `neardup._kernels.minhash.reference` (its module docstring),
+//! The definitions are those of `neardup._kernels.minhash` (its module docstring),
 //! all arithmetic wrapping on unsigned integers. Offsets arrays are `n + 1` non-decreasing
 //! positions into the item array, checked by the bindings before any kernel runs.
 

@@ -1,4 +1,4 @@
-//! Bindings of the minhash family: the names of `neardup._kernels.minhash.reference`, with
+//! Bindings of the minhash family: the names of `neardup._kernels.minhash`, with
 //! its argument dtypes, return dtypes and shapes, and its `ConfigError`s (same messages).
 
 use std::borrow::Cow;
@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 
 use super::core;
 use super::words::{self, Extra, Words};
-use crate::arrays::{matrix, offsets, vector};
-use crate::errors::config_error;
+use crate::arrays::{matrix, offsets, same_length, vector};
+use crate::errors::{at_least, config_error, config_same_length};
 
 type Rows<'py> = Bound<'py, PyArray2<u64>>;
 type U64s<'py> = Bound<'py, PyArray1<u64>>;
@@ -37,36 +37,6 @@ fn rows<T: numpy::Element>(
         .into_pyarray(py)
 }
 
-/// `value` as a count of at least `low`, else the reference's `ConfigError`.
-fn count(py: Python<'_>, name: &str, value: i64, low: i64) -> PyResult<usize> {
-    if value < low {
-        return Err(config_error(
-            py,
-            format!("{name} must be at least {low}, got {value}"),
-        ));
-    }
-    Ok(value as usize)
-}
-
-fn shingle_k(py: Python<'_>, k: i64) -> PyResult<usize> {
-    if k < 1 {
-        return Err(config_error(
-            py,
-            format!("k (tokens per shingle) must be at least 1, got {k}"),
-        ));
-    }
-    Ok(k as usize)
-}
-
-fn same_length(a: usize, b: usize, what: &str) -> PyResult<()> {
-    if a != b {
-        return Err(PyValueError::new_err(format!(
-            "{what} differ in length ({a} and {b})"
-        )));
-    }
-    Ok(())
-}
-
 /// Feature hashes (lo, hi) of the k-shingles of token hashes, with their doc offsets.
 #[pyfunction]
 fn combine_shingles<'py>(
@@ -77,7 +47,7 @@ fn combine_shingles<'py>(
     short_joined: bool,
     seed: u64,
 ) -> PyResult<(U64s<'py>, U64s<'py>, I64s<'py>)> {
-    let k = shingle_k(py, k)?;
+    let k = at_least(py, "k (tokens per shingle)", k, 1)?;
     let (t, o) = (vector(&toks), vector(&tok_offsets));
     offsets("tok_offsets", &o, t.len())?;
     let (lo, hi, offs) = py.detach(|| core::combine_shingles(&t, &o, k, short_joined, seed));
@@ -95,7 +65,7 @@ fn features_in<'a>(
     doc_offsets: &'a PyReadonlyArray1<'_, i64>,
 ) -> PyResult<Features<'a>> {
     let (l, h, o) = (vector(lo), vector(hi), vector(doc_offsets));
-    same_length(l.len(), h.len(), "lo and hi")?;
+    same_length("lo and hi", l.len(), h.len())?;
     offsets("doc_offsets", &o, l.len())?;
     Ok((l, h, o))
 }
@@ -109,7 +79,7 @@ fn minhash_double32<'py>(
     doc_offsets: PyReadonlyArray1<'py, i64>,
     num_perm: i64,
 ) -> PyResult<Rows<'py>> {
-    let np = count(py, "num_perm", num_perm, 0)?;
+    let np = at_least(py, "num_perm", num_perm, 0)?;
     let (l, h, o) = features_in(&lo, &hi, &doc_offsets)?;
     let out = py.detach(|| core::minhash_double32(&l, &h, &o, np));
     Ok(rows(py, out, o.len() - 1, np))
@@ -124,7 +94,7 @@ fn minhash_double<'py>(
     doc_offsets: PyReadonlyArray1<'py, i64>,
     num_perm: i64,
 ) -> PyResult<Rows<'py>> {
-    let np = count(py, "num_perm", num_perm, 0)?;
+    let np = at_least(py, "num_perm", num_perm, 0)?;
     let (l, h, o) = features_in(&lo, &hi, &doc_offsets)?;
     let out = py.detach(|| core::minhash_double(&l, &h, &o, np));
     Ok(rows(py, out, o.len() - 1, np))
@@ -132,12 +102,7 @@ fn minhash_double<'py>(
 
 /// The checked `(hv, doc_offsets, a, b)` of a datasketch permutation kernel.
 fn permutation_in(py: Python<'_>, hv: usize, offs: &[i64], a: usize, b: usize) -> PyResult<()> {
-    if a != b {
-        return Err(config_error(
-            py,
-            format!("the permutations a and b differ in length ({a} and {b})"),
-        ));
-    }
+    config_same_length(py, "the permutations a and b", a, b)?;
     offsets("doc_offsets", offs, hv)
 }
 
@@ -188,7 +153,7 @@ fn oph<'py>(
     num_perm: i64,
     seed: u64,
 ) -> PyResult<Rows<'py>> {
-    let np = count(py, "num_perm", num_perm, 1)?;
+    let np = at_least(py, "num_perm", num_perm, 1)?;
     let (h, o) = (vector(&h), vector(&doc_offsets));
     offsets("doc_offsets", &o, h.len())?;
     let out = py.detach(|| core::oph(&h, &o, np, seed));
@@ -257,12 +222,7 @@ fn estimate<'py>(
         ));
     }
     let (ai, bi) = (vector(&ai), vector(&bi));
-    if ai.len() != bi.len() {
-        return Err(config_error(
-            py,
-            format!("ai and bi differ in length ({} and {})", ai.len(), bi.len()),
-        ));
-    }
+    config_same_length(py, "ai and bi", ai.len(), bi.len())?;
     let (ra, rb) = (resolve(&ai, na)?, resolve(&bi, nb)?);
     let out = py.detach(|| core::estimate(&a, &ra, &b, &rb, wa));
     Ok(out.into_pyarray(py))
@@ -327,14 +287,14 @@ fn fused<'py>(
     num_perm: i64,
     extra: Extra,
 ) -> PyResult<(Rows<'py>, words::Sketched)> {
-    let k = shingle_k(py, k)?;
-    let np = count(py, "num_perm", num_perm, 0)?;
+    let k = at_least(py, "k (tokens per shingle)", k, 1)?;
+    let np = at_least(py, "num_perm", num_perm, 0)?;
     let (c, l) = (vector(classes), vector(lower));
     if c.len() < TABLE_LEN || l.len() < TABLE_LEN {
         return Err(config_error(
             py,
             format!(
-                "classes and lower must be the 0x110000-entry tables of neardup._kernels.tables, \
+                "classes and lower must be the 0x110000-entry tables of neardup._unicode.classes, \
                  got {} and {} entries",
                 c.len(),
                 l.len()

@@ -1,7 +1,7 @@
 //! The fused sketch of the default path: tokenize -> xxh3_64 per token -> k-shingle features
 //! -> 32-bit double hashing, one document at a time over one UTF-8 buffer plus offsets.
 //!
-//! The tokens are those of `neardup._kernels.text.reference.tokenize_words(..., do_lower=True)`:
+//! The tokens are those of `neardup._kernels.text.tokenize_words(..., do_lower=True)`:
 //! maximal runs of code points whose class (`classes[cp] & mask`) is not 0, lowercased with
 //! `lower`, each ideograph a word of its own with the marks that follow it, kept when their
 //! UTF-8 length is at least `min_bytes`. Invalid UTF-8 decodes as U+FFFD of one byte (a
@@ -13,6 +13,7 @@ use super::ascii::{self, AsciiScratch, Pass};
 use super::core::{doc_shingles, sort_unique};
 use super::slots;
 use crate::simd::{self, multiversion};
+use crate::utf8::decode;
 
 /// `tables.MARK` and `tables.IDEOGRAPH`.
 const MARK: u8 = 8;
@@ -67,44 +68,6 @@ fn ascii_table(w: &Words<'_>) -> Option<[u8; 256]> {
         }
     }
     Some(table)
-}
-
-/// Decode one code point at `doc[i]`: (code point, byte length). Invalid or truncated
-/// sequences decode as U+FFFD of length 1; surrogates decode to their code point.
-#[inline(always)]
-fn decode(doc: &[u8], i: usize) -> (usize, usize) {
-    let end = doc.len();
-    let b0 = doc[i] as usize;
-    if b0 < 0x80 {
-        return (b0, 1);
-    }
-    if (0xC2..0xE0).contains(&b0) && i + 1 < end {
-        let b1 = doc[i + 1] as usize;
-        if b1 & 0xC0 == 0x80 {
-            return (((b0 & 0x1F) << 6) | (b1 & 0x3F), 2);
-        }
-    } else if (0xE0..0xF0).contains(&b0) && i + 2 < end {
-        let (b1, b2) = (doc[i + 1] as usize, doc[i + 2] as usize);
-        if b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80 {
-            let cp = ((b0 & 0x0F) << 12) | ((b1 & 0x3F) << 6) | (b2 & 0x3F);
-            if cp >= 0x800 {
-                return (cp, 3);
-            }
-        }
-    } else if (0xF0..0xF5).contains(&b0) && i + 3 < end {
-        let (b1, b2, b3) = (
-            doc[i + 1] as usize,
-            doc[i + 2] as usize,
-            doc[i + 3] as usize,
-        );
-        if b1 & 0xC0 == 0x80 && b2 & 0xC0 == 0x80 && b3 & 0xC0 == 0x80 {
-            let cp = ((b0 & 0x07) << 18) | ((b1 & 0x3F) << 12) | ((b2 & 0x3F) << 6) | (b3 & 0x3F);
-            if (0x10000..=0x10FFFF).contains(&cp) {
-                return (cp, 4);
-            }
-        }
-    }
-    (0xFFFD, 1)
 }
 
 /// Append `cp` (a `lower` table value) as UTF-8 to `out` (bytes beyond a code point's range
@@ -178,7 +141,8 @@ fn doc_tokens(
                 continue;
             }
         }
-        let (cp, step) = decode(doc, i);
+        // invalid or truncated sequences read as U+FFFD of one byte
+        let (cp, step) = decode(doc, i, doc.len()).map_or((0xFFFD, 1), |(c, n)| (c as usize, n));
         let cls = w.classes[cp] & w.mask;
         if cls != 0 {
             let ideo = cls & IDEOGRAPH != 0;

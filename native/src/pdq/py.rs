@@ -1,4 +1,4 @@
-//! Bindings of the pdq family: the names of `neardup._kernels.pdq.reference`.
+//! Bindings of the pdq family: the names of `neardup._kernels.pdq`.
 
 use numpy::ndarray::ArrayView3;
 use numpy::{

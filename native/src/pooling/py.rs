@@ -1,4 +1,4 @@
-//! Bindings of the pooling family: the names of `neardup._kernels.pooling.reference`.
+//! Bindings of the pooling family: the names of `neardup._kernels.pooling`.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyIndexError;

@@ -1,4 +1,4 @@
-//! Bindings of the repeats family: the names of `neardup._kernels.repeats.reference`.
+//! Bindings of the repeats family: the names of `neardup._kernels.repeats`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;

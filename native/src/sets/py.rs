@@ -1,4 +1,4 @@
-//! Bindings of the sets family: the names of `neardup._kernels.sets.reference`, which checks
+//! Bindings of the sets family: the names of `neardup._kernels.sets`, which checks
 //! its arguments the same way and raises the same `ConfigError` messages.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};

@@ -1,4 +1,4 @@
-//! Bindings of the sha1 family: the names of `neardup._kernels.sha1.reference`.
+//! Bindings of the sha1 family: the names of `neardup._kernels.sha1`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;

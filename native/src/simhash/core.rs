@@ -3,7 +3,7 @@
 
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64_with_seed};
 
-use crate::text::core::decode;
+use crate::utf8::decode;
 
 /// `SPREAD[b]`: byte `i` is bit `i` of `b`, so that adding `SPREAD[h >> 8j & 0xff]` to a
 /// u64 of eight byte counters counts bits `8j .. 8j + 8` of `h` at once (a carry-free SWAR

@@ -1,13 +1,14 @@
-//! Bindings of the simhash family: the names of `neardup._kernels.simhash.reference`.
+//! Bindings of the simhash family: the names of `neardup._kernels.simhash`.
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::core;
+use crate::arrays::uint8_mask;
 use crate::arrays::{code_point_table, doc_offsets, offsets as check_offsets, slice, slice2};
 use crate::errors::config_error;
-use crate::text::py::{decode_error, uint8_mask};
+use crate::text::py::decode_error;
 
 /// SimHash codes of feature hashes grouped per document: ``(n_docs, words)`` uint64, bit ``b``
 /// set iff ``2 * ones[b] > total`` (weighted, int64).

@@ -1,12 +1,12 @@
-//! Bindings of the text family: the names of `neardup._kernels.text.reference`.
+//! Bindings of the text family: the names of `neardup._kernels.text`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
-use pyo3::exceptions::{PyOverflowError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::core;
-use crate::arrays::{code_point_table, ranges, slice};
+use crate::arrays::{code_point_table, ranges, slice, uint8_mask};
 
 /// The error Python's codec raises for bytes that are not UTF-8 (the reference decodes each
 /// document with `bytes.decode("utf-8", "surrogatepass")`): decode them the same way.
@@ -17,18 +17,10 @@ pub fn decode_error(py: Python<'_>, doc: &[u8]) -> PyErr {
     }
 }
 
-/// A mask of class flags as the reference applies it to a ``uint8`` table (numpy refuses
-/// an integer that is not a ``uint8``).
-pub fn uint8_mask(mask: i64) -> PyResult<u8> {
-    u8::try_from(mask).map_err(|_| {
-        PyOverflowError::new_err(format!("Python integer {mask} out of bounds for uint8"))
-    })
-}
-
 type Array<'py, T> = Bound<'py, PyArray1<T>>;
 
 /// Split documents into word tokens: maximal runs of code points whose class meets ``mask``
-/// (see ``neardup._kernels.text.reference.tokenize_words``); returns
+/// (see ``neardup._kernels.text.tokenize_words``); returns
 /// ``(out_buf, starts, ends, doc_offsets)``.
 #[pyfunction]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]

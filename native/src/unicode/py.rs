@@ -1,4 +1,4 @@
-//! Bindings of the unicode family: the names of `neardup._kernels.unicode.reference`.
+//! Bindings of the unicode family: the names of `neardup._kernels.unicode`.
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
@@ -31,7 +31,7 @@ fn tables<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyDict>> {
         .getattr("unidata_version")?
         .extract()?;
     if running != unicode_version()? {
-        let reference = py.import("neardup._kernels.unicode.reference")?;
+        let reference = py.import("neardup._kernels.unicode")?;
         return Ok(reference.call_method1("tables", (family,))?.cast_into()?);
     }
     let arrays = core::family(family).map_err(pyo3::exceptions::PyRuntimeError::new_err)?;

@@ -1,4 +1,4 @@
-//! Bindings of the weighted family: the names of `neardup._kernels.weighted.reference`.
+//! Bindings of the weighted family: the names of `neardup._kernels.weighted`.
 
 use numpy::ndarray::Array3;
 use numpy::{IntoPyArray, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 
 use super::core;
 use crate::arrays::{matrix, offsets, vector};
-use crate::errors::config_error;
+use crate::errors::{config_error, config_same_length};
 
 /// ``(n_docs, sample_size, 2)`` samples ``(k, t)`` of CSR rows (empty rows give -1).
 #[pyfunction]
@@ -33,16 +33,7 @@ fn icws<'py>(
         ));
     }
     let (ci, lv, ip) = (vector(&cidx), vector(&logv), vector(&indptr));
-    if ci.len() != lv.len() {
-        return Err(config_error(
-            py,
-            format!(
-                "cidx and logv differ in length ({} and {})",
-                ci.len(),
-                lv.len()
-            ),
-        ));
-    }
+    config_same_length(py, "cidx and logv", ci.len(), lv.len())?;
     offsets("indptr", &ip, ci.len())?;
     // the columns the rows use, resolved as numpy indexes (negative from the end)
     let (first, last) = (ip[0] as usize, ip[ip.len() - 1] as usize);

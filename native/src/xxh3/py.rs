@@ -1,4 +1,4 @@
-//! Bindings of the xxh3 family: the names of `neardup._kernels.xxh3.reference`.
+//! Bindings of the xxh3 family: the names of `neardup._kernels.xxh3`.
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;

@@ -1,7 +1,7 @@
 """Backend selection and the batch operations every sketcher calls.
 
 Kernels live by family. The compiled core ``neardup._native`` (a Rust crate built with the
-package, ``native/src/``) has one submodule per family; ``neardup._kernels.<family>.reference``
+package, ``native/src/``) has one submodule per family; ``neardup._kernels.<family>``
 is its numpy twin with the same names, bits and errors (tests/kernels/test_parity*.py).
 :func:`kernels` is the one selector, and the choice is made once per process from
 ``NEARDUP_BACKEND``:
@@ -26,9 +26,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import tables
-from neardup._kernels.spans import Packed, Spans, pack
+from neardup._spans import Spans
+from neardup._unicode import classes as tables
 from neardup.errors import ConfigError
+from neardup.packed import PackedDocs, pack
 
 __all__ = [
     "FAMILIES",
@@ -46,7 +47,7 @@ __all__ = [
 HashName = Literal["fnv1a64", "xxh3_64", "xxh3_128"]
 _HASHES = ("fnv1a64", "xxh3_64", "xxh3_128")
 
-#: The kernel families: each has a numpy twin ``neardup._kernels.<family>.reference`` and a
+#: The kernel families: each has a numpy twin ``neardup._kernels.<family>`` and a
 #: submodule of the compiled core ``neardup._native.<family>``.
 FAMILIES = (
     "affine",
@@ -136,7 +137,7 @@ def kernels(family: str) -> ModuleType:
         family: One of :data:`FAMILIES` (``"minhash"``, ``"sets"``, ...).
 
     Returns:
-        ``neardup._native.<family>``, or ``neardup._kernels.<family>.reference`` under
+        ``neardup._native.<family>``, or ``neardup._kernels.<family>`` under
         ``NEARDUP_BACKEND=reference`` or without the compiled core.
 
     Raises:
@@ -154,7 +155,7 @@ def kernels(family: str) -> ModuleType:
 
 @cache
 def _reference(family: str) -> ModuleType:
-    return importlib.import_module(f"neardup._kernels.{family}.reference")
+    return importlib.import_module(f"neardup._kernels.{family}")
 
 
 def backend() -> ModuleType:
@@ -162,7 +163,9 @@ def backend() -> ModuleType:
     return kernels("text")
 
 
-def tokenize_packed(packed: Packed, *, mask: int, min_bytes: int = 1, lower: bool = True) -> Spans:
+def tokenize_packed(
+    packed: PackedDocs, *, mask: int, min_bytes: int = 1, lower: bool = True
+) -> Spans:
     """Tokenize packed documents into word-token spans (``kernels("text").tokenize_words``)."""
     out, starts, ends, doc_offsets = backend().tokenize_words(
         packed.buf,

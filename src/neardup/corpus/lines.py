@@ -13,7 +13,7 @@ and ``import sys`` are in every Python file and are not boilerplate.
 
 Batches travel as one UTF-8 buffer plus offsets: line spans come from one kernel walk over
 the buffer, the counts in a hash table, the kept lines packed again in one copy
-(:mod:`neardup._kernels.lines`, native with numpy references), and the hashes from the batch
+(:mod:`neardup.corpus._lines`, native with numpy references), and the hashes from the batch
 engine's XXH3 kernel. Memory: the counts table, 30 to 60 bytes per distinct unit (the
 algorithm needs every unit's count), plus one batch.
 """
@@ -83,7 +83,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
     """Split packed documents into lines and units (``line`` or ``paragraph``).
 
     Examples:
-        >>> from neardup._kernels.spans import pack
+        >>> from neardup.packed import pack
         >>> p = pack(["a\\n  b \\n\\nc", "x"])
         >>> s = unit_spans(p.buf, p.offsets, "paragraph")
         >>> [p.buf[a:b].tobytes() for a, b in zip(s.starts, s.ends)]
@@ -91,7 +91,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
     """
     if unit not in UNITS:
         raise ConfigError(f"unit must be line or paragraph, got {unit!r}")
-    from neardup._kernels.lines import line_spans
+    from neardup.corpus._lines import line_spans
 
     starts, ends, t_start, t_end, doc = line_spans(buf, offsets)
     blank = t_start >= t_end
@@ -127,7 +127,7 @@ def unit_spans(buf: npt.NDArray[np.uint8], offsets: I64, unit: str = "line") -> 
 
 def _hashes(buf: npt.NDArray[np.uint8], spans: UnitSpans) -> U64:
     from neardup._kernels.engine import hash_spans
-    from neardup._kernels.spans import Spans
+    from neardup._spans import Spans
 
     offsets = np.array([0, len(spans.starts)], dtype=np.int64)
     lo, _ = hash_spans(Spans(buf, spans.starts, spans.ends, offsets), "xxh3_64")
@@ -263,7 +263,7 @@ def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
 
 
 def _pack(batch: Sequence[Document]) -> tuple[npt.NDArray[np.uint8], I64]:
-    from neardup._kernels.spans import pack
+    from neardup.packed import pack
 
     p = pack([d.text or "" for d in batch])
     return p.buf, p.offsets
@@ -332,7 +332,7 @@ class _Frequent:
     the check costs the repeated units' bytes, not the corpus's."""
 
     def __init__(self, s: LinesSummary) -> None:
-        from neardup._kernels.lines import UnitCounts
+        from neardup.corpus._lines import UnitCounts
 
         self.counts = UnitCounts()
         self._limits = s.min_length > 1 or s.min_words > 1
@@ -445,7 +445,7 @@ def _kept(
 ) -> tuple[I64, npt.NDArray[np.uint8], I64] | None:
     """Pass 2 on one packed batch: the documents that lose a unit and every document's kept
     text (packed), or None when no document loses one."""
-    from neardup._kernels.lines import kept_text
+    from neardup.corpus._lines import kept_text
 
     spans = unit_spans(buf, offsets, unit)
     drop_unit = counts.frequent(_hashes(buf, spans), s.min_docs)
@@ -583,7 +583,7 @@ def _splice_kept(
 ) -> None:
     """Pass 2 of the JSONL path on one batch: the records that lose a unit (pass 1's unit
     hashes tell which) get their kept text's JSON string in place of the text's."""
-    from neardup._kernels.lines import kept_json
+    from neardup.corpus._lines import kept_json
     from neardup.corpus.records import splice_values
 
     drop = counts.frequent(hashes, s.min_docs)

@@ -194,7 +194,7 @@ def splice_texts(
         got: ``(changed records, kept texts packed, their offsets)``.
         text_field: The text field (for the lines the scanner left to ``json.loads``).
     """
-    from neardup._kernels.lines import json_strings
+    from neardup.corpus._lines import json_strings
 
     changed, kept, kept_offsets = got
     values, v_off = json_strings(kept, kept_offsets, changed)

@@ -19,7 +19,7 @@ L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in i
 character is removed when its first byte is. The native kernel finds the same windows without
 the suffix array, in one walk in text order over a table of winnowing anchors and a table of
 windows (bytes compared; inside a repeat one byte per window,
-:func:`neardup._kernels.repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
+:func:`neardup.corpus._repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
 numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
 suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
 separators).
@@ -27,13 +27,13 @@ separators).
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
 whole); the numpy reference's suffix array covers only the regions a winnowing prefilter
-(:func:`neardup._kernels.repeats.candidate_regions`) keeps around ``k``-grams that occur
+(:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams that occur
 twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
 deduplicated against itself, then against every earlier shard: only the regions of the two
 around the winnowing anchors whose hash occurs in both are joined and marked
-(:func:`neardup._kernels.repeats.shared_regions`; every window the two share lies in them), so
+(:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so
 peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
 of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
 bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
@@ -99,7 +99,7 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
         prefix: With ``prefix > 0``, ``text[:prefix]`` is an earlier shard that only serves
             as reference: the mask marks bytes after it that repeat a span in it.
         prefilter: Find the windows through their winnowing anchors
-            (:func:`neardup._kernels.repeats.window_mask`: the native table of windows, or the
+            (:func:`neardup.corpus._repeats.window_mask`: the native table of windows, or the
             numpy twin's suffix array over the candidate regions); ``False`` builds the suffix
             array of the whole text (the slow oracle). The same mask either way.
 
@@ -116,7 +116,7 @@ def repeated_mask(text: U8, min_length: int, *, prefix: int = 0, prefilter: bool
     n = len(text)
     if n <= min_length:  # one window at most; a repeat may overlap its copy (period < L)
         return np.zeros(n, dtype=bool)
-    from neardup._kernels.repeats import repeat_mask, window_mask
+    from neardup.corpus._repeats import repeat_mask, window_mask
 
     if prefilter and n < 2**32 - 1:  # (the window table's positions are 32 bits)
         return window_mask(text, min_length, prefix)
@@ -148,7 +148,7 @@ class SubstringSummary:
 class _Shards:
     """Marks shard by shard: each shard against itself, then against every earlier shard
     (their text and winnowing anchors wait in ``folder``), each pair over the regions around
-    the anchors the two shards share only (:func:`neardup._kernels.repeats.shared_regions`)."""
+    the anchors the two shards share only (:func:`neardup.corpus._repeats.shared_regions`)."""
 
     def __init__(self, min_length: int, folder: Path) -> None:
         self.min_length = min_length
@@ -159,7 +159,7 @@ class _Shards:
 
     def _anchors(self, text: U8) -> tuple[I64, U64] | None:
         """The anchors of a shard's text, or None beyond the prefilter's ``2**32`` bytes."""
-        from neardup._kernels.repeats import shared_anchors
+        from neardup.corpus._repeats import shared_anchors
 
         return shared_anchors(text, self.min_length) if len(text) < 2**32 else None
 
@@ -180,7 +180,7 @@ class _Shards:
 
     def _against(self, paths: tuple[Path, Path], joined: U8, mine: tuple[I64, U64] | None) -> B:
         """The windows of ``joined`` that repeat a window of the earlier shard at ``paths``."""
-        from neardup._kernels.repeats import gather, scatter, shared_regions
+        from neardup.corpus._repeats import gather, scatter, shared_regions
 
         length = self.min_length
         ref = np.load(paths[0], mmap_mode="r")  # (read where needed, never copied)
@@ -210,7 +210,7 @@ class _Shards:
         ``s``). Only documents that can hold a window are marked, and an exact copy of an
         earlier document of the shard goes whole without it (each of its windows occurred
         earlier; later windows equal to one of its have that copy too)."""
-        from neardup._kernels.repeats import gather, scatter_counts
+        from neardup.corpus._repeats import gather, scatter_counts
 
         length = self.min_length
         o = offsets.tolist()

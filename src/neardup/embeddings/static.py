@@ -23,7 +23,7 @@ README says how it was made.
 Encoding follows model2vec's ``StaticModel.encode``: each text is cut to ``max_length *
 median token length`` characters, tokenized without special tokens and truncated to
 ``max_length`` tokens; unknown tokens are left out of the mean; an empty text gives a zero
-vector. Pooling runs in the batch engine (:mod:`neardup._kernels.pooling`) over one flat id
+vector. Pooling runs in the batch engine (:mod:`neardup.embeddings._pooling`) over one flat id
 array, not per text in Python.
 """
 
@@ -45,7 +45,7 @@ import numpy.typing as npt
 import xxhash
 
 from neardup._extras import require_extra
-from neardup._kernels.pooling import expand_words, mean_pool
+from neardup.embeddings._pooling import expand_words, mean_pool
 from neardup.errors import ConfigError, FormatError
 
 __all__ = ["DEFAULT_STATIC_MODEL", "StaticProvider", "default_static_model_path"]

@@ -165,8 +165,8 @@ def exact_jaccard_pairs(texts: Sequence[str], *, k: int = 5) -> tuple[I64, I64, 
         ([0, 0, 1], [1, 2, 2], [0.667, 0.0, 0.0])
     """
     from neardup._kernels import engine
-    from neardup._kernels.sets import jaccard_pairs, unique_per_doc
     from neardup.canonicalize import Canonicalizer
+    from neardup.sketch.sets import jaccard_pairs, unique_per_doc
     from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 
     canon = Canonicalizer("txtfp")

@@ -15,12 +15,12 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.sets import bucket_pairs, sorted_unique
 from neardup.config import check_range
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.index._lsh_bytes import SavedLSH, dump_index, load_index
 from neardup.index.lshplan import MAX_WEIGHTED_PERM, LSHPlan, _plan, plan_lsh
 from neardup.sketch.minhash import MinHash, fold32
+from neardup.sketch.sets import bucket_pairs, sorted_unique
 
 __all__ = ["MAX_WEIGHTED_PERM", "LSHIndex", "LSHPlan", "plan_lsh"]
 
@@ -39,7 +39,7 @@ _fold = fold32
 
 
 if TYPE_CHECKING:
-    from neardup._kernels.lsh.band_index import BandIndex as _Base
+    from neardup._kernels._band_index import BandIndex as _Base
 else:  # the per-call state class of this process's backend, chosen when this module loads
     _Base = engine.kernels(_TABLE_FAMILY).BandIndex
 

@@ -15,7 +15,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import forest as forest_kernels
+from neardup._kernels import engine
 from neardup.config import check_range
 from neardup.errors import IncompatibleSketchError, InputError
 from neardup.sketch.minhash import MinHash
@@ -184,7 +184,7 @@ class LSHForest:
             return [[] for _ in range(len(values))]
         vals, order = self._trees()
         q = _fold(values)[:, : self.l * self.k].reshape(len(values), self.l, self.k)
-        rows, offsets = forest_kernels.kernels().query(
+        rows, offsets = engine.kernels("forest").query(
             vals, order, self._live, np.ascontiguousarray(q), k * self.candidates
         )
         q32 = _fold(values)

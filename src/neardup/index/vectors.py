@@ -30,11 +30,11 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._extras import require_extra
-from neardup._kernels.sets import sorted_unique
 from neardup.errors import ConfigError, FormatError, InputError
 from neardup.index import _serial
 from neardup.index._cosine import pairs_blocks
 from neardup.index.semdedup import partitioned_pairs
+from neardup.sketch.sets import sorted_unique
 
 __all__ = ["Method", "VectorIndex", "cosine_pairs", "cosine_top_k", "normalize_rows"]
 

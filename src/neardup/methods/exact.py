@@ -55,7 +55,8 @@ def exact_digests(texts: Sequence[str], canonicalizer: Canonicalizer | None = No
         True
     """
     from neardup._kernels.engine import hash_spans
-    from neardup._kernels.spans import Spans, pack
+    from neardup._spans import Spans
+    from neardup.packed import pack
 
     canon = canonicalizer if canonicalizer is not None else Canonicalizer("txtfp")
     packed = pack([canon.canonicalize(t) for t in texts])

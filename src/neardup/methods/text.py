@@ -32,7 +32,7 @@ U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
 #: ``(signatures, sets)``: the ``(n, num_perm)`` sketches and, when verifying, each document's
-#: sorted set of 32-bit shingle hashes (:func:`~neardup._kernels.sets.unique_per_doc32`, CSR).
+#: sorted set of 32-bit shingle hashes (:func:`~neardup.sketch.sets.unique_per_doc32`, CSR).
 MinHashPayload = tuple[U64, tuple[U32, I64] | None]
 
 
@@ -183,7 +183,7 @@ class MinHashCollector(Collector):
             self._sigs.append(fold32(sigs))
 
     def _run(self, join: bool, jobs: int) -> tuple[I64, I64, npt.NDArray[np.float64], I64]:
-        from neardup._kernels.buckets import bucket_pairs_verified
+        from neardup.index.buckets import bucket_pairs_verified
 
         m = self._method
         if not len(self._keys):
@@ -256,12 +256,11 @@ class MinHashMethod(Method):
         return f"lsh-{self.bands}x{self.rows}-verify={int(self.config.verify)}"
 
     def sketch(self, docs: Sequence[Document]) -> MinHashPayload:
-        from neardup._kernels.spans import Packed
         from neardup.packed import PackedDocs
 
         # packed documents go down as their buffer (no Python string per document)
         batch = (
-            Packed(docs.buf, np.ascontiguousarray(docs.offsets, dtype=np.int64))
+            PackedDocs(docs.buf, np.ascontiguousarray(docs.offsets, dtype=np.int64))
             if isinstance(docs, PackedDocs)
             else texts_of(docs)
         )
@@ -337,7 +336,7 @@ class MinHashMethod(Method):
         return self._hasher.sketch(texts_of([doc])[0]).to_hex()
 
     def compare(self, a: Document, b: Document) -> tuple[float, int | None]:
-        from neardup._kernels.sets import jaccard_pairs
+        from neardup.sketch.sets import jaccard_pairs
 
         _, sets = self._hasher.sketch_batch(texts_of([a, b]), sets=True)
         assert sets is not None

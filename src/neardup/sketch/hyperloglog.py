@@ -20,8 +20,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import hll as hll_kernels
-from neardup._kernels import sha1 as sha1_kernels
+from neardup._kernels import engine
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.sketch.tokensets import _hash_packed, pack_token_sets
 
@@ -128,7 +127,7 @@ def hash_tokens(tokens: Sequence[bytes], *, bits: int = 32) -> U64:
     lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
     ends = np.cumsum(lengths)
     buf = np.frombuffer(b"".join(tokens), dtype=np.uint8)
-    kern = sha1_kernels.kernels()
+    kern = engine.kernels("sha1")
     fn = kern.sha1_64 if bits == 64 else kern.sha1_32
     out: U64 = fn(buf, ends - lengths, ends)
     return out
@@ -247,7 +246,7 @@ class HyperLogLog:
                 "64-bit hashes)"
             )
         offsets = np.ascontiguousarray(doc_offsets, dtype=np.int64)
-        out: I8 = hll_kernels.kernels().registers(h, offsets, p, 64 if plus else 32)
+        out: I8 = engine.kernels("hll").registers(h, offsets, p, 64 if plus else 32)
         return out
 
     @classmethod

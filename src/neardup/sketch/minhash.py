@@ -6,7 +6,7 @@ the Jaccard similarity of their feature sets; :class:`MinHash` is the immutable 
 ``"datasketch-legacy"`` (datasketch 2.0.0's ``hashvalues``) and ``"oph"`` (one-permutation
 hashing with optimal densification, Shrivastava 2017). The batch path runs in the minhash
 kernels of :func:`neardup._kernels.engine.kernels` (the compiled core, or its numpy twin
-:mod:`neardup._kernels.minhash.reference`), which give the same bits. See ``docs/minhash.md``
+:mod:`neardup._kernels.minhash`), which give the same bits. See ``docs/minhash.md``
 for the definitions and byte layout.
 """
 
@@ -22,8 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
-from neardup._kernels.minhash_rows import check_empty, empty_value, feature_rows, slot_rows
-from neardup._kernels.spans import Packed, Spans, encode_text, pack
+from neardup._spans import Spans
 from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
@@ -32,6 +31,8 @@ from neardup.errors import (
     IncompatibleSketchError,
     InputError,
 )
+from neardup.packed import PackedDocs, encode_text, pack
+from neardup.sketch._minhash_rows import check_empty, empty_value, feature_rows, slot_rows
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
 
@@ -438,7 +439,7 @@ class MinHasher:
         (whose spans overlap by ``k - 1`` tokens) is the row of the whole text.
 
         Examples:
-            >>> from neardup._kernels.spans import spans_from_lists
+            >>> from neardup._spans import spans_from_lists
             >>> h = MinHasher(4)
             >>> row = h.slots_of_tokens(spans_from_lists([["a", "b", "c", "d", "e"]]))
             >>> h.from_slots(row[0]) == h.sketch("a b c d e")
@@ -509,7 +510,7 @@ class MinHasher:
             >>> bool((sigs == h.sketch_many_with_features(["a b c d e f"])[0]).all())
             True
         """
-        packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
+        packed = PackedDocs(buf, np.ascontiguousarray(offsets, dtype=np.int64))
         sigs, feats, feat_offsets = self._sketch(packed, "features")
         assert feats is not None and feat_offsets is not None
         return sigs, feats, feat_offsets
@@ -518,7 +519,7 @@ class MinHasher:
         self, buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
     ) -> tuple[U64, npt.NDArray[np.uint32], npt.NDArray[np.int64]]:
         """:meth:`sketch_packed_with_features` with each document's features as its sorted set
-        of their top 32 bits (:func:`neardup._kernels.sets.unique_per_doc32`), made in the
+        of their top 32 bits (:func:`neardup.sketch.sets.unique_per_doc32`), made in the
         sketch kernel's pass: ``(sigs, values, set_offsets)``.
 
         Raises:
@@ -532,16 +533,16 @@ class MinHasher:
             >>> sigs.shape, values.dtype.name, set_offsets.tolist()
             ((1, 16), 'uint32', [0, 2])
         """
-        packed = Packed(buf, np.ascontiguousarray(offsets, dtype=np.int64))
+        packed = PackedDocs(buf, np.ascontiguousarray(offsets, dtype=np.int64))
         sigs, values, set_offsets = self._sketch(packed, "sets32")
         assert values is not None and set_offsets is not None
         return sigs, values, set_offsets
 
     def sketch_batch(
-        self, docs: Sequence[str | bytes] | Packed, *, sets: bool = False
+        self, docs: Sequence[str | bytes] | PackedDocs, *, sets: bool = False
     ) -> tuple[U64, tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None]:
         """Sketch a batch given as texts or packed (one UTF-8 buffer plus offsets, see
-        :class:`~neardup._kernels.spans.Packed`): the entry every batch method of this class
+        :class:`~neardup._spans.PackedDocs`): the entry every batch method of this class
         goes through, in one call. With ``sets``, each document's features also come back
         as its sorted set of their top 32 bits (``(values, set_offsets)``, as
         :meth:`sketch_packed_sets32`; ``xxh3`` preset only).
@@ -584,14 +585,14 @@ class MinHasher:
     # ------------------------------------------------------------------ internals
 
     def _sketch(
-        self, docs: Sequence[str | bytes] | Packed, want: Literal["rows", "features", "sets32"]
+        self, docs: Sequence[str | bytes] | PackedDocs, want: Literal["rows", "features", "sets32"]
     ) -> tuple[U64, npt.NDArray[Any] | None, npt.NDArray[np.int64] | None]:
         """The one batch path: the documents go down once, to be packed and canonicalized
         (:meth:`_canonical_packed`), and the canonical batch down once more, to the fused
-        kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup._kernels.minhash_rows`.
+        kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup.sketch._minhash_rows`.
         ``want``: the slot rows alone, the rows with the feature hashes and their offsets,
         or the rows with each document's set of 32-bit feature hashes (xxh3 only)."""
-        from neardup._kernels.sets import unique_per_doc32
+        from neardup.sketch.sets import unique_per_doc32
 
         c = self._config
         if want != "rows" and c.preset != "xxh3":
@@ -612,11 +613,11 @@ class MinHasher:
         return sigs, out[1], out[2]
 
     def _fused(
-        self, kernel: str, packed: Packed, fused: tuple[int, int, int, bool], *extra: bool
+        self, kernel: str, packed: PackedDocs, fused: tuple[int, int, int, bool], *extra: bool
     ) -> Any:
         """Call the fused kernel ``kernel`` of the minhash family (tokenize, hash, shingle and
         sketch in one pass) on canonical ``packed`` documents."""
-        from neardup._kernels import tables
+        from neardup._unicode import classes as tables
 
         mask, min_bytes, k, joined = fused
         c = self._config
@@ -634,10 +635,10 @@ class MinHasher:
             *extra,
         )
 
-    def _token_rows(self, packed: Packed, rows_only: bool) -> Any:
+    def _token_rows(self, packed: PackedDocs, rows_only: bool) -> Any:
         """The slot rows (``rows_only``), else ``(rows, features, offsets)`` (xxh3), of
         canonical ``packed`` documents through the tokenizer: its inner tokens, shingled in
-        :mod:`neardup._kernels.minhash_rows`, or its own spans when it does not shingle."""
+        :mod:`neardup.sketch._minhash_rows`, or its own spans when it does not shingle."""
         c = self._config
         tok = self._tokenizer
         if isinstance(tok, ShingleTokenizer):
@@ -652,8 +653,8 @@ class MinHasher:
         return feature_rows(spans, num_perm=c.num_perm, seed=c.seed, k=k, short=short)
 
     def _canonical_packed(
-        self, docs: Sequence[str | bytes] | Packed, *, lower_ascii: bool
-    ) -> Packed:
+        self, docs: Sequence[str | bytes] | PackedDocs, *, lower_ascii: bool
+    ) -> PackedDocs:
         """The canonical documents, packed (``lower_ascii=False``: a fused kernel lowercases
         ASCII itself). A :class:`~neardup.canonicalize.Canonicalizer` packs and canonicalizes
         in one call; another canonicalizer is called per document."""
@@ -661,7 +662,7 @@ class MinHasher:
             raise InputError("sketch_many takes a sequence of documents, not one str or bytes")
         if isinstance(self._canon, Canonicalizer):
             return self._canon.canonicalize_packed(docs, lower_ascii=lower_ascii)
-        texts = docs.texts() if isinstance(docs, Packed) else docs
+        texts = docs.texts() if isinstance(docs, PackedDocs) else docs
         canon = self._canon.canonicalize
         return pack(
             [

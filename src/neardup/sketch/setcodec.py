@@ -16,7 +16,7 @@ which a **Golomb-Rice** code is near-optimal: each delta ``d`` is its low ``k`` 
 then ``d >> k`` in unary, with ``k`` picked per set (the cheapest of three around
 ``log2(mean d)``). That is ~12.3 bits per hash for a 100-word document, with no per-set
 tables: 5 header bytes where pcodec (format 1) spent ~40. Encoding and decoding run over a
-whole batch in one kernel call (:func:`neardup._kernels.sets.rice_sets`, ``rice_decode``:
+whole batch in one kernel call (:func:`neardup.sketch.sets.rice_sets`, ``rice_decode``:
 native, with a bit-identical numpy twin); ``benchmarks/store_bench.py`` measures the code
 against pcodec and zstandard.
 
@@ -52,8 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels.sets import rice_decode, rice_sets
 from neardup.errors import FormatError
+from neardup.sketch.sets import rice_decode, rice_sets
 
 __all__ = [
     "MARGIN_BITS",
@@ -347,7 +347,7 @@ def set_similarities(
         >>> set_similarities([s, t], np.array([0, 0]), np.array([1, 0])).tolist()
         [0.4, 1.0]
     """
-    from neardup._kernels.sets import intersections
+    from neardup.sketch.sets import intersections
 
     n = len(sets)
     widths = np.array([s.width for s in sets], dtype=np.int64)

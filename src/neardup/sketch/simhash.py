@@ -21,7 +21,7 @@ import numpy.typing as npt
 import xxhash
 
 from neardup._kernels import engine
-from neardup._kernels.spans import Packed, Spans, encode_text, pack, spans_from_lists
+from neardup._spans import Spans, spans_from_lists
 from neardup.canonicalize import Canonicalizer, canonicalizer_id
 from neardup.config import Params, check_choice, check_range
 from neardup.errors import (
@@ -32,6 +32,7 @@ from neardup.errors import (
     InputError,
     InputTooLargeError,
 )
+from neardup.packed import PackedDocs, encode_text, pack
 from neardup.tokenize import ShingleTokenizer, WordTokenizer, token_spans
 from neardup.types import CanonicalizerLike, Tokenizer
 
@@ -512,7 +513,7 @@ class SimHasher:
         its feature spans; sums of consecutive parts add up (see :meth:`sums`).
 
         Examples:
-            >>> from neardup._kernels.spans import spans_from_lists
+            >>> from neardup._spans import spans_from_lists
             >>> h = SimHasher()
             >>> sums, count, _ = h.feature_sums(spans_from_lists([["a b c", "b c d"]]))
             >>> h.from_sums(sums, count) == h.sketch("a b c d")  # word 3-shingles
@@ -571,9 +572,9 @@ class SimHasher:
                 "for it (skip empty documents, or use empty='zero')"
             )
 
-    def _sketch_fused(self, packed: Packed, args: tuple[int, int, int, bool]) -> U64:
+    def _sketch_fused(self, packed: PackedDocs, args: tuple[int, int, int, bool]) -> U64:
         """One-pass kernel for word / word-shingle features at 64 bits, no weights."""
-        from neardup._kernels import tables
+        from neardup._unicode import classes as tables
 
         mask, min_bytes, k, joined = args
         kind = _HASHES.index(self._config.hash)

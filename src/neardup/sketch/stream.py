@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import regex
 
-from neardup._kernels.spans import Spans, shingle_spans
+from neardup._spans import Spans, shingle_spans
 from neardup.canonicalize import Canonicalizer
 from neardup.errors import ConfigError, DecodeError, InputError, InputTooLargeError
 from neardup.sketch.minhash import MinHash, MinHasher

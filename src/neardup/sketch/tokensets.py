@@ -21,13 +21,11 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import affine as affine_kernels
 from neardup._kernels import engine
-from neardup._kernels import sha1 as sha1_kernels
-from neardup._kernels.minhash_rows import datasketch_permutations
-from neardup._kernels.spans import Spans
+from neardup._spans import Spans
 from neardup.config import check_choice
 from neardup.errors import ConfigError, InputError
+from neardup.sketch._minhash_rows import datasketch_permutations
 
 __all__ = [
     "SCHEMES",
@@ -159,7 +157,7 @@ def _hash_packed(raw: bytes, lengths: I64, scheme: str, hash: str) -> U64:
         spans = Spans(buf, starts, ends, np.array([0, len(lengths)], dtype=np.int64))
         lo, _ = engine.hash_spans(spans, "xxh3_64", 0)
         return lo if wide else lo & _MAX32
-    kern = sha1_kernels.kernels()
+    kern = engine.kernels("sha1")
     out: U64 = (kern.sha1_64 if wide else kern.sha1_32)(buf, starts, ends)
     return out
 
@@ -212,7 +210,7 @@ def permute(
         a, b = ab[0].astype(np.uint64), ab[1].astype(np.uint64)
         legacy: U64 = _minhash_kernels().minhash_legacy(h, offsets, a, b)
         return legacy
-    rows: npt.NDArray[np.uint32] = affine_kernels.kernels().affine32(
+    rows: npt.NDArray[np.uint32] = engine.kernels("affine").affine32(
         h.astype(np.uint32), offsets, ab[0], ab[1]
     )
     return rows

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from neardup._kernels import weighted as weighted_kernels
+from neardup._kernels import engine
 from neardup.config import check_range
 from neardup.errors import EmptyInputError, IncompatibleSketchError, InputError
 
@@ -190,7 +190,7 @@ class WeightedMinHasher:
         with np.errstate(divide="ignore"):
             logv = np.log(data.astype(np.float32))
         rs, ln_cs, betas = self._params
-        out: I64 = weighted_kernels.kernels().icws(
+        out: I64 = engine.kernels("weighted").icws(
             np.ascontiguousarray(cidx, dtype=np.int64),
             np.ascontiguousarray(logv, dtype=np.float32),
             np.ascontiguousarray(indptr, dtype=np.int64),

@@ -3,7 +3,7 @@
 Pure functions of pyarrow record batches and numpy arrays (no Spark session needed), so they
 are tested directly and shipped to executors by reference. They call the same
 :class:`~neardup.methods.Method` objects as the local engine (``sketch``, ``lookup_keys``) and
-the same kernels (:func:`~neardup._kernels.sets.jaccard_pairs`, popcount, union-find), which is
+the same kernels (:func:`~neardup.sketch.sets.jaccard_pairs`, popcount, union-find), which is
 what makes the Spark clusters equal the local ones. What they exchange is described in
 :mod:`neardup.spark.routing`.
 
@@ -282,7 +282,7 @@ def bucket_step(
     string_ids: bool = True,
     radius: int = -1,
 ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` step: KEYS rows to PAIRS rows (:func:`~neardup._kernels.sets.bucket_pairs`).
+    """``mapInArrow`` step: KEYS rows to PAIRS rows (:func:`~neardup.sketch.sets.bucket_pairs`).
 
     All documents sharing a key are in this task (keys are routed by value). Pairs are
     de-duplicated here, then each goes to the task that holds its home document's data, and
@@ -296,7 +296,7 @@ def bucket_step(
         InputError: IDS rows show an id twice (the message starts with
             :data:`DUPLICATE_IDS`, then the ``repr`` of up to 3 of them).
     """
-    from neardup._kernels.sets import bucket_pairs, sorted_unique, unique_pairs
+    from neardup.sketch.sets import bucket_pairs, sorted_unique, unique_pairs
 
     blobs = split_kinds(batches)
     twice = duplicate_ids(blobs[IDS], string_ids)
@@ -345,7 +345,7 @@ def forward_step(
     no candidate pair). Pairs whose other document is in this task too are verified here by
     ``rule`` (the keyword arguments of :func:`similarities`), and only their result moves.
     """
-    from neardup._kernels.sets import sorted_unique, unique_pairs
+    from neardup.sketch.sets import sorted_unique, unique_pairs
 
     blobs = split_kinds(batches)
     if not blobs[PAIRS] and not blobs[NEEDS]:
@@ -438,7 +438,7 @@ def similarities(
         >>> ok.tolist(), sim.tolist()
         ([True], [0.5])
     """
-    from neardup._kernels.sets import jaccard_pairs
+    from neardup.sketch.sets import jaccard_pairs
 
     item = _ITEM[kind]
     values = data.view(item) if len(data) else np.zeros(0, item)

@@ -158,7 +158,7 @@ def id_hashes(parts: list[npt.NDArray[Any]]) -> U64:
             x = parts[0].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
             return x ^ (x >> np.uint64(29))
     from neardup._kernels.engine import hash_spans
-    from neardup._kernels.spans import Spans
+    from neardup._spans import Spans
 
     data, off = parts
     spans = Spans(data, off[:-1].copy(), off[1:].copy(), np.array([0, len(off) - 1]))

@@ -45,7 +45,7 @@ from neardup.compat.datasketch.storage import (
 from neardup.index.lshparams import jaccard_params
 
 if TYPE_CHECKING:
-    from neardup._kernels.lsh.band_index import BandIndex
+    from neardup._kernels._band_index import BandIndex
 
 __all__ = ["MinHashLSH", "MinHashLSHDeletionSession", "MinHashLSHInsertionSession"]
 

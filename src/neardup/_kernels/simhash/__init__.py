@@ -1,4 +1,0 @@
-"""The simhash kernel family: ``reference.py`` (numpy) and ``neardup._native``, same bits.
-
-Pick one with :func:`neardup._kernels.engine.kernels` (``kernels("simhash")``).
-"""

@@ -1,0 +1,169 @@
+"""Repeated-span marks (the core of Lee et al.'s ExactSubstr, see
+:mod:`neardup.corpus.substrings`): from a suffix array (:func:`repeat_mask`: one walk over it
+comparing adjacent suffixes, native, or whole-array numpy operations over Kasai's LCP array,
+reference), or from a table of winnowing anchors and a hash table of windows
+(:func:`window_mask`, native; its reference is the suffix array's, over the prefilter's
+regions), all with the same result.
+
+Adjacent suffixes ``sa[i]``, ``sa[i + 1]`` are linked when their common prefix, cut at the next
+``0xFF`` separator, is at least ``min_length`` bytes; maximal chains of links are runs. Every
+member of a run but the earliest (or, with ``prefix > 0``, every member at or after
+``prefix`` in a run that also holds a member before it) marks ``min_length`` bytes. A UTF-8
+continuation byte takes the mark of its character's lead byte, so characters go whole.
+
+The prefilter of the suffix array (:func:`candidate_regions`, :func:`gather`, :func:`scatter`;
+the reference's :func:`window_mask` takes it) finds the bytes that can lie in a repeated window
+at all, so that it covers only them: winnowing
+(Schleimer, Wilkerson and Aiken 2003) picks in every ``min_length``-byte window the ``k``-gram
+of least hash; equal windows pick the same ``k``-gram at the same offset, so every window with
+an equal window elsewhere holds an anchor whose hash another anchor shares. The regions around
+such anchors hold every copy of every repeated window, and marking them alone (joined by
+separators, in text order) gives the same marks as marking the whole text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup._kernels.engine import kernels
+from neardup._kernels.repeats import winnow_width
+
+__all__ = [
+    "candidate_regions",
+    "gather",
+    "repeat_mask",
+    "scatter",
+    "scatter_counts",
+    "shared_anchors",
+    "shared_regions",
+    "window_mask",
+    "winnow_width",
+]
+
+U8 = npt.NDArray[np.uint8]
+I64 = npt.NDArray[np.int64]
+B = npt.NDArray[np.bool_]
+U64 = npt.NDArray[np.uint64]
+
+SEP = 0xFF
+
+
+def repeat_mask(
+    text: U8,
+    sa: npt.NDArray[np.integer],
+    min_length: int,
+    prefix: int,
+) -> B:
+    """The byte mask of the marked windows (false within ``text[:prefix]``).
+
+    Args:
+        text: Documents joined by ``0xFF`` bytes.
+        sa: The suffix array of ``text``.
+        min_length: Window length in bytes (at least 1).
+        prefix: Bytes before it only serve as reference (see above); 0 for none.
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
+
+    Examples:
+        >>> t = np.frombuffer(b"abcab", np.uint8)
+        >>> sa = np.array([3, 0, 4, 1, 2])
+        >>> repeat_mask(t, sa, 2, 0).tolist()
+        [False, False, False, True, True]
+    """
+    out: B = kernels("repeats").repeat_mask(text, sa, min_length, prefix)
+    return out
+
+
+def window_mask(text: U8, min_length: int, prefix: int) -> B:
+    """The marks of :func:`repeat_mask` without a suffix array (``len(text) < 2**32 - 1``).
+
+    A window (``min_length`` bytes without a ``0xFF``) is marked when an equal window starts
+    earlier (with ``prefix > 0``: before ``prefix``, and only windows at or after it are
+    marked); the native kernel finds the earlier copy through the window's winnowing anchor
+    or a hash table of windows, bytes compared, the reference in the suffix array of the
+    prefilter's regions (:func:`candidate_regions`).
+
+    Raises:
+        ConfigError: ``min_length`` below 1 or a negative ``prefix``.
+
+    Examples:
+        >>> t = np.frombuffer(b"abcab", np.uint8)
+        >>> window_mask(t, 2, 0).tolist()
+        [False, False, False, True, True]
+    """
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    out: B = kernels("repeats").window_mask(text, min_length, prefix)
+    return out
+
+
+def candidate_regions(text: U8, min_length: int) -> tuple[I64, I64]:
+    """``(starts, ends)``: disjoint regions of ``text`` in text order, inside its documents and
+    at whole UTF-8 characters, that hold every ``min_length``-byte window (without a ``0xFF``)
+    whose content occurs at another position too; bytes outside them are in no repeat.
+
+    Requires ``len(text) < 2**32`` and ``min_length >= 2``.
+
+    Examples:
+        >>> t = np.frombuffer(b"xx the cat sat\\xffa dog; the cat sat", np.uint8)
+        >>> s, e = candidate_regions(t, 8)
+        >>> [t[a:b].tobytes() for a, b in zip(s, e)]
+        [b'x the cat sat', b'; the cat sat']
+    """
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    k = min_length - winnow_width(min_length) + 1
+    kern = kernels("repeats")
+    pos, hs, lo, hi = kern.anchors(text, min_length, k)
+    out: tuple[I64, I64] = kern.regions(text, pos, hs, lo, hi, min_length, k)
+    return out
+
+
+def shared_anchors(text: U8, min_length: int) -> tuple[I64, U64]:
+    """``(positions, hashes)`` of the winnowing anchors of ``text`` (as
+    :func:`candidate_regions` picks them), for :func:`shared_regions`; ``len(text) < 2**32``,
+    ``min_length >= 2``."""
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    k = min_length - winnow_width(min_length) + 1
+    pos, hs, _, _ = kernels("repeats").anchors(text, min_length, k)
+    return pos, hs
+
+
+def shared_regions(text: U8, pos: I64, hs: U64, other: U64, min_length: int) -> tuple[I64, I64]:
+    """``(starts, ends)``: the regions of ``text`` (as :func:`candidate_regions` draws them)
+    around its anchors ``(pos, hs)`` (:func:`shared_anchors`) whose hash is among ``other``,
+    another text's anchor hashes. Every window of ``text`` with an equal window in the other
+    text lies in them (the two hold equal anchors at the same offset), and so the regions of
+    both texts, each around the anchors the other shares, hold every window the two share.
+
+    Examples:
+        >>> a = np.frombuffer(b"xx the cat sat\\xffa dog", np.uint8)
+        >>> b = np.frombuffer(b"then the cat sat down", np.uint8)
+        >>> pa, ha = shared_anchors(a, 8)
+        >>> pb, hb = shared_anchors(b, 8)
+        >>> s, e = shared_regions(a, pa, ha, hb, 8)
+        >>> [a[x:y].tobytes() for x, y in zip(s, e)]
+        [b'x the cat sat']
+    """
+    k = min_length - winnow_width(min_length) + 1
+    out: tuple[I64, I64] = kernels("repeats").shared_regions(text, pos, hs, other, min_length, k)
+    return out
+
+
+def gather(text: U8, starts: I64, ends: I64) -> tuple[U8, I64]:
+    """The regions joined, each after a ``0xFF`` separator, and where each starts in the join."""
+    out: tuple[U8, I64] = kernels("repeats").gather(text, starts, ends)
+    return out
+
+
+def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
+    """A mask over the regions' join (:func:`gather`) put back over the ``n``-byte text (false
+    outside the regions)."""
+    out: B = kernels("repeats").scatter(sub_mask, at, starts, ends, n)
+    return out
+
+
+def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
+    """:func:`scatter`, and how many bytes of each region are marked."""
+    out: tuple[B, I64] = kernels("repeats").scatter_counts(sub_mask, at, starts, ends, n)
+    return out
