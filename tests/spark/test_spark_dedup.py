@@ -672,3 +672,40 @@ def test_bucket_step_finds_duplicate_ids(ids: list[Any], twice: Any) -> None:
     with pytest.raises(InputError, match=f"{DUPLICATE_IDS} {twice!r}$"):
         bucket(ids)
     assert bucket(ids[:2])  # distinct ids: the pair goes on
+
+
+def test_keep_group_orders_by_input_position_and_keeps_the_id_type() -> None:
+    """The grouped keep step without Spark: members arrive in any order, integer ids of
+    any width; ``longest`` keeps 5 (it has a pair with both), ``first`` keeps 7 and 9 (9 has
+    no pair with 7), one per cluster keeps 7 alone (9's similarity left to compare)."""
+    from neardup.spark.keep import keep_group
+
+    i32 = pa.int32()
+    members = pa.table(
+        {
+            "cluster": pa.array([5] * 3, i32),
+            "id": pa.array([9, 5, 7], i32),
+            "file": [0] * 3,
+            "path": ["p"] * 3,
+            "offset": [0] * 3,
+            "row": [2, 1, 0],
+            "size": [1, 3, 1],
+        }
+    )
+    pairs = pa.table(
+        {
+            "cluster": pa.array([5, 5], i32),
+            "a": pa.array([5, 5], i32),
+            "b": pa.array([7, 9], i32),
+            "similarity": [0.9, 0.8],
+        }
+    )
+
+    def run(keep: str, within: bool) -> list[tuple[int, int | None, float | None]]:
+        out = keep_group(members, pairs, keep=keep, within_threshold=within)
+        assert out.schema.field("id").type == i32
+        return [(r["id"], r["duplicate_of"], r["similarity"]) for r in out.to_pylist()]
+
+    assert run("longest", True) == [(7, 5, 0.9), (5, None, None), (9, 5, 0.8)]
+    assert run("first", True) == [(7, None, None), (5, 7, 0.9), (9, None, None)]
+    assert run("first", False) == [(7, None, None), (5, 7, 0.9), (9, 7, None)]

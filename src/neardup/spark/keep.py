@@ -54,11 +54,12 @@ def keep_group(
 
     ordered = members.sort_by([(name, "ascending") for name in _POSITION])
     ids = ordered.column("id").to_pylist()
+    id_type = ordered.schema.field("id").type
     out_schema = pa.schema(
         [
-            pa.field("id", ordered.schema.field("id").type),
+            pa.field("id", id_type),
             pa.field("cluster", ordered.schema.field("cluster").type),
-            pa.field("duplicate_of", ordered.schema.field("id").type),
+            pa.field("duplicate_of", id_type),
             pa.field("similarity", pa.float64()),
         ]
     )
@@ -82,7 +83,12 @@ def keep_group(
     dup_of = [None if plan[d][1] == d else plan[d][1] for d in ids]
     sims = [None if w is None else plan[d][2] for d, w in zip(ids, dup_of, strict=True)]
     return pa.Table.from_arrays(
-        [pa.array(ids), ordered.column("cluster"), pa.array(dup_of), pa.array(sims, pa.float64())],
+        [
+            pa.array(ids, id_type),
+            ordered.column("cluster"),
+            pa.array(dup_of, id_type),
+            pa.array(sims, pa.float64()),
+        ],
         schema=out_schema,
     )
 
