@@ -146,3 +146,31 @@ def test_cli_output_keeps_the_end_of_a_chain(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == ["a", "c"]
+
+
+def test_summary_says_how_many_records_the_keep_rule_removed(tmp_path: Path) -> None:
+    """The chain a ~ b ~ c is one cluster: 2 duplicates (one kept per cluster), 1 removed
+    (c is kept); with --clustering components both are 2; without an output, no count."""
+    from neardup.corpus import dedup_corpus, read_corpus
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in _CHAIN))
+    args = ["dedup", str(src), "--ngram", "1", "-t", "0.8"]
+    runs = {
+        "default": ["-o", str(tmp_path / "kept.jsonl")],
+        "components": ["--annotate", str(tmp_path / "a.jsonl"), "--clustering", "components"],
+        "none": [],
+    }
+    err = {}
+    for name, extra in runs.items():
+        res = CliRunner().invoke(main, [*args, *extra])
+        assert res.exit_code == 0, res.output
+        err[name] = res.stderr
+    assert "1 clusters, 2 duplicates, 1 removed, " in err["default"]
+    assert "1 clusters, 2 duplicates, 2 removed, " in err["components"]
+    assert "2 duplicates, " in err["none"] and "removed" not in err["none"]
+    run = dedup_corpus(
+        read_corpus([src]), threshold=0.8, k=1, annotate=tmp_path / "b.jsonl", keep="first"
+    )
+    assert (run.duplicates, run.removed) == (2, 1)
+    assert dedup_corpus(read_corpus([src]), threshold=0.8, k=1).removed is None

@@ -20,6 +20,7 @@ def test_config_validates_and_runs_run_spark_dedup(monkeypatch: pytest.MonkeyPat
         ("a.parquet",),
         method="simhash",
         threshold=0.7,
+        clustering="components",
         spark_conf={"spark.driver.memory": "2g"},
         options={"partitions": 4},
     )
@@ -27,6 +28,7 @@ def test_config_validates_and_runs_run_spark_dedup(monkeypatch: pytest.MonkeyPat
     assert seen["paths"] == ["a.parquet"] and seen["method"] == "simhash"
     assert seen["collect"] is True and seen["partitions"] == 4
     assert seen["spark_conf"] == {"spark.driver.memory": "2g"}
+    assert seen["clustering"] == "components" and seen["keep"] == "first"
 
 
 @pytest.mark.parametrize(
@@ -36,6 +38,7 @@ def test_config_validates_and_runs_run_spark_dedup(monkeypatch: pytest.MonkeyPat
         ({"threshold": 1.5}, "threshold"),
         ({"keep": "largest"}, "keep must be"),
         ({"on_error": "ignore"}, "on_error"),
+        ({"clustering": "center"}, "clusters by components, not 'center'"),
     ],
 )
 def test_config_refuses(kwargs: dict[str, object], message: str) -> None:
@@ -45,3 +48,20 @@ def test_config_refuses(kwargs: dict[str, object], message: str) -> None:
         SparkDedupConfig(("-",))
     with pytest.raises(ConfigError, match="input path"):
         SparkDedupConfig(())
+
+
+def test_cli_passes_clustering_components_to_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--clustering components goes with --engine spark (one record per cluster); center is
+    a usage error."""
+    from click.testing import CliRunner
+
+    from neardup.cli import main
+
+    seen: list[SparkDedupConfig] = []
+    monkeypatch.setattr("neardup.cli.spark.spark_dedup", lambda config, **_: seen.append(config))
+    args = ["dedup", "a.jsonl", "--engine", "spark", "--annotate", "ann.jsonl"]
+    res = CliRunner().invoke(main, [*args, "--clustering", "components", "--keep", "longest"])
+    assert res.exit_code == 0, res.output
+    assert (seen[0].clustering, seen[0].keep) == ("components", "longest")
+    res = CliRunner().invoke(main, [*args, "--clustering", "center"])
+    assert res.exit_code == 2 and "components only" in res.output

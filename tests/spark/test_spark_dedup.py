@@ -344,6 +344,84 @@ def test_spark_and_local_keep_the_same_representatives(
     assert kept("spark.jsonl") == kept("local.jsonl")
 
 
+_WORDS = [f"w{i}" for i in range(200)]
+#: A planted chain m ~ d ~ k (Jaccard 0.80 and 0.81) with m and k apart (0.64 < 0.75), d the
+#: longest; an exact pair whose tie ``longest`` breaks by input order; a singleton. The
+#: smallest id of the chain (d) is neither its first record nor the id order's pick.
+_CHAIN = [
+    ("m", " ".join(_WORDS[0:100])),
+    ("z", " ".join(f"z{i}" for i in range(60))),
+    ("y", " ".join(f"x{i}" for i in range(80))),
+    ("d", " ".join(_WORDS[10:112])),
+    ("x", " ".join(f"x{i}" for i in range(80))),
+    ("k", " ".join(_WORDS[22:120])),
+]
+
+
+@pytest.mark.parametrize("keep", ["first", "longest"])
+def test_spark_and_local_remove_the_same_records_of_a_chain(
+    spark: Any, tmp_path: Path, keep: str
+) -> None:
+    """The keep rule of both engines on a chain: --annotate gives the same is_duplicate,
+    duplicate_of and similarity, every removed record within the threshold of its kept one;
+    with --clustering components, one record per cluster on both."""
+    from click.testing import CliRunner
+
+    from neardup.cli import main
+
+    src = tmp_path / "chain.jsonl"
+    src.write_text("".join(json.dumps({"id": k, "text": t}) + "\n" for k, t in _CHAIN))
+
+    def columns(path: Path) -> dict[str, Any]:
+        rows = [json.loads(x) for x in path.read_text().splitlines()]
+        assert [r["id"] for r in rows] == [k for k, _ in _CHAIN]
+        return {r["id"]: (r["is_duplicate"], r["duplicate_of"], r["similarity"]) for r in rows}
+
+    got = {}
+    for clustering in (None, "components"):
+        name = clustering or "default"
+        flags = [] if clustering is None else ["--clustering", clustering]
+        local = CliRunner().invoke(
+            main,
+            [
+                "dedup",
+                str(src),
+                "-m",
+                "minhash",
+                "-t",
+                "0.75",
+                "--keep",
+                keep,
+                *flags,
+                "--annotate",
+                str(tmp_path / f"local-{name}.jsonl"),
+            ],
+        )
+        assert local.exit_code == 0, local.output
+        summary = run_spark_dedup(
+            [str(src)],
+            method="minhash",
+            threshold=0.75,
+            annotate=str(tmp_path / f"spark-{name}.jsonl"),
+            keep=keep,
+            clustering=clustering,
+        )
+        got[name] = columns(tmp_path / f"spark-{name}.jsonl")
+        assert got[name] == columns(tmp_path / f"local-{name}.jsonl"), (keep, clustering)
+        assert summary.removed == sum(dup for dup, _, _ in got[name].values())
+        assert f"{summary.removed} removed" in local.stderr
+    default, components = got["default"], got["components"]
+    assert default["x"] == components["x"] == (True, "y", 1.0)  # a tie: the earlier kept
+    if keep == "first":  # m keeps d; k is not within the threshold of m: kept
+        assert default["d"] == (True, "m", pytest.approx(0.796296, abs=1e-6))
+        assert default["k"] == (False, None, None)
+        assert components["k"][:2] == (True, "m") and components["k"][2] < 0.75
+    else:  # d, the longest, is within the threshold of both
+        assert default["m"][:2] == default["k"][:2] == (True, "d")
+        assert default == components
+    assert sum(not components[k][0] for k in "mdk") == 1  # one record per cluster
+
+
 # ----------------------------------------------------------------- executor steps, no Spark
 
 
@@ -594,3 +672,40 @@ def test_bucket_step_finds_duplicate_ids(ids: list[Any], twice: Any) -> None:
     with pytest.raises(InputError, match=f"{DUPLICATE_IDS} {twice!r}$"):
         bucket(ids)
     assert bucket(ids[:2])  # distinct ids: the pair goes on
+
+
+def test_keep_group_orders_by_input_position_and_keeps_the_id_type() -> None:
+    """The grouped keep step without Spark: members arrive in any order, integer ids of
+    any width; ``longest`` keeps 5 (it has a pair with both), ``first`` keeps 7 and 9 (9 has
+    no pair with 7), one per cluster keeps 7 alone (9's similarity left to compare)."""
+    from neardup.spark.keep import keep_group
+
+    i32 = pa.int32()
+    members = pa.table(
+        {
+            "cluster": pa.array([5] * 3, i32),
+            "id": pa.array([9, 5, 7], i32),
+            "file": [0] * 3,
+            "path": ["p"] * 3,
+            "offset": [0] * 3,
+            "row": [2, 1, 0],
+            "size": [1, 3, 1],
+        }
+    )
+    pairs = pa.table(
+        {
+            "cluster": pa.array([5, 5], i32),
+            "a": pa.array([5, 5], i32),
+            "b": pa.array([7, 9], i32),
+            "similarity": [0.9, 0.8],
+        }
+    )
+
+    def run(keep: str, within: bool) -> list[tuple[int, int | None, float | None]]:
+        out = keep_group(members, pairs, keep=keep, within_threshold=within)
+        assert out.schema.field("id").type == i32
+        return [(r["id"], r["duplicate_of"], r["similarity"]) for r in out.to_pylist()]
+
+    assert run("longest", True) == [(7, 5, 0.9), (5, None, None), (9, 5, 0.8)]
+    assert run("first", True) == [(7, None, None), (5, 7, 0.9), (9, None, None)]
+    assert run("first", False) == [(7, None, None), (5, 7, 0.9), (9, 7, None)]

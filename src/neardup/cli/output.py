@@ -20,9 +20,11 @@ def write_summary(run: CorpusResult) -> None:
     # stored documents that matched are in the clusters, not among the documents read
     also = f" (+{known} stored that they match)" if known else ""
     short = f" ({len(run.short)} shorter than --min-length)" if run.short else ""
+    # what --keep removed (chained clusters keep more than one record each)
+    removed = "" if run.removed is None else f"{run.removed} removed, "
     click.echo(
         f"neardup: {result.n_docs + len(run.short)} documents{also}, "
-        f"{len(result.clusters)} clusters, {result.duplicates} duplicates, "
+        f"{len(result.clusters)} clusters, {result.duplicates} duplicates, {removed}"
         f"{len(result.pairs)} pairs, {run.skipped} skipped{short}, "
         f"{s.get('seconds_total', 0.0):.2f} s",
         err=True,

@@ -46,6 +46,7 @@ def spark_config(
         master=o["master"],
         annotate=o["annotate"],
         keep=o["keep"] or "first",
+        clustering=o["clustering"],
         on_error=o["on_error"],
         spark_conf=parse_spark_conf(o["spark_conf"]),  # before the session: a typo in one line
         options=options,
@@ -60,9 +61,10 @@ def spark_dedup(
     if config.output is None:
         write_clusters(summary.clusters, sys.stdout, fmt=fmt, max_members=max_members)  # type: ignore[arg-type]
     if not quiet:
+        removed = "" if summary.removed is None else f"{summary.removed} removed, "
         click.echo(
             f"neardup (spark): {summary.n_docs} documents, {len(summary.clusters)} clusters, "
-            f"{summary.n_clustered} clustered documents, "
+            f"{summary.n_clustered} clustered documents, {removed}"
             f"{summary.stats.get('seconds_total', 0.0):.2f} s",
             err=True,
         )

@@ -55,6 +55,9 @@ class CorpusResult:
             ``index``), with its path.
         kept: Documents in the deduplicated copy (``None``: no ``output``).
         annotated: Records written to ``annotate`` (``None``: none asked for).
+        removed: Records the keep rule removes (left out of ``output``, marked
+            ``is_duplicate`` in ``annotate``; ``None``: neither asked for). It can differ
+            from :attr:`duplicates` when clusters chain (:mod:`neardup.keep`).
         short: Documents left out of matching for being shorter than ``min_length`` (still in
             every output, as singletons).
         read_stats: What the readers left out and skipped (``None``: the packed JSONL reader
@@ -67,6 +70,7 @@ class CorpusResult:
     annotated: int | None = None
     short: tuple[DocId, ...] = ()
     read_stats: ReadStats | None = None
+    removed: int | None = None
 
     @property
     def clusters(self) -> list[Cluster]:
@@ -75,7 +79,8 @@ class CorpusResult:
 
     @property
     def duplicates(self) -> int:
-        """Documents a deduplicated copy drops."""
+        """Cluster members beyond one each (:attr:`DedupResult.duplicates`): what a copy
+        keeping one record per cluster drops; the keep rule drops :attr:`removed`."""
         return self.result.duplicates
 
     @property
@@ -305,13 +310,16 @@ def dedup_corpus(
         if copy is not None:
             plan.copy = copy.close()
         written: dict[str, Path] = {}
-        kept = annotated = None
+        kept = annotated = removed = None
+        if ann_s is not None or out_s is not None:
+            rule = _sizes(corpus, plan, result)
+            removed = _removed(result, rule, within=plan.within)
         if ann_s is not None:
-            annotated = _write_annotations(corpus, plan, result, Path(ann_s), m)
+            annotated = _write_annotations(corpus, plan, result, Path(ann_s), m, rule)
             written["annotate"] = Path(ann_s)
             log.info("annotated %d records in %s", annotated, ann_s)
         if out_s is not None:
-            kept = _write_kept(corpus, plan, result, Path(out_s), force=force)
+            kept = _write_kept(corpus, plan, result, Path(out_s), rule, force=force)
             written["output"] = Path(out_s)
             log.info("kept %d documents in %s", kept, out_s)
         if rep_s is not None and source is not None:
@@ -319,7 +327,7 @@ def dedup_corpus(
             written["report"] = Path(rep_s)
         if isinstance(index, str | os.PathLike):
             written["index"] = Path(os.fspath(index))
-    return CorpusResult(result, written, kept, annotated, tuple(plan.short), stats)
+    return CorpusResult(result, written, kept, annotated, tuple(plan.short), stats, removed)
 
 
 def _method(
@@ -513,13 +521,30 @@ def _spooled_docs(plan: _Plan) -> Iterator[tuple[Document, str | None]]:
                 yield Document(doc_id, text, None, record), name
 
 
+def _removed(
+    result: DedupResult, rule: tuple[str, dict[DocId, int] | None], *, within: bool
+) -> int:
+    """How many of the records read the keep rule removes (stored documents are kept)."""
+    from neardup.keep import kept_for
+
+    keep, sizes = rule
+    stored = set(result.stored)
+    plan = kept_for(result, keep=keep, sizes=sizes, within_threshold=within)
+    return sum(1 for m, (_, w, _) in plan.items() if w != m and m not in stored)
+
+
 def _write_annotations(
-    corpus: Corpus, plan: _Plan, result: DedupResult, out: Path, m: Method
+    corpus: Corpus,
+    plan: _Plan,
+    result: DedupResult,
+    out: Path,
+    m: Method,
+    rule: tuple[str, dict[DocId, int] | None],
 ) -> int:
     from neardup.corpus.annotate import annotate_jsonl_lines, annotate_records
     from neardup.corpus.records import write_jsonl_lines
 
-    keep, sizes = _sizes(corpus, plan, result)
+    keep, sizes = rule
     if plan.copy is not None:
         lines = annotate_jsonl_lines(
             plan.copy,
@@ -538,14 +563,22 @@ def _write_annotations(
     )
 
 
-def _write_kept(corpus: Corpus, plan: _Plan, result: DedupResult, out: Path, *, force: bool) -> int:
+def _write_kept(
+    corpus: Corpus,
+    plan: _Plan,
+    result: DedupResult,
+    out: Path,
+    rule: tuple[str, dict[DocId, int] | None],
+    *,
+    force: bool,
+) -> int:
     from neardup._paths import record_file
     from neardup.corpus.output import kept_jsonl_lines, write_kept_copy, write_kept_folder
     from neardup.corpus.reading import read_corpus
     from neardup.corpus.records import record_format, write_jsonl_lines
     from neardup.pipeline import kept_ids
 
-    keep, sizes = _sizes(corpus, plan, result)
+    keep, sizes = rule
     kept = {str(k) for k in kept_ids(result, keep=keep, sizes=sizes, within_threshold=plan.within)}
     kept |= {str(k) for k in plan.short}
     if plan.copy is not None:

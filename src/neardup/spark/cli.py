@@ -47,6 +47,8 @@ class SparkDedupSummary:
         threshold: The similarity threshold used.
         output: Where the ``(id, cluster)`` rows were written, if anywhere.
         stats: Seconds and counts (``seconds_total``, ``clusters``...).
+        removed: Records the keep rule marked ``is_duplicate`` in ``annotate`` (``None``:
+            no annotation written).
     """
 
     clusters: list[Cluster]
@@ -56,10 +58,12 @@ class SparkDedupSummary:
     threshold: float
     output: str | None = None
     stats: dict[str, float] = field(default_factory=dict)
+    removed: int | None = None
 
     @property
     def duplicates(self) -> int:
-        """Documents that a deduplicated copy drops (cluster members beyond one each)."""
+        """Cluster members beyond one each, when the clusters were collected (what a copy
+        keeping one record per cluster drops; the keep rule drops :attr:`removed`)."""
         return self.n_clustered - len(self.clusters)
 
 
@@ -401,6 +405,7 @@ def run_spark_dedup(
     collect: bool | None = None,
     annotate: str | None = None,
     keep: str = "first",
+    clustering: str | None = None,
     on_error: str = "fail",
     spark_conf: Mapping[str, str] | None = None,
     **options: Any,
@@ -424,10 +429,15 @@ def run_spark_dedup(
             the one ``spark-submit`` set, else ``local[*]``.
         collect: Bring the clusters to the driver for printing; default: only when there is
             no ``output`` (collecting a billion-document result would not fit the driver).
-        annotate: Write every input record with the dedup columns here (see
-            :func:`annotate_dataframe`), in input order, streamed to the driver partition by
-            partition and written atomically in the format the extension names.
-        keep: The ``--keep`` rule for ``annotate``: ``first`` or ``longest``.
+        annotate: Write every input record with the dedup columns here
+            (:func:`neardup.spark.keep.annotate_dataframe`), in input order, streamed to the
+            driver partition by partition and written atomically in the format the extension
+            names.
+        keep: The ``--keep`` rule for ``annotate``: ``first`` / ``representative`` or
+            ``longest`` (:mod:`neardup.keep`, the local engine's rule).
+        clustering: ``None`` (default): a record is removed only for a kept record it has
+            an accepted pair with, as locally; ``"components"``: one record kept per
+            cluster, chains included (the local ``--clustering components``).
         on_error: ``fail`` stops at the first malformed record or corrupt file; ``skip``
             leaves them out (JSONL/CSV lines that do not parse, unreadable files, and, in
             staged formats, records without the fields) and logs how many records it
@@ -449,10 +459,14 @@ def run_spark_dedup(
     from pyspark.sql import functions as sf
 
     from neardup.methods import DEFAULT_THRESHOLDS
-    from neardup.spark.dedup import dedup_dataframe
+    from neardup.spark.dedup import dedup_dataframe, dedup_dataframe_pairs
 
     if "include_singletons" in options:
         raise ConfigError("include_singletons is not a CLI option; the result lists clusters")
+    if clustering not in (None, "components"):
+        raise ConfigError(
+            f"the Spark engine clusters by components, not {clustering!r}; run it locally"
+        )
     t0 = time.perf_counter()
     paths = [_absolute(p) for p in paths]
     output = None if output is None else _absolute(output)
@@ -464,14 +478,25 @@ def run_spark_dedup(
         df = _read(
             spark, paths, id_field, text_field, keep_all=annotate is not None, on_error=on_error
         )
-        result = dedup_dataframe(
-            df.select(ID_COL, TEXT_COL),
-            id_col=ID_COL,
-            text_col=TEXT_COL,
-            method=method,
-            threshold=threshold,
-            **options,
-        )
+        pairs = None
+        if annotate is None:
+            result = dedup_dataframe(
+                df.select(ID_COL, TEXT_COL),
+                id_col=ID_COL,
+                text_col=TEXT_COL,
+                method=method,
+                threshold=threshold,
+                **options,
+            )
+        else:  # the keep rule needs every accepted pair
+            result, pairs = dedup_dataframe_pairs(
+                df.select(ID_COL, TEXT_COL),
+                id_col=ID_COL,
+                text_col=TEXT_COL,
+                method=method,
+                threshold=threshold,
+                **options,
+            )
         out = result.withColumnRenamed(ID_COL, "id")
         if output is not None:
             writer = out.write.mode("errorifexists")
@@ -485,19 +510,32 @@ def run_spark_dedup(
             n_clustered = sum(c.size for c in clusters)
         else:
             n_clustered = out.count()
-        if annotate is not None:
+        removed = None
+        if annotate is not None and pairs is not None:
             from neardup.methods import make_method
+            from neardup.spark.keep import annotate_dataframe, write_annotated
 
             m = make_method(method, threshold, **_method_options(options))
-            annotated = annotate_dataframe(df, result, keep=keep, method=m)
-            _write_annotated(annotated, annotate)
+            annotated = annotate_dataframe(
+                df,
+                result,
+                pairs,
+                columns=(ID_COL, TEXT_COL, POS_COL),
+                keep=keep,
+                method=m,
+                within_threshold=clustering != "components",
+            )
+            removed = write_annotated(annotated, annotate, internal=(ID_COL, TEXT_COL, POS_COL))
+            pairs.unpersist()
         if options.get("on_null") == "skip":
             df = df.filter(sf.col(TEXT_COL).isNotNull())
         n_docs = df.count()
     t = DEFAULT_THRESHOLDS.get(method, 0.0) if threshold is None else threshold
     stats = {"seconds_total": time.perf_counter() - t0, "documents": float(n_docs)}
     stats["clustered"] = float(n_clustered)
-    return SparkDedupSummary(clusters, n_docs, n_clustered, method, float(t), output, stats)
+    return SparkDedupSummary(
+        clusters, n_docs, n_clustered, method, float(t), output, stats, removed
+    )
 
 
 _SPARK_ONLY = (
@@ -513,83 +551,3 @@ _SPARK_ONLY = (
 
 def _method_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in _SPARK_ONLY}
-
-
-def annotate_dataframe(df: DataFrame, clusters: DataFrame, *, keep: str, method: Any) -> DataFrame:
-    """Every row of ``df`` (read by this module: id, text and position columns) with
-    ``cluster_id``, ``is_duplicate``, ``duplicate_of`` and ``similarity``, in input order.
-
-    ``cluster_id`` is Spark's cluster label (the smallest member id, a string); the kept
-    member of a cluster is the local engine's: the first in input order (``first`` or
-    ``representative``, by :func:`neardup.spark.order.position`) or the most characters
-    (``longest``; ties: the earlier). The similarity of each duplicate to the kept member is
-    computed by ``method.compare`` on the executors.
-
-    Raises:
-        ConfigError: an unknown ``keep`` rule.
-    """
-    from pyspark.sql import Window
-    from pyspark.sql import functions as sf
-    from pyspark.sql import types as st
-
-    if keep not in ("first", "representative", "longest"):
-        raise ConfigError(f"keep must be first, representative or longest, got {keep!r}")
-    joined = df.join(clusters.withColumnRenamed("cluster", "cluster_id"), ID_COL, "left")
-    order = (
-        [sf.length(TEXT_COL).desc(), sf.col(POS_COL)] if keep == "longest" else [sf.col(POS_COL)]
-    )
-    w = Window.partitionBy("cluster_id").orderBy(*order)
-    ranked = joined.withColumn("_rank", sf.row_number().over(w))
-    kept = ranked.filter(sf.col("cluster_id").isNotNull() & (sf.col("_rank") == 1)).select(
-        sf.col("cluster_id").alias("_kc"),
-        sf.col(ID_COL).alias("duplicate_of"),
-        sf.col(TEXT_COL).alias("_kept_text"),
-    )
-    both = ranked.join(kept, ranked["cluster_id"] == kept["_kc"], "left")
-    is_dup = sf.col("cluster_id").isNotNull() & (sf.col("_rank") > 1)
-
-    def similarity(a: str | None, b: str | None) -> float | None:
-        if a is None or b is None:
-            return None
-        from neardup.io import Document
-
-        return float(method.compare(Document("a", a), Document("b", b))[0])
-
-    sim = sf.udf(similarity, st.DoubleType(), useArrow=False)
-    out = both.select(
-        *[sf.col(f"`{c}`") for c in df.columns],
-        sf.col("cluster_id"),
-        is_dup.alias("is_duplicate"),
-        sf.when(is_dup, sf.col("duplicate_of")).alias("duplicate_of"),
-        sf.when(is_dup, sim(sf.col("_kept_text"), sf.col(TEXT_COL))).alias("similarity"),
-    )
-    return out.orderBy(POS_COL)
-
-
-def _write_annotated(df: DataFrame, target: str) -> None:
-    """Stream the annotated rows to the driver and write them atomically by extension."""
-    from neardup.corpus.annotate import ANNOTATION_COLUMNS
-    from neardup.corpus.records import write_records
-
-    internal = (ID_COL, TEXT_COL, POS_COL)
-    user = [c for c in df.columns if c not in internal and c not in ANNOTATION_COLUMNS]
-    if not user:  # staged plain records: the id and text are the record
-        df = df.withColumnRenamed(ID_COL, "id").withColumnRenamed(TEXT_COL, "text")
-        user = ["id", "text"]
-    cols = [*user, *ANNOTATION_COLUMNS]
-    rows = (r.asDict(recursive=True) for r in df.select(*cols).toLocalIterator())
-
-    def batches() -> Any:
-        batch: list[dict[str, object]] = []
-        for r in rows:
-            sim = r.get("similarity")
-            if sim is not None:
-                r["similarity"] = round(sim, 6)
-            batch.append(r)
-            if len(batch) >= 4096:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-
-    write_records(batches(), Path(target), columns=cols)

@@ -35,15 +35,19 @@ class SparkDedupConfig:
             lines); ``None``: the clusters are collected to the driver.
         master: Spark master URL (default: spark-submit's, else ``local[*]``).
         annotate: Write every input record with the dedup columns here.
-        keep: Which member ``annotate`` keeps: ``first``, ``representative`` or ``longest``.
+        keep: The keep rule of ``annotate``: ``first``, ``representative`` or ``longest``
+            (the local engine's rule, :mod:`neardup.keep`).
+        clustering: ``None``: a record is removed only for a kept record it has an accepted
+            pair with (the default); ``components``: one record kept per cluster, chains
+            included (as ``--clustering components`` locally).
         on_error: ``fail`` or ``skip`` malformed records and corrupt files.
         spark_conf: Spark settings for a new session (``spark.driver.memory``...).
         options: The method's and :func:`~neardup.spark.dedup_dataframe`'s options
             (``num_perm``, ``partitions``, ``max_bucket``...).
 
     Raises:
-        ConfigError: no path, another method, a threshold outside [0, 1], a bad ``keep``
-            or ``on_error``.
+        ConfigError: no path, another method, a threshold outside [0, 1], a bad ``keep``,
+            ``clustering`` or ``on_error``.
 
     Examples:
         >>> SparkDedupConfig(("a.parquet",), method="simhash").method
@@ -63,6 +67,7 @@ class SparkDedupConfig:
     master: str | None = None
     annotate: str | None = None
     keep: str = "first"
+    clustering: str | None = None
     on_error: str = "fail"
     spark_conf: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -80,6 +85,11 @@ class SparkDedupConfig:
         if self.keep not in SPARK_KEEP_RULES:
             raise ConfigError(
                 f"keep must be one of {', '.join(SPARK_KEEP_RULES)} on Spark, got {self.keep!r}"
+            )
+        if self.clustering not in (None, "components"):
+            raise ConfigError(
+                f"the Spark engine clusters by components, not {self.clustering!r} "
+                "(run it locally: --engine local)"
             )
         if self.on_error not in ("fail", "skip"):
             raise ConfigError(f"on_error must be 'fail' or 'skip', got {self.on_error!r}")
@@ -105,6 +115,7 @@ class SparkDedupConfig:
             collect=self.output is None,
             annotate=self.annotate,
             keep=self.keep,
+            clustering=self.clustering,
             on_error=self.on_error,
             spark_conf=dict(self.spark_conf),
             **dict(self.options),

@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_MAX_BUCKET",
     "DEFAULT_UNION_FIND_LIMIT",
     "dedup_dataframe",
+    "dedup_dataframe_pairs",
     "dest_table",
     "similar_pairs",
 ]
@@ -448,17 +449,9 @@ def dedup_dataframe(
         >>> out = dedup_dataframe(spark.createDataFrame(rows, "id string, text string"),
         ...                       method="simhash")  # doctest: +SKIP
     """
-    for name, value, low in (
-        ("union_find_limit", union_find_limit, 0),
-        ("checkpoint_every", checkpoint_every, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+    _check_components(union_find_limit, checkpoint_every)
     _pyspark()
     from pyspark.sql import functions as sf
-
-    from neardup.spark.blobs import arrow_type
-    from neardup.spark.components import checkpoint, connected_components
 
     edges, sketched, run, emitted = _pairs(
         df,
@@ -474,17 +467,8 @@ def dedup_dataframe(
         mode="edges",
         options=options,
     )
-    edges = run(lambda: checkpoint(edges))  # runs the pipeline
+    comp = _components(edges, run, emitted, union_find_limit, checkpoint_every)
     sketched.unpersist()
-    if emitted.value <= union_find_limit:
-        id_type = edges.schema["src"].dataType.simpleString()
-        comp = edges.coalesce(1).mapInArrow(
-            functools.partial(components_step, id_type=arrow_type(id_type)),
-            f"id {id_type}, component {id_type}",
-        )
-        comp = checkpoint(comp)
-    else:
-        comp = connected_components(edges, checkpoint_every=checkpoint_every)
     out = comp.select(sf.col("id").alias(id_col), sf.col("component").alias("cluster"))
     if include_singletons:
         ids = df.select(id_col)
@@ -495,3 +479,89 @@ def dedup_dataframe(
         )
     result: DataFrame = out
     return result
+
+
+def _check_components(union_find_limit: int, checkpoint_every: int) -> None:
+    for name, value, low in (
+        ("union_find_limit", union_find_limit, 0),
+        ("checkpoint_every", checkpoint_every, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _components(
+    edges: DataFrame,
+    run: Callable[[Callable[[], Any]], Any],
+    emitted: Any,
+    union_find_limit: int,
+    checkpoint_every: int,
+) -> DataFrame:
+    """``(id, component)`` of the graph of ``edges`` (``src``, ``dst``), computed: the
+    pipeline runs (through ``run``), then one task's union-find for a small graph or
+    large-star / small-star iterations."""
+    from neardup.spark.blobs import arrow_type
+    from neardup.spark.components import checkpoint, connected_components
+
+    edges = run(lambda: checkpoint(edges))  # runs the pipeline
+    if emitted.value <= union_find_limit:
+        id_type = edges.schema["src"].dataType.simpleString()
+        comp = edges.coalesce(1).mapInArrow(
+            functools.partial(components_step, id_type=arrow_type(id_type)),
+            f"id {id_type}, component {id_type}",
+        )
+        done: DataFrame = checkpoint(comp)
+        return done
+    return connected_components(edges, checkpoint_every=checkpoint_every)
+
+
+def dedup_dataframe_pairs(
+    df: DataFrame,
+    *,
+    id_col: str = "id",
+    text_col: str = "text",
+    method: str = "minhash",
+    threshold: float | None = None,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    verify: bool = True,
+    on_null: str = "fail",
+    check_ids: bool = True,
+    checkpoint_every: int = 3,
+    partitions: int | None = None,
+    union_find_limit: int = DEFAULT_UNION_FIND_LIMIT,
+    **options: Any,
+) -> tuple[DataFrame, DataFrame]:
+    """:func:`dedup_dataframe` (without singletons) and the accepted pairs the clusters were
+    made of, ``(a, b, similarity)`` as :func:`similar_pairs` gives them: what the keep rule
+    needs (:mod:`neardup.spark.keep`). The components come from every accepted pair (not
+    from the verify tasks' reduced edges); both are computed before it returns, and the
+    pairs are persisted (``.unpersist()`` releases them).
+
+    Raises:
+        ConfigError, InputError, MissingExtraError: as :func:`dedup_dataframe`.
+    """
+    _check_components(union_find_limit, checkpoint_every)
+    _pyspark()
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as sf
+
+    pairs, sketched, run, emitted = _pairs(
+        df,
+        id_col=id_col,
+        text_col=text_col,
+        method=method,
+        threshold=threshold,
+        max_bucket=max_bucket,
+        verify=verify,
+        on_null=on_null,
+        check_ids=check_ids,
+        partitions=partitions,
+        mode="pairs",
+        options=options,
+    )
+    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
+    edges = pairs.select(sf.col("a").alias("src"), sf.col("b").alias("dst"))
+    comp = _components(edges, run, emitted, union_find_limit, checkpoint_every)
+    sketched.unpersist()
+    clusters = comp.select(sf.col("id").alias(id_col), sf.col("component").alias("cluster"))
+    return clusters, pairs
