@@ -403,7 +403,9 @@ class Service:
 
     def _write_loop(self) -> None:
         try:
-            store = Store.open(self.path, kind=self._kind, params=self._params, create=False)
+            store = Store.open(
+                self.path, kind=self._kind, params=self._params, create=False, cache=True
+            )
         except BaseException as exc:
             self._failure = exc
             self._ready.set()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from neardup.store._cache import ReadCache
 from neardup.store._chunks import SLOTS
 from neardup.store._rows import id_checksum, json_list
 
@@ -198,20 +199,34 @@ def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     return out
 
 
-def write_segment(conn: sqlite3.Connection, keys: I64, docs: I64, role: int = LOOKUP) -> None:
-    """Write entries as a new segment, then merge size classes that filled up."""
+def write_segment(
+    conn: sqlite3.Connection,
+    keys: I64,
+    docs: I64,
+    role: int = LOOKUP,
+    cache: ReadCache | None = None,
+) -> None:
+    """Write entries as a new segment, then merge size classes that filled up (``cache``:
+    holds the segments written, forgets the ones merged)."""
     row = conn.execute("SELECT max(seg) FROM segs").fetchone()
     seg = 1 if row[0] is None else int(row[0]) + 1
-    _insert(conn, encode_segment(seg, keys, docs, role))
-    _merge_full_levels(conn)
+    encoded = encode_segment(seg, keys, docs, role)
+    _insert(conn, encoded, cache)
+    _merge_full_levels(conn, cache)
 
 
 def _insert(
-    conn: sqlite3.Connection, encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None
+    conn: sqlite3.Connection,
+    encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None,
+    cache: ReadCache | None = None,
 ) -> None:
     if encoded is None:
         return
     s, rows = encoded
+    if cache is not None:
+        cache.forget_segments([s.seg])
+        if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
+            cache.hold_segment(s.seg, s, *decode_segment(s, rows))
     conn.execute(
         "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -222,7 +237,7 @@ def _insert(
 
 def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:
     rows = conn.execute(
-        "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ?",
+        "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ? ORDER BY id",
         (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
     ).fetchall()
     for block_id, data, check in rows:
@@ -262,10 +277,21 @@ def stored_docs(conn: sqlite3.Connection, docs: I64) -> npt.NDArray[np.bool_]:
     return alive
 
 
-def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive | None = None) -> int:
+def merge(
+    conn: sqlite3.Connection,
+    group: list[Segment],
+    alive: Alive | None = None,
+    cache: ReadCache | None = None,
+) -> int:
     """Replace ``group`` by one segment without the entries of deleted documents (``alive``:
-    :func:`stored_docs` unless given); return how many entries were dropped."""
-    parts = [_segment_entries(conn, s) for s in group]
+    :func:`stored_docs` unless given); return how many entries were dropped. ``cache``:
+    where the group's entries may be held; it forgets them and holds the new segment."""
+    parts = [
+        (None if cache is None else cache.segment(s.seg, s)) or _segment_entries(conn, s)
+        for s in group
+    ]
+    if cache is not None:
+        cache.forget_segments([s.seg for s in group])
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
     keep = (alive or stored_docs)(conn, docs)
@@ -275,7 +301,7 @@ def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive | None = 
             "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
             (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
         )
-    _insert(conn, encode_segment(group[-1].seg, keys[keep], docs[keep], group[-1].role))
+    _insert(conn, encode_segment(group[-1].seg, keys[keep], docs[keep], group[-1].role), cache)
     return int(docs.size - np.count_nonzero(keep))
 
 
@@ -299,7 +325,7 @@ def _mergeable(level: list[Segment]) -> list[Segment] | None:
     return next((w for w in windows if _span_fits(w)), None)
 
 
-def _merge_full_levels(conn: sqlite3.Connection) -> None:
+def _merge_full_levels(conn: sqlite3.Connection, cache: ReadCache | None) -> None:
     while True:
         segments = read_segments(conn)
         by_level: dict[tuple[int, int], list[Segment]] = {}
@@ -311,7 +337,7 @@ def _merge_full_levels(conn: sqlite3.Connection) -> None:
         )
         if group is None:
             return
-        merge(conn, group)
+        merge(conn, group, cache=cache)
 
 
 def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
@@ -336,12 +362,29 @@ def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
     return dropped
 
 
+def _held(conn: sqlite3.Connection, s: Segment, cache: ReadCache) -> tuple[U64, I64]:
+    """Segment ``s``'s entries sorted by key, from ``cache`` or read whole (and held)."""
+    held = cache.segment(s.seg, s)
+    if held is not None:
+        return held
+    keys, docs = _segment_entries(conn, s)
+    if keys.size > 1 and bool((keys[1:] < keys[:-1]).any()):  # blocks come in key order
+        order = np.argsort(keys, kind="stable")
+        keys, docs = keys[order], docs[order]
+    cache.hold_segment(s.seg, s, keys, docs)
+    return keys, docs
+
+
 def lookup(
-    conn: sqlite3.Connection, keys: I64, segments: list[Segment] | None = None
+    conn: sqlite3.Connection,
+    keys: I64,
+    segments: list[Segment] | None = None,
+    cache: ReadCache | None = None,
 ) -> tuple[I64, I64]:
     """Every stored ``(folded key, document)`` entry whose key is in ``keys`` (signed, as
     :func:`neardup.store._lookup.fold` gives them); keys come back signed. ``segments``:
-    :func:`read_segments` of the same transaction, if the caller read them already.
+    :func:`read_segments` of the same transaction, if the caller read them already;
+    ``cache``: where segments small enough are held whole (searched without SQL).
 
     Raises:
         ValueError: a segment or block is damaged.
@@ -354,20 +397,33 @@ def lookup(
     uk = np.sort(_unsigned(keys))
     uk = uk[np.concatenate(([True], uk[1:] != uk[:-1]))]
     ids: list[int] = []
+    found_k: list[U64] = []
+    found_d: list[I64] = []
     for s in segments:
         inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
-        if inside.size:
+        if inside.size and cache is not None and cache.fits(s.entries):
+            k, d = _held(conn, s, cache)
+            lo = np.searchsorted(k, inside, side="left")
+            counts = np.searchsorted(k, inside, side="right") - lo
+            total = int(counts.sum())
+            if total:
+                at = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(total)
+                found_k.append(k[at])
+                found_d.append(d[at])
+        elif inside.size:
             buckets = (inside >> np.uint64(s.shift)).astype(np.int64)  # sorted
             buckets = buckets[np.concatenate(([True], buckets[1:] != buckets[:-1]))]
             ids.extend(((s.seg << 32) | buckets).tolist())
-    if not ids:
-        return empty, empty
-
     by_seg: dict[int, tuple[list[int], list[bytes]]] = {}
-    for block_id, data, check in conn.execute(
-        "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
-        (json_list(ids),),
-    ):
+    rows = (
+        conn.execute(
+            "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
+            (json_list(ids),),
+        )
+        if ids
+        else ()
+    )
+    for block_id, data, check in rows:
         if type(block_id) is not int or type(data) is not bytes or type(check) is not int:
             raise ValueError("a lookup block has the wrong SQLite types")
         if block_checksum(block_id, data) != check:
@@ -376,8 +432,6 @@ def lookup(
         got[0].append(block_id)
         got[1].append(data)
     seg_of = {s.seg: s for s in segments}
-    found_k: list[U64] = []
-    found_d: list[I64] = []
     for seg, (bids, datas) in by_seg.items():
         k, d = decode_blocks(seg_of[seg], bids, datas)  # seg is one of the ids asked for
         at = np.searchsorted(uk, k)

@@ -39,6 +39,7 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
 from neardup.store._lookup import Lookup, blob, fold, key_folds, pairs, triples
@@ -166,6 +167,7 @@ class Store(StoreReads):
         readonly: bool = False,
         timeout: float = 30.0,
         quick_check: bool = True,
+        cache: bool = False,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -186,6 +188,9 @@ class Store(StoreReads):
             quick_check: Test the counters against the rows on opening (cheap: no blob is
                 read) and refuse a store they disagree with; False leaves that to
                 :meth:`check`, which lists every problem.
+            cache: Keep the checked, decoded small segments and recent chunks that reads
+                used (bounded; see ``_cache.py``), for a long-lived connection that reads
+                the same ones again and again (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -242,6 +247,8 @@ class Store(StoreReads):
         store = cls(conn, path=name, kind=kind, params=params, readonly=readonly, timeout=timeout)
         store._config = config
         store._quick_check = quick_check
+        if cache:
+            store._cache = ReadCache()
         try:
             with store._errors("open the store"):
                 store._prepare()
@@ -473,7 +480,7 @@ class Store(StoreReads):
     ) -> None:
         """Write the batch's lookup (or key) entries as one new segment (``_segments.py``)."""
         try:
-            write_segment(conn, keys, docs, role)
+            write_segment(conn, keys, docs, role, self._cache)
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
 
@@ -552,14 +559,18 @@ class Store(StoreReads):
             ...     s.compact(), s.stats()["lookup_rows"]
             (2, 2)
         """
-        with self._errors("compact the store"), self._write() as conn:
-            try:
-                dropped = compact_all(conn)
-            except ValueError as exc:
-                raise damaged(self._path, str(exc)) from None
-            self._empty_gone_slots(conn)
-            self._set_counters(conn, stale=0)
-            return dropped
+        try:
+            with self._errors("compact the store"), self._write() as conn:
+                try:
+                    dropped = compact_all(conn)
+                except ValueError as exc:
+                    raise damaged(self._path, str(exc)) from None
+                self._empty_gone_slots(conn)
+                self._set_counters(conn, stale=0)
+                return dropped
+        finally:
+            if self._cache is not None:
+                self._cache.clear()  # segments and chunks were rewritten
 
     def _empty_gone_slots(self, conn: sqlite3.Connection) -> None:
         """Empty the chunk slots of the documents in ``gone`` (deleting chunks left with
