@@ -138,6 +138,9 @@ class StoreBase:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        finally:
+            if self._cache is not None:
+                self._cache.segs = None
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

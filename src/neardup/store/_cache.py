@@ -8,6 +8,7 @@ segment under its id, or a compaction rewrites chunks; so the cache keeps what i
 
 - everything, when another connection committed (``PRAGMA data_version`` moved), or when a
   write transaction of this connection rolled back;
+- the list of segments, when this connection writes;
 - a segment whose row changed, or that this connection rewrote by a merge;
 - every chunk, when this connection compacted.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +50,7 @@ class ReadCache:
         self._segments: OrderedDict[int, tuple[object, U64, I64]] = OrderedDict()
         self._entries = 0
         self._chunks: OrderedDict[int, Chunk] = OrderedDict()
+        self.segs: list[Any] | None = None  # the segs table's rows, until this connection writes
 
     def validate(self, conn: sqlite3.Connection) -> None:
         """Forget everything if another connection committed since the last call (call it
@@ -59,6 +62,7 @@ class ReadCache:
 
     def clear(self) -> None:
         """Forget everything."""
+        self.segs = None
         self._segments.clear()
         self._entries = 0
         self._chunks.clear()

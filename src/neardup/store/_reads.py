@@ -17,7 +17,7 @@ from neardup.store._check import quick_check
 from neardup.store._chunks import SLOTS, Chunk, chunk_checksum, decode_chunk
 from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
 from neardup.store._rows import damaged, integer, json_list
-from neardup.store._segments import KEYS, LOOKUP, read_segments
+from neardup.store._segments import KEYS, LOOKUP, Segment, read_segments
 from neardup.store._segments import lookup as segment_lookup
 from neardup.store.migrations import schema_version
 
@@ -85,7 +85,7 @@ class StoreReads(StoreBase):
             return {}
         try:
             cache = self._cached(conn)
-            segments = [s for s in read_segments(conn) if s.role == KEYS]
+            segments = [s for s in self._segment_rows(conn) if s.role == KEYS]
             if not segments:
                 return {}
             _, docs = segment_lookup(conn, key_folds(raw), segments, cache)
@@ -101,6 +101,15 @@ class StoreReads(StoreBase):
             if key in wanted:  # ids grow: the last wins
                 out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
         return out
+
+    def _segment_rows(self, conn: sqlite3.Connection) -> list[Segment]:
+        """:func:`read_segments`, held by the cache until this connection writes."""
+        cache = self._cache  # validated by the caller's read
+        if cache is None:
+            return read_segments(conn)
+        if cache.segs is None:
+            cache.segs = read_segments(conn)
+        return list(cache.segs)
 
     def _chunks_of(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, Chunk]:
         """The checked, decoded chunks with these ids (absent ones are left out)."""
@@ -225,7 +234,7 @@ class StoreReads(StoreBase):
         with self._errors("find candidates"), self._read() as conn:
             try:
                 cache = self._cached(conn)
-                segments = [s for s in read_segments(conn) if s.role == LOOKUP]
+                segments = [s for s in self._segment_rows(conn) if s.role == LOOKUP]
                 if up_to is not None:  # a segment written after that id holds none of them
                     segments = [seg for seg in segments if seg.doc_lo <= up_to]
                 if not segments:  # nothing stored (yet, or before ``up_to``)

@@ -168,6 +168,7 @@ class Store(StoreReads):
         timeout: float = 30.0,
         quick_check: bool = True,
         cache: bool = False,
+        synchronous: str = "full",
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -191,6 +192,10 @@ class Store(StoreReads):
             cache: Keep the checked, decoded small segments and recent chunks that reads
                 used (bounded; see ``_cache.py``), for a long-lived connection that reads
                 the same ones again and again (``neardup serve``'s writer).
+            synchronous: ``"full"``: every commit is fsynced, it survives a crash of the
+                process and of the machine; ``"normal"``: a commit survives a crash of the
+                process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
+                commit costs no fsync (WAL mode; the file is never damaged either way).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -213,6 +218,8 @@ class Store(StoreReads):
             ...         s.get("x")
             b'\\x01'
         """
+        if synchronous not in ("full", "normal"):
+            raise InputError(f"synchronous must be 'full' or 'normal', got {synchronous!r}")
         if kind == "" or params == "":
             raise InputError(
                 "kind and params must be non-empty strings, e.g. kind='minhash', "
@@ -247,6 +254,7 @@ class Store(StoreReads):
         store = cls(conn, path=name, kind=kind, params=params, readonly=readonly, timeout=timeout)
         store._config = config
         store._quick_check = quick_check
+        store._synchronous = synchronous.upper()
         if cache:
             store._cache = ReadCache()
         try:
@@ -285,7 +293,7 @@ class Store(StoreReads):
             # is fsynced to the WAL, so committed batches survive a power loss, not only a
             # process crash (NORMAL would risk the last commits on power loss).
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
-            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
         identity = self._identity() if version else {}
         if version < SCHEMA_VERSION or "kind" not in identity:
             if self._readonly:
@@ -336,6 +344,7 @@ class Store(StoreReads):
             )
 
     _quick_check = True
+    _synchronous = "FULL"
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
