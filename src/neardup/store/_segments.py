@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.engine import kernels
 from neardup.store._cache import ReadCache
 from neardup.store._chunks import SLOTS
 from neardup.store._rows import id_checksum, json_list
@@ -105,17 +106,62 @@ block_checksum = id_checksum
 """xxh3-64 of the row id (8 bytes, little-endian) and its data, as a signed integer."""
 
 
+def block_checksums(ids: Sequence[int], datas: Sequence[bytes]) -> I64:
+    """:data:`block_checksum` of every ``(id, data)``, in one XXH3 kernel call over the ids
+    and data laid end to end.
+
+    Examples:
+        >>> block_checksums([1, 2], [b"x", b"yz"]).tolist() == [
+        ...     block_checksum(1, b"x"), block_checksum(2, b"yz")]
+        True
+    """
+    nb = len(ids)
+    if not nb:
+        return np.zeros(0, dtype=np.int64)
+    heads = np.array(ids, dtype="<i8").tobytes()
+    parts: list[bytes] = [b""] * (2 * nb)
+    parts[0::2] = [heads[i : i + 8] for i in range(0, 8 * nb, 8)]
+    parts[1::2] = datas
+    buf = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    lens = np.fromiter(map(len, datas), dtype=np.int64, count=nb) + 8
+    ends = np.cumsum(lens)
+    digests = kernels("xxh3").xxh3_64_ranges(buf, ends - lens, ends, np.uint64(0))
+    return np.asarray(digests, dtype=np.uint64).view(np.int64)
+
+
+def _checked(rows: Sequence[tuple[object, object, object]]) -> tuple[list[int], list[bytes]]:
+    """The ids and data of block rows whose types and checksums are right.
+
+    Raises:
+        ValueError: a row has the wrong SQLite types or fails its checksum.
+    """
+    if not rows:
+        return [], []
+    ids, datas, checks = (list(col) for col in zip(*rows, strict=True))
+    if not (
+        set(map(type, ids)) == {int}
+        and set(map(type, datas)) == {bytes}
+        and set(map(type, checks)) == {int}
+    ):
+        raise ValueError("a lookup block has the wrong SQLite types")
+    bad = np.flatnonzero(block_checksums(ids, datas) != np.array(checks, dtype=np.int64))
+    if bad.size:
+        raise ValueError(f"lookup block {ids[int(bad[0])]} fails its checksum (flipped bytes)")
+    return ids, datas
+
+
 def _unsigned(keys: I64) -> U64:
     return keys.astype(np.int64, copy=False).view(np.uint64) & _MASK32
 
 
 def encode_segment(
-    seg: int, keys: I64, docs: I64, role: int = 0
+    seg: int, keys: I64, docs: I64, role: int = 0, *, runs: bool = False
 ) -> tuple[Segment, list[tuple[int, bytes, int]]] | None:
     """Pack ``(folded key, document)`` entries into a segment's rows; None when empty.
 
     Duplicate entries are dropped. Returns the segment's ``segs`` fields and its ``blocks``
-    rows ``(id, data, checksum)``.
+    rows ``(id, data, checksum)``. ``runs``: the entries come as a few runs already in
+    order (a merge's segments), which a stable sort merges in about one pass.
 
     Examples:
         >>> s, rows = encode_segment(1, np.array([5, -1, 5]), np.array([3, 4, 3]))
@@ -130,27 +176,35 @@ def encode_segment(
     if doc_bits > 32:
         raise ValueError("a lookup segment spans more than 2**32 document ids")
     # one sort of (key << 32 | doc offset) orders by key, then document, and finds repeats
-    both = np.sort((_unsigned(keys) << np.uint64(32)) | (dv - doc_lo).astype(np.uint64))
-    both = both[np.concatenate(([True], both[1:] != both[:-1]))]
-    ku = both >> np.uint64(32)
-    offset = both & _MASK32
-    n = int(ku.size)
+    # (the key's upper 32 bits shift out: only its unsigned low 32 bits stay)
+    both = keys.astype(np.int64, copy=False).view(np.uint64) << np.uint64(32)
+    both |= (dv - doc_lo).view(np.uint64)
+    both.sort(kind="stable" if runs else "quicksort")
+    new = both[1:] != both[:-1]
+    if not new.all():
+        both = both[np.concatenate(([True], new))]
+    n = int(both.size)
     bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
     shift = 32 - bucket_bits
+    ku = both >> np.uint64(32)
     segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]), role)
     buckets = ku >> np.uint64(shift)
-    low = ku & np.uint64((1 << shift) - 1)
-    packed = (low << np.uint64(doc_bits)) | offset
+    # an entry: the key's low ``shift`` bits above the doc offset's ``doc_bits``
+    packed = both & _MASK32
+    if shift:
+        packed |= (ku & np.uint64((1 << shift) - 1)) << np.uint64(doc_bits)
     width = segment.width
-    raw = packed.astype("<u8").view(np.uint8).reshape(n, 8)[:, :width].tobytes()
+    raw = packed.astype("<u8", copy=False).view(np.uint8).reshape(n, 8)[:, :width].tobytes()
     starts = np.flatnonzero(np.concatenate(([True], buckets[1:] != buckets[:-1])))
     ends = np.append(starts[1:], n)
-    rows = []
-    base = seg << 32
-    for b, lo, hi in zip(buckets[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
-        data = raw[lo * width : hi * width]
-        rows.append((base | b, data, block_checksum(base | b, data)))
-    return segment, rows
+    ids = ((seg << 32) | buckets[starts].astype(np.int64)).tolist()
+    datas = [
+        raw[lo : lo + size]
+        for lo, size in zip(
+            (starts * width).tolist(), ((ends - starts) * width).tolist(), strict=True
+        )
+    ]
+    return segment, list(zip(ids, datas, block_checksums(ids, datas).tolist(), strict=True))
 
 
 def decode_blocks(segment: Segment, ids: list[int], datas: list[bytes]) -> tuple[U64, I64]:
@@ -240,10 +294,7 @@ def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:
         "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ? ORDER BY id",
         (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
     ).fetchall()
-    for block_id, data, check in rows:
-        if type(data) is not bytes or block_checksum(block_id, data) != check:
-            raise ValueError(f"lookup block {block_id} fails its checksum")
-    return decode_segment(s, rows)
+    return decode_blocks(s, *_checked(rows))
 
 
 Alive = Callable[[sqlite3.Connection, I64], npt.NDArray[np.bool_]]
@@ -295,14 +346,18 @@ def merge(
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
     keep = (alive or stored_docs)(conn, docs)
+    if not keep.all():  # no copies when nothing is dropped
+        keys, docs, dropped = keys[keep], docs[keep], int(docs.size - np.count_nonzero(keep))
+    else:
+        dropped = 0
     for s in group:
         conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
         conn.execute(
             "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
             (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
         )
-    _insert(conn, encode_segment(group[-1].seg, keys[keep], docs[keep], group[-1].role), cache)
-    return int(docs.size - np.count_nonzero(keep))
+    _insert(conn, encode_segment(group[-1].seg, keys, docs, group[-1].role, runs=True), cache)
+    return dropped
 
 
 def _span_fits(group: list[Segment]) -> bool:
@@ -415,22 +470,15 @@ def lookup(
             buckets = buckets[np.concatenate(([True], buckets[1:] != buckets[:-1]))]
             ids.extend(((s.seg << 32) | buckets).tolist())
     by_seg: dict[int, tuple[list[int], list[bytes]]] = {}
-    rows = (
-        conn.execute(
+    if ids:
+        rows = conn.execute(
             "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
             (json_list(ids),),
-        )
-        if ids
-        else ()
-    )
-    for block_id, data, check in rows:
-        if type(block_id) is not int or type(data) is not bytes or type(check) is not int:
-            raise ValueError("a lookup block has the wrong SQLite types")
-        if block_checksum(block_id, data) != check:
-            raise ValueError(f"lookup block {block_id} fails its checksum (flipped bytes)")
-        got = by_seg.setdefault(block_id >> 32, ([], []))
-        got[0].append(block_id)
-        got[1].append(data)
+        ).fetchall()
+        for block_id, data in zip(*_checked(rows), strict=True):
+            got = by_seg.setdefault(block_id >> 32, ([], []))
+            got[0].append(block_id)
+            got[1].append(data)
     seg_of = {s.seg: s for s in segments}
     for seg, (bids, datas) in by_seg.items():
         k, d = decode_blocks(seg_of[seg], bids, datas)  # seg is one of the ids asked for

@@ -125,8 +125,8 @@ def _remove_empty(name: str) -> None:
 def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
     """The keys' UTF-8; InputError for a key that is not str or not encodable."""
     try:
-        return [key.encode("utf-8") for key in keys]
-    except (AttributeError, UnicodeEncodeError):
+        return list(map(str.encode, keys))  # UTF-8, strict
+    except (AttributeError, TypeError, UnicodeEncodeError):
         for i, key in enumerate(keys):
             if not isinstance(key, str):
                 raise InputError(
@@ -439,18 +439,24 @@ class Store(StoreReads):
                 + "; give exactly one of each per document"
             )
         encoded = _encoded_keys(keys)
-        last = {key: i for i, key in enumerate(keys)}
-        # each key at its last occurrence (a re-add moves it)
-        kept: Sequence[int] = sorted(last.values()) if len(last) < n else range(n)
+        last = dict(zip(keys, range(n), strict=True))
         doc_index, bands, values = triples(lookup, n)
         folded = fold(bands, values)
-        blobs = [blob(sketches[i], i) for i in kept]
-        kept_keys = [encoded[i] for i in kept]
+        kept: Sequence[int]
+        if len(last) == n:  # no key twice: every document is kept (the usual batch)
+            kept, kept_keys, kept_ids = range(n), encoded, list(keys)
+            same = set(map(type, sketches)) <= {bytes}
+            blobs = list(sketches) if same else [blob(sk, i) for i, sk in enumerate(sketches)]
+        else:  # each key at its last occurrence (a re-add moves it)
+            kept = sorted(last.values())
+            kept_keys = [encoded[i] for i in kept]
+            kept_ids = [keys[i] for i in kept]
+            blobs = [blob(sketches[i], i) for i in kept]
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
         with _collector_paused(), self._errors("add documents"), self._write() as conn:
             counts = self._counters(conn)
-            old = self._find(conn, [keys[i] for i in kept], kept_keys)
+            old = self._find(conn, kept_ids, kept_keys)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
