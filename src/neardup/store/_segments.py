@@ -241,11 +241,12 @@ def decode_segment(segment: Segment, rows: list[tuple[int, bytes, int]]) -> tupl
 def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     """Every segment, oldest first (raises ValueError on a damaged row)."""
     out = []
-    for row in conn.execute(
+    rows = conn.execute(
         "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role FROM segs ORDER BY seg"
-    ):
-        if any(type(v) is not int for v in row):
-            raise ValueError("a segment row holds a value that is not an integer")
+    ).fetchall()
+    if rows and set(map(type, (v for row in rows for v in row))) != {int}:
+        raise ValueError("a segment row holds a value that is not an integer")
+    for row in rows:
         segment = Segment(*row)
         if not segment.valid():
             raise ValueError(f"segment {segment.seg} has out-of-range fields")
