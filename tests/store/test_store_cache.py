@@ -95,3 +95,29 @@ def test_cache_is_bounded() -> None:
     assert cache.segment(4, ("fields", 4)) is not None
     assert cache.segment(4, ("other fields",)) is None  # a rewritten row is not used
     assert not cache.fits(60)
+
+
+def test_deferred_merges_answer_the_same_and_stay_bounded(tmp_path: Path) -> None:
+    from neardup.store._segments import DEFER_LIMIT, read_segments
+
+    rng = np.random.default_rng(11)
+    deferred = _open(tmp_path / "d.db", cache=True)
+    eager = _open(tmp_path / "e.db")
+    queries = rng.integers(0, 40, size=(30, 4))
+    at = 0
+    for step in range(120):
+        batch = _batch(rng, at, int(rng.integers(1, 6)))
+        at += len(batch[0])
+        deferred.add_many(*batch, defer_merges=True)
+        eager.add_many(*batch)
+        if step % 9 == 8:  # the service merges when it is idle
+            deferred.merge_step()
+        assert _answers(deferred, queries) == _answers(eager, queries), step
+        levels = [(s.role, s.level) for s in read_segments(deferred._live())]
+        assert all(levels.count(level) < DEFER_LIMIT for level in set(levels))
+    while deferred.merge_step():
+        pass
+    assert _answers(deferred, queries) == _answers(eager, queries)
+    assert deferred.stats()["lookup_rows"] == eager.stats()["lookup_rows"]
+    deferred.close()
+    eager.close()

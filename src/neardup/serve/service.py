@@ -7,9 +7,10 @@ the check-and-add requests waiting in its queue, checks all their documents in o
 arrival order, against the store *and* against the documents before them in the same group,
 writes those that are added in **one transaction** (a group commit), and only then answers
 each request. So an acknowledged document is committed (it survives a SIGKILL; with
-``synchronous="full"`` the commit is fsynced too, and survives a power loss), and
-documents sent one by one get the answers that :func:`neardup.dedup` with ``index=`` gives
-for the same order (the first arrival is kept), however the requests were grouped.
+``synchronous="full"`` the commit is fsynced too, and survives a power loss), and documents
+sent one by one get the answers that :func:`neardup.dedup` with ``index=`` gives
+for the same order (the first arrival is kept), however the requests were grouped. The
+segment merges a group commit would run wait for a moment when no request does.
 
 Admission is bounded: a request whose documents would take the documents in flight past
 ``queue_documents`` is refused at once (503 with ``Retry-After``), so the queue never grows
@@ -399,9 +400,12 @@ class Service:
             self._queued_docs += job.size
             self._cond.notify()
 
-    def _take(self) -> list[_Job] | None:
-        """The next jobs to run together (None: closing and nothing left)."""
+    def _take(self, block: bool = True) -> list[_Job] | None:
+        """The next jobs to run together (None: closing and nothing left; ``[]``: nothing
+        waiting, when not ``block``)."""
         with self._cond:
+            if not block and not self._queue and not self._closing:
+                return []
             while not self._queue and not self._closing:
                 self._cond.wait()
             if not self._queue:
@@ -439,8 +443,13 @@ class Service:
             self._store_docs = len(store)
             self._warm_up()
             self._ready.set()
-            while (jobs := self._take()) is not None:
-                self._run(store, jobs)
+            untidy = True  # segment merges may be waiting
+            while (jobs := self._take(block=not untidy)) is not None:
+                if jobs:
+                    self._run(store, jobs)
+                    untidy = True
+                else:  # idle: one merge the group commits left, off the requests' path
+                    untidy = self._tidy(store)
         except BaseException as exc:  # not one request's error: the writer itself stopped
             log.exception("the writer stopped")
             self._failure = exc
@@ -453,6 +462,14 @@ class Service:
             stopped = RequestError(503, "writer_stopped", "the service's writer has stopped")
             for job in left:
                 _answer(job, None, stopped)
+
+    def _tidy(self, store: Store) -> bool:
+        """Run one segment merge that the group commits deferred; whether one ran."""
+        try:
+            return store.merge_step()
+        except Exception:  # the next group commit merges (or fails) in its own transaction
+            log.exception("a deferred segment merge failed")
+            return False
 
     def _warm_up(self) -> None:
         """Load the kernels a check uses now, so that the first request does not wait for
@@ -582,7 +599,12 @@ class Service:
             results.append(Result(ids[i], added[i], self._best(dups)))
         chosen = [i for i in range(n) if added[i]]
         if chosen:
-            store.add_many([ids[i] for i in chosen], [blobs[i] for i in chosen], keys[chosen])
+            store.add_many(
+                [ids[i] for i in chosen],
+                [blobs[i] for i in chosen],
+                keys[chosen],
+                defer_merges=True,  # merged while the writer is idle (_tidy)
+            )
             self._store_docs = len(store)
         self.metrics.commit(len(chosen), time.perf_counter() - t0)
         self.metrics.documents("added", len(chosen))

@@ -44,6 +44,7 @@ __all__ = [
     "decode_segment",
     "encode_segment",
     "lookup",
+    "merge_step",
     "read_segments",
     "stored_docs",
     "write_segment",
@@ -53,6 +54,8 @@ BUCKET_ENTRIES = 64
 """The mean number of entries a bucket is sized for."""
 FANOUT = 4
 """Segments of one size class that merge into one."""
+DEFER_LIMIT = 4 * FANOUT
+"""Segments a size class may hold when writes defer their merges (bounds the lookups)."""
 MERGE_CAP = 1 << 23
 """Segments are not merged into one of more entries than this (bounds a merge's memory)."""
 _LEVEL_BASE = 1024  # entries of the smallest size class
@@ -260,14 +263,18 @@ def write_segment(
     docs: I64,
     role: int = LOOKUP,
     cache: ReadCache | None = None,
+    *,
+    defer_merges: bool = False,
 ) -> None:
     """Write entries as a new segment, then merge size classes that filled up (``cache``:
-    holds the segments written, forgets the ones merged)."""
+    holds the segments written, forgets the ones merged). ``defer_merges``: merge only a
+    size class that holds :data:`DEFER_LIMIT` segments, and leave the others to
+    :func:`merge_step` (a writer that has idle moments)."""
     row = conn.execute("SELECT max(seg) FROM segs").fetchone()
     seg = 1 if row[0] is None else int(row[0]) + 1
     encoded = encode_segment(seg, keys, docs, role)
     _insert(conn, encoded, cache)
-    _merge_full_levels(conn, cache)
+    _merge_full_levels(conn, cache, DEFER_LIMIT if defer_merges else FANOUT)
 
 
 def _insert(
@@ -369,10 +376,11 @@ def _span_fits(group: list[Segment]) -> bool:
     return hi - lo < (1 << 32)
 
 
-def _mergeable(level: list[Segment]) -> list[Segment] | None:
-    """The segments of a full size class to merge: all of them, or, when their document ids
-    span too far for one segment, the first :data:`FANOUT` neighbours by id that fit."""
-    if len(level) < FANOUT or sum(s.entries for s in level) > MERGE_CAP:
+def _mergeable(level: list[Segment], at_least: int = FANOUT) -> list[Segment] | None:
+    """The segments of a full size class (``at_least`` of them) to merge: all of them, or,
+    when their document ids span too far for one segment, the first :data:`FANOUT`
+    neighbours by id that fit."""
+    if len(level) < at_least or sum(s.entries for s in level) > MERGE_CAP:
         return None
     if _span_fits(level):
         return level
@@ -381,19 +389,39 @@ def _mergeable(level: list[Segment]) -> list[Segment] | None:
     return next((w for w in windows if _span_fits(w)), None)
 
 
-def _merge_full_levels(conn: sqlite3.Connection, cache: ReadCache | None) -> None:
-    while True:
+def _merge_full_levels(
+    conn: sqlite3.Connection,
+    cache: ReadCache | None,
+    at_least: int = FANOUT,
+    steps: int | None = None,
+) -> int:
+    """Merge size classes holding ``at_least`` segments (``steps``: at most that many
+    merges); return how many merges ran."""
+    done = 0
+    while steps is None or done < steps:
         segments = read_segments(conn)
         by_level: dict[tuple[int, int], list[Segment]] = {}
         for s in segments:
             by_level.setdefault((s.role, s.level), []).append(s)
         group = next(
-            (g for g in (_mergeable(level) for _, level in sorted(by_level.items())) if g),
+            (
+                g
+                for g in (_mergeable(level, at_least) for _, level in sorted(by_level.items()))
+                if g
+            ),
             None,
         )
         if group is None:
-            return
+            break
         merge(conn, group, cache=cache)
+        done += 1
+    return done
+
+
+def merge_step(conn: sqlite3.Connection, cache: ReadCache | None = None) -> bool:
+    """Run one merge of a full size class, if there is one (the merges that writes with
+    ``defer_merges`` left for later); return whether one ran."""
+    return _merge_full_levels(conn, cache, steps=1) > 0
 
 
 def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:

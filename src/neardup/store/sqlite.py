@@ -45,7 +45,7 @@ from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
 from neardup.store._lookup import Lookup, blob, fold, key_folds, pairs, triples
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
-from neardup.store._segments import KEYS, LOOKUP, compact_all, write_segment
+from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -396,6 +396,7 @@ class Store(StoreReads):
         lookup: Lookup,
         *,
         meta: Sequence[str | None] | None = None,
+        defer_merges: bool = False,
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
@@ -414,6 +415,9 @@ class Store(StoreReads):
                 7-grams). int64 or uint64; each pair is folded to a 32-bit key.
             meta: Optional caller metadata per document (e.g. JSON text), see
                 :meth:`get_meta`.
+            defer_merges: Leave the segment merges this write would run (up to a bound)
+                to :meth:`merge_step`, for a writer of many small batches that has idle
+                moments (``neardup serve``'s).
 
         Returns:
             The number of documents written (distinct keys).
@@ -470,8 +474,8 @@ class Store(StoreReads):
                 )
             docs = doc_of[doc_index]
             use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
-            self._insert_keys(conn, folded[use], docs[use])
-            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS)
+            self._insert_keys(conn, folded[use], docs[use], LOOKUP, defer_merges)
+            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS, defer_merges)
             stale = counts["stale"] + len(old)
             self._set_counters(
                 conn,
@@ -492,12 +496,30 @@ class Store(StoreReads):
         keys: npt.NDArray[np.int64],
         docs: npt.NDArray[np.int64],
         role: int = LOOKUP,
+        defer_merges: bool = False,
     ) -> None:
         """Write the batch's lookup (or key) entries as one new segment (``_segments.py``)."""
         try:
-            write_segment(conn, keys, docs, role, self._cache)
+            write_segment(conn, keys, docs, role, self._cache, defer_merges=defer_merges)
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
+
+    def merge_step(self) -> bool:
+        """Run one segment merge that writes with ``defer_merges`` left (one transaction);
+        return whether there was one to run.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     for i in range(4):
+            ...         _ = s.add_many([f"k{i}"], [b"x"], np.array([[i]]), defer_merges=True)
+            ...     s.merge_step(), s.merge_step(), s.merge_step()
+            (True, True, False)
+        """
+        with self._errors("merge lookup segments"), self._write() as conn:
+            try:
+                return merge_step(conn, self._cache)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
 
     def add(
         self,
