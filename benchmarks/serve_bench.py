@@ -281,7 +281,9 @@ class Server:
             self.proc.wait()
 
 
-def start_neardup(folder: Path, readers: int, synchronous: str = "normal") -> Server:
+def start_neardup(
+    folder: Path, readers: int, synchronous: str = "normal", commit_delay: float = 0.0
+) -> Server:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     proc = subprocess.Popen(
         [
@@ -299,6 +301,8 @@ def start_neardup(folder: Path, readers: int, synchronous: str = "normal") -> Se
             str(readers),
             "--synchronous",
             synchronous,
+            "--commit-delay",
+            str(commit_delay),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -501,6 +505,7 @@ def main() -> None:
     ap.add_argument("--readers", type=int, default=2)
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--synchronous", choices=["normal", "full"], default="normal")
+    ap.add_argument("--commit-delay", type=float, default=0.0, help="neardup serve's")
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--skip-neardup", action="store_true")
     ap.add_argument(
@@ -536,7 +541,7 @@ def main() -> None:
     print(
         f"corpus: {n} docs, {words:.0f} words each on average; {args.clients} clients, "
         f"batches of {args.batch}; minhash {args.threshold}; neardup --synchronous "
-        f"{args.synchronous}",
+        f"{args.synchronous} --commit-delay {args.commit_delay:g}",
         flush=True,
     )
     results: dict[str, Any] = {}
@@ -544,7 +549,7 @@ def main() -> None:
         folder = Path(tmp)
         if not args.skip_neardup:
             print("neardup serve:", flush=True)
-            server = start_neardup(folder, args.readers, args.synchronous)
+            server = start_neardup(folder, args.readers, args.synchronous, args.commit_delay)
             try:
                 results["neardup"] = measure(server, plan, args.clients)
             finally:
