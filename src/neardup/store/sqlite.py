@@ -42,7 +42,7 @@ from neardup.errors import (
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
-from neardup.store._lookup import Lookup, blob, fold, key_folds, pairs, triples
+from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
 from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
@@ -444,8 +444,7 @@ class Store(StoreReads):
             )
         encoded = _encoded_keys(keys)
         last = dict(zip(keys, range(n), strict=True))
-        doc_index, bands, values = triples(lookup, n)
-        folded = fold(bands, values)
+        folded, doc_index = folded_rows(lookup, n)
         kept: Sequence[int]
         if len(last) == n:  # no key twice: every document is kept (the usual batch)
             kept, kept_keys, kept_ids = range(n), encoded, list(keys)
@@ -472,9 +471,12 @@ class Store(StoreReads):
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
                 )
-            docs = doc_of[doc_index]
-            use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
-            self._insert_keys(conn, folded[use], docs[use], LOOKUP, defer_merges)
+            per_doc = isinstance(doc_index, int)  # n_bands keys a document, or an index
+            docs = np.repeat(doc_of, doc_index) if per_doc else doc_of[doc_index]
+            if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
+                use = docs >= 0
+                folded, docs = folded[use], docs[use]
+            self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
             self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS, defer_merges)
             stale = counts["stale"] + len(old)
             self._set_counters(
