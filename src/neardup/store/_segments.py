@@ -23,6 +23,7 @@ import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -54,7 +55,7 @@ BUCKET_ENTRIES = 64
 """The mean number of entries a bucket is sized for."""
 FANOUT = 4
 """Segments of one size class that merge into one."""
-DEFER_LIMIT = 4 * FANOUT
+DEFER_LIMIT = 2 * FANOUT
 """Segments a size class may hold when writes defer their merges (bounds the lookups)."""
 MERGE_CAP = 1 << 23
 """Segments are not merged into one of more entries than this (bounds a merge's memory)."""
@@ -247,7 +248,7 @@ def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     rows = conn.execute(
         "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role FROM segs ORDER BY seg"
     ).fetchall()
-    if rows and set(map(type, (v for row in rows for v in row))) != {int}:
+    if rows and set(map(type, chain.from_iterable(rows))) != {int}:
         raise ValueError("a segment row holds a value that is not an integer")
     for row in rows:
         segment = Segment(*row)
