@@ -19,7 +19,8 @@ reported too, a steadier measure than throughput on a shared machine. The peer a
 LSH candidates (datasketch's Redis storage keeps no signatures, so it cannot verify them);
 neardup verifies every candidate against the stored shingle sets. Redis runs with the
 append-only file on and ``appendfsync everysec`` (its durable default); neardup commits with
-``synchronous=FULL`` (an acknowledged document is on disk). Run (modest size):
+``--synchronous normal`` (its default: an acknowledged document survives a SIGKILL; ``full``
+fsyncs each group commit too). Run (modest size):
 
     python benchmarks/serve_bench.py --docs 20000 [--skip-datasketch] [--clients 16]
 
@@ -280,7 +281,9 @@ class Server:
             self.proc.wait()
 
 
-def start_neardup(folder: Path, readers: int) -> Server:
+def start_neardup(
+    folder: Path, readers: int, synchronous: str = "normal", commit_delay: float = 0.0
+) -> Server:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     proc = subprocess.Popen(
         [
@@ -296,6 +299,10 @@ def start_neardup(folder: Path, readers: int) -> Server:
             "65536",
             "--readers",
             str(readers),
+            "--synchronous",
+            synchronous,
+            "--commit-delay",
+            str(commit_delay),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -406,7 +413,7 @@ async def _load_until_killed(port: int, acked: list[str], tag: str, want: int) -
     await asyncio.wait_for(asyncio.gather(*(worker(w) for w in range(8))), WAIT)
 
 
-def kill_cycles(folder: Path, cycles: int, readers: int) -> dict[str, Any]:
+def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> dict[str, Any]:
     """``cycles`` times: start neardup serve on one store, load it, SIGKILL it mid-load (the
     load goes on while it dies); then check that every acknowledged document is in the
     store and that the store passes its integrity check."""
@@ -418,7 +425,7 @@ def kill_cycles(folder: Path, cycles: int, readers: int) -> dict[str, Any]:
     acked: list[str] = []
     db = folder / "serve.db"
     for c in range(cycles):
-        server = start_neardup(folder, readers)
+        server = start_neardup(folder, readers, synchronous)
         want = len(acked) + 200
 
         def kill(server: Server = server, want: int = want) -> None:
@@ -497,6 +504,8 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--readers", type=int, default=2)
     ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--synchronous", choices=["normal", "full"], default="normal")
+    ap.add_argument("--commit-delay", type=float, default=0.0, help="neardup serve's")
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--skip-neardup", action="store_true")
     ap.add_argument(
@@ -510,7 +519,7 @@ def main() -> None:
         return
     if args.kills:
         with tempfile.TemporaryDirectory() as tmp:
-            print(json.dumps(kill_cycles(Path(tmp), args.kills, args.readers)))
+            print(json.dumps(kill_cycles(Path(tmp), args.kills, args.readers, args.synchronous)))
         return
     sys.path[:0] = [str(HERE), str(SRC)]
     from dedup_bench import build
@@ -531,7 +540,8 @@ def main() -> None:
     }
     print(
         f"corpus: {n} docs, {words:.0f} words each on average; {args.clients} clients, "
-        f"batches of {args.batch}; minhash {args.threshold}",
+        f"batches of {args.batch}; minhash {args.threshold}; neardup --synchronous "
+        f"{args.synchronous} --commit-delay {args.commit_delay:g}",
         flush=True,
     )
     results: dict[str, Any] = {}
@@ -539,7 +549,7 @@ def main() -> None:
         folder = Path(tmp)
         if not args.skip_neardup:
             print("neardup serve:", flush=True)
-            server = start_neardup(folder, args.readers)
+            server = start_neardup(folder, args.readers, args.synchronous, args.commit_delay)
             try:
                 results["neardup"] = measure(server, plan, args.clients)
             finally:

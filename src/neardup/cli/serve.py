@@ -122,6 +122,14 @@ __all__ = ["serve_cmd"]
     help="Documents in one group commit at most.",
 )
 @click.option(
+    "--synchronous",
+    type=click.Choice(["normal", "full"]),
+    default="normal",
+    show_default=True,
+    help="normal: an acknowledged document survives a crash of the process (SIGKILL); full: "
+    "each group commit is also fsynced, so it survives a power loss too (slower).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=False,
     show_default=True,
@@ -151,6 +159,7 @@ def serve_cmd(
     max_duplicates: int,
     commit_delay: float,
     max_group: int,
+    synchronous: str,
     access_log: bool,
 ) -> None:
     """Serve an index over HTTP: check documents for near-duplicates and remember them
@@ -180,6 +189,7 @@ def serve_cmd(
         ),
         commit_delay=commit_delay,
         max_group=max_group,
+        synchronous=synchronous,
         access_log=access_log,
         **extra,
     )

@@ -87,6 +87,10 @@ class ServeConfig:
         commit_delay: Seconds the writer waits, after the first waiting document, for more
             to join its group commit (0: it takes what is waiting, as soon as it is free).
         max_group: Most documents in one group commit.
+        synchronous: ``"normal"``: an acknowledged document is committed and survives a
+            crash of the process (SIGKILL, OOM kill); a commit costs no fsync. ``"full"``:
+            each group commit is also fsynced before its answers go, so acknowledged
+            documents survive a power loss too (one fsync, ~7 ms on a VM disk, a group).
         access_log: Log a line per request (uvicorn's access log; keys are never in it).
         graceful_timeout: Seconds that SIGTERM waits for requests in flight.
 
@@ -102,6 +106,7 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     commit_delay: float = 0.0
     max_group: int = 4096
+    synchronous: str = "normal"
     access_log: bool = False
     graceful_timeout: float = 30.0
 
@@ -114,6 +119,8 @@ class ServeConfig:
             raise ConfigError(f"commit_delay must be 0 to 10 seconds, got {self.commit_delay!r}")
         if not isinstance(self.max_group, int) or self.max_group < 1:
             raise ConfigError(f"max_group must be a positive integer, got {self.max_group!r}")
+        if self.synchronous not in ("normal", "full"):
+            raise ConfigError(f"synchronous must be 'normal' or 'full', got {self.synchronous!r}")
         if not self.graceful_timeout > 0:
             raise ConfigError(f"graceful_timeout must be positive, got {self.graceful_timeout!r}")
         if self.keys is None and not is_loopback(self.host):

@@ -93,6 +93,7 @@ def run(
         limits=config.limits,
         commit_delay=config.commit_delay,
         max_group=config.max_group,
+        synchronous=config.synchronous,
     )
     app = create_app(
         service,

@@ -6,9 +6,11 @@ see committed snapshots only. Every write goes through the **one writer thread**
 the check-and-add requests waiting in its queue, checks all their documents in one pass, in
 arrival order, against the store *and* against the documents before them in the same group,
 writes those that are added in **one transaction** (a group commit), and only then answers
-each request. So an acknowledged document is committed (``synchronous=FULL``: on disk), and
-documents sent one by one get the answers that :func:`neardup.dedup` with ``index=`` gives
-for the same order (the first arrival is kept), however the requests were grouped.
+each request. So an acknowledged document is committed (it survives a SIGKILL; with
+``synchronous="full"`` the commit is fsynced too, and survives a power loss), and documents
+sent one by one get the answers that :func:`neardup.dedup` with ``index=`` gives
+for the same order (the first arrival is kept), however the requests were grouped. The
+segment merges a group commit would run wait for a moment when no request does.
 
 Admission is bounded: a request whose documents would take the documents in flight past
 ``queue_documents`` is refused at once (503 with ``Retry-After``), so the queue never grows
@@ -77,9 +79,24 @@ class _Job:
 
 def _answer(job: _Job, value: object, error: BaseException | None) -> None:
     """Hand a job's answer to its request's event loop (from the writer thread)."""
-    # a closed event loop (RuntimeError) has nobody waiting for the answer any more
-    with contextlib.suppress(RuntimeError):
-        job.loop.call_soon_threadsafe(_settle, job.future, value, error)
+    _answer_all([(job, value, error)])
+
+
+def _answer_all(answers: Sequence[tuple[_Job, object, BaseException | None]]) -> None:
+    """Hand a group's answers to their event loops: one wake-up of each loop for the whole
+    group, not one per request (from the writer thread)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object, Any]]] = {}
+    for job, value, error in answers:
+        by_loop.setdefault(job.loop, []).append((job.future, value, error))
+    for loop, items in by_loop.items():
+        # a closed event loop (RuntimeError) has nobody waiting for the answer any more
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle_all, items)
+
+
+def _settle_all(items: list[tuple[asyncio.Future[Any], object, BaseException | None]]) -> None:
+    for future, value, error in items:
+        _settle(future, value, error)
 
 
 def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
@@ -103,6 +120,8 @@ class Service:
         commit_delay: Seconds the writer waits for more documents to join a group.
         max_group: Most documents in one group commit.
         metrics: Where counts go (a new :class:`Metrics` if None).
+        synchronous: The writer's ``synchronous`` (:meth:`Store.open`): ``"normal"`` or
+            ``"full"``.
 
     Call :meth:`start` before use and :meth:`close` at the end (it drains the writer).
     """
@@ -117,6 +136,7 @@ class Service:
         commit_delay: float = 0.0,
         max_group: int = 4096,
         metrics: Metrics | None = None,
+        synchronous: str = "normal",
     ) -> None:
         self.path = path
         self.method = method
@@ -127,6 +147,7 @@ class Service:
         self._params = f"{method.params}|{method.index_params}"
         self._commit_delay = commit_delay
         self._max_group = max_group
+        self._synchronous = synchronous
         self._pool = ThreadPoolExecutor(readers, thread_name_prefix="neardup-reader")
         self._local = threading.local()
         self._cond = threading.Condition()
@@ -379,9 +400,12 @@ class Service:
             self._queued_docs += job.size
             self._cond.notify()
 
-    def _take(self) -> list[_Job] | None:
-        """The next jobs to run together (None: closing and nothing left)."""
+    def _take(self, block: bool = True) -> list[_Job] | None:
+        """The next jobs to run together (None: closing and nothing left; ``[]``: nothing
+        waiting, when not ``block``)."""
         with self._cond:
+            if not block and not self._queue and not self._closing:
+                return []
             while not self._queue and not self._closing:
                 self._cond.wait()
             if not self._queue:
@@ -403,7 +427,14 @@ class Service:
 
     def _write_loop(self) -> None:
         try:
-            store = Store.open(self.path, kind=self._kind, params=self._params, create=False)
+            store = Store.open(
+                self.path,
+                kind=self._kind,
+                params=self._params,
+                create=False,
+                cache=True,
+                synchronous=self._synchronous,
+            )
         except BaseException as exc:
             self._failure = exc
             self._ready.set()
@@ -412,8 +443,13 @@ class Service:
             self._store_docs = len(store)
             self._warm_up()
             self._ready.set()
-            while (jobs := self._take()) is not None:
-                self._run(store, jobs)
+            untidy = True  # segment merges may be waiting
+            while (jobs := self._take(block=not untidy)) is not None:
+                if jobs:
+                    self._run(store, jobs)
+                    untidy = True
+                else:  # idle: one merge the group commits left, off the requests' path
+                    untidy = self._tidy(store)
         except BaseException as exc:  # not one request's error: the writer itself stopped
             log.exception("the writer stopped")
             self._failure = exc
@@ -426,6 +462,14 @@ class Service:
             stopped = RequestError(503, "writer_stopped", "the service's writer has stopped")
             for job in left:
                 _answer(job, None, stopped)
+
+    def _tidy(self, store: Store) -> bool:
+        """Run one segment merge that the group commits deferred; whether one ran."""
+        try:
+            return store.merge_step()
+        except Exception:  # the next group commit merges (or fails) in its own transaction
+            log.exception("a deferred segment merge failed")
+            return False
 
     def _warm_up(self) -> None:
         """Load the kernels a check uses now, so that the first request does not wait for
@@ -465,11 +509,9 @@ class Service:
             if not isinstance(exc, NeardupError):
                 log.exception("the writer failed on a group of %d requests", len(jobs))
                 exc = StoreError(f"the write failed ({type(exc).__name__}); see the server log")
-            for job in jobs:
-                _answer(job, None, exc)
+            _answer_all([(job, None, exc) for job in jobs])
             return
-        for job, answer in zip(jobs, answers, strict=True):
-            _answer(job, answer, None)
+        _answer_all([(job, answer, None) for job, answer in zip(jobs, answers, strict=True)])
 
     def _encoded(self, jobs: list[_Job]) -> list[_Job]:
         """Sketch the jobs not encoded yet, in one call; a job with a document that cannot
@@ -557,7 +599,12 @@ class Service:
             results.append(Result(ids[i], added[i], self._best(dups)))
         chosen = [i for i in range(n) if added[i]]
         if chosen:
-            store.add_many([ids[i] for i in chosen], [blobs[i] for i in chosen], keys[chosen])
+            store.add_many(
+                [ids[i] for i in chosen],
+                [blobs[i] for i in chosen],
+                keys[chosen],
+                defer_merges=True,  # merged while the writer is idle (_tidy)
+            )
             self._store_docs = len(store)
         self.metrics.commit(len(chosen), time.perf_counter() - t0)
         self.metrics.documents("added", len(chosen))

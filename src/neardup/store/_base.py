@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import Self
 
 from neardup.errors import StoreError
+from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 
 __all__ = ["StoreBase"]
@@ -40,6 +41,13 @@ class StoreBase:
         self._params = params
         self._readonly = readonly
         self._timeout = timeout
+        self._cache: ReadCache | None = None
+
+    def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
+        """The read cache, checked against other connections' commits (None: no cache)."""
+        if self._cache is not None:
+            self._cache.validate(conn)
+        return self._cache
 
     def _identity(self) -> dict[str, str]:
         rows = self._live().execute("SELECT name, value FROM meta").fetchall()
@@ -123,11 +131,16 @@ class StoreBase:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException:
+            if self._cache is not None:  # it may hold what the rolled-back writes read
+                self._cache.clear()
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
+        finally:
+            if self._cache is not None:
+                self._cache.segs = None
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -189,6 +202,8 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection; calling it again does nothing."""
         conn, self._conn = self._conn, None
+        if self._cache is not None:
+            self._cache.clear()
         if conn is not None:
             conn.close()
 

@@ -10,7 +10,7 @@ import xxhash
 
 from neardup.errors import InputError
 
-__all__ = ["KEY_BAND", "Lookup", "blob", "fold", "key_folds", "pairs", "triples"]
+__all__ = ["KEY_BAND", "Lookup", "blob", "fold", "folded_rows", "key_folds", "pairs", "triples"]
 
 Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
 """Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
@@ -80,6 +80,31 @@ def triples(
     return docs, stacked[:, 0], stacked[:, 1]
 
 
+def folded_rows(
+    lookup: Lookup, n: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64] | int]:
+    """The folded lookup keys of a batch, document by document, and which document each
+    belongs to: an index array, or, for an ``(n, n_bands)`` array, the ``n_bands`` keys each
+    document has (no index array built: :func:`fold` broadcasts the bands over the rows).
+
+    Examples:
+        >>> k, per = folded_rows(np.array([[7, 7], [7, 8]]), 2)
+        >>> per, k.tolist() == fold(np.array([0, 1, 0, 1]), np.array([7, 7, 7, 8])).tolist()
+        (2, True)
+    """
+    if isinstance(lookup, np.ndarray):
+        arr = int64(lookup, "lookup")
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise InputError(
+                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
+                "give one row of band values per document"
+            )
+        per_doc = int(arr.shape[1])
+        return fold(np.arange(per_doc, dtype=np.int64), arr).reshape(-1), per_doc
+    docs, bands, values = triples(lookup, n)
+    return fold(bands, values), docs
+
+
 def blob(sketch: object, index: int) -> bytes:
     if type(sketch) is bytes:
         return sketch
@@ -96,7 +121,8 @@ _M3 = np.uint64(0xBF58476D1CE4E5B9)
 
 
 def fold(bands: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Mix each ``(band, value)`` into one 32-bit signed lookup key (stored in 4 bytes).
+    """Mix each ``(band, value)`` into one 32-bit signed lookup key (stored in 4 bytes);
+    ``bands`` broadcasts against ``values`` (one band per column of a 2-D array).
 
     A splitmix64-style finalizer of ``value * M1 + band * M2``; distinct pairs collide with
     probability about ``2**-32``, which only adds a rare false candidate (candidates are

@@ -17,7 +17,7 @@ from neardup.store._check import quick_check
 from neardup.store._chunks import SLOTS, Chunk, chunk_checksum, decode_chunk
 from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
 from neardup.store._rows import damaged, integer, json_list
-from neardup.store._segments import KEYS, LOOKUP, read_segments
+from neardup.store._segments import KEYS, LOOKUP, Segment, read_segments
 from neardup.store._segments import lookup as segment_lookup
 from neardup.store.migrations import schema_version
 
@@ -84,10 +84,11 @@ class StoreReads(StoreBase):
         if not keys:
             return {}
         try:
-            segments = [s for s in read_segments(conn) if s.role == KEYS]
+            cache = self._cached(conn)
+            segments = [s for s in self._segment_rows(conn) if s.role == KEYS]
             if not segments:
                 return {}
-            _, docs = segment_lookup(conn, key_folds(raw), segments)
+            _, docs = segment_lookup(conn, key_folds(raw), segments, cache)
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
         if not docs.size:
@@ -101,14 +102,38 @@ class StoreReads(StoreBase):
                 out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
         return out
 
+    def _segment_rows(self, conn: sqlite3.Connection) -> list[Segment]:
+        """:func:`read_segments`, held by the cache until this connection writes."""
+        cache = self._cache  # validated by the caller's read
+        if cache is None:
+            return read_segments(conn)
+        if cache.segs is None:
+            cache.segs = read_segments(conn)
+        return list(cache.segs)
+
     def _chunks_of(self, conn: sqlite3.Connection, ids: list[int]) -> dict[int, Chunk]:
         """The checked, decoded chunks with these ids (absent ones are left out)."""
         out: dict[int, Chunk] = {}
+        cache = self._cache  # validated by the caller's read
+        if cache is not None:
+            missing = []
+            for cid in ids:
+                held = cache.chunk(cid)
+                if held is None:
+                    missing.append(cid)
+                else:
+                    out[cid] = held
+            ids = missing
+            if not ids:
+                return out
         for cid, n, data, check in conn.execute(
             "SELECT id, n, data, checksum FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
             (json_list(ids),),
         ):
-            out[integer(self._path, cid, "a chunk id")] = self._chunk(cid, n, data, check)
+            chunk = self._chunk(cid, n, data, check)
+            out[integer(self._path, cid, "a chunk id")] = chunk
+            if cache is not None:
+                cache.hold_chunk(cid, chunk)
         return out
 
     def _chunk(self, cid: int, n: object, data: object, check: object) -> Chunk:
@@ -208,7 +233,8 @@ class StoreReads(StoreBase):
             return out
         with self._errors("find candidates"), self._read() as conn:
             try:
-                segments = [s for s in read_segments(conn) if s.role == LOOKUP]
+                cache = self._cached(conn)
+                segments = [s for s in self._segment_rows(conn) if s.role == LOOKUP]
                 if up_to is not None:  # a segment written after that id holds none of them
                     segments = [seg for seg in segments if seg.doc_lo <= up_to]
                 if not segments:  # nothing stored (yet, or before ``up_to``)
@@ -217,7 +243,7 @@ class StoreReads(StoreBase):
                 order = np.argsort(folded, kind="stable")
                 sorted_keys, sorted_query = folded[order], query[order]
                 unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
-                hit_keys, hit_docs = segment_lookup(conn, unique, segments)
+                hit_keys, hit_docs = segment_lookup(conn, unique, segments, cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
             if up_to is not None:

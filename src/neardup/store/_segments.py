@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
+from neardup._kernels.engine import kernels
+from neardup.store._cache import ReadCache
 from neardup.store._chunks import SLOTS
 from neardup.store._rows import id_checksum, json_list
 
@@ -42,6 +45,7 @@ __all__ = [
     "decode_segment",
     "encode_segment",
     "lookup",
+    "merge_step",
     "read_segments",
     "stored_docs",
     "write_segment",
@@ -51,6 +55,8 @@ BUCKET_ENTRIES = 64
 """The mean number of entries a bucket is sized for."""
 FANOUT = 4
 """Segments of one size class that merge into one."""
+DEFER_LIMIT = 2 * FANOUT
+"""Segments a size class may hold when writes defer their merges (bounds the lookups)."""
 MERGE_CAP = 1 << 23
 """Segments are not merged into one of more entries than this (bounds a merge's memory)."""
 _LEVEL_BASE = 1024  # entries of the smallest size class
@@ -104,17 +110,62 @@ block_checksum = id_checksum
 """xxh3-64 of the row id (8 bytes, little-endian) and its data, as a signed integer."""
 
 
+def block_checksums(ids: Sequence[int], datas: Sequence[bytes]) -> I64:
+    """:data:`block_checksum` of every ``(id, data)``, in one XXH3 kernel call over the ids
+    and data laid end to end.
+
+    Examples:
+        >>> block_checksums([1, 2], [b"x", b"yz"]).tolist() == [
+        ...     block_checksum(1, b"x"), block_checksum(2, b"yz")]
+        True
+    """
+    nb = len(ids)
+    if not nb:
+        return np.zeros(0, dtype=np.int64)
+    heads = np.array(ids, dtype="<i8").tobytes()
+    parts: list[bytes] = [b""] * (2 * nb)
+    parts[0::2] = [heads[i : i + 8] for i in range(0, 8 * nb, 8)]
+    parts[1::2] = datas
+    buf = np.frombuffer(b"".join(parts), dtype=np.uint8)
+    lens = np.fromiter(map(len, datas), dtype=np.int64, count=nb) + 8
+    ends = np.cumsum(lens)
+    digests = kernels("xxh3").xxh3_64_ranges(buf, ends - lens, ends, np.uint64(0))
+    return np.asarray(digests, dtype=np.uint64).view(np.int64)
+
+
+def _checked(rows: Sequence[tuple[object, object, object]]) -> tuple[list[int], list[bytes]]:
+    """The ids and data of block rows whose types and checksums are right.
+
+    Raises:
+        ValueError: a row has the wrong SQLite types or fails its checksum.
+    """
+    if not rows:
+        return [], []
+    ids, datas, checks = (list(col) for col in zip(*rows, strict=True))
+    if not (
+        set(map(type, ids)) == {int}
+        and set(map(type, datas)) == {bytes}
+        and set(map(type, checks)) == {int}
+    ):
+        raise ValueError("a lookup block has the wrong SQLite types")
+    bad = np.flatnonzero(block_checksums(ids, datas) != np.array(checks, dtype=np.int64))
+    if bad.size:
+        raise ValueError(f"lookup block {ids[int(bad[0])]} fails its checksum (flipped bytes)")
+    return ids, datas
+
+
 def _unsigned(keys: I64) -> U64:
     return keys.astype(np.int64, copy=False).view(np.uint64) & _MASK32
 
 
 def encode_segment(
-    seg: int, keys: I64, docs: I64, role: int = 0
+    seg: int, keys: I64, docs: I64, role: int = 0, *, runs: bool = False
 ) -> tuple[Segment, list[tuple[int, bytes, int]]] | None:
     """Pack ``(folded key, document)`` entries into a segment's rows; None when empty.
 
     Duplicate entries are dropped. Returns the segment's ``segs`` fields and its ``blocks``
-    rows ``(id, data, checksum)``.
+    rows ``(id, data, checksum)``. ``runs``: the entries come as a few runs already in
+    order (a merge's segments), which a stable sort merges in about one pass.
 
     Examples:
         >>> s, rows = encode_segment(1, np.array([5, -1, 5]), np.array([3, 4, 3]))
@@ -129,27 +180,35 @@ def encode_segment(
     if doc_bits > 32:
         raise ValueError("a lookup segment spans more than 2**32 document ids")
     # one sort of (key << 32 | doc offset) orders by key, then document, and finds repeats
-    both = np.sort((_unsigned(keys) << np.uint64(32)) | (dv - doc_lo).astype(np.uint64))
-    both = both[np.concatenate(([True], both[1:] != both[:-1]))]
-    ku = both >> np.uint64(32)
-    offset = both & _MASK32
-    n = int(ku.size)
+    # (the key's upper 32 bits shift out: only its unsigned low 32 bits stay)
+    both = keys.astype(np.int64, copy=False).view(np.uint64) << np.uint64(32)
+    both |= (dv - doc_lo).view(np.uint64)
+    both.sort(kind="stable" if runs else "quicksort")
+    new = both[1:] != both[:-1]
+    if not new.all():
+        both = both[np.concatenate(([True], new))]
+    n = int(both.size)
     bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
     shift = 32 - bucket_bits
+    ku = both >> np.uint64(32)
     segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]), role)
     buckets = ku >> np.uint64(shift)
-    low = ku & np.uint64((1 << shift) - 1)
-    packed = (low << np.uint64(doc_bits)) | offset
+    # an entry: the key's low ``shift`` bits above the doc offset's ``doc_bits``
+    packed = both & _MASK32
+    if shift:
+        packed |= (ku & np.uint64((1 << shift) - 1)) << np.uint64(doc_bits)
     width = segment.width
-    raw = packed.astype("<u8").view(np.uint8).reshape(n, 8)[:, :width].tobytes()
+    raw = packed.astype("<u8", copy=False).view(np.uint8).reshape(n, 8)[:, :width].tobytes()
     starts = np.flatnonzero(np.concatenate(([True], buckets[1:] != buckets[:-1])))
     ends = np.append(starts[1:], n)
-    rows = []
-    base = seg << 32
-    for b, lo, hi in zip(buckets[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
-        data = raw[lo * width : hi * width]
-        rows.append((base | b, data, block_checksum(base | b, data)))
-    return segment, rows
+    ids = ((seg << 32) | buckets[starts].astype(np.int64)).tolist()
+    datas = [
+        raw[lo : lo + size]
+        for lo, size in zip(
+            (starts * width).tolist(), ((ends - starts) * width).tolist(), strict=True
+        )
+    ]
+    return segment, list(zip(ids, datas, block_checksums(ids, datas).tolist(), strict=True))
 
 
 def decode_blocks(segment: Segment, ids: list[int], datas: list[bytes]) -> tuple[U64, I64]:
@@ -186,11 +245,12 @@ def decode_segment(segment: Segment, rows: list[tuple[int, bytes, int]]) -> tupl
 def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     """Every segment, oldest first (raises ValueError on a damaged row)."""
     out = []
-    for row in conn.execute(
+    rows = conn.execute(
         "SELECT seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role FROM segs ORDER BY seg"
-    ):
-        if any(type(v) is not int for v in row):
-            raise ValueError("a segment row holds a value that is not an integer")
+    ).fetchall()
+    if rows and set(map(type, chain.from_iterable(rows))) != {int}:
+        raise ValueError("a segment row holds a value that is not an integer")
+    for row in rows:
         segment = Segment(*row)
         if not segment.valid():
             raise ValueError(f"segment {segment.seg} has out-of-range fields")
@@ -198,20 +258,38 @@ def read_segments(conn: sqlite3.Connection) -> list[Segment]:
     return out
 
 
-def write_segment(conn: sqlite3.Connection, keys: I64, docs: I64, role: int = LOOKUP) -> None:
-    """Write entries as a new segment, then merge size classes that filled up."""
+def write_segment(
+    conn: sqlite3.Connection,
+    keys: I64,
+    docs: I64,
+    role: int = LOOKUP,
+    cache: ReadCache | None = None,
+    *,
+    defer_merges: bool = False,
+) -> None:
+    """Write entries as a new segment, then merge size classes that filled up (``cache``:
+    holds the segments written, forgets the ones merged). ``defer_merges``: merge only a
+    size class that holds :data:`DEFER_LIMIT` segments, and leave the others to
+    :func:`merge_step` (a writer that has idle moments)."""
     row = conn.execute("SELECT max(seg) FROM segs").fetchone()
     seg = 1 if row[0] is None else int(row[0]) + 1
-    _insert(conn, encode_segment(seg, keys, docs, role))
-    _merge_full_levels(conn)
+    encoded = encode_segment(seg, keys, docs, role)
+    _insert(conn, encoded, cache)
+    _merge_full_levels(conn, cache, DEFER_LIMIT if defer_merges else FANOUT)
 
 
 def _insert(
-    conn: sqlite3.Connection, encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None
+    conn: sqlite3.Connection,
+    encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None,
+    cache: ReadCache | None = None,
 ) -> None:
     if encoded is None:
         return
     s, rows = encoded
+    if cache is not None:
+        cache.forget_segments([s.seg])
+        if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
+            cache.hold_segment(s.seg, s, *decode_segment(s, rows))
     conn.execute(
         "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -222,13 +300,10 @@ def _insert(
 
 def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:
     rows = conn.execute(
-        "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ?",
+        "SELECT id, data, checksum FROM blocks WHERE id BETWEEN ? AND ? ORDER BY id",
         (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
     ).fetchall()
-    for block_id, data, check in rows:
-        if type(data) is not bytes or block_checksum(block_id, data) != check:
-            raise ValueError(f"lookup block {block_id} fails its checksum")
-    return decode_segment(s, rows)
+    return decode_blocks(s, *_checked(rows))
 
 
 Alive = Callable[[sqlite3.Connection, I64], npt.NDArray[np.bool_]]
@@ -262,21 +337,36 @@ def stored_docs(conn: sqlite3.Connection, docs: I64) -> npt.NDArray[np.bool_]:
     return alive
 
 
-def merge(conn: sqlite3.Connection, group: list[Segment], alive: Alive | None = None) -> int:
+def merge(
+    conn: sqlite3.Connection,
+    group: list[Segment],
+    alive: Alive | None = None,
+    cache: ReadCache | None = None,
+) -> int:
     """Replace ``group`` by one segment without the entries of deleted documents (``alive``:
-    :func:`stored_docs` unless given); return how many entries were dropped."""
-    parts = [_segment_entries(conn, s) for s in group]
+    :func:`stored_docs` unless given); return how many entries were dropped. ``cache``:
+    where the group's entries may be held; it forgets them and holds the new segment."""
+    parts = [
+        (None if cache is None else cache.segment(s.seg, s)) or _segment_entries(conn, s)
+        for s in group
+    ]
+    if cache is not None:
+        cache.forget_segments([s.seg for s in group])
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
     keep = (alive or stored_docs)(conn, docs)
+    if not keep.all():  # no copies when nothing is dropped
+        keys, docs, dropped = keys[keep], docs[keep], int(docs.size - np.count_nonzero(keep))
+    else:
+        dropped = 0
     for s in group:
         conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
         conn.execute(
             "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
             (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
         )
-    _insert(conn, encode_segment(group[-1].seg, keys[keep], docs[keep], group[-1].role))
-    return int(docs.size - np.count_nonzero(keep))
+    _insert(conn, encode_segment(group[-1].seg, keys, docs, group[-1].role, runs=True), cache)
+    return dropped
 
 
 def _span_fits(group: list[Segment]) -> bool:
@@ -287,10 +377,11 @@ def _span_fits(group: list[Segment]) -> bool:
     return hi - lo < (1 << 32)
 
 
-def _mergeable(level: list[Segment]) -> list[Segment] | None:
-    """The segments of a full size class to merge: all of them, or, when their document ids
-    span too far for one segment, the first :data:`FANOUT` neighbours by id that fit."""
-    if len(level) < FANOUT or sum(s.entries for s in level) > MERGE_CAP:
+def _mergeable(level: list[Segment], at_least: int = FANOUT) -> list[Segment] | None:
+    """The segments of a full size class (``at_least`` of them) to merge: all of them, or,
+    when their document ids span too far for one segment, the first :data:`FANOUT`
+    neighbours by id that fit."""
+    if len(level) < at_least or sum(s.entries for s in level) > MERGE_CAP:
         return None
     if _span_fits(level):
         return level
@@ -299,19 +390,39 @@ def _mergeable(level: list[Segment]) -> list[Segment] | None:
     return next((w for w in windows if _span_fits(w)), None)
 
 
-def _merge_full_levels(conn: sqlite3.Connection) -> None:
-    while True:
+def _merge_full_levels(
+    conn: sqlite3.Connection,
+    cache: ReadCache | None,
+    at_least: int = FANOUT,
+    steps: int | None = None,
+) -> int:
+    """Merge size classes holding ``at_least`` segments (``steps``: at most that many
+    merges); return how many merges ran."""
+    done = 0
+    while steps is None or done < steps:
         segments = read_segments(conn)
         by_level: dict[tuple[int, int], list[Segment]] = {}
         for s in segments:
             by_level.setdefault((s.role, s.level), []).append(s)
         group = next(
-            (g for g in (_mergeable(level) for _, level in sorted(by_level.items())) if g),
+            (
+                g
+                for g in (_mergeable(level, at_least) for _, level in sorted(by_level.items()))
+                if g
+            ),
             None,
         )
         if group is None:
-            return
-        merge(conn, group)
+            break
+        merge(conn, group, cache=cache)
+        done += 1
+    return done
+
+
+def merge_step(conn: sqlite3.Connection, cache: ReadCache | None = None) -> bool:
+    """Run one merge of a full size class, if there is one (the merges that writes with
+    ``defer_merges`` left for later); return whether one ran."""
+    return _merge_full_levels(conn, cache, steps=1) > 0
 
 
 def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
@@ -336,12 +447,29 @@ def compact_all(conn: sqlite3.Connection, alive: Alive = stored_docs) -> int:
     return dropped
 
 
+def _held(conn: sqlite3.Connection, s: Segment, cache: ReadCache) -> tuple[U64, I64]:
+    """Segment ``s``'s entries sorted by key, from ``cache`` or read whole (and held)."""
+    held = cache.segment(s.seg, s)
+    if held is not None:
+        return held
+    keys, docs = _segment_entries(conn, s)
+    if keys.size > 1 and bool((keys[1:] < keys[:-1]).any()):  # blocks come in key order
+        order = np.argsort(keys, kind="stable")
+        keys, docs = keys[order], docs[order]
+    cache.hold_segment(s.seg, s, keys, docs)
+    return keys, docs
+
+
 def lookup(
-    conn: sqlite3.Connection, keys: I64, segments: list[Segment] | None = None
+    conn: sqlite3.Connection,
+    keys: I64,
+    segments: list[Segment] | None = None,
+    cache: ReadCache | None = None,
 ) -> tuple[I64, I64]:
     """Every stored ``(folded key, document)`` entry whose key is in ``keys`` (signed, as
     :func:`neardup.store._lookup.fold` gives them); keys come back signed. ``segments``:
-    :func:`read_segments` of the same transaction, if the caller read them already.
+    :func:`read_segments` of the same transaction, if the caller read them already;
+    ``cache``: where segments small enough are held whole (searched without SQL).
 
     Raises:
         ValueError: a segment or block is damaged.
@@ -354,30 +482,34 @@ def lookup(
     uk = np.sort(_unsigned(keys))
     uk = uk[np.concatenate(([True], uk[1:] != uk[:-1]))]
     ids: list[int] = []
+    found_k: list[U64] = []
+    found_d: list[I64] = []
     for s in segments:
         inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
-        if inside.size:
+        if inside.size and cache is not None and cache.fits(s.entries):
+            k, d = _held(conn, s, cache)
+            lo = np.searchsorted(k, inside, side="left")
+            counts = np.searchsorted(k, inside, side="right") - lo
+            total = int(counts.sum())
+            if total:
+                at = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(total)
+                found_k.append(k[at])
+                found_d.append(d[at])
+        elif inside.size:
             buckets = (inside >> np.uint64(s.shift)).astype(np.int64)  # sorted
             buckets = buckets[np.concatenate(([True], buckets[1:] != buckets[:-1]))]
             ids.extend(((s.seg << 32) | buckets).tolist())
-    if not ids:
-        return empty, empty
-
     by_seg: dict[int, tuple[list[int], list[bytes]]] = {}
-    for block_id, data, check in conn.execute(
-        "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
-        (json_list(ids),),
-    ):
-        if type(block_id) is not int or type(data) is not bytes or type(check) is not int:
-            raise ValueError("a lookup block has the wrong SQLite types")
-        if block_checksum(block_id, data) != check:
-            raise ValueError(f"lookup block {block_id} fails its checksum (flipped bytes)")
-        got = by_seg.setdefault(block_id >> 32, ([], []))
-        got[0].append(block_id)
-        got[1].append(data)
+    if ids:
+        rows = conn.execute(
+            "SELECT id, data, checksum FROM blocks WHERE id IN (SELECT value FROM json_each(?))",
+            (json_list(ids),),
+        ).fetchall()
+        for block_id, data in zip(*_checked(rows), strict=True):
+            got = by_seg.setdefault(block_id >> 32, ([], []))
+            got[0].append(block_id)
+            got[1].append(data)
     seg_of = {s.seg: s for s in segments}
-    found_k: list[U64] = []
-    found_d: list[I64] = []
     for seg, (bids, datas) in by_seg.items():
         k, d = decode_blocks(seg_of[seg], bids, datas)  # seg is one of the ids asked for
         at = np.searchsorted(uk, k)

@@ -350,7 +350,11 @@ class PersistentIndex:
         :meth:`flush` / :meth:`close` (which the CLI calls on an interrupt too).
         """
         keys, blobs = self._encode(payload)
-        found = self._query(batch, keys, blobs, exclude_self=True, up_to=self._run_floor)
+        found = (
+            []  # the store held nothing when the run began: nothing to find
+            if self._run_floor == 0
+            else self._query(batch, keys, blobs, exclude_self=True, up_to=self._run_floor)
+        )
         self._pending.append(([d.id for d in batch], blobs, keys))
         self._pending_docs += len(batch)
         if self._pending_docs >= self._write_docs or self._write_due():

@@ -39,12 +39,13 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
-from neardup.store._lookup import Lookup, blob, fold, key_folds, pairs, triples
+from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
-from neardup.store._segments import KEYS, LOOKUP, compact_all, write_segment
+from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -124,8 +125,8 @@ def _remove_empty(name: str) -> None:
 def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
     """The keys' UTF-8; InputError for a key that is not str or not encodable."""
     try:
-        return [key.encode("utf-8") for key in keys]
-    except (AttributeError, UnicodeEncodeError):
+        return list(map(str.encode, keys))  # UTF-8, strict
+    except (AttributeError, TypeError, UnicodeEncodeError):
         for i, key in enumerate(keys):
             if not isinstance(key, str):
                 raise InputError(
@@ -166,6 +167,8 @@ class Store(StoreReads):
         readonly: bool = False,
         timeout: float = 30.0,
         quick_check: bool = True,
+        cache: bool = False,
+        synchronous: str = "full",
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -186,6 +189,13 @@ class Store(StoreReads):
             quick_check: Test the counters against the rows on opening (cheap: no blob is
                 read) and refuse a store they disagree with; False leaves that to
                 :meth:`check`, which lists every problem.
+            cache: Keep the checked, decoded small segments and recent chunks that reads
+                used (bounded; see ``_cache.py``), for a long-lived connection that reads
+                the same ones again and again (``neardup serve``'s writer).
+            synchronous: ``"full"``: every commit is fsynced, it survives a crash of the
+                process and of the machine; ``"normal"``: a commit survives a crash of the
+                process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
+                commit costs no fsync (WAL mode; the file is never damaged either way).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -208,6 +218,8 @@ class Store(StoreReads):
             ...         s.get("x")
             b'\\x01'
         """
+        if synchronous not in ("full", "normal"):
+            raise InputError(f"synchronous must be 'full' or 'normal', got {synchronous!r}")
         if kind == "" or params == "":
             raise InputError(
                 "kind and params must be non-empty strings, e.g. kind='minhash', "
@@ -242,6 +254,9 @@ class Store(StoreReads):
         store = cls(conn, path=name, kind=kind, params=params, readonly=readonly, timeout=timeout)
         store._config = config
         store._quick_check = quick_check
+        store._synchronous = synchronous.upper()
+        if cache:
+            store._cache = ReadCache()
         try:
             with store._errors("open the store"):
                 store._prepare()
@@ -278,7 +293,7 @@ class Store(StoreReads):
             # is fsynced to the WAL, so committed batches survive a power loss, not only a
             # process crash (NORMAL would risk the last commits on power loss).
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
-            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
         identity = self._identity() if version else {}
         if version < SCHEMA_VERSION or "kind" not in identity:
             if self._readonly:
@@ -329,6 +344,7 @@ class Store(StoreReads):
             )
 
     _quick_check = True
+    _synchronous = "FULL"
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -380,6 +396,7 @@ class Store(StoreReads):
         lookup: Lookup,
         *,
         meta: Sequence[str | None] | None = None,
+        defer_merges: bool = False,
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
@@ -398,6 +415,9 @@ class Store(StoreReads):
                 7-grams). int64 or uint64; each pair is folded to a 32-bit key.
             meta: Optional caller metadata per document (e.g. JSON text), see
                 :meth:`get_meta`.
+            defer_merges: Leave the segment merges this write would run (up to a bound)
+                to :meth:`merge_step`, for a writer of many small batches that has idle
+                moments (``neardup serve``'s).
 
         Returns:
             The number of documents written (distinct keys).
@@ -423,18 +443,23 @@ class Store(StoreReads):
                 + "; give exactly one of each per document"
             )
         encoded = _encoded_keys(keys)
-        last = {key: i for i, key in enumerate(keys)}
-        # each key at its last occurrence (a re-add moves it)
-        kept: Sequence[int] = sorted(last.values()) if len(last) < n else range(n)
-        doc_index, bands, values = triples(lookup, n)
-        folded = fold(bands, values)
-        blobs = [blob(sketches[i], i) for i in kept]
-        kept_keys = [encoded[i] for i in kept]
+        last = dict(zip(keys, range(n), strict=True))
+        folded, doc_index = folded_rows(lookup, n)
+        kept: Sequence[int]
+        if len(last) == n:  # no key twice: every document is kept (the usual batch)
+            kept, kept_keys, kept_ids = range(n), encoded, list(keys)
+            same = set(map(type, sketches)) <= {bytes}
+            blobs = list(sketches) if same else [blob(sk, i) for i, sk in enumerate(sketches)]
+        else:  # each key at its last occurrence (a re-add moves it)
+            kept = sorted(last.values())
+            kept_keys = [encoded[i] for i in kept]
+            kept_ids = [keys[i] for i in kept]
+            blobs = [blob(sketches[i], i) for i in kept]
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
         with _collector_paused(), self._errors("add documents"), self._write() as conn:
             counts = self._counters(conn)
-            old = self._find(conn, [keys[i] for i in kept], kept_keys)
+            old = self._find(conn, kept_ids, kept_keys)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
@@ -446,10 +471,13 @@ class Store(StoreReads):
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
                 )
-            docs = doc_of[doc_index]
-            use = docs >= 0  # drops the lookup rows of superseded duplicates in the batch
-            self._insert_keys(conn, folded[use], docs[use])
-            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS)
+            per_doc = isinstance(doc_index, int)  # n_bands keys a document, or an index
+            docs = np.repeat(doc_of, doc_index) if per_doc else doc_of[doc_index]
+            if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
+                use = docs >= 0
+                folded, docs = folded[use], docs[use]
+            self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
+            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS, defer_merges)
             stale = counts["stale"] + len(old)
             self._set_counters(
                 conn,
@@ -470,12 +498,30 @@ class Store(StoreReads):
         keys: npt.NDArray[np.int64],
         docs: npt.NDArray[np.int64],
         role: int = LOOKUP,
+        defer_merges: bool = False,
     ) -> None:
         """Write the batch's lookup (or key) entries as one new segment (``_segments.py``)."""
         try:
-            write_segment(conn, keys, docs, role)
+            write_segment(conn, keys, docs, role, self._cache, defer_merges=defer_merges)
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
+
+    def merge_step(self) -> bool:
+        """Run one segment merge that writes with ``defer_merges`` left (one transaction);
+        return whether there was one to run.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     for i in range(4):
+            ...         _ = s.add_many([f"k{i}"], [b"x"], np.array([[i]]), defer_merges=True)
+            ...     s.merge_step(), s.merge_step(), s.merge_step()
+            (True, True, False)
+        """
+        with self._errors("merge lookup segments"), self._write() as conn:
+            try:
+                return merge_step(conn, self._cache)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
 
     def add(
         self,
@@ -552,14 +598,18 @@ class Store(StoreReads):
             ...     s.compact(), s.stats()["lookup_rows"]
             (2, 2)
         """
-        with self._errors("compact the store"), self._write() as conn:
-            try:
-                dropped = compact_all(conn)
-            except ValueError as exc:
-                raise damaged(self._path, str(exc)) from None
-            self._empty_gone_slots(conn)
-            self._set_counters(conn, stale=0)
-            return dropped
+        try:
+            with self._errors("compact the store"), self._write() as conn:
+                try:
+                    dropped = compact_all(conn)
+                except ValueError as exc:
+                    raise damaged(self._path, str(exc)) from None
+                self._empty_gone_slots(conn)
+                self._set_counters(conn, stale=0)
+                return dropped
+        finally:
+            if self._cache is not None:
+                self._cache.clear()  # segments and chunks were rewritten
 
     def _empty_gone_slots(self, conn: sqlite3.Connection) -> None:
         """Empty the chunk slots of the documents in ``gone`` (deleting chunks left with
