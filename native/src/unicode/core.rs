@@ -4,11 +4,40 @@
 /// The embedded file.
 pub static DATA: &[u8] = include_bytes!("tables.bin");
 
-/// One array of a family: its name, numpy dtype code (1 u8, 4 i32, 8 i64) and values.
+/// The values of one array, in its numpy dtype (code 1 u8, 4 i32, 8 i64).
+pub enum Values {
+    U8(Vec<u8>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+}
+
+impl Values {
+    /// The value at `k`, widened (for tests).
+    pub fn get(&self, k: usize) -> i64 {
+        match self {
+            Values::U8(v) => i64::from(v[k]),
+            Values::I32(v) => i64::from(v[k]),
+            Values::I64(v) => v[k],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Values::U8(v) => v.len(),
+            Values::I32(v) => v.len(),
+            Values::I64(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One array of a family: its name and values.
 pub struct Array {
     pub name: String,
-    pub dtype: u8,
-    pub values: Vec<i64>,
+    pub values: Values,
 }
 
 struct Reader<'a> {
@@ -67,24 +96,59 @@ pub fn family(family: &str) -> Result<Option<Vec<Array>>, String> {
     for _ in 0..r.u32()? {
         let name = r.name()?;
         let count = r.u32()?;
+        if name != family {
+            for _ in 0..count {
+                skip(&mut r)?;
+            }
+            continue;
+        }
         let mut arrays = Vec::with_capacity(count as usize);
         for _ in 0..count {
             arrays.push(array(&mut r)?);
         }
-        if name == family {
-            return Ok(Some(arrays));
-        }
+        return Ok(Some(arrays));
     }
     Ok(None)
 }
 
+/// Read past one array (of a family not asked for).
+fn skip(r: &mut Reader<'_>) -> Result<(), String> {
+    r.name()?;
+    r.bytes(2)?;
+    r.u64()?;
+    for _ in 0..r.u64()? {
+        r.varint()?;
+        r.varint()?;
+    }
+    Ok(())
+}
+
+/// Decode one array straight into its dtype (the values fit it: the generator wrote them
+/// from arrays of that dtype), so no wider copy of a table is ever held.
 fn array(r: &mut Reader<'_>) -> Result<Array, String> {
     let name = r.name()?;
     let dtype = r.u8()?;
     let mode = r.u8()?;
     let len = r.u64()? as usize;
     let runs = r.u64()?;
-    let mut values = Vec::with_capacity(len);
+    let values = match dtype {
+        1 => Values::U8(runs_into(r, &name, mode, len, runs, |v| v as u8)?),
+        4 => Values::I32(runs_into(r, &name, mode, len, runs, |v| v as i32)?),
+        _ => Values::I64(runs_into(r, &name, mode, len, runs, |v| v)?),
+    };
+    Ok(Array { name, values })
+}
+
+/// The `runs` (value, count) pairs of an array of `len` values, each value cast by `cast`.
+fn runs_into<T: Copy>(
+    r: &mut Reader<'_>,
+    name: &str,
+    mode: u8,
+    len: usize,
+    runs: u64,
+    cast: impl Fn(i64) -> T,
+) -> Result<Vec<T>, String> {
+    let mut values: Vec<T> = Vec::with_capacity(len);
     let mut last = 0i64;
     for _ in 0..runs {
         let z = r.varint()?;
@@ -95,9 +159,14 @@ fn array(r: &mut Reader<'_>) -> Result<Array, String> {
                 "embedded Unicode table {name:?} is longer than stated"
             ));
         }
-        for _ in 0..count {
-            last = if mode == 1 { last + value } else { value };
-            values.push(last);
+        if mode == 1 {
+            for _ in 0..count {
+                last += value;
+                values.push(cast(last));
+            }
+        } else {
+            last = value;
+            values.extend(std::iter::repeat_n(cast(value), count));
         }
     }
     if values.len() != len {
@@ -105,11 +174,7 @@ fn array(r: &mut Reader<'_>) -> Result<Array, String> {
             "embedded Unicode table {name:?} is shorter than stated"
         ));
     }
-    Ok(Array {
-        name,
-        dtype,
-        values,
-    })
+    Ok(values)
 }
 
 #[cfg(test)]
@@ -122,7 +187,8 @@ mod tests {
         let classes = family("classes").unwrap().unwrap();
         let lower = classes.iter().find(|a| a.name == "lower").unwrap();
         assert_eq!(lower.values.len(), 0x110000);
-        assert_eq!(lower.values['A' as usize], 'a' as i64);
+        assert_eq!(lower.values.get('A' as usize), 'a' as i64);
+        assert!(matches!(lower.values, Values::I32(_)));
         assert!(family("canonicalize").unwrap().is_some());
         assert!(family("nothing").unwrap().is_none());
     }

@@ -37,25 +37,10 @@ fn tables<'py>(py: Python<'py>, family: &str) -> PyResult<Bound<'py, PyDict>> {
     let arrays = core::family(family).map_err(pyo3::exceptions::PyRuntimeError::new_err)?;
     let out = PyDict::new(py);
     for array in arrays.unwrap_or_default() {
-        let values = array.values;
-        match array.dtype {
-            1 => out.set_item(
-                &array.name,
-                values
-                    .iter()
-                    .map(|&v| v as u8)
-                    .collect::<Vec<_>>()
-                    .into_pyarray(py),
-            )?,
-            4 => out.set_item(
-                &array.name,
-                values
-                    .iter()
-                    .map(|&v| v as i32)
-                    .collect::<Vec<_>>()
-                    .into_pyarray(py),
-            )?,
-            _ => out.set_item(&array.name, values.into_pyarray(py))?,
+        match array.values {
+            core::Values::U8(v) => out.set_item(&array.name, v.into_pyarray(py))?,
+            core::Values::I32(v) => out.set_item(&array.name, v.into_pyarray(py))?,
+            core::Values::I64(v) => out.set_item(&array.name, v.into_pyarray(py))?,
         }
     }
     Ok(out)
