@@ -22,6 +22,8 @@ OutputFormat = Literal["jsonl", "csv", "text"]
 #: One encoder each (``json.dumps`` with options builds a new one per call).
 _UTF8 = json.JSONEncoder(ensure_ascii=False)
 _ASCII = json.JSONEncoder(ensure_ascii=True)
+#: A JSON string's text, as both encoders above write one (the C one when there is one).
+_quote = json.encoder.encode_basestring
 #: Lines handed to the stream at a time.
 _BLOCK = 1024
 
@@ -35,6 +37,27 @@ def _json_line(record: dict[str, Any]) -> str:
         except UnicodeEncodeError:
             line = _ASCII.encode(record)
     return line + "\n"
+
+
+def _cluster_line(c: Cluster) -> str | None:
+    """The JSON line of a cluster whose ids are all ``str``, formatted directly (the same
+    text as ``_json_line(c.to_dict())``, in a fifth of the time); ``None`` for any other."""
+    if type(c.id) is not int:
+        return None
+    try:
+        members = ", ".join(map(_quote, c.members))
+        line = (
+            f'{{"cluster": {c.id}, "size": {len(c.members)}, '
+            f'"representative": {_quote(c.representative)}, "members": [{members}]}}\n'
+        )
+    except TypeError:  # an id that is not a str
+        return None
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: the escaped form
+            return None
+    return line
 
 
 def _printable(value: object) -> str:
@@ -82,7 +105,8 @@ def write_clusters(
     for c in clusters:
         n += 1
         if fmt == "jsonl":
-            lines.append(_json_line(c.to_dict(max_members=max_members)))
+            fast = _cluster_line(c) if max_members is None else None
+            lines.append(fast or _json_line(c.to_dict(max_members=max_members)))
             if len(lines) >= _BLOCK:
                 out.write("".join(lines))
                 lines.clear()
