@@ -8,8 +8,8 @@ members ``{"cluster", "size", "representative", "members"}``, or with pairs one 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any, Literal, TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, TextIO, cast
 
 from neardup.errors import ConfigError
 from neardup.report.results import Cluster, Pair
@@ -23,7 +23,8 @@ OutputFormat = Literal["jsonl", "csv", "text"]
 _UTF8 = json.JSONEncoder(ensure_ascii=False)
 _ASCII = json.JSONEncoder(ensure_ascii=True)
 #: A JSON string's text, as both encoders above write one (the C one when there is one).
-_quote = json.encoder.encode_basestring
+#: (An int id makes it raise TypeError, which sends that cluster to the general encoder.)
+_quote = cast("Callable[[object], str]", json.encoder.encode_basestring)
 #: Lines handed to the stream at a time.
 _BLOCK = 1024
 
