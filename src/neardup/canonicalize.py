@@ -9,8 +9,8 @@ Batches (:meth:`Canonicalizer.canonicalize_many`, :meth:`Canonicalizer.canonical
 run in the batch engine's kernel (:mod:`neardup._kernels.canonicalize`) for every
 configuration without confusables, diacritic removal or whitespace collapse (the ``txtfp``
 preset, the default): one pass over the packed UTF-8 buffer, with a fast path for text that
-is already canonical; pure-ASCII documents skip the kernel (numpy finds them), and a batch
-nothing in which changes comes back without a copy. The output equals
+is already canonical; a pure-ASCII batch skips the kernel (one numpy pass finds it), and a
+batch nothing in which changes comes back without a copy. The output equals
 :meth:`Canonicalizer.canonicalize`.
 
 Guards: inputs over ``max_bytes`` and normalizations that would grow the text more than
@@ -267,7 +267,7 @@ class Canonicalizer:
         """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
         surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
 
-        Pure-ASCII documents skip the kernel; when no document changes, the result holds the
+        A pure-ASCII batch skips the kernel; when no document changes, the result holds the
         input's own buffer (a view, not a copy; a read-only buffer is copied once).
 
         Raises:
@@ -283,7 +283,7 @@ class Canonicalizer:
     def _kernel_batch(
         self, docs: Sequence[str | bytes] | Packed, lower_ascii: bool, *, shortcut: bool = True
     ) -> Packed:
-        """The batch kernel's result for ``docs`` (``shortcut``: pure-ASCII documents skip
+        """The batch kernel's result for ``docs`` (``shortcut``: a pure-ASCII batch skips
         the kernel; see :func:`~neardup._kernels.canonical_batch.canonical_batch`)."""
         from neardup._kernels.canonical_batch import canonical_batch
 
