@@ -15,10 +15,7 @@ import errno
 import json
 import os
 import re
-import shutil
-import socket
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -47,7 +44,8 @@ _KINDS = (".tmp-", ".old-", ".neardup-spool-", ".neardup-substrings-")
 
 
 def _host() -> str:
-    import zlib
+    import socket  # here (as shutil and tempfile below): a run that writes no file
+    import zlib  # never loads them
 
     return f"{zlib.crc32(socket.gethostname().encode('utf-8', 'replace')):08x}"
 
@@ -87,6 +85,8 @@ def sweep_leftovers(folder: Path) -> int:
         >>> sweep_leftovers(d), list(d.iterdir())
         (1, [])
     """
+    import shutil
+
     host = _host()
     removed = 0
     try:
@@ -285,6 +285,9 @@ def atomic_dir(
         >>> sorted(p.name for p in out.iterdir())
         ['.neardup-output', 'a.txt']
     """
+    import shutil
+    import tempfile
+
     inputs = list(inputs)
     check_target(target, force=force, inputs=inputs)
     _parent(target)
@@ -328,6 +331,8 @@ def atomic_file(target: Path, *, force: bool = True) -> Iterator[Path]:
         ConfigError: ``target`` is a folder, or exists and ``force`` is off.
         OutputError: the file cannot be written (read-only folder, disk full).
     """
+    import tempfile
+
     if target.is_dir():
         raise ConfigError(f"{target} is a folder; name a file for this output")
     if is_special(target):

@@ -47,8 +47,8 @@ def canonical_batch(
         fallback_from: Documents of this many bytes or more go to ``one`` (exact bounds).
         one: Canonicalizes one document with the standard library; raises
             :class:`~neardup.errors.InputTooLargeError` past the caps.
-        shortcut: Let pure-ASCII documents skip the kernel (their canonical form is the
-            bytes themselves, A-Z lowercased with ``lower_ascii``).
+        shortcut: Let a batch of pure-ASCII documents skip the kernel (their canonical form
+            is the bytes themselves, A-Z lowercased with ``lower_ascii``).
 
     Returns:
         The canonical documents; a batch nothing in which changes holds the input's own
@@ -70,22 +70,15 @@ def canonical_batch(
     if not shortcut or n_docs < 1:
         return run.all(packed)
     buf, offsets = _rebased(packed)
-    todo = _non_ascii_docs(buf, offsets)
-    if len(todo) == n_docs:  # nothing to skip: one kernel pass over the whole batch
-        return run.all(PackedDocs(_writable(buf), offsets))
-    base = _lower_ascii(buf) if lower_ascii else buf
-    if not len(todo):
-        return PackedDocs(_writable(base), offsets)
-    bounds = offsets.tolist()
-    sub_offsets = np.zeros(len(todo) + 1, dtype=np.int64)
-    np.cumsum(sizes[todo], out=sub_offsets[1:])
-    sub_buf = np.concatenate([buf[bounds[d] : bounds[d + 1]] for d in todo.tolist()])
-    out, status = run.call(PackedDocs(sub_buf, sub_offsets))
-    # status 0: the kernel's output is the input (which base already holds); 1: rewritten;
-    # 2: left to the standard library, unchanged (so without lower_ascii's lowercasing)
-    rows = np.flatnonzero(status != 0)
-    spliced = _splice(base, offsets, todo[rows], out, rows)
-    return run.fallback(spliced, todo[status == 2])
+    if len(buf) and int(buf.max()) >= 0x80:
+        # one kernel pass over the whole batch: it copies the ASCII documents at memcpy speed,
+        # which costs less than cutting them out and splicing the batch back together
+        out, status = run.call(PackedDocs(buf, offsets))
+        if not status.any():  # nothing changed: the input's own buffer
+            return PackedDocs(_writable(buf), offsets)
+        return run.fallback(out, np.flatnonzero(status == 2))
+    # all ASCII: the canonical form is the bytes themselves (A-Z lowercased)
+    return PackedDocs(_writable(_lower_ascii(buf) if lower_ascii else buf), offsets)
 
 
 class _Run:
@@ -145,19 +138,6 @@ def _rebased(packed: PackedDocs) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.
     return packed.buf[lo:hi], offsets - lo
 
 
-def _non_ascii_docs(
-    buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
-) -> npt.NDArray[np.intp]:
-    """The documents (offsets from 0 spanning ``buf``) holding a byte >= 0x80, in order."""
-    starts = offsets[:-1]
-    nonempty = np.flatnonzero(offsets[1:] > starts)
-    if not len(nonempty):
-        return nonempty
-    # strictly increasing starts, the last segment ending at len(buf): one per document
-    top = np.maximum.reduceat(buf, starts[nonempty])
-    return nonempty[top >= 0x80]
-
-
 def _lower_ascii(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """``buf`` with A-Z lowercased (every other byte kept), a copy if any is: what
     ``lower_ascii`` does to a pure-ASCII document."""
@@ -171,33 +151,6 @@ def _writable(buf: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     """``buf``, or a copy when it is read-only: the kernels' output type, never a view of the
     caller's immutable ``bytes``."""
     return buf if buf.flags.writeable else buf.copy()
-
-
-def _splice(
-    base: npt.NDArray[np.uint8],
-    offsets: npt.NDArray[np.int64],
-    docs: npt.NDArray[np.intp],
-    new: PackedDocs,
-    rows: npt.NDArray[np.intp],
-) -> PackedDocs:
-    """The documents ``base``/``offsets`` with document ``docs[j]`` replaced by row
-    ``rows[j]`` of ``new`` (``docs`` increasing)."""
-    if not len(docs):
-        return PackedDocs(_writable(base), offsets)
-    bounds = offsets.tolist()
-    new_bounds = new.offsets.tolist()
-    pieces: list[npt.NDArray[np.uint8]] = []
-    prev = 0
-    for d, r in zip(docs.tolist(), rows.tolist(), strict=True):
-        pieces.append(base[prev : bounds[d]])
-        pieces.append(new.buf[new_bounds[r] : new_bounds[r + 1]])
-        prev = bounds[d + 1]
-    pieces.append(base[prev:])
-    sizes = np.diff(offsets)
-    sizes[docs] = np.diff(new.offsets)[rows]
-    out_offsets = np.zeros(len(offsets), dtype=np.int64)
-    np.cumsum(sizes, out=out_offsets[1:])
-    return PackedDocs(np.concatenate(pieces), out_offsets)
 
 
 def run(

@@ -9,8 +9,8 @@ Batches (:meth:`Canonicalizer.canonicalize_many`, :meth:`Canonicalizer.canonical
 run in the batch engine's kernel (:mod:`neardup._kernels.canonicalize`) for every
 configuration without confusables, diacritic removal or whitespace collapse (the ``txtfp``
 preset, the default): one pass over the packed UTF-8 buffer, with a fast path for text that
-is already canonical; pure-ASCII documents skip the kernel (numpy finds them), and a batch
-nothing in which changes comes back without a copy. The output equals
+is already canonical; a pure-ASCII batch skips the kernel (one numpy pass finds it), and a
+batch nothing in which changes comes back without a copy. The output equals
 :meth:`Canonicalizer.canonicalize`.
 
 Guards: inputs over ``max_bytes`` and normalizations that would grow the text more than
@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
+from itertools import chain
 from typing import Literal
 
 import numpy as np
@@ -266,7 +267,7 @@ class Canonicalizer:
         """:meth:`canonicalize_packed` of documents already packed (valid UTF-8; lone
         surrogates as ``surrogatepass`` writes them), e.g. read straight from a file.
 
-        Pure-ASCII documents skip the kernel; when no document changes, the result holds the
+        A pure-ASCII batch skips the kernel; when no document changes, the result holds the
         input's own buffer (a view, not a copy; a read-only buffer is copied once).
 
         Raises:
@@ -282,7 +283,7 @@ class Canonicalizer:
     def _kernel_batch(
         self, docs: Sequence[str | bytes] | PackedDocs, lower_ascii: bool, *, shortcut: bool = True
     ) -> PackedDocs:
-        """The batch kernel's result for ``docs`` (``shortcut``: pure-ASCII documents skip
+        """The batch kernel's result for ``docs`` (``shortcut``: a pure-ASCII batch skips
         the kernel; see :func:`~neardup._canonical_batch.canonical_batch`)."""
         from neardup._canonical_batch import canonical_batch
 
@@ -530,12 +531,14 @@ def _mixed_capitals(text: str) -> str:
 @cache
 def _combining_marks() -> re.Pattern[str]:
     """Every combining mark (general categories Mn and Me), as one character class."""
-    return _char_class({cp for cp in _MARK_PLANES if unicodedata.category(chr(cp)) in ("Mn", "Me")})
+    marks = chain.from_iterable(_MARK_PLANES)
+    return _char_class({cp for cp in marks if unicodedata.category(chr(cp)) in ("Mn", "Me")})
 
 
 # Where combining marks and cased letters are: the first two planes and plane 14 (the other
 # planes hold none: building the tables over them alone takes 0.1 s, not 0.8 s)
-_MARK_PLANES = (*range(0x300, 0x20000), *range(0xE0000, 0xE1000))
+# (ranges, not their code points: a tuple of them would be 5 MB on every import)
+_MARK_PLANES = (range(0x300, 0x20000), range(0xE0000, 0xE1000))
 
 
 def _skeleton(text: str) -> str:

@@ -22,6 +22,7 @@ def test_unicode(family: str) -> None:
     for name, arr in want.items():
         assert got[name].dtype == arr.dtype, name
         assert np.array_equal(got[name], arr), name
+        assert not got[name].flags.writeable and not arr.flags.writeable, name
     for twin in (native, reference):
         with pytest.raises(ConfigError, match="unknown Unicode table family 'nope'"):
             twin.tables("nope")

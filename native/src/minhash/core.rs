@@ -421,6 +421,67 @@ pub fn sort_unique<T: Ord + Copy>(run: &mut [T]) -> usize {
     m
 }
 
+/// The distinct values of `run` (32-bit hashes), sorted, into `out` (cleared first): what
+/// `sort_unique` keeps, by a counting sort on the top bits into about two buckets per value
+/// and an insertion pass over the nearly sorted result (linear for uniform hashes). Runs
+/// too short for it, or whose fullest bucket shows they are not uniform, take `sort_unique`.
+pub fn sorted_unique32(run: &mut [u32], out: &mut Vec<u32>, counts: &mut Vec<u32>) {
+    const SHORT: usize = 48;
+    const FULL_BUCKET: u32 = 24;
+    out.clear();
+    let n = run.len();
+    if n < SHORT {
+        let m = sort_unique(run);
+        out.extend_from_slice(&run[..m]);
+        return;
+    }
+    // ceil(log2 n) + 1 bits: about two buckets per value, so that few values share one
+    let bits = usize::BITS - (n - 1).leading_zeros() + 1;
+    let shift = 32 - bits.min(32);
+    let buckets = 1usize << bits.min(32);
+    counts.clear();
+    counts.resize(buckets, 0);
+    for &v in run.iter() {
+        counts[(v >> shift) as usize] += 1;
+    }
+    let (mut sum, mut fullest) = (0u32, 0u32);
+    for c in counts.iter_mut() {
+        fullest = fullest.max(*c);
+        let here = *c;
+        *c = sum; // each bucket's first place
+        sum += here;
+    }
+    if fullest > FULL_BUCKET {
+        let m = sort_unique(run);
+        out.extend_from_slice(&run[..m]);
+        return;
+    }
+    out.resize(n, 0);
+    for &v in run.iter() {
+        let slot = &mut counts[(v >> shift) as usize];
+        out[*slot as usize] = v;
+        *slot += 1;
+    }
+    // buckets are in order: each value is at most a bucket away from its place
+    for k in 1..n {
+        let v = out[k];
+        let mut j = k;
+        while j > 0 && out[j - 1] > v {
+            out[j] = out[j - 1];
+            j -= 1;
+        }
+        out[j] = v;
+    }
+    let mut m = 0;
+    for k in 0..n {
+        if m == 0 || out[k] != out[m - 1] {
+            out[m] = out[k];
+            m += 1;
+        }
+    }
+    out.truncate(m);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -462,6 +523,35 @@ mod tests {
         assert_eq!(lo.len(), 3);
         doc_shingles(&toks[..3], 5, true, 1, &mut lo, &mut hi);
         assert_eq!((lo[0], hi[0]), feature(&toks[..3], 3, 1));
+    }
+
+    #[test]
+    fn sorted_unique32_equals_sort_unique() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut out, mut counts) = (Vec::new(), Vec::new());
+        for n in [0usize, 1, 5, 47, 48, 49, 100, 1000, 5000] {
+            for kind in 0..4 {
+                let run: Vec<u32> = (0..n)
+                    .map(|_| match kind {
+                        0 => next() as u32,                 // uniform hashes
+                        1 => (next() % 50) as u32,          // many repeats
+                        2 => (next() as u32) & 0x00FF_FFFF, // top bits all zero
+                        _ => (next() as u32) | 0xFFFF_0000, // top bits all one
+                    })
+                    .collect();
+                let mut want = run.clone();
+                let m = sort_unique(&mut want);
+                let mut got = run.clone();
+                sorted_unique32(&mut got, &mut out, &mut counts);
+                assert_eq!(out, want[..m], "n={n} kind={kind}");
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::ascii::{self, AsciiScratch, Pass};
-use super::core::{doc_shingles, sort_unique};
+use super::core::{doc_shingles, sorted_unique32};
 use super::slots;
 use crate::simd::{self, multiversion};
 use crate::utf8::decode;
@@ -179,6 +179,8 @@ struct Scratch {
     fa: Vec<u32>,
     fb: Vec<u32>,
     run: Vec<u32>,
+    set: Vec<u32>,
+    counts: Vec<u32>,
 }
 
 /// The fused pass over every document of `buf` (`offsets`: `n_docs + 1` byte positions,
@@ -237,8 +239,8 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
             Extra::Sets32 => {
                 s.run.clear();
                 s.run.extend_from_slice(&s.fa);
-                let m = sort_unique(&mut s.run);
-                out.values.extend_from_slice(&s.run[..m]);
+                sorted_unique32(&mut s.run, &mut s.set, &mut s.counts);
+                out.values.extend_from_slice(&s.set);
                 out.offsets[d + 1] = out.values.len() as i64;
             }
         }

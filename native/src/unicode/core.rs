@@ -1,115 +1,63 @@
-//! Decoding `tables.bin` (format: `scripts/unicode_tables.py`). Hand-written: the format is
-//! ours, a few run-length coded arrays, and a decompression crate would do more than needed.
+//! The embedded Unicode tables, raw: `build.rs` decodes `tables.bin` (format:
+//! `scripts/unicode_tables.py`) and writes each array in its dtype, which is included here
+//! as it is. Nothing is decoded or copied at run time: the bindings hand out read-only numpy
+//! views of these statics, whose pages the process reads only where a kernel looks.
 
-/// The embedded file.
-pub static DATA: &[u8] = include_bytes!("tables.bin");
-
-/// One array of a family: its name, numpy dtype code (1 u8, 4 i32, 8 i64) and values.
-pub struct Array {
-    pub name: String,
-    pub dtype: u8,
-    pub values: Vec<i64>,
+/// An array's numpy dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    U8,
+    I32,
+    I64,
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
-    at: usize,
+/// One array of a family: its name, dtype and raw bytes (the target's byte order, aligned
+/// for the dtype).
+pub struct Table {
+    pub name: &'static str,
+    pub dtype: Dtype,
+    pub bytes: &'static [u8],
 }
 
-impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.data.len());
-        let end = end.ok_or_else(|| "the embedded Unicode tables are truncated".to_string())?;
-        let out = &self.data[self.at..end];
-        self.at = end;
-        Ok(out)
+impl Table {
+    /// The values as `u8` (a `U8` table).
+    pub fn u8s(&self) -> &'static [u8] {
+        assert_eq!(self.dtype, Dtype::U8);
+        self.bytes
     }
-    fn u8(&mut self) -> Result<u8, String> {
-        Ok(self.bytes(1)?[0])
+
+    /// The values as `i32` (an `I32` table).
+    pub fn i32s(&self) -> &'static [i32] {
+        assert_eq!(self.dtype, Dtype::I32);
+        // SAFETY: the bytes are a whole number of native-order i32, 8-byte aligned (`Aligned`).
+        unsafe { std::slice::from_raw_parts(self.bytes.as_ptr().cast(), self.bytes.len() / 4) }
     }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().unwrap()))
-    }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().unwrap()))
-    }
-    fn name(&mut self) -> Result<String, String> {
-        let n = self.u8()? as usize;
-        Ok(String::from_utf8_lossy(self.bytes(n)?).into_owned())
-    }
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.u8()?;
-            value |= u64::from(byte & 0x7F) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(value);
-            }
-        }
-        Err("a varint of the embedded Unicode tables is too long".to_string())
+
+    /// The values as `i64` (an `I64` table).
+    pub fn i64s(&self) -> &'static [i64] {
+        assert_eq!(self.dtype, Dtype::I64);
+        // SAFETY: as in `i32s`, for i64.
+        unsafe { std::slice::from_raw_parts(self.bytes.as_ptr().cast(), self.bytes.len() / 8) }
     }
 }
+
+/// Raw bytes aligned for every dtype.
+#[repr(C, align(8))]
+struct Aligned<T: ?Sized>(T);
+
+include!(concat!(env!("OUT_DIR"), "/unicode_tables.rs"));
 
 /// The Unicode version the embedded tables follow.
-pub fn version() -> Result<String, String> {
-    let mut r = Reader { data: DATA, at: 0 };
-    if r.bytes(6)? != b"NDUT1\n" {
-        return Err("the embedded Unicode tables have an unknown format".to_string());
-    }
-    r.name()
+pub fn version() -> &'static str {
+    VERSION
 }
 
-/// The arrays of `family`, or `None` if the file has no such family.
-pub fn family(family: &str) -> Result<Option<Vec<Array>>, String> {
-    let mut r = Reader { data: DATA, at: 0 };
-    r.bytes(6)?;
-    r.name()?;
-    for _ in 0..r.u32()? {
-        let name = r.name()?;
-        let count = r.u32()?;
-        let mut arrays = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            arrays.push(array(&mut r)?);
-        }
-        if name == family {
-            return Ok(Some(arrays));
-        }
-    }
-    Ok(None)
-}
-
-fn array(r: &mut Reader<'_>) -> Result<Array, String> {
-    let name = r.name()?;
-    let dtype = r.u8()?;
-    let mode = r.u8()?;
-    let len = r.u64()? as usize;
-    let runs = r.u64()?;
-    let mut values = Vec::with_capacity(len);
-    let mut last = 0i64;
-    for _ in 0..runs {
-        let z = r.varint()?;
-        let value = ((z >> 1) as i64) ^ -((z & 1) as i64);
-        let count = r.varint()? as usize;
-        if values.len() + count > len {
-            return Err(format!(
-                "embedded Unicode table {name:?} is longer than stated"
-            ));
-        }
-        for _ in 0..count {
-            last = if mode == 1 { last + value } else { value };
-            values.push(last);
-        }
-    }
-    if values.len() != len {
-        return Err(format!(
-            "embedded Unicode table {name:?} is shorter than stated"
-        ));
-    }
-    Ok(Array {
-        name,
-        dtype,
-        values,
-    })
+/// The arrays of `family`, or `None` if there is no such family.
+pub fn family(family: &str) -> Option<&'static [Table]> {
+    FAMILIES
+        .iter()
+        .find(|(name, _)| *name == family)
+        .map(|(_, t)| *t)
 }
 
 #[cfg(test)]
@@ -117,13 +65,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_family_decodes() {
-        assert_eq!(version().unwrap(), "14.0.0");
-        let classes = family("classes").unwrap().unwrap();
+    fn every_family_is_embedded() {
+        assert_eq!(version(), "14.0.0");
+        let classes = family("classes").unwrap();
         let lower = classes.iter().find(|a| a.name == "lower").unwrap();
-        assert_eq!(lower.values.len(), 0x110000);
-        assert_eq!(lower.values['A' as usize], 'a' as i64);
-        assert!(family("canonicalize").unwrap().is_some());
-        assert!(family("nothing").unwrap().is_none());
+        assert_eq!(lower.i32s().len(), 0x110000);
+        assert_eq!(lower.i32s()['A' as usize], 'a' as i32);
+        assert_eq!(lower.i32s()[0x10FFFF], 0x10FFFF);
+        assert!(family("canonicalize").is_some());
+        assert!(family("nothing").is_none());
     }
 }

@@ -26,17 +26,19 @@ def unicode_version() -> str:
 
 
 def tables(family: str) -> dict[str, npt.NDArray[np.generic]]:
-    """The arrays of one table family by name (fresh, writable arrays).
+    """The arrays of one table family by name (read-only arrays, as the compiled core's are:
+    views of the tables it embeds).
 
     Raises:
         ConfigError: ``family`` is not one of :data:`FAMILIES`.
     """
     if family == "classes":
         from neardup._unicode.classes import build
-
-        return build()
-    if family == "canonicalize":
+    elif family == "canonicalize":
         from neardup._unicode.canonical import build
-
-        return build()
-    raise ConfigError(f"unknown Unicode table family {family!r}; use canonicalize or classes")
+    else:
+        raise ConfigError(f"unknown Unicode table family {family!r}; use canonicalize or classes")
+    built = build()
+    for arr in built.values():
+        arr.setflags(write=False)
+    return built

@@ -5,13 +5,10 @@ the input records on disk while dedup runs so that writing never re-reads the in
 from __future__ import annotations
 
 import contextlib
-import csv
 import dataclasses
-import gzip
 import io
 import json
 import pickle
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -83,6 +80,8 @@ class RecordSpool:
     """
 
     def __init__(self, directory: Path | None = None) -> None:
+        import tempfile  # only when a spool is made
+
         folder = Path(directory if directory is not None else tempfile.gettempdir())
         sweep_leftovers(folder)  # the spools of killed runs
         try:
@@ -163,6 +162,8 @@ def _text_sink(tmp: Path, fmt: str) -> Iterator[IO[str]]:
 @contextlib.contextmanager
 def _byte_sink(tmp: Path, fmt: str) -> Iterator[Any]:
     if fmt == "jsonl.gz":
+        import gzip  # only for a .gz output
+
         raw: Any = gzip.open(tmp, "wb")  # noqa: SIM115 - closed with the text wrapper
     elif fmt == "jsonl.zst":
         import zstandard
@@ -304,6 +305,8 @@ def write_records(
                 if writer is not None:
                     writer.close()
             return n
+        import csv  # only for a .csv output (imported here, as gzip: most runs write neither)
+
         with _text_sink(tmp, fmt) as fh:
             cw: Any = None
             for batch in batches:

@@ -8,7 +8,6 @@ the definitions of each preset.
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 
 import numpy as np
@@ -103,6 +102,8 @@ def _shingle_hashes(inner: Spans, k: int, joined: bool, seed: int) -> tuple[U64,
 
 def _datasketch(spans: Spans, legacy: bool, num_perm: int, seed: int) -> U64:
     """datasketch 2.0.0's ``hashvalues`` of each document's features (SHA-1, 32 bits)."""
+    import hashlib  # here: loading OpenSSL costs a run that never hashes this way ~4 MB
+
     raw = spans.buf.tobytes()
     hv = np.fromiter(
         (

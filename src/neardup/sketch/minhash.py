@@ -71,6 +71,12 @@ _MAX32 = np.uint64(0xFFFFFFFF)
 def fold32(values: U64) -> npt.NDArray[np.uint32]:
     """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's): what
     the LSH band keys and the unverified comparisons are made of."""
+    if isinstance(values, np.ndarray) and values.dtype == np.uint64 and values.ndim:
+        # the two 32-bit halves of each slot, xor-ed in one pass (in either byte order)
+        v = np.ascontiguousarray(values)
+        halves = v.view(np.uint32).reshape(*v.shape, 2)
+        folded: npt.NDArray[np.uint32] = np.bitwise_xor(halves[..., 0], halves[..., 1])
+        return folded
     return ((values ^ (values >> np.uint64(32))) & _MAX32).astype(np.uint32)
 
 
