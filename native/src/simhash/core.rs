@@ -168,8 +168,8 @@ pub fn simhash_accumulate(
 
 const MARK: u8 = 8; // tables.MARK
 const IDEOGRAPH: u8 = 32; // tables.IDEOGRAPH
-const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
+pub(crate) const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+pub(crate) const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 
 /// Write `cp` as UTF-8 at `out[pos..]` (the bytes the numba kernel writes, for any int32
 /// table value); returns the position after it.
@@ -470,7 +470,7 @@ impl<'a> Tokenizer<'a> {
 
 /// FNV-1a 64 of `bytes`.
 #[inline]
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(FNV_OFFSET, |h, &b| (h ^ b as u64).wrapping_mul(FNV_PRIME))
@@ -483,6 +483,8 @@ struct Simd<'t> {
     table: Option<&'t [u8; 128]>,
     /// the vote by mask-to-bytes (AVX-512 BW)
     votes: bool,
+    /// FNV-1a of eight shingles at a time (AVX-512 DQ)
+    fnv: bool,
 }
 
 impl<'t> Simd<'t> {
@@ -492,6 +494,7 @@ impl<'t> Simd<'t> {
             Simd {
                 table: tokenizer.ascii_table().filter(|_| x86::has_vbmi()),
                 votes: x86::has_bw(),
+                fnv: x86::has_dq(),
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -500,6 +503,7 @@ impl<'t> Simd<'t> {
             Simd {
                 table: None,
                 votes: false,
+                fnv: false,
             }
         }
     }
@@ -522,6 +526,17 @@ impl<'t> Simd<'t> {
         }
         let _ = (doc, lows, masks);
         false
+    }
+
+    /// FNV-1a 64 of `buf[s..e]` for each range, into `out`.
+    #[inline]
+    fn fnv1a(&self, buf: &[u8], ranges: &[(usize, usize)], out: &mut Vec<u64>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.fnv {
+            // SAFETY: `fnv` is only set when has_dq() found the features it uses.
+            return unsafe { x86::fnv1a_ranges(buf, ranges, out) };
+        }
+        out.extend(ranges.iter().map(|&(s, e)| fnv1a(&buf[s..e])));
     }
 
     #[inline]
@@ -597,7 +612,8 @@ pub fn simhash_words(
         hashes.clear();
         match p.kind {
             // (independent chains: out-of-order execution overlaps consecutive ranges)
-            0 => hashes.extend(ranges.iter().map(|&(s, e)| fnv1a(&text[s..e]))),
+            // (the whole scratch buffer: the vector path reads a few bytes past a range)
+            0 => simd.fnv1a(&scratch, &ranges, &mut hashes),
             1 => hashes.extend(
                 ranges
                     .iter()
@@ -715,6 +731,42 @@ mod tests {
         let table = [0u8; 128];
         // SAFETY: has_vbmi() above.
         assert!(!unsafe { x86::classify("naïve".as_bytes(), &table, &mut lows, &mut masks) });
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_fnv_matches_the_scalar_one() {
+        if !x86::has_dq() {
+            return;
+        }
+        let buf: Vec<u8> = (0..3000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut ranges = Vec::new();
+        for _ in 0..403 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = (x % 2990) as usize;
+            let len = ((x >> 20) % 40) as usize;
+            ranges.push((s, (s + len).min(buf.len())));
+        }
+        ranges.push((buf.len() - 3, buf.len())); // near the end: the scalar loop
+        ranges.extend([
+            (0, 0),
+            (5, 5),
+            (7, 70),
+            (1, 2),
+            (0, 100),
+            (9, 17),
+            (2990, 3000),
+        ]);
+        let want: Vec<u64> = ranges.iter().map(|&(s, e)| fnv1a(&buf[s..e])).collect();
+        let mut got = Vec::new();
+        // SAFETY: has_dq() above.
+        unsafe { x86::fnv1a_ranges(&buf, &ranges, &mut got) };
+        assert_eq!(got, want);
     }
 
     #[cfg(target_arch = "x86_64")]

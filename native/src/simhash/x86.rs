@@ -97,3 +97,62 @@ pub fn majority(hashes: &[u64]) -> u64 {
     }
     code
 }
+
+/// The CPU has what [`fnv1a_ranges`] needs (AVX-512 F and DQ).
+pub fn has_dq() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512dq")
+}
+
+/// FNV-1a 64 of `buf[s..e]` for each range `(s, e)`, pushed to `out` in order: eight ranges
+/// at a time in the lanes of one vector (one gather of eight words per eight bytes, then a
+/// masked multiply per byte: a lane past its range's end keeps its hash). The gathers read
+/// up to 7 bytes past the longest range of a group; a group that would read past `buf` is
+/// hashed by the scalar loop, as are the last `len % 8` ranges.
+#[target_feature(enable = "avx512f,avx512dq")]
+pub fn fnv1a_ranges(buf: &[u8], ranges: &[(usize, usize)], out: &mut Vec<u64>) {
+    let prime = _mm512_set1_epi64(super::core::FNV_PRIME as i64);
+    let low = _mm512_set1_epi64(0xff);
+    let mut groups = ranges.chunks_exact(8);
+    for g in &mut groups {
+        let starts: [i64; 8] = std::array::from_fn(|l| g[l].0 as i64);
+        let lens: [i64; 8] = std::array::from_fn(|l| (g[l].1 - g[l].0) as i64);
+        let most = lens.iter().copied().max().unwrap_or(0) as usize;
+        let reach = g.iter().map(|r| r.0).max().unwrap_or(0) + most.next_multiple_of(8);
+        if reach > buf.len() {
+            out.extend(g.iter().map(|&(s, e)| super::core::fnv1a(&buf[s..e])));
+            continue;
+        }
+        // SAFETY: two unaligned loads of eight i64 from arrays of eight.
+        let (vs, vl) = unsafe {
+            (
+                _mm512_loadu_si512(starts.as_ptr() as *const __m512i),
+                _mm512_loadu_si512(lens.as_ptr() as *const __m512i),
+            )
+        };
+        let mut h = _mm512_set1_epi64(super::core::FNV_OFFSET as i64);
+        let mut j = 0usize;
+        while j < most {
+            let at = _mm512_add_epi64(vs, _mm512_set1_epi64(j as i64));
+            // SAFETY: every lane reads buf[start + j .. start + j + 8], inside buf as
+            // start + j + 8 <= start + most.next_multiple_of(8) <= reach <= buf.len().
+            let mut words = unsafe { _mm512_i64gather_epi64::<1>(at, buf.as_ptr() as *const i64) };
+            for t in 0..8 {
+                let live = _mm512_cmpgt_epi64_mask(vl, _mm512_set1_epi64((j + t) as i64));
+                let x = _mm512_xor_si512(h, _mm512_and_si512(words, low));
+                h = _mm512_mask_mullo_epi64(h, live, x, prime);
+                words = _mm512_srli_epi64::<8>(words);
+            }
+            j += 8;
+        }
+        let mut codes = [0u64; 8];
+        // SAFETY: one store of eight u64 into an array of eight.
+        unsafe { _mm512_storeu_si512(codes.as_mut_ptr() as *mut __m512i, h) };
+        out.extend_from_slice(&codes);
+    }
+    out.extend(
+        groups
+            .remainder()
+            .iter()
+            .map(|&(s, e)| super::core::fnv1a(&buf[s..e])),
+    );
+}
