@@ -26,6 +26,10 @@ pub fn has_bw() -> bool {
 /// after the end), and bit `i % 64` of `masks[i / 64]` set iff `lows[i] != 0`. Returns
 /// false, with `lows` and `masks` unfinished, as soon as a block holds a byte >= 0x80.
 /// `lows` must hold at least `doc.len().div_ceil(64) * 64` bytes.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F, BW and VBMI ([`has_vbmi`]).
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub fn classify(doc: &[u8], table: &[u8; 128], lows: &mut [u8], masks: &mut Vec<u64>) -> bool {
     let n = doc.len();
@@ -64,6 +68,10 @@ pub fn classify(doc: &[u8], table: &[u8; 128], lows: &mut [u8], masks: &mut Vec<
 
 /// The SimHash-64 of unit-weight feature hashes (bit `b` set iff more than half of `hashes`
 /// have it): one mask-to-bytes and one byte subtract per hash, 255 hashes per flush.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F and BW ([`has_bw`]).
 #[target_feature(enable = "avx512f,avx512bw")]
 pub fn majority(hashes: &[u64]) -> u64 {
     let mut ones = [0u64; 64];
@@ -108,6 +116,10 @@ pub fn has_dq() -> bool {
 /// masked multiply per byte: a lane past its range's end keeps its hash). The gathers read
 /// up to 7 bytes past the longest range of a group; a group that would read past `buf` is
 /// hashed by the scalar loop, as are the last `len % 8` ranges.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512 F and DQ ([`has_dq`]).
 #[target_feature(enable = "avx512f,avx512dq")]
 pub fn fnv1a_ranges(buf: &[u8], ranges: &[(usize, usize)], out: &mut Vec<u64>) {
     let prime = _mm512_set1_epi64(super::core::FNV_PRIME as i64);
