@@ -3,6 +3,8 @@
 
 use xxhash_rust::xxh3::{xxh3_128_with_seed, xxh3_64_with_seed};
 
+#[cfg(target_arch = "x86_64")]
+use super::x86;
 use crate::utf8::decode;
 
 /// `SPREAD[b]`: byte `i` is bit `i` of `b`, so that adding `SPREAD[h >> 8j & 0xff]` to a
@@ -166,8 +168,8 @@ pub fn simhash_accumulate(
 
 const MARK: u8 = 8; // tables.MARK
 const IDEOGRAPH: u8 = 32; // tables.IDEOGRAPH
-const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
+pub(crate) const FNV_OFFSET: u64 = 0xCBF2_9CE4_8422_2325;
+pub(crate) const FNV_PRIME: u64 = 0x0000_0100_0000_01B3;
 
 /// Write `cp` as UTF-8 at `out[pos..]` (the bytes the numba kernel writes, for any int32
 /// table value); returns the position after it.
@@ -210,6 +212,10 @@ pub struct Tokenizer<'a> {
     word_low: [u8; 256],
     /// by byte: an ASCII character that is not a word character
     ascii_sep: [bool; 256],
+    /// `word_low` of the 128 ASCII bytes when every one of them is either a separator or a
+    /// plain word character (and NUL a separator): then a pure-ASCII document's tokens are
+    /// the runs of bytes whose entry is not 0 (the path of [`Tokenizer::tokenize_runs`])
+    ascii_table: Option<[u8; 128]>,
 }
 
 impl<'a> Tokenizer<'a> {
@@ -224,6 +230,8 @@ impl<'a> Tokenizer<'a> {
                 word_low[b] = low as u8;
             }
         }
+        let plain = (0..128).all(|b| word_low[b] != 0 || ascii_sep[b]) && word_low[0] == 0;
+        let ascii_table = plain.then(|| std::array::from_fn(|b| word_low[b]));
         Tokenizer {
             classes,
             lower,
@@ -231,7 +239,76 @@ impl<'a> Tokenizer<'a> {
             min_bytes,
             word_low,
             ascii_sep,
+            ascii_table,
         }
+    }
+
+    /// The table of [`Tokenizer::tokenize_runs`], when this tokenizer's ASCII characters are
+    /// all plain (separators, or word characters that lowercase to ASCII).
+    pub fn ascii_table(&self) -> Option<&[u8; 128]> {
+        self.ascii_table.as_ref()
+    }
+
+    /// [`Tokenizer::tokenize`] of a pure-ASCII document given as its table bytes `lows`
+    /// (`ascii_table()[b]` of each byte `b`, 0 for a separator; at least `n + 16` bytes,
+    /// zeros past `n`) and their word masks (bit `i % 64` of `masks[i / 64]` set iff
+    /// `lows[i] != 0`): tokens are the runs of set bits, found from the mask's transitions.
+    pub fn tokenize_runs(
+        &self,
+        lows: &[u8],
+        masks: &[u64],
+        n: usize,
+        scratch: &mut Vec<u8>,
+        starts: &mut Vec<usize>,
+        ends: &mut Vec<usize>,
+    ) -> usize {
+        // tokens and their spaces take at most n bytes; each copy writes 16 at a time
+        let need = n + 48;
+        if scratch.len() < need {
+            scratch.resize(need, 0);
+        }
+        assert!(lows.len() >= n + 16, "lows padded by 16 bytes");
+        let out = &mut scratch[..];
+        starts.clear();
+        ends.clear();
+        let min_bytes = self.min_bytes;
+        let mut pos = 0usize;
+        let mut emit = |s: usize, e: usize, pos: &mut usize| {
+            if (e - s) as i64 >= min_bytes {
+                if !starts.is_empty() {
+                    out[*pos] = b' ';
+                    *pos += 1;
+                }
+                starts.push(*pos);
+                let mut k = 0;
+                while k < e - s {
+                    out[*pos + k..*pos + k + 16].copy_from_slice(&lows[s + k..s + k + 16]);
+                    k += 16;
+                }
+                *pos += e - s;
+                ends.push(*pos);
+            }
+        };
+        let (mut carry, mut in_tok, mut start) = (0u64, false, 0usize);
+        for (bi, &m) in masks.iter().enumerate() {
+            // bit i set where bit i differs from bit i - 1: a token starts or ends there
+            let mut t = m ^ ((m << 1) | carry);
+            carry = m >> 63;
+            while t != 0 {
+                let p = 64 * bi + t.trailing_zeros() as usize;
+                t &= t - 1;
+                if in_tok {
+                    emit(start, p, &mut pos);
+                } else {
+                    start = p;
+                }
+                in_tok = !in_tok;
+            }
+        }
+        if in_tok {
+            emit(start, n, &mut pos);
+        }
+        pos
     }
 
     /// The word tokens of one document, lowercased and joined by one space at the start of
@@ -393,10 +470,84 @@ impl<'a> Tokenizer<'a> {
 
 /// FNV-1a 64 of `bytes`.
 #[inline]
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .fold(FNV_OFFSET, |h, &b| (h ^ b as u64).wrapping_mul(FNV_PRIME))
+}
+
+/// The explicit SIMD paths of [`simhash_words`] this CPU and tokenizer allow (chosen once
+/// per batch), with the scalar code as the fallback of each.
+struct Simd<'t> {
+    /// the table of the 64-byte tokenizer (AVX-512 VBMI and a plain ASCII table)
+    table: Option<&'t [u8; 128]>,
+    /// the vote by mask-to-bytes (AVX-512 BW)
+    votes: bool,
+    /// FNV-1a of eight shingles at a time (AVX-512 DQ)
+    fnv: bool,
+}
+
+impl<'t> Simd<'t> {
+    fn detect(tokenizer: &'t Tokenizer<'_>) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Simd {
+                table: tokenizer.ascii_table().filter(|_| x86::has_vbmi()),
+                votes: x86::has_bw(),
+                fnv: x86::has_dq(),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = tokenizer;
+            Simd {
+                table: None,
+                votes: false,
+                fnv: false,
+            }
+        }
+    }
+
+    /// The table bytes and word masks of `doc` into `lows` and `masks`, when the 64-byte
+    /// tokenizer takes it (a pure-ASCII document); false: use [`Tokenizer::tokenize`].
+    #[inline]
+    fn runs(&self, doc: &[u8], lows: &mut Vec<u8>, masks: &mut Vec<u64>) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(table) = self.table {
+            let need = doc.len().div_ceil(64) * 64 + 16;
+            if lows.len() < need {
+                lows.resize(need, 0);
+            }
+            // the 16 bytes past the blocks stay zero (only classify writes here, by blocks)
+            let room = doc.len().div_ceil(64) * 64;
+            lows[room..room + 16].fill(0);
+            // SAFETY: `table` is only set when has_vbmi() found the features classify uses.
+            return unsafe { x86::classify(doc, table, lows, masks) };
+        }
+        let _ = (doc, lows, masks);
+        false
+    }
+
+    /// FNV-1a 64 of `buf[s..e]` for each range, into `out`.
+    #[inline]
+    fn fnv1a(&self, buf: &[u8], ranges: &[(usize, usize)], out: &mut Vec<u64>) {
+        #[cfg(target_arch = "x86_64")]
+        if self.fnv {
+            // SAFETY: `fnv` is only set when has_dq() found the features it uses.
+            return unsafe { x86::fnv1a_ranges(buf, ranges, out) };
+        }
+        out.extend(ranges.iter().map(|&(s, e)| fnv1a(&buf[s..e])));
+    }
+
+    #[inline]
+    fn majority(&self, hashes: &[u64]) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if self.votes {
+            // SAFETY: `votes` is only set when has_bw() found the features majority uses.
+            return unsafe { x86::majority(hashes) };
+        }
+        majority(hashes)
+    }
 }
 
 /// The parameters of [`simhash_words`].
@@ -428,11 +579,23 @@ pub fn simhash_words(
     let (mut starts, mut ends) = (Vec::new(), Vec::new());
     let mut ranges: Vec<(usize, usize)> = Vec::new();
     let mut hashes: Vec<u64> = Vec::new();
+    let simd = Simd::detect(tokenizer);
+    let (mut lows, mut masks) = (Vec::new(), Vec::new());
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
-        let used = tokenizer
-            .tokenize(doc, &mut scratch, &mut starts, &mut ends)
-            .ok_or(d)?;
+        let used = match simd.runs(doc, &mut lows, &mut masks) {
+            true => tokenizer.tokenize_runs(
+                &lows,
+                &masks,
+                doc.len(),
+                &mut scratch,
+                &mut starts,
+                &mut ends,
+            ),
+            false => tokenizer
+                .tokenize(doc, &mut scratch, &mut starts, &mut ends)
+                .ok_or(d)?,
+        };
         let nt = starts.len();
         if nt == 0 {
             continue;
@@ -449,7 +612,8 @@ pub fn simhash_words(
         hashes.clear();
         match p.kind {
             // (independent chains: out-of-order execution overlaps consecutive ranges)
-            0 => hashes.extend(ranges.iter().map(|&(s, e)| fnv1a(&text[s..e]))),
+            // (the whole scratch buffer: the vector path reads a few bytes past a range)
+            0 => simd.fnv1a(&scratch, &ranges, &mut hashes),
             1 => hashes.extend(
                 ranges
                     .iter()
@@ -462,7 +626,7 @@ pub fn simhash_words(
             ),
         }
         counts[d] = hashes.len() as i64;
-        codes[d] = majority(&hashes);
+        codes[d] = simd.majority(&hashes);
     }
     Ok((codes, counts))
 }
@@ -505,6 +669,131 @@ mod tests {
                 let (a, b) = (offsets[d] as usize, offsets[d + 1] as usize);
                 assert_eq!(got[d], naive(&hashes[a..b], &weights[a..b]));
             }
+        }
+    }
+
+    /// The 64-byte tokenizer gives the scalar one's tokens and bytes on pure-ASCII
+    /// documents (runs across block edges, at the end, tokens shorter than `min_bytes`).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn runs_match_the_scalar_tokenizer() {
+        if !x86::has_vbmi() {
+            return;
+        }
+        let mut classes = vec![0u8; 0x110000];
+        let mut lower: Vec<i32> = (0..0x110000).collect();
+        for c in (b'a'..=b'z').chain(b'0'..=b'9').chain([b'_']) {
+            classes[c as usize] = 1;
+        }
+        for c in b'A'..=b'Z' {
+            classes[c as usize] = 1;
+            lower[c as usize] = (c + 32) as i32;
+        }
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let alphabet = b"aZ9_ .,\n-(xQ";
+        for min_bytes in [1, 2, 3] {
+            let tok = Tokenizer::new(&classes, &lower, 1, min_bytes);
+            let table = tok.ascii_table().expect("a plain ASCII table");
+            for len in (0..300usize).chain([511, 512, 513, 1000]) {
+                let doc: Vec<u8> = (0..len)
+                    .map(|_| {
+                        let r = next();
+                        // long runs of word characters sometimes (tokens over block edges)
+                        if r % 3 == 0 {
+                            b'w'
+                        } else {
+                            alphabet[(r >> 8) as usize % alphabet.len()]
+                        }
+                    })
+                    .collect();
+                let (mut s1, mut st1, mut en1) = (Vec::new(), Vec::new(), Vec::new());
+                let want = tok.tokenize(&doc, &mut s1, &mut st1, &mut en1).unwrap();
+                let mut lows = vec![0xAAu8; len.div_ceil(64) * 64 + 16];
+                let room = len.div_ceil(64) * 64;
+                lows[room..].fill(0);
+                let mut masks = Vec::new();
+                // SAFETY: has_vbmi() above.
+                assert!(unsafe { x86::classify(&doc, table, &mut lows, &mut masks) });
+                let (mut s2, mut st2, mut en2) = (Vec::new(), Vec::new(), Vec::new());
+                let got = tok.tokenize_runs(&lows, &masks, len, &mut s2, &mut st2, &mut en2);
+                assert_eq!(&s2[..got], &s1[..want], "len {len} min {min_bytes}");
+                assert_eq!((st2, en2), (st1, en1));
+            }
+        }
+        let mut masks = Vec::new();
+        let mut lows = vec![0u8; 144];
+        let table = [0u8; 128];
+        // SAFETY: has_vbmi() above.
+        assert!(!unsafe { x86::classify("naïve".as_bytes(), &table, &mut lows, &mut masks) });
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_fnv_matches_the_scalar_one() {
+        if !x86::has_dq() {
+            return;
+        }
+        let buf: Vec<u8> = (0..3000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut ranges = Vec::new();
+        for _ in 0..403 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let s = (x % 2990) as usize;
+            let len = ((x >> 20) % 40) as usize;
+            ranges.push((s, (s + len).min(buf.len())));
+        }
+        ranges.push((buf.len() - 3, buf.len())); // near the end: the scalar loop
+        ranges.extend([
+            (0, 0),
+            (5, 5),
+            (7, 70),
+            (1, 2),
+            (0, 100),
+            (9, 17),
+            (2990, 3000),
+        ]);
+        let want: Vec<u64> = ranges.iter().map(|&(s, e)| fnv1a(&buf[s..e])).collect();
+        let mut got = Vec::new();
+        // SAFETY: has_dq() above.
+        unsafe { x86::fnv1a_ranges(&buf, &ranges, &mut got) };
+        assert_eq!(got, want);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn votes_match_the_scalar_count() {
+        if !x86::has_bw() {
+            return;
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let hashes: Vec<u64> = (0..2000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if i % 5 == 0 {
+                    x | 0x8000_0000_0000_0001
+                } else {
+                    x
+                }
+            })
+            .collect();
+        for n in [0, 1, 2, 3, 254, 255, 256, 511, 1000, 2000] {
+            // SAFETY: has_bw() above.
+            assert_eq!(
+                unsafe { x86::majority(&hashes[..n]) },
+                majority(&hashes[..n])
+            );
         }
     }
 

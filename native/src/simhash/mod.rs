@@ -3,3 +3,5 @@
 
 pub mod core;
 pub mod py;
+#[cfg(target_arch = "x86_64")]
+pub mod x86;

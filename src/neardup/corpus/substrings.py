@@ -464,7 +464,12 @@ def remove_repeated_substrings_jsonl(
             changed = np.flatnonzero(removed)
             kept, kept_offsets = _kept(buf, offsets, mask, removed)
             del buf, mask
-            out = [line.strip(b" \t\r") + b"\n" for line in lines]
+            # a changed record's line is put whole by splice_texts: no copy of its input first
+            keep_line = (removed == 0).tolist()
+            out = [
+                line.strip(b" \t\r") + b"\n" if same else b""
+                for line, same in zip(lines, keep_line, strict=True)
+            ]
             if len(changed):
                 splice_texts(out, lines, spans, (changed, kept, kept_offsets), text_field)
             del lines, kept
