@@ -38,7 +38,7 @@ struct Batch {
     /// The padded blocks of the one-block tokens (`CHUNK` of them, `nb` used).
     blocks: Vec<core::Block>,
     nb: usize,
-    /// Each block's token position in the batch.
+    /// Each block's token position in the batch (`CHUNK` of them, `nb` used).
     at: Vec<u32>,
     /// The longer tokens' bytes back to back, and `(position, start, end)` of each.
     long: Vec<u8>,
@@ -56,14 +56,14 @@ struct Batch {
 
 /// Items read ahead of the one being read: their objects are asked for early, so that the
 /// loads of a token's type, size and bytes find them in the cache.
-const AHEAD: usize = 16;
+const AHEAD: usize = 32;
 
 impl Batch {
     fn new(text: bool, wide: bool) -> Self {
         Batch {
             blocks: vec![[0u8; 64]; CHUNK],
             nb: 0,
-            at: Vec::with_capacity(CHUNK),
+            at: vec![0; CHUNK],
             long: Vec::new(),
             long_at: Vec::new(),
             count: 0,
@@ -88,8 +88,8 @@ impl Batch {
             // SAFETY: `nb < CHUNK` (a full batch is flushed before the next token), and the
             // caller's promise on `ptr`
             unsafe { core::pad_raw(ptr, len, self.blocks.get_unchecked_mut(self.nb)) };
+            self.at[self.nb] = pos;
             self.nb += 1;
-            self.at.push(pos);
         } else {
             let start = self.long.len();
             // SAFETY: the caller's promise on `ptr`
@@ -123,8 +123,8 @@ impl Batch {
     }
 
     /// Add the tokens of the list `list` (set `set`), flushing into `sink` when full. An
-    /// exact `bytes` token is read straight off the list (a type check, its size and its
-    /// bytes); any other goes through `push`.
+    /// exact `bytes` token of one block is read straight off the list (a type check, its
+    /// size and its bytes padded into its block); any other goes through `push`.
     fn push_list<F>(
         &mut self,
         py: Python<'_>,
@@ -139,41 +139,79 @@ impl Batch {
         let bytes_type = std::ptr::addr_of_mut!(ffi::PyBytes_Type);
         let lp = list.as_ptr();
         let mut j = 0;
-        // (the length is read again after each token: a flush releases the GIL, and a
-        // token's `encode` may run Python code)
-        // SAFETY: a list, read with the GIL held
-        while j < unsafe { ffi::PyList_GET_SIZE(lp) } as usize {
-            // SAFETY: `j` is below the list's length, read with the GIL held; the item is a
-            // borrowed reference, used before any Python code runs
-            let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
-            #[cfg(target_arch = "x86_64")]
-            {
-                // SAFETY: as above, for the item `AHEAD` on (when there is one); a prefetch
-                // of its object's first two cache lines reads nothing
-                unsafe {
-                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                    if j + AHEAD < ffi::PyList_GET_SIZE(lp) as usize {
-                        let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
-                        _mm_prefetch::<_MM_HINT_T0>(next);
-                        _mm_prefetch::<_MM_HINT_T0>(next.add(64));
+        // (the length is read again after each run and each other token: a flush releases
+        // the GIL, and a token's `encode` may run Python code)
+        loop {
+            // SAFETY: a list, read with the GIL held
+            let n = unsafe { ffi::PyList_GET_SIZE(lp) } as usize;
+            if j >= n {
+                break;
+            }
+            if !self.saw_str {
+                // a run of exact `bytes` tokens of one block each, the batch's counters in
+                // registers; it stops before any other token and when the batch is full
+                let (mut nb, mut count) = (self.nb, self.count);
+                let blocks = self.blocks.as_mut_ptr();
+                let at = self.at.as_mut_ptr();
+                while j < n && count < CHUNK {
+                    // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
+                    let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
+                    #[cfg(target_arch = "x86_64")]
+                    if j + AHEAD < n {
+                        // SAFETY: as above; a prefetch of the item's object reads nothing
+                        unsafe {
+                            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                            let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
+                            _mm_prefetch::<_MM_HINT_T0>(next);
+                            _mm_prefetch::<_MM_HINT_T0>(next.add(64));
+                        }
+                    }
+                    // SAFETY: a live object
+                    if unsafe { ffi::Py_TYPE(item) } != bytes_type {
+                        break;
+                    }
+                    // SAFETY: an exact `bytes` object: its size
+                    let len = unsafe { ffi::Py_SIZE(item) } as usize;
+                    if len > core::ONE_BLOCK {
+                        break;
+                    }
+                    // SAFETY: its immutable buffer of `len` bytes; `nb <= count < CHUNK`, the
+                    // length of `blocks` and `at`
+                    unsafe {
+                        core::pad_raw(
+                            ffi::PyBytes_AS_STRING(item).cast(),
+                            len,
+                            &mut *blocks.add(nb),
+                        );
+                        *at.add(nb) = count as u32;
+                    }
+                    nb += 1;
+                    count += 1;
+                    j += 1;
+                }
+                let run = count - self.count;
+                if run > 0 {
+                    self.saw_bytes = true;
+                    self.nb = nb;
+                    self.count = count;
+                    match self.segments.last_mut() {
+                        Some((s, c)) if *s == set => *c += run,
+                        _ => self.segments.push((set, run)),
                     }
                 }
-            }
-            // SAFETY: a live object
-            let full = if unsafe { ffi::Py_TYPE(item) } == bytes_type && !self.saw_str {
-                self.saw_bytes = true;
-                // SAFETY: an exact `bytes` object: its immutable buffer and size
-                unsafe {
-                    let len = ffi::Py_SIZE(item) as usize;
-                    self.add_raw(ffi::PyBytes_AS_STRING(item).cast(), len);
+                if count >= CHUNK {
+                    self.flush(py, &mut *sink);
+                    continue;
                 }
-                self.counted(set)
-            } else {
-                // SAFETY: as above
-                let token = unsafe { Bound::from_borrowed_ptr(py, item) };
-                self.push(set, &token)?
-            };
-            if full {
+                if j >= n {
+                    break;
+                }
+            }
+            // any other token: a `str`, a long `bytes`, a subclass, another type
+            // SAFETY: `j` is below the list's length, read with the GIL held; the item is a
+            // borrowed reference, upgraded to a held one before any Python code runs
+            let token = unsafe { Bound::from_borrowed_ptr(py, ffi::PyList_GET_ITEM(lp, j as _)) };
+            if self.push(set, &token)? {
                 self.flush(py, &mut *sink);
             }
             j += 1;
@@ -237,7 +275,11 @@ impl Batch {
     {
         let count = self.count;
         let wide = self.wide;
-        let (blocks, at, bh) = (&self.blocks[..self.nb], &self.at, &mut self.block_hashes);
+        let (blocks, at, bh) = (
+            &self.blocks[..self.nb],
+            &self.at[..self.nb],
+            &mut self.block_hashes,
+        );
         let (long, long_at, segments, hashes) =
             (&self.long, &self.long_at, &self.segments, &mut self.hashes);
         let mut work = || {
@@ -263,7 +305,6 @@ impl Batch {
         }
         self.nb = 0;
         self.count = 0;
-        self.at.clear();
         self.long.clear();
         self.long_at.clear();
         self.segments.clear();
