@@ -79,11 +79,19 @@ def test_batches_across_the_chunk_size(scheme: str) -> None:
     _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
     flat = [t for s in sets for t in s]
     _same(native.sha1_tokens(flat, True, False), reference.sha1_tokens(flat, True, False))
-    texts = [[t.hex() for t in s] for s in sets]
+    texts = [[t.hex() if i % 89 else f"\ud800 é {i}" for i, t in enumerate(s)] for s in sets]
     _same(
         native.sketch_sets(texts, ab[0], ab[1], scheme, True),
         reference.sketch_sets(texts, ab[0], ab[1], scheme, True),
     )
+    # a token of the other kind after a run of one kind: the same error
+    for mixed in ([["a"] * 100 + [b"b"]], [[b"a"] * 100 + ["b"]], [["a"] * 100, [b"b"]]):
+        errors = []
+        for mod in (native, reference):
+            with pytest.raises(Exception) as info:
+                mod.sketch_sets(mixed, ab[0], ab[1], scheme, True)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1]
 
 
 @settings(max_examples=40)

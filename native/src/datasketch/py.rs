@@ -123,8 +123,9 @@ impl Batch {
     }
 
     /// Add the tokens of the list `list` (set `set`), flushing into `sink` when full. An
-    /// exact `bytes` token of one block is read straight off the list (a type check, its
-    /// size and its bytes padded into its block); any other goes through `push`.
+    /// exact `bytes` token of one block (an exact `str` when `text`) is read straight off
+    /// the list (a type check, its size and its bytes padded into its block); any other goes
+    /// through `push`.
     fn push_list<F>(
         &mut self,
         py: Python<'_>,
@@ -137,6 +138,7 @@ impl Batch {
     {
         use pyo3::ffi;
         let bytes_type = std::ptr::addr_of_mut!(ffi::PyBytes_Type);
+        let str_type = std::ptr::addr_of_mut!(ffi::PyUnicode_Type);
         let lp = list.as_ptr();
         let mut j = 0;
         // (the length is read again after each run and each other token: a flush releases
@@ -147,9 +149,23 @@ impl Batch {
             if j >= n {
                 break;
             }
-            if !self.saw_str {
-                // a run of exact `bytes` tokens of one block each, the batch's counters in
-                // registers; it stops before any other token and when the batch is full
+            // the kind of a run: what the batch took so far, else the next token's
+            // SAFETY: `j < n`, the list's length with the GIL held; a live borrowed item
+            let first = unsafe { ffi::Py_TYPE(ffi::PyList_GET_ITEM(lp, j as _)) };
+            let run_type = if self.saw_str || (!self.saw_bytes && first == str_type) {
+                if self.text && !self.saw_bytes {
+                    str_type
+                } else {
+                    std::ptr::null_mut()
+                }
+            } else {
+                bytes_type
+            };
+            if !run_type.is_null() {
+                // a run of exact `bytes` (or `str`) tokens of one block each, the batch's
+                // counters in registers; it stops before any other token and when the batch
+                // is full
+                let text = run_type == str_type;
                 let (mut nb, mut count) = (self.nb, self.count);
                 let blocks = self.blocks.as_mut_ptr();
                 let at = self.at.as_mut_ptr();
@@ -167,22 +183,37 @@ impl Batch {
                         }
                     }
                     // SAFETY: a live object
-                    if unsafe { ffi::Py_TYPE(item) } != bytes_type {
+                    if unsafe { ffi::Py_TYPE(item) } != run_type {
                         break;
                     }
-                    // SAFETY: an exact `bytes` object: its size
-                    let len = unsafe { ffi::Py_SIZE(item) } as usize;
+                    let (data, len) = if text {
+                        let mut size: ffi::Py_ssize_t = 0;
+                        // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
+                        // cached in it), valid while it lives
+                        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
+                        if data.is_null() {
+                            // lone surrogates: the general path encodes them
+                            // SAFETY: the GIL is held; the error just raised is dropped
+                            unsafe { ffi::PyErr_Clear() };
+                            break;
+                        }
+                        (data.cast::<u8>(), size as usize)
+                    } else {
+                        // SAFETY: an exact `bytes` object: its immutable buffer and size
+                        unsafe {
+                            (
+                                ffi::PyBytes_AS_STRING(item).cast::<u8>(),
+                                ffi::Py_SIZE(item) as usize,
+                            )
+                        }
+                    };
                     if len > core::ONE_BLOCK {
                         break;
                     }
-                    // SAFETY: its immutable buffer of `len` bytes; `nb <= count < CHUNK`, the
+                    // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the
                     // length of `blocks` and `at`
                     unsafe {
-                        core::pad_raw(
-                            ffi::PyBytes_AS_STRING(item).cast(),
-                            len,
-                            &mut *blocks.add(nb),
-                        );
+                        core::pad_raw(data, len, &mut *blocks.add(nb));
                         *at.add(nb) = count as u32;
                     }
                     nb += 1;
@@ -191,7 +222,11 @@ impl Batch {
                 }
                 let run = count - self.count;
                 if run > 0 {
-                    self.saw_bytes = true;
+                    if text {
+                        self.saw_str = true;
+                    } else {
+                        self.saw_bytes = true;
+                    }
                     self.nb = nb;
                     self.count = count;
                     match self.segments.last_mut() {
