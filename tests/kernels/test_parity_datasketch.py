@@ -53,6 +53,43 @@ def test_sketch_sets_and_update(sets: list[list[bytes]], scheme: str, k: int, se
         same_result(native.sha1_tokens(flat, wide, False), reference.sha1_tokens(flat, wide, False))
 
 
+class _Bytes(bytes):
+    """A bytes subclass (read through the general path, not the exact-bytes run)."""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_batches_across_the_chunk_size(scheme: str) -> None:
+    # thousands of tokens: batches fill and flush mid-set, with one-block tokens, longer
+    # ones and subclasses interleaved at every position
+    native, reference = pair()
+    ab = permutations(16, 5, scheme)
+    data = bytes(range(256)) * 2
+    sets: list[list[bytes]] = [
+        [
+            _Bytes(data[i % 7 : i % 7 + i % 131]) if i % 97 == 0 else data[i % 5 : i % 5 + i % 131]
+            for i in range(size)
+        ]
+        for size in (1500, 0, 2600, 1, 1023)
+    ]
+    got = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
+    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
+    flat = [t for s in sets for t in s]
+    _same(native.sha1_tokens(flat, True, False), reference.sha1_tokens(flat, True, False))
+    texts = [[t.hex() if i % 89 else f"\ud800 é {i}" for i, t in enumerate(s)] for s in sets]
+    _same(
+        native.sketch_sets(texts, ab[0], ab[1], scheme, True),
+        reference.sketch_sets(texts, ab[0], ab[1], scheme, True),
+    )
+    # a token of the other kind after a run of one kind: the same error
+    for mixed in ([["a"] * 100 + [b"b"]], [[b"a"] * 100 + ["b"]], [["a"] * 100, [b"b"]]):
+        errors = []
+        for mod in (native, reference):
+            with pytest.raises(Exception) as info:
+                mod.sketch_sets(mixed, ab[0], ab[1], scheme, True)
+            errors.append((type(info.value).__name__, str(info.value)))
+        assert errors[0] == errors[1]
+
+
 @settings(max_examples=40)
 @given(st.lists(st.lists(st.text(max_size=20), max_size=10), max_size=5), st.sampled_from(SCHEMES))
 def test_str_tokens_are_their_utf8(sets: list[list[str]], scheme: str) -> None:

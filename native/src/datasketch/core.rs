@@ -6,8 +6,12 @@
 //! four-round steps: the crate, which hashes one message at a time, waits on that chain. So
 //! on a CPU with the SHA extensions (`sha_ni`) the one-block tokens go through
 //! [`sha_ni::one_block`], which runs the crate's step sequence for eight tokens side by side
-//! (written by hand: no crate hashes many messages at once). Longer tokens, and every token
-//! on other CPUs, go through the crate.
+//! (written by hand: no crate hashes many messages at once). On a CPU without them but with
+//! AVX-512 (Skylake-SP, Cascade Lake), [`avx512::one_block`] hashes sixteen blocks at once
+//! in vector lanes. Longer tokens, and every token on other CPUs, go through the crate.
+//!
+//! Tokens are padded into their blocks with [`pad_raw`] as the caller reads them. The
+//! floor of each stage: `cargo test --release --lib floor -- --ignored --nocapture`.
 
 use sha1::{Digest, Sha1};
 
@@ -79,58 +83,124 @@ pub fn sha1_prefix(token: &[u8], wide: bool) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// The padded single SHA-1 block of a token of at most 55 bytes.
+/// Bytes of the longest token that fits one SHA-1 block with its padding.
+pub const ONE_BLOCK: usize = 55;
+
+/// A padded SHA-1 block.
+pub type Block = [u8; 64];
+
+/// Write the padded single SHA-1 block of the `len` bytes at `src` (`len <= 55`) into
+/// `block`. The bytes are moved by two overlapping loads of the widest power of two that
+/// fits (no call to `memcpy`, no byte loop): this runs once per token while the token list
+/// is read.
+///
+/// # Safety
+/// `src` must be valid for reads of `len` bytes, and `len <= ONE_BLOCK`.
 #[inline(always)]
-fn pad(token: &[u8], block: &mut [u8; 64]) {
+pub unsafe fn pad_raw(src: *const u8, len: usize, block: &mut Block) {
+    debug_assert!(len <= ONE_BLOCK);
     *block = [0u8; 64];
-    block[..token.len()].copy_from_slice(token);
-    block[token.len()] = 0x80;
-    block[56..].copy_from_slice(&((token.len() as u64) * 8).to_be_bytes());
+    let dst = block.as_mut_ptr();
+    // SAFETY (all arms): both loads end within `src[..len]` and both stores within
+    // `block[..len]` (len <= 55 < 64)
+    unsafe {
+        macro_rules! two {
+            ($t:ty, $w:expr) => {{
+                let head = std::ptr::read_unaligned(src.cast::<$t>());
+                let tail = std::ptr::read_unaligned(src.add(len - $w).cast::<$t>());
+                std::ptr::write_unaligned(dst.cast::<$t>(), head);
+                std::ptr::write_unaligned(dst.add(len - $w).cast::<$t>(), tail);
+            }};
+        }
+        if len >= 32 {
+            two!([u8; 32], 32);
+        } else if len >= 16 {
+            two!([u8; 16], 16);
+        } else if len >= 8 {
+            two!(u64, 8);
+        } else if len >= 4 {
+            two!(u32, 4);
+        } else if len > 0 {
+            *dst = *src;
+            *dst.add(len / 2) = *src.add(len / 2);
+            *dst.add(len - 1) = *src.add(len - 1);
+        }
+    }
+    block[len] = 0x80;
+    block[56..].copy_from_slice(&((len as u64) * 8).to_be_bytes());
 }
 
-/// The token hash of every token into `out` (`sha1_hash64` when `wide`, else `sha1_hash32`).
-pub fn sha1_prefixes<T: AsRef<[u8]>>(tokens: &[T], wide: bool, out: &mut [u64]) {
+/// The padded single SHA-1 block of a token of at most 55 bytes.
+#[inline(always)]
+pub fn pad(token: &[u8], block: &mut Block) {
+    assert!(token.len() <= ONE_BLOCK);
+    // SAFETY: the slice's bytes, and its length checked
+    unsafe { pad_raw(token.as_ptr(), token.len(), block) }
+}
+
+/// The token hash (`sha1_hash64` when `wide`, else `sha1_hash32`) of each padded single
+/// block into `out` (one value per block).
+pub fn sha1_blocks(blocks: &[Block], wide: bool, out: &mut [u64]) {
+    let n = blocks.len().min(out.len());
+    let (blocks, out) = (&blocks[..n], &mut out[..n]);
+    let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
         if sha_ni::available() {
             // SAFETY: the CPU has the features `one_block` is compiled for
-            unsafe { sha_ni_prefixes(tokens, wide, out) };
-            return;
+            done = lanes::<LANES>(blocks, wide, out, |b, w| unsafe { sha_ni::one_block(b, w) });
+        } else if avx512::available() {
+            // SAFETY: as above
+            done = lanes::<{ avx512::LANES }>(blocks, wide, out, |b, w| unsafe {
+                avx512::one_block(b, w)
+            });
         }
     }
-    for (o, t) in out.iter_mut().zip(tokens) {
-        *o = sha1_prefix(t.as_ref(), wide);
+    for (b, o) in blocks[done..].iter().zip(&mut out[done..]) {
+        let mut state = INIT;
+        sha1::block_api::compress(&mut state, std::slice::from_ref(b));
+        *o = prefix(state[0], state[1], wide);
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-unsafe fn sha_ni_prefixes<T: AsRef<[u8]>>(tokens: &[T], wide: bool, out: &mut [u64]) {
-    let mut blocks = [[0u8; 64]; LANES];
-    let mut at = [0usize; LANES];
-    let mut words = [[0u32; 2]; LANES];
-    let mut k = 0;
-    for (i, t) in tokens.iter().enumerate() {
-        let t = t.as_ref();
-        if t.len() > 55 {
-            out[i] = sha1_prefix(t, wide);
-            continue;
-        }
-        pad(t, &mut blocks[k]);
-        at[k] = i;
-        k += 1;
-        if k == LANES {
-            sha_ni::one_block(&blocks, &mut words); // (same target features)
-            for (&i, w) in at.iter().zip(&words) {
-                out[i] = prefix(w[0], w[1], wide);
-            }
-            k = 0;
+/// The token hashes of the blocks `N` at a time through `one_block`; returns how many
+/// blocks were hashed (the rest do not fill `N` lanes).
+#[inline(always)]
+fn lanes<const N: usize>(
+    blocks: &[Block],
+    wide: bool,
+    out: &mut [u64],
+    mut one_block: impl FnMut(&[Block; N], &mut [[u32; 2]; N]),
+) -> usize {
+    let mut words = [[0u32; 2]; N];
+    for (bs, os) in blocks.chunks_exact(N).zip(out.chunks_exact_mut(N)) {
+        one_block(bs.try_into().expect("N blocks"), &mut words);
+        for (o, w) in os.iter_mut().zip(&words) {
+            *o = prefix(w[0], w[1], wide);
         }
     }
-    for (&i, t) in at[..k].iter().zip(&blocks[..k]) {
-        let mut state = INIT;
-        sha1::block_api::compress(&mut state, std::slice::from_ref(t));
-        out[i] = prefix(state[0], state[1], wide);
+    blocks.len() - blocks.len() % N
+}
+
+/// The token hash of every token into `out` (`sha1_hash64` when `wide`, else `sha1_hash32`).
+pub fn sha1_prefixes<T: AsRef<[u8]>>(tokens: &[T], wide: bool, out: &mut [u64]) {
+    let mut blocks = Vec::new();
+    let mut at = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        let t = t.as_ref();
+        if t.len() > ONE_BLOCK {
+            out[i] = sha1_prefix(t, wide);
+        } else {
+            let mut b = [0u8; 64];
+            pad(t, &mut b);
+            blocks.push(b);
+            at.push(i);
+        }
+    }
+    let mut hashes = vec![0u64; blocks.len()];
+    sha1_blocks(&blocks, wide, &mut hashes);
+    for (&i, h) in at.iter().zip(hashes) {
+        out[i] = h;
     }
 }
 
@@ -140,7 +210,6 @@ mod sha_ni {
     //! single blocks side by side: each of its steps is issued for every block before the
     //! next step, so that the blocks' dependency chains overlap.
 
-    use super::LANES;
     use std::arch::x86_64::*;
 
     pub fn available() -> bool {
@@ -151,8 +220,9 @@ mod sha_ni {
     }
 
     /// The first two state words `(a, b)` of SHA-1 after one block, for each block.
+    #[inline]
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-    pub fn one_block(blocks: &[[u8; 64]; LANES], out: &mut [[u32; 2]; LANES]) {
+    pub fn one_block<const LANES: usize>(blocks: &[[u8; 64]; LANES], out: &mut [[u32; 2]; LANES]) {
         let mask = _mm_set_epi64x(0x0001_0203_0405_0607, 0x0809_0A0B_0C0D_0E0F);
         let init = _mm_set_epi32(
             super::INIT[0] as i32,
@@ -231,6 +301,118 @@ mod sha_ni {
                 _mm_extract_epi32::<3>(abcd) as u32,
                 _mm_extract_epi32::<2>(abcd) as u32,
             ];
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    //! SHA-1 of sixteen single blocks at once in the lanes of AVX-512 registers (one 32-bit
+    //! lane per message, the rounds of FIPS 180-4 written out): no SHA instruction, so it
+    //! runs on the vector units beside the SHA unit's work, and on CPUs without SHA-NI.
+
+    use std::arch::x86_64::*;
+
+    pub const LANES: usize = 16;
+
+    pub fn available() -> bool {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    }
+
+    /// The 16x16 transpose of the blocks' 32-bit words (`w[t]` lane `i`: word `t` of block `i`).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn transpose(r: [__m512i; 16]) -> [__m512i; 16] {
+        let mut a = [_mm512_setzero_si512(); 16];
+        for k in 0..8 {
+            a[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+            a[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+        }
+        let mut b = [_mm512_setzero_si512(); 16];
+        for q in 0..4 {
+            b[4 * q] = _mm512_unpacklo_epi64(a[4 * q], a[4 * q + 2]);
+            b[4 * q + 1] = _mm512_unpackhi_epi64(a[4 * q], a[4 * q + 2]);
+            b[4 * q + 2] = _mm512_unpacklo_epi64(a[4 * q + 1], a[4 * q + 3]);
+            b[4 * q + 3] = _mm512_unpackhi_epi64(a[4 * q + 1], a[4 * q + 3]);
+        }
+        // b[4q + j], 128-bit group L: word 4L + j of blocks 4q..4q+3
+        let mut out = [_mm512_setzero_si512(); 16];
+        for j in 0..4 {
+            let (x0, x1, x2, x3) = (b[j], b[4 + j], b[8 + j], b[12 + j]);
+            let y0 = _mm512_shuffle_i32x4::<0x44>(x0, x1);
+            let y1 = _mm512_shuffle_i32x4::<0xEE>(x0, x1);
+            let y2 = _mm512_shuffle_i32x4::<0x44>(x2, x3);
+            let y3 = _mm512_shuffle_i32x4::<0xEE>(x2, x3);
+            out[j] = _mm512_shuffle_i32x4::<0x88>(y0, y2);
+            out[4 + j] = _mm512_shuffle_i32x4::<0xDD>(y0, y2);
+            out[8 + j] = _mm512_shuffle_i32x4::<0x88>(y1, y3);
+            out[12 + j] = _mm512_shuffle_i32x4::<0xDD>(y1, y3);
+        }
+        out
+    }
+
+    /// The first two state words `(a, b)` of SHA-1 after one block, for each block.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub fn one_block(blocks: &[[u8; 64]; LANES], out: &mut [[u32; 2]; LANES]) {
+        let mut r = [_mm512_setzero_si512(); 16];
+        for (v, b) in r.iter_mut().zip(blocks) {
+            // SAFETY: a 64-byte block
+            *v = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
+        }
+        let swap = _mm512_broadcast_i32x4(_mm_set_epi8(
+            12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
+        ));
+        let mut w = transpose(r);
+        for v in w.iter_mut() {
+            *v = _mm512_shuffle_epi8(*v, swap);
+        }
+        let init = super::INIT.map(|x| _mm512_set1_epi32(x as i32));
+        let [mut a, mut b, mut c, mut d, mut e] = init;
+        macro_rules! round {
+            ($t:expr, $f:expr, $k:expr) => {{
+                let t = $t;
+                if t >= 16 {
+                    let x = _mm512_ternarylogic_epi32::<0x96>(
+                        w[(t + 13) % 16],
+                        w[(t + 8) % 16],
+                        w[(t + 2) % 16],
+                    );
+                    w[t % 16] = _mm512_rol_epi32::<1>(_mm512_xor_si512(x, w[t % 16]));
+                }
+                let f = _mm512_ternarylogic_epi32::<$f>(b, c, d);
+                let wk = _mm512_add_epi32(w[t % 16], _mm512_set1_epi32($k as i32));
+                let tmp = _mm512_add_epi32(
+                    _mm512_add_epi32(_mm512_rol_epi32::<5>(a), f),
+                    _mm512_add_epi32(e, wk),
+                );
+                e = d;
+                d = c;
+                c = _mm512_rol_epi32::<30>(b);
+                b = a;
+                a = tmp;
+            }};
+        }
+        for t in 0..20 {
+            round!(t, 0xCA, 0x5A82_7999u32);
+        }
+        for t in 20..40 {
+            round!(t, 0x96, 0x6ED9_EBA1u32);
+        }
+        for t in 40..60 {
+            round!(t, 0xE8, 0x8F1B_BCDCu32);
+        }
+        for t in 60..80 {
+            round!(t, 0x96, 0xCA62_C1D6u32);
+        }
+        let _ = (c, d, e);
+        let (mut sa, mut sb) = ([0u32; LANES], [0u32; LANES]);
+        // SAFETY: 16 u32 each
+        unsafe {
+            _mm512_storeu_si512(sa.as_mut_ptr().cast(), _mm512_add_epi32(a, init[0]));
+            _mm512_storeu_si512(sb.as_mut_ptr().cast(), _mm512_add_epi32(b, init[1]));
+        }
+        for (o, (x, y)) in out.iter_mut().zip(sa.iter().zip(&sb)) {
+            *o = [*x, *y];
         }
     }
 }
@@ -368,6 +550,42 @@ mod tests {
         assert_eq!(sha1_prefix(b"abc", true), 0x6a81_0647_363e_99a9);
     }
 
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn every_lane_path_equals_the_crate() {
+        let data: Vec<u8> = (0..100u32).map(|i| (i * 13 + 5) as u8).collect();
+        let blocks: Vec<Block> = (0..=ONE_BLOCK)
+            .cycle()
+            .take(96)
+            .map(|n| {
+                let mut b = [0u8; 64];
+                pad(&data[n % 7..n % 7 + n], &mut b);
+                b
+            })
+            .collect();
+        let want: Vec<u64> = (0..=ONE_BLOCK)
+            .cycle()
+            .take(96)
+            .map(|n| sha1_prefix(&data[n % 7..n % 7 + n], true))
+            .collect();
+        let mut out = vec![0u64; 96];
+        if sha_ni::available() {
+            // SAFETY: checked
+            lanes::<LANES>(&blocks, true, &mut out, |b, w| unsafe {
+                sha_ni::one_block(b, w)
+            });
+            assert_eq!(out, want);
+        }
+        if avx512::available() {
+            out.fill(0);
+            // SAFETY: checked
+            lanes::<16>(&blocks, true, &mut out, |b, w| unsafe {
+                avx512::one_block(b, w)
+            });
+            assert_eq!(out, want);
+        }
+    }
+
     #[test]
     fn affine32_is_the_minimum_over_tokens() {
         let (a, b) = ([3u32, 0xFFFF_FFFF], [7u32, 1]);
@@ -381,6 +599,93 @@ mod tests {
                 .min()
                 .unwrap();
             assert_eq!(out[i], want);
+        }
+    }
+}
+
+#[cfg(test)]
+mod floor {
+    use super::*;
+
+    /// This thread's CPU time (ns): the machine is shared, so wall time is not the work.
+    fn cpu_ns() -> u64 {
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut [i64; 2]) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3; // (Linux)
+        let mut ts = [0i64; 2];
+        // SAFETY: the C library's clock_gettime writes one timespec (two 64-bit words on
+        // x86_64 Linux)
+        assert_eq!(
+            unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) },
+            0
+        );
+        (ts[0] * 1_000_000_000 + ts[1]) as u64
+    }
+
+    /// Not a test: the CPU ns per token of each stage of the bulk path, on one-block tokens
+    /// of 20-49 bytes (`cargo test --release --lib floor -- --ignored --nocapture`).
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    #[ignore]
+    fn floor() {
+        let n = 1 << 20;
+        let toks: Vec<Vec<u8>> = (0..n)
+            .map(|i: usize| {
+                format!("token {i:07} of a shingle of five words, padded out")[..20 + i % 30].into()
+            })
+            .collect();
+        let mut blocks = vec![[0u8; 64]; n];
+        let mut out = vec![0u64; n];
+        let mut other = vec![0u64; n];
+        let per = |t0: u64| (cpu_ns() - t0) as f64 / n as f64;
+        let names = [
+            "pad",
+            "SHA-NI x8",
+            "AVX-512 x16",
+            "crate x1",
+            "affine32/128",
+        ];
+        let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+        for _ in 0..9 {
+            let t = cpu_ns();
+            for (t, b) in toks.iter().zip(blocks.iter_mut()) {
+                pad(t, b);
+            }
+            times[0].push(per(t));
+            let t = cpu_ns();
+            lanes::<LANES>(&blocks, false, &mut out, |b, w| unsafe {
+                sha_ni::one_block(b, w)
+            });
+            times[1].push(per(t));
+            let t = cpu_ns();
+            lanes::<16>(&blocks, false, &mut other, |b, w| unsafe {
+                avx512::one_block(b, w)
+            });
+            times[2].push(per(t));
+            assert_eq!(other, out);
+            let t = cpu_ns();
+            for (b, o) in blocks.iter().zip(other.iter_mut()) {
+                let mut state = INIT;
+                sha1::block_api::compress(&mut state, std::slice::from_ref(b));
+                *o = prefix(state[0], state[1], false);
+            }
+            times[3].push(per(t));
+            assert_eq!(other, out);
+            let (a, b): (Vec<u32>, Vec<u32>) = (0..128).map(|i| (i * 2 + 1, i * 7)).unzip();
+            let mut row = vec![u32::MAX; 128];
+            let t = cpu_ns();
+            for c in out.chunks(1024) {
+                affine32(c, &a, &b, &mut row);
+            }
+            times[4].push(per(t));
+        }
+        for (name, mut ts) in names.iter().zip(times) {
+            ts.sort_by(f64::total_cmp);
+            println!(
+                "{name}: median {:.1} ns/token (min {:.1}, max {:.1})",
+                ts[4], ts[0], ts[8]
+            );
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Bindings of the datasketch family: the names of `neardup._kernels.datasketch`.
 //!
-//! The token lists are read in place: each token's bytes (a `bytes` object's buffer, a
-//! `str`'s UTF-8) are borrowed while the objects are held, then hashed with the GIL
-//! released. Only mutable buffers (`bytearray`, ...) and strings with lone surrogates are
-//! copied.
+//! The token lists are read in place, the GIL held: each token's bytes (a `bytes` object's
+//! buffer, a `str`'s UTF-8) are copied once, straight into the token's padded SHA-1 block
+//! (the copy SHA-1 needs anyway), so no reference to a token is kept. The blocks are then
+//! hashed and the permutations applied with the GIL released, `CHUNK` tokens at a time.
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -13,8 +13,8 @@ use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple, PyType};
 
 use super::core::{self, Scheme};
 
-/// Tokens hashed per release of the GIL (their spans stay in the caches).
-const CHUNK: usize = 4096;
+/// Tokens hashed per release of the GIL (their blocks, 64 bytes each, stay in the caches).
+const CHUNK: usize = 1024;
 
 const MSG_BYTES: &str = "tokens must be bytes for the SHA-1 hash; encode str tokens (e.g. \
      t.encode('utf-8')) or pass your own hash function";
@@ -30,48 +30,46 @@ fn input_error(py: Python<'_>, message: &str) -> PyErr {
     }
 }
 
-/// A raw view of a token's bytes, valid while `Batch` holds the object it points into.
-#[derive(Clone, Copy)]
-struct Span {
-    ptr: *const u8,
-    len: usize,
-}
-
-// SAFETY: a span points into an immutable buffer (a `bytes` object, a `str`'s UTF-8, or
-// `Batch::owned`) that `Batch` keeps alive and unchanged while spans are read.
-unsafe impl Send for Span {}
-unsafe impl Sync for Span {}
-
-impl AsRef<[u8]> for Span {
-    fn as_ref(&self) -> &[u8] {
-        // SAFETY: see the `Send` impl: the buffer outlives every read of the span
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-/// Tokens gathered for one release of the GIL: spans into objects held here, and the
-/// segments `(set, tokens)` they belong to.
-struct Batch<'py> {
-    spans: Vec<Span>,
-    held: Vec<Bound<'py, PyAny>>,
-    /// Copies of mutable buffers (their spans point here; boxed, so they do not move).
-    owned: Vec<Box<[u8]>>,
+/// Tokens gathered for one release of the GIL, and the segments `(set, tokens)` they
+/// belong to. Each token's bytes are copied as it is read (the GIL held), so no reference
+/// to a token is kept: a token of at most 55 bytes straight into its padded SHA-1 block,
+/// a longer one into `long`.
+struct Batch {
+    /// The padded blocks of the one-block tokens (`CHUNK` of them, `nb` used).
+    blocks: Vec<core::Block>,
+    nb: usize,
+    /// Each block's token position in the batch (`CHUNK` of them, `nb` used).
+    at: Vec<u32>,
+    /// The longer tokens' bytes back to back, and `(position, start, end)` of each.
+    long: Vec<u8>,
+    long_at: Vec<(u32, usize, usize)>,
+    /// Tokens in the batch.
+    count: usize,
     segments: Vec<(usize, usize)>,
     hashes: Vec<u64>,
+    block_hashes: Vec<u64>,
     saw_str: bool,
     saw_bytes: bool,
     text: bool,
     wide: bool,
 }
 
-impl<'py> Batch<'py> {
+/// Items read ahead of the one being read: their objects are asked for early, so that the
+/// loads of a token's type, size and bytes find them in the cache.
+const AHEAD: usize = 32;
+
+impl Batch {
     fn new(text: bool, wide: bool) -> Self {
         Batch {
-            spans: Vec::with_capacity(CHUNK),
-            held: Vec::with_capacity(CHUNK),
-            owned: Vec::new(),
+            blocks: vec![[0u8; 64]; CHUNK],
+            nb: 0,
+            at: vec![0; CHUNK],
+            long: Vec::new(),
+            long_at: Vec::new(),
+            count: 0,
             segments: Vec::new(),
             hashes: Vec::with_capacity(CHUNK),
+            block_hashes: vec![0u64; CHUNK],
             saw_str: false,
             saw_bytes: false,
             text,
@@ -79,71 +77,176 @@ impl<'py> Batch<'py> {
         }
     }
 
-    fn push_owned(&mut self, data: Box<[u8]>) {
-        self.spans.push(Span {
-            ptr: data.as_ptr(),
-            len: data.len(),
-        });
-        self.owned.push(data);
+    /// Add the `len` bytes at `ptr` as the next token (copied now).
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads of `len` bytes.
+    #[inline(always)]
+    unsafe fn add_raw(&mut self, ptr: *const u8, len: usize) {
+        let pos = self.count as u32;
+        if len <= core::ONE_BLOCK {
+            // SAFETY: `nb < CHUNK` (a full batch is flushed before the next token), and the
+            // caller's promise on `ptr`
+            unsafe { core::pad_raw(ptr, len, self.blocks.get_unchecked_mut(self.nb)) };
+            self.at[self.nb] = pos;
+            self.nb += 1;
+        } else {
+            let start = self.long.len();
+            // SAFETY: the caller's promise on `ptr`
+            self.long
+                .extend_from_slice(unsafe { std::slice::from_raw_parts(ptr, len) });
+            self.long_at.push((pos, start, self.long.len()));
+        }
+        self.count += 1;
+    }
+
+    fn add_bytes(&mut self, data: &[u8]) {
+        // SAFETY: a slice's bytes
+        unsafe { self.add_raw(data.as_ptr(), data.len()) }
     }
 
     /// Add one token of set `set`; true when the batch is full (call `flush`). The errors
     /// of the numpy twin's `_Tokens.raw`.
-    fn push(&mut self, set: usize, token: Bound<'py, PyAny>) -> PyResult<bool> {
+    fn push(&mut self, set: usize, token: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.token(token)?;
         Ok(self.counted(set))
     }
 
     /// Count the token just added in set `set`'s segment; true when the batch is full.
-    #[inline]
+    #[inline(always)]
     fn counted(&mut self, set: usize) -> bool {
         match self.segments.last_mut() {
             Some((s, count)) if *s == set => *count += 1,
             _ => self.segments.push((set, 1)),
         }
-        self.spans.len() >= CHUNK
+        self.count >= CHUNK
     }
 
     /// Add the tokens of the list `list` (set `set`), flushing into `sink` when full. An
-    /// exact `bytes` token is taken straight off the list (a type check, its buffer, a
-    /// reference held); any other goes through `push`.
+    /// exact `bytes` token of one block (an exact `str` when `text`) is read straight off
+    /// the list (a type check, its size and its bytes padded into its block); any other goes
+    /// through `push`.
     fn push_list<F>(
         &mut self,
-        py: Python<'py>,
+        py: Python<'_>,
         set: usize,
-        list: &Bound<'py, PyList>,
+        list: &Bound<'_, PyList>,
         sink: &mut F,
     ) -> PyResult<()>
     where
         F: FnMut(usize, &[u64]) + Send,
     {
-        let bytes_type = std::ptr::addr_of_mut!(pyo3::ffi::PyBytes_Type);
+        use pyo3::ffi;
+        let bytes_type = std::ptr::addr_of_mut!(ffi::PyBytes_Type);
+        let str_type = std::ptr::addr_of_mut!(ffi::PyUnicode_Type);
+        let lp = list.as_ptr();
         let mut j = 0;
-        // (the length is read again after each flush: the GIL was released meanwhile)
-        while j < list.len() {
+        // (the length is read again after each run and each other token: a flush releases
+        // the GIL, and a token's `encode` may run Python code)
+        loop {
+            // SAFETY: a list, read with the GIL held
+            let n = unsafe { ffi::PyList_GET_SIZE(lp) } as usize;
+            if j >= n {
+                break;
+            }
+            // the kind of a run: what the batch took so far, else the next token's
+            // SAFETY: `j < n`, the list's length with the GIL held; a live borrowed item
+            let first = unsafe { ffi::Py_TYPE(ffi::PyList_GET_ITEM(lp, j as _)) };
+            let run_type = if self.saw_str || (!self.saw_bytes && first == str_type) {
+                if self.text && !self.saw_bytes {
+                    str_type
+                } else {
+                    std::ptr::null_mut()
+                }
+            } else {
+                bytes_type
+            };
+            if !run_type.is_null() {
+                // a run of exact `bytes` (or `str`) tokens of one block each, the batch's
+                // counters in registers; it stops before any other token and when the batch
+                // is full
+                let text = run_type == str_type;
+                let (mut nb, mut count) = (self.nb, self.count);
+                let blocks = self.blocks.as_mut_ptr();
+                let at = self.at.as_mut_ptr();
+                while j < n && count < CHUNK {
+                    // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
+                    let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
+                    #[cfg(target_arch = "x86_64")]
+                    if j + AHEAD < n {
+                        // SAFETY: as above; a prefetch of the item's object reads nothing
+                        unsafe {
+                            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                            let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
+                            _mm_prefetch::<_MM_HINT_T0>(next);
+                            _mm_prefetch::<_MM_HINT_T0>(next.add(64));
+                        }
+                    }
+                    // SAFETY: a live object
+                    if unsafe { ffi::Py_TYPE(item) } != run_type {
+                        break;
+                    }
+                    let (data, len) = if text {
+                        let mut size: ffi::Py_ssize_t = 0;
+                        // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
+                        // cached in it), valid while it lives
+                        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
+                        if data.is_null() {
+                            // lone surrogates: the general path encodes them
+                            // SAFETY: the GIL is held; the error just raised is dropped
+                            unsafe { ffi::PyErr_Clear() };
+                            break;
+                        }
+                        (data.cast::<u8>(), size as usize)
+                    } else {
+                        // SAFETY: an exact `bytes` object: its immutable buffer and size
+                        unsafe {
+                            (
+                                ffi::PyBytes_AS_STRING(item).cast::<u8>(),
+                                ffi::Py_SIZE(item) as usize,
+                            )
+                        }
+                    };
+                    if len > core::ONE_BLOCK {
+                        break;
+                    }
+                    // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the
+                    // length of `blocks` and `at`
+                    unsafe {
+                        core::pad_raw(data, len, &mut *blocks.add(nb));
+                        *at.add(nb) = count as u32;
+                    }
+                    nb += 1;
+                    count += 1;
+                    j += 1;
+                }
+                let run = count - self.count;
+                if run > 0 {
+                    if text {
+                        self.saw_str = true;
+                    } else {
+                        self.saw_bytes = true;
+                    }
+                    self.nb = nb;
+                    self.count = count;
+                    match self.segments.last_mut() {
+                        Some((s, c)) if *s == set => *c += run,
+                        _ => self.segments.push((set, run)),
+                    }
+                }
+                if count >= CHUNK {
+                    self.flush(py, &mut *sink);
+                    continue;
+                }
+                if j >= n {
+                    break;
+                }
+            }
+            // any other token: a `str`, a long `bytes`, a subclass, another type
             // SAFETY: `j` is below the list's length, read with the GIL held; the item is a
             // borrowed reference, upgraded to a held one before any Python code runs
-            let item = unsafe { pyo3::ffi::PyList_GET_ITEM(list.as_ptr(), j as _) };
-            let full = if unsafe { pyo3::ffi::Py_TYPE(item) } == bytes_type && !self.saw_str {
-                self.saw_bytes = true;
-                // SAFETY: an exact `bytes` object: its buffer and size, immutable
-                let (ptr, len) = unsafe {
-                    (
-                        pyo3::ffi::PyBytes_AsString(item) as *const u8,
-                        pyo3::ffi::PyBytes_Size(item) as usize,
-                    )
-                };
-                self.spans.push(Span { ptr, len });
-                // SAFETY: `item` is a live object (a new reference for `held`)
-                self.held
-                    .push(unsafe { Bound::from_borrowed_ptr(py, item) });
-                self.counted(set)
-            } else {
-                // SAFETY: as above
-                let token = unsafe { Bound::from_borrowed_ptr(py, item) };
-                self.push(set, token)?
-            };
-            if full {
+            let token = unsafe { Bound::from_borrowed_ptr(py, ffi::PyList_GET_ITEM(lp, j as _)) };
+            if self.push(set, &token)? {
                 self.flush(py, &mut *sink);
             }
             j += 1;
@@ -151,17 +254,12 @@ impl<'py> Batch<'py> {
         Ok(())
     }
 
-    fn token(&mut self, token: Bound<'py, PyAny>) -> PyResult<()> {
+    fn token(&mut self, token: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = token.py();
         if let Ok(b) = token.cast::<PyBytes>() {
             self.saw_bytes = true;
             self.mixed(py)?;
-            let data = b.as_bytes();
-            self.spans.push(Span {
-                ptr: data.as_ptr(),
-                len: data.len(),
-            });
-            self.held.push(token);
+            self.add_bytes(b.as_bytes());
             return Ok(());
         }
         if let Ok(s) = token.cast::<PyString>() {
@@ -171,20 +269,11 @@ impl<'py> Batch<'py> {
             self.saw_str = true;
             self.mixed(py)?;
             match s.to_str() {
-                Ok(text) => {
-                    // the UTF-8 is the string's own (ASCII) or cached in it: immutable
-                    let span = Span {
-                        ptr: text.as_ptr(),
-                        len: text.len(),
-                    };
-                    self.spans.push(span);
-                    self.held.push(token);
-                }
+                Ok(text) => self.add_bytes(text.as_bytes()),
                 Err(_) => {
                     // lone surrogates: their UTF-8 as Python's "surrogatepass" writes it
                     let encoded = s.call_method1("encode", ("utf-8", "surrogatepass"))?;
-                    let data = encoded.cast::<PyBytes>()?.as_bytes().to_vec();
-                    self.push_owned(data.into_boxed_slice());
+                    self.add_bytes(encoded.cast::<PyBytes>()?.as_bytes());
                 }
             }
             return Ok(());
@@ -192,7 +281,7 @@ impl<'py> Batch<'py> {
         let data = if let Ok(b) = token.cast::<PyByteArray>() {
             b.to_vec()
         } else {
-            match buffer_bytes(&token) {
+            match buffer_bytes(token) {
                 Some(data) => data,
                 None => {
                     let msg = if self.text { MSG_MIXED } else { MSG_BYTES };
@@ -202,7 +291,7 @@ impl<'py> Batch<'py> {
         };
         self.saw_bytes = true;
         self.mixed(py)?;
-        self.push_owned(data.into_boxed_slice());
+        self.add_bytes(&data);
         Ok(())
     }
 
@@ -219,26 +308,40 @@ impl<'py> Batch<'py> {
     where
         F: FnMut(usize, &[u64]) + Send,
     {
-        let (spans, segments, hashes, wide) =
-            (&self.spans, &self.segments, &mut self.hashes, self.wide);
+        let count = self.count;
+        let wide = self.wide;
+        let (blocks, at, bh) = (
+            &self.blocks[..self.nb],
+            &self.at[..self.nb],
+            &mut self.block_hashes,
+        );
+        let (long, long_at, segments, hashes) =
+            (&self.long, &self.long_at, &self.segments, &mut self.hashes);
         let mut work = || {
             hashes.clear();
-            hashes.resize(spans.len(), 0);
-            core::sha1_prefixes(spans, wide, hashes);
-            let mut at = 0;
-            for &(set, count) in segments {
-                sink(set, &hashes[at..at + count]);
-                at += count;
+            hashes.resize(count, 0);
+            core::sha1_blocks(blocks, wide, &mut bh[..blocks.len()]);
+            for (&pos, &h) in at.iter().zip(bh.iter()) {
+                hashes[pos as usize] = h;
+            }
+            for &(pos, s, e) in long_at {
+                hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
+            }
+            let mut from = 0;
+            for &(set, n) in segments {
+                sink(set, &hashes[from..from + n]);
+                from += n;
             }
         };
-        if spans.len() >= 64 {
+        if count >= 64 {
             py.detach(work);
         } else {
             work();
         }
-        self.spans.clear();
-        self.held.clear();
-        self.owned.clear();
+        self.nb = 0;
+        self.count = 0;
+        self.long.clear();
+        self.long_at.clear();
         self.segments.clear();
     }
 }
@@ -367,7 +470,7 @@ where
 fn feed<'py, F>(
     py: Python<'py>,
     sets: &[Bound<'py, PyAny>],
-    batch: &mut Batch<'py>,
+    batch: &mut Batch,
     sink: &mut F,
 ) -> PyResult<()>
 where
@@ -379,7 +482,7 @@ where
             continue;
         }
         each_item(set, |token| {
-            if batch.push(i, token)? {
+            if batch.push(i, &token)? {
                 batch.flush(py, &mut *sink);
             }
             Ok(())
