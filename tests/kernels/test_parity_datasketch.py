@@ -72,11 +72,11 @@ def test_batches_across_the_chunk_size(scheme: str) -> None:
         for size in (1500, 0, 2600, 1, 1023)
     ]
     got = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
-    _same(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
+    same_result(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
     flat = [t for s in sets for t in s]
-    _same(native.sha1_tokens(flat, True, False), reference.sha1_tokens(flat, True, False))
+    same_result(native.sha1_tokens(flat, True, False), reference.sha1_tokens(flat, True, False))
     texts = [[t.hex() if i % 89 else f"\ud800 é {i}" for i, t in enumerate(s)] for s in sets]
-    _same(
+    same_result(
         native.sketch_sets(texts, ab[0], ab[1], scheme, True),
         reference.sketch_sets(texts, ab[0], ab[1], scheme, True),
     )

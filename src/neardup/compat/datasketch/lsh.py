@@ -508,7 +508,7 @@ class MinHashLSH:
         return list(candidates)
 
     def query_many(self, minhashes: Sequence[object]) -> list[list[Hashable]]:
-        """:meth:`query` of each sketch, in one numba call over a native table (neardup
+        """:meth:`query` of each sketch, in one native call over the band tables (neardup
         addition, like rensa's ``query_all``).
 
         Raises:
