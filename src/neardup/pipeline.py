@@ -70,7 +70,9 @@ class KnownDocuments(Protocol):
 
     def begin_run(self) -> None: ...
 
-    def query_then_add(self, batch: list[Document], payload: Any) -> Sequence[StoredMatch]: ...
+    def query_then_add(
+        self, batch: Sequence[Document] | PackedDocs, payload: Any
+    ) -> Sequence[StoredMatch]: ...
 
 
 def to_documents(
@@ -214,9 +216,15 @@ def _collect(
     def stored(batch: Sequence[Document], payload: Any, base: int) -> None:
         if known is None:
             return
-        docs = list(batch)
-        pos = {d.id: base + k for k, d in enumerate(docs)}
-        for hit in known.query_then_add(docs, payload):
+        # a packed batch goes as it is: the store reads its ids, no Document is made
+        hits = known.query_then_add(
+            batch if isinstance(batch, PackedDocs) else list(batch), payload
+        )
+        if not hits:
+            return
+        ids = batch.ids if isinstance(batch, PackedDocs) else [d.id for d in batch]
+        pos = {doc_id: base + k for k, doc_id in enumerate(ids)}
+        for hit in hits:
             run.seen.append((hit.key, pos[hit.query], hit.similarity, hit.distance))
 
     if known is not None:

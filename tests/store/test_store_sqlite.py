@@ -467,7 +467,10 @@ CRASH_SCRIPT = """
 
     store._conn.set_trace_callback(trace)
     second = rng.integers(0, 2**62, size=(4000, 16))
-    store.add_many([f"b{i}" for i in range(4000)], [b"B%d" % i for i in range(4000)], second)
+    # ~400-byte sketches: 100 chunks fill more than the 5 cached pages (64 KiB each)
+    store.add_many(
+        [f"b{i}" for i in range(4000)], [b"B%d" % i + bytes(400) for i in range(4000)], second
+    )
     print("the second batch was committed: the kill did not happen")
 """
 

@@ -134,12 +134,18 @@ def fold(bands: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> npt.NDA
     """
     v = values.astype(np.int64, copy=False).view(np.uint64)
     b = bands.astype(np.int64, copy=False).view(np.uint64)
-    with np.errstate(over="ignore"):
-        h = v * _M1 + b * _M2
+    with np.errstate(over="ignore"):  # in place after the first product: one array
+        h = np.multiply(v, _M1, out=np.empty(np.broadcast_shapes(v.shape, b.shape), np.uint64))
+        h += b * _M2
         h ^= h >> np.uint64(29)
         h *= _M3
         h ^= h >> np.uint64(32)
-    return (h & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32).astype(np.int64)
+        # the low 32 bits as a signed value: (x ^ 2**31) - 2**31 on the masked bits
+        h &= np.uint64(0xFFFFFFFF)
+        h ^= np.uint64(0x80000000)
+        out = h.view(np.int64)
+        out -= 0x80000000
+    return out
 
 
 KEY_BAND = -1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -33,6 +33,7 @@ from neardup.methods import (
     method_info,
     method_names,
 )
+from neardup.packed import PackedDocs
 from neardup.store.sqlite import Store
 
 __all__ = ["Match", "PersistentIndex", "method_config", "rebuild_method"]
@@ -320,10 +321,10 @@ class PersistentIndex:
     def _write_due(self) -> bool:
         return time.monotonic() - self._last_write >= self._commit_every
 
-    def add_payload(self, batch: list[Document], payload: object) -> int:
+    def add_payload(self, batch: Sequence[Document] | PackedDocs, payload: object) -> int:
         """Store an already sketched batch (one transaction); return how many were added."""
         keys, blobs = self._encode(payload)
-        return self.store.add_many([d.id for d in batch], blobs, keys)
+        return self.store.add_many(_ids(batch), blobs, keys)
 
     def _encode(self, payload: object) -> tuple[npt.NDArray[np.int64], list[bytes]]:
         return self.method.lookup_keys(payload).view(np.int64), self.method.blobs(payload)
@@ -338,7 +339,9 @@ class PersistentIndex:
         self.flush()
         self._run_floor = self.store.last_doc_id()
 
-    def query_then_add(self, batch: list[Document], payload: object) -> list[Match]:
+    def query_then_add(
+        self, batch: Sequence[Document] | PackedDocs, payload: object
+    ) -> list[Match]:
         """:meth:`query_payload` (each document's own old entry excluded), then gather the
         batch for writing, encoding it once.
 
@@ -347,15 +350,17 @@ class PersistentIndex:
         written are not searched: the dedup run's own in-memory index pairs them. The
         gathered documents are written in one transaction once ``write_docs`` documents
         piled up or ``commit_every_seconds`` passed since the last write, and by
-        :meth:`flush` / :meth:`close` (which the CLI calls on an interrupt too).
+        :meth:`flush` / :meth:`close` (which the CLI calls on an interrupt too). A packed
+        batch is taken as it is: only its ids are read (no :class:`Document` is made).
         """
         keys, blobs = self._encode(payload)
+        ids = _ids(batch)
         found = (
             []  # the store held nothing when the run began: nothing to find
             if self._run_floor == 0
-            else self._query(batch, keys, blobs, exclude_self=True, up_to=self._run_floor)
+            else self._query(ids, keys, blobs, exclude_self=True, up_to=self._run_floor)
         )
-        self._pending.append(([d.id for d in batch], blobs, keys))
+        self._pending.append((ids, blobs, keys))
         self._pending_docs += len(batch)
         if self._pending_docs >= self._write_docs or self._write_due():
             self.flush()
@@ -363,7 +368,7 @@ class PersistentIndex:
 
     def query_payload(
         self,
-        batch: list[Document],
+        batch: Sequence[Document] | PackedDocs,
         payload: object,
         *,
         exclude_self: bool = False,
@@ -372,11 +377,11 @@ class PersistentIndex:
         """Stored documents at or above the threshold (default the index's) for an already
         sketched batch."""
         keys, blobs = self._encode(payload)
-        return self._query(batch, keys, blobs, exclude_self=exclude_self, threshold=threshold)
+        return self._query(_ids(batch), keys, blobs, exclude_self=exclude_self, threshold=threshold)
 
     def _query(
         self,
-        batch: list[Document],
+        ids: list[str],
         keys: npt.NDArray[np.int64],
         blobs: list[bytes],
         *,
@@ -389,11 +394,11 @@ class PersistentIndex:
         mine: list[bytes] = []
         theirs: list[bytes] = []
         found = self.store.candidates_many(keys, up_to=up_to)
-        for doc, blob, stored in zip(batch, blobs, found, strict=True):
+        for doc_id, blob, stored in zip(ids, blobs, found, strict=True):
             for key, other in stored:
-                if exclude_self and key == doc.id:
+                if exclude_self and key == doc_id:
                     continue
-                queries.append(doc.id)
+                queries.append(doc_id)
                 stored_keys.append(key)
                 mine.append(blob)
                 theirs.append(other)
@@ -457,3 +462,10 @@ class PersistentIndex:
         docs = int(str(stats["docs"]))
         stats["bytes_per_doc"] = round(int(str(stats["file_size"])) / docs, 1) if docs else 0.0
         return stats
+
+
+def _ids(batch: Sequence[Document] | PackedDocs) -> list[str]:
+    """A batch's document ids (a packed batch's as they are, without making documents)."""
+    if isinstance(batch, PackedDocs):
+        return list(batch.ids)
+    return [d.id for d in batch]

@@ -56,6 +56,14 @@ APPLICATION_ID = 0x4E445550
 """``PRAGMA application_id`` of a neardup store (ASCII ``NDUP``); other SQLite files are refused."""
 
 
+PAGE_SIZE = 65536
+"""The SQLite page size of a new store (an existing one keeps its own). A store's rows are
+documents 32 to a ~3.5 KB ``chunks`` row and lookup blocks of ~300 bytes written in bulk:
+64 KiB pages hold them with less slack than 4 KiB ones (a 100k-document MinHash store: 29.0
+MB against 29.6; 8 and 16 KiB pages: 35 and 34.5 MB) and write a batch in 16x fewer system
+calls, each page once to the WAL and once more at the checkpoint (``dedup --index`` of 100k
+documents: 0.1-0.2 CPU-s less system time). Queries read the same number of pages."""
+
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
 _INSERT_CHUNK = "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)"
 
@@ -292,6 +300,8 @@ class Store(StoreReads):
             # WAL: readers never block the writer nor see uncommitted data. FULL: each commit
             # is fsynced to the WAL, so committed batches survive a power loss, not only a
             # process crash (NORMAL would risk the last commits on power loss).
+            if not version and not tables:  # a new file: its page size is set once for all
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
         identity = self._identity() if version else {}
