@@ -400,6 +400,39 @@ def _joined(
     return np.concatenate(bufs), offsets, lines, np.concatenate(spans)
 
 
+_BLANK = b" \t\r"
+
+
+def _splice(
+    out: list[bytes],
+    lines: list[bytes],
+    spans: I64,
+    got: tuple[I64, U8, I64],
+    text_field: str,
+) -> None:
+    """:func:`neardup.corpus.records.splice_texts`, each changed line built in one join
+    straight from the JSON strings' buffer (no copy of the buffer, no intermediate line). A
+    line's text value is a JSON string, quotes included, so stripping the whole line strips
+    the part before the value on the left and the part after it on the right."""
+    from neardup.corpus._lines import json_strings
+    from neardup.corpus.records import splice_values
+
+    changed, kept, kept_offsets = got
+    values, v_off = json_strings(kept, kept_offsets, changed)
+    view = memoryview(values)  # type: ignore[arg-type]  # (a uint8 array: one byte each)
+    v = v_off.tolist()
+    at = spans[changed].tolist()
+    for j, (k, (a, b)) in enumerate(zip(changed.tolist(), at, strict=True)):
+        line = lines[k]
+        if a >= 0:
+            head, tail = line[:a].lstrip(_BLANK), line[b:].rstrip(_BLANK)
+            out[k] = b"".join((head, view[v[j] : v[j + 1]], tail, b"\n"))
+        else:  # the line went to json.loads: decoded, changed and encoded again
+            one = np.array([k], dtype=np.int64)
+            pair = np.array([0, v[j + 1] - v[j]], dtype=np.int64)
+            splice_values(out, lines, spans, one, values[v[j] : v[j + 1]], pair, text_field)
+
+
 def remove_repeated_substrings_jsonl(
     path: Path,
     *,
@@ -439,7 +472,6 @@ def remove_repeated_substrings_jsonl(
         {"text": "so "}
     """
     _check_args(min_length, shard_bytes)
-    from neardup.corpus.records import splice_texts
     from neardup.packed import PackedBatches
 
     s = summary if summary is not None else SubstringSummary(min_length)
@@ -461,7 +493,7 @@ def remove_repeated_substrings_jsonl(
                 for line, same in zip(lines, keep_line, strict=True)
             ]
             if len(changed):
-                splice_texts(out, lines, spans, (changed, kept, kept_offsets), text_field)
+                _splice(out, lines, spans, (changed, kept, kept_offsets), text_field)
             del lines, kept
             for a in range(0, len(out), batch_size):
                 yield out[a : a + batch_size]
