@@ -6,7 +6,8 @@
 //! finds them in a suffix array, [`window_mask`] without one: winnowing anchors (Schleimer,
 //! Wilkerson and Aiken 2003) and a table of windows, bytes compared. [`anchors`],
 //! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
-//! array to the regions around repeated anchors.
+//! array to the regions around repeated anchors; [`cut`] cuts each document's kept bytes
+//! straight from a join's marks.
 
 use hashbrown::HashSet;
 
