@@ -783,7 +783,10 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
         asize *= 2; // half full at the anchors of a text without repeats
     }
     let mut atable = Table::new(asize);
-    let mut wtable = Table::new(1024);
+    // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
+    // text with many repeats does not rehash it a dozen times (a text without repeats
+    // touches none of its pages)
+    let mut wtable = Table::new(asize / 2);
     let mut walk = Walk {
         hi: 0,
         mp: -2,
