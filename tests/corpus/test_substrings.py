@@ -286,3 +286,29 @@ def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPat
     np.cumsum([len(t) for t in texts], out=offsets[1:])
     buf = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
     assert substrings._copies(buf, offsets, 8) == ([0, 2, 5], [3, 4])
+
+
+def test_malloc_setting_respects_the_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start-up malloc setting calls mallopt only with glibc and without the user's
+    MALLOC_ variables."""
+    import ctypes
+    import os
+    import types
+
+    from neardup.cli import corpus as cli_corpus
+
+    calls: list[tuple[int, int]] = []
+
+    def mallopt(param: int, value: int) -> int:
+        calls.append((param, value))
+        return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda _name: types.SimpleNamespace(mallopt=mallopt))
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0")
+    cli_corpus._keep_freed_memory()
+    assert calls == []
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    cli_corpus._keep_freed_memory()
+    glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    assert calls == ([(-3, 32 << 20), (-1, 1 << 30)] if glibc else [])
