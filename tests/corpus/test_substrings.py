@@ -233,6 +233,41 @@ def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None
         list(remove_repeated_substrings_jsonl(src, min_length=20))
 
 
+def test_jsonl_lines_are_spliced_as_splice_texts_does(tmp_path: Path) -> None:
+    """Changed lines with blanks around them, nested values, escapes, and lines the scanner
+    leaves to json.loads (a repeated key): byte for byte what splice_texts writes."""
+    from neardup.corpus.records import splice_texts
+    from neardup.packed import read_jsonl_packed_lines
+
+    shared = "the quick brown fox jumps over the lazy dog and keeps running "
+    rows = []
+    for i in range(30):
+        t = json.dumps(shared * 2 + f"unique {i} \u00e9\n\t\U0001f600", ensure_ascii=i % 2 == 0)
+        rows.append(
+            [
+                f'  {{"id": {i}, "meta": {{"a": [1, {{"b": "x"}}]}}, "text": {t}}}  \r',
+                f'{{"text": "dup", "id": {i}, "text": {t}}}',
+                f'\t{{"id":{i},"text":{t} }}',
+            ][i % 3]
+        )
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    got = b"".join(b"".join(b) for b in remove_repeated_substrings_jsonl(src, min_length=20))
+    docs = [Document(str(i), json.loads(r)["text"]) for i, r in enumerate(rows)]
+    texts = [d.text or "" for d in remove_repeated_substrings(docs, min_length=20)]
+    (_, lines, spans), *_ = read_jsonl_packed_lines(src, id_field="id", text_field="text")
+    assert (spans[:, 0] < 0).any() and (spans[:, 0] >= 0).any()
+    raw = [t.encode("utf-8", "surrogatepass") for t in texts]
+    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in raw], out=offsets[1:])
+    changed = np.array([j for j, d in enumerate(docs) if d.text != texts[j]], dtype=np.int64)
+    want = [line.strip(b" \t\r") + b"\n" for line in lines]
+    kept = np.frombuffer(b"".join(raw), np.uint8)
+    splice_texts(want, lines, spans, (changed, kept, offsets), "text")
+    assert len(changed) >= len(rows) - 1
+    assert got == b"".join(want)
+
+
 def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPatch) -> None:
     # every document gets the same digest: only equal bytes make a copy
     from types import SimpleNamespace
@@ -251,3 +286,29 @@ def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPat
     np.cumsum([len(t) for t in texts], out=offsets[1:])
     buf = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
     assert substrings._copies(buf, offsets, 8) == ([0, 2, 5], [3, 4])
+
+
+def test_malloc_setting_respects_the_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start-up malloc setting calls mallopt only with glibc and without the user's
+    MALLOC_ variables."""
+    import ctypes
+    import os
+    import types
+
+    from neardup.cli import corpus as cli_corpus
+
+    calls: list[tuple[int, int]] = []
+
+    def mallopt(param: int, value: int) -> int:
+        calls.append((param, value))
+        return 1
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda _name: types.SimpleNamespace(mallopt=mallopt))
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "0")
+    cli_corpus._keep_freed_memory()
+    assert calls == []
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_", raising=False)
+    cli_corpus._keep_freed_memory()
+    glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    assert calls == ([(-3, 32 << 20), (-1, 1 << 30)] if glibc else [])

@@ -117,3 +117,46 @@ def test_shared_regions(a: bytes, b: bytes, min_length: int, k_less: int) -> Non
         got = native.shared_regions(text, pos, hs, other, min_length, k)
         for g, w in zip(got, want, strict=True):
             same_result(g, w)
+
+
+@settings(max_examples=300)
+@given(st.lists(BYTES, max_size=12), st.data())
+def test_cut(docs: list[bytes], data: st.DataObject) -> None:
+    """The kept bytes cut from a join's marks: documents kept whole, dropped whole, or cut."""
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"".join(docs), np.uint8).copy()
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    ways = data.draw(st.lists(st.sampled_from([-2, -1, 0]), min_size=len(docs), max_size=len(docs)))
+    marked = [j for j, w in enumerate(ways) if w == 0]
+    sub, at = reference.gather(text, offsets[marked], offsets[np.array(marked, int) + 1])
+    marks = np.array(data.draw(st.lists(st.booleans(), min_size=len(sub), max_size=len(sub))))
+    where = np.array(ways, dtype=np.int64)
+    where[marked] = at
+    want = reference.cut(text, offsets, marks.astype(bool), where)
+    got = native.cut(text, offsets, marks.astype(bool), where)
+    for g, w in zip(got, want, strict=True):
+        same_result(g, w)
+    assert want[0].tobytes() == b"".join(
+        d
+        if w == -1
+        else b""
+        if w == -2
+        else bytes(np.frombuffer(d, np.uint8)[~marks[a : a + len(d)]])
+        for d, w, a in zip(docs, ways, where.tolist(), strict=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("offsets", "at"),
+    [([0, 2], [-3]), ([0, 9], [-1]), ([0, 2], [2]), ([0, 2, 1], [-1, -1]), ([0], [-1])],
+)
+def test_cut_errors(offsets: list[int], at: list[int]) -> None:
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"abcd", np.uint8).copy()
+    args = (text, np.array(offsets, np.int64), np.zeros(3, bool), np.array(at, np.int64))
+    with pytest.raises(ValueError, match=r"length|range|marks") as want:
+        reference.cut(*args)
+    with pytest.raises(ValueError, match=r"length|range|marks") as got:
+        native.cut(*args)
+    assert str(got.value) == str(want.value)

@@ -6,7 +6,8 @@
 //! finds them in a suffix array, [`window_mask`] without one: winnowing anchors (Schleimer,
 //! Wilkerson and Aiken 2003) and a table of windows, bytes compared. [`anchors`],
 //! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
-//! array to the regions around repeated anchors.
+//! array to the regions around repeated anchors; [`cut`] cuts each document's kept bytes
+//! straight from a join's marks.
 
 use hashbrown::HashSet;
 
@@ -535,6 +536,67 @@ pub fn scatter_counts(
     (mask, counts)
 }
 
+/// `cut`'s `at[j]` for a document that keeps all its bytes.
+pub const KEEP: i64 = -1;
+/// `cut`'s `at[j]` for a document that goes whole.
+pub const DROP: i64 = -2;
+
+/// A mask as its bytes (0 or 1), for `memchr`.
+fn mask_bytes(mask: &[bool]) -> &[u8] {
+    // SAFETY: `bool` has the size and alignment of `u8`, and every `bool` is 0 or 1.
+    unsafe { std::slice::from_raw_parts(mask.as_ptr().cast::<u8>(), mask.len()) }
+}
+
+/// Each document's kept bytes, packed again, in one pass over the join's marks (no mask of
+/// the text's size): document `j` (`text[offsets[j]..offsets[j + 1]]`) keeps every byte with
+/// `at[j] == KEEP`, none with `at[j] == DROP`, and otherwise the bytes whose mark in
+/// `sub_mask[at[j]..][..its length]` is false. Returns `(kept, kept_offsets, removed)`:
+/// document `j`'s kept bytes are `kept[kept_offsets[j]..kept_offsets[j + 1]]` and it lost
+/// `removed[j]` bytes. The documents and their marks must lie in their arrays.
+pub fn cut(
+    text: &[u8],
+    offsets: &[i64],
+    sub_mask: &[bool],
+    at: &[i64],
+) -> (Vec<u8>, Vec<i64>, Vec<i64>) {
+    let marks = |j: usize| {
+        let (a, b) = (offsets[j] as usize, offsets[j + 1] as usize);
+        let o = at[j] as usize;
+        mask_bytes(&sub_mask[o..o + (b - a)])
+    };
+    let removed: Vec<i64> = (0..at.len())
+        .map(|j| match at[j] {
+            KEEP => 0,
+            DROP => offsets[j + 1] - offsets[j],
+            _ => marks(j).iter().map(|&x| i64::from(x)).sum(),
+        })
+        .collect();
+    let lost: i64 = removed.iter().sum();
+    let total = offsets.last().map_or(0, |&e| e - offsets[0]) - lost;
+    let mut kept = Vec::with_capacity(total as usize);
+    let mut kept_offsets = Vec::with_capacity(at.len() + 1);
+    kept_offsets.push(0);
+    for j in 0..at.len() {
+        let (a, b) = (offsets[j] as usize, offsets[j + 1] as usize);
+        match at[j] {
+            KEEP => kept.extend_from_slice(&text[a..b]),
+            DROP => {}
+            _ if removed[j] == 0 => kept.extend_from_slice(&text[a..b]),
+            _ => {
+                let (m, doc) = (marks(j), &text[a..b]);
+                let mut i = 0;
+                while i < m.len() {
+                    let stop = memchr::memchr(1, &m[i..]).map_or(m.len(), |d| i + d);
+                    kept.extend_from_slice(&doc[i..stop]);
+                    i = memchr::memchr(0, &m[stop..]).map_or(m.len(), |d| stop + d);
+                }
+            }
+        }
+        kept_offsets.push(kept.len() as i64);
+    }
+    (kept, kept_offsets, removed)
+}
+
 // --- the marks from a table of windows (no suffix array) ------------------------------------
 
 /// An open-addressing table of `(32-bit tag << 32) | (position + 1)` entries (0: empty),
@@ -721,7 +783,10 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
         asize *= 2; // half full at the anchors of a text without repeats
     }
     let mut atable = Table::new(asize);
-    let mut wtable = Table::new(1024);
+    // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
+    // text with many repeats does not rehash it a dozen times (a text without repeats
+    // touches none of its pages)
+    let mut wtable = Table::new(asize / 2);
     let mut walk = Walk {
         hi: 0,
         mp: -2,
@@ -963,6 +1028,20 @@ mod tests {
                 "{l} {p}"
             );
         }
+    }
+
+    #[test]
+    fn cut_keeps_the_unmarked_bytes() {
+        let text = b"abcdefghij";
+        let offsets = [0, 3, 3, 6, 10];
+        let sub = [false, true, true, false, true, false, false, true, true];
+        let at = [KEEP, 0, DROP, 5];
+        let (kept, off, removed) = cut(text, &offsets, &sub, &at);
+        assert_eq!(kept, b"abcgh");
+        assert_eq!(off, vec![0, 3, 3, 3, 5]);
+        assert_eq!(removed, vec![0, 0, 3, 2]);
+        let (kept, off, removed) = cut(text, &offsets[..2], &sub, &[1]);
+        assert_eq!((kept, off, removed), (b"c".to_vec(), vec![0, 1], vec![2]));
     }
 
     #[test]

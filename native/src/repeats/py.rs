@@ -260,6 +260,48 @@ fn scatter<'py>(
     Ok(scatter_counts(py, sub_mask, at, starts, ends, n)?.0)
 }
 
+/// Each document's kept bytes packed again: document ``j`` keeps every byte with
+/// ``at[j] == -1``, none with ``at[j] == -2``, otherwise those unmarked in
+/// ``sub_mask[at[j]:][:its length]``; ``(kept, kept_offsets, removed)``.
+#[pyfunction]
+fn cut<'py>(
+    py: Python<'py>,
+    text: PyReadonlyArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    sub_mask: PyReadonlyArray1<'py, bool>,
+    at: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Bound<'py, PyArray1<u8>>, I64Array<'py>, I64Array<'py>)> {
+    let (t, o, m, a) = (
+        slice(&text)?,
+        slice(&offsets)?,
+        slice(&sub_mask)?,
+        slice(&at)?,
+    );
+    same_length("offsets and at (plus one)", o.len(), a.len() + 1)?;
+    ranges(t.len(), &o[..a.len()], &o[1..])?;
+    for j in 0..a.len() {
+        let bad = if a[j] >= 0 {
+            (a[j] + o[j + 1] - o[j]) as u64 > m.len() as u64
+        } else {
+            a[j] != core::KEEP && a[j] != core::DROP
+        };
+        if bad {
+            return Err(PyValueError::new_err(format!(
+                "document {j} has marks at {} of {} (-1: keep it, -2: drop it); pass the \
+                 join's own positions",
+                a[j],
+                m.len()
+            )));
+        }
+    }
+    let (kept, kept_offsets, removed) = py.detach(|| core::cut(t, o, m, a));
+    Ok((
+        kept.into_pyarray(py),
+        kept_offsets.into_pyarray(py),
+        removed.into_pyarray(py),
+    ))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repeat_mask, m)?)?;
     m.add_function(wrap_pyfunction!(window_mask, m)?)?;
@@ -269,5 +311,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gather, m)?)?;
     m.add_function(wrap_pyfunction!(scatter, m)?)?;
     m.add_function(wrap_pyfunction!(scatter_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(cut, m)?)?;
     Ok(())
 }

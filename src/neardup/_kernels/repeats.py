@@ -9,6 +9,8 @@ table of windows.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import numpy.typing as npt
 
@@ -16,6 +18,7 @@ from neardup.errors import ConfigError
 
 __all__ = [
     "anchors",
+    "cut",
     "gather",
     "regions",
     "repeat_mask",
@@ -260,3 +263,35 @@ def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tupl
 def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
     """See :func:`neardup.corpus._repeats.scatter`."""
     return scatter_counts(sub_mask, at, starts, ends, n)[0]
+
+
+def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:
+    """See :func:`neardup.corpus._repeats.cut`."""
+    n = len(at)
+    if len(offsets) != n + 1:
+        raise ValueError(f"offsets and at (plus one) differ in length ({len(offsets)} and {n + 1})")
+    o, a = offsets.tolist(), at.tolist()
+    for lo, hi in itertools.pairwise(o):
+        if lo < 0 or hi < lo or hi > len(text):
+            raise ValueError(f"byte range [{lo}, {hi}) is outside the buffer of {len(text)} bytes")
+    for j in range(n):
+        bad = a[j] + o[j + 1] - o[j] > len(sub_mask) if a[j] >= 0 else a[j] not in (-1, -2)
+        if bad:
+            raise ValueError(
+                f"document {j} has marks at {a[j]} of {len(sub_mask)} (-1: keep it, -2: drop "
+                "it); pass the join's own positions"
+            )
+    parts: list[U8] = []
+    removed = np.zeros(n, dtype=np.int64)
+    kept_offsets = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        doc = text[o[j] : o[j + 1]]
+        if a[j] == -2:
+            doc = doc[:0]
+        elif a[j] >= 0:
+            doc = doc[~sub_mask[a[j] : a[j] + len(doc)]]
+        parts.append(doc)
+        removed[j] = o[j + 1] - o[j] - len(doc)
+        kept_offsets[j + 1] = kept_offsets[j] + len(doc)
+    kept = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+    return kept.astype(np.uint8, copy=False), kept_offsets, removed

@@ -235,6 +235,7 @@ def substrings_cmd(
 
     if output is None:
         raise click.UsageError("give --output: where the cleaned records go")
+    _keep_freed_memory()
     fmt = record_format(output)
     read = _corpus_reader("substrings", paths, kw, output)
     summary = SubstringSummary(min_length)
@@ -246,6 +247,43 @@ def substrings_cmd(
         close()
     if not quiet:
         click.echo(f"neardup substrings: {summary.line()}", err=True)
+
+
+#: glibc's ``mallopt`` parameters (malloc.h).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def _keep_freed_memory() -> None:
+    """Let glibc's malloc keep the memory a shard's buffers free, for the next ones.
+
+    A shard allocates a dozen text-sized buffers one after another (the packed texts, the
+    join, its marks, the kernels' tables, the kept bytes, their JSON strings, the output
+    lines); by default glibc serves the large ones with ``mmap`` and gives them back on
+    ``free``, so each is faulted in afresh (53,000 minor faults for a 28 MB corpus, against
+    22,600 for ``dedup --keep first --output``). Served from the heap (``mmap`` from 32 MiB
+    up, glibc's largest threshold) and not trimmed below 1 GiB, later buffers reuse the
+    pages of earlier ones (about 10,000 faults fewer); the cost is that up to the peak of a
+    shard stays mapped until the process ends. Only where glibc is the allocator, and not
+    when the user set ``MALLOC_MMAP_THRESHOLD_`` or ``MALLOC_TRIM_THRESHOLD_`` themselves.
+    """
+    import ctypes
+    import os
+
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (ValueError, OSError):  # no such name: not glibc
+        return
+    if not libc.startswith("glibc") or any(
+        k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+    ):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 1 << 30)
 
 
 def _substrings(

@@ -31,6 +31,7 @@ from neardup._kernels.repeats import winnow_width
 
 __all__ = [
     "candidate_regions",
+    "cut",
     "gather",
     "repeat_mask",
     "scatter",
@@ -166,4 +167,30 @@ def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
 def scatter_counts(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> tuple[B, I64]:
     """:func:`scatter`, and how many bytes of each region are marked."""
     out: tuple[B, I64] = kernels("repeats").scatter_counts(sub_mask, at, starts, ends, n)
+    return out
+
+
+def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:
+    """Each document's kept bytes, packed again, straight from a join's marks (no mask of the
+    text's size in between).
+
+    Args:
+        text / offsets: The packed documents (document ``j`` is
+            ``text[offsets[j] : offsets[j + 1]]``).
+        sub_mask: The marks of a join of some of them (:func:`gather`, :func:`window_mask`).
+        at: Per document: where its marks start in ``sub_mask``, ``-1`` to keep it whole or
+            ``-2`` to drop it whole.
+
+    Returns:
+        ``(kept, kept_offsets, removed)``: document ``j``'s unmarked bytes are
+        ``kept[kept_offsets[j] : kept_offsets[j + 1]]``; it lost ``removed[j]`` bytes.
+
+    Examples:
+        >>> t = np.frombuffer(b"abcdefgh", np.uint8)
+        >>> marks = np.array([False, True, True, False])
+        >>> kept, off, removed = cut(t, np.array([0, 2, 5, 8]), marks, np.array([-1, 1, -2]))
+        >>> kept.tobytes(), off.tolist(), removed.tolist()
+        (b'abe', [0, 2, 3, 3], [0, 2, 3])
+    """
+    out: tuple[U8, I64, I64] = kernels("repeats").cut(text, offsets, sub_mask, at)
     return out

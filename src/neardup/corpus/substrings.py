@@ -205,15 +205,16 @@ class _Shards:
         out = scatter(marks, at, starts, ends, len(joined))
         return out
 
-    def mask(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[B, I64]:
-        """The bytes of the packed shard to remove and how many per document (counted in
-        ``s``). Only documents that can hold a window are marked, and an exact copy of an
-        earlier document of the shard goes whole without it (each of its windows occurred
-        earlier; later windows equal to one of its have that copy too)."""
-        from neardup.corpus._repeats import gather, scatter_counts
+    def cut(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[U8, I64, I64]:
+        """Each document of the packed shard with its repeats removed, packed again, and how
+        many bytes each lost (counted in ``s``). Only documents that can hold a window are
+        marked, and an exact copy of an earlier document of the shard goes whole without it
+        (each of its windows occurred earlier; later windows equal to one of its have that
+        copy too). The kept bytes are cut straight from the join's marks
+        (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size)."""
+        from neardup.corpus._repeats import cut, gather
 
         length = self.min_length
-        o = offsets.tolist()
         inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
@@ -223,18 +224,16 @@ class _Shards:
         for paths in self.earlier:
             marks |= self._against(paths, joined, mine)
         self.last = (joined, mine)
-        mask, inner = scatter_counts(marks, at, offsets[at_doc], offsets[at_doc + 1], len(buf))
-        removed = np.zeros(len(o) - 1, dtype=np.int64)
-        removed[at_doc] = inner
-        for j in copies:
-            mask[o[j] : o[j + 1]] = True
-            removed[j] = o[j + 1] - o[j]
+        where = np.full(len(offsets) - 1, -1, dtype=np.int64)  # -1: kept whole
+        where[at_doc] = at
+        where[np.array(copies, dtype=np.int64)] = -2  # dropped whole
+        kept, kept_offsets, removed = cut(buf, offsets, marks, where)
         s.shards += 1
-        s.documents += len(o) - 1
+        s.documents += len(where)
         s.bytes_in += len(buf)
         s.bytes_removed += int(removed.sum())
         s.documents_changed += int(np.count_nonzero(removed))
-        return mask, removed
+        return kept, kept_offsets, removed
 
 
 @contextlib.contextmanager
@@ -277,14 +276,6 @@ def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int
             more.setdefault(d, []).append(j)
         inside.append(j)
     return inside, copies
-
-
-def _kept(buf: U8, offsets: I64, mask: B, removed: I64) -> tuple[U8, I64]:
-    """Each document's kept bytes, packed again; ``mask`` is turned into the kept bytes' mask
-    (in place: no second mask of the shard's size)."""
-    kept_offsets = offsets.copy()
-    kept_offsets[1:] -= np.cumsum(removed)
-    return buf[np.logical_not(mask, out=mask)], kept_offsets
 
 
 def _check_args(min_length: int, shard_bytes: int) -> None:
@@ -353,10 +344,10 @@ def remove_repeated_substrings(
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for shard, buf, offsets in _shards(docs, shard_bytes):
-            mask, removed = shards.mask(buf, offsets, s)
+            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
+            del buf
             if progress is not None:
                 progress("clean", s.documents)
-            kept, kept_offsets = _kept(buf, offsets, mask, removed)
             raw = kept.tobytes()
             ko = kept_offsets.tolist()
             for j, (d, r) in enumerate(zip(shard, removed.tolist(), strict=True)):
@@ -409,6 +400,39 @@ def _joined(
     return np.concatenate(bufs), offsets, lines, np.concatenate(spans)
 
 
+_BLANK = b" \t\r"
+
+
+def _splice(
+    out: list[bytes],
+    lines: list[bytes],
+    spans: I64,
+    got: tuple[I64, U8, I64],
+    text_field: str,
+) -> None:
+    """:func:`neardup.corpus.records.splice_texts`, each changed line built in one join
+    straight from the JSON strings' buffer (no copy of the buffer, no intermediate line). A
+    line's text value is a JSON string, quotes included, so stripping the whole line strips
+    the part before the value on the left and the part after it on the right."""
+    from neardup.corpus._lines import json_strings
+    from neardup.corpus.records import splice_values
+
+    changed, kept, kept_offsets = got
+    values, v_off = json_strings(kept, kept_offsets, changed)
+    view = memoryview(values)  # type: ignore[arg-type]  # (a uint8 array: one byte each)
+    v = v_off.tolist()
+    at = spans[changed].tolist()
+    for j, (k, (a, b)) in enumerate(zip(changed.tolist(), at, strict=True)):
+        line = lines[k]
+        if a >= 0:
+            head, tail = line[:a].lstrip(_BLANK), line[b:].rstrip(_BLANK)
+            out[k] = b"".join((head, view[v[j] : v[j + 1]], tail, b"\n"))
+        else:  # the line went to json.loads: decoded, changed and encoded again
+            one = np.array([k], dtype=np.int64)
+            pair = np.array([0, v[j + 1] - v[j]], dtype=np.int64)
+            splice_values(out, lines, spans, one, values[v[j] : v[j + 1]], pair, text_field)
+
+
 def remove_repeated_substrings_jsonl(
     path: Path,
     *,
@@ -448,7 +472,6 @@ def remove_repeated_substrings_jsonl(
         {"text": "so "}
     """
     _check_args(min_length, shard_bytes)
-    from neardup.corpus.records import splice_texts
     from neardup.packed import PackedBatches
 
     s = summary if summary is not None else SubstringSummary(min_length)
@@ -458,12 +481,11 @@ def remove_repeated_substrings_jsonl(
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
         for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
-            mask, removed = shards.mask(buf, offsets, s)
+            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
+            del buf
             if progress is not None:
                 progress("clean", s.documents)
             changed = np.flatnonzero(removed)
-            kept, kept_offsets = _kept(buf, offsets, mask, removed)
-            del buf, mask
             # a changed record's line is put whole by splice_texts: no copy of its input first
             keep_line = (removed == 0).tolist()
             out = [
@@ -471,7 +493,7 @@ def remove_repeated_substrings_jsonl(
                 for line, same in zip(lines, keep_line, strict=True)
             ]
             if len(changed):
-                splice_texts(out, lines, spans, (changed, kept, kept_offsets), text_field)
+                _splice(out, lines, spans, (changed, kept, kept_offsets), text_field)
             del lines, kept
             for a in range(0, len(out), batch_size):
                 yield out[a : a + batch_size]
