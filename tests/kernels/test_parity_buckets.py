@@ -68,8 +68,10 @@ def test_walk_exact(
     keys, offsets = data["keys"], data["offsets"]
     values = data["values"].astype(dtype)
     n = keys.shape[0]
-    prof, _ = both(native.set_profiles, reference.set_profiles, values, offsets)
+    prof, big = both(native.set_profiles, reference.set_profiles, values, offsets)
     assert prof.shape == (n, 64)
+    if not filtered:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     sigs = np.empty((n, 0), np.uint32)
     both(
         native.bucket_pairs_verified,
@@ -78,7 +80,8 @@ def test_walk_exact(
         values,
         offsets,
         sigs,
-        filtered,
+        prof,
+        big,
         True,
         threshold,
         join,
@@ -87,23 +90,23 @@ def test_walk_exact(
     )
 
 
-@given(corpora(), thresholds, st.booleans(), st.integers(1, 8), st.booleans())
-def test_walk_estimate(
-    data: dict[str, Any], threshold: float, join: bool, slots: int, st_filtered: bool
-) -> None:
+@given(corpora(), thresholds, st.booleans(), st.integers(1, 8))
+def test_walk_estimate(data: dict[str, Any], threshold: float, join: bool, slots: int) -> None:
     native, reference = native_pair("buckets")
     keys = data["keys"]
     n = keys.shape[0]
     rng = np.random.default_rng(n * 31 + slots)
     sigs = rng.integers(0, 3, size=(n, slots)).astype(np.uint32)
     none = np.empty(0, U64), np.zeros(n + 1, I64)
+    prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     both(
         native.bucket_pairs_verified,
         reference.bucket_pairs_verified,
         keys,
         *none,
         sigs,
-        st_filtered,
+        prof,
+        big,
         False,
         threshold,
         join,
@@ -118,8 +121,9 @@ def test_the_same_errors() -> None:
     values = np.array([1, 2, 3, 4], dtype=U64)
     offsets = np.array([0, 1, 2, 4], dtype=I64)
     sigs = np.zeros((3, 2), np.uint32)
+    prof, big = reference.set_profiles(values, offsets)
     good = dict(
-        keys=keys, values=values, offsets=offsets, sigs=sigs, filtered=True, exact=True,
+        keys=keys, values=values, offsets=offsets, sigs=sigs, prof=prof, big=big, exact=True,
         threshold=0.5, join=False, band_start=0, band_end=2,
     )  # fmt: skip
     both(native.bucket_pairs_verified, reference.bucket_pairs_verified, *good.values())
@@ -135,6 +139,8 @@ def test_the_same_errors() -> None:
         {"values": np.array([1, 2, 4, 3], U64)},
         {"exact": False, "sigs": np.zeros((2, 2), np.uint32)},
         {"exact": False, "sigs": np.zeros((3, 0), np.uint32)},
+        {"prof": prof[:2].copy()},
+        {"big": big[:2].copy()},
     ]
     for change in bad:
         args = {**good, **change}

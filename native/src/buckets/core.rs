@@ -21,65 +21,23 @@ pub fn set_profiles<V: Copy + Into<u64>>(values: &[V], offsets: &[i64]) -> (Vec<
     let mut prof = vec![0u8; n * PROFILE];
     let mut big = vec![false; n];
     for r in 0..n {
-        let row = &values[offsets[r] as usize..offsets[r + 1] as usize];
-        big[r] = profile(row, &mut prof[r * PROFILE..(r + 1) * PROFILE]);
+        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        for &v in &values[offsets[r] as usize..offsets[r + 1] as usize] {
+            let cell = &mut row[(v.into() as usize) & (PROFILE - 1)];
+            if *cell == FULL - 1 {
+                big[r] = true;
+            }
+            if *cell < FULL {
+                *cell += 1;
+            }
+        }
     }
     (prof, big)
 }
 
-/// One row's profile counted into `cells` (zeroed, `PROFILE` long); whether a cell is full.
-#[inline]
-fn profile<V: Copy + Into<u64>>(row: &[V], cells: &mut [u8]) -> bool {
-    let mut big = false;
-    for &v in row {
-        let cell = &mut cells[(v.into() as usize) & (PROFILE - 1)];
-        if *cell == FULL - 1 {
-            big = true;
-        }
-        if *cell < FULL {
-            *cell += 1;
-        }
-    }
-    big
-}
-
-/// The profiles of the rows a walk compares, each made the first time it is needed (most rows
-/// share no bucket, and their profiles would only take memory).
-struct Profiles {
-    slot: Vec<u32>, // each row's place in `cells` / `big`, or EMPTY
-    cells: Vec<u8>,
-    big: Vec<bool>,
-}
-
-impl Profiles {
-    fn new(n: usize) -> Self {
-        Profiles {
-            slot: vec![EMPTY; n],
-            cells: Vec::new(),
-            big: Vec::new(),
-        }
-    }
-
-    #[inline]
-    fn of<V: Copy + Into<u64>>(&mut self, values: &[V], offsets: &[i64], r: usize) -> usize {
-        let s = self.slot[r];
-        if s != EMPTY {
-            return s as usize;
-        }
-        let s = self.big.len();
-        self.slot[r] = s as u32;
-        self.cells.resize((s + 1) * PROFILE, 0);
-        let row = &values[offsets[r] as usize..offsets[r + 1] as usize];
-        let big = profile(row, &mut self.cells[s * PROFILE..]);
-        self.big.push(big);
-        s
-    }
-}
-
 /// The inputs of one walk (checked by the bindings): `keys` is `(n, bands)` in C order; with
 /// `exact`, `values`/`offsets` are each row's sorted set (CSR), else `sigs` is `(n,
-/// num_perm)` 32-bit signatures; with `filter` (and `exact`) a pair whose set profiles
-/// ([`set_profiles`], made as the walk needs them) bound it below the threshold is rejected.
+/// num_perm)` 32-bit signatures; `prof`/`big` come from [`set_profiles`] (empty: no filter).
 pub struct Walk<'a, V> {
     pub keys: &'a [u64],
     pub n: usize,
@@ -88,7 +46,8 @@ pub struct Walk<'a, V> {
     pub offsets: &'a [i64],
     pub sigs: &'a [u32],
     pub num_perm: usize,
-    pub filter: bool,
+    pub prof: &'a [u8],
+    pub big: &'a [bool],
     pub exact: bool,
     pub threshold: f64,
     pub join: bool,
@@ -114,7 +73,7 @@ fn need(na: i64, nb: i64, threshold: f64) -> i64 {
     t + ((t as f64) < x) as i64 - 1
 }
 
-impl<V: Copy + Ord + Into<u64>> Walk<'_, V> {
+impl<V: Copy + Ord> Walk<'_, V> {
     #[inline]
     fn size(&self, r: usize) -> i64 {
         self.offsets[r + 1] - self.offsets[r]
@@ -124,10 +83,7 @@ impl<V: Copy + Ord + Into<u64>> Walk<'_, V> {
     /// `threshold` times the larger, or the profiles bound their intersection below what
     /// the threshold needs.
     #[inline]
-    fn cannot_reach(&self, prof: &mut Profiles, u: usize, v: usize) -> bool
-    where
-        V: Into<u64>,
-    {
+    fn cannot_reach(&self, u: usize, v: usize) -> bool {
         let (na, nb) = (self.size(u), self.size(v));
         if na + nb == 0 {
             return false;
@@ -135,13 +91,11 @@ impl<V: Copy + Ord + Into<u64>> Walk<'_, V> {
         if (na.min(nb) as f64) < self.threshold * na.max(nb) as f64 {
             return true;
         }
-        let su = prof.of(self.values, self.offsets, u);
-        let sv = prof.of(self.values, self.offsets, v);
-        if prof.big[su] || prof.big[sv] {
+        if self.big[u] || self.big[v] {
             return false;
         }
-        let pu = &prof.cells[su * PROFILE..(su + 1) * PROFILE];
-        let pv = &prof.cells[sv * PROFILE..(sv + 1) * PROFILE];
+        let pu = &self.prof[u * PROFILE..(u + 1) * PROFILE];
+        let pv = &self.prof[v * PROFILE..(v + 1) * PROFILE];
         let bound: u32 = pu.iter().zip(pv).map(|(&x, &y)| x.min(y) as u32).sum();
         (bound as i64) < need(na, nb, self.threshold)
     }
@@ -198,8 +152,7 @@ impl<V: Copy + Ord + Into<u64>> Walk<'_, V> {
         let mut parent: Vec<i64> = (0..n as i64).collect();
         let (mut oa, mut ob, mut os) = (Vec::new(), Vec::new(), Vec::new());
         let mut verified = 0i64;
-        let filtered = self.exact && self.filter;
-        let mut prof = Profiles::new(if filtered { n } else { 0 });
+        let filtered = self.exact && !self.prof.is_empty();
         let mut groups = Groups::new(n);
         let mut roots: Vec<i64> = Vec::new(); // of the members, with join
         let mut before: Vec<u64> = Vec::new(); // the members' keys of the earlier bands
@@ -240,7 +193,7 @@ impl<V: Copy + Ord + Into<u64>> Walk<'_, V> {
                             continue;
                         }
                         let sim = if self.exact {
-                            if filtered && self.cannot_reach(&mut prof, u, v) {
+                            if filtered && self.cannot_reach(u, v) {
                                 continue;
                             }
                             self.jaccard(u, v)
@@ -409,6 +362,7 @@ mod tests {
         let keys = [1u64, 5, 1, 6, 2, 6];
         let values = [1u64, 2, 3, 1, 2, 3, 1, 2, 4];
         let offsets = [0i64, 3, 6, 9];
+        let (prof, big) = set_profiles(&values, &offsets);
         for join in [false, true] {
             let walk = Walk {
                 keys: &keys,
@@ -418,7 +372,8 @@ mod tests {
                 offsets: &offsets,
                 sigs: &[],
                 num_perm: 0,
-                filter: true,
+                prof: &prof,
+                big: &big,
                 exact: true,
                 threshold: 0.5,
                 join,

@@ -45,8 +45,7 @@ fn set_profiles<'py>(
 }
 
 /// Walk every bucket of band columns ``band_start .. band_end - 1`` of ``keys``; verify
-/// each pair of its rows once (in the first band they share); with ``filtered`` (and
-/// ``exact``) the set profiles reject pairs that cannot reach the threshold. Returns ``(a, b, similarity,
+/// each pair of its rows once (in the first band they share). Returns ``(a, b, similarity,
 /// roots, verified)`` (see the reference).
 #[pyfunction]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -56,7 +55,8 @@ fn bucket_pairs_verified<'py>(
     values: Values<'py>,
     offsets: PyReadonlyArray1<'py, i64>,
     sigs: PyReadonlyArray2<'py, u32>,
-    filtered: bool,
+    prof: PyReadonlyArray2<'py, u8>,
+    big: PyReadonlyArray1<'py, bool>,
     exact: bool,
     threshold: f64,
     join: bool,
@@ -72,6 +72,9 @@ fn bucket_pairs_verified<'py>(
     let (k, n, bands) = matrix(&keys)?;
     let o = slice(&offsets)?;
     let (s, sig_rows, num_perm) = matrix(&sigs)?;
+    let (p, prof_rows, cells) = matrix(&prof)?;
+    let g = slice(&big)?;
+    let filtered = exact && cells == PROFILE;
     let fail = |message: String| Err(config_error(py, message));
     if !(0.0..=1.0).contains(&threshold) {
         return fail("threshold must be between 0 and 1; pass a similarity".into());
@@ -95,6 +98,10 @@ fn bucket_pairs_verified<'py>(
     if !exact && num_perm == 0 && n > 0 {
         return fail("sigs must have at least one column (slot)".into());
     }
+    if filtered && (prof_rows != n || g.len() != n) {
+        return fail("prof and big must have one row per row of keys".into());
+    }
+    let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
     let (lo, hi) = (band_start as usize, band_end as usize);
     macro_rules! walk {
         ($v:expr) => {{
@@ -106,7 +113,8 @@ fn bucket_pairs_verified<'py>(
                 offsets: o,
                 sigs: s,
                 num_perm,
-                filter: filtered,
+                prof: p,
+                big: g,
                 exact,
                 threshold,
                 join,

@@ -126,6 +126,8 @@ def _check(
     values: Sets,
     offsets: I64,
     sigs: U32,
+    prof: npt.NDArray[np.uint8],
+    big: npt.NDArray[np.bool_],
     exact: bool,
     threshold: float,
     band_start: int,
@@ -146,6 +148,8 @@ def _check(
         raise ConfigError("sigs must have one row per row of keys")
     if not exact and sigs.shape[1] == 0 and n > 0:
         raise ConfigError("sigs must have at least one column (slot)")
+    if exact and prof.shape[1] == PROFILE and (prof.shape[0] != n or len(big) != n):
+        raise ConfigError("prof and big must have one row per row of keys")
     if exact:
         check_offsets(offsets, len(values))
         check_sorted_runs(values, offsets)
@@ -156,7 +160,8 @@ def bucket_pairs_verified(
     values: Sets,
     offsets: I64,
     sigs: U32,
-    filtered: bool,
+    prof: npt.NDArray[np.uint8],
+    big: npt.NDArray[np.bool_],
     exact: bool,
     threshold: float,
     join: bool,
@@ -167,8 +172,8 @@ def bucket_pairs_verified(
     (``(n, bands)``), each once, by exact Jaccard of the sorted sets ``values``/``offsets``
     (``exact``) or the share of equal ``sigs`` slots.
 
-    With ``exact`` and ``filtered``, a pair that certainly misses the threshold by the size
-    filter or the set profiles (:func:`set_profiles`) is rejected unverified. With ``join`` a pair
+    With ``exact`` and ``prof`` of ``PROFILE`` columns (:func:`set_profiles`, with ``big``),
+    a pair that certainly misses the threshold is rejected unverified. With ``join`` a pair
     whose rows are already in one cluster (at its turn in the walk) is skipped unverified
     and only the accepted pairs that join two clusters are returned (a spanning forest).
 
@@ -182,12 +187,11 @@ def bucket_pairs_verified(
     """
     n = keys.shape[0]
     band_start, band_end, threshold = int(band_start), int(band_end), float(threshold)
-    _check(keys, values, offsets, sigs, exact, threshold, band_start, band_end)
+    _check(keys, values, offsets, sigs, prof, big, exact, threshold, band_start, band_end)
     u, v = _candidates(keys, band_start, band_end)
     if exact:
         passing = np.ones(len(u), dtype=bool)
-        if filtered:
-            prof, big = set_profiles(values, offsets)
+        if prof.shape[1] == PROFILE:
             passing = ~_cannot_reach(np.diff(offsets), prof, big, u, v, threshold)
         sim = np.full(len(u), -1.0)
         sim[passing] = _jaccard(values, offsets, u[passing], v[passing], threshold)

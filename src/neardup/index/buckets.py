@@ -91,6 +91,10 @@ def bucket_pairs_verified(
     if not exact and s.shape[0] != n:
         raise ValueError("sigs must have one row per row of keys")
     kern = engine.kernels("buckets")
+    if exact:
+        prof, big = kern.set_profiles(v, o)
+    else:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     bands = keys.shape[1]
     threads = max(1, min(jobs, bands))
     cuts = np.linspace(0, bands, threads + 1).round().astype(int).tolist()
@@ -98,7 +102,7 @@ def bucket_pairs_verified(
 
     def walk(r: tuple[int, int]) -> tuple[I64, I64, F64, I64, int]:
         return kern.bucket_pairs_verified(  # type: ignore[no-any-return]
-            keys, v, o, s, exact, exact, float(threshold), join, *r
+            keys, v, o, s, prof, big, exact, float(threshold), join, *r
         )
 
     if len(ranges) == 1:
