@@ -8,8 +8,6 @@ is made only for a pair that is looked at. See ``docs/dedup.md``.
 
 from __future__ import annotations
 
-import functools
-import gc
 import logging
 import time
 from collections import deque
@@ -17,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -279,30 +277,6 @@ def _with_stored(
     return [*stored, *ids], merged.sorted()
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _collector_paused(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run ``func`` with Python's cyclic garbage collector paused (and resumed after, as it
-    was): a run makes hundreds of thousands of objects (ids, batches, clusters) and no cycles,
-    and every 700 allocations of containers would start a collection that walks them
-    (measured: ~3-5 % of the CPU of a 100k-document ``neardup dedup``)."""
-
-    @functools.wraps(func)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        if not gc.isenabled():
-            return func(*args, **kwargs)
-        gc.disable()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return paused
-
-
-@_collector_paused
 def dedup(
     docs: Iterable[DocLike] | PackedBatches,
     *,
