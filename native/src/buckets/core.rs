@@ -7,10 +7,6 @@
 //! forest that this order builds. `neardup._kernels.buckets` gives the same pairs,
 //! roots and count by another road (all candidates at once, then the order replayed).
 
-use std::hash::{BuildHasherDefault, Hasher};
-
-use hashbrown::HashMap;
-
 use crate::sets::core::find;
 
 /// Cells of a set profile: a set's values counted by their low 6 bits.
@@ -67,34 +63,14 @@ pub struct Found {
     pub verified: i64,
 }
 
-/// The hash of a band key (already a hash): a multiply, folded (the table reads both the low
-/// and the high bits).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(self.0 ^ b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, key: u64) {
-        let m = (key as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = (m as u64) ^ ((m >> 64) as u64);
-    }
-}
-
-type Table = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
-
 /// One less than the intersection that a Jaccard of `threshold` needs (conservative):
 /// `inter / (na + nb - inter) >= t` needs `inter >= t (na + nb) / (1 + t)`.
 #[inline]
 fn need(na: i64, nb: i64, threshold: f64) -> i64 {
-    (threshold * (na + nb) as f64 / (1.0 + threshold)).ceil() as i64 - 1
+    let x = threshold * (na + nb) as f64 / (1.0 + threshold);
+    // ceil(x) for x >= 0 without the libm call (the baseline target has no `roundsd`)
+    let t = x as i64;
+    t + ((t as f64) < x) as i64 - 1
 }
 
 impl<V: Copy + Ord> Walk<'_, V> {
@@ -270,58 +246,102 @@ impl<V: Copy + Ord> Walk<'_, V> {
     }
 }
 
-/// The buckets of one band column: bucket ids given in order of each key's first row (a hash
-/// table), then the rows placed by a counting sort, so that each bucket's rows ascend and
-/// the buckets come in the order of their first rows. O(n), no sort.
+/// The buckets of one band column that hold two rows or more: bucket ids given in order of
+/// each key's first row (an open-addressing table, Fibonacci hashing on the top bits),
+/// then the rows of those buckets placed by a counting sort, so that each bucket's rows
+/// ascend and the buckets come in the order of their first rows. O(n), no sort; the rows of
+/// single-row buckets (most rows) are never placed.
 struct Groups {
     n: usize,
-    table: Table,
-    id: Vec<u32>,    // each row's bucket
-    start: Vec<u32>, // each bucket's first place in `rows`, and one past the last
+    shift: u32,
+    slot_key: Vec<u64>,
+    slot_id: Vec<u32>, // EMPTY: a free slot
+    id: Vec<u32>,      // each row's bucket
+    count: Vec<u32>,   // each bucket's rows, then its place among the kept buckets (or EMPTY)
+    start: Vec<u32>,   // each kept bucket's first place in `rows`, and one past the last
     rows: Vec<u32>,
 }
 
+const EMPTY: u32 = u32::MAX;
+
 impl Groups {
     fn new(n: usize) -> Self {
+        // at most half full: short probe runs
+        let slots = (2 * n).next_power_of_two().max(2);
         Groups {
             n,
-            table: Table::with_capacity_and_hasher(n, Default::default()),
+            shift: 64 - slots.trailing_zeros(),
+            slot_key: vec![0; slots],
+            slot_id: vec![EMPTY; slots],
             id: vec![0; n],
-            start: Vec::with_capacity(n + 1),
-            rows: vec![0; n],
+            count: Vec::with_capacity(n),
+            start: Vec::new(),
+            rows: Vec::new(),
         }
     }
 
     fn group(&mut self, keys: &[u64], bands: usize, band: usize) {
-        self.table.clear();
-        self.start.clear();
+        self.slot_id.fill(EMPTY);
+        self.count.clear();
+        let mask = self.slot_id.len() - 1;
+        /// Rows ahead whose table slot is prefetched: the slots are random, the loop
+        /// memory-bound.
+        const AHEAD: usize = 16;
+        let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
         for r in 0..self.n {
-            let next = self.start.len() as u32;
-            let id = *self.table.entry(keys[r * bands + band]).or_insert(next);
-            if id == next {
-                self.start.push(0);
+            #[cfg(target_arch = "x86_64")]
+            if r + AHEAD < self.n {
+                use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                let at = slot(keys[(r + AHEAD) * bands + band]);
+                // SAFETY: a prefetch reads nothing; the addresses lie in the tables.
+                unsafe {
+                    _mm_prefetch::<_MM_HINT_T0>(self.slot_id.as_ptr().wrapping_add(at).cast());
+                    _mm_prefetch::<_MM_HINT_T0>(self.slot_key.as_ptr().wrapping_add(at).cast());
+                }
             }
-            self.start[id as usize] += 1;
+            let key = keys[r * bands + band];
+            let mut at = slot(key);
+            let id = loop {
+                let id = self.slot_id[at];
+                if id == EMPTY {
+                    let id = self.count.len() as u32;
+                    self.slot_id[at] = id;
+                    self.slot_key[at] = key;
+                    self.count.push(0);
+                    break id;
+                }
+                if self.slot_key[at] == key {
+                    break id;
+                }
+                at = (at + 1) & mask;
+            };
+            self.count[id as usize] += 1;
             self.id[r] = id;
         }
-        // counts to first places (exclusive prefix sums), then the rows in ascending order
+        // the buckets of two rows or more, in order: their first places (exclusive prefix
+        // sums); `count` becomes each bucket's kept number, or EMPTY
+        self.start.clear();
         let mut sum = 0u32;
-        for s in self.start.iter_mut() {
-            let count = *s;
-            *s = sum;
-            sum += count;
+        for c in self.count.iter_mut() {
+            if *c < 2 {
+                *c = EMPTY;
+                continue;
+            }
+            self.start.push(sum);
+            sum += *c;
+            *c = (self.start.len() - 1) as u32;
         }
+        let mut next = self.start.clone();
         self.start.push(sum);
+        self.rows.resize(sum as usize, 0);
         for r in 0..self.n {
-            let slot = &mut self.start[self.id[r] as usize];
-            self.rows[*slot as usize] = r as u32;
-            *slot += 1;
+            let kept = self.count[self.id[r] as usize];
+            if kept != EMPTY {
+                let slot = &mut next[kept as usize];
+                self.rows[*slot as usize] = r as u32;
+                *slot += 1;
+            }
         }
-        // each first place moved to the next bucket's: shift back by one bucket
-        for b in (1..self.start.len() - 1).rev() {
-            self.start[b] = self.start[b - 1];
-        }
-        self.start[0] = 0;
     }
 
     fn buckets(&self) -> usize {
@@ -364,6 +384,34 @@ mod tests {
             assert_eq!(found.sim, vec![1.0, 0.5]);
             assert_eq!(found.roots, vec![0, 0, 0]);
             assert_eq!(found.verified, 2);
+        }
+    }
+
+    #[test]
+    fn groups_keep_the_shared_keys_in_first_row_order() {
+        // small keys (not hashes), two band columns, and a run of colliding slots
+        let n = 1000usize;
+        let keys: Vec<u64> = (0..n as u64).flat_map(|r| [r % 7, r / 3]).collect();
+        let mut groups = Groups::new(n);
+        for band in 0..2 {
+            groups.group(&keys, 2, band);
+            let mut want: Vec<Vec<u32>> = Vec::new();
+            let mut first: Vec<u64> = Vec::new();
+            for r in 0..n {
+                let key = keys[r * 2 + band];
+                match first.iter().position(|&k| k == key) {
+                    Some(b) => want[b].push(r as u32),
+                    None => {
+                        first.push(key);
+                        want.push(vec![r as u32]);
+                    }
+                }
+            }
+            want.retain(|rows| rows.len() > 1);
+            let got: Vec<Vec<u32>> = (0..groups.buckets())
+                .map(|b| groups.members(b).to_vec())
+                .collect();
+            assert_eq!(got, want);
         }
     }
 

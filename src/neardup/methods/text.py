@@ -36,6 +36,21 @@ I64 = npt.NDArray[np.int64]
 MinHashPayload = tuple[U64, tuple[U32, I64] | None]
 
 
+class MinHashSketch(tuple[U64, tuple[U32, I64] | None]):
+    """A :data:`MinHashPayload` that also carries its LSH band keys, computed with the sketches
+    (on the sketching thread, so the collector on the main thread only appends them)."""
+
+    keys: U64
+
+    def __new__(cls, sigs: U64, sets: tuple[U32, I64] | None, keys: U64) -> MinHashSketch:
+        self = super().__new__(cls, (sigs, sets))
+        self.keys = keys
+        return self
+
+    def __reduce__(self) -> tuple[type[MinHashSketch], tuple[Any, ...]]:
+        return (MinHashSketch, (self[0], self[1], self.keys))
+
+
 def _anonymous(nbytes: int) -> mmap.mmap:
     """Private anonymous memory: its pages take room only once written, and it grows in place
     (``mremap`` on Linux)."""
@@ -265,17 +280,24 @@ class MinHashMethod(Method):
             else texts_of(docs)
         )
         # with verification, the one pass also gives each document's shingle-hash set
-        return self._hasher.sketch_batch(batch, sets=self.config.verify)
+        sigs, sets = self._hasher.sketch_batch(batch, sets=self.config.verify)
+        # the band keys too, here: with --jobs N this runs on the sketching threads
+        return MinHashSketch(sigs, sets, self._band_keys(sigs))
 
     def collector(self) -> MinHashCollector:
         return MinHashCollector(self)
 
     def lookup_keys(self, payload: MinHashPayload) -> U64:
         """The LSH band keys of each sketch: ``(n, bands)``."""
+        if isinstance(payload, MinHashSketch):
+            return payload.keys
+        return self._band_keys(payload[0])
+
+    def _band_keys(self, sigs: U64) -> U64:
         from neardup._kernels import engine
         from neardup.sketch.minhash import fold32
 
-        sigs = np.asarray(payload[0], dtype=np.uint64)
+        sigs = np.asarray(sigs, dtype=np.uint64)
         if sigs.ndim != 2 or sigs.shape[1] != self.config.num_perm:
             raise IncompatibleSketchError(
                 f"expected a (n, {self.config.num_perm}) array of sketches, got {sigs.shape}"
