@@ -120,8 +120,12 @@ class StoreBase:
         return "check the file, its directory's permissions and free disk space"
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
+    def _write(self, keep_segs: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK.
+
+        ``keep_segs``: the transaction's writes kept the read cache's list of segments up to
+        date (``_segments.py`` does, given the cache), so it stays held after the commit
+        (otherwise it is read again at the next read)."""
         conn = self._live()
         if self._readonly:
             raise StoreError(
@@ -129,9 +133,11 @@ class StoreBase:
                 "to change it"
             )
         conn.execute("BEGIN IMMEDIATE")
+        committed = False
         try:
             yield conn
             conn.execute("COMMIT")
+            committed = True
         except BaseException:
             if self._cache is not None:  # it may hold what the rolled-back writes read
                 self._cache.clear()
@@ -139,7 +145,7 @@ class StoreBase:
                 conn.execute("ROLLBACK")
             raise
         finally:
-            if self._cache is not None:
+            if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
 
     @contextlib.contextmanager

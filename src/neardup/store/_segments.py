@@ -280,11 +280,19 @@ def write_segment(
     holds the segments written, forgets the ones merged). ``defer_merges``: merge only a
     size class that holds :data:`DEFER_LIMIT` segments, and leave the others to
     :func:`merge_step` (a writer that has idle moments)."""
-    row = conn.execute("SELECT max(seg) FROM segs").fetchone()
-    seg = 1 if row[0] is None else int(row[0]) + 1
+    held = None if cache is None else cache.segs
+    if held is not None:  # the writer's list of the segs table (kept up to date below)
+        seg = max((s.seg for s in held), default=0) + 1
+    else:
+        row = conn.execute("SELECT max(seg) FROM segs").fetchone()
+        seg = 1 if row[0] is None else int(row[0]) + 1
     encoded = encode_segment(seg, keys, docs, role)
     _insert(conn, encoded, cache)
     _merge_full_levels(conn, cache, DEFER_LIMIT if defer_merges else FANOUT)
+
+
+def _seg_id(s: Segment) -> int:
+    return s.seg
 
 
 def _insert(
@@ -297,6 +305,8 @@ def _insert(
     s, rows = encoded
     if cache is not None:
         cache.forget_segments([s.seg])
+        if cache.segs is not None:  # the held segs rows follow the table (ordered by seg)
+            cache.segs = sorted([x for x in cache.segs if x.seg != s.seg] + [s], key=_seg_id)
         if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
             cache.hold_segment(s.seg, s, *decode_segment(s, rows))
     conn.execute(
@@ -361,6 +371,9 @@ def merge(
     ]
     if cache is not None:
         cache.forget_segments([s.seg for s in group])
+        if cache.segs is not None:
+            gone = {s.seg for s in group}
+            cache.segs = [x for x in cache.segs if x.seg not in gone]
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
     keep = (alive or stored_docs)(conn, docs)
@@ -409,7 +422,8 @@ def _merge_full_levels(
     merges); return how many merges ran."""
     done = 0
     while steps is None or done < steps:
-        segments = read_segments(conn)
+        held = None if cache is None else cache.segs
+        segments = read_segments(conn) if held is None else list(held)
         by_level: dict[tuple[int, int], list[Segment]] = {}
         for s in segments:
             by_level.setdefault((s.role, s.level), []).append(s)
