@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from types import TracebackType
@@ -17,7 +16,9 @@ from neardup.store._rows import damaged
 __all__ = ["StoreBase"]
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
-_COUNTERS_JSON = json.dumps(list(_COUNTERS))
+_COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
+    ", ".join(f"'{name}'" for name in _COUNTERS)
+)
 
 
 class StoreBase:
@@ -168,8 +169,7 @@ class StoreBase:
         documents whose lookup entries remain); 0 when absent."""
         out = dict.fromkeys(_COUNTERS, 0)
         for name, value in conn.execute(
-            "SELECT name, value FROM meta WHERE name IN (SELECT value FROM json_each(?))",
-            (_COUNTERS_JSON,),
+            _COUNTERS_SQL  # a constant statement: prepared once, no JSON to parse
         ):
             try:
                 out[name] = int(str(value))

@@ -511,7 +511,14 @@ def lookup(
         inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
         if inside.size and cache is not None and cache.fits(s.entries):
             k, d = _held(conn, s, cache)
+            if not k.size:
+                continue
             lo = np.searchsorted(k, inside, side="left")
+            # most keys are absent: the right bounds only for those found (half the search)
+            hit = k[np.minimum(lo, k.size - 1)] == inside
+            if not hit.any():
+                continue
+            inside, lo = inside[hit], lo[hit]
             counts = np.searchsorted(k, inside, side="right") - lo
             total = int(counts.sum())
             if total:
