@@ -19,6 +19,7 @@ transaction, so a crash leaves the segments as the last commit wrote them.
 
 from __future__ import annotations
 
+import functools
 import math
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -70,6 +71,13 @@ I64 = npt.NDArray[np.int64]
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
+@functools.lru_cache(maxsize=4096)
+def _level(entries: int) -> int:
+    """:attr:`Segment.level` of a segment of ``entries`` (held: a writer's merge checks ask
+    for the level of every segment at each group commit)."""
+    return max(0, int(math.log(max(1, entries) / _LEVEL_BASE, FANOUT)))
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """A row of the ``segs`` table: how its blocks are packed."""
@@ -91,7 +99,7 @@ class Segment:
     @property
     def level(self) -> int:
         """The size class: entries ``< 1024 * FANOUT**(level + 1)``."""
-        return max(0, int(math.log(max(1, self.entries) / _LEVEL_BASE, FANOUT)))
+        return _level(self.entries)
 
     def valid(self) -> bool:
         """Whether the fields are in range (a damaged row is refused, never decoded)."""
