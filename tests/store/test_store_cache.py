@@ -121,3 +121,32 @@ def test_deferred_merges_answer_the_same_and_stay_bounded(tmp_path: Path) -> Non
     assert deferred.stats()["lookup_rows"] == eager.stats()["lookup_rows"]
     deferred.close()
     eager.close()
+
+
+def test_held_segment_list_follows_the_table(tmp_path: Path) -> None:
+    """A writer with a cache keeps its list of segments across its own commits (adds with
+    deferred merges, merge steps): it must always equal the ``segs`` table."""
+    from neardup.store._segments import read_segments
+
+    path = tmp_path / "s.db"
+    rng = np.random.default_rng(11)
+    cached = _open(path, cache=True)
+    plain = _open(path)
+    queries = rng.integers(0, 40, size=(30, 4))
+    at = checked = 0
+    for step in range(80):
+        n = int(rng.integers(1, 12))
+        cached.add_many(*_batch(rng, at, n), defer_merges=step % 3 != 0)
+        at += n
+        if step % 5 == 4:
+            cached.merge_step()
+        if step % 17 == 16:
+            cached.remove(f"k{at - 2}")
+        assert _answers(cached, queries) == _answers(plain, queries), step
+        held = cached._cache.segs if cached._cache is not None else None
+        if held is not None:
+            assert held == read_segments(plain._live()), step
+            checked += 1
+    assert checked > 40
+    for s in (cached, plain):
+        s.close()

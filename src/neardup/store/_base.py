@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterator
 from types import TracebackType
@@ -17,7 +16,9 @@ from neardup.store._rows import damaged
 __all__ = ["StoreBase"]
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
-_COUNTERS_JSON = json.dumps(list(_COUNTERS))
+_COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
+    ", ".join(f"'{name}'" for name in _COUNTERS)
+)
 
 
 class StoreBase:
@@ -120,8 +121,12 @@ class StoreBase:
         return "check the file, its directory's permissions and free disk space"
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK."""
+    def _write(self, keep_segs: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction: BEGIN IMMEDIATE (waits for the lock), COMMIT or ROLLBACK.
+
+        ``keep_segs``: the transaction's writes kept the read cache's list of segments up to
+        date (``_segments.py`` does, given the cache), so it stays held after the commit
+        (otherwise it is read again at the next read)."""
         conn = self._live()
         if self._readonly:
             raise StoreError(
@@ -129,9 +134,11 @@ class StoreBase:
                 "to change it"
             )
         conn.execute("BEGIN IMMEDIATE")
+        committed = False
         try:
             yield conn
             conn.execute("COMMIT")
+            committed = True
         except BaseException:
             if self._cache is not None:  # it may hold what the rolled-back writes read
                 self._cache.clear()
@@ -139,7 +146,7 @@ class StoreBase:
                 conn.execute("ROLLBACK")
             raise
         finally:
-            if self._cache is not None:
+            if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
 
     @contextlib.contextmanager
@@ -162,8 +169,7 @@ class StoreBase:
         documents whose lookup entries remain); 0 when absent."""
         out = dict.fromkeys(_COUNTERS, 0)
         for name, value in conn.execute(
-            "SELECT name, value FROM meta WHERE name IN (SELECT value FROM json_each(?))",
-            (_COUNTERS_JSON,),
+            _COUNTERS_SQL  # a constant statement: prepared once, no JSON to parse
         ):
             try:
                 out[name] = int(str(value))

@@ -19,6 +19,7 @@ transaction, so a crash leaves the segments as the last commit wrote them.
 
 from __future__ import annotations
 
+import functools
 import math
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -70,6 +71,13 @@ I64 = npt.NDArray[np.int64]
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
+@functools.lru_cache(maxsize=4096)
+def _level(entries: int) -> int:
+    """:attr:`Segment.level` of a segment of ``entries`` (held: a writer's merge checks ask
+    for the level of every segment at each group commit)."""
+    return max(0, int(math.log(max(1, entries) / _LEVEL_BASE, FANOUT)))
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """A row of the ``segs`` table: how its blocks are packed."""
@@ -91,7 +99,7 @@ class Segment:
     @property
     def level(self) -> int:
         """The size class: entries ``< 1024 * FANOUT**(level + 1)``."""
-        return max(0, int(math.log(max(1, self.entries) / _LEVEL_BASE, FANOUT)))
+        return _level(self.entries)
 
     def valid(self) -> bool:
         """Whether the fields are in range (a damaged row is refused, never decoded)."""
@@ -280,11 +288,19 @@ def write_segment(
     holds the segments written, forgets the ones merged). ``defer_merges``: merge only a
     size class that holds :data:`DEFER_LIMIT` segments, and leave the others to
     :func:`merge_step` (a writer that has idle moments)."""
-    row = conn.execute("SELECT max(seg) FROM segs").fetchone()
-    seg = 1 if row[0] is None else int(row[0]) + 1
+    held = None if cache is None else cache.segs
+    if held is not None:  # the writer's list of the segs table (kept up to date below)
+        seg = max((s.seg for s in held), default=0) + 1
+    else:
+        row = conn.execute("SELECT max(seg) FROM segs").fetchone()
+        seg = 1 if row[0] is None else int(row[0]) + 1
     encoded = encode_segment(seg, keys, docs, role)
     _insert(conn, encoded, cache)
     _merge_full_levels(conn, cache, DEFER_LIMIT if defer_merges else FANOUT)
+
+
+def _seg_id(s: Segment) -> int:
+    return s.seg
 
 
 def _insert(
@@ -297,6 +313,8 @@ def _insert(
     s, rows = encoded
     if cache is not None:
         cache.forget_segments([s.seg])
+        if cache.segs is not None:  # the held segs rows follow the table (ordered by seg)
+            cache.segs = sorted([x for x in cache.segs if x.seg != s.seg] + [s], key=_seg_id)
         if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
             cache.hold_segment(s.seg, s, *decode_segment(s, rows))
     conn.execute(
@@ -361,6 +379,9 @@ def merge(
     ]
     if cache is not None:
         cache.forget_segments([s.seg for s in group])
+        if cache.segs is not None:
+            gone = {s.seg for s in group}
+            cache.segs = [x for x in cache.segs if x.seg not in gone]
     keys = np.concatenate([p[0] for p in parts]).view(np.int64)
     docs = np.concatenate([p[1] for p in parts])
     keep = (alive or stored_docs)(conn, docs)
@@ -409,7 +430,8 @@ def _merge_full_levels(
     merges); return how many merges ran."""
     done = 0
     while steps is None or done < steps:
-        segments = read_segments(conn)
+        held = None if cache is None else cache.segs
+        segments = read_segments(conn) if held is None else list(held)
         by_level: dict[tuple[int, int], list[Segment]] = {}
         for s in segments:
             by_level.setdefault((s.role, s.level), []).append(s)
@@ -497,7 +519,14 @@ def lookup(
         inside = uk[(uk >= s.kmin) & (uk <= s.kmax)]
         if inside.size and cache is not None and cache.fits(s.entries):
             k, d = _held(conn, s, cache)
+            if not k.size:
+                continue
             lo = np.searchsorted(k, inside, side="left")
+            # most keys are absent: the right bounds only for those found (half the search)
+            hit = k[np.minimum(lo, k.size - 1)] == inside
+            if not hit.any():
+                continue
+            inside, lo = inside[hit], lo[hit]
             counts = np.searchsorted(k, inside, side="right") - lo
             total = int(counts.sum())
             if total:

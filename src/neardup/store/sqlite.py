@@ -467,7 +467,11 @@ class Store(StoreReads):
             blobs = [blob(sketches[i], i) for i in kept]
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
-        with _collector_paused(), self._errors("add documents"), self._write() as conn:
+        keep = self._cache is not None
+        with _collector_paused(), self._errors("add documents"), self._write(keep) as conn:
+            if keep:  # validated and read once; the writes below keep it up to date
+                self._cached(conn)
+                self._segment_rows(conn)
             counts = self._counters(conn)
             old = self._find(conn, kept_ids, kept_keys)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
@@ -527,8 +531,12 @@ class Store(StoreReads):
             ...     s.merge_step(), s.merge_step(), s.merge_step()
             (True, True, False)
         """
-        with self._errors("merge lookup segments"), self._write() as conn:
+        keep = self._cache is not None
+        with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
+                if keep:
+                    self._cached(conn)
+                    self._segment_rows(conn)
                 return merge_step(conn, self._cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
