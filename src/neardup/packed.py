@@ -37,8 +37,10 @@ I64 = npt.NDArray[np.int64]
 
 #: Bytes read from the file at a time (each chunk's scan takes about four times this, which
 #: is most of a short run's peak memory: 1 MiB instead of 2 MiB took a 19.6 MB JSONL run from
-#: 74 to 61 MB of peak RSS at the same CPU time, benchmarks/RESULTS.md).
-CHUNK_BYTES = 1 << 20
+#: 74 to 61 MB of peak RSS at the same CPU time; 256 KiB instead of 1 MiB took 100k planted
+#: documents from 119 to 114 MB (--jobs 2: 134 to 126 MB), CPU time unchanged,
+#: benchmarks/RESULTS.md).
+CHUNK_BYTES = 1 << 18
 
 
 class PackedDocs(Sequence[Document]):

@@ -386,6 +386,7 @@ def dedup(
     to_root = None
     if pairs or run.seen or clustering != "components":
         found = collector.pairs(jobs=jobs)
+        del collector  # its band keys and sets (most of a run's memory) are not read again
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
         roots, to_root = cluster_roots(
@@ -394,6 +395,7 @@ def dedup(
     else:
         found = PairArrays.empty()
         roots = collector.components(len(ids), jobs=jobs)
+        del collector
     shown = found if pairs else PairArrays.empty()
     pair_list = PairList(ids, shown.a, shown.b, shown.similarity, shown.distance)
     t_pairs = time.perf_counter()

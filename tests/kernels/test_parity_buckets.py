@@ -69,7 +69,7 @@ def test_walk_exact(
     values = data["values"].astype(dtype)
     n = keys.shape[0]
     prof, big = both(native.set_profiles, reference.set_profiles, values, offsets)
-    assert prof.shape == (n, 64)
+    assert prof.shape == (n, 32)
     if not filtered:
         prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     sigs = np.empty((n, 0), np.uint32)

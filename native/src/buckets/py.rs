@@ -12,7 +12,7 @@ use crate::sets::py::{detached, Values};
 
 type Arr<'py, T> = Bound<'py, PyArray1<T>>;
 
-/// ``(n, 64)`` uint8 counts of each row's values by their low 6 bits (saturating at 255),
+/// ``(n, 32)`` uint8 counts of each row's values by their low 5 bits (saturating at 255),
 /// and whether a row has a full cell.
 #[pyfunction]
 fn set_profiles<'py>(

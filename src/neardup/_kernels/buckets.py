@@ -30,7 +30,7 @@ F64 = npt.NDArray[np.float64]
 Sets = U64 | U32
 
 #: Cells of a set profile (a power of two): a set's values counted by their low bits.
-PROFILE = 64
+PROFILE = 32
 #: A profile cell holds at most this count; a row with a cell this full is not filtered.
 FULL = 255
 
