@@ -96,6 +96,19 @@ def _clock(seconds: float) -> str:
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
+def _rate_line(label: str, n: int, total: int | None, secs: float) -> str:
+    """``neardup: LABEL n/total documents (pct%), rate documents/s, ETA h:mm:ss`` (without a
+    total: the count and the rate)."""
+    rate = n / max(secs, 1e-9)
+    if not total:
+        return f"neardup: {label} {n:,} documents, {rate:,.0f} documents/s"
+    eta = (total - n) / rate if rate > 0 else 0.0
+    return (
+        f"neardup: {label} {n:,}/{total:,} documents ({100 * n / total:.0f}%), "
+        f"{rate:,.0f} documents/s, ETA {_clock(max(eta, 0.0))}"
+    )
+
+
 class StatusLines:
     """One status line on ``out`` every ``interval`` seconds, and at each new stage.
 
@@ -138,16 +151,7 @@ class StatusLines:
     def _line(self, stage: str, n: int, now: float) -> str:
         if stage != "sketch":
             return f"neardup: {stage}: {n:,}"
-        secs = max(now - self._start, 1e-9)
-        rate = n / secs
-        if self._total:
-            eta = (self._total - n) / rate if rate > 0 else 0.0
-            pct = 100 * n / self._total
-            return (
-                f"neardup: sketching {n:,}/{self._total:,} documents ({pct:.0f}%), "
-                f"{rate:,.0f} documents/s, ETA {_clock(max(eta, 0.0))}"
-            )
-        return f"neardup: sketching {n:,} documents, {rate:,.0f} documents/s"
+        return _rate_line("sketching", n, self._total, now - self._start)
 
     def close(self) -> None:
         """Print the final line (documents done and the time taken)."""
@@ -232,16 +236,7 @@ class PassLines:
         if now - self._last < self._interval:
             return
         self._last = now
-        rate = n / max(now - self._start, 1e-9)
-        if self._total:
-            eta = (self._total - n) / rate if rate > 0 else 0.0
-            self._write(
-                f"neardup: {stage} {n:,}/{self._total:,} documents "
-                f"({100 * n / self._total:.0f}%), {rate:,.0f} documents/s, "
-                f"ETA {_clock(max(eta, 0.0))}"
-            )
-        else:
-            self._write(f"neardup: {stage} {n:,} documents, {rate:,.0f} documents/s")
+        self._write(_rate_line(stage, n, self._total, now - self._start))
 
     def close(self) -> None:
         """End the current pass: one line with its count and time."""
