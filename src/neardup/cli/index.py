@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from neardup.io import Document
+    from neardup.methods import Method
     from neardup.readers import ReadStats
     from neardup.store.persistent import PersistentIndex
 
@@ -66,14 +67,16 @@ def open_index(
     """
     import os
 
-    from neardup.store.persistent import COMMIT_EVERY_SECONDS, PersistentIndex
+    from neardup.store.knobs import open_with_knobs
+    from neardup.store.persistent import COMMIT_EVERY_SECONDS
 
     knobs = {"k": ngram, "seed": seed, "bands": bands, "rows": rows}
-    new = create and not readonly and not os.path.exists(path)
-    if new:
+    if create and not readonly and not os.path.exists(path):
         method_options(method or "minhash", **knobs)  # a usage error unless minhash
-    idx = PersistentIndex.open(
+    return open_with_knobs(
         path,
+        knobs,
+        check=_check_knobs,
         readonly=readonly,
         create=create,
         method=method,
@@ -84,29 +87,21 @@ def open_index(
         commit_every_seconds=(
             COMMIT_EVERY_SECONDS if commit_every_seconds is None else commit_every_seconds
         ),
-        **(knobs if new else {}),
     )
-    if not new:
-        try:
-            _check_knobs(idx, path, knobs)
-        except BaseException:
-            idx.close()
-            raise
-    return idx
 
 
-def _check_knobs(idx: PersistentIndex, path: str, knobs: dict[str, int | None]) -> None:
+def _check_knobs(method: Method, path: str, knobs: dict[str, int | None]) -> None:
     """Refuse a knob that contradicts the existing index's (a usage error when its method
     lacks them)."""
     from neardup.store.knobs import KNOB_FLAGS, check_knobs
 
     given = [k for k, v in knobs.items() if v is not None]
-    if given and idx.method.name != "minhash":
+    if given and method.name != "minhash":
         flags = ", ".join(KNOB_FLAGS[k] for k in given)
         raise click.UsageError(
-            f"{flags} apply to minhash; the index {path!r} holds {idx.method.name}: drop the option"
+            f"{flags} apply to minhash; the index {path!r} holds {method.name}: drop the option"
         )
-    check_knobs(idx.method, path, knobs)
+    check_knobs(method, path, knobs)
 
 
 _STORED_THRESHOLD = "A new index's threshold (default: the method's); must match an existing one's."

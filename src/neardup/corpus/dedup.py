@@ -350,29 +350,19 @@ def _open_index(
     """The persistent index, opened (created with these parameters when new)."""
     if index is None:
         return None
-    from neardup.store.knobs import check_knobs
-    from neardup.store.persistent import COMMIT_EVERY_SECONDS, PersistentIndex
+    from neardup.store.knobs import open_with_knobs
+    from neardup.store.persistent import COMMIT_EVERY_SECONDS
 
-    path = os.fspath(index)
-    knobs = {k: options.get(k) for k in ("k", "seed", "bands", "rows")}
-    new = not os.path.exists(path)
-    store = PersistentIndex.open(
-        path,
+    return open_with_knobs(
+        os.fspath(index),
+        {k: options.get(k) for k in ("k", "seed", "bands", "rows")},
         method=method.name if isinstance(method, Method) else method,
         threshold=threshold,
         num_perm=options.get("num_perm"),
         bits=options.get("bits"),
         canonicalize=options.get("canonicalize"),
         commit_every_seconds=COMMIT_EVERY_SECONDS if commit_every is None else commit_every,
-        **({k: v for k, v in knobs.items() if v is not None} if new else {}),
     )
-    if not new:
-        try:
-            check_knobs(store.method, path, knobs)
-        except BaseException:
-            store.close()
-            raise
-    return store
 
 
 class _ByteCopy:

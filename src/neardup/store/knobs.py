@@ -3,14 +3,16 @@ knobs given for an existing index agree with it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from neardup.errors import ConfigError
 
 if TYPE_CHECKING:
     from neardup.methods import Method
+    from neardup.store.persistent import PersistentIndex
 
-__all__ = ["KNOB_FLAGS", "check_knobs"]
+__all__ = ["KNOB_FLAGS", "check_knobs", "open_with_knobs"]
 
 #: The stored MinHash knobs by method keyword, and the options that set them.
 KNOB_FLAGS = {"k": "--ngram", "seed": "--seed", "bands": "--bands", "rows": "--rows"}
@@ -24,7 +26,7 @@ def check_knobs(method: Method, path: str, knobs: dict[str, int | None]) -> None
         ConfigError: a knob given for an index whose method is not minhash, or one whose
             value differs from the index's.
     """
-    given = {k: v for k, v in knobs.items() if v is not None}
+    given: dict[str, Any] = {k: v for k, v in knobs.items() if v is not None}
     if not given:
         return
     if method.name != "minhash":
@@ -47,3 +49,35 @@ def check_knobs(method: Method, path: str, knobs: dict[str, int | None]) -> None
                 f"{KNOB_FLAGS[name]} {value} contradicts the index's {have[name]} ({path!r}); "
                 "drop the option to use the index's, or give another index file"
             )
+
+
+def open_with_knobs(
+    path: str,
+    knobs: dict[str, int | None],
+    *,
+    check: Callable[[Method, str, dict[str, int | None]], None] = check_knobs,
+    **options: Any,
+) -> PersistentIndex:
+    """:meth:`PersistentIndex.open <neardup.store.persistent.PersistentIndex.open>` with the
+    knobs: a new index stores those given; an existing one is opened with its own, and
+    ``check`` (default :func:`check_knobs`) refuses a given knob that contradicts them (the
+    index is closed again then).
+
+    Raises:
+        ConfigError: from ``check``, and what ``PersistentIndex.open`` raises.
+    """
+    import os
+
+    from neardup.store.persistent import PersistentIndex
+
+    create = options.get("create", True) and not options.get("readonly", False)
+    new = create and not os.path.exists(path)
+    given: dict[str, Any] = {k: v for k, v in knobs.items() if v is not None}
+    index = PersistentIndex.open(path, **options, **(given if new else {}))
+    if not new:
+        try:
+            check(index.method, path, knobs)
+        except BaseException:
+            index.close()
+            raise
+    return index
