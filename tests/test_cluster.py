@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.cluster import (
     UnionFind,
     center_clusters,
@@ -30,7 +31,7 @@ def test_components_backends_equal_union_find(n: int, edges: list[tuple[int, int
     arr = np.array(edges, dtype=np.int64).reshape(-1, 2)
     with pytest.MonkeyPatch.context() as mp:
         for backend in ("fast", "reference"):
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             np.testing.assert_array_equal(components(n, arr[:, 0], arr[:, 1]), want)
 
 
@@ -79,7 +80,7 @@ def test_center_backends_equal_oracle_and_members_pair_with_center(
     want_root, want_sim = _center_oracle(n, edges)
     with pytest.MonkeyPatch.context() as mp:
         for backend in ("fast", "reference"):
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             roots, to_root = center_clusters(n, i, j, sim)
             assert roots.tolist() == want_root
             assert to_root.tolist() == want_sim

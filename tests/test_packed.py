@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.errors import InputError
 from neardup.io import read_jsonl
 from neardup.packed import PackedDocs, pack, read_jsonl_packed, read_jsonl_packed_lines
@@ -83,7 +84,7 @@ def test_packed_reader_equals_read_jsonl(tmp_path: Path, lines: list[bytes], bac
     path = tmp_path / "x.jsonl"
     path.write_bytes(data)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", backend)
+        mp.setattr(engine, "_choice", engine.parse_backend(backend))
         assert _fast(path) == _slow(data)
 
 
@@ -114,7 +115,7 @@ def test_packed_reader_edge_lines(tmp_path: Path, line: bytes, backend: str) -> 
     path = tmp_path / "x.jsonl"
     path.write_bytes(data)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", backend)
+        mp.setattr(engine, "_choice", engine.parse_backend(backend))
         assert _fast(path) == _slow(data + b"\n")
 
 
@@ -142,16 +143,15 @@ def test_packed_reader_stop_bytes_at_every_word_place(tmp_path: Path, piece: byt
             path = tmp_path / "x.jsonl"
             path.write_bytes(data)
             with pytest.MonkeyPatch.context() as mp:
-                mp.setenv("NEARDUP_BACKEND", backend)
+                mp.setattr(engine, "_choice", engine.parse_backend(backend))
                 assert _fast(path) == _slow(data), (backend, line)
         data = b"\n".join(lines) + b"\n"
         path.write_bytes(data)
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             assert _fast(path) == _slow(data)
     # the scanner takes every line json.loads takes here itself (none is left to json.loads),
     # but for the UTF-8 of a surrogate, which it leaves to the slow path by design
-    from neardup._kernels import engine
     from neardup.packed import _line_bounds
 
     kern = engine.kernels("jsonl")
@@ -166,7 +166,6 @@ def test_packed_reader_stop_bytes_at_every_word_place(tmp_path: Path, piece: byt
 
 def takes_lines() -> bool:
     """Whether this process's JSONL scanner reads lines itself (the numpy twin takes none)."""
-    from neardup._kernels import engine
     from neardup._kernels import jsonl as reference
 
     return engine.kernels("jsonl") is not reference

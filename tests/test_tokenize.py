@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from conftest import load_vectors
 from neardup import GraphemeTokenizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
+from neardup._kernels import engine
 from neardup.errors import ConfigError, DecodeError, InputError
 
 GO = load_vectors("go_fingerprint_text.json")
@@ -139,7 +140,6 @@ CJK_MIXED = st.text(
 @settings(max_examples=40)
 @given(st.lists(CJK_MIXED, min_size=1, max_size=5))
 def test_word_kernels_fast_equal_reference_on_cjk(docs: list[str]) -> None:
-    import os
 
     from neardup import MinHasher, SimHasher
 
@@ -152,17 +152,10 @@ def test_word_kernels_fast_equal_reference_on_cjk(docs: list[str]) -> None:
             SimHasher().sketch_many(docs).tolist(),
         )
 
-    old = os.environ.get("NEARDUP_BACKEND")
-    try:
-        os.environ["NEARDUP_BACKEND"] = "fast"
+    with engine.pinned("native"):
         fast = run()
-        os.environ["NEARDUP_BACKEND"] = "reference"
+    with engine.pinned("reference"):
         ref = run()
-    finally:
-        if old is None:
-            os.environ.pop("NEARDUP_BACKEND", None)
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
     assert fast == ref
     # one-shot tokenize agrees with the batch path
     assert [WordTokenizer().tokenize(d) for d in docs] == fast[0]

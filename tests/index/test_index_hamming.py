@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.errors import ConfigError, FormatError, IncompatibleSketchError, InputError
 from neardup.index.hamming import HammingIndex
 from neardup.sketch.simhash import SimHash, SimHasher
@@ -19,15 +19,8 @@ from neardup.sketch.simhash import SimHash, SimHasher
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 def planted(seed: int, n: int, bits: int, radius: int) -> list[int]:

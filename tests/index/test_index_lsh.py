@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.canonicalize import Canonicalizer
 from neardup.errors import ConfigError, IncompatibleSketchError, InputError
 from neardup.index.lsh import LSHIndex, plan_lsh
@@ -22,15 +22,8 @@ from neardup.tokenize import ShingleTokenizer, WordTokenizer
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 # ---------------------------------------------------------------- planner

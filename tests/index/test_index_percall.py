@@ -3,7 +3,6 @@ the same hits as the batch paths, and every index pickles and round-trips throug
 
 from __future__ import annotations
 
-import os
 import pickle
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.errors import FormatError
 from neardup.index.hamming import HammingIndex
 from neardup.index.lsh import LSHIndex
@@ -24,15 +24,8 @@ _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 def _fold(v: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.cluster import UnionFind
 from neardup.index.buckets import bucket_pairs_verified
 from neardup.sketch.sets import unique_per_doc
@@ -60,7 +61,7 @@ def _brute(keys, values, offsets, t):  # type: ignore[no-untyped-def]
 def test_bucket_pairs_verified_equals_brute_force(data, t, backend):  # type: ignore[no-untyped-def]
     keys, values, offsets = data
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", backend)
+        mp.setattr(engine, "_choice", engine.parse_backend(backend))
         want, roots = _brute(keys, values, offsets, t)
         a, b, sim, got_roots, _ = bucket_pairs_verified(
             keys, threshold=t, values=values, offsets=offsets
@@ -108,7 +109,7 @@ def test_bucket_pairs_verified_estimate_mode(data, backend):  # type: ignore[no-
     rng = np.random.default_rng(len(keys))
     sigs = rng.integers(0, 3, size=(keys.shape[0], 8)).astype(np.uint32)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", backend)
+        mp.setattr(engine, "_choice", engine.parse_backend(backend))
         a, b, sim, _, _ = bucket_pairs_verified(keys, threshold=0.5, sigs=sigs)
     for i, j, s in zip(a.tolist(), b.tolist(), sim.tolist(), strict=True):
         assert np.any(keys[i] == keys[j])
@@ -168,7 +169,7 @@ def test_profile_filter_is_off_for_rows_with_a_full_cell():  # type: ignore[no-u
     keys = np.zeros((2, 1), dtype=np.uint64)
     for backend in ("fast", "reference"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             got = bucket_pairs_verified(keys, threshold=0.9, values=values, offsets=offsets)
             assert got[0].tolist() == [0] and got[1].tolist() == [1]
             assert got[2].tolist() == [290 / 310]

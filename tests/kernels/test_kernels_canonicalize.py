@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from twins import on_both_backends
 
 from neardup import canonicalize as canon_module
+from neardup._kernels import engine
 from neardup._unicode import canonical as ktables
 from neardup.canonicalize import BIDI_CONTROLS, FORMAT_CHARACTERS, Canonicalizer
 from neardup.config import CanonicalConfig
@@ -29,15 +29,8 @@ TXTFP = Path(__file__).parents[1] / "golden" / "vectors" / "txtfp"
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 # Characters that exercise every branch: combining marks out of canonical order, Hangul

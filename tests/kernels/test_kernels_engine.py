@@ -113,3 +113,24 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_backend_is_chosen_once_per_process() -> None:
+    """The first use reads ``NEARDUP_BACKEND``; changing it later changes nothing, and
+    :func:`engine.pinned` overrides the choice for a block only."""
+    code = (
+        "import os\n"
+        "from neardup._kernels import engine\n"
+        "print(engine.backend_name())\n"
+        "os.environ['NEARDUP_BACKEND'] = 'native'\n"
+        "print(engine.backend_name())\n"
+        "with engine.pinned('native'):\n"
+        "    print(engine.backend_name())\n"
+        "print(engine.backend_name())\n"
+    )
+    env = {**os.environ, "NEARDUP_BACKEND": "reference"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["reference", "reference", "native", "reference"]
+    with pytest.raises(ConfigError, match="is not a backend"), engine.pinned("gpu"):
+        pass

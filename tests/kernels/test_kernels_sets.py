@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from twins import on_both_backends
 
+from neardup._kernels import engine
 from neardup.sketch import sets
 
 
@@ -18,9 +19,9 @@ def test_jaccard_matches_python_sets(docs: list[list[int]], data: st.DataObject)
     values = np.array([v for d in docs for v in d], dtype=np.uint64)
     offsets = np.cumsum([0] + [len(d) for d in docs]).astype(np.int64)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "reference")
+        mp.setattr(engine, "_choice", engine.parse_backend("reference"))
         rv, ro = sets.unique_per_doc(values, offsets)
-        mp.setenv("NEARDUP_BACKEND", "fast")
+        mp.setattr(engine, "_choice", engine.parse_backend("fast"))
         uv, uo = sets.unique_per_doc(values, offsets)
     np.testing.assert_array_equal(uv, rv)
     np.testing.assert_array_equal(uo, ro)
@@ -30,9 +31,9 @@ def test_jaccard_matches_python_sets(docs: list[list[int]], data: st.DataObject)
     a = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=10)))
     b = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=len(a), max_size=len(a))))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "reference")
+        mp.setattr(engine, "_choice", engine.parse_backend("reference"))
         ref = sets.jaccard_pairs(uv, uo, a, b)
-        mp.setenv("NEARDUP_BACKEND", "fast")
+        mp.setattr(engine, "_choice", engine.parse_backend("fast"))
         got = sets.jaccard_pairs(uv, uo, a, b)
     np.testing.assert_array_equal(got, ref)
     for k in range(len(a)):
@@ -163,7 +164,7 @@ def test_rice_codes_round_trip_and_the_twins_agree(docs: list[tuple[int, list[in
     out = {}
     for backend in ("reference", "fast"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             body = sets.rice_encode(deltas, counts, k, nbytes)
             got, ok = sets.rice_decode(body, starts, counts, k)
             # damaged: each blob one byte short (a value or its unary one goes missing)
@@ -204,7 +205,7 @@ def _rice_both(values: np.ndarray, offsets: np.ndarray) -> list[tuple[bytes, lis
     out = []
     for backend in ("reference", "fast"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             buf, starts = sets.rice_sets(values, offsets, 10, 32)
         out.append((buf.tobytes(), starts.tolist()))
     assert out[0] == out[1]

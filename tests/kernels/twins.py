@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 import numpy as np
 import pytest
 
+from neardup._kernels import engine
+
 T = TypeVar("T")
 
 
@@ -112,8 +114,8 @@ def on_both_backends(fn: Callable[..., T], *args: Any) -> tuple[T, T]:
     """``(reference, native)``: ``fn(*args)`` under ``NEARDUP_BACKEND=reference``, then under
     the native backend (for the fronts that pick their kernels through the engine)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "reference")
+        mp.setattr(engine, "_choice", engine.parse_backend("reference"))
         want = fn(*args)
-        mp.setenv("NEARDUP_BACKEND", "native")
+        mp.setattr(engine, "_choice", engine.parse_backend("native"))
         got = fn(*args)
     return want, got

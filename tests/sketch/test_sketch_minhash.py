@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from neardup._kernels import engine
 from neardup.errors import (
     ConfigError,
     EmptyInputError,
@@ -31,15 +31,8 @@ T = TypeVar("T")
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 def both(fn: Callable[[], T]) -> tuple[T, T]:

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from neardup import MinHasher
+from neardup._kernels import engine
 from neardup.errors import ConfigError
 
 texts = st.lists(
@@ -22,7 +23,7 @@ def test_features_agree_across_backends_and_with_sketch_many(docs: list[str]) ->
     results = {}
     with pytest.MonkeyPatch.context() as mp:
         for backend in ("fast", "reference"):
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             results[backend] = h.sketch_many_with_features(docs)
             np.testing.assert_array_equal(results[backend][0], h.sketch_many(docs))
     for got, want in zip(results["fast"], results["reference"], strict=True):
@@ -45,11 +46,11 @@ def test_packed_sets32_equal_the_reference_composition(docs: list[str]) -> None:
     h = MinHasher(32)
     p = pack(docs)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "fast")
+        mp.setattr(engine, "_choice", engine.parse_backend("fast"))
         sigs, values, offsets = h.sketch_packed_sets32(p.buf, p.offsets)
         fsigs, feats, foffs = h.sketch_packed_with_features(p.buf, p.offsets)
         fv, fo = unique_per_doc32(feats, foffs)
-        mp.setenv("NEARDUP_BACKEND", "reference")
+        mp.setattr(engine, "_choice", engine.parse_backend("reference"))
         rsigs, rfeats, roffs = h.sketch_many_with_features(docs)
         rv, ro = unique_per_doc32(rfeats, roffs)
         ref = h.sketch_packed_sets32(p.buf, p.offsets)
@@ -92,9 +93,9 @@ def test_ascii_path_equals_the_reference(
     inner = WordTokenizer(mode)  # type: ignore[arg-type]
     h = MinHasher(num_perm, tokenizer=ShingleTokenizer(k, inner, short=short))  # type: ignore[arg-type]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NEARDUP_BACKEND", "fast")
+        mp.setattr(engine, "_choice", engine.parse_backend("fast"))
         fast = h.sketch_many_with_features(docs)
-        mp.setenv("NEARDUP_BACKEND", "reference")
+        mp.setattr(engine, "_choice", engine.parse_backend("reference"))
         ref = h.sketch_many_with_features(docs)
     for got, want in zip(fast, ref, strict=True):
         np.testing.assert_array_equal(got, want)
@@ -120,7 +121,7 @@ def test_sketch_batch_is_every_batch_method(docs: list[str], canon: str) -> None
     p = pack(docs)
     with pytest.MonkeyPatch.context() as mp:
         for backend in ("fast", "reference"):
-            mp.setenv("NEARDUP_BACKEND", backend)
+            mp.setattr(engine, "_choice", engine.parse_backend(backend))
             rows = h.sketch_many(docs)
             sigs, values, offsets = h.sketch_packed_sets32(p.buf, p.offsets)
             np.testing.assert_array_equal(sigs, rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import VECTORS, load_vectors
 from neardup import Canonicalizer, NgramTokenizer, ShingleTokenizer, WordTokenizer
+from neardup._kernels import engine
 from neardup.errors import (
     ConfigError,
     DecodeError,
@@ -36,15 +36,8 @@ M64 = (1 << 64) - 1
 
 @contextmanager
 def backend(name: str) -> Iterator[None]:
-    old = os.environ.get("NEARDUP_BACKEND")
-    os.environ["NEARDUP_BACKEND"] = name
-    try:
+    with engine.pinned(name):
         yield
-    finally:
-        if old is None:
-            del os.environ["NEARDUP_BACKEND"]
-        else:
-            os.environ["NEARDUP_BACKEND"] = old
 
 
 def go_text(case: dict[str, str]) -> str:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from types import ModuleType
 from typing import Literal
@@ -40,6 +41,8 @@ __all__ = [
     "kernels",
     "native",
     "native_families",
+    "parse_backend",
+    "pinned",
     "tokenize_packed",
     "tokenize_texts",
 ]
@@ -78,8 +81,18 @@ _WANTED = ("auto", "native", "fast", "reference")
 _log = logging.getLogger("neardup._kernels")
 
 
-def _wanted() -> str:
-    wanted = os.environ.get("NEARDUP_BACKEND", "native").strip().lower() or "native"
+#: The backend this process runs, ``"native"`` or ``"reference"``: read from
+#: ``NEARDUP_BACKEND`` on first use, then fixed (:func:`pinned` changes it for a block).
+_choice: str | None = None
+
+
+def parse_backend(value: str) -> str:
+    """Map a ``NEARDUP_BACKEND`` value to ``"native"`` or ``"reference"``.
+
+    Raises:
+        ConfigError: ``value`` names no backend.
+    """
+    wanted = value.strip().lower() or "native"
     if wanted not in _WANTED:
         raise ConfigError(
             f"NEARDUP_BACKEND={wanted!r} is not a backend; use native (the default) or reference"
@@ -87,15 +100,38 @@ def _wanted() -> str:
     return "reference" if wanted == "reference" else "native"
 
 
+def _chosen() -> str:
+    global _choice
+    if _choice is None:
+        _choice = parse_backend(os.environ.get("NEARDUP_BACKEND", "native"))
+    return _choice
+
+
+@contextmanager
+def pinned(name: str) -> Iterator[None]:
+    """Run a block on the backend ``name`` (``native`` or ``reference``), then restore the
+    process's choice: for tests and benchmarks that compare the two in one process.
+
+    Raises:
+        ConfigError: ``name`` names no backend.
+    """
+    global _choice
+    old, _choice = _choice, parse_backend(name)
+    try:
+        yield
+    finally:
+        _choice = old
+
+
 def native() -> ModuleType | None:
     """The compiled module ``neardup._native``, or ``None`` when ``NEARDUP_BACKEND=reference``
-    or the extension is missing (one warning line says so). Decided once per process and
-    value of ``NEARDUP_BACKEND`` (a process that changes it, as the tests do, switches).
+    or the extension is missing (one warning line says so). Chosen once per process, on
+    first use; :func:`pinned` overrides the choice for a block.
 
     Raises:
         ConfigError: ``NEARDUP_BACKEND`` has an unknown value.
     """
-    return _compiled(_wanted())
+    return _compiled(_chosen())
 
 
 @cache
