@@ -12,6 +12,7 @@ from typing import Self
 from neardup.errors import StoreError
 from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
+from neardup.store._tail import Tail
 
 __all__ = ["StoreBase"]
 
@@ -43,6 +44,7 @@ class StoreBase:
         self._readonly = readonly
         self._timeout = timeout
         self._cache: ReadCache | None = None
+        self._tail = Tail()  # the tail rows this connection decoded (``_tail.py``)
 
     def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
         """The read cache, checked against other connections' commits (None: no cache)."""
@@ -140,7 +142,8 @@ class StoreBase:
             conn.execute("COMMIT")
             committed = True
         except BaseException:
-            if self._cache is not None:  # it may hold what the rolled-back writes read
+            self._tail.clear()  # it may hold what the rolled-back writes read
+            if self._cache is not None:
                 self._cache.clear()
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -208,6 +211,7 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection; calling it again does nothing."""
         conn, self._conn = self._conn, None
+        self._tail.clear()
         if self._cache is not None:
             self._cache.clear()
         if conn is not None:

@@ -5,6 +5,7 @@ the checked read path of :mod:`neardup.store._rows` (private: use :class:`neardu
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
 from neardup.store._rows import damaged, integer, json_list
 from neardup.store._segments import KEYS, LOOKUP, Segment, read_segments
 from neardup.store._segments import lookup as segment_lookup
+from neardup.store._tail import Tail
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
@@ -85,10 +87,14 @@ class StoreReads(StoreBase):
             return {}
         try:
             cache = self._cached(conn)
+            tail = self._synced_tail(conn)
             segments = [s for s in self._segment_rows(conn) if s.role == KEYS]
-            if not segments:
+            if not segments and not tail.rows:
                 return {}
-            _, docs = segment_lookup(conn, key_folds(raw), segments, cache)
+            folds = key_folds(raw)
+            _, docs = segment_lookup(conn, folds, segments, cache)
+            if tail.rows:
+                docs = np.concatenate([docs, tail.search(folds, keys_role=True)[1]])
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
         if not docs.size:
@@ -101,6 +107,19 @@ class StoreReads(StoreBase):
             if key in wanted:  # ids grow: the last wins
                 out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
         return out
+
+    def _synced_tail(self, conn: sqlite3.Connection) -> Tail:
+        """The tail's entries as the caller's transaction sees them (``_tail.py``).
+
+        Raises:
+            ValueError: a tail row is damaged.
+        """
+        cache = self._cache  # validated by the caller's read
+        if cache is None or not cache.tail_synced:
+            self._tail.sync(conn, time.monotonic())
+            if cache is not None:
+                cache.tail_synced = True
+        return self._tail
 
     def _segment_rows(self, conn: sqlite3.Connection) -> list[Segment]:
         """:func:`read_segments`, held by the cache until this connection writes."""
@@ -234,16 +253,21 @@ class StoreReads(StoreBase):
         with self._errors("find candidates"), self._read() as conn:
             try:
                 cache = self._cached(conn)
+                tail = self._synced_tail(conn)
                 segments = [s for s in self._segment_rows(conn) if s.role == LOOKUP]
                 if up_to is not None:  # a segment written after that id holds none of them
                     segments = [seg for seg in segments if seg.doc_lo <= up_to]
-                if not segments:  # nothing stored (yet, or before ``up_to``)
+                if not segments and not tail.rows:  # nothing stored (yet, or before ``up_to``)
                     return out
                 folded = fold(bands, values)
                 order = np.argsort(folded, kind="stable")
                 sorted_keys, sorted_query = folded[order], query[order]
                 unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
                 hit_keys, hit_docs = segment_lookup(conn, unique, segments, cache)
+                if tail.rows:
+                    tail_keys, tail_docs = tail.search(unique)
+                    hit_keys = np.concatenate([hit_keys, tail_keys])
+                    hit_docs = np.concatenate([hit_docs, tail_docs])
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
             if up_to is not None:
@@ -366,15 +390,18 @@ class StoreReads(StoreBase):
             >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
             ...     st = s.stats()
             >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 4)
+            (0, 'minhash', 'minhash-00', 5)
         """
         with self._errors("read statistics"), self._read() as conn:
             identity = self._identity()
             counts = self._counters(conn)
             docs, sketch_bytes = counts["docs"], counts["sketch_bytes"]
-            lookup_rows = conn.execute(
-                f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {LOOKUP:d}"
-            ).fetchone()[0]
+            lookup_rows = (
+                conn.execute(
+                    f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {LOOKUP:d}"
+                ).fetchone()[0]
+                + conn.execute("SELECT coalesce(sum(lookups), 0) FROM tail").fetchone()[0]
+            )
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
             page_size = conn.execute("PRAGMA page_size").fetchone()[0]
             version = schema_version(conn)

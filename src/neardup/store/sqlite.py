@@ -46,6 +46,7 @@ from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
 from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
+from neardup.store._tail import TAIL_DOCS, TAIL_SECONDS, TailRow, encode_row, insert_row
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -407,6 +408,7 @@ class Store(StoreReads):
         *,
         meta: Sequence[str | None] | None = None,
         defer_merges: bool = False,
+        buffered: bool = False,
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
@@ -428,6 +430,12 @@ class Store(StoreReads):
             defer_merges: Leave the segment merges this write would run (up to a bound)
                 to :meth:`merge_step`, for a writer of many small batches that has idle
                 moments (``neardup serve``'s).
+            buffered: A batch of fewer than :data:`~neardup.store._tail.TAIL_DOCS`
+                documents keeps its lookup and key entries in one ``tail`` row (committed
+                with the documents, searched by every read) instead of two new segments;
+                the write that fills the tail, or :meth:`merge_step` once it is older than
+                :data:`~neardup.store._tail.TAIL_SECONDS`, turns it into segments. For a
+                writer of many small batches (``neardup serve``'s).
 
         Returns:
             The number of documents written (distinct keys).
@@ -490,8 +498,25 @@ class Store(StoreReads):
             if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
                 use = docs >= 0
                 folded, docs = folded[use], docs[use]
-            self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
-            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS, defer_merges)
+            kfolds, kdocs = key_folds(kept_keys), doc_of[kept]
+            held: TailRow | None = None
+            if buffered and kept and self._tail.docs + len(kept) < TAIL_DOCS:
+                held = TailRow(base, len(kept), folded, docs, kfolds, kdocs)
+                insert_row(conn, encode_row(base, len(kept), folded, docs, kfolds, kdocs))
+            elif buffered and self._tail.rows:  # the tail and this batch: two segments
+                lk, ld = self._tail.entries()
+                kk, kd = self._tail.entries(keys_role=True)
+                self._insert_keys(
+                    conn, np.concatenate([lk, folded]), np.concatenate([ld, docs]), LOOKUP, True
+                )
+                self._insert_keys(
+                    conn, np.concatenate([kk, kfolds]), np.concatenate([kd, kdocs]), KEYS, True
+                )
+                conn.execute("DELETE FROM tail")
+                self._tail.clear()  # (a rollback clears it too)
+            else:
+                self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
+                self._insert_keys(conn, kfolds, kdocs, KEYS, defer_merges)
             stale = counts["stale"] + len(old)
             self._set_counters(
                 conn,
@@ -502,6 +527,8 @@ class Store(StoreReads):
                 - sum(len(sk) for _, sk, _ in old.values()),
                 stale=stale,
             )
+        if held is not None:  # committed: this connection's reads need not read it back
+            self._tail.hold(held, time.monotonic())
         if stale > _COMPACT_MIN and stale > len(self) // 4:  # len() counts: only then
             self.compact()
         return len(kept)
@@ -532,6 +559,9 @@ class Store(StoreReads):
             (True, True, False)
         """
         keep = self._cache is not None
+        tail = self._tail
+        if tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS:
+            return self.flush_tail()
         with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
                 if keep:
@@ -540,6 +570,38 @@ class Store(StoreReads):
                 return merge_step(conn, self._cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
+
+    def flush_tail(self) -> bool:
+        """Turn the entries of the buffered writes (``add_many(buffered=True)``) into two
+        segments, in one transaction; return whether there were any.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     _ = s.add_many(["k"], [b"x"], np.array([[7]]), buffered=True)
+            ...     s.flush_tail(), s.flush_tail(), s.candidates(np.array([7]))
+            (True, False, [('k', b'x')])
+        """
+        keep = self._cache is not None
+        with self._errors("write the tail's entries"), self._write(keep) as conn:
+            try:
+                if keep:
+                    self._cached(conn)
+                    self._segment_rows(conn)
+                self._synced_tail(conn)
+                if not self._tail.rows:
+                    return False
+                self._write_tail(conn)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+        return True
+
+    def _write_tail(self, conn: sqlite3.Connection) -> None:
+        """Write the held (synced) tail as two segments and delete its rows."""
+        tail = self._tail
+        self._insert_keys(conn, *tail.entries(), LOOKUP, True)
+        self._insert_keys(conn, *tail.entries(keys_role=True), KEYS, True)
+        conn.execute("DELETE FROM tail")
+        tail.clear()
 
     def add(
         self,
@@ -619,6 +681,9 @@ class Store(StoreReads):
         try:
             with self._errors("compact the store"), self._write() as conn:
                 try:
+                    self._cached(conn)
+                    if self._synced_tail(conn).rows:  # its entries are compacted too
+                        self._write_tail(conn)
                     dropped = compact_all(conn)
                 except ValueError as exc:
                     raise damaged(self._path, str(exc)) from None
