@@ -170,6 +170,9 @@ class StoreBase:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),
         ``docs`` (stored documents), ``sketch_bytes`` and ``stale`` (replaced or removed
         documents whose lookup entries remain); 0 when absent."""
+        cache = self._cache  # held counters follow this connection's writes (see _set_counters)
+        if cache is not None and cache.counts is not None:
+            return dict(cache.counts)
         out = dict.fromkeys(_COUNTERS, 0)
         for name, value in conn.execute(
             _COUNTERS_SQL  # a constant statement: prepared once, no JSON to parse
@@ -178,6 +181,8 @@ class StoreBase:
                 out[name] = int(str(value))
             except ValueError:
                 raise damaged(self._path, f"its {name} count {value!r} is not a number") from None
+        if cache is not None:
+            cache.counts = dict(out)
         return out
 
     def _holes(self, conn: sqlite3.Connection) -> int | None:
@@ -195,11 +200,17 @@ class StoreBase:
         return self._counters(conn)["stale"]
 
     def _set_counters(self, conn: sqlite3.Connection, **values: int) -> None:
+        cache = self._cache
+        held = None if cache is None else cache.counts
+        if held is not None:  # only the counters that change (a rollback forgets them all)
+            values = {k: v for k, v in values.items() if held.get(k) != v}
         conn.executemany(
             "INSERT INTO meta (name, value) VALUES (?, ?) "
             "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             [(name, str(value)) for name, value in values.items()],
         )
+        if held is not None:
+            held.update((k, v) for k, v in values.items() if k in held)
 
     # ------------------------------------------------------------------------------ closing
 

@@ -308,6 +308,7 @@ class StoreReads(StoreBase):
             (0, 33, ['a'])
         """
         with self._errors("read the document counter"), self._read() as conn:
+            self._cached(conn)
             return self._counters(conn)["last_doc"]
 
     def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
@@ -366,7 +367,9 @@ class StoreReads(StoreBase):
     def __len__(self) -> int:
         """Return the number of stored documents."""
         with self._errors("count documents"):  # no BEGIN: an iteration's snapshot holds
-            return self._counters(self._live())["docs"]
+            conn = self._live()
+            self._cached(conn)  # held counters only while no other connection wrote
+            return self._counters(conn)["docs"]
 
     @property
     def config(self) -> str:
@@ -394,6 +397,7 @@ class StoreReads(StoreBase):
         """
         with self._errors("read statistics"), self._read() as conn:
             identity = self._identity()
+            self._cached(conn)
             counts = self._counters(conn)
             docs, sketch_bytes = counts["docs"], counts["sketch_bytes"]
             lookup_rows = (

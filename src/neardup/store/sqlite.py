@@ -45,7 +45,14 @@ from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
 from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
-from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
+from neardup.store._segments import (
+    KEYS,
+    LOOKUP,
+    compact_all,
+    merge_step,
+    mergeable,
+    write_segment,
+)
 from neardup.store._tail import TAIL_DOCS, TAIL_SECONDS, TailRow, encode_row, insert_row
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
@@ -391,6 +398,8 @@ class Store(StoreReads):
         """
         with self._errors("check the store"), self._read() as conn:
             try:
+                if self._cache is not None:  # the check reads the rows, not what is held
+                    self._cache.clear()
                 counts: dict[str, int] | None = self._counters(conn)
                 holes = self._holes(conn)
             except StoreError:
@@ -562,6 +571,9 @@ class Store(StoreReads):
         tail = self._tail
         if tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS:
             return self.flush_tail()
+        held = None if self._cache is None else self._cache.segs
+        if held is not None and not mergeable(held):  # nothing to do: no transaction
+            return False
         with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
                 if keep:
