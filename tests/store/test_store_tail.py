@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from neardup.store import Store
-from neardup.store._tail import TAIL_DOCS
+from neardup.store._tail import TAIL_DOCS, TAIL_MAX
 
 KIND, PARAMS = "minhash", "minhash-tail"
 
@@ -55,8 +55,11 @@ def test_the_tail_becomes_segments_when_full_and_on_compaction(tmp_path: Path) -
     with _open(path, cache=True) as w:
         for i in range(TAIL_DOCS + 3):
             w.add_many([f"k{i}"], [b"x"], np.array([[i, i + 1]]), buffered=True)
-        assert 0 < _rows(path) < TAIL_DOCS
-        assert len(w) == TAIL_DOCS + 3 and w.check()["problems"] == []
+        assert _rows(path) == TAIL_DOCS + 3 and w.merge_step() and _rows(path) == 0
+        for i in range(TAIL_DOCS + 3, TAIL_DOCS + 5 + TAIL_MAX):  # no idle moment
+            w.add_many([f"k{i}"], [b"x"], np.array([[i, i + 1]]), buffered=True)
+        assert _rows(path) == 1  # the write past TAIL_MAX wrote segments, the next one a row
+        assert len(w) == TAIL_DOCS + 5 + TAIL_MAX and w.check()["problems"] == []
         assert [k for k, _ in w.candidates(np.array([5, 0]))] == ["k5"]
         w.add_many(["k5"], [b"y"], np.array([[1, 1]]), buffered=True)
         w.compact()

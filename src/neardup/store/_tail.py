@@ -8,15 +8,18 @@ merges they start, whatever its size: ~1.7 ms of CPU for a group of one document
 entries into **one** ``tail`` row instead, in the same transaction as its documents, so they
 are as durable as the documents (an acknowledged document survives a SIGKILL with its
 entries, and nothing has to be rebuilt when the store opens again). Once the tail holds
-:data:`TAIL_DOCS` documents (or, at an idle moment, is older than :data:`TAIL_SECONDS`), one
-write turns all of it into two segments and deletes its rows.
+:data:`TAIL_DOCS` documents or is older than :data:`TAIL_SECONDS`, the writer's next idle
+moment turns all of it into two segments and deletes its rows (a write that would take it past
+:data:`TAIL_MAX` does it at once).
 
 A row is ``(id, docs, lookups, keys, data, checksum)``: ``id`` is the write's first document
 id (ids are never given out twice, so neither is a row id), ``docs`` its documents, ``lookups``
 and ``keys`` its entry counts, ``data`` the entries (folded keys as little-endian int32, then
 document ids as int64; lookup entries first, key entries after) and ``checksum`` the
 ``xxh3-64`` of the id and the data. Every reader keeps the rows it decoded (:class:`Tail`)
-and asks only for the ids at each read (the rows never change; the whole tail goes at once).
+and, at each read, asks for the number of rows and the smallest id only, then reads the new
+rows (rows never change, come with growing ids, and the whole tail goes at once); a cached
+writer (``Store.open(cache=True)``) asks only after another connection committed.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from neardup.store._rows import id_checksum
 
 __all__ = [
     "TAIL_DOCS",
+    "TAIL_MAX",
     "TAIL_SECONDS",
     "Tail",
     "TailRow",
@@ -40,7 +44,11 @@ __all__ = [
 ]
 
 TAIL_DOCS = 512
-"""Documents the tail gathers before one write turns it into segments."""
+"""Documents in the tail from which a writer's idle moment (:meth:`neardup.store.Store.
+merge_step`) turns it into segments."""
+TAIL_MAX = 2 * TAIL_DOCS
+"""Documents the tail holds at most: a buffered write that would pass it writes the tail and
+itself as segments (a writer that has no idle moment)."""
 TAIL_SECONDS = 1.0
 """Seconds after which a writer's idle moment turns the tail into segments, however small."""
 

@@ -53,7 +53,14 @@ from neardup.store._segments import (
     mergeable,
     write_segment,
 )
-from neardup.store._tail import TAIL_DOCS, TAIL_SECONDS, TailRow, encode_row, insert_row
+from neardup.store._tail import (
+    TAIL_DOCS,
+    TAIL_MAX,
+    TAIL_SECONDS,
+    TailRow,
+    encode_row,
+    insert_row,
+)
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -442,9 +449,11 @@ class Store(StoreReads):
             buffered: A batch of fewer than :data:`~neardup.store._tail.TAIL_DOCS`
                 documents keeps its lookup and key entries in one ``tail`` row (committed
                 with the documents, searched by every read) instead of two new segments;
-                the write that fills the tail, or :meth:`merge_step` once it is older than
-                :data:`~neardup.store._tail.TAIL_SECONDS`, turns it into segments. For a
-                writer of many small batches (``neardup serve``'s).
+                :meth:`merge_step` turns the tail into segments once it holds
+                :data:`~neardup.store._tail.TAIL_DOCS` documents or is older than
+                :data:`~neardup.store._tail.TAIL_SECONDS`, and a write that would take it
+                past :data:`~neardup.store._tail.TAIL_MAX` does it itself. For a writer of
+                many small batches with idle moments (``neardup serve``'s).
 
         Returns:
             The number of documents written (distinct keys).
@@ -509,7 +518,8 @@ class Store(StoreReads):
                 folded, docs = folded[use], docs[use]
             kfolds, kdocs = key_folds(kept_keys), doc_of[kept]
             held: TailRow | None = None
-            if buffered and kept and self._tail.docs + len(kept) < TAIL_DOCS:
+            tail_docs = self._tail.docs + len(kept)
+            if buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
                 held = TailRow(base, len(kept), folded, docs, kfolds, kdocs)
                 insert_row(conn, encode_row(base, len(kept), folded, docs, kfolds, kdocs))
             elif buffered and self._tail.rows:  # the tail and this batch: two segments
@@ -569,7 +579,9 @@ class Store(StoreReads):
         """
         keep = self._cache is not None
         tail = self._tail
-        if tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS:
+        if tail.docs >= TAIL_DOCS or (
+            tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS
+        ):
             return self.flush_tail()
         held = None if self._cache is None else self._cache.segs
         if held is not None and not mergeable(held):  # nothing to do: no transaction
