@@ -281,14 +281,15 @@ class StoreReads(StoreBase):
             counts = hi - lo
             starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
             where = starts + np.arange(int(counts.sum()))
-            pair = np.unique(
-                np.stack([np.repeat(found[:, 1], counts), sorted_query[where]], axis=1), axis=0
-            )  # (doc, query), sorted by document id = insertion order
+            # (doc, query) pairs as one integer each, sorted by document id = insertion order
+            # (a 1-D unique: the 2-D one sorts rows as bytes, several times slower)
+            pair = np.unique(np.repeat(found[:, 1], counts) * n + sorted_query[where])
+            pair_docs = pair // n
             rows: dict[int, tuple[str, bytes]] = {}
-            for doc, chunk in self._docs(conn, np.unique(pair[:, 0])):
+            for doc, chunk in self._docs(conn, np.unique(pair_docs)):
                 i = doc - chunk.first
                 rows[doc] = (self._slot(chunk, i, chunk.key), chunk.sketch(i))
-        for doc, q in pair.tolist():
+        for doc, q in zip(pair_docs.tolist(), (pair % n).tolist(), strict=True):
             got = rows.get(doc)
             if got is not None:  # absent: a stale lookup row of a replaced document
                 out[q].append(got)
