@@ -26,7 +26,7 @@ fsyncs each group commit too). Run (modest size):
 
 ``--kills N`` instead runs N cycles of: start ``neardup serve`` on one store, load it, SIGKILL
 it mid-load; then checks that every acknowledged document is in the store and that the store
-passes ``PRAGMA integrity_check`` after each kill.
+passes ``PRAGMA integrity_check`` and ``neardup index check`` after each kill.
 """
 
 from __future__ import annotations
@@ -443,6 +443,10 @@ def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> di
             ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":
             return {"cycles": c + 1, "integrity": ok}
+        with PersistentIndex.open(db, readonly=True) as idx:  # `neardup index check`
+            report = idx.store.check()
+        if not report["ok"]:
+            return {"cycles": c + 1, "integrity": "ok", "check": report["problems"]}
     with PersistentIndex.open(db, readonly=True) as idx:
         stored = {k for keys, _ in idx.store.iter_sketches() for k in keys}
     lost = [k for k in acked if k not in stored]
@@ -452,6 +456,7 @@ def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> di
         "stored": len(stored),
         "lost": len(lost),
         "integrity": "ok",
+        "check": "ok",
     }
 
 
