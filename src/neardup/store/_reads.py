@@ -79,10 +79,15 @@ class StoreReads(StoreBase):
             return self._find(conn, [key], [raw]).get(key)
 
     def _find(
-        self, conn: sqlite3.Connection, keys: list[str], raw: list[bytes]
+        self,
+        conn: sqlite3.Connection,
+        keys: list[str],
+        raw: list[bytes],
+        folds: npt.NDArray[np.int64] | None = None,
     ) -> dict[str, tuple[int, bytes, str | None]]:
         """The stored documents with these keys: ``key -> (id, sketch, meta)``, through
-        their key entries in the lookup segments (one probe for the whole list)."""
+        their key entries in the lookup segments (one probe for the whole list; ``folds``:
+        ``key_folds(raw)`` if the caller has them)."""
         if not keys:
             return {}
         try:
@@ -91,7 +96,8 @@ class StoreReads(StoreBase):
             segments = [s for s in self._segment_rows(conn) if s.role == KEYS]
             if not segments and not tail.rows:
                 return {}
-            folds = key_folds(raw)
+            if folds is None:
+                folds = key_folds(raw)
             _, docs = segment_lookup(conn, folds, segments, cache)
             if tail.rows:
                 docs = np.concatenate([docs, tail.search(folds, keys_role=True)[1]])

@@ -499,7 +499,8 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            old = self._find(conn, kept_ids, kept_keys)
+            kfolds = key_folds(kept_keys)  # the batch's key entries: probed, then written
+            old = self._find(conn, kept_ids, kept_keys, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
@@ -516,7 +517,7 @@ class Store(StoreReads):
             if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
                 use = docs >= 0
                 folded, docs = folded[use], docs[use]
-            kfolds, kdocs = key_folds(kept_keys), doc_of[kept]
+            kdocs = doc_of[kept]
             held: TailRow | None = None
             tail_docs = self._tail.docs + len(kept)
             if buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
