@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from neardup.errors import StoreError
 from neardup.store import Store
 from neardup.store._tail import TAIL_DOCS, TAIL_MAX
 
@@ -21,8 +24,6 @@ def _open(path: Path, **kw: object) -> Store:
 
 
 def _rows(path: Path) -> int:
-    import sqlite3
-
     conn = sqlite3.connect(path)
     try:
         return int(conn.execute("SELECT count(*) FROM tail").fetchone()[0])
@@ -94,3 +95,18 @@ def test_a_killed_writer_leaves_its_tail_committed(tmp_path: Path) -> None:
         w.add_many(["k7"], [b"new"], np.array([[1, 1]]), buffered=True)
         assert len(w) == 40 and w.get("k7") == b"new" and w.flush_tail()
         assert w.check()["problems"] == []
+
+
+def test_a_damaged_tail_row_is_reported_and_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with _open(path) as w:
+        w.add_many(["a", "b"], [b"A", b"B"], np.array([[1, 2], [3, 4]]), buffered=True)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE tail SET data = zeroblob(length(data))")
+    conn.close()
+    with _open(path, readonly=True) as r:
+        report = r.check()
+        assert not report["ok"] and any("tail row" in p for p in report["problems"])
+        with pytest.raises(StoreError, match="damaged"):
+            r.candidates(np.array([1, 0]))
