@@ -110,3 +110,18 @@ def test_a_damaged_tail_row_is_reported_and_refused(tmp_path: Path) -> None:
         assert not report["ok"] and any("tail row" in p for p in report["problems"])
         with pytest.raises(StoreError, match="damaged"):
             r.candidates(np.array([1, 0]))
+
+
+def test_idle_checkpoints_wait_for_merge_step(tmp_path: Path) -> None:
+    from neardup.store._base import CHECKPOINT_IDLE_COMMITS
+
+    path = tmp_path / "s.db"
+    with _open(path, cache=True, synchronous="normal", idle_checkpoints=True) as w:
+        assert w._live().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        for i in range(CHECKPOINT_IDLE_COMMITS):
+            w.add_many([f"k{i}"], [b"x"], np.array([[i, 1]]), buffered=True)
+        assert w._commits >= CHECKPOINT_IDLE_COMMITS
+        while w.merge_step():  # a checkpoint (and a tail flush, if a second passed)
+            pass
+        assert w._commits < CHECKPOINT_IDLE_COMMITS and len(w) == CHECKPOINT_IDLE_COMMITS
+        assert w.check()["problems"] == []

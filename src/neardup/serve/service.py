@@ -434,6 +434,7 @@ class Service:
                 create=False,
                 cache=True,
                 synchronous=self._synchronous,
+                idle_checkpoints=True,  # _tidy checkpoints: no group commit waits for one
             )
         except BaseException as exc:
             self._failure = exc

@@ -14,7 +14,14 @@ from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 from neardup.store._tail import Tail
 
-__all__ = ["StoreBase"]
+__all__ = ["CHECKPOINT_IDLE_COMMITS", "CHECKPOINT_MAX_COMMITS", "StoreBase"]
+
+CHECKPOINT_IDLE_COMMITS = 256
+"""Commits after which a store opened with ``idle_checkpoints`` checkpoints at its next
+``merge_step()`` (about as often as SQLite's own threshold of 1,000 pages checkpoints small
+commits of 3-4 pages; more often would sync more)."""
+CHECKPOINT_MAX_COMMITS = 1024
+"""Commits after which such a store checkpoints after a write (no idle moment came)."""
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
 _COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
@@ -45,6 +52,7 @@ class StoreBase:
         self._timeout = timeout
         self._cache: ReadCache | None = None
         self._tail = Tail()  # the tail rows this connection decoded (``_tail.py``)
+        self._commits = 0  # write transactions since the last checkpoint (idle_checkpoints)
 
     def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
         """The read cache, checked against other connections' commits (None: no cache)."""
@@ -141,6 +149,7 @@ class StoreBase:
             yield conn
             conn.execute("COMMIT")
             committed = True
+            self._commits += 1
         except BaseException:
             self._tail.clear()  # it may hold what the rolled-back writes read
             if self._cache is not None:
@@ -151,6 +160,8 @@ class StoreBase:
         finally:
             if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
+        if self._idle_checkpoints and self._commits >= CHECKPOINT_MAX_COMMITS:
+            self._checkpoint()  # no idle moment came: the WAL must not grow for ever
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -165,6 +176,15 @@ class StoreBase:
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
+
+    _idle_checkpoints = False
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL back into the database (a passive checkpoint: it never waits for
+        readers, and leaves what they still use)."""
+        self._commits = 0
+        with self._errors("checkpoint the write-ahead log"):
+            self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),

@@ -39,6 +39,7 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.store._base import CHECKPOINT_IDLE_COMMITS
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
@@ -192,6 +193,7 @@ class Store(StoreReads):
         quick_check: bool = True,
         cache: bool = False,
         synchronous: str = "full",
+        idle_checkpoints: bool = False,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -219,6 +221,12 @@ class Store(StoreReads):
                 process and of the machine; ``"normal"``: a commit survives a crash of the
                 process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
                 commit costs no fsync (WAL mode; the file is never damaged either way).
+            idle_checkpoints: Copy the WAL back into the database at :meth:`merge_step`
+                (a writer's idle moments) instead of when a commit passes SQLite's
+                threshold, so that no write waits for a checkpoint and its sync; a write
+                still checkpoints after
+                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without an
+                idle moment (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -278,6 +286,7 @@ class Store(StoreReads):
         store._config = config
         store._quick_check = quick_check
         store._synchronous = synchronous.upper()
+        store._idle_checkpoints = idle_checkpoints and not readonly
         if cache:
             store._cache = ReadCache()
         try:
@@ -319,6 +328,8 @@ class Store(StoreReads):
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            if self._idle_checkpoints:  # merge_step checkpoints (and _write, past a bound)
+                conn.execute("PRAGMA wal_autocheckpoint = 0").fetchone()
         identity = self._identity() if version else {}
         if version < SCHEMA_VERSION or "kind" not in identity:
             if self._readonly:
@@ -370,6 +381,7 @@ class Store(StoreReads):
 
     _quick_check = True
     _synchronous = "FULL"
+    _idle_checkpoints = False
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -584,6 +596,9 @@ class Store(StoreReads):
             tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS
         ):
             return self.flush_tail()
+        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
+            self._checkpoint()
+            return True
         held = None if self._cache is None else self._cache.segs
         if held is not None and not mergeable(held):  # nothing to do: no transaction
             return False
