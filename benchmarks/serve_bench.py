@@ -26,7 +26,7 @@ fsyncs each group commit too). Run (modest size):
 
 ``--kills N`` instead runs N cycles of: start ``neardup serve`` on one store, load it, SIGKILL
 it mid-load; then checks that every acknowledged document is in the store and that the store
-passes ``PRAGMA integrity_check`` after each kill.
+passes ``PRAGMA integrity_check`` and ``neardup index check`` after each kill.
 """
 
 from __future__ import annotations
@@ -443,6 +443,10 @@ def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> di
             ok = conn.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":
             return {"cycles": c + 1, "integrity": ok}
+        with PersistentIndex.open(db, readonly=True) as idx:  # `neardup index check`
+            report = idx.store.check()
+        if not report["ok"]:
+            return {"cycles": c + 1, "integrity": "ok", "check": report["problems"]}
     with PersistentIndex.open(db, readonly=True) as idx:
         stored = {k for keys, _ in idx.store.iter_sketches() for k in keys}
     lost = [k for k in acked if k not in stored]
@@ -452,6 +456,7 @@ def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> di
         "stored": len(stored),
         "lost": len(lost),
         "integrity": "ok",
+        "check": "ok",
     }
 
 
@@ -467,14 +472,21 @@ def bodies(docs: list[tuple[str, str]], size: int) -> list[bytes]:
     ]
 
 
-def measure(server: Server, plan: dict[str, Any], clients: int) -> dict[str, dict[str, float]]:
+def measure(
+    server: Server,
+    plan: dict[str, Any],
+    clients: int,
+    half: dict[str, float] | None = None,
+) -> dict[str, dict[str, float]]:
+    """Run the plan's phases; a half-rate phase sends at half the rate its closed-loop phase
+    measured, or at the requests/s ``half`` gives for it."""
     out: dict[str, dict[str, float]] = {}
     rates: dict[str, float] = {}
     for name, (reqs, per) in plan.items():
         cpu0 = server.cpu()
         if name.startswith("half-"):
             base = name.removeprefix("half-")
-            rate = rates[base] / 2
+            rate = half[base] if half else rates[base] / 2
             n = min(len(reqs), max(50, int(rate * 6)))  # about 6 s at that rate
             got = asyncio.run(open_loop(server.port, reqs[:n], rate, 32))
         else:
@@ -506,6 +518,12 @@ def main() -> None:
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--synchronous", choices=["normal", "full"], default="normal")
     ap.add_argument("--commit-delay", type=float, default=0.0, help="neardup serve's")
+    ap.add_argument(
+        "--half-rates",
+        help="DOCS,REQS: send the half-rate phases at DOCS documents/s in batches and REQS "
+        "single requests/s (e.g. 2500,500, half of issue 45's targets) instead of half of "
+        "the rates measured",
+    )
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--skip-neardup", action="store_true")
     ap.add_argument(
@@ -544,6 +562,10 @@ def main() -> None:
         f"{args.synchronous} --commit-delay {args.commit_delay:g}",
         flush=True,
     )
+    half = None
+    if args.half_rates:
+        batch_docs, single_reqs = (float(x) for x in args.half_rates.split(","))
+        half = {"batch": batch_docs / args.batch, "single": single_reqs}
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -551,7 +573,7 @@ def main() -> None:
             print("neardup serve:", flush=True)
             server = start_neardup(folder, args.readers, args.synchronous, args.commit_delay)
             try:
-                results["neardup"] = measure(server, plan, args.clients)
+                results["neardup"] = measure(server, plan, args.clients, half)
             finally:
                 server.stop()
         if not args.skip_datasketch:
@@ -562,7 +584,7 @@ def main() -> None:
             else:
                 server, rproc = peer
                 try:
-                    results["datasketch_redis"] = measure(server, plan, args.clients)
+                    results["datasketch_redis"] = measure(server, plan, args.clients, half)
                 finally:
                     server.stop()
                     rproc.terminate()

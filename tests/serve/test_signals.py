@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from neardup.cli import main
+from neardup.io import Document
 from neardup.serve.client import Client
 from neardup.store.persistent import PersistentIndex
 
@@ -97,6 +98,14 @@ def test_acknowledged_documents_survive_sigkill_under_load(tmp_path: Path) -> No
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     stored = _stored_ids(db)  # every row's checksum is checked as it is read
     assert set(acked) <= stored
+    # every row and entry (the tail of the buffered group commits included) checks out, and an
+    # acknowledged document is found by its lookup entries, not only by its key
+    r = CliRunner().invoke(main, ["index", "check", "--index", str(db)])
+    assert r.exit_code == 0, r.output
+    sample = acked[:: max(1, len(acked) // 20)] + acked[-8:]
+    with PersistentIndex.open(db, readonly=True) as idx:
+        found = idx.query([Document(k, text(hash(k) % 10**6)) for k in sample])
+    assert {m.query for m in found if m.key == m.query} == set(sample)
 
     again = start_process(["--index", str(db)])
     try:

@@ -65,7 +65,7 @@ def test_a_clean_store_checks_out(tmp_path: Path) -> None:
     assert after["problems"] == [] and after["docs"] == N - 1
 
 
-@pytest.mark.parametrize("version", [0, 1, 2, 3])
+@pytest.mark.parametrize("version", [0, 1, 2, 3, 4])
 def test_a_tampered_schema_version_is_refused_and_left_alone(tmp_path: Path, version: int) -> None:
     path = _store(tmp_path / "s.db")
     before = path.read_bytes()
@@ -76,7 +76,7 @@ def test_a_tampered_schema_version_is_refused_and_left_alone(tmp_path: Path, ver
     with pytest.raises(StoreError, match="schema version"):
         _open(path, readonly=True)
     assert path.read_bytes() == tampered != before  # nothing was migrated away
-    _edit(path, "PRAGMA user_version = 4")  # the header put back: every document is there
+    _edit(path, "PRAGMA user_version = 5")  # the header put back: every document is there
     with _open(path) as store:
         assert len(store) == N and store.check()["problems"] == []
 

@@ -275,7 +275,7 @@ def test_v2_store_is_upgraded_in_place(tmp_path: Path) -> None:
     old = _fixture(tmp_path, "v2")
     with _open(old) as store:
         _fixture_reads(store)
-        assert store.stats()["schema_version"] == SCHEMA_VERSION == 4
+        assert store.stats()["schema_version"] == SCHEMA_VERSION == 5
         store.add("gamma", b"g", np.array([10, 5]))
         assert [k for k, _ in store.candidates(np.array([10, 0]))] == ["alpha", "beta", "gamma"]
     conn = sqlite3.connect(old)
@@ -307,11 +307,20 @@ def test_v3_store_is_upgraded_in_place(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_fresh_store_matches_the_v4_fixture(tmp_path: Path) -> None:
-    """The schema-4 file format is pinned: a fixture store opens, and new stores equal it
+def test_v4_store_is_upgraded_in_place(tmp_path: Path) -> None:
+    """A schema-4 store (no tail) opens and gets the tail table."""
+    old = _fixture(tmp_path, "v4")
+    with _open(old) as store:
+        _fixture_reads(store)
+        assert store.stats()["schema_version"] == SCHEMA_VERSION
+        assert store.check()["problems"] == []
+
+
+def test_fresh_store_matches_the_v5_fixture(tmp_path: Path) -> None:
+    """The schema-5 file format is pinned: a fixture store opens, and new stores equal it
     (but for SQLite's own sqlite_sequence, which a new store keeps from version 2's table,
     and the index of the chunks' slot counts that any writable open adds)."""
-    old = _fixture(tmp_path, "v4")
+    old = _fixture(tmp_path, "v5")
     conn = sqlite3.connect(old)
     fixture_schema = sorted(
         [

@@ -12,6 +12,7 @@ import asyncio
 import base64
 import contextlib
 import functools
+import gc
 import json
 import logging
 import time
@@ -311,6 +312,11 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not service.started:
             await asyncio.to_thread(service.start)
+        # what start-up made (modules, the server, the store's state) lives as long as the
+        # service: frozen out of the collector's way, a full collection walks only what came
+        # after (a full walk of it stopped the requests for 30-45 ms here)
+        gc.collect()
+        gc.freeze()
         if on_ready is not None:
             on_ready()
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from dataclasses import dataclass, field
@@ -138,7 +139,12 @@ def is_loopback(host: str) -> bool:
         >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
         (True, True, False)
     """
-    name = host.strip().strip("[]").lower()
+    return _loopback(host.strip().strip("[]").lower())
+
+
+@functools.lru_cache(maxsize=64)
+def _loopback(name: str) -> bool:
+    """:func:`is_loopback` of a normalized name (held: every request's Host header asks)."""
     if name == "localhost":
         return True
     try:

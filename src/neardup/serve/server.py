@@ -111,6 +111,7 @@ def run(
             server_header=False,
             timeout_graceful_shutdown=int(max(1, config.graceful_timeout)),
             timeout_keep_alive=30,
+            http=_protocol_class(),
         )
     )
     service.start()  # here, so that a store that cannot be opened is a one-line error
@@ -121,6 +122,57 @@ def run(
         sock.close()
     stopped: int = server.stopped_by
     return stopped
+
+
+class _OneWrite:
+    """A transport that sends what one step of the event loop wrote as one ``send``: uvicorn
+    writes a response's status line and headers, then its body, each at once, which cost two
+    system calls (and two wake-ups of the client) per answer. Everything else is the
+    transport's own."""
+
+    def __init__(self, transport: Any, loop: Any) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._parts: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._parts:
+            self._loop.call_soon(self._flush)
+        self._parts.append(bytes(data))
+
+    def _flush(self) -> None:
+        parts, self._parts = self._parts, []
+        if parts and not self._transport.is_closing():
+            self._transport.write(b"".join(parts))
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+def _protocol_class() -> Any:
+    """uvicorn's HTTP protocol (httptools when installed, else h11) on a :class:`_OneWrite`
+    transport."""
+    import asyncio
+
+    base: Any
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        base = HttpToolsProtocol
+    except ImportError:  # httptools is optional for uvicorn
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        base = H11Protocol
+
+    class Protocol(base):  # type: ignore[misc]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(_OneWrite(transport, asyncio.get_running_loop()))
+
+    return Protocol
 
 
 def _server_class() -> Any:

@@ -434,6 +434,7 @@ class Service:
                 create=False,
                 cache=True,
                 synchronous=self._synchronous,
+                idle_checkpoints=True,  # _tidy checkpoints: no group commit waits for one
             )
         except BaseException as exc:
             self._failure = exc
@@ -604,6 +605,7 @@ class Service:
                 [blobs[i] for i in chosen],
                 keys[chosen],
                 defer_merges=True,  # merged while the writer is idle (_tidy)
+                buffered=True,  # a small group's entries: one tail row, not two segments
             )
             self._store_docs = len(store)
         self.metrics.commit(len(chosen), time.perf_counter() - t0)

@@ -12,8 +12,16 @@ from typing import Self
 from neardup.errors import StoreError
 from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
+from neardup.store._tail import Tail
 
-__all__ = ["StoreBase"]
+__all__ = ["CHECKPOINT_IDLE_COMMITS", "CHECKPOINT_MAX_COMMITS", "StoreBase"]
+
+CHECKPOINT_IDLE_COMMITS = 256
+"""Commits after which a store opened with ``idle_checkpoints`` checkpoints at its next
+``merge_step()`` (about as often as SQLite's own threshold of 1,000 pages checkpoints small
+commits of 3-4 pages; more often would sync more)."""
+CHECKPOINT_MAX_COMMITS = 1024
+"""Commits after which such a store checkpoints after a write (no idle moment came)."""
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
 _COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
@@ -43,6 +51,8 @@ class StoreBase:
         self._readonly = readonly
         self._timeout = timeout
         self._cache: ReadCache | None = None
+        self._tail = Tail()  # the tail rows this connection decoded (``_tail.py``)
+        self._commits = 0  # write transactions since the last checkpoint (idle_checkpoints)
 
     def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
         """The read cache, checked against other connections' commits (None: no cache)."""
@@ -139,8 +149,10 @@ class StoreBase:
             yield conn
             conn.execute("COMMIT")
             committed = True
+            self._commits += 1
         except BaseException:
-            if self._cache is not None:  # it may hold what the rolled-back writes read
+            self._tail.clear()  # it may hold what the rolled-back writes read
+            if self._cache is not None:
                 self._cache.clear()
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -148,6 +160,8 @@ class StoreBase:
         finally:
             if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
+        if self._idle_checkpoints and self._commits >= CHECKPOINT_MAX_COMMITS:
+            self._checkpoint()  # no idle moment came: the WAL must not grow for ever
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -163,10 +177,22 @@ class StoreBase:
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
+    _idle_checkpoints = False
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL back into the database (a passive checkpoint: it never waits for
+        readers, and leaves what they still use)."""
+        self._commits = 0
+        with self._errors("checkpoint the write-ahead log"):
+            self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+
     def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),
         ``docs`` (stored documents), ``sketch_bytes`` and ``stale`` (replaced or removed
         documents whose lookup entries remain); 0 when absent."""
+        cache = self._cache  # held counters follow this connection's writes (see _set_counters)
+        if cache is not None and cache.counts is not None:
+            return dict(cache.counts)
         out = dict.fromkeys(_COUNTERS, 0)
         for name, value in conn.execute(
             _COUNTERS_SQL  # a constant statement: prepared once, no JSON to parse
@@ -175,6 +201,8 @@ class StoreBase:
                 out[name] = int(str(value))
             except ValueError:
                 raise damaged(self._path, f"its {name} count {value!r} is not a number") from None
+        if cache is not None:
+            cache.counts = dict(out)
         return out
 
     def _holes(self, conn: sqlite3.Connection) -> int | None:
@@ -192,11 +220,17 @@ class StoreBase:
         return self._counters(conn)["stale"]
 
     def _set_counters(self, conn: sqlite3.Connection, **values: int) -> None:
+        cache = self._cache
+        held = None if cache is None else cache.counts
+        if held is not None:  # only the counters that change (a rollback forgets them all)
+            values = {k: v for k, v in values.items() if held.get(k) != v}
         conn.executemany(
             "INSERT INTO meta (name, value) VALUES (?, ?) "
             "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
             [(name, str(value)) for name, value in values.items()],
         )
+        if held is not None:
+            held.update((k, v) for k, v in values.items() if k in held)
 
     # ------------------------------------------------------------------------------ closing
 
@@ -208,6 +242,7 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection; calling it again does nothing."""
         conn, self._conn = self._conn, None
+        self._tail.clear()
         if self._cache is not None:
             self._cache.clear()
         if conn is not None:

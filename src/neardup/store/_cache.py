@@ -51,6 +51,10 @@ class ReadCache:
         self._entries = 0
         self._chunks: OrderedDict[int, Chunk] = OrderedDict()
         self.segs: list[Any] | None = None  # the segs table's rows, until this connection writes
+        # the connection's tail (``_tail.py``) follows the table: this connection's writes
+        # keep it up to date, so it is read again only after another connection's commit
+        self.tail_synced = False
+        self.counts: dict[str, int] | None = None  # the meta counters (``_base._counters``)
 
     def validate(self, conn: sqlite3.Connection) -> None:
         """Forget everything if another connection committed since the last call (call it
@@ -62,6 +66,8 @@ class ReadCache:
 
     def clear(self) -> None:
         """Forget everything."""
+        self.tail_synced = False
+        self.counts = None
         self.segs = None
         self._segments.clear()
         self._entries = 0

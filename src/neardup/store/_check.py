@@ -35,6 +35,7 @@ from neardup.store._segments import (
     decode_blocks,
     read_segments,
 )
+from neardup.store._tail import decode_row
 
 __all__ = ["chunk_holes", "full_check", "layout_version", "quick_check"]
 
@@ -53,7 +54,7 @@ def layout_version(conn: sqlite3.Connection) -> int | None:
     if not tables:
         return 0
     if {"meta", "segs", "blocks", "chunks", "gone"} <= tables and "docs" not in tables:
-        return 4
+        return 5 if "tail" in tables else 4
     if {"meta", "docs", "segs", "blocks"} <= tables:
         return 3
     if {"meta", "docs", "keys"} <= tables:
@@ -103,6 +104,11 @@ def aggregates(conn: sqlite3.Connection, path: str) -> dict[str, int]:
     key_entries = conn.execute(
         f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {KEYS:d}"
     ).fetchone()[0]
+    tail_keys = (  # schema 5: the buffered writes' key entries count too
+        conn.execute("SELECT coalesce(sum(keys), 0) FROM tail").fetchone()[0]
+        if "tail" in _tables(conn)
+        else 0
+    )
     out = {
         "chunks": chunks,
         "slots": slots,
@@ -112,7 +118,9 @@ def aggregates(conn: sqlite3.Connection, path: str) -> dict[str, int]:
         "gone_hi": gone_hi,
         "key_entries": key_entries,
     }
-    return {name: _int(path, value, f"{name} total") for name, value in out.items()}
+    totals = {name: _int(path, value, f"{name} total") for name, value in out.items()}
+    totals["key_entries"] += _int(path, tail_keys, "tail key entries total")
+    return totals
 
 
 def counter_problems(counts: dict[str, int], holes: int | None, agg: dict[str, int]) -> list[str]:
@@ -328,6 +336,8 @@ def _segments(
             continue
         entries[s.role] += int(keys.size)
         _segment_problems(s, keys, docs, last, d, p)
+    if "tail" in _tables(conn):
+        _tail(conn, last, d, p, entries)
     found["lookup_entries"] = entries[LOOKUP]
     found["key_entries"] = entries[KEYS]
     lost = int(np.count_nonzero(d.live & ~d.keyed))
@@ -339,24 +349,59 @@ def _segments(
         p.add(f"lookup blocks of {len(orphans)} unknown segments (e.g. {min(orphans)})")
 
 
+def _tail(
+    conn: sqlite3.Connection, last: int | None, d: _Docs, p: _Problems, entries: dict[int, int]
+) -> None:
+    """The ``tail`` rows (``_tail.py``): checked as segments of their own."""
+    for row in conn.execute("SELECT id, docs, lookups, keys, data, checksum FROM tail ORDER BY id"):
+        try:
+            t = decode_row(*row)
+        except ValueError as exc:
+            p.add(str(exc))
+            continue
+        for role, keys, docs in (
+            (LOOKUP, t.lookup_keys, t.lookup_docs),
+            (KEYS, t.key_keys, t.key_docs),
+        ):
+            entries[role] += int(keys.size)
+            unsigned = keys & 0xFFFFFFFF
+            s = Segment(
+                seg=t.id,
+                shift=32,
+                doc_lo=0,
+                doc_bits=32,
+                entries=int(keys.size),
+                kmin=int(unsigned.min(initial=0)),
+                kmax=int(unsigned.max(initial=0)),
+                role=role,
+            )
+            _segment_problems(s, unsigned.astype(np.uint64), docs, last, d, p, what="tail row")
+
+
 def _segment_problems(
-    s: Segment, keys: Any, docs: Any, last: int | None, d: _Docs, p: _Problems
+    s: Segment,
+    keys: Any,
+    docs: Any,
+    last: int | None,
+    d: _Docs,
+    p: _Problems,
+    what: str = "segment",
 ) -> None:
     if keys.size != s.entries:
         p.add(
-            f"segment {s.seg} should hold {s.entries} entries, its blocks hold {keys.size} "
+            f"{what} {s.seg} should hold {s.entries} entries, its blocks hold {keys.size} "
             "(blocks deleted or added)"
         )
     if keys.size and (int(keys.min()) < s.kmin or int(keys.max()) > s.kmax):
-        p.add(f"segment {s.seg} holds keys outside its range")
+        p.add(f"{what} {s.seg} holds keys outside its range")
     if docs.size and last is not None and int(docs.max()) > last:
-        p.add(f"segment {s.seg} points past the last document id {last}")
+        p.add(f"{what} {s.seg} points past the last document id {last}")
     known = d.known(docs)
     dangling = np.unique(docs[~known])
     if dangling.size:
         role = "key" if s.role == KEYS else "lookup"
         p.add(
-            f"segment {s.seg} has {role} entries of {dangling.size} documents that have no "
+            f"{what} {s.seg} has {role} entries of {dangling.size} documents that have no "
             f"row (e.g. id {int(dangling[0])}): document rows deleted or moved"
         )
     if s.role == KEYS:

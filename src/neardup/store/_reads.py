@@ -5,6 +5,7 @@ the checked read path of :mod:`neardup.store._rows` (private: use :class:`neardu
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
 
@@ -19,6 +20,7 @@ from neardup.store._lookup import Lookup, fold, key_folds, pairs, triples
 from neardup.store._rows import damaged, integer, json_list
 from neardup.store._segments import KEYS, LOOKUP, Segment, read_segments
 from neardup.store._segments import lookup as segment_lookup
+from neardup.store._tail import Tail
 from neardup.store.migrations import schema_version
 
 __all__ = ["StatValue", "StoreReads"]
@@ -77,18 +79,28 @@ class StoreReads(StoreBase):
             return self._find(conn, [key], [raw]).get(key)
 
     def _find(
-        self, conn: sqlite3.Connection, keys: list[str], raw: list[bytes]
+        self,
+        conn: sqlite3.Connection,
+        keys: list[str],
+        raw: list[bytes],
+        folds: npt.NDArray[np.int64] | None = None,
     ) -> dict[str, tuple[int, bytes, str | None]]:
         """The stored documents with these keys: ``key -> (id, sketch, meta)``, through
-        their key entries in the lookup segments (one probe for the whole list)."""
+        their key entries in the lookup segments (one probe for the whole list; ``folds``:
+        ``key_folds(raw)`` if the caller has them)."""
         if not keys:
             return {}
         try:
             cache = self._cached(conn)
+            tail = self._synced_tail(conn)
             segments = [s for s in self._segment_rows(conn) if s.role == KEYS]
-            if not segments:
+            if not segments and not tail.rows:
                 return {}
-            _, docs = segment_lookup(conn, key_folds(raw), segments, cache)
+            if folds is None:
+                folds = key_folds(raw)
+            _, docs = segment_lookup(conn, folds, segments, cache)
+            if tail.rows:
+                docs = np.concatenate([docs, tail.search(folds, keys_role=True)[1]])
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
         if not docs.size:
@@ -101,6 +113,19 @@ class StoreReads(StoreBase):
             if key in wanted:  # ids grow: the last wins
                 out[key] = (doc, chunk.sketch(i), self._slot(chunk, i, chunk.meta))
         return out
+
+    def _synced_tail(self, conn: sqlite3.Connection) -> Tail:
+        """The tail's entries as the caller's transaction sees them (``_tail.py``).
+
+        Raises:
+            ValueError: a tail row is damaged.
+        """
+        cache = self._cache  # validated by the caller's read
+        if cache is None or not cache.tail_synced:
+            self._tail.sync(conn, time.monotonic())
+            if cache is not None:
+                cache.tail_synced = True
+        return self._tail
 
     def _segment_rows(self, conn: sqlite3.Connection) -> list[Segment]:
         """:func:`read_segments`, held by the cache until this connection writes."""
@@ -234,16 +259,21 @@ class StoreReads(StoreBase):
         with self._errors("find candidates"), self._read() as conn:
             try:
                 cache = self._cached(conn)
+                tail = self._synced_tail(conn)
                 segments = [s for s in self._segment_rows(conn) if s.role == LOOKUP]
                 if up_to is not None:  # a segment written after that id holds none of them
                     segments = [seg for seg in segments if seg.doc_lo <= up_to]
-                if not segments:  # nothing stored (yet, or before ``up_to``)
+                if not segments and not tail.rows:  # nothing stored (yet, or before ``up_to``)
                     return out
                 folded = fold(bands, values)
                 order = np.argsort(folded, kind="stable")
                 sorted_keys, sorted_query = folded[order], query[order]
                 unique = sorted_keys[np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))]
                 hit_keys, hit_docs = segment_lookup(conn, unique, segments, cache)
+                if tail.rows:
+                    tail_keys, tail_docs = tail.search(unique)
+                    hit_keys = np.concatenate([hit_keys, tail_keys])
+                    hit_docs = np.concatenate([hit_docs, tail_docs])
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
             if up_to is not None:
@@ -257,14 +287,15 @@ class StoreReads(StoreBase):
             counts = hi - lo
             starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
             where = starts + np.arange(int(counts.sum()))
-            pair = np.unique(
-                np.stack([np.repeat(found[:, 1], counts), sorted_query[where]], axis=1), axis=0
-            )  # (doc, query), sorted by document id = insertion order
+            # (doc, query) pairs as one integer each, sorted by document id = insertion order
+            # (a 1-D unique: the 2-D one sorts rows as bytes, several times slower)
+            pair = np.unique(np.repeat(found[:, 1], counts) * n + sorted_query[where])
+            pair_docs = pair // n
             rows: dict[int, tuple[str, bytes]] = {}
-            for doc, chunk in self._docs(conn, np.unique(pair[:, 0])):
+            for doc, chunk in self._docs(conn, np.unique(pair_docs)):
                 i = doc - chunk.first
                 rows[doc] = (self._slot(chunk, i, chunk.key), chunk.sketch(i))
-        for doc, q in pair.tolist():
+        for doc, q in zip(pair_docs.tolist(), (pair % n).tolist(), strict=True):
             got = rows.get(doc)
             if got is not None:  # absent: a stale lookup row of a replaced document
                 out[q].append(got)
@@ -284,6 +315,7 @@ class StoreReads(StoreBase):
             (0, 33, ['a'])
         """
         with self._errors("read the document counter"), self._read() as conn:
+            self._cached(conn)
             return self._counters(conn)["last_doc"]
 
     def iter_sketches(self, batch: int = 10000) -> Iterator[tuple[list[str], list[bytes]]]:
@@ -342,7 +374,9 @@ class StoreReads(StoreBase):
     def __len__(self) -> int:
         """Return the number of stored documents."""
         with self._errors("count documents"):  # no BEGIN: an iteration's snapshot holds
-            return self._counters(self._live())["docs"]
+            conn = self._live()
+            self._cached(conn)  # held counters only while no other connection wrote
+            return self._counters(conn)["docs"]
 
     @property
     def config(self) -> str:
@@ -366,15 +400,19 @@ class StoreReads(StoreBase):
             >>> with Store.open(":memory:", kind="minhash", params="minhash-00") as s:
             ...     st = s.stats()
             >>> st["docs"], st["kind"], st["params"], st["schema_version"]
-            (0, 'minhash', 'minhash-00', 4)
+            (0, 'minhash', 'minhash-00', 5)
         """
         with self._errors("read statistics"), self._read() as conn:
             identity = self._identity()
+            self._cached(conn)
             counts = self._counters(conn)
             docs, sketch_bytes = counts["docs"], counts["sketch_bytes"]
-            lookup_rows = conn.execute(
-                f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {LOOKUP:d}"
-            ).fetchone()[0]
+            lookup_rows = (
+                conn.execute(
+                    f"SELECT coalesce(sum(entries), 0) FROM segs WHERE role = {LOOKUP:d}"
+                ).fetchone()[0]
+                + conn.execute("SELECT coalesce(sum(lookups), 0) FROM tail").fetchone()[0]
+            )
             pages = conn.execute("PRAGMA page_count").fetchone()[0]
             page_size = conn.execute("PRAGMA page_size").fetchone()[0]
             version = schema_version(conn)

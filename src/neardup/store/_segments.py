@@ -420,6 +420,23 @@ def _mergeable(level: list[Segment], at_least: int = FANOUT) -> list[Segment] | 
     return next((w for w in windows if _span_fits(w)), None)
 
 
+def _full_level(segments: Sequence[Segment], at_least: int = FANOUT) -> list[Segment] | None:
+    """The first size class (by role, then level) that :func:`_mergeable` would merge."""
+    by_level: dict[tuple[int, int], list[Segment]] = {}
+    for s in segments:
+        by_level.setdefault((s.role, s.level), []).append(s)
+    return next(
+        (g for g in (_mergeable(level, at_least) for _, level in sorted(by_level.items())) if g),
+        None,
+    )
+
+
+def mergeable(segments: Sequence[Segment]) -> bool:
+    """Whether :func:`merge_step` has a merge to run among these segments (the ``segs``
+    rows, e.g. as a writer's cache holds them)."""
+    return _full_level(segments) is not None
+
+
 def _merge_full_levels(
     conn: sqlite3.Connection,
     cache: ReadCache | None,
@@ -432,17 +449,7 @@ def _merge_full_levels(
     while steps is None or done < steps:
         held = None if cache is None else cache.segs
         segments = read_segments(conn) if held is None else list(held)
-        by_level: dict[tuple[int, int], list[Segment]] = {}
-        for s in segments:
-            by_level.setdefault((s.role, s.level), []).append(s)
-        group = next(
-            (
-                g
-                for g in (_mergeable(level, at_least) for _, level in sorted(by_level.items()))
-                if g
-            ),
-            None,
-        )
+        group = _full_level(segments, at_least)
         if group is None:
             break
         merge(conn, group, cache=cache)

@@ -219,7 +219,28 @@ def _v4_chunks(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE docs")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_compact, _v3_segments, _v4_chunks)
+def _v5_tail(conn: sqlite3.Connection) -> None:
+    """Version 5: the ``tail`` table, where buffered small writes keep their lookup and key
+    entries, one row a write, until enough of them become segments
+    (:mod:`neardup.store._tail`). Nothing else changes; a version-4 store has no tail."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS tail ("
+        " id INTEGER PRIMARY KEY,"
+        " docs INTEGER NOT NULL,"
+        " lookups INTEGER NOT NULL,"
+        " keys INTEGER NOT NULL,"
+        " data BLOB NOT NULL,"
+        " checksum INTEGER NOT NULL)"
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _v1_initial,
+    _v2_compact,
+    _v3_segments,
+    _v4_chunks,
+    _v5_tail,
+)
 """Every migration, in order; ``MIGRATIONS[i]`` upgrades version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -268,7 +289,7 @@ def migrate(conn: sqlite3.Connection, *, migrations: Sequence[Migration] = MIGRA
         >>> conn = sqlite3.connect(":memory:", isolation_level=None)
         >>> _ = conn.execute("BEGIN IMMEDIATE")
         >>> migrate(conn), migrate(conn), schema_version(conn) == SCHEMA_VERSION
-        (4, 0, True)
+        (5, 0, True)
         >>> _ = conn.execute("COMMIT")
         >>> conn.close()
     """

@@ -39,13 +39,29 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.store._base import CHECKPOINT_IDLE_COMMITS
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
 from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
-from neardup.store._segments import KEYS, LOOKUP, compact_all, merge_step, write_segment
+from neardup.store._segments import (
+    KEYS,
+    LOOKUP,
+    compact_all,
+    merge_step,
+    mergeable,
+    write_segment,
+)
+from neardup.store._tail import (
+    TAIL_DOCS,
+    TAIL_MAX,
+    TAIL_SECONDS,
+    TailRow,
+    encode_row,
+    insert_row,
+)
 from neardup.store.migrations import SCHEMA_VERSION, migrate, schema_version
 
 __all__ = ["APPLICATION_ID", "Lookup", "StatValue", "Store"]
@@ -177,6 +193,7 @@ class Store(StoreReads):
         quick_check: bool = True,
         cache: bool = False,
         synchronous: str = "full",
+        idle_checkpoints: bool = False,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -204,6 +221,12 @@ class Store(StoreReads):
                 process and of the machine; ``"normal"``: a commit survives a crash of the
                 process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
                 commit costs no fsync (WAL mode; the file is never damaged either way).
+            idle_checkpoints: Copy the WAL back into the database at :meth:`merge_step`
+                (a writer's idle moments) instead of when a commit passes SQLite's
+                threshold, so that no write waits for a checkpoint and its sync; a write
+                still checkpoints after
+                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without an
+                idle moment (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -263,6 +286,7 @@ class Store(StoreReads):
         store._config = config
         store._quick_check = quick_check
         store._synchronous = synchronous.upper()
+        store._idle_checkpoints = idle_checkpoints and not readonly
         if cache:
             store._cache = ReadCache()
         try:
@@ -304,6 +328,8 @@ class Store(StoreReads):
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            if self._idle_checkpoints:  # merge_step checkpoints (and _write, past a bound)
+                conn.execute("PRAGMA wal_autocheckpoint = 0").fetchone()
         identity = self._identity() if version else {}
         if version < SCHEMA_VERSION or "kind" not in identity:
             if self._readonly:
@@ -355,6 +381,7 @@ class Store(StoreReads):
 
     _quick_check = True
     _synchronous = "FULL"
+    _idle_checkpoints = False
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -390,6 +417,8 @@ class Store(StoreReads):
         """
         with self._errors("check the store"), self._read() as conn:
             try:
+                if self._cache is not None:  # the check reads the rows, not what is held
+                    self._cache.clear()
                 counts: dict[str, int] | None = self._counters(conn)
                 holes = self._holes(conn)
             except StoreError:
@@ -407,6 +436,7 @@ class Store(StoreReads):
         *,
         meta: Sequence[str | None] | None = None,
         defer_merges: bool = False,
+        buffered: bool = False,
     ) -> int:
         """Add or replace documents in ONE transaction: all of them are stored, or none.
 
@@ -428,6 +458,14 @@ class Store(StoreReads):
             defer_merges: Leave the segment merges this write would run (up to a bound)
                 to :meth:`merge_step`, for a writer of many small batches that has idle
                 moments (``neardup serve``'s).
+            buffered: A batch of fewer than :data:`~neardup.store._tail.TAIL_DOCS`
+                documents keeps its lookup and key entries in one ``tail`` row (committed
+                with the documents, searched by every read) instead of two new segments;
+                :meth:`merge_step` turns the tail into segments once it holds
+                :data:`~neardup.store._tail.TAIL_DOCS` documents or is older than
+                :data:`~neardup.store._tail.TAIL_SECONDS`, and a write that would take it
+                past :data:`~neardup.store._tail.TAIL_MAX` does it itself. For a writer of
+                many small batches with idle moments (``neardup serve``'s).
 
         Returns:
             The number of documents written (distinct keys).
@@ -473,7 +511,8 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            old = self._find(conn, kept_ids, kept_keys)
+            kfolds = key_folds(kept_keys)  # the batch's key entries: probed, then written
+            old = self._find(conn, kept_ids, kept_keys, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
@@ -490,8 +529,26 @@ class Store(StoreReads):
             if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
                 use = docs >= 0
                 folded, docs = folded[use], docs[use]
-            self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
-            self._insert_keys(conn, key_folds(kept_keys), doc_of[kept], KEYS, defer_merges)
+            kdocs = doc_of[kept]
+            held: TailRow | None = None
+            tail_docs = self._tail.docs + len(kept)
+            if buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
+                held = TailRow(base, len(kept), folded, docs, kfolds, kdocs)
+                insert_row(conn, encode_row(base, len(kept), folded, docs, kfolds, kdocs))
+            elif buffered and self._tail.rows:  # the tail and this batch: two segments
+                lk, ld = self._tail.entries()
+                kk, kd = self._tail.entries(keys_role=True)
+                self._insert_keys(
+                    conn, np.concatenate([lk, folded]), np.concatenate([ld, docs]), LOOKUP, True
+                )
+                self._insert_keys(
+                    conn, np.concatenate([kk, kfolds]), np.concatenate([kd, kdocs]), KEYS, True
+                )
+                conn.execute("DELETE FROM tail")
+                self._tail.clear()  # (a rollback clears it too)
+            else:
+                self._insert_keys(conn, folded, docs, LOOKUP, defer_merges)
+                self._insert_keys(conn, kfolds, kdocs, KEYS, defer_merges)
             stale = counts["stale"] + len(old)
             self._set_counters(
                 conn,
@@ -502,6 +559,8 @@ class Store(StoreReads):
                 - sum(len(sk) for _, sk, _ in old.values()),
                 stale=stale,
             )
+        if held is not None:  # committed: this connection's reads need not read it back
+            self._tail.hold(held, time.monotonic())
         if stale > _COMPACT_MIN and stale > len(self) // 4:  # len() counts: only then
             self.compact()
         return len(kept)
@@ -532,6 +591,17 @@ class Store(StoreReads):
             (True, True, False)
         """
         keep = self._cache is not None
+        tail = self._tail
+        if tail.docs >= TAIL_DOCS or (
+            tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS
+        ):
+            return self.flush_tail()
+        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
+            self._checkpoint()
+            return True
+        held = None if self._cache is None else self._cache.segs
+        if held is not None and not mergeable(held):  # nothing to do: no transaction
+            return False
         with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
                 if keep:
@@ -540,6 +610,38 @@ class Store(StoreReads):
                 return merge_step(conn, self._cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
+
+    def flush_tail(self) -> bool:
+        """Turn the entries of the buffered writes (``add_many(buffered=True)``) into two
+        segments, in one transaction; return whether there were any.
+
+        Examples:
+            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
+            ...     _ = s.add_many(["k"], [b"x"], np.array([[7]]), buffered=True)
+            ...     s.flush_tail(), s.flush_tail(), s.candidates(np.array([7]))
+            (True, False, [('k', b'x')])
+        """
+        keep = self._cache is not None
+        with self._errors("write the tail's entries"), self._write(keep) as conn:
+            try:
+                if keep:
+                    self._cached(conn)
+                    self._segment_rows(conn)
+                self._synced_tail(conn)
+                if not self._tail.rows:
+                    return False
+                self._write_tail(conn)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+        return True
+
+    def _write_tail(self, conn: sqlite3.Connection) -> None:
+        """Write the held (synced) tail as two segments and delete its rows."""
+        tail = self._tail
+        self._insert_keys(conn, *tail.entries(), LOOKUP, True)
+        self._insert_keys(conn, *tail.entries(keys_role=True), KEYS, True)
+        conn.execute("DELETE FROM tail")
+        tail.clear()
 
     def add(
         self,
@@ -619,6 +721,9 @@ class Store(StoreReads):
         try:
             with self._errors("compact the store"), self._write() as conn:
                 try:
+                    self._cached(conn)
+                    if self._synced_tail(conn).rows:  # its entries are compacted too
+                        self._write_tail(conn)
                     dropped = compact_all(conn)
                 except ValueError as exc:
                     raise damaged(self._path, str(exc)) from None
