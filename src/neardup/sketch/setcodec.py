@@ -351,17 +351,21 @@ def set_similarities(
 
     n = len(sets)
     widths = np.array([s.width for s in sets], dtype=np.int64)
+    wa, wb = widths[a], widths[b]
+    close = np.abs(wa - wb) <= 1
+    # the wider set of a close pair is read one bit narrower: cut only the sets that need it
+    wide = np.unique(np.concatenate((a[close & (wa > wb)], b[close & (wb > wa)])))
     native = [s.values.astype(np.uint64) for s in sets]
-    narrow = [_cut(s, s.width - 1).astype(np.uint64) for s in sets]  # widths are >= 10
-    parts = native + narrow
+    narrow = [_cut(sets[k], sets[k].width - 1).astype(np.uint64) for k in wide.tolist()]
+    parts = native + narrow  # widths are >= 10
     sizes = np.array([p.size for p in parts], dtype=np.int64)
-    offsets = np.zeros(2 * n + 1, dtype=np.int64)
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     values = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
-    wa, wb = widths[a], widths[b]
-    ia = np.where(wa > wb, a + n, a)  # the wider set of a pair is read one bit narrower
-    ib = np.where(wb > wa, b + n, b)
-    close = np.abs(wa - wb) <= 1
+    slot = np.full(n, -1, dtype=np.int64)
+    slot[wide] = n + np.arange(len(wide), dtype=np.int64)
+    ia = np.where(wa > wb, slot[a], a)
+    ib = np.where(wb > wa, slot[b], b)
     out = np.zeros(len(a), dtype=np.float64)
     if bool(close.any()):
         inter = intersections(values, offsets, ia[close], ib[close]).astype(np.float64)
