@@ -223,12 +223,31 @@ class MinHashCollector(Collector):
             )
         return a, b, sim, roots
 
+    def _roots(self, jobs: int) -> I64:
+        """The clusters' roots by one walk whose bands ``jobs`` threads share (see
+        :func:`~neardup.index.buckets.bucket_roots`)."""
+        from neardup.index.buckets import bucket_roots
+
+        m = self._method
+        keys = self._keys.values()
+        if not m.config.verify:
+            return bucket_roots(keys, threshold=m.threshold, sigs=self._sigs.values(), jobs=jobs)
+        sizes = self._sizes.values()
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return bucket_roots(
+            keys, threshold=m.threshold, values=self._values.values(), offsets=offsets, jobs=jobs
+        )
+
     def pairs(self, *, jobs: int = 1) -> PairArrays:
         a, b, sim, _ = self._run(join=False, jobs=jobs)
         return PairArrays.of(a, b, sim)
 
     def components(self, n: int, *, jobs: int = 1) -> I64:
-        roots = self._run(join=True, jobs=jobs)[3]
+        if jobs > 1 and len(self._keys):
+            roots = self._roots(jobs)
+        else:
+            roots = self._run(join=True, jobs=jobs)[3]
         if len(roots) < n:
             roots = np.concatenate((roots, np.arange(len(roots), n, dtype=np.int64)))
         return roots
