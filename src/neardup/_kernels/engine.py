@@ -58,6 +58,7 @@ FAMILIES = (
     "forest",
     "hamming",
     "hll",
+    "idset",
     "jsonl",
     "lines",
     "lsh",
