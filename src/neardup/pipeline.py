@@ -404,7 +404,12 @@ def dedup(
     groups = cluster_labels(roots)
     clusters = [Cluster(n, tuple(map(ids.__getitem__, g)), ids[g[0]]) for n, g in enumerate(groups)]
     if clusters and max(c.size for c in clusters) >= giant_cluster:
-        st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
+        if len(found) or to_root is not None:
+            st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
+        else:  # no pairs: the sizes are all there is (no sort of every root)
+            sizes = np.array([c.size for c in clusters], dtype=np.int64)
+            nan = np.full(len(clusters), np.nan)
+            st = ClusterStats(sizes, np.zeros(len(clusters), np.int64), nan, nan.copy(), None)
         _warn_giant(clusters, st, giant_cluster, clustering)
     t_end = time.perf_counter()
     stats = {
