@@ -135,20 +135,25 @@ def _sketched(
     parts: Iterator[_Part],
     jobs: int,
     check: Callable[[Sequence[Document]], None] | None = None,
+    prepare: Callable[[Any], Any] | None = None,
 ) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
     Each part (a batch already read, or a chunk of a JSONL file still to scan) is made in this
     thread; with ``jobs > 1`` parts are turned into batches and sketched by ``jobs`` threads
     (the kernels release the GIL; reading goes on in this thread meanwhile), at most
-    ``2 * jobs`` parts in flight. ``check`` sees every batch in order before it is yielded.
+    ``2 * jobs`` parts in flight. ``check`` sees every batch in order before it is yielded;
+    ``prepare`` (the collector's) takes each payload on the thread that made it.
     """
     if jobs > 1 and not method_info(m.name).parallel:
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
 
     def job(part: _Part) -> list[tuple[Sequence[Document], Any]]:
-        return [(batch, _sketch_or_error(m, batch)) for batch in part()]
+        done = [(batch, _sketch_or_error(m, batch)) for batch in part()]
+        if prepare is None:
+            return done
+        return [(b, p if isinstance(p, NeardupError) else prepare(p)) for b, p in done]
 
     for done in _in_order(job, parts, jobs):
         for batch, payload in done:
@@ -234,12 +239,17 @@ def _collect(
         # of reading and sketching on one core); the ids are checked here, in file order
         check_ids = docs.id_check()
         sketched = _sketched(
-            m, docs.scans(), jobs, lambda batch: check_ids(cast(PackedDocs, batch).ids)
+            m,
+            docs.scans(),
+            jobs,
+            lambda batch: check_ids(cast(PackedDocs, batch).ids),
+            collector.prepare,
         )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
         batches = iter(lambda: list(islice(stream, batch_size)), [])
-        sketched = _sketched(m, (partial(_whole, batch) for batch in batches), jobs)
+        parts = (partial(_whole, batch) for batch in batches)
+        sketched = _sketched(m, parts, jobs, prepare=collector.prepare)
     for batch, payload in sketched:
         base = len(run.ids)
         if not isinstance(payload, NeardupError):

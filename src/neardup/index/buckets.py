@@ -46,6 +46,7 @@ def bucket_pairs_verified(
     sigs: npt.NDArray[np.uint32] | None = None,
     join: bool = False,
     jobs: int = 1,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
 ) -> tuple[I64, I64, F64, I64, int]:
     """Accepted pairs and cluster roots of the rows of ``keys`` (``(n, bands)`` bucket keys).
 
@@ -57,6 +58,8 @@ def bucket_pairs_verified(
         offsets: See ``values``.
         sigs: ``(n, num_perm)`` folded signatures, when ``values`` is not given.
         join: Only the clusters are wanted (see the module docstring).
+        profiles: ``set_profiles(values, offsets)``, when made already (a run makes them
+            batch by batch on its sketching threads).
         jobs: Threads that walk the bands (each its share of the band columns); the result
             does not depend on it. With ``join`` a thread's walk skips only the pairs its own
             union-find has joined, so split walks verify again some of what another one
@@ -78,7 +81,7 @@ def bucket_pairs_verified(
         >>> a.tolist(), b.tolist(), s.tolist(), roots.tolist()
         ([0, 1], [1, 2], [1.0, 0.5], [0, 0, 0])
     """
-    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs)
+    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs, profiles)
     exact = values is not None
     n = keys.shape[0]
     kern = engine.kernels("buckets")
@@ -125,6 +128,7 @@ def bucket_roots(
     offsets: I64 | None = None,
     sigs: npt.NDArray[np.uint32] | None = None,
     jobs: int = 1,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
 ) -> I64:
     """Each row's cluster root (its smallest member): the roots of
     ``bucket_pairs_verified(..., join=True)[3]``, with the bands walked on ``jobs`` threads
@@ -139,7 +143,7 @@ def bucket_roots(
         >>> bucket_roots(keys, threshold=0.5, values=vals, offsets=offs, jobs=2).tolist()
         [0, 0, 0]
     """
-    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs)
+    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs, profiles)
     kern = engine.kernels("buckets")
     roots: I64 = kern.bucket_roots(
         keys, v, o, s, prof, big, values is not None, float(threshold), max(1, jobs)
@@ -152,8 +156,10 @@ def _inputs(
     values: U64 | npt.NDArray[np.uint32] | None,
     offsets: I64 | None,
     sigs: npt.NDArray[np.uint32] | None,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None,
 ) -> tuple[U64, npt.NDArray[Any], I64, npt.NDArray[np.uint32], Any, Any]:
-    """The walk's arrays, contiguous, with the set profiles (exact) or empty ones."""
+    """The walk's arrays, contiguous, with the set profiles (exact: ``profiles`` or made
+    here) or empty ones."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     n = keys.shape[0]
     exact = values is not None
@@ -167,7 +173,9 @@ def _inputs(
         raise ValueError("offsets must have one entry more than keys has rows")
     if not exact and s.shape[0] != n:
         raise ValueError("sigs must have one row per row of keys")
-    if exact:
+    if exact and profiles is not None:
+        prof, big = (np.ascontiguousarray(x) for x in profiles)
+    elif exact:
         prof, big = engine.kernels("buckets").set_profiles(v, o)
     else:
         prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
