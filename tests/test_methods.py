@@ -66,6 +66,31 @@ def test_pickled_methods_compute_the_same_keys() -> None:
         )
 
 
+def test_prepared_minhash_payloads_carry_the_set_profiles() -> None:
+    """A run's collector makes each batch's set profiles on the sketching thread
+    (``prepare``); they pickle with the payload and are those of the whole run's sets."""
+    import pickle
+
+    from neardup._kernels import engine
+    from neardup.io import Document
+
+    m = make_method("minhash", 0.5)
+    docs = [Document(str(k), f"w{k} a b c d e f g h i j k{k}") for k in range(5)]
+    col = m.collector()
+    payload = col.prepare(m.sketch(docs))
+    again = pickle.loads(pickle.dumps(payload))
+    assert again.profiles is not None and payload.profiles is not None
+    np.testing.assert_array_equal(again.profiles[0], payload.profiles[0])
+    col.add(np.arange(5), payload)
+    col.add(np.arange(5, 10), m.sketch(docs))  # not prepared: made when added
+    values, offsets = payload[1]
+    prof, big = engine.kernels("buckets").set_profiles(values, offsets)
+    got_prof, got_big = col._profiles()
+    np.testing.assert_array_equal(got_prof, np.concatenate([prof, prof]))
+    np.testing.assert_array_equal(got_big, np.concatenate([big, big]))
+    assert col.components(10, jobs=2).tolist() == col.components(10).tolist()
+
+
 @pytest.mark.parametrize("verify", [True, False])
 def test_minhash_collector_grows_across_batches(verify: bool) -> None:
     """A run fed in many small batches (its columns regrow several times) finds what one

@@ -6,6 +6,7 @@ import io
 import json
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -262,6 +263,34 @@ def test_packed_batches_name_a_repeated_id_and_both_places(tmp_path, batch_size)
         list(PackedBatches(path, batch_size=batch_size))
     path.write_text("\n".join(lines) + "\n")
     assert [d.id for b in PackedBatches(path, batch_size=batch_size) for d in b] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 100])
+def test_an_id_hash_collision_is_no_repeat(tmp_path: Path, batch_size: int) -> None:
+    """Two different ids whose 64-bit hashes meet (made here by a hash of the first letter):
+    the check compares the strings, goes on exactly, and still finds a real repeat."""
+    from neardup._kernels import engine
+    from neardup._kernels import idset as reference
+    from neardup.errors import InputError
+    from neardup.packed import PackedBatches
+
+    class FirstLetter(reference.IdSet):
+        def add(self, ids: Any) -> int:
+            return super().add([i[:1] for i in ids])
+
+    class Kernels:
+        IdSet = FirstLetter
+
+    real = engine.kernels
+    path = tmp_path / "ids.jsonl"
+    rows = ["ab", "ac", "b", "ad", "c"]
+    path.write_text("".join(f'{{"id": "{i}", "text": "t"}}\n' for i in rows))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "kernels", lambda f: Kernels if f == "idset" else real(f))
+        assert [d.id for b in PackedBatches(path, batch_size=batch_size) for d in b] == rows
+        path.write_text("".join(f'{{"id": "{i}", "text": "t"}}\n' for i in [*rows, "ac"]))
+        with pytest.raises(InputError, match=r"duplicate id 'ac'.*document 2\).*document 6\)"):
+            list(PackedBatches(path, batch_size=batch_size))
 
 
 @pytest.mark.parametrize("chunk", [8, 16, 40, 1 << 20])

@@ -135,6 +135,14 @@ def test_center_clustering_keeps_members_near_their_representative(
     assert [c.size for c in comp.clusters] == [10] and comp.clustering == "components"
     assert "giant cluster 0: 10 members (representative 0), lowest pair similarity" in caplog.text
     assert "--clustering center" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="neardup.pipeline"):
+        bare = neardup.dedup(docs, threshold=0.8, giant_cluster=5, pairs=False, jobs=2)
+    assert [c.members for c in bare.clusters] == [c.members for c in comp.clusters]
+    assert (
+        "giant cluster 0: 10 members (representative 0), pair similarities not collected"
+        in caplog.text
+    )
     center = neardup.dedup(docs, threshold=0.8, clustering="center")
     assert center.clustering == "center" and len(center.clusters) > 1
     assert center.pairs == comp.pairs  # the same accepted pairs, clustered differently

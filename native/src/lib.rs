@@ -21,6 +21,7 @@ pub mod datasketch;
 pub mod forest;
 pub mod hamming;
 pub mod hll;
+pub mod idset;
 pub mod jsonl;
 pub mod lines;
 pub mod lsh;
@@ -48,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "forest", forest::py::register)?;
     family(m, "hamming", hamming::py::register)?;
     family(m, "hll", hll::py::register)?;
+    family(m, "idset", idset::py::register)?;
     family(m, "jsonl", jsonl::py::register)?;
     family(m, "lsh", lsh::py::register)?;
     family(m, "lines", lines::py::register)?;

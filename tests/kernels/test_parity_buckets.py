@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from twins import both
 
@@ -146,6 +146,60 @@ def test_the_same_errors() -> None:
         args = {**good, **change}
         with pytest.raises(ConfigError):
             both(native.bucket_pairs_verified, reference.bucket_pairs_verified, *args.values())
+        if "band_start" not in change and "band_end" not in change:
+            roots_args = {
+                k: x for k, x in args.items() if k not in ("join", "band_start", "band_end")
+            }
+            with pytest.raises(ConfigError):
+                both(native.bucket_roots, reference.bucket_roots, *roots_args.values(), 2)
+    for threads in (0, -1):
+        roots_args = {k: x for k, x in good.items() if k not in ("join", "band_start", "band_end")}
+        with pytest.raises(ConfigError):
+            both(native.bucket_roots, reference.bucket_roots, *roots_args.values(), threads)
     for o in (offsets[:-1].copy(), np.array([1, 2, 4], I64)):
         with pytest.raises(ConfigError):
             both(native.set_profiles, reference.set_profiles, values, o)
+
+
+@given(corpora(), thresholds, st.booleans(), st.integers(1, 4))
+def test_roots_of_a_shared_walk(
+    data: dict[str, Any], threshold: float, filtered: bool, threads: int
+) -> None:
+    """The bands walked by threads that share one union-find: the roots of the serial walk."""
+    native, reference = native_pair("buckets")
+    keys, values, offsets = data["keys"], data["values"], data["offsets"]
+    n = keys.shape[0]
+    prof, big = reference.set_profiles(values, offsets)
+    if not filtered:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
+    sigs = np.empty((n, 0), np.uint32)
+    args = (keys, values, offsets, sigs, prof, big, True, threshold)
+    roots = both(native.bucket_roots, reference.bucket_roots, *args, threads)
+    serial = reference.bucket_pairs_verified(*args, True, 0, keys.shape[1])
+    assert roots.tolist() == serial[3].tolist()
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32), st.sampled_from([0.5, 0.8]), st.integers(2, 4))
+def test_roots_of_a_shared_walk_on_big_buckets(seed: int, threshold: float, threads: int) -> None:
+    """Buckets of many rows of a few families, so that the threads race on the same
+    clusters: the roots are still the serial walk's."""
+    native, reference = native_pair("buckets")
+    rng = np.random.default_rng(seed)
+    n, bands = 400, 8
+    keys = rng.integers(0, 3, size=(n, bands)).astype(U64)
+    family = rng.integers(0, 8, size=n)
+    base = [rng.choice(10_000, size=60, replace=False) for _ in range(8)]
+    sets = [
+        np.unique(np.concatenate((base[f][rng.integers(0, 10) :], rng.integers(0, 10_000, 4))))
+        for f in family.tolist()
+    ]
+    values = np.concatenate(sets).astype(U64)
+    offsets = np.zeros(n + 1, I64)
+    np.cumsum([len(x) for x in sets], out=offsets[1:])
+    prof, big = reference.set_profiles(values, offsets)
+    sigs = np.empty((n, 0), np.uint32)
+    args = (keys, values, offsets, sigs, prof, big, True, threshold)
+    want = native.bucket_pairs_verified(*args, True, 0, bands)[3]
+    for _ in range(3):
+        assert native.bucket_roots(*args, threads).tolist() == want.tolist()

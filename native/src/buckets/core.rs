@@ -7,6 +7,8 @@
 //! forest that this order builds. `neardup._kernels.buckets` gives the same pairs,
 //! roots and count by another road (all candidates at once, then the order replayed).
 
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
 use crate::sets::core::find;
 
 /// Cells of a set profile: a set's values counted by their low 5 bits (32 cells: half the
@@ -247,6 +249,156 @@ impl<V: Copy + Ord> Walk<'_, V> {
     }
 }
 
+/// Union-find shared by the threads of [`Walk::roots_shared`]: a root is linked under the
+/// smaller root only (so `parent[x] <= x`, and a component's root is its smallest member), by
+/// compare-and-swap; finds halve paths.
+struct SharedForest {
+    parent: Vec<AtomicU32>,
+}
+
+impl SharedForest {
+    fn new(n: usize) -> Self {
+        SharedForest {
+            parent: (0..n as u32).map(AtomicU32::new).collect(),
+        }
+    }
+
+    #[inline]
+    fn find(&self, mut x: u32) -> u32 {
+        loop {
+            let p = self.parent[x as usize].load(Ordering::Acquire);
+            if p == x {
+                return x;
+            }
+            let g = self.parent[p as usize].load(Ordering::Acquire);
+            if g != p {
+                // path halving; losing the race only leaves a longer path
+                let _ = self.parent[x as usize].compare_exchange_weak(
+                    p,
+                    g,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            }
+            x = p;
+        }
+    }
+
+    /// Join the components of `a` and `b`: the root they then share.
+    #[inline]
+    fn union(&self, a: u32, b: u32) -> u32 {
+        loop {
+            let (ra, rb) = (self.find(a), self.find(b));
+            if ra == rb {
+                return ra;
+            }
+            let (keep, gone) = (ra.min(rb), ra.max(rb));
+            if self.parent[gone as usize]
+                .compare_exchange(gone, keep, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return keep;
+            }
+        }
+    }
+}
+
+impl<V: Copy + Ord + Sync> Walk<'_, V> {
+    /// Each row's cluster root (its smallest member), as [`Walk::run`] gives them in join
+    /// mode over every band, on `threads` threads: each takes the next band not yet walked
+    /// and walks it as the serial walk does (a pair is tested in the first band its rows
+    /// share), against one union-find that all of them update. A pair already in one
+    /// cluster is skipped whichever thread joined it, so the threads test about the pairs
+    /// that one walk tests, and the roots are the components of the accepted pairs: the
+    /// same whatever the order the threads run in (which pairs are tested may differ).
+    pub fn roots_shared(&self, threads: usize) -> Vec<i64> {
+        let n = self.n;
+        let forest = SharedForest::new(n);
+        let next = AtomicUsize::new(0);
+        let walk_bands = || {
+            let mut groups = Groups::new(n);
+            let mut roots: Vec<u32> = Vec::new();
+            let mut before: Vec<u64> = Vec::new();
+            let filtered = self.exact && !self.prof.is_empty();
+            loop {
+                let band = next.fetch_add(1, Ordering::Relaxed);
+                if band >= self.bands {
+                    break;
+                }
+                groups.group(self.keys, self.bands, band);
+                for bucket in 0..groups.buckets() {
+                    let members = groups.members(bucket);
+                    let e = members.len();
+                    if e < 2 {
+                        continue;
+                    }
+                    roots.clear();
+                    roots.extend(members.iter().map(|&m| forest.find(m)));
+                    if roots.iter().all(|&x| x == roots[0]) {
+                        continue;
+                    }
+                    before.clear();
+                    for &m in members {
+                        let row = m as usize * self.bands;
+                        before.extend_from_slice(&self.keys[row..row + band]);
+                    }
+                    for x in 0..e - 1 {
+                        let u = members[x] as usize;
+                        let ku = &before[x * band..(x + 1) * band];
+                        for y in x + 1..e {
+                            // equal here: joined (by this thread or another); a stale
+                            // difference only costs a test
+                            if roots[x] == roots[y] {
+                                continue;
+                            }
+                            let v = members[y] as usize;
+                            let kv = &before[y * band..(y + 1) * band];
+                            if ku.iter().zip(kv).any(|(p, q)| p == q) {
+                                continue;
+                            }
+                            let sim = if self.exact {
+                                if filtered && self.cannot_reach(u, v) {
+                                    continue;
+                                }
+                                self.jaccard(u, v)
+                            } else {
+                                self.estimate(u, v)
+                            };
+                            if sim < self.threshold {
+                                continue;
+                            }
+                            let keep = forest.union(u as u32, v as u32);
+                            let (rx, ry) = (roots[x], roots[y]);
+                            for z in roots.iter_mut() {
+                                if *z == rx || *z == ry {
+                                    *z = keep;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        let threads = threads.clamp(1, self.bands.max(1));
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(walk_bands);
+            }
+            walk_bands();
+        });
+        let mut parent: Vec<i64> = forest
+            .parent
+            .into_iter()
+            .map(|p| p.into_inner() as i64)
+            .collect();
+        for i in 0..n {
+            let p = parent[i] as usize; // smaller than i: already final
+            parent[i] = parent[p];
+        }
+        parent
+    }
+}
+
 /// The buckets of one band column that hold two rows or more: bucket ids given in order of
 /// each key's first row (an open-addressing table, Fibonacci hashing on the top bits),
 /// then the rows of those buckets placed by a counting sort, so that each bucket's rows
@@ -385,6 +537,9 @@ mod tests {
             assert_eq!(found.sim, vec![1.0, 0.5]);
             assert_eq!(found.roots, vec![0, 0, 0]);
             assert_eq!(found.verified, 2);
+            for threads in 1..4 {
+                assert_eq!(walk.roots_shared(threads), vec![0, 0, 0]);
+            }
         }
     }
 

@@ -141,8 +141,90 @@ fn bucket_pairs_verified<'py>(
     ))
 }
 
+/// Each row's cluster root (its smallest member): the roots of ``bucket_pairs_verified``
+/// in join mode over every band column, the bands walked on ``threads`` threads that share
+/// one union-find.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn bucket_roots<'py>(
+    py: Python<'py>,
+    keys: PyReadonlyArray2<'py, u64>,
+    values: Values<'py>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    sigs: PyReadonlyArray2<'py, u32>,
+    prof: PyReadonlyArray2<'py, u8>,
+    big: PyReadonlyArray1<'py, bool>,
+    exact: bool,
+    threshold: f64,
+    threads: i64,
+) -> PyResult<Arr<'py, i64>> {
+    let (k, n, bands) = matrix(&keys)?;
+    let o = slice(&offsets)?;
+    let (s, sig_rows, num_perm) = matrix(&sigs)?;
+    let (p, prof_rows, cells) = matrix(&prof)?;
+    let g = slice(&big)?;
+    let filtered = exact && cells == PROFILE;
+    let fail = |message: String| Err(config_error(py, message));
+    if !(0.0..=1.0).contains(&threshold) {
+        return fail("threshold must be between 0 and 1; pass a similarity".into());
+    }
+    if n >= u32::MAX as usize {
+        return fail(format!(
+            "keys has {n} rows; the walk takes fewer than 2**32 - 1"
+        ));
+    }
+    if threads < 1 {
+        return fail(format!("threads must be at least 1, got {threads}"));
+    }
+    if exact && o.len() != n + 1 {
+        return fail("offsets must have one entry more than keys has rows".into());
+    }
+    if !exact && sig_rows != n {
+        return fail("sigs must have one row per row of keys".into());
+    }
+    if !exact && num_perm == 0 && n > 0 {
+        return fail("sigs must have at least one column (slot)".into());
+    }
+    if filtered && (prof_rows != n || g.len() != n) {
+        return fail("prof and big must have one row per row of keys".into());
+    }
+    let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
+    let threads = threads.min(256) as usize;
+    macro_rules! walk {
+        ($v:expr) => {{
+            let walk = Walk {
+                keys: k,
+                n,
+                bands,
+                values: $v,
+                offsets: o,
+                sigs: s,
+                num_perm,
+                prof: p,
+                big: g,
+                exact,
+                threshold,
+                join: true,
+            };
+            detached(py, || {
+                if exact {
+                    check_offsets(o, walk.values.len())?;
+                    check_sorted_runs(walk.values, o)?;
+                }
+                Ok(walk.roots_shared(threads))
+            })?
+        }};
+    }
+    let roots: Vec<i64> = match &values {
+        Values::U64(v) => walk!(slice(v)?),
+        Values::U32(v) => walk!(slice(v)?),
+    };
+    Ok(roots.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bucket_pairs_verified, m)?)?;
+    m.add_function(wrap_pyfunction!(bucket_roots, m)?)?;
     m.add_function(wrap_pyfunction!(set_profiles, m)?)?;
     Ok(())
 }

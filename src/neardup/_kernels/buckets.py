@@ -21,7 +21,7 @@ from neardup._kernels.sets import (
 )
 from neardup.errors import ConfigError
 
-__all__ = ["bucket_pairs_verified", "set_profiles"]
+__all__ = ["bucket_pairs_verified", "bucket_roots", "set_profiles"]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
@@ -231,3 +231,38 @@ def bucket_pairs_verified(
     roots = np.array([find(i) for i in range(n)], dtype=np.int64)
     pick = np.array(kept, dtype=np.int64)
     return u[pick], v[pick], sim[pick], roots, verified
+
+
+def bucket_roots(
+    keys: U64,
+    values: Sets,
+    offsets: I64,
+    sigs: U32,
+    prof: npt.NDArray[np.uint8],
+    big: npt.NDArray[np.bool_],
+    exact: bool,
+    threshold: float,
+    threads: int,
+) -> I64:
+    """Each row's cluster root (its smallest member): the roots of
+    :func:`bucket_pairs_verified` in join mode over every band column. The native walk
+    takes the bands on ``threads`` threads that share one union-find (which pairs it tests
+    then depends on the threads' timing, the roots do not); this reference walks them in
+    order.
+
+    Raises:
+        ConfigError: the arrays do not fit each other, the threshold is not in [0, 1] or
+            ``threads`` is below 1.
+    """
+    n, bands = keys.shape
+    threshold = float(threshold)
+    if not 0.0 <= threshold <= 1.0:
+        raise ConfigError("threshold must be between 0 and 1; pass a similarity")
+    if n >= 2**32 - 1:
+        raise ConfigError(f"keys has {n} rows; the walk takes fewer than 2**32 - 1")
+    if int(threads) < 1:
+        raise ConfigError(f"threads must be at least 1, got {int(threads)}")
+    found = bucket_pairs_verified(
+        keys, values, offsets, sigs, prof, big, exact, threshold, True, 0, bands
+    )
+    return found[3]

@@ -61,6 +61,7 @@ FAMILIES = (
     "forest",
     "hamming",
     "hll",
+    "idset",
     "jsonl",
     "lines",
     "lsh",

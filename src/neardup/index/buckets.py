@@ -23,13 +23,14 @@ cluster; the walk 0.23 -> 0.18-0.20 CPU-s).
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels import engine
 
-__all__ = ["bucket_pairs_verified"]
+__all__ = ["bucket_pairs_verified", "bucket_roots"]
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -45,6 +46,7 @@ def bucket_pairs_verified(
     sigs: npt.NDArray[np.uint32] | None = None,
     join: bool = False,
     jobs: int = 1,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
 ) -> tuple[I64, I64, F64, I64, int]:
     """Accepted pairs and cluster roots of the rows of ``keys`` (``(n, bands)`` bucket keys).
 
@@ -56,6 +58,8 @@ def bucket_pairs_verified(
         offsets: See ``values``.
         sigs: ``(n, num_perm)`` folded signatures, when ``values`` is not given.
         join: Only the clusters are wanted (see the module docstring).
+        profiles: ``set_profiles(values, offsets)``, when made already (a run makes them
+            batch by batch on its sketching threads).
         jobs: Threads that walk the bands (each its share of the band columns); the result
             does not depend on it. With ``join`` a thread's walk skips only the pairs its own
             union-find has joined, so split walks verify again some of what another one
@@ -77,24 +81,10 @@ def bucket_pairs_verified(
         >>> a.tolist(), b.tolist(), s.tolist(), roots.tolist()
         ([0, 1], [1, 2], [1.0, 0.5], [0, 0, 0])
     """
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    n = keys.shape[0]
+    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs, profiles)
     exact = values is not None
-    # 32-bit sets (:func:`~neardup.sketch.sets.unique_per_doc32`) stay 32-bit
-    v = np.ascontiguousarray(values if values is not None else np.empty(0, np.uint64))
-    if v.dtype not in (np.uint32, np.uint64):
-        v = v.astype(np.uint64)
-    o = np.ascontiguousarray(offsets if offsets is not None else np.zeros(n + 1), dtype=np.int64)
-    s = np.ascontiguousarray(sigs if sigs is not None else np.empty((n, 0)), dtype=np.uint32)
-    if exact and len(o) != n + 1:
-        raise ValueError("offsets must have one entry more than keys has rows")
-    if not exact and s.shape[0] != n:
-        raise ValueError("sigs must have one row per row of keys")
+    n = keys.shape[0]
     kern = engine.kernels("buckets")
-    if exact:
-        prof, big = kern.set_profiles(v, o)
-    else:
-        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
     bands = keys.shape[1]
     threads = max(1, min(jobs, bands))
     cuts = np.linspace(0, bands, threads + 1).round().astype(int).tolist()
@@ -128,3 +118,65 @@ def bucket_pairs_verified(
         )
     order = np.lexsort((b, a))
     return a[order], b[order], sim[order], roots, int(verified)
+
+
+def bucket_roots(
+    keys: U64,
+    *,
+    threshold: float,
+    values: U64 | npt.NDArray[np.uint32] | None = None,
+    offsets: I64 | None = None,
+    sigs: npt.NDArray[np.uint32] | None = None,
+    jobs: int = 1,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
+) -> I64:
+    """Each row's cluster root (its smallest member): the roots of
+    ``bucket_pairs_verified(..., join=True)[3]``, with the bands walked on ``jobs`` threads
+    that share one union-find (a pair one thread has joined is skipped by the others, so the
+    threads split the work of one walk instead of each testing again what the others
+    joined). Arguments as :func:`bucket_pairs_verified`.
+
+    Examples:
+        >>> keys = np.array([[1, 5], [1, 6], [2, 6]], np.uint64)
+        >>> vals = np.array([1, 2, 3, 1, 2, 3, 1, 2, 4], np.uint64)
+        >>> offs = np.array([0, 3, 6, 9])
+        >>> bucket_roots(keys, threshold=0.5, values=vals, offsets=offs, jobs=2).tolist()
+        [0, 0, 0]
+    """
+    keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs, profiles)
+    kern = engine.kernels("buckets")
+    roots: I64 = kern.bucket_roots(
+        keys, v, o, s, prof, big, values is not None, float(threshold), max(1, jobs)
+    )
+    return roots
+
+
+def _inputs(
+    keys: U64,
+    values: U64 | npt.NDArray[np.uint32] | None,
+    offsets: I64 | None,
+    sigs: npt.NDArray[np.uint32] | None,
+    profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None,
+) -> tuple[U64, npt.NDArray[Any], I64, npt.NDArray[np.uint32], Any, Any]:
+    """The walk's arrays, contiguous, with the set profiles (exact: ``profiles`` or made
+    here) or empty ones."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    n = keys.shape[0]
+    exact = values is not None
+    # 32-bit sets (:func:`~neardup.sketch.sets.unique_per_doc32`) stay 32-bit
+    v = np.ascontiguousarray(values if values is not None else np.empty(0, np.uint64))
+    if v.dtype not in (np.uint32, np.uint64):
+        v = v.astype(np.uint64)
+    o = np.ascontiguousarray(offsets if offsets is not None else np.zeros(n + 1), dtype=np.int64)
+    s = np.ascontiguousarray(sigs if sigs is not None else np.empty((n, 0)), dtype=np.uint32)
+    if exact and len(o) != n + 1:
+        raise ValueError("offsets must have one entry more than keys has rows")
+    if not exact and s.shape[0] != n:
+        raise ValueError("sigs must have one row per row of keys")
+    if exact and profiles is not None:
+        prof, big = (np.ascontiguousarray(x) for x in profiles)
+    elif exact:
+        prof, big = engine.kernels("buckets").set_profiles(v, o)
+    else:
+        prof, big = np.empty((n, 0), np.uint8), np.zeros(n, np.bool_)
+    return keys, v, o, s, prof, big

@@ -190,6 +190,12 @@ class Collector:
     verifying candidates whose documents are already joined.
     """
 
+    def prepare(self, payload: Any) -> Any:
+        """What :meth:`add` will need of a sketched batch that does not depend on the other
+        batches, made on the thread that sketched it (with ``jobs > 1`` one of the sketching
+        threads, not the one that adds): by default the payload as it is."""
+        return payload
+
     def add(self, positions: I64, payload: Any) -> None:
         """Index one sketched batch."""
         raise NotImplementedError

@@ -36,19 +36,32 @@ I64 = npt.NDArray[np.int64]
 MinHashPayload = tuple[U64, tuple[U32, I64] | None]
 
 
+#: ``(prof, big)``: the set profiles of a batch's rows (``buckets.set_profiles``).
+Profiles = tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]
+
+
 class MinHashSketch(tuple[U64, tuple[U32, I64] | None]):
     """A :data:`MinHashPayload` that also carries its LSH band keys, computed with the sketches
-    (on the sketching thread, so the collector on the main thread only appends them)."""
+    (on the sketching thread, so the collector on the main thread only appends them), and in a
+    run the set profiles of the bucket walk (:meth:`MinHashCollector.prepare`, also there)."""
 
     keys: U64
+    profiles: Profiles | None
 
-    def __new__(cls, sigs: U64, sets: tuple[U32, I64] | None, keys: U64) -> MinHashSketch:
+    def __new__(
+        cls,
+        sigs: U64,
+        sets: tuple[U32, I64] | None,
+        keys: U64,
+        profiles: Profiles | None = None,
+    ) -> MinHashSketch:
         self = super().__new__(cls, (sigs, sets))
         self.keys = keys
+        self.profiles = profiles
         return self
 
     def __reduce__(self) -> tuple[type[MinHashSketch], tuple[Any, ...]]:
-        return (MinHashSketch, (self[0], self[1], self.keys))
+        return (MinHashSketch, (self[0], self[1], self.keys, self.profiles))
 
 
 def _anonymous(nbytes: int) -> mmap.mmap:
@@ -170,6 +183,20 @@ class MinHashConfig(MethodConfig):
             )
 
 
+#: Cells of a set profile (``buckets.set_profiles``).
+PROFILE = 32
+
+
+def _profiles(sets: tuple[U32, I64]) -> Profiles:
+    from neardup._kernels import engine
+
+    values, offsets = sets
+    prof, big = engine.kernels("buckets").set_profiles(
+        values, np.ascontiguousarray(offsets, dtype=np.int64)
+    )
+    return prof, big
+
+
 #: The highest threshold LSH banding is planned for (``plan_lsh`` needs one below 1).
 _MAX_PLANNED = 0.99
 
@@ -184,6 +211,16 @@ class MinHashCollector(Collector):
         self._values = _Column(np.uint32)
         self._sizes = _Column(np.int32)
         self._sigs = _Column(np.uint32, method.config.num_perm)
+        self._prof = _Column(np.uint8, PROFILE)
+        self._big = _Column(np.bool_)
+
+    def prepare(self, payload: MinHashPayload) -> MinHashPayload:
+        """The set profiles of the batch's rows, made on its sketching thread: the walk then
+        does not make them all on one thread after collection."""
+        sigs, sets = payload
+        if sets is None or not isinstance(payload, MinHashSketch) or payload.profiles:
+            return payload
+        return MinHashSketch(sigs, sets, payload.keys, _profiles(sets))
 
     def add(self, positions: I64, payload: MinHashPayload) -> None:
         from neardup.sketch.minhash import fold32
@@ -194,8 +231,17 @@ class MinHashCollector(Collector):
             values, offsets = sets
             self._values.append(values)
             self._sizes.append(np.diff(offsets).astype(np.int32))
+            ready = payload.profiles if isinstance(payload, MinHashSketch) else None
+            prof, big = ready or _profiles(sets)
+            self._prof.append(prof)
+            self._big.append(big)
         else:
             self._sigs.append(fold32(sigs))
+
+    def _profiles(self) -> Profiles:
+        prof: npt.NDArray[np.uint8] = self._prof.values()
+        big: npt.NDArray[np.bool_] = self._big.values()
+        return prof, big
 
     def _run(self, join: bool, jobs: int) -> tuple[I64, I64, npt.NDArray[np.float64], I64]:
         from neardup.index.buckets import bucket_pairs_verified
@@ -216,6 +262,7 @@ class MinHashCollector(Collector):
                 offsets=offsets,
                 join=join,
                 jobs=jobs,
+                profiles=self._profiles(),
             )
         else:
             a, b, sim, roots, _ = bucket_pairs_verified(
@@ -223,12 +270,36 @@ class MinHashCollector(Collector):
             )
         return a, b, sim, roots
 
+    def _roots(self, jobs: int) -> I64:
+        """The clusters' roots by one walk whose bands ``jobs`` threads share (see
+        :func:`~neardup.index.buckets.bucket_roots`)."""
+        from neardup.index.buckets import bucket_roots
+
+        m = self._method
+        keys = self._keys.values()
+        if not m.config.verify:
+            return bucket_roots(keys, threshold=m.threshold, sigs=self._sigs.values(), jobs=jobs)
+        sizes = self._sizes.values()
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        return bucket_roots(
+            keys,
+            threshold=m.threshold,
+            values=self._values.values(),
+            offsets=offsets,
+            jobs=jobs,
+            profiles=self._profiles(),
+        )
+
     def pairs(self, *, jobs: int = 1) -> PairArrays:
         a, b, sim, _ = self._run(join=False, jobs=jobs)
         return PairArrays.of(a, b, sim)
 
     def components(self, n: int, *, jobs: int = 1) -> I64:
-        roots = self._run(join=True, jobs=jobs)[3]
+        if jobs > 1 and len(self._keys):
+            roots = self._roots(jobs)
+        else:
+            roots = self._run(join=True, jobs=jobs)[3]
         if len(roots) < n:
             roots = np.concatenate((roots, np.arange(len(roots), n, dtype=np.int64)))
         return roots

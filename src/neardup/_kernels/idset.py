@@ -1,0 +1,44 @@
+"""The numpy-side twin of ``neardup._native.idset``: a set of document ids kept as their
+64-bit hashes (XXH3-64 of the UTF-8 bytes, lone surrogates written as ``surrogatepass``
+does), for the duplicate-id check of a run. A hash seen twice may be two different ids (a
+64-bit collision): the caller compares the strings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import xxhash
+
+from neardup.errors import ConfigError
+
+__all__ = ["IdSet"]
+
+
+def _hash(item: object) -> int:
+    if not isinstance(item, str):
+        raise ConfigError(f"ids must be strings, got {type(item).__name__}")
+    return xxhash.xxh3_64_intdigest(item.encode("utf-8", "surrogatepass"))
+
+
+class IdSet:
+    """The 64-bit hashes of the ids added so far."""
+
+    __slots__ = ("_hashes",)
+
+    def __init__(self) -> None:
+        self._hashes: set[int] = set()
+
+    def add(self, ids: Iterable[str]) -> int:
+        """Add ``ids`` in order. Returns -1 when every hash was new, else the place in
+        ``ids`` of the first id whose hash was seen before (in an earlier call or earlier in
+        ``ids``); the ids before it are added, it and the ids after it are not."""
+        seen = self._hashes
+        for k, item in enumerate(ids):
+            h = _hash(item)
+            if h in seen:
+                return k
+            seen.add(h)
+        return -1
+
+    def __len__(self) -> int:
+        return len(self._hashes)

@@ -1,0 +1,52 @@
+"""The native idset family against its twin: the same answers, calls and errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import native_pair
+from neardup.errors import ConfigError
+
+# small alphabets, so that batches repeat ids; lone surrogates included
+ids = st.text(alphabet=st.sampled_from(["a", "b", "é", "\ud800", "\U0001f600"]), max_size=3)
+
+
+@given(st.lists(st.lists(ids, max_size=8), max_size=6), st.booleans())
+def test_batches_of_ids(batches: list[list[str]], as_tuple: bool) -> None:
+    native, reference = native_pair("idset")
+    mine, theirs = native.IdSet(), reference.IdSet()
+    added: set[str] = set()  # what the sets hold (no hash collision among these ids)
+    for batch in batches:
+        arg: Any = tuple(batch) if as_tuple else batch
+        got, want = mine.add(arg), theirs.add(list(batch))
+        assert got == want
+        kept = batch if want < 0 else batch[:want]
+        assert len(set(kept)) == len(kept) and added.isdisjoint(kept)
+        if want >= 0:  # the first repeat: seen in an earlier batch or earlier in this one
+            assert batch[want] in added or batch[want] in kept
+        added.update(kept)
+        assert len(mine) == len(theirs) == len(added)
+
+
+@pytest.mark.parametrize("bad", [[1], ["a", None], [b"a"]])
+def test_the_same_errors(bad: list[Any]) -> None:
+    native, reference = native_pair("idset")
+    errors = []
+    for module in (native, reference):
+        with pytest.raises(ConfigError) as caught:
+            module.IdSet().add(bad)
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+def test_a_repeat_across_calls_and_within_one() -> None:
+    native, _ = native_pair("idset")
+    s = native.IdSet()
+    assert s.add(["x", "y"]) == -1
+    assert s.add(["z", "x"]) == 1
+    assert s.add(iter(["w", "v", "w"])) == 2
+    assert len(s) == 5
