@@ -17,7 +17,7 @@ const B: u64 = 0x0100_0000_01B3;
 const LO: u64 = 0xFFFF_FFFF;
 const HI: u64 = 0xFFFF_FFFF_0000_0000;
 /// Windows per chunk of the anchor pass (rounded down to a multiple of `w`).
-const CHUNK: usize = 1 << 16;
+const CHUNK: usize = 1 << 14;
 
 #[inline]
 fn continuation(c: u8) -> bool {
@@ -707,6 +707,27 @@ fn common_prefix(a: &[u8], b: &[u8], most: usize) -> usize {
     i
 }
 
+/// How many of the last `most` bytes of `a` and `b` are equal, 8 at a time.
+#[inline]
+fn common_suffix(a: &[u8], b: &[u8], most: usize) -> usize {
+    let most = most.min(a.len()).min(b.len());
+    let (a, b) = (&a[a.len() - most..], &b[b.len() - most..]);
+    let mut i = 0; // bytes equal from the end
+    while i + 8 <= most {
+        let (x, y) = (most - i - 8, most - i);
+        let z = u64::from_le_bytes(a[x..y].try_into().unwrap_or([0; 8]))
+            ^ u64::from_le_bytes(b[x..y].try_into().unwrap_or([0; 8]));
+        if z != 0 {
+            return i + (z.leading_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < most && a[most - 1 - i] == b[most - 1 - i] {
+        i += 1;
+    }
+    i
+}
+
 /// The walk's state across chunks: bytes before `hi` are marked; window `mp` equals the
 /// earlier window `mq`.
 struct Walk {
@@ -782,7 +803,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
     while asize < 4 * (n / (w + 1)) {
         asize *= 2; // half full at the anchors of a text without repeats
     }
-    let mut atable = Table::new(asize);
+    let mut atable = AnchorTable::new(asize / 2);
     // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
     // text with many repeats does not rehash it a dozen times (a text without repeats
     // touches none of its pages)
@@ -793,7 +814,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
         mq: -2,
     };
     let mut c = Chunks::new(k, w);
-    let mut firsts = vec![0usize; c.nw];
+    let mut seen = vec![[0u32; 4]; c.nw];
     let mut wh = WindowHash::new(length);
     for (s, e) in segments(text, length) {
         let wins = e - s - length + 1;
@@ -805,7 +826,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
             atable.grow(m);
             wtable.grow(m);
             let nf = c.anchors(m);
-            first_anchors(&c, nf, r.g - r.have, &mut atable, &mut firsts);
+            earlier_anchors(&c, nf, r.g - r.have, &mut atable, &mut seen);
             let chunk = ChunkWalk {
                 text,
                 length,
@@ -815,7 +836,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
                 p0: s + done,
                 m,
             };
-            chunk.run(&c, nf, &firsts, &mut wh, &mut wtable, &mut mask, &mut walk);
+            chunk.run(&c, nf, &seen, &mut wh, &mut wtable, &mut mask, &mut walk);
             done += m;
         }
     }
@@ -847,25 +868,117 @@ fn prefetch(slots: &[u64], at: u64) {
     let _ = (slots, at);
 }
 
-/// For each of a chunk's `nf` anchors (`found`; `vals[0]` is the hash of the k-gram at
-/// `g0`), the first anchor of its hash (32 bits) in the table of anchors, into `firsts`; an
-/// anchor goes in when it is the first. The lookups go in one loop of their own: each is a
-/// cache miss, and here the processor overlaps them.
-fn first_anchors(c: &Chunks, nf: usize, g0: usize, atable: &mut Table, firsts: &mut [usize]) {
-    let amask = atable.mask();
-    for (j, (&a, first)) in c.found[..nf].iter().zip(firsts.iter_mut()).enumerate() {
-        if let Some(&ahead) = c.found.get(j + AHEAD).filter(|_| j + AHEAD < nf) {
-            prefetch(&atable.slots, (c.vals[ahead - g0] & LO) & amask);
+/// How many earlier anchors of a hash the table of anchors lists (the first ones): the
+/// windows of the first `LISTED` anchors of a hash are compared only with the anchors
+/// listed before them and never go in the table of windows; later anchors' windows are
+/// compared with all `LISTED`, then looked up in the table of windows.
+const LISTED: usize = 3;
+
+/// An open-addressing table of anchors by the 32-bit tag of their hash: `[tag, first + 1,
+/// second + 1, third + 1]` (0: none yet; an entry with no first is an empty slot), the home
+/// slot the tag's low bits, at most half full.
+struct AnchorTable {
+    slots: Vec<[u32; 4]>,
+    used: usize,
+}
+
+impl AnchorTable {
+    fn new(size: usize) -> Self {
+        AnchorTable {
+            slots: huge_pages(vec![[0u32; 4]; size.max(1024)]),
+            used: 0,
         }
-        let tag = c.vals[a - g0] & LO;
-        let slot = atable.probe(tag, tag & amask) as usize;
-        let en = atable.slots[slot];
-        if en == 0 {
-            atable.slots[slot] = (tag << 32) | (a as u64 + 1);
-            *first = a;
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The slot that holds `tag`, or the empty slot where it goes.
+    #[inline(always)]
+    fn probe(&self, tag: u32) -> usize {
+        let mask = self.mask();
+        let mut slot = tag as usize & mask;
+        loop {
+            let e = &self.slots[slot];
+            if e[1] == 0 || e[0] == tag {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Room for `more` entries at most half full: rehashed into more slots if needed.
+    fn grow(&mut self, more: usize) {
+        let mut size = self.slots.len();
+        if 2 * (self.used + more) <= size {
+            return;
+        }
+        while 2 * (self.used + more) > size {
+            size *= 2;
+        }
+        let old = std::mem::replace(&mut self.slots, huge_pages(vec![[0u32; 4]; size]));
+        for e in old.into_iter().filter(|e| e[1] != 0) {
+            let slot = self.probe(e[0]);
+            self.slots[slot] = e;
+        }
+    }
+}
+
+/// Ask for the cache line of `slots[at]` (a hint: it never faults, and does nothing on
+/// targets without the instruction).
+#[inline(always)]
+fn prefetch_any<T>(slots: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(slots.as_ptr().wrapping_add(at) as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slots, at);
+}
+
+/// For each of a chunk's `nf` anchors (`found`; `vals[0]` is the hash of the k-gram at
+/// `g0`), the earlier anchors of its hash (32 bits) that the table of anchors lists, into
+/// `seen[j]`: `[first + 1, second + 1, third + 1, more]` (0: none), `more` 1 when the
+/// anchor comes after all `LISTED` (its windows then need the table of windows too). The
+/// anchor is listed when fewer than `LISTED` are. An anchor that is itself the first of its
+/// hash gets `[0, 0, 0, 0]`. The lookups go in one loop of their own: each is a cache miss,
+/// and here the processor overlaps them.
+fn earlier_anchors(
+    c: &Chunks,
+    nf: usize,
+    g0: usize,
+    atable: &mut AnchorTable,
+    seen: &mut [[u32; 4]],
+) {
+    let amask = atable.mask();
+    for (j, (&a, out)) in c.found[..nf].iter().zip(seen.iter_mut()).enumerate() {
+        if let Some(&ahead) = c.found.get(j + AHEAD).filter(|_| j + AHEAD < nf) {
+            prefetch_any(&atable.slots, (c.vals[ahead - g0] & LO) as usize & amask);
+        }
+        let tag = (c.vals[a - g0] & LO) as u32;
+        let slot = atable.probe(tag);
+        let me = a as u32 + 1;
+        let e = &mut atable.slots[slot];
+        *out = [0; 4];
+        if e[1] == 0 {
+            *e = [tag, me, 0, 0];
             atable.used += 1;
+            continue;
+        }
+        // the anchors listed before this one (an anchor over two chunks comes twice)
+        let mut i = 1;
+        while i <= LISTED && e[i] != 0 && e[i] != me {
+            out[i - 1] = e[i];
+            i += 1;
+        }
+        if i <= LISTED {
+            e[i] = me; // listed (again, when it was already)
         } else {
-            *first = (en & LO) as usize - 1;
+            out[3] = 1;
         }
     }
 }
@@ -890,26 +1003,34 @@ impl ChunkWalk<'_> {
         &self,
         c: &Chunks,
         nf: usize,
-        firsts: &[usize],
+        seen: &[[u32; 4]],
         wh: &mut WindowHash,
         wtable: &mut Table,
         mask: &mut [bool],
         st: &mut Walk,
     ) {
         let text = self.text;
-        let n = text.len();
         let length = self.length;
         let wmask = wtable.mask();
         let (mut hi, mut mp, mut mq) = (st.hi, st.mp, st.mq);
         let mut t_next = 0; // the windows before it are walked (a repeat goes on past its anchor)
         let mut ph = WindowHash::new(length); // the hashes of the windows prefetched
-        for (j, (&a, &first)) in c.found[..nf].iter().zip(firsts).enumerate() {
-            if first == a {
+        for (j, (&a, listed)) in c.found[..nf].iter().zip(seen).enumerate() {
+            if listed[0] == 0 {
                 continue; // the first anchor of its hash: no window of it has an earlier copy
             }
+            let more = listed[3] != 0; // windows not found by the listed ones: the table
             let t_end = if j + 1 < nf { c.since[j + 1] } else { self.m };
-            let mut lext = usize::MAX; // the bytes equal left of a and first (MAX: not yet)
-            let mut rext = 0usize; // and from them on (at most length)
+            // per listed anchor o: the bytes equal left of a and o (lext, at most w - 1) and
+            // from them on (rext, at most length); lext MAX: not yet compared
+            let mut olds = [0usize; LISTED];
+            let mut lext = [usize::MAX; LISTED];
+            let mut rext = [0usize; LISTED];
+            let mut nl = 0;
+            while nl < LISTED && listed[nl] != 0 {
+                olds[nl] = listed[nl] as usize - 1;
+                nl += 1;
+            }
             let mut t = c.since[j].max(t_next);
             let mut ahead = 0usize; // the windows before it had their slots prefetched
             while t < t_end {
@@ -921,37 +1042,29 @@ impl ChunkWalk<'_> {
                 {
                     q = mq + 1;
                 } else {
-                    if lext == usize::MAX {
-                        // the bytes equal around the two anchors
-                        lext = 0;
-                        while lext < self.w - 1 && first > lext {
-                            let x = text[a - 1 - lext];
-                            if x == SEP || x != text[first - 1 - lext] {
-                                break;
-                            }
-                            lext += 1;
-                        }
-                        rext = 0;
-                        while rext < length && a + rext < n {
-                            let x = text[a + rext];
-                            if x == SEP || x != text[first + rext] {
-                                break;
-                            }
-                            rext += 1;
+                    if lext[0] == usize::MAX {
+                        // the bytes equal around a and each listed anchor
+                        for i in 0..nl {
+                            let o = olds[i];
+                            lext[i] = common_suffix(&text[..a], &text[..o], (self.w - 1).min(o));
+                            rext[i] = common_prefix(&text[a..], &text[o..], length);
                         }
                     }
                     let d = a - p;
-                    let settled =
-                        |d: usize| lext >= d && rext >= length - d && first - d < self.limit;
-                    if settled(d) {
-                        q = (first - d) as i64;
-                    } else {
+                    let settled = |d: usize| {
+                        (0..nl).find(|&i| {
+                            lext[i] >= d && rext[i] >= length - d && olds[i] - d < self.limit
+                        })
+                    };
+                    if let Some(i) = settled(d) {
+                        q = (olds[i] - d) as i64;
+                    } else if more {
                         // the next windows of this anchor that it does not settle will most
                         // likely be looked up too (until one is found): their slots first
                         ahead = ahead.max(p + 1);
                         let stop = (self.p0 + t_end).min(p + 1 + AHEAD);
                         while ahead < stop {
-                            if !settled(a - ahead) {
+                            if settled(a - ahead).is_none() {
                                 let tag = mix(ph.at(text, ahead)) >> 32;
                                 prefetch(&wtable.slots, tag & wmask);
                             }
