@@ -597,6 +597,55 @@ pub fn cut(
     (kept, kept_offsets, removed)
 }
 
+/// [`cut`] with the join's marks as runs (`spans`: disjoint `[start, end)` in join order,
+/// as [`window_spans`] gives them) instead of a mask: the same `(kept, kept_offsets,
+/// removed)`. The documents and their places in the join must lie in their arrays.
+pub fn cut_spans(
+    text: &[u8],
+    offsets: &[i64],
+    spans: &[(usize, usize)],
+    at: &[i64],
+) -> (Vec<u8>, Vec<i64>, Vec<i64>) {
+    // the runs over document j's place in the join, cut to it, relative to its start
+    let runs = |j: usize| {
+        let (o, len) = (at[j] as usize, (offsets[j + 1] - offsets[j]) as usize);
+        let first = spans.partition_point(|&(_, e)| e <= o);
+        spans[first..]
+            .iter()
+            .take_while(move |&&(s, _)| s < o + len)
+            .map(move |&(s, e)| (s.max(o) - o, e.min(o + len) - o))
+    };
+    let removed: Vec<i64> = (0..at.len())
+        .map(|j| match at[j] {
+            KEEP => 0,
+            DROP => offsets[j + 1] - offsets[j],
+            _ => runs(j).map(|(s, e)| (e - s) as i64).sum(),
+        })
+        .collect();
+    let lost: i64 = removed.iter().sum();
+    let total = offsets.last().map_or(0, |&e| e - offsets[0]) - lost;
+    let mut kept = Vec::with_capacity(total.max(0) as usize);
+    let mut kept_offsets = Vec::with_capacity(at.len() + 1);
+    kept_offsets.push(0);
+    for j in 0..at.len() {
+        let doc = &text[offsets[j] as usize..offsets[j + 1] as usize];
+        match at[j] {
+            DROP => {}
+            _ if removed[j] == 0 => kept.extend_from_slice(doc),
+            _ => {
+                let mut i = 0;
+                for (s, e) in runs(j) {
+                    kept.extend_from_slice(&doc[i..s]);
+                    i = e;
+                }
+                kept.extend_from_slice(&doc[i..]);
+            }
+        }
+        kept_offsets.push(kept.len() as i64);
+    }
+    (kept, kept_offsets, removed)
+}
+
 // --- the marks from a table of windows (no suffix array) ------------------------------------
 
 /// An open-addressing table of `(32-bit tag << 32) | (position + 1)` entries (0: empty),
@@ -793,9 +842,19 @@ impl WindowHash {
 /// copies and only windows at or after it are marked. The walk goes in chunks of [`CHUNK`]
 /// windows, the tables grown before each.
 pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
+    let mut mask = vec![false; text.len()];
+    for (a, b) in window_spans(text, min_length, prefix) {
+        mask[a..b].fill(true);
+    }
+    mask
+}
+
+/// The marks of [`window_mask`] as disjoint runs `[start, end)` in text order, not touching
+/// (no mask of the text's size: [`cut_spans`] cuts documents straight from them).
+pub fn window_spans(text: &[u8], min_length: usize, prefix: usize) -> Vec<(usize, usize)> {
     let n = text.len();
     let length = min_length;
-    let mut mask = vec![false; n];
+    let mut spans = Vec::new();
     let limit = if prefix == 0 { n } else { prefix.min(n) }; // an earlier copy starts before it
     let w = (length / 3).max(1);
     let k = length - w + 1;
@@ -836,16 +895,41 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
                 p0: s + done,
                 m,
             };
-            chunk.run(&c, nf, &seen, &mut wh, &mut wtable, &mut mask, &mut walk);
+            chunk.run(&c, nf, &seen, &mut wh, &mut wtable, &mut spans, &mut walk);
             done += m;
         }
     }
-    for i in 1..n {
-        if continuation(text[i]) {
-            mask[i] = mask[i - 1]; // a continuation byte follows its character's lead byte
+    whole_chars(text, spans)
+}
+
+/// The runs `raw` (disjoint, in text order) with each continuation byte given the mark of
+/// the byte before it, as [`repeat_mask`]'s last pass gives it (so characters go whole): a
+/// run's end goes on over the continuation bytes after it, a run's start (but at 0) moves
+/// past those at it, which follow an unmarked byte; runs that come to touch are merged.
+fn whole_chars(text: &[u8], raw: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let n = text.len();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(raw.len());
+    for (mut s, mut e) in raw {
+        match out.last() {
+            Some(&(ls, le)) if s <= le => {
+                out.pop();
+                (s, e) = (ls, e.max(le));
+            }
+            _ => {
+                while s > 0 && s < e && continuation(text[s]) {
+                    s += 1;
+                }
+                if s == e {
+                    continue; // (a run of continuation bytes alone)
+                }
+            }
         }
+        while e < n && continuation(text[e]) {
+            e += 1;
+        }
+        out.push((s, e));
     }
-    mask
+    out
 }
 
 /// How many anchors, or windows, ahead the table lookups prefetch their home slots (a miss
@@ -1006,7 +1090,7 @@ impl ChunkWalk<'_> {
         seen: &[[u32; 4]],
         wh: &mut WindowHash,
         wtable: &mut Table,
-        mask: &mut [bool],
+        spans: &mut Vec<(usize, usize)>,
         st: &mut Walk,
     ) {
         let text = self.text;
@@ -1098,7 +1182,11 @@ impl ChunkWalk<'_> {
                 let ext = common_prefix(&text[qu + length..], &text[p + length..], most);
                 let from = p.max(self.prefix);
                 if from <= p + ext {
-                    mask[hi.max(from)..p + ext + length].fill(true);
+                    let (a, b) = (hi.max(from), p + ext + length);
+                    match spans.last_mut() {
+                        Some(last) if last.1 == a => last.1 = b,
+                        _ => spans.push((a, b)),
+                    }
                     hi = p + ext + length;
                 }
                 mp = (p + ext) as i64;

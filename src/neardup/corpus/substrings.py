@@ -212,22 +212,27 @@ class _Shards:
         (each of its windows occurred earlier; later windows equal to one of its have that
         copy too). The kept bytes are cut straight from the join's marks
         (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size)."""
-        from neardup.corpus._repeats import cut, gather
+        from neardup.corpus._repeats import cut, gather, window_cut
 
         length = self.min_length
         inside, copies = _copies(buf, offsets, length)
         at_doc = np.array(inside, dtype=np.int64)
         joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
         self._save_last()  # (the last shard of a run is never written)
-        marks = repeated_mask(joined, length)
-        mine = self._anchors(joined) if self.earlier else None
-        for paths in self.earlier:
-            marks |= self._against(paths, joined, mine)
-        self.last = (joined, mine)
         where = np.full(len(offsets) - 1, -1, dtype=np.int64)  # -1: kept whole
         where[at_doc] = at
         where[np.array(copies, dtype=np.int64)] = -2  # dropped whole
-        kept, kept_offsets, removed = cut(buf, offsets, marks, where)
+        if not self.earlier and length < len(joined) < 2**32 - 1:
+            # the shard alone: marks as runs, cut straight from them (no mask of the join)
+            kept, kept_offsets, removed = window_cut(buf, offsets, joined, where, length)
+            self.last = (joined, None)
+        else:
+            marks = repeated_mask(joined, length)
+            mine = self._anchors(joined) if self.earlier else None
+            for paths in self.earlier:
+                marks |= self._against(paths, joined, mine)
+            self.last = (joined, mine)
+            kept, kept_offsets, removed = cut(buf, offsets, marks, where)
         s.shards += 1
         s.documents += len(where)
         s.bytes_in += len(buf)
