@@ -148,9 +148,9 @@ pub fn repeat_mask<S: Rank>(text: &[u8], sa: &[S], min_length: usize, prefix: us
 // --- winnowing: the anchors of chunks of windows ----------------------------------------------
 
 /// The buffers of the chunked anchor pass: a chunk is `nw` windows (a multiple of `w`), its
-/// k-grams' keys (high 32 bits of the mixed hash | position) and mixed hashes, the prefix and
-/// suffix minima of the keys over blocks of `w` (van Herk / Gil-Werman), and the chunk's
-/// distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]` on).
+/// k-grams' keys (high 32 bits of the mixed hash | position) and mixed hashes, and the
+/// chunk's distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]`
+/// on).
 struct Chunks {
     k: usize,
     w: usize,
@@ -159,8 +159,8 @@ struct Chunks {
     out: [u64; 256],
     keys: Vec<u64>,
     vals: Vec<u64>,
-    suf: Vec<u64>,
-    pre: Vec<u64>,
+    /// the position of the k-gram of `keys[0]`
+    first: usize,
     found: Vec<usize>,
     since: Vec<usize>,
 }
@@ -185,8 +185,7 @@ impl Chunks {
             out: std::array::from_fn(|c| (c as u64).wrapping_mul(top)),
             keys: vec![0; size],
             vals: vec![0; size],
-            suf: vec![0; size],
-            pre: vec![0; size],
+            first: 0,
             found: vec![0; nw],
             since: vec![0; nw],
         }
@@ -202,7 +201,7 @@ impl Chunks {
     }
 
     /// The k-grams of a chunk of `m` windows into `keys[..m + w - 1]` and `vals` (the
-    /// previous chunk's last `w - 1` first), and the block minima `pre` and `suf`.
+    /// previous chunk's last `w - 1` first).
     fn keys(&mut self, text: &[u8], m: usize, r: &mut Roll) {
         let (k, w) = (self.k, self.w);
         let need = m + w - 1;
@@ -252,75 +251,54 @@ impl Chunks {
         r.h = h;
         r.g = g;
         r.have = need;
-        let (pre, suf) = (&mut self.pre[..need], &mut self.suf[..need]);
-        // a block's minima are one chain of compares: four whole blocks side by side
-        let quads = need / (4 * w);
-        for ((kq, pq), sq) in keys
-            .chunks_exact(4 * w)
-            .zip(pre.chunks_exact_mut(4 * w))
-            .zip(suf.chunks_exact_mut(4 * w))
-        {
-            let mut c = [kq[0], kq[w], kq[2 * w], kq[3 * w]];
-            for j in 0..w {
-                for (l, cl) in c.iter_mut().enumerate() {
-                    *cl = (*cl).min(kq[l * w + j]);
-                    pq[l * w + j] = *cl;
-                }
-            }
-            let mut c = [kq[w - 1], kq[2 * w - 1], kq[3 * w - 1], kq[4 * w - 1]];
-            for j in (0..w).rev() {
-                for (l, cl) in c.iter_mut().enumerate() {
-                    *cl = (*cl).min(kq[l * w + j]);
-                    sq[l * w + j] = *cl;
-                }
-            }
-        }
-        for b0 in (quads * 4 * w..need).step_by(w) {
-            let b1 = (b0 + w).min(need);
-            let mut c = keys[b0];
-            pre[b0] = c;
-            for j in b0 + 1..b1 {
-                c = c.min(keys[j]);
-                pre[j] = c;
-            }
-            c = keys[b1 - 1];
-            suf[b1 - 1] = c;
-            for j in (b0..b1 - 1).rev() {
-                c = c.min(keys[j]);
-                suf[j] = c;
-            }
-        }
+        self.first = g - need;
     }
 
     /// The distinct anchors of the chunk's `m` windows into `found` / `since`, in text
     /// order; returns how many.
     fn anchors(&mut self, m: usize) -> usize {
         let w = self.w;
-        let (suf, pre) = (&self.suf, &self.pre);
-        let mut nf = 0;
-        let mut last = usize::MAX;
-        let mut tb = 0; // t mod w
-        for t in 0..m {
-            // tb == 0: the window is one whole block
-            let key = if tb == 0 {
-                suf[t]
+        let keys = &self.keys[..m + w - 1];
+        // the least key of the window at t, kept as the window slides: a new key below it
+        // takes its place, and when it leaves the window the window is searched again (keys
+        // are distinct: their low bits are positions)
+        let least = |t: usize| least_of(&keys[t..t + w]);
+        let mut key = least(0);
+        self.found[0] = (key & LO) as usize;
+        self.since[0] = 0;
+        let mut nf = 1;
+        for t in 1..m {
+            let new = keys[t + w - 1];
+            if new < key {
+                key = new;
+            } else if ((key & LO) as usize) < t + self.first {
+                key = least(t);
             } else {
-                suf[t].min(pre[t + w - 1])
-            };
-            tb += 1;
-            if tb == w {
-                tb = 0;
+                continue;
             }
-            let a = (key & LO) as usize;
-            if a != last {
-                self.found[nf] = a;
-                self.since[nf] = t;
-                nf += 1;
-                last = a;
-            }
+            self.found[nf] = (key & LO) as usize;
+            self.since[nf] = t;
+            nf += 1;
         }
         nf
     }
+}
+
+/// The least of `keys` (not empty), four running minima side by side.
+#[inline]
+fn least_of(keys: &[u64]) -> u64 {
+    let mut c = [u64::MAX; 4];
+    let mut quads = keys.chunks_exact(4);
+    for q in &mut quads {
+        for (cl, &x) in c.iter_mut().zip(q) {
+            *cl = (*cl).min(x);
+        }
+    }
+    let mut m = c[0].min(c[1]).min(c[2].min(c[3]));
+    for &x in quads.remainder() {
+        m = m.min(x);
+    }
+    m
 }
 
 /// The segments of `text` (maximal runs without a separator) of at least `min_length` bytes.

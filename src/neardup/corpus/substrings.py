@@ -205,13 +205,17 @@ class _Shards:
         out = scatter(marks, at, starts, ends, len(joined))
         return out
 
-    def cut(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[U8, I64, I64]:
+    def cut(
+        self, buf: U8, offsets: I64, s: SubstringSummary, *, last: bool = False
+    ) -> tuple[U8, I64, I64]:
         """Each document of the packed shard with its repeats removed, packed again, and how
         many bytes each lost (counted in ``s``). Only documents that can hold a window are
         marked, and an exact copy of an earlier document of the shard goes whole without it
         (each of its windows occurred earlier; later windows equal to one of its have that
         copy too). The kept bytes are cut straight from the join's marks
-        (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size)."""
+        (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size). With ``last``
+        (no shard comes after it) the join is let go at once instead of kept for the next
+        shards."""
         from neardup.corpus._repeats import cut, gather, window_cut
 
         length = self.min_length
@@ -225,13 +229,14 @@ class _Shards:
         if not self.earlier and length < len(joined) < 2**32 - 1:
             # the shard alone: marks as runs, cut straight from them (no mask of the join)
             kept, kept_offsets, removed = window_cut(buf, offsets, joined, where, length)
-            self.last = (joined, None)
+            self.last = None if last else (joined, None)
         else:
             marks = repeated_mask(joined, length)
             mine = self._anchors(joined) if self.earlier else None
             for paths in self.earlier:
                 marks |= self._against(paths, joined, mine)
-            self.last = (joined, mine)
+            self.last = None if last else (joined, mine)
+            del joined
             kept, kept_offsets, removed = cut(buf, offsets, marks, where)
         s.shards += 1
         s.documents += len(where)
@@ -364,9 +369,11 @@ def remove_repeated_substrings(
 
 def _packed_shards(
     batches: Iterable[tuple[PackedDocs, list[bytes], I64]], shard_bytes: int
-) -> Iterator[tuple[U8, I64, list[bytes], I64]]:
+) -> Iterator[tuple[U8, I64, list[bytes], I64, bool]]:
     """Packed JSONL batches cut into shards as :func:`_shards` cuts documents: ``(texts,
-    offsets, raw lines, text spans)``."""
+    offsets, raw lines, text spans, last)``, ``last`` true for the shard at the end of the
+    input. A shard is not held here while the caller works on it (the caller lets its texts
+    go after the cut)."""
     bufs: list[U8] = []
     lengths: list[I64] = []
     lines: list[bytes] = []
@@ -387,13 +394,13 @@ def _packed_shards(
             size = int(ends[stop - start - 1])
             start = stop
             if len(full):  # the pieces are let go first: they hold the chunks' buffers
-                shard = _joined(bufs, lengths, lines, spans)
+                box = [_joined(bufs, lengths, lines, spans)]
                 bufs, lengths, lines, spans, size = [], [], [], [], 0
-                yield shard
+                yield (*box.pop(), False)
     if lines:
-        shard = _joined(bufs, lengths, lines, spans)
-        del bufs, lengths, spans
-        yield shard
+        box = [_joined(bufs, lengths, lines, spans)]
+        del bufs, lengths, lines, spans
+        yield (*box.pop(), True)
 
 
 def _joined(
@@ -485,9 +492,9 @@ def remove_repeated_substrings_jsonl(
     ).with_lines()
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
-        for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
-            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
-            del buf
+        for buf, offsets, lines, spans, last in _packed_shards(batches, shard_bytes):
+            kept, kept_offsets, removed = shards.cut(buf, offsets, s, last=last)
+            del buf  # (with the join, before the output's buffers: they reuse its pages)
             if progress is not None:
                 progress("clean", s.documents)
             changed = np.flatnonzero(removed)
