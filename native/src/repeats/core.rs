@@ -7,7 +7,7 @@
 //! Wilkerson and Aiken 2003) and a table of windows, bytes compared. [`anchors`],
 //! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
 //! array to the regions around repeated anchors; [`cut`] cuts each document's kept bytes
-//! straight from a join's marks.
+//! straight from a join's marks, [`cut_spans`] from the runs of [`window_spans`].
 
 use hashbrown::HashSet;
 
@@ -16,7 +16,8 @@ pub const SEP: u8 = 0xFF;
 const B: u64 = 0x0100_0000_01B3;
 const LO: u64 = 0xFFFF_FFFF;
 const HI: u64 = 0xFFFF_FFFF_0000_0000;
-/// Windows per chunk of the anchor pass (rounded down to a multiple of `w`).
+/// Windows per chunk of the anchor pass (rounded down to a multiple of `w`): its k-grams'
+/// hashes, 128 KiB, stay in the L2 cache between the passes over them.
 const CHUNK: usize = 1 << 14;
 
 #[inline]
@@ -148,8 +149,8 @@ pub fn repeat_mask<S: Rank>(text: &[u8], sa: &[S], min_length: usize, prefix: us
 // --- winnowing: the anchors of chunks of windows ----------------------------------------------
 
 /// The buffers of the chunked anchor pass: a chunk is `nw` windows (a multiple of `w`), its
-/// k-grams' keys (high 32 bits of the mixed hash | position) and mixed hashes, and the
-/// chunk's distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]`
+/// k-grams' mixed hashes (a k-gram's key: the high 32 bits of its hash | its position), and
+/// the chunk's distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]`
 /// on).
 struct Chunks {
     k: usize,
@@ -157,16 +158,15 @@ struct Chunks {
     nw: usize,
     /// `out[c]`: byte `c` times its weight as it leaves a k-gram (`B ** (k - 1)`)
     out: [u64; 256],
-    keys: Vec<u64>,
     vals: Vec<u64>,
-    /// the position of the k-gram of `keys[0]`
+    /// the position of the k-gram of `vals[0]`
     first: usize,
     found: Vec<usize>,
     since: Vec<usize>,
 }
 
 /// Where the chunked pass over one segment stands: the rolling hash `h` of the `k - 1` bytes
-/// before `g + k - 1`, the next k-gram to hash `g`, and the k-grams held in `keys[..have]`.
+/// before `g + k - 1`, the next k-gram to hash `g`, and the k-grams held in `vals[..have]`.
 struct Roll {
     h: u64,
     g: usize,
@@ -183,7 +183,6 @@ impl Chunks {
             w,
             nw,
             out: std::array::from_fn(|c| (c as u64).wrapping_mul(top)),
-            keys: vec![0; size],
             vals: vec![0; size],
             first: 0,
             found: vec![0; nw],
@@ -200,51 +199,58 @@ impl Chunks {
         }
     }
 
-    /// The k-grams of a chunk of `m` windows into `keys[..m + w - 1]` and `vals` (the
-    /// previous chunk's last `w - 1` first).
+    /// The mixed hashes of the k-grams of a chunk of `m` windows into `vals[..m + w - 1]`
+    /// (the previous chunk's last `w - 1` first).
     fn keys(&mut self, text: &[u8], m: usize, r: &mut Roll) {
         let (k, w) = (self.k, self.w);
         let need = m + w - 1;
         if r.have > 0 {
             let from = r.have - (w - 1);
-            self.keys.copy_within(from..r.have, 0);
             self.vals.copy_within(from..r.have, 0);
             r.have = w - 1;
         }
         let (mut h, mut g) = (r.h, r.g);
         let out = &self.out;
-        let keys = &mut self.keys[..need];
         let vals = &mut self.vals[..need];
         let mut t0 = r.have;
         // The rolling hash is one chain of a multiply and two adds per byte: four chains
         // over four quarters of the chunk keep four in flight (the same values; each chain
         // but the first starts from the hash of its first k - 1 bytes).
-        const LANES: usize = 4;
-        let q = (need - t0) / LANES;
+        let q = (need - t0) / 4;
         if q >= 2 * k {
-            let mut hs = [h; LANES];
+            let mut hs = [h; 4];
             for (l, hl) in hs.iter_mut().enumerate().skip(1) {
                 *hl = hash(&text[g + l * q..g + l * q + k - 1]);
             }
+            // per quarter: the bytes coming in, the bytes going out and the hashes (each q
+            // long, so the loop has no bounds checks)
+            let bytes = |l: usize| {
+                let a = g + l * q;
+                (&text[a + k - 1..a + k - 1 + q], &text[a..a + q])
+            };
+            let (v0, rest) = vals[t0..].split_at_mut(q);
+            let (v1, rest) = rest.split_at_mut(q);
+            let (v2, rest) = rest.split_at_mut(q);
+            let v3 = &mut rest[..q];
+            let ((i0, o0), (i1, o1), (i2, o2), (i3, o3)) = (bytes(0), bytes(1), bytes(2), bytes(3));
+            let step = |hl: &mut u64, c_in: u8, c_out: u8| {
+                let hh = hl.wrapping_mul(B).wrapping_add(c_in as u64);
+                *hl = hh.wrapping_sub(out[c_out as usize]);
+                mix(hh)
+            };
             for i in 0..q {
-                for (l, hl) in hs.iter_mut().enumerate() {
-                    let (t, gl) = (t0 + l * q + i, g + l * q + i);
-                    let hh = hl.wrapping_mul(B).wrapping_add(text[gl + k - 1] as u64);
-                    let v = mix(hh);
-                    vals[t] = v;
-                    keys[t] = (v & HI) | gl as u64;
-                    *hl = hh.wrapping_sub(out[text[gl] as usize]);
-                }
+                v0[i] = step(&mut hs[0], i0[i], o0[i]);
+                v1[i] = step(&mut hs[1], i1[i], o1[i]);
+                v2[i] = step(&mut hs[2], i2[i], o2[i]);
+                v3[i] = step(&mut hs[3], i3[i], o3[i]);
             }
-            h = hs[LANES - 1];
-            g += LANES * q;
-            t0 += LANES * q;
+            h = hs[3];
+            g += 4 * q;
+            t0 += 4 * q;
         }
-        for t in t0..need {
+        for v in &mut vals[t0..] {
             h = h.wrapping_mul(B).wrapping_add(text[g + k - 1] as u64);
-            let v = mix(h);
-            vals[t] = v;
-            keys[t] = (v & HI) | g as u64;
+            *v = mix(h);
             h = h.wrapping_sub(out[text[g] as usize]);
             g += 1;
         }
@@ -257,46 +263,77 @@ impl Chunks {
     /// The distinct anchors of the chunk's `m` windows into `found` / `since`, in text
     /// order; returns how many.
     fn anchors(&mut self, m: usize) -> usize {
-        let w = self.w;
-        let keys = &self.keys[..m + w - 1];
-        // the least key of the window at t, kept as the window slides: a new key below it
-        // takes its place, and when it leaves the window the window is searched again (keys
-        // are distinct: their low bits are positions)
-        let least = |t: usize| least_of(&keys[t..t + w]);
+        let (w, first) = (self.w, self.first);
+        let vals = &self.vals[..m + w - 1];
+        // the least key of the window at t, kept as the window slides: it stays until a new
+        // key below it comes in or it leaves the window, which is then searched again. A
+        // key is the high half of a k-gram's hash and then its position: a new k-gram's key
+        // is below the least exactly when the high half of its hash is.
+        let least = |t: usize| least_key(&vals[t..t + w], first + t);
         let mut key = least(0);
         self.found[0] = (key & LO) as usize;
         self.since[0] = 0;
         let mut nf = 1;
-        for t in 1..m {
-            let new = keys[t + w - 1];
-            if new < key {
-                key = new;
-            } else if ((key & LO) as usize) < t + self.first {
-                key = least(t);
-            } else {
-                continue;
+        let mut t = 1;
+        while t < m {
+            // the first window without the least key's k-gram, and the first before it whose
+            // new k-gram has a lesser key
+            let leave = ((key & LO) as usize + 1 - first).min(m);
+            match first_below(&vals[t + w - 1..leave + w - 1], key & HI) {
+                Some(d) => {
+                    t += d;
+                    key = (vals[t + w - 1] & HI) | (first + t + w - 1) as u64;
+                }
+                None if leave < m => {
+                    t = leave;
+                    key = least(t);
+                }
+                None => break,
             }
             self.found[nf] = (key & LO) as usize;
             self.since[nf] = t;
             nf += 1;
+            t += 1;
         }
         nf
     }
 }
 
-/// The least of `keys` (not empty), four running minima side by side.
+/// The index of the first of `vals` below `bound`, eight at a time.
 #[inline]
-fn least_of(keys: &[u64]) -> u64 {
-    let mut c = [u64::MAX; 4];
-    let mut quads = keys.chunks_exact(4);
-    for q in &mut quads {
-        for (cl, &x) in c.iter_mut().zip(q) {
-            *cl = (*cl).min(x);
+fn first_below(vals: &[u64], bound: u64) -> Option<usize> {
+    let mut eights = vals.chunks_exact(8);
+    let mut at = 0;
+    for e in &mut eights {
+        if e.iter().fold(u64::MAX, |m, &x| m.min(x)) < bound {
+            return e.iter().position(|&x| x < bound).map(|d| at + d);
         }
+        at += 8;
+    }
+    eights
+        .remainder()
+        .iter()
+        .position(|&x| x < bound)
+        .map(|d| at + d)
+}
+
+/// The least key (high half of the hash, then position) of the k-grams of hashes `vals`
+/// (not empty) from position `pos` on, four running minima side by side.
+#[inline]
+fn least_key(vals: &[u64], pos: usize) -> u64 {
+    let key = |i: usize, v: u64| (v & HI) | (pos + i) as u64;
+    let mut c = [u64::MAX; 4];
+    let mut quads = vals.chunks_exact(4);
+    let mut i = 0;
+    for q in &mut quads {
+        for (l, (cl, &v)) in c.iter_mut().zip(q).enumerate() {
+            *cl = (*cl).min(key(i + l, v));
+        }
+        i += 4;
     }
     let mut m = c[0].min(c[1]).min(c[2].min(c[3]));
-    for &x in quads.remainder() {
-        m = m.min(x);
+    for (l, &v) in quads.remainder().iter().enumerate() {
+        m = m.min(key(i + l, v));
     }
     m
 }
@@ -341,7 +378,7 @@ pub fn anchors(
         while done < wins {
             let m = c.nw.min(wins - done);
             c.keys(text, m, &mut r);
-            let first = r.g - r.have; // the position of keys[0]
+            let first = r.g - r.have; // the position of vals[0]
             let nf = c.anchors(m);
             // the last chunk's last anchor may go on into this one
             let j0 = usize::from(pos.len() > seg_first && pos.last() == Some(&(c.found[0] as i64)));
@@ -808,17 +845,20 @@ impl WindowHash {
 ///
 /// Each window has a winnowing anchor (the `k`-gram of least key among its `w =
 /// max(1, min_length / 3)`, `k = min_length - w + 1`); equal windows have equal anchors at
-/// the same offset. A table of anchors keeps the first anchor seen of each hash (32 bits of
-/// it): the windows of a first anchor have no earlier copy (an equal earlier window would
-/// hold an earlier anchor of that hash), and are skipped whole. A window whose anchor is not
-/// the first compares with the window at the same offset from that first one, through the
-/// bytes equal left and right of the two anchors (compared once per anchor). A window not
-/// found that way is looked up in a table of windows (32 bits of its rolling hash and its
-/// position, bytes compared), and goes in it. Inside a repeat no lookup is needed: when
-/// window `p - 1` equals the earlier window `q`, window `p` equals window `q + 1` exactly
-/// when their last bytes are equal. With `prefix > 0` only windows starting before it are
-/// copies and only windows at or after it are marked. The walk goes in chunks of [`CHUNK`]
-/// windows, the tables grown before each.
+/// the same offset. A table of anchors lists the first [`LISTED`] anchors seen of each hash
+/// (32 bits of it): the windows of the first anchor of a hash have no earlier copy (an equal
+/// earlier window would hold an earlier anchor of that hash), and are skipped whole. A window
+/// of a later anchor compares with the windows at the same offset from the anchors listed
+/// before it, through the bytes equal left and right of the two anchors (compared once per
+/// pair of anchors); when all the earlier anchors of its hash are listed, a window not found
+/// that way has no earlier copy. Otherwise it is looked up in a table of windows (32 bits of
+/// its rolling hash and its position, bytes compared), and goes in it: that table holds only
+/// windows of anchors past the listed ones, whose copies the listed anchors do not settle.
+/// Inside a repeat no lookup is needed: when window `p - 1` equals the earlier window `q`,
+/// window `p` equals window `q + 1` exactly when their last bytes are equal. With
+/// `prefix > 0` only windows starting before it are copies and only windows at or after it
+/// are marked. The walk goes in chunks of [`CHUNK`] windows, the tables grown before each;
+/// it keeps its marks as runs ([`window_spans`]).
 pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
     let mut mask = vec![false; text.len()];
     for (a, b) in window_spans(text, min_length, prefix) {
@@ -1221,6 +1261,56 @@ mod tests {
         assert_eq!(removed, vec![0, 0, 3, 2]);
         let (kept, off, removed) = cut(text, &offsets[..2], &sub, &[1]);
         assert_eq!((kept, off, removed), (b"c".to_vec(), vec![0, 1], vec![2]));
+    }
+
+    /// A mask as its runs `[start, end)`.
+    fn runs(mask: &[bool]) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (i, &x) in mask.iter().enumerate() {
+            match out.last_mut() {
+                Some(last) if x && last.1 == i => last.1 = i + 1,
+                _ if x => out.push((i, i + 1)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn runs_take_whole_characters_and_cut_as_masks() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = mix(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            seed
+        };
+        for _ in 0..300 {
+            let n = (next() % 60) as usize;
+            // lead bytes, continuation bytes and separators
+            let text: Vec<u8> = (0..n)
+                .map(|_| [b'a', 0x80, 0xBF, 0xC3, 0xFF][(next() % 5) as usize])
+                .collect();
+            let raw: Vec<bool> = (0..n).map(|_| next() % 3 == 0).collect();
+            let mut want = raw.clone();
+            for i in 1..n {
+                if continuation(text[i]) {
+                    want[i] = want[i - 1];
+                }
+            }
+            let got = whole_chars(&text, runs(&raw));
+            assert_eq!(got, runs(&want), "{text:?} {raw:?}");
+            // cut_spans of the runs is cut of the mask
+            let offsets = [0, n as i64 / 3, n as i64 / 2, n as i64];
+            for at in [
+                [0, KEEP, DROP],
+                [KEEP, offsets[1], offsets[2]],
+                [0, offsets[1], DROP],
+            ] {
+                assert_eq!(
+                    cut_spans(&text, &offsets, &got, &at),
+                    cut(&text, &offsets, &want, &at)
+                );
+            }
+        }
     }
 
     #[test]
