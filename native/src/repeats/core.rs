@@ -347,6 +347,9 @@ fn segments(text: &[u8], min_length: usize) -> impl Iterator<Item = (usize, usiz
             let e = memchr::memchr(SEP, &text[s..]).map_or(n, |k| s + k);
             let seg = (s, e);
             s = e + 1;
+            while s < n && text[s] == SEP {
+                s += 1; // (a run of separators: a document overwritten to be skipped)
+            }
             if e - seg.0 >= min_length {
                 return Some(seg);
             }

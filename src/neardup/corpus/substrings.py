@@ -206,41 +206,59 @@ class _Shards:
         return out
 
     def cut(
-        self, buf: U8, offsets: I64, s: SubstringSummary, *, last: bool = False
+        self, text: U8, starts: I64, ends: I64, s: SubstringSummary, *, last: bool = False
     ) -> tuple[U8, I64, I64]:
-        """Each document of the packed shard with its repeats removed, packed again, and how
-        many bytes each lost (counted in ``s``). Only documents that can hold a window are
+        """Each document of the shard (``text[starts[j]:ends[j]]``, each after a ``0xFF``
+        separator: :func:`_separated`) with its repeats removed, packed again, and how many
+        bytes each lost (counted in ``s``). Only documents that can hold a window are
         marked, and an exact copy of an earlier document of the shard goes whole without it
         (each of its windows occurred earlier; later windows equal to one of its have that
-        copy too). The kept bytes are cut straight from the join's marks
-        (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size). With ``last``
-        (no shard comes after it) the join is let go at once instead of kept for the next
-        shards."""
+        copy too). A shard alone is marked in place, its copies overwritten with separators
+        first (``text`` is changed), and cut straight from the marks' runs
+        (:func:`neardup.corpus._repeats.window_cut`: no copy of the text, no mask); against
+        earlier shards, the documents that can hold a window are joined and marked. With
+        ``last`` (no shard comes after it) the join is not kept for the next shards."""
         from neardup.corpus._repeats import cut, gather, window_cut
 
         length = self.min_length
-        inside, copies = _copies(buf, offsets, length)
+        n = len(starts)
+        inside, copies = _copies(text, starts, ends, length)
         at_doc = np.array(inside, dtype=np.int64)
-        joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
+        drop = np.array(copies, dtype=np.int64)
+        # the separators and the documents as one packed list for the cut: separator j at
+        # 2 * j (dropped), document j at 2 * j + 1
+        offsets = np.empty(2 * n + 1, dtype=np.int64)
+        offsets[0 : 2 * n : 2] = starts - 1
+        offsets[1 : 2 * n : 2] = starts
+        offsets[2 * n] = len(text)
+        where = np.full(2 * n, -2, dtype=np.int64)  # -2: dropped whole
+        docs = where[1::2]  # (a view)
+        docs[:] = -1  # -1: kept whole
+        docs[drop] = -2
         self._save_last()  # (the last shard of a run is never written)
-        where = np.full(len(offsets) - 1, -1, dtype=np.int64)  # -1: kept whole
-        where[at_doc] = at
-        where[np.array(copies, dtype=np.int64)] = -2  # dropped whole
-        if not self.earlier and length < len(joined) < 2**32 - 1:
-            # the shard alone: marks as runs, cut straight from them (no mask of the join)
-            kept, kept_offsets, removed = window_cut(buf, offsets, joined, where, length)
-            self.last = None if last else (joined, None)
+        if not self.earlier and len(text) < 2**32 - 1:
+            # the shard alone: marked in place, as runs, cut straight from them
+            if not last:
+                self.last = (gather(text, starts[at_doc], ends[at_doc])[0], None)
+            for a, b in zip(starts[drop].tolist(), ends[drop].tolist(), strict=True):
+                text[a:b] = 0xFF  # a copy goes whole: no window of it is walked
+            docs[at_doc] = starts[at_doc]
+            kept, kept_offsets, removed = window_cut(text, offsets, text, where, length)
         else:
+            joined, at = gather(text, starts[at_doc], ends[at_doc])  # each after a 0xFF
             marks = repeated_mask(joined, length)
             mine = self._anchors(joined) if self.earlier else None
             for paths in self.earlier:
                 marks |= self._against(paths, joined, mine)
             self.last = None if last else (joined, mine)
             del joined
-            kept, kept_offsets, removed = cut(buf, offsets, marks, where)
+            docs[at_doc] = at
+            kept, kept_offsets, removed = cut(text, offsets, marks, where)
+        kept_offsets = np.ascontiguousarray(kept_offsets[0::2])  # (separators keep nothing)
+        removed = np.ascontiguousarray(removed[1::2])
         s.shards += 1
-        s.documents += len(where)
-        s.bytes_in += len(buf)
+        s.documents += n
+        s.bytes_in += int((ends - starts).sum())
         s.bytes_removed += int(removed.sum())
         s.documents_changed += int(np.count_nonzero(removed))
         return kept, kept_offsets, removed
@@ -262,25 +280,22 @@ def _workdir(where: Path | None) -> Iterator[str]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
+def _copies(text: U8, starts: I64, ends: I64, min_length: int) -> tuple[list[int], list[int]]:
     """The documents of at least ``min_length`` bytes: those whose bytes are new to the shard,
     and the exact copies of an earlier one (XXH3-64 digests, bytes compared on a match)."""
     from neardup._kernels.engine import kernels
 
-    long = np.flatnonzero(np.diff(offsets) >= min_length)
-    starts, ends = offsets[long], offsets[long + 1]
-    digests = kernels("xxh3").xxh3_64_ranges(buf, starts, ends, np.uint64(0)).tolist()
+    long = np.flatnonzero(ends - starts >= min_length)
+    digests = kernels("xxh3").xxh3_64_ranges(text, starts[long], ends[long], np.uint64(0))
     first: dict[int, int] = {}  # digest -> the first new document that has it
     more: dict[int, list[int]] = {}  # digest -> the other new documents that have it (rare)
     inside: list[int] = []
     copies: list[int] = []
-    for j, a, b, d in zip(long.tolist(), starts.tolist(), ends.tolist(), digests, strict=True):
+    for j, d in zip(long.tolist(), digests.tolist(), strict=True):
         i = first.setdefault(d, j)
         if i != j:
-            doc = buf[a:b]
-            if any(
-                np.array_equal(doc, buf[offsets[k] : offsets[k + 1]]) for k in [i, *more.get(d, ())]
-            ):
+            doc = text[starts[j] : ends[j]]
+            if any(np.array_equal(doc, text[starts[k] : ends[k]]) for k in [i, *more.get(d, ())]):
                 copies.append(j)
                 continue
             more.setdefault(d, []).append(j)
@@ -295,8 +310,11 @@ def _check_args(min_length: int, shard_bytes: int) -> None:
         raise ConfigError(f"shard_bytes must be at least 2 * min_length, got {shard_bytes}")
 
 
-def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[Document], U8, I64]]:
-    """Documents with their UTF-8 texts packed, cut into shards of about ``shard_bytes``."""
+def _shards(
+    docs: Iterable[Document], shard_bytes: int
+) -> Iterator[tuple[list[Document], U8, I64, I64]]:
+    """Documents with their UTF-8 texts packed, each after a separator (:func:`_separated`),
+    cut into shards of about ``shard_bytes``."""
     shard: list[Document] = []
     raw: list[bytes] = []
     size = 0
@@ -312,10 +330,18 @@ def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[D
         yield shard, *_pack(raw)
 
 
-def _pack(raw: list[bytes]) -> tuple[U8, I64]:
-    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in raw], out=offsets[1:])
-    return np.frombuffer(bytearray().join(raw), dtype=np.uint8), offsets  # writable, as JSONL's
+def _pack(raw: list[bytes]) -> tuple[U8, I64, I64]:
+    lens = np.array([len(b) for b in raw], dtype=np.int64)
+    text = np.frombuffer(bytearray(b"\xff").join([b"", *raw]), dtype=np.uint8)  # writable
+    return text, *_separated(lens)
+
+
+def _separated(lens: I64) -> tuple[I64, I64]:
+    """``(starts, ends)`` of documents of ``lens`` bytes packed each after a ``0xFF``
+    separator (the shard's layout: the separators a window never crosses are already there,
+    so a shard alone is marked in place)."""
+    ends = np.cumsum(lens + 1)
+    return ends - lens, ends
 
 
 def remove_repeated_substrings(
@@ -353,9 +379,9 @@ def remove_repeated_substrings(
     s = summary if summary is not None else SubstringSummary(min_length)
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
-        for shard, buf, offsets in _shards(docs, shard_bytes):
-            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
-            del buf
+        for shard, text, starts, ends in _shards(docs, shard_bytes):
+            kept, kept_offsets, removed = shards.cut(text, starts, ends, s)
+            del text
             if progress is not None:
                 progress("clean", s.documents)
             raw = kept.tobytes()
@@ -369,10 +395,10 @@ def remove_repeated_substrings(
 
 def _packed_shards(
     batches: Iterable[tuple[PackedDocs, list[bytes], I64]], shard_bytes: int
-) -> Iterator[tuple[U8, I64, list[bytes], I64, bool]]:
+) -> Iterator[tuple[U8, I64, I64, list[bytes], I64, bool]]:
     """Packed JSONL batches cut into shards as :func:`_shards` cuts documents: ``(texts,
-    offsets, raw lines, text spans, last)``, ``last`` true for the shard at the end of the
-    input. A shard is not held here while the caller works on it (the caller lets its texts
+    starts, ends, raw lines, text spans, last)``, ``last`` true for the shard at the end of
+    the input. A shard is not held here while the caller works on it (the caller lets its texts
     go after the cut)."""
     bufs: list[U8] = []
     lengths: list[I64] = []
@@ -405,11 +431,20 @@ def _packed_shards(
 
 def _joined(
     bufs: list[U8], lengths: list[I64], lines: list[bytes], spans: list[I64]
-) -> tuple[U8, I64, list[bytes], I64]:
+) -> tuple[U8, I64, I64, list[bytes], I64]:
+    """The pieces' documents packed each after a separator (:func:`_separated`)."""
+    from neardup.corpus._repeats import gather
+
     lens = np.concatenate(lengths)
-    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    return np.concatenate(bufs), offsets, lines, np.concatenate(spans)
+    starts, ends = _separated(lens)
+    text = np.empty(int(ends[-1]) if len(ends) else 0, dtype=np.uint8)
+    at = 0
+    for buf, piece in zip(bufs, lengths, strict=True):  # (each piece's join reuses the last's)
+        stop = np.cumsum(piece)
+        part = gather(buf, stop - piece, stop)[0]
+        text[at : at + len(part)] = part
+        at += len(part)
+    return text, starts, ends, lines, np.concatenate(spans)
 
 
 _BLANK = b" \t\r"
@@ -492,9 +527,9 @@ def remove_repeated_substrings_jsonl(
     ).with_lines()
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
-        for buf, offsets, lines, spans, last in _packed_shards(batches, shard_bytes):
-            kept, kept_offsets, removed = shards.cut(buf, offsets, s, last=last)
-            del buf  # (with the join, before the output's buffers: they reuse its pages)
+        for text, starts, ends, lines, spans, last in _packed_shards(batches, shard_bytes):
+            kept, kept_offsets, removed = shards.cut(text, starts, ends, s, last=last)
+            del text  # (with the join, before the output's buffers: they reuse its pages)
             if progress is not None:
                 progress("clean", s.documents)
             changed = np.flatnonzero(removed)
