@@ -17,16 +17,18 @@ the union of those windows is exactly the set of bytes inside a repeat of an ear
 repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
 L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
 character is removed when its first byte is. The native kernel finds the same windows without
-the suffix array, in one walk in text order over a table of winnowing anchors and a table of
-windows (bytes compared; inside a repeat one byte per window,
-:func:`neardup.corpus._repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
+the suffix array, in one walk in text order over a table of winnowing anchors (the first
+three of each hash listed) and a table of windows (bytes compared; inside a repeat one byte
+per window, :func:`neardup.corpus._repeats.window_mask`), and keeps them as runs: a shard
+alone is cut straight from them (:func:`neardup.corpus._repeats.window_cut`); texts of ``2**32 - 1`` bytes or more, and the
 numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
 suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
 separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole); the numpy reference's suffix array covers only the regions a winnowing prefilter
+whole; a shard is packed with a separator before each document, and a shard alone is
+marked in place, its copies overwritten with separators); the numpy reference's suffix array covers only the regions a winnowing prefilter
 (:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams that occur
 twice; the marks are the same as over the whole text.
 
@@ -36,7 +38,7 @@ around the winnowing anchors whose hash occurs in both are joined and marked
 (:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so
 peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
 of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
-bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
+bytes per window of an anchor that recurs in a fourth context or more; the suffix-array path: about 12
 bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk
 with their anchors (16 bytes per anchor, about 1 byte per byte). The pairwise step is
 quadratic in the number of shards; beyond one machine, see ``docs/dedup.md`` (the plan there
