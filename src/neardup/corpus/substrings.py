@@ -9,40 +9,39 @@ overlaps its own earlier copy (a periodic run, ``"the the the "`` with 8-byte wi
 collapses to its first period (``"the "``). Lee et al.'s tool strikes every copy, the first
 too; see ``docs/dedup.md`` (repeated substrings) for both rules.
 
-Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
-crosses a document boundary). The marks are those of a suffix array whose adjacent suffixes
-are linked when their common prefix is at least ``min_length`` bytes: linked suffixes form
-runs; every run member but the earliest marks its first ``min_length`` bytes for removal, and
-the union of those windows is exactly the set of bytes inside a repeat of an earlier span (a
-repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
-L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
-character is removed when its first byte is. The native kernel finds the same windows without
-the suffix array, in one walk in text order over a table of winnowing anchors (the first
-three of each hash listed) and a table of windows (bytes compared; inside a repeat one byte
-per window, :func:`neardup.corpus._repeats.window_mask`), and keeps them as runs: a shard
-alone is cut straight from them (:func:`neardup.corpus._repeats.window_cut`); texts of ``2**32 - 1`` bytes or more, and the
-numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
-suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
-separators).
+Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match crosses a
+document boundary). The marks are those of a suffix array whose adjacent suffixes are linked when
+their common prefix is at least ``min_length`` bytes: linked suffixes form runs; every run member
+but the earliest marks its first ``min_length`` bytes for removal, and the union of those windows is
+exactly the set of bytes inside a repeat of an earlier span (a repeat of length ``m >= L`` at ``b``
+with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for each ``k <= m - L``, and each such
+window has the earlier ``a + k`` in its run). A character is removed when its first byte is. The
+native kernel finds the same windows without the suffix array, in one walk in text order over a
+table of winnowing anchors (the first three of each hash listed) and a table of windows (bytes
+compared; inside a repeat one byte per window, :func:`neardup.corpus._repeats.window_mask`), and
+keeps them as runs: a shard alone is cut straight from them
+(:func:`neardup.corpus._repeats.window_cut`); texts of ``2**32 - 1`` bytes or more, and the numpy
+reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its suffix
+array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
-``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole; a shard is packed with a separator before each document, and a shard alone is
-marked in place, its copies overwritten with separators); the numpy reference's suffix array covers only the regions a winnowing prefilter
-(:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams that occur
-twice; the marks are the same as over the whole text.
+``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes whole; a
+shard is packed with a separator before each document, and a shard alone is marked in place, its
+copies overwritten with separators); the numpy reference's suffix array covers only the regions a
+winnowing prefilter (:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams
+that occur twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard: only the regions of the two
-around the winnowing anchors whose hash occurs in both are joined and marked
-(:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so
-peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
-of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
-bytes per window of an anchor that recurs in a fourth context or more; the suffix-array path: about 12
-bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk
-with their anchors (16 bytes per anchor, about 1 byte per byte). The pairwise step is
-quadratic in the number of shards; beyond one machine, see ``docs/dedup.md`` (the plan there
-distributes the shard pairs, or partitions windows by hash).
+deduplicated against itself, then against every earlier shard: only the regions of the two around
+the winnowing anchors whose hash occurs in both are joined and marked
+(:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so peak
+memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table of anchors
+(1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32 bytes per window of
+an anchor that recurs in a fourth context or more; the suffix-array path: about 12 bytes per byte
+and the regions' copy), whatever the corpus size; earlier shards wait on disk with their anchors (16
+bytes per anchor, about 1 byte per byte). The pairwise step is quadratic in the number of shards;
+beyond one machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
+windows by hash).
 """
 
 from __future__ import annotations
@@ -400,13 +399,17 @@ def _packed_shards(
 ) -> Iterator[tuple[U8, I64, I64, list[bytes], I64, bool]]:
     """Packed JSONL batches cut into shards as :func:`_shards` cuts documents: ``(texts,
     starts, ends, raw lines, text spans, last)``, ``last`` true for the shard at the end of
-    the input. A shard is not held here while the caller works on it (the caller lets its texts
-    go after the cut)."""
-    bufs: list[U8] = []
+    the input. Each batch's texts are copied into the shard's buffer (each after a separator,
+    :func:`_separated`) as it comes, so the batches' buffers are let go (and their pages
+    reused) at once; a shard is not held here while the caller works on it (the caller lets
+    its texts go after the cut)."""
+    from neardup.corpus._repeats import gather
+
+    text = _shard_buffer(shard_bytes)
     lengths: list[I64] = []
     lines: list[bytes] = []
     spans: list[I64] = []
-    size = 0
+    size = 0  # bytes of the shard so far, separators included
     for docs, raw, sp in batches:
         lens = np.diff(docs.offsets)
         start = 0
@@ -415,38 +418,44 @@ def _packed_shards(
             full = np.flatnonzero(ends >= shard_bytes)
             stop = start + int(full[0]) + 1 if len(full) else len(lens)
             a, b = int(docs.offsets[start]), int(docs.offsets[stop])
-            bufs.append(docs.buf[a:b])
-            lengths.append(lens[start:stop])
+            piece = lens[start:stop]
+            cut = np.cumsum(piece)
+            new = int(ends[stop - start - 1])
+            if new > len(text):
+                text = _grown(text, size, new)
+            text[size:new] = gather(docs.buf[a:b], cut - piece, cut)[0]
+            lengths.append(piece)
             lines.extend(raw[start:stop])
             spans.append(sp[start:stop])
-            size = int(ends[stop - start - 1])
+            size = new
             start = stop
-            if len(full):  # the pieces are let go first: they hold the chunks' buffers
-                box = [_joined(bufs, lengths, lines, spans)]
-                bufs, lengths, lines, spans, size = [], [], [], [], 0
+            if len(full):
+                box = [_shard(text[:size], lengths, lines, spans)]
+                text = _shard_buffer(shard_bytes)
+                lengths, lines, spans, size = [], [], [], 0
                 yield (*box.pop(), False)
     if lines:
-        box = [_joined(bufs, lengths, lines, spans)]
-        del bufs, lengths, lines, spans
+        box = [_shard(text[:size], lengths, lines, spans)]
+        del text, lengths, lines, spans
         yield (*box.pop(), True)
 
 
-def _joined(
-    bufs: list[U8], lengths: list[I64], lines: list[bytes], spans: list[I64]
-) -> tuple[U8, I64, I64, list[bytes], I64]:
-    """The pieces' documents packed each after a separator (:func:`_separated`)."""
-    from neardup.corpus._repeats import gather
+def _shard_buffer(shard_bytes: int) -> U8:
+    """An empty buffer for a shard's texts (its pages are touched only as it fills)."""
+    return np.empty(min(shard_bytes, 1 << 30) + (1 << 20), dtype=np.uint8)
 
-    lens = np.concatenate(lengths)
-    starts, ends = _separated(lens)
-    text = np.empty(int(ends[-1]) if len(ends) else 0, dtype=np.uint8)
-    at = 0
-    for buf, piece in zip(bufs, lengths, strict=True):  # (each piece's join reuses the last's)
-        stop = np.cumsum(piece)
-        part = gather(buf, stop - piece, stop)[0]
-        text[at : at + len(part)] = part
-        at += len(part)
-    return text, starts, ends, lines, np.concatenate(spans)
+
+def _grown(text: U8, size: int, need: int) -> U8:
+    """``text``'s first ``size`` bytes in a buffer of at least ``need`` bytes."""
+    out = np.empty(max(2 * len(text), need), dtype=np.uint8)
+    out[:size] = text[:size]
+    return out
+
+
+def _shard(
+    text: U8, lengths: list[I64], lines: list[bytes], spans: list[I64]
+) -> tuple[U8, I64, I64, list[bytes], I64]:
+    return text, *_separated(np.concatenate(lengths)), lines, np.concatenate(spans)
 
 
 _BLANK = b" \t\r"
@@ -462,7 +471,9 @@ def _splice(
     """:func:`neardup.corpus.records.splice_texts`, each changed line built in one join
     straight from the JSON strings' buffer (no copy of the buffer, no intermediate line). A
     line's text value is a JSON string, quotes included, so stripping the whole line strips
-    the part before the value on the left and the part after it on the right."""
+    the part before the value on the left and the part after it on the right. Each changed
+    input line is let go (``lines[k] = b""``) once its output line is built, so the next
+    output line reuses its memory."""
     from neardup.corpus._lines import json_strings
     from neardup.corpus.records import splice_values
 
@@ -480,6 +491,7 @@ def _splice(
             one = np.array([k], dtype=np.int64)
             pair = np.array([0, v[j + 1] - v[j]], dtype=np.int64)
             splice_values(out, lines, spans, one, values[v[j] : v[j + 1]], pair, text_field)
+        lines[k] = b""
 
 
 def remove_repeated_substrings_jsonl(
