@@ -282,10 +282,8 @@ def test_copies_compare_bytes_when_digests_collide(monkeypatch: pytest.MonkeyPat
         engine, "kernels", lambda family: SimpleNamespace(xxh3_64_ranges=same_digest)
     )
     texts = [b"first text", b"short", b"other text", b"first text", b"other text", b"third one!"]
-    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum([len(t) for t in texts], out=offsets[1:])
-    buf = np.frombuffer(b"".join(texts), dtype=np.uint8).copy()
-    assert substrings._copies(buf, offsets, 8) == ([0, 2, 5], [3, 4])
+    text, starts, ends = substrings._pack(texts)
+    assert substrings._copies(text, starts, ends, 8) == ([0, 2, 5], [3, 4])
 
 
 def test_malloc_setting_respects_the_users(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,6 +49,16 @@ def test_marks_of_shared_headers_and_long_segments() -> None:
         want = reference.repeat_mask(text, sa, min_length, prefix)
         same_result(native.repeat_mask(text, sa, min_length, prefix), want)
         same_result(native.window_mask(text, min_length, prefix), want)
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    flat = np.frombuffer(b"".join(docs), np.uint8).copy()
+    joined, at = reference.gather(flat, offsets[:-1], offsets[1:])
+    for min_length in (12, 30, 100):
+        want = reference.cut(flat, offsets, native.window_mask(joined, min_length, 0), at)
+        for g, w in zip(
+            native.window_cut(flat, offsets, joined, at, min_length), want, strict=True
+        ):
+            same_result(g, w)
     for min_length, k in ((30, 21), (100, 68)):
         for got, want in zip(
             native.anchors(text, min_length, k), reference.anchors(text, min_length, k), strict=True
@@ -145,6 +155,45 @@ def test_cut(docs: list[bytes], data: st.DataObject) -> None:
         else bytes(np.frombuffer(d, np.uint8)[~marks[a : a + len(d)]])
         for d, w, a in zip(docs, ways, where.tolist(), strict=True)
     )
+
+
+@settings(max_examples=300)
+@given(st.lists(BYTES, max_size=12), st.data(), st.integers(1, 12))
+def test_window_cut(docs: list[bytes], data: st.DataObject, min_length: int) -> None:
+    """The kept bytes cut from a join's window marks in one call (the native kernel keeps them
+    as runs): as cut of window_mask's mask."""
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"".join(docs), np.uint8).copy()
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    ways = data.draw(st.lists(st.sampled_from([-2, -1, 0]), min_size=len(docs), max_size=len(docs)))
+    marked = [j for j, w in enumerate(ways) if w == 0]
+    joined, at = reference.gather(text, offsets[marked], offsets[np.array(marked, int) + 1])
+    where = np.array(ways, dtype=np.int64)
+    where[marked] = at
+    want = reference.window_cut(text, offsets, joined, where, min_length)
+    got = native.window_cut(text, offsets, joined, where, min_length)
+    for g, w in zip(got, want, strict=True):
+        same_result(g, w)
+    marks = reference.window_mask(joined, min_length, 0)
+    for g, w in zip(got, reference.cut(text, offsets, marks, where), strict=True):
+        same_result(g, w)
+
+
+def test_window_cut_errors() -> None:
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"abcd", np.uint8).copy()
+    joined = np.frombuffer(b"\xffabcd", np.uint8).copy()
+    offsets = np.array([0, 4], np.int64)
+    for k in (native, reference):
+        with pytest.raises(ConfigError, match="min_length"):
+            k.window_cut(text, offsets, joined, np.array([1], np.int64), 0)
+    args = (text, offsets, joined, np.array([2], np.int64), 3)
+    with pytest.raises(ValueError, match="marks") as want:
+        reference.window_cut(*args)
+    with pytest.raises(ValueError, match="marks") as got:
+        native.window_cut(*args)
+    assert str(got.value) == str(want.value)
 
 
 @pytest.mark.parametrize(

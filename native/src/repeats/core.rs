@@ -7,7 +7,7 @@
 //! Wilkerson and Aiken 2003) and a table of windows, bytes compared. [`anchors`],
 //! [`regions`], [`gather`] and [`scatter_counts`] are the prefilter that shrinks a suffix
 //! array to the regions around repeated anchors; [`cut`] cuts each document's kept bytes
-//! straight from a join's marks.
+//! straight from a join's marks, [`cut_spans`] from the runs of [`window_spans`].
 
 use hashbrown::HashSet;
 
@@ -16,8 +16,9 @@ pub const SEP: u8 = 0xFF;
 const B: u64 = 0x0100_0000_01B3;
 const LO: u64 = 0xFFFF_FFFF;
 const HI: u64 = 0xFFFF_FFFF_0000_0000;
-/// Windows per chunk of the anchor pass (rounded down to a multiple of `w`).
-const CHUNK: usize = 1 << 16;
+/// Windows per chunk of the anchor pass (rounded down to a multiple of `w`): its k-grams'
+/// hashes, 128 KiB, stay in the L2 cache between the passes over them.
+const CHUNK: usize = 1 << 14;
 
 #[inline]
 fn continuation(c: u8) -> bool {
@@ -148,25 +149,24 @@ pub fn repeat_mask<S: Rank>(text: &[u8], sa: &[S], min_length: usize, prefix: us
 // --- winnowing: the anchors of chunks of windows ----------------------------------------------
 
 /// The buffers of the chunked anchor pass: a chunk is `nw` windows (a multiple of `w`), its
-/// k-grams' keys (high 32 bits of the mixed hash | position) and mixed hashes, the prefix and
-/// suffix minima of the keys over blocks of `w` (van Herk / Gil-Werman), and the chunk's
-/// distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]` on).
+/// k-grams' mixed hashes (a k-gram's key: the high 32 bits of its hash | its position), and
+/// the chunk's distinct anchors (`found[j]` is the anchor of the chunk's windows from `since[j]`
+/// on).
 struct Chunks {
     k: usize,
     w: usize,
     nw: usize,
     /// `out[c]`: byte `c` times its weight as it leaves a k-gram (`B ** (k - 1)`)
     out: [u64; 256],
-    keys: Vec<u64>,
     vals: Vec<u64>,
-    suf: Vec<u64>,
-    pre: Vec<u64>,
+    /// the position of the k-gram of `vals[0]`
+    first: usize,
     found: Vec<usize>,
     since: Vec<usize>,
 }
 
 /// Where the chunked pass over one segment stands: the rolling hash `h` of the `k - 1` bytes
-/// before `g + k - 1`, the next k-gram to hash `g`, and the k-grams held in `keys[..have]`.
+/// before `g + k - 1`, the next k-gram to hash `g`, and the k-grams held in `vals[..have]`.
 struct Roll {
     h: u64,
     g: usize,
@@ -183,10 +183,8 @@ impl Chunks {
             w,
             nw,
             out: std::array::from_fn(|c| (c as u64).wrapping_mul(top)),
-            keys: vec![0; size],
             vals: vec![0; size],
-            suf: vec![0; size],
-            pre: vec![0; size],
+            first: 0,
             found: vec![0; nw],
             since: vec![0; nw],
         }
@@ -201,126 +199,143 @@ impl Chunks {
         }
     }
 
-    /// The k-grams of a chunk of `m` windows into `keys[..m + w - 1]` and `vals` (the
-    /// previous chunk's last `w - 1` first), and the block minima `pre` and `suf`.
+    /// The mixed hashes of the k-grams of a chunk of `m` windows into `vals[..m + w - 1]`
+    /// (the previous chunk's last `w - 1` first).
     fn keys(&mut self, text: &[u8], m: usize, r: &mut Roll) {
         let (k, w) = (self.k, self.w);
         let need = m + w - 1;
         if r.have > 0 {
             let from = r.have - (w - 1);
-            self.keys.copy_within(from..r.have, 0);
             self.vals.copy_within(from..r.have, 0);
             r.have = w - 1;
         }
         let (mut h, mut g) = (r.h, r.g);
         let out = &self.out;
-        let keys = &mut self.keys[..need];
         let vals = &mut self.vals[..need];
         let mut t0 = r.have;
         // The rolling hash is one chain of a multiply and two adds per byte: four chains
         // over four quarters of the chunk keep four in flight (the same values; each chain
         // but the first starts from the hash of its first k - 1 bytes).
-        const LANES: usize = 4;
-        let q = (need - t0) / LANES;
+        let q = (need - t0) / 4;
         if q >= 2 * k {
-            let mut hs = [h; LANES];
+            let mut hs = [h; 4];
             for (l, hl) in hs.iter_mut().enumerate().skip(1) {
                 *hl = hash(&text[g + l * q..g + l * q + k - 1]);
             }
+            // per quarter: the bytes coming in, the bytes going out and the hashes (each q
+            // long, so the loop has no bounds checks)
+            let bytes = |l: usize| {
+                let a = g + l * q;
+                (&text[a + k - 1..a + k - 1 + q], &text[a..a + q])
+            };
+            let (v0, rest) = vals[t0..].split_at_mut(q);
+            let (v1, rest) = rest.split_at_mut(q);
+            let (v2, rest) = rest.split_at_mut(q);
+            let v3 = &mut rest[..q];
+            let ((i0, o0), (i1, o1), (i2, o2), (i3, o3)) = (bytes(0), bytes(1), bytes(2), bytes(3));
+            let step = |hl: &mut u64, c_in: u8, c_out: u8| {
+                let hh = hl.wrapping_mul(B).wrapping_add(c_in as u64);
+                *hl = hh.wrapping_sub(out[c_out as usize]);
+                mix(hh)
+            };
             for i in 0..q {
-                for (l, hl) in hs.iter_mut().enumerate() {
-                    let (t, gl) = (t0 + l * q + i, g + l * q + i);
-                    let hh = hl.wrapping_mul(B).wrapping_add(text[gl + k - 1] as u64);
-                    let v = mix(hh);
-                    vals[t] = v;
-                    keys[t] = (v & HI) | gl as u64;
-                    *hl = hh.wrapping_sub(out[text[gl] as usize]);
-                }
+                v0[i] = step(&mut hs[0], i0[i], o0[i]);
+                v1[i] = step(&mut hs[1], i1[i], o1[i]);
+                v2[i] = step(&mut hs[2], i2[i], o2[i]);
+                v3[i] = step(&mut hs[3], i3[i], o3[i]);
             }
-            h = hs[LANES - 1];
-            g += LANES * q;
-            t0 += LANES * q;
+            h = hs[3];
+            g += 4 * q;
+            t0 += 4 * q;
         }
-        for t in t0..need {
+        for v in &mut vals[t0..] {
             h = h.wrapping_mul(B).wrapping_add(text[g + k - 1] as u64);
-            let v = mix(h);
-            vals[t] = v;
-            keys[t] = (v & HI) | g as u64;
+            *v = mix(h);
             h = h.wrapping_sub(out[text[g] as usize]);
             g += 1;
         }
         r.h = h;
         r.g = g;
         r.have = need;
-        let (pre, suf) = (&mut self.pre[..need], &mut self.suf[..need]);
-        // a block's minima are one chain of compares: four whole blocks side by side
-        let quads = need / (4 * w);
-        for ((kq, pq), sq) in keys
-            .chunks_exact(4 * w)
-            .zip(pre.chunks_exact_mut(4 * w))
-            .zip(suf.chunks_exact_mut(4 * w))
-        {
-            let mut c = [kq[0], kq[w], kq[2 * w], kq[3 * w]];
-            for j in 0..w {
-                for (l, cl) in c.iter_mut().enumerate() {
-                    *cl = (*cl).min(kq[l * w + j]);
-                    pq[l * w + j] = *cl;
-                }
-            }
-            let mut c = [kq[w - 1], kq[2 * w - 1], kq[3 * w - 1], kq[4 * w - 1]];
-            for j in (0..w).rev() {
-                for (l, cl) in c.iter_mut().enumerate() {
-                    *cl = (*cl).min(kq[l * w + j]);
-                    sq[l * w + j] = *cl;
-                }
-            }
-        }
-        for b0 in (quads * 4 * w..need).step_by(w) {
-            let b1 = (b0 + w).min(need);
-            let mut c = keys[b0];
-            pre[b0] = c;
-            for j in b0 + 1..b1 {
-                c = c.min(keys[j]);
-                pre[j] = c;
-            }
-            c = keys[b1 - 1];
-            suf[b1 - 1] = c;
-            for j in (b0..b1 - 1).rev() {
-                c = c.min(keys[j]);
-                suf[j] = c;
-            }
-        }
+        self.first = g - need;
     }
 
     /// The distinct anchors of the chunk's `m` windows into `found` / `since`, in text
     /// order; returns how many.
     fn anchors(&mut self, m: usize) -> usize {
-        let w = self.w;
-        let (suf, pre) = (&self.suf, &self.pre);
-        let mut nf = 0;
-        let mut last = usize::MAX;
-        let mut tb = 0; // t mod w
-        for t in 0..m {
-            // tb == 0: the window is one whole block
-            let key = if tb == 0 {
-                suf[t]
-            } else {
-                suf[t].min(pre[t + w - 1])
-            };
-            tb += 1;
-            if tb == w {
-                tb = 0;
+        let (w, first) = (self.w, self.first);
+        let vals = &self.vals[..m + w - 1];
+        // the least key of the window at t, kept as the window slides: it stays until a new
+        // key below it comes in or it leaves the window, which is then searched again. A
+        // key is the high half of a k-gram's hash and then its position: a new k-gram's key
+        // is below the least exactly when the high half of its hash is.
+        let least = |t: usize| least_key(&vals[t..t + w], first + t);
+        let mut key = least(0);
+        self.found[0] = (key & LO) as usize;
+        self.since[0] = 0;
+        let mut nf = 1;
+        let mut t = 1;
+        while t < m {
+            // the first window without the least key's k-gram, and the first before it whose
+            // new k-gram has a lesser key
+            let leave = ((key & LO) as usize + 1 - first).min(m);
+            match first_below(&vals[t + w - 1..leave + w - 1], key & HI) {
+                Some(d) => {
+                    t += d;
+                    key = (vals[t + w - 1] & HI) | (first + t + w - 1) as u64;
+                }
+                None if leave < m => {
+                    t = leave;
+                    key = least(t);
+                }
+                None => break,
             }
-            let a = (key & LO) as usize;
-            if a != last {
-                self.found[nf] = a;
-                self.since[nf] = t;
-                nf += 1;
-                last = a;
-            }
+            self.found[nf] = (key & LO) as usize;
+            self.since[nf] = t;
+            nf += 1;
+            t += 1;
         }
         nf
     }
+}
+
+/// The index of the first of `vals` below `bound`, eight at a time.
+#[inline]
+fn first_below(vals: &[u64], bound: u64) -> Option<usize> {
+    let mut eights = vals.chunks_exact(8);
+    let mut at = 0;
+    for e in &mut eights {
+        if e.iter().fold(u64::MAX, |m, &x| m.min(x)) < bound {
+            return e.iter().position(|&x| x < bound).map(|d| at + d);
+        }
+        at += 8;
+    }
+    eights
+        .remainder()
+        .iter()
+        .position(|&x| x < bound)
+        .map(|d| at + d)
+}
+
+/// The least key (high half of the hash, then position) of the k-grams of hashes `vals`
+/// (not empty) from position `pos` on, four running minima side by side.
+#[inline]
+fn least_key(vals: &[u64], pos: usize) -> u64 {
+    let key = |i: usize, v: u64| (v & HI) | (pos + i) as u64;
+    let mut c = [u64::MAX; 4];
+    let mut quads = vals.chunks_exact(4);
+    let mut i = 0;
+    for q in &mut quads {
+        for (l, (cl, &v)) in c.iter_mut().zip(q).enumerate() {
+            *cl = (*cl).min(key(i + l, v));
+        }
+        i += 4;
+    }
+    let mut m = c[0].min(c[1]).min(c[2].min(c[3]));
+    for (l, &v) in quads.remainder().iter().enumerate() {
+        m = m.min(key(i + l, v));
+    }
+    m
 }
 
 /// The segments of `text` (maximal runs without a separator) of at least `min_length` bytes.
@@ -332,6 +347,9 @@ fn segments(text: &[u8], min_length: usize) -> impl Iterator<Item = (usize, usiz
             let e = memchr::memchr(SEP, &text[s..]).map_or(n, |k| s + k);
             let seg = (s, e);
             s = e + 1;
+            while s < n && text[s] == SEP {
+                s += 1; // (a run of separators: a document overwritten to be skipped)
+            }
             if e - seg.0 >= min_length {
                 return Some(seg);
             }
@@ -363,7 +381,7 @@ pub fn anchors(
         while done < wins {
             let m = c.nw.min(wins - done);
             c.keys(text, m, &mut r);
-            let first = r.g - r.have; // the position of keys[0]
+            let first = r.g - r.have; // the position of vals[0]
             let nf = c.anchors(m);
             // the last chunk's last anchor may go on into this one
             let j0 = usize::from(pos.len() > seg_first && pos.last() == Some(&(c.found[0] as i64)));
@@ -597,6 +615,55 @@ pub fn cut(
     (kept, kept_offsets, removed)
 }
 
+/// [`cut`] with the join's marks as runs (`spans`: disjoint `[start, end)` in join order,
+/// as [`window_spans`] gives them) instead of a mask: the same `(kept, kept_offsets,
+/// removed)`. The documents and their places in the join must lie in their arrays.
+pub fn cut_spans(
+    text: &[u8],
+    offsets: &[i64],
+    spans: &[(usize, usize)],
+    at: &[i64],
+) -> (Vec<u8>, Vec<i64>, Vec<i64>) {
+    // the runs over document j's place in the join, cut to it, relative to its start
+    let runs = |j: usize| {
+        let (o, len) = (at[j] as usize, (offsets[j + 1] - offsets[j]) as usize);
+        let first = spans.partition_point(|&(_, e)| e <= o);
+        spans[first..]
+            .iter()
+            .take_while(move |&&(s, _)| s < o + len)
+            .map(move |&(s, e)| (s.max(o) - o, e.min(o + len) - o))
+    };
+    let removed: Vec<i64> = (0..at.len())
+        .map(|j| match at[j] {
+            KEEP => 0,
+            DROP => offsets[j + 1] - offsets[j],
+            _ => runs(j).map(|(s, e)| (e - s) as i64).sum(),
+        })
+        .collect();
+    let lost: i64 = removed.iter().sum();
+    let total = offsets.last().map_or(0, |&e| e - offsets[0]) - lost;
+    let mut kept = Vec::with_capacity(total.max(0) as usize);
+    let mut kept_offsets = Vec::with_capacity(at.len() + 1);
+    kept_offsets.push(0);
+    for j in 0..at.len() {
+        let doc = &text[offsets[j] as usize..offsets[j + 1] as usize];
+        match at[j] {
+            DROP => {}
+            _ if removed[j] == 0 => kept.extend_from_slice(doc),
+            _ => {
+                let mut i = 0;
+                for (s, e) in runs(j) {
+                    kept.extend_from_slice(&doc[i..s]);
+                    i = e;
+                }
+                kept.extend_from_slice(&doc[i..]);
+            }
+        }
+        kept_offsets.push(kept.len() as i64);
+    }
+    (kept, kept_offsets, removed)
+}
+
 // --- the marks from a table of windows (no suffix array) ------------------------------------
 
 /// An open-addressing table of `(32-bit tag << 32) | (position + 1)` entries (0: empty),
@@ -707,6 +774,27 @@ fn common_prefix(a: &[u8], b: &[u8], most: usize) -> usize {
     i
 }
 
+/// How many of the last `most` bytes of `a` and `b` are equal, 8 at a time.
+#[inline]
+fn common_suffix(a: &[u8], b: &[u8], most: usize) -> usize {
+    let most = most.min(a.len()).min(b.len());
+    let (a, b) = (&a[a.len() - most..], &b[b.len() - most..]);
+    let mut i = 0; // bytes equal from the end
+    while i + 8 <= most {
+        let (x, y) = (most - i - 8, most - i);
+        let z = u64::from_le_bytes(a[x..y].try_into().unwrap_or([0; 8]))
+            ^ u64::from_le_bytes(b[x..y].try_into().unwrap_or([0; 8]));
+        if z != 0 {
+            return i + (z.leading_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < most && a[most - 1 - i] == b[most - 1 - i] {
+        i += 1;
+    }
+    i
+}
+
 /// The walk's state across chunks: bytes before `hi` are marked; window `mp` equals the
 /// earlier window `mq`.
 struct Walk {
@@ -760,21 +848,34 @@ impl WindowHash {
 ///
 /// Each window has a winnowing anchor (the `k`-gram of least key among its `w =
 /// max(1, min_length / 3)`, `k = min_length - w + 1`); equal windows have equal anchors at
-/// the same offset. A table of anchors keeps the first anchor seen of each hash (32 bits of
-/// it): the windows of a first anchor have no earlier copy (an equal earlier window would
-/// hold an earlier anchor of that hash), and are skipped whole. A window whose anchor is not
-/// the first compares with the window at the same offset from that first one, through the
-/// bytes equal left and right of the two anchors (compared once per anchor). A window not
-/// found that way is looked up in a table of windows (32 bits of its rolling hash and its
-/// position, bytes compared), and goes in it. Inside a repeat no lookup is needed: when
-/// window `p - 1` equals the earlier window `q`, window `p` equals window `q + 1` exactly
-/// when their last bytes are equal. With `prefix > 0` only windows starting before it are
-/// copies and only windows at or after it are marked. The walk goes in chunks of [`CHUNK`]
-/// windows, the tables grown before each.
+/// the same offset. A table of anchors lists the first [`LISTED`] anchors seen of each hash
+/// (32 bits of it): the windows of the first anchor of a hash have no earlier copy (an equal
+/// earlier window would hold an earlier anchor of that hash), and are skipped whole. A window
+/// of a later anchor compares with the windows at the same offset from the anchors listed
+/// before it, through the bytes equal left and right of the two anchors (compared once per
+/// pair of anchors); when all the earlier anchors of its hash are listed, a window not found
+/// that way has no earlier copy. Otherwise it is looked up in a table of windows (32 bits of
+/// its rolling hash and its position, bytes compared), and goes in it: that table holds only
+/// windows of anchors past the listed ones, whose copies the listed anchors do not settle.
+/// Inside a repeat no lookup is needed: when window `p - 1` equals the earlier window `q`,
+/// window `p` equals window `q + 1` exactly when their last bytes are equal. With
+/// `prefix > 0` only windows starting before it are copies and only windows at or after it
+/// are marked. The walk goes in chunks of [`CHUNK`] windows, the tables grown before each;
+/// it keeps its marks as runs ([`window_spans`]).
 pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
+    let mut mask = vec![false; text.len()];
+    for (a, b) in window_spans(text, min_length, prefix) {
+        mask[a..b].fill(true);
+    }
+    mask
+}
+
+/// The marks of [`window_mask`] as disjoint runs `[start, end)` in text order, not touching
+/// (no mask of the text's size: [`cut_spans`] cuts documents straight from them).
+pub fn window_spans(text: &[u8], min_length: usize, prefix: usize) -> Vec<(usize, usize)> {
     let n = text.len();
     let length = min_length;
-    let mut mask = vec![false; n];
+    let mut spans = Vec::new();
     let limit = if prefix == 0 { n } else { prefix.min(n) }; // an earlier copy starts before it
     let w = (length / 3).max(1);
     let k = length - w + 1;
@@ -782,7 +883,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
     while asize < 4 * (n / (w + 1)) {
         asize *= 2; // half full at the anchors of a text without repeats
     }
-    let mut atable = Table::new(asize);
+    let mut atable = AnchorTable::new(asize / 2);
     // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
     // text with many repeats does not rehash it a dozen times (a text without repeats
     // touches none of its pages)
@@ -793,7 +894,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
         mq: -2,
     };
     let mut c = Chunks::new(k, w);
-    let mut firsts = vec![0usize; c.nw];
+    let mut seen = vec![[0u32; 4]; c.nw];
     let mut wh = WindowHash::new(length);
     for (s, e) in segments(text, length) {
         let wins = e - s - length + 1;
@@ -805,7 +906,7 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
             atable.grow(m);
             wtable.grow(m);
             let nf = c.anchors(m);
-            first_anchors(&c, nf, r.g - r.have, &mut atable, &mut firsts);
+            earlier_anchors(&c, nf, r.g - r.have, &mut atable, &mut seen);
             let chunk = ChunkWalk {
                 text,
                 length,
@@ -815,16 +916,41 @@ pub fn window_mask(text: &[u8], min_length: usize, prefix: usize) -> Vec<bool> {
                 p0: s + done,
                 m,
             };
-            chunk.run(&c, nf, &firsts, &mut wh, &mut wtable, &mut mask, &mut walk);
+            chunk.run(&c, nf, &seen, &mut wh, &mut wtable, &mut spans, &mut walk);
             done += m;
         }
     }
-    for i in 1..n {
-        if continuation(text[i]) {
-            mask[i] = mask[i - 1]; // a continuation byte follows its character's lead byte
+    whole_chars(text, spans)
+}
+
+/// The runs `raw` (disjoint, in text order) with each continuation byte given the mark of
+/// the byte before it, as [`repeat_mask`]'s last pass gives it (so characters go whole): a
+/// run's end goes on over the continuation bytes after it, a run's start (but at 0) moves
+/// past those at it, which follow an unmarked byte; runs that come to touch are merged.
+fn whole_chars(text: &[u8], raw: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let n = text.len();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(raw.len());
+    for (mut s, mut e) in raw {
+        match out.last() {
+            Some(&(ls, le)) if s <= le => {
+                out.pop();
+                (s, e) = (ls, e.max(le));
+            }
+            _ => {
+                while s > 0 && s < e && continuation(text[s]) {
+                    s += 1;
+                }
+                if s == e {
+                    continue; // (a run of continuation bytes alone)
+                }
+            }
         }
+        while e < n && continuation(text[e]) {
+            e += 1;
+        }
+        out.push((s, e));
     }
-    mask
+    out
 }
 
 /// How many anchors, or windows, ahead the table lookups prefetch their home slots (a miss
@@ -847,25 +973,117 @@ fn prefetch(slots: &[u64], at: u64) {
     let _ = (slots, at);
 }
 
-/// For each of a chunk's `nf` anchors (`found`; `vals[0]` is the hash of the k-gram at
-/// `g0`), the first anchor of its hash (32 bits) in the table of anchors, into `firsts`; an
-/// anchor goes in when it is the first. The lookups go in one loop of their own: each is a
-/// cache miss, and here the processor overlaps them.
-fn first_anchors(c: &Chunks, nf: usize, g0: usize, atable: &mut Table, firsts: &mut [usize]) {
-    let amask = atable.mask();
-    for (j, (&a, first)) in c.found[..nf].iter().zip(firsts.iter_mut()).enumerate() {
-        if let Some(&ahead) = c.found.get(j + AHEAD).filter(|_| j + AHEAD < nf) {
-            prefetch(&atable.slots, (c.vals[ahead - g0] & LO) & amask);
+/// How many earlier anchors of a hash the table of anchors lists (the first ones): the
+/// windows of the first `LISTED` anchors of a hash are compared only with the anchors
+/// listed before them and never go in the table of windows; later anchors' windows are
+/// compared with all `LISTED`, then looked up in the table of windows.
+const LISTED: usize = 3;
+
+/// An open-addressing table of anchors by the 32-bit tag of their hash: `[tag, first + 1,
+/// second + 1, third + 1]` (0: none yet; an entry with no first is an empty slot), the home
+/// slot the tag's low bits, at most half full.
+struct AnchorTable {
+    slots: Vec<[u32; 4]>,
+    used: usize,
+}
+
+impl AnchorTable {
+    fn new(size: usize) -> Self {
+        AnchorTable {
+            slots: huge_pages(vec![[0u32; 4]; size.max(1024)]),
+            used: 0,
         }
-        let tag = c.vals[a - g0] & LO;
-        let slot = atable.probe(tag, tag & amask) as usize;
-        let en = atable.slots[slot];
-        if en == 0 {
-            atable.slots[slot] = (tag << 32) | (a as u64 + 1);
-            *first = a;
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The slot that holds `tag`, or the empty slot where it goes.
+    #[inline(always)]
+    fn probe(&self, tag: u32) -> usize {
+        let mask = self.mask();
+        let mut slot = tag as usize & mask;
+        loop {
+            let e = &self.slots[slot];
+            if e[1] == 0 || e[0] == tag {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Room for `more` entries at most half full: rehashed into more slots if needed.
+    fn grow(&mut self, more: usize) {
+        let mut size = self.slots.len();
+        if 2 * (self.used + more) <= size {
+            return;
+        }
+        while 2 * (self.used + more) > size {
+            size *= 2;
+        }
+        let old = std::mem::replace(&mut self.slots, huge_pages(vec![[0u32; 4]; size]));
+        for e in old.into_iter().filter(|e| e[1] != 0) {
+            let slot = self.probe(e[0]);
+            self.slots[slot] = e;
+        }
+    }
+}
+
+/// Ask for the cache line of `slots[at]` (a hint: it never faults, and does nothing on
+/// targets without the instruction).
+#[inline(always)]
+fn prefetch_any<T>(slots: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(slots.as_ptr().wrapping_add(at) as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slots, at);
+}
+
+/// For each of a chunk's `nf` anchors (`found`; `vals[0]` is the hash of the k-gram at
+/// `g0`), the earlier anchors of its hash (32 bits) that the table of anchors lists, into
+/// `seen[j]`: `[first + 1, second + 1, third + 1, more]` (0: none), `more` 1 when the
+/// anchor comes after all `LISTED` (its windows then need the table of windows too). The
+/// anchor is listed when fewer than `LISTED` are. An anchor that is itself the first of its
+/// hash gets `[0, 0, 0, 0]`. The lookups go in one loop of their own: each is a cache miss,
+/// and here the processor overlaps them.
+fn earlier_anchors(
+    c: &Chunks,
+    nf: usize,
+    g0: usize,
+    atable: &mut AnchorTable,
+    seen: &mut [[u32; 4]],
+) {
+    let amask = atable.mask();
+    for (j, (&a, out)) in c.found[..nf].iter().zip(seen.iter_mut()).enumerate() {
+        if let Some(&ahead) = c.found.get(j + AHEAD).filter(|_| j + AHEAD < nf) {
+            prefetch_any(&atable.slots, (c.vals[ahead - g0] & LO) as usize & amask);
+        }
+        let tag = (c.vals[a - g0] & LO) as u32;
+        let slot = atable.probe(tag);
+        let me = a as u32 + 1;
+        let e = &mut atable.slots[slot];
+        *out = [0; 4];
+        if e[1] == 0 {
+            *e = [tag, me, 0, 0];
             atable.used += 1;
+            continue;
+        }
+        // the anchors listed before this one (an anchor over two chunks comes twice)
+        let mut i = 1;
+        while i <= LISTED && e[i] != 0 && e[i] != me {
+            out[i - 1] = e[i];
+            i += 1;
+        }
+        if i <= LISTED {
+            e[i] = me; // listed (again, when it was already)
         } else {
-            *first = (en & LO) as usize - 1;
+            out[3] = 1;
         }
     }
 }
@@ -890,26 +1108,34 @@ impl ChunkWalk<'_> {
         &self,
         c: &Chunks,
         nf: usize,
-        firsts: &[usize],
+        seen: &[[u32; 4]],
         wh: &mut WindowHash,
         wtable: &mut Table,
-        mask: &mut [bool],
+        spans: &mut Vec<(usize, usize)>,
         st: &mut Walk,
     ) {
         let text = self.text;
-        let n = text.len();
         let length = self.length;
         let wmask = wtable.mask();
         let (mut hi, mut mp, mut mq) = (st.hi, st.mp, st.mq);
         let mut t_next = 0; // the windows before it are walked (a repeat goes on past its anchor)
         let mut ph = WindowHash::new(length); // the hashes of the windows prefetched
-        for (j, (&a, &first)) in c.found[..nf].iter().zip(firsts).enumerate() {
-            if first == a {
+        for (j, (&a, listed)) in c.found[..nf].iter().zip(seen).enumerate() {
+            if listed[0] == 0 {
                 continue; // the first anchor of its hash: no window of it has an earlier copy
             }
+            let more = listed[3] != 0; // windows not found by the listed ones: the table
             let t_end = if j + 1 < nf { c.since[j + 1] } else { self.m };
-            let mut lext = usize::MAX; // the bytes equal left of a and first (MAX: not yet)
-            let mut rext = 0usize; // and from them on (at most length)
+            // per listed anchor o: the bytes equal left of a and o (lext, at most w - 1) and
+            // from them on (rext, at most length); lext MAX: not yet compared
+            let mut olds = [0usize; LISTED];
+            let mut lext = [usize::MAX; LISTED];
+            let mut rext = [0usize; LISTED];
+            let mut nl = 0;
+            while nl < LISTED && listed[nl] != 0 {
+                olds[nl] = listed[nl] as usize - 1;
+                nl += 1;
+            }
             let mut t = c.since[j].max(t_next);
             let mut ahead = 0usize; // the windows before it had their slots prefetched
             while t < t_end {
@@ -921,37 +1147,29 @@ impl ChunkWalk<'_> {
                 {
                     q = mq + 1;
                 } else {
-                    if lext == usize::MAX {
-                        // the bytes equal around the two anchors
-                        lext = 0;
-                        while lext < self.w - 1 && first > lext {
-                            let x = text[a - 1 - lext];
-                            if x == SEP || x != text[first - 1 - lext] {
-                                break;
-                            }
-                            lext += 1;
-                        }
-                        rext = 0;
-                        while rext < length && a + rext < n {
-                            let x = text[a + rext];
-                            if x == SEP || x != text[first + rext] {
-                                break;
-                            }
-                            rext += 1;
+                    if lext[0] == usize::MAX {
+                        // the bytes equal around a and each listed anchor
+                        for i in 0..nl {
+                            let o = olds[i];
+                            lext[i] = common_suffix(&text[..a], &text[..o], (self.w - 1).min(o));
+                            rext[i] = common_prefix(&text[a..], &text[o..], length);
                         }
                     }
                     let d = a - p;
-                    let settled =
-                        |d: usize| lext >= d && rext >= length - d && first - d < self.limit;
-                    if settled(d) {
-                        q = (first - d) as i64;
-                    } else {
+                    let settled = |d: usize| {
+                        (0..nl).find(|&i| {
+                            lext[i] >= d && rext[i] >= length - d && olds[i] - d < self.limit
+                        })
+                    };
+                    if let Some(i) = settled(d) {
+                        q = (olds[i] - d) as i64;
+                    } else if more {
                         // the next windows of this anchor that it does not settle will most
                         // likely be looked up too (until one is found): their slots first
                         ahead = ahead.max(p + 1);
                         let stop = (self.p0 + t_end).min(p + 1 + AHEAD);
                         while ahead < stop {
-                            if !settled(a - ahead) {
+                            if settled(a - ahead).is_none() {
                                 let tag = mix(ph.at(text, ahead)) >> 32;
                                 prefetch(&wtable.slots, tag & wmask);
                             }
@@ -985,7 +1203,11 @@ impl ChunkWalk<'_> {
                 let ext = common_prefix(&text[qu + length..], &text[p + length..], most);
                 let from = p.max(self.prefix);
                 if from <= p + ext {
-                    mask[hi.max(from)..p + ext + length].fill(true);
+                    let (a, b) = (hi.max(from), p + ext + length);
+                    match spans.last_mut() {
+                        Some(last) if last.1 == a => last.1 = b,
+                        _ => spans.push((a, b)),
+                    }
                     hi = p + ext + length;
                 }
                 mp = (p + ext) as i64;
@@ -1042,6 +1264,56 @@ mod tests {
         assert_eq!(removed, vec![0, 0, 3, 2]);
         let (kept, off, removed) = cut(text, &offsets[..2], &sub, &[1]);
         assert_eq!((kept, off, removed), (b"c".to_vec(), vec![0, 1], vec![2]));
+    }
+
+    /// A mask as its runs `[start, end)`.
+    fn runs(mask: &[bool]) -> Vec<(usize, usize)> {
+        let mut out: Vec<(usize, usize)> = Vec::new();
+        for (i, &x) in mask.iter().enumerate() {
+            match out.last_mut() {
+                Some(last) if x && last.1 == i => last.1 = i + 1,
+                _ if x => out.push((i, i + 1)),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn runs_take_whole_characters_and_cut_as_masks() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = mix(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            seed
+        };
+        for _ in 0..300 {
+            let n = (next() % 60) as usize;
+            // lead bytes, continuation bytes and separators
+            let text: Vec<u8> = (0..n)
+                .map(|_| [b'a', 0x80, 0xBF, 0xC3, 0xFF][(next() % 5) as usize])
+                .collect();
+            let raw: Vec<bool> = (0..n).map(|_| next() % 3 == 0).collect();
+            let mut want = raw.clone();
+            for i in 1..n {
+                if continuation(text[i]) {
+                    want[i] = want[i - 1];
+                }
+            }
+            let got = whole_chars(&text, runs(&raw));
+            assert_eq!(got, runs(&want), "{text:?} {raw:?}");
+            // cut_spans of the runs is cut of the mask
+            let offsets = [0, n as i64 / 3, n as i64 / 2, n as i64];
+            for at in [
+                [0, KEEP, DROP],
+                [KEEP, offsets[1], offsets[2]],
+                [0, offsets[1], DROP],
+            ] {
+                assert_eq!(
+                    cut_spans(&text, &offsets, &got, &at),
+                    cut(&text, &offsets, &want, &at)
+                );
+            }
+        }
     }
 
     #[test]

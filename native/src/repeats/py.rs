@@ -277,24 +277,67 @@ fn cut<'py>(
         slice(&sub_mask)?,
         slice(&at)?,
     );
+    check_cut(t.len(), o, a, m.len())?;
+    let (kept, kept_offsets, removed) = py.detach(|| core::cut(t, o, m, a));
+    Ok((
+        kept.into_pyarray(py),
+        kept_offsets.into_pyarray(py),
+        removed.into_pyarray(py),
+    ))
+}
+
+/// The documents of `offsets` lie in the text of `n` bytes and their places `at` in the
+/// join of `marks` bytes (or are -1 / -2).
+fn check_cut(n: usize, o: &[i64], a: &[i64], marks: usize) -> PyResult<()> {
     same_length("offsets and at (plus one)", o.len(), a.len() + 1)?;
-    ranges(t.len(), &o[..a.len()], &o[1..])?;
+    ranges(n, &o[..a.len()], &o[1..])?;
     for j in 0..a.len() {
         let bad = if a[j] >= 0 {
-            (a[j] + o[j + 1] - o[j]) as u64 > m.len() as u64
+            (a[j] + o[j + 1] - o[j]) as u64 > marks as u64
         } else {
             a[j] != core::KEEP && a[j] != core::DROP
         };
         if bad {
             return Err(PyValueError::new_err(format!(
-                "document {j} has marks at {} of {} (-1: keep it, -2: drop it); pass the \
-                 join's own positions",
-                a[j],
-                m.len()
+                "document {j} has marks at {} of {marks} (-1: keep it, -2: drop it); pass \
+                 the join's own positions",
+                a[j]
             )));
         }
     }
-    let (kept, kept_offsets, removed) = py.detach(|| core::cut(t, o, m, a));
+    Ok(())
+}
+
+/// ``cut(text, offsets, window_mask(joined, min_length, 0), at)`` in one call, the marks
+/// kept as runs (no mask of the join's size); ``(kept, kept_offsets, removed)``.
+#[pyfunction]
+fn window_cut<'py>(
+    py: Python<'py>,
+    text: PyReadonlyArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    joined: PyReadonlyArray1<'py, u8>,
+    at: PyReadonlyArray1<'py, i64>,
+    min_length: i64,
+) -> PyResult<(Bound<'py, PyArray1<u8>>, I64Array<'py>, I64Array<'py>)> {
+    let (t, o, jn, a) = (
+        slice(&text)?,
+        slice(&offsets)?,
+        slice(&joined)?,
+        slice(&at)?,
+    );
+    let (length, _) = window_args(py, min_length, 0)?;
+    check_cut(t.len(), o, a, jn.len())?;
+    if jn.len() as u64 >= (1 << 32) - 1 {
+        return Err(PyValueError::new_err(format!(
+            "window_cut takes joins below 2**32 - 1 bytes, got {}; use cut with the join's \
+             repeat_mask",
+            jn.len()
+        )));
+    }
+    let (kept, kept_offsets, removed) = py.detach(|| {
+        let spans = core::window_spans(jn, length, 0);
+        core::cut_spans(t, o, &spans, a)
+    });
     Ok((
         kept.into_pyarray(py),
         kept_offsets.into_pyarray(py),
@@ -312,5 +355,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scatter, m)?)?;
     m.add_function(wrap_pyfunction!(scatter_counts, m)?)?;
     m.add_function(wrap_pyfunction!(cut, m)?)?;
+    m.add_function(wrap_pyfunction!(window_cut, m)?)?;
     Ok(())
 }

@@ -25,6 +25,7 @@ __all__ = [
     "scatter",
     "scatter_counts",
     "shared_regions",
+    "window_cut",
     "window_mask",
 ]
 
@@ -265,22 +266,41 @@ def scatter(sub_mask: B, at: I64, starts: I64, ends: I64, n: int) -> B:
     return scatter_counts(sub_mask, at, starts, ends, n)[0]
 
 
-def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:
-    """See :func:`neardup.corpus._repeats.cut`."""
+def _check_cut(n_text: int, offsets: I64, at: I64, n_marks: int) -> None:
+    """The documents lie in the text and their places ``at`` in the join's ``n_marks``."""
     n = len(at)
     if len(offsets) != n + 1:
         raise ValueError(f"offsets and at (plus one) differ in length ({len(offsets)} and {n + 1})")
     o, a = offsets.tolist(), at.tolist()
     for lo, hi in itertools.pairwise(o):
-        if lo < 0 or hi < lo or hi > len(text):
-            raise ValueError(f"byte range [{lo}, {hi}) is outside the buffer of {len(text)} bytes")
+        if lo < 0 or hi < lo or hi > n_text:
+            raise ValueError(f"byte range [{lo}, {hi}) is outside the buffer of {n_text} bytes")
     for j in range(n):
-        bad = a[j] + o[j + 1] - o[j] > len(sub_mask) if a[j] >= 0 else a[j] not in (-1, -2)
+        bad = a[j] + o[j + 1] - o[j] > n_marks if a[j] >= 0 else a[j] not in (-1, -2)
         if bad:
             raise ValueError(
-                f"document {j} has marks at {a[j]} of {len(sub_mask)} (-1: keep it, -2: drop "
+                f"document {j} has marks at {a[j]} of {n_marks} (-1: keep it, -2: drop "
                 "it); pass the join's own positions"
             )
+
+
+def window_cut(text: U8, offsets: I64, joined: U8, at: I64, min_length: int) -> tuple[U8, I64, I64]:
+    """See :func:`neardup.corpus._repeats.window_cut`."""
+    _check(min_length, 0)
+    _check_cut(len(text), offsets, at, len(joined))
+    if len(joined) >= 2**32 - 1:
+        raise ValueError(
+            f"window_cut takes joins below 2**32 - 1 bytes, got {len(joined)}; use cut with "
+            "the join's repeat_mask"
+        )
+    return cut(text, offsets, window_mask(joined, min_length, 0), at)
+
+
+def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:
+    """See :func:`neardup.corpus._repeats.cut`."""
+    n = len(at)
+    _check_cut(len(text), offsets, at, len(sub_mask))
+    o, a = offsets.tolist(), at.tolist()
     parts: list[U8] = []
     removed = np.zeros(n, dtype=np.int64)
     kept_offsets = np.zeros(n + 1, dtype=np.int64)

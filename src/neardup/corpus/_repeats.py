@@ -38,6 +38,7 @@ __all__ = [
     "scatter_counts",
     "shared_anchors",
     "shared_regions",
+    "window_cut",
     "window_mask",
     "winnow_width",
 ]
@@ -193,4 +194,36 @@ def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:
         (b'abe', [0, 2, 3, 3], [0, 2, 3])
     """
     out: tuple[U8, I64, I64] = kernels("repeats").cut(text, offsets, sub_mask, at)
+    return out
+
+
+def window_cut(text: U8, offsets: I64, joined: U8, at: I64, min_length: int) -> tuple[U8, I64, I64]:
+    """:func:`cut` of the marks of :func:`window_mask` over ``joined`` (no reference prefix),
+    in one call: the native kernel keeps the marks as runs, so no mask of the join's size is
+    made (``len(joined) < 2**32 - 1``).
+
+    Args:
+        text / offsets: The packed documents (document ``j`` is
+            ``text[offsets[j] : offsets[j + 1]]``).
+        joined: A join of some of them (:func:`gather`).
+        at: Per document: where it starts in ``joined``, ``-1`` to keep it whole or ``-2`` to
+            drop it whole.
+        min_length: Window length in bytes (at least 1).
+
+    Returns:
+        ``(kept, kept_offsets, removed)``, as :func:`cut`.
+
+    Raises:
+        ConfigError: ``min_length`` below 1.
+
+    Examples:
+        >>> t = np.frombuffer(b"the cat satthe cat sat!", np.uint8)
+        >>> offsets = np.array([0, 11, 23])
+        >>> joined, at = gather(t, offsets[:-1], offsets[1:])
+        >>> kept, off, removed = window_cut(t, offsets, joined, at, 8)
+        >>> kept.tobytes(), off.tolist(), removed.tolist()
+        (b'the cat sat!', [0, 11, 12], [0, 11])
+    """
+    joined = np.ascontiguousarray(joined, dtype=np.uint8)
+    out: tuple[U8, I64, I64] = kernels("repeats").window_cut(text, offsets, joined, at, min_length)
     return out

@@ -9,38 +9,39 @@ overlaps its own earlier copy (a periodic run, ``"the the the "`` with 8-byte wi
 collapses to its first period (``"the "``). Lee et al.'s tool strikes every copy, the first
 too; see ``docs/dedup.md`` (repeated substrings) for both rules.
 
-Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match
-crosses a document boundary). The marks are those of a suffix array whose adjacent suffixes
-are linked when their common prefix is at least ``min_length`` bytes: linked suffixes form
-runs; every run member but the earliest marks its first ``min_length`` bytes for removal, and
-the union of those windows is exactly the set of bytes inside a repeat of an earlier span (a
-repeat of length ``m >= L`` at ``b`` with an earlier copy at ``a`` covers ``b + k .. b + k +
-L`` for each ``k <= m - L``, and each such window has the earlier ``a + k`` in its run). A
-character is removed when its first byte is. The native kernel finds the same windows without
-the suffix array, in one walk in text order over a table of winnowing anchors and a table of
-windows (bytes compared; inside a repeat one byte per window,
-:func:`neardup.corpus._repeats.window_mask`); texts of ``2**32 - 1`` bytes or more, and the
-numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its
-suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at
-separators).
+Documents are UTF-8, joined with ``0xFF`` separators (a byte UTF-8 never uses, so no match crosses a
+document boundary). The marks are those of a suffix array whose adjacent suffixes are linked when
+their common prefix is at least ``min_length`` bytes: linked suffixes form runs; every run member
+but the earliest marks its first ``min_length`` bytes for removal, and the union of those windows is
+exactly the set of bytes inside a repeat of an earlier span (a repeat of length ``m >= L`` at ``b``
+with an earlier copy at ``a`` covers ``b + k .. b + k + L`` for each ``k <= m - L``, and each such
+window has the earlier ``a + k`` in its run). A character is removed when its first byte is. The
+native kernel finds the same windows without the suffix array, in one walk in text order over a
+table of winnowing anchors (the first three of each hash listed) and a table of windows (bytes
+compared; inside a repeat one byte per window, :func:`neardup.corpus._repeats.window_mask`), and
+keeps them as runs: a shard alone is cut straight from them
+(:func:`neardup.corpus._repeats.window_cut`); texts of ``2**32 - 1`` bytes or more, and the numpy
+reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its suffix
+array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
-``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes
-whole); the numpy reference's suffix array covers only the regions a winnowing prefilter
-(:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams that occur
-twice; the marks are the same as over the whole text.
+``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes whole; a
+shard is packed with a separator before each document, and a shard alone is marked in place, its
+copies overwritten with separators); the numpy reference's suffix array covers only the regions a
+winnowing prefilter (:func:`neardup.corpus._repeats.candidate_regions`) keeps around ``k``-grams
+that occur twice; the marks are the same as over the whole text.
 
 Memory is bounded by sharding: the corpus is cut into shards of about ``shard_bytes``, each is
-deduplicated against itself, then against every earlier shard: only the regions of the two
-around the winnowing anchors whose hash occurs in both are joined and marked
-(:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so
-peak memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table
-of anchors (1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32
-bytes per window of an anchor that recurs in another context; the suffix-array path: about 12
-bytes per byte and the regions' copy), whatever the corpus size; earlier shards wait on disk
-with their anchors (16 bytes per anchor, about 1 byte per byte). The pairwise step is
-quadratic in the number of shards; beyond one machine, see ``docs/dedup.md`` (the plan there
-distributes the shard pairs, or partitions windows by hash).
+deduplicated against itself, then against every earlier shard: only the regions of the two around
+the winnowing anchors whose hash occurs in both are joined and marked
+(:func:`neardup.corpus._repeats.shared_regions`; every window the two share lies in them), so peak
+memory is about ``2 * shard_bytes`` times 2 bytes (the text and the mask) plus the table of anchors
+(1 to 2 bytes per byte at ``min_length`` 100) and the table of windows (16 to 32 bytes per window of
+an anchor that recurs in a fourth context or more; the suffix-array path: about 12 bytes per byte
+and the regions' copy), whatever the corpus size; earlier shards wait on disk with their anchors (16
+bytes per anchor, about 1 byte per byte). The pairwise step is quadratic in the number of shards;
+beyond one machine, see ``docs/dedup.md`` (the plan there distributes the shard pairs, or partitions
+windows by hash).
 """
 
 from __future__ import annotations
@@ -205,32 +206,60 @@ class _Shards:
         out = scatter(marks, at, starts, ends, len(joined))
         return out
 
-    def cut(self, buf: U8, offsets: I64, s: SubstringSummary) -> tuple[U8, I64, I64]:
-        """Each document of the packed shard with its repeats removed, packed again, and how
-        many bytes each lost (counted in ``s``). Only documents that can hold a window are
+    def cut(
+        self, text: U8, starts: I64, ends: I64, s: SubstringSummary, *, last: bool = False
+    ) -> tuple[U8, I64, I64]:
+        """Each document of the shard (``text[starts[j]:ends[j]]``, each after a ``0xFF``
+        separator: :func:`_separated`) with its repeats removed, packed again, and how many
+        bytes each lost (counted in ``s``). Only documents that can hold a window are
         marked, and an exact copy of an earlier document of the shard goes whole without it
         (each of its windows occurred earlier; later windows equal to one of its have that
-        copy too). The kept bytes are cut straight from the join's marks
-        (:func:`neardup.corpus._repeats.cut`: no mask of the shard's size)."""
-        from neardup.corpus._repeats import cut, gather
+        copy too). A shard alone is marked in place, its copies overwritten with separators
+        first (``text`` is changed), and cut straight from the marks' runs
+        (:func:`neardup.corpus._repeats.window_cut`: no copy of the text, no mask); against
+        earlier shards, the documents that can hold a window are joined and marked. With
+        ``last`` (no shard comes after it) the join is not kept for the next shards."""
+        from neardup.corpus._repeats import cut, gather, window_cut
 
         length = self.min_length
-        inside, copies = _copies(buf, offsets, length)
+        n = len(starts)
+        inside, copies = _copies(text, starts, ends, length)
         at_doc = np.array(inside, dtype=np.int64)
-        joined, at = gather(buf, offsets[at_doc], offsets[at_doc + 1])  # each after a 0xFF
+        drop = np.array(copies, dtype=np.int64)
+        # the separators and the documents as one packed list for the cut: separator j at
+        # 2 * j (dropped), document j at 2 * j + 1
+        offsets = np.empty(2 * n + 1, dtype=np.int64)
+        offsets[0 : 2 * n : 2] = starts - 1
+        offsets[1 : 2 * n : 2] = starts
+        offsets[2 * n] = len(text)
+        where = np.full(2 * n, -2, dtype=np.int64)  # -2: dropped whole
+        docs = where[1::2]  # (a view)
+        docs[:] = -1  # -1: kept whole
+        docs[drop] = -2
         self._save_last()  # (the last shard of a run is never written)
-        marks = repeated_mask(joined, length)
-        mine = self._anchors(joined) if self.earlier else None
-        for paths in self.earlier:
-            marks |= self._against(paths, joined, mine)
-        self.last = (joined, mine)
-        where = np.full(len(offsets) - 1, -1, dtype=np.int64)  # -1: kept whole
-        where[at_doc] = at
-        where[np.array(copies, dtype=np.int64)] = -2  # dropped whole
-        kept, kept_offsets, removed = cut(buf, offsets, marks, where)
+        if not self.earlier and len(text) < 2**32 - 1:
+            # the shard alone: marked in place, as runs, cut straight from them
+            if not last:
+                self.last = (gather(text, starts[at_doc], ends[at_doc])[0], None)
+            for a, b in zip(starts[drop].tolist(), ends[drop].tolist(), strict=True):
+                text[a:b] = 0xFF  # a copy goes whole: no window of it is walked
+            docs[at_doc] = starts[at_doc]
+            kept, kept_offsets, removed = window_cut(text, offsets, text, where, length)
+        else:
+            joined, at = gather(text, starts[at_doc], ends[at_doc])  # each after a 0xFF
+            marks = repeated_mask(joined, length)
+            mine = self._anchors(joined) if self.earlier else None
+            for paths in self.earlier:
+                marks |= self._against(paths, joined, mine)
+            self.last = None if last else (joined, mine)
+            del joined
+            docs[at_doc] = at
+            kept, kept_offsets, removed = cut(text, offsets, marks, where)
+        kept_offsets = np.ascontiguousarray(kept_offsets[0::2])  # (separators keep nothing)
+        removed = np.ascontiguousarray(removed[1::2])
         s.shards += 1
-        s.documents += len(where)
-        s.bytes_in += len(buf)
+        s.documents += n
+        s.bytes_in += int((ends - starts).sum())
         s.bytes_removed += int(removed.sum())
         s.documents_changed += int(np.count_nonzero(removed))
         return kept, kept_offsets, removed
@@ -252,25 +281,22 @@ def _workdir(where: Path | None) -> Iterator[str]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _copies(buf: U8, offsets: I64, min_length: int) -> tuple[list[int], list[int]]:
+def _copies(text: U8, starts: I64, ends: I64, min_length: int) -> tuple[list[int], list[int]]:
     """The documents of at least ``min_length`` bytes: those whose bytes are new to the shard,
     and the exact copies of an earlier one (XXH3-64 digests, bytes compared on a match)."""
     from neardup._kernels.engine import kernels
 
-    long = np.flatnonzero(np.diff(offsets) >= min_length)
-    starts, ends = offsets[long], offsets[long + 1]
-    digests = kernels("xxh3").xxh3_64_ranges(buf, starts, ends, np.uint64(0)).tolist()
+    long = np.flatnonzero(ends - starts >= min_length)
+    digests = kernels("xxh3").xxh3_64_ranges(text, starts[long], ends[long], np.uint64(0))
     first: dict[int, int] = {}  # digest -> the first new document that has it
     more: dict[int, list[int]] = {}  # digest -> the other new documents that have it (rare)
     inside: list[int] = []
     copies: list[int] = []
-    for j, a, b, d in zip(long.tolist(), starts.tolist(), ends.tolist(), digests, strict=True):
+    for j, d in zip(long.tolist(), digests.tolist(), strict=True):
         i = first.setdefault(d, j)
         if i != j:
-            doc = buf[a:b]
-            if any(
-                np.array_equal(doc, buf[offsets[k] : offsets[k + 1]]) for k in [i, *more.get(d, ())]
-            ):
+            doc = text[starts[j] : ends[j]]
+            if any(np.array_equal(doc, text[starts[k] : ends[k]]) for k in [i, *more.get(d, ())]):
                 copies.append(j)
                 continue
             more.setdefault(d, []).append(j)
@@ -285,8 +311,11 @@ def _check_args(min_length: int, shard_bytes: int) -> None:
         raise ConfigError(f"shard_bytes must be at least 2 * min_length, got {shard_bytes}")
 
 
-def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[Document], U8, I64]]:
-    """Documents with their UTF-8 texts packed, cut into shards of about ``shard_bytes``."""
+def _shards(
+    docs: Iterable[Document], shard_bytes: int
+) -> Iterator[tuple[list[Document], U8, I64, I64]]:
+    """Documents with their UTF-8 texts packed, each after a separator (:func:`_separated`),
+    cut into shards of about ``shard_bytes``."""
     shard: list[Document] = []
     raw: list[bytes] = []
     size = 0
@@ -302,10 +331,18 @@ def _shards(docs: Iterable[Document], shard_bytes: int) -> Iterator[tuple[list[D
         yield shard, *_pack(raw)
 
 
-def _pack(raw: list[bytes]) -> tuple[U8, I64]:
-    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in raw], out=offsets[1:])
-    return np.frombuffer(bytearray().join(raw), dtype=np.uint8), offsets  # writable, as JSONL's
+def _pack(raw: list[bytes]) -> tuple[U8, I64, I64]:
+    lens = np.array([len(b) for b in raw], dtype=np.int64)
+    text = np.frombuffer(bytearray(b"\xff").join([b"", *raw]), dtype=np.uint8)  # writable
+    return text, *_separated(lens)
+
+
+def _separated(lens: I64) -> tuple[I64, I64]:
+    """``(starts, ends)`` of documents of ``lens`` bytes packed each after a ``0xFF``
+    separator (the shard's layout: the separators a window never crosses are already there,
+    so a shard alone is marked in place)."""
+    ends = np.cumsum(lens + 1)
+    return ends - lens, ends
 
 
 def remove_repeated_substrings(
@@ -343,9 +380,9 @@ def remove_repeated_substrings(
     s = summary if summary is not None else SubstringSummary(min_length)
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
-        for shard, buf, offsets in _shards(docs, shard_bytes):
-            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
-            del buf
+        for shard, text, starts, ends in _shards(docs, shard_bytes):
+            kept, kept_offsets, removed = shards.cut(text, starts, ends, s)
+            del text
             if progress is not None:
                 progress("clean", s.documents)
             raw = kept.tobytes()
@@ -359,14 +396,20 @@ def remove_repeated_substrings(
 
 def _packed_shards(
     batches: Iterable[tuple[PackedDocs, list[bytes], I64]], shard_bytes: int
-) -> Iterator[tuple[U8, I64, list[bytes], I64]]:
+) -> Iterator[tuple[U8, I64, I64, list[bytes], I64, bool]]:
     """Packed JSONL batches cut into shards as :func:`_shards` cuts documents: ``(texts,
-    offsets, raw lines, text spans)``."""
-    bufs: list[U8] = []
+    starts, ends, raw lines, text spans, last)``, ``last`` true for the shard at the end of
+    the input. Each batch's texts are copied into the shard's buffer (each after a separator,
+    :func:`_separated`) as it comes, so the batches' buffers are let go (and their pages
+    reused) at once; a shard is not held here while the caller works on it (the caller lets
+    its texts go after the cut)."""
+    from neardup.corpus._repeats import gather
+
+    text = _shard_buffer(shard_bytes)
     lengths: list[I64] = []
     lines: list[bytes] = []
     spans: list[I64] = []
-    size = 0
+    size = 0  # bytes of the shard so far, separators included
     for docs, raw, sp in batches:
         lens = np.diff(docs.offsets)
         start = 0
@@ -375,29 +418,44 @@ def _packed_shards(
             full = np.flatnonzero(ends >= shard_bytes)
             stop = start + int(full[0]) + 1 if len(full) else len(lens)
             a, b = int(docs.offsets[start]), int(docs.offsets[stop])
-            bufs.append(docs.buf[a:b])
-            lengths.append(lens[start:stop])
+            piece = lens[start:stop]
+            cut = np.cumsum(piece)
+            new = int(ends[stop - start - 1])
+            if new > len(text):
+                text = _grown(text, size, new)
+            text[size:new] = gather(docs.buf[a:b], cut - piece, cut)[0]
+            lengths.append(piece)
             lines.extend(raw[start:stop])
             spans.append(sp[start:stop])
-            size = int(ends[stop - start - 1])
+            size = new
             start = stop
-            if len(full):  # the pieces are let go first: they hold the chunks' buffers
-                shard = _joined(bufs, lengths, lines, spans)
-                bufs, lengths, lines, spans, size = [], [], [], [], 0
-                yield shard
+            if len(full):
+                box = [_shard(text[:size], lengths, lines, spans)]
+                text = _shard_buffer(shard_bytes)
+                lengths, lines, spans, size = [], [], [], 0
+                yield (*box.pop(), False)
     if lines:
-        shard = _joined(bufs, lengths, lines, spans)
-        del bufs, lengths, spans
-        yield shard
+        box = [_shard(text[:size], lengths, lines, spans)]
+        del text, lengths, lines, spans
+        yield (*box.pop(), True)
 
 
-def _joined(
-    bufs: list[U8], lengths: list[I64], lines: list[bytes], spans: list[I64]
-) -> tuple[U8, I64, list[bytes], I64]:
-    lens = np.concatenate(lengths)
-    offsets = np.zeros(len(lens) + 1, dtype=np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    return np.concatenate(bufs), offsets, lines, np.concatenate(spans)
+def _shard_buffer(shard_bytes: int) -> U8:
+    """An empty buffer for a shard's texts (its pages are touched only as it fills)."""
+    return np.empty(min(shard_bytes, 1 << 30) + (1 << 20), dtype=np.uint8)
+
+
+def _grown(text: U8, size: int, need: int) -> U8:
+    """``text``'s first ``size`` bytes in a buffer of at least ``need`` bytes."""
+    out = np.empty(max(2 * len(text), need), dtype=np.uint8)
+    out[:size] = text[:size]
+    return out
+
+
+def _shard(
+    text: U8, lengths: list[I64], lines: list[bytes], spans: list[I64]
+) -> tuple[U8, I64, I64, list[bytes], I64]:
+    return text, *_separated(np.concatenate(lengths)), lines, np.concatenate(spans)
 
 
 _BLANK = b" \t\r"
@@ -413,7 +471,9 @@ def _splice(
     """:func:`neardup.corpus.records.splice_texts`, each changed line built in one join
     straight from the JSON strings' buffer (no copy of the buffer, no intermediate line). A
     line's text value is a JSON string, quotes included, so stripping the whole line strips
-    the part before the value on the left and the part after it on the right."""
+    the part before the value on the left and the part after it on the right. Each changed
+    input line is let go (``lines[k] = b""``) once its output line is built, so the next
+    output line reuses its memory."""
     from neardup.corpus._lines import json_strings
     from neardup.corpus.records import splice_values
 
@@ -431,6 +491,7 @@ def _splice(
             one = np.array([k], dtype=np.int64)
             pair = np.array([0, v[j + 1] - v[j]], dtype=np.int64)
             splice_values(out, lines, spans, one, values[v[j] : v[j + 1]], pair, text_field)
+        lines[k] = b""
 
 
 def remove_repeated_substrings_jsonl(
@@ -480,9 +541,9 @@ def remove_repeated_substrings_jsonl(
     ).with_lines()
     with _workdir(workdir) as tmp:
         shards = _Shards(min_length, Path(tmp))
-        for buf, offsets, lines, spans in _packed_shards(batches, shard_bytes):
-            kept, kept_offsets, removed = shards.cut(buf, offsets, s)
-            del buf
+        for text, starts, ends, lines, spans, last in _packed_shards(batches, shard_bytes):
+            kept, kept_offsets, removed = shards.cut(text, starts, ends, s, last=last)
+            del text  # (with the join, before the output's buffers: they reuse its pages)
             if progress is not None:
                 progress("clean", s.documents)
             changed = np.flatnonzero(removed)
