@@ -131,6 +131,40 @@ pub unsafe fn pad_raw(src: *const u8, len: usize, block: &mut Block) {
     block[56..].copy_from_slice(&((len as u64) * 8).to_be_bytes());
 }
 
+/// Whether this CPU has what [`pad_masked`] is compiled for (AVX-512 F and BW).
+pub fn masked_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`pad_raw`] with AVX-512 BW: one masked load of the `len` bytes (the bytes past them
+/// read as zeros and are never touched), the `0x80` byte or-ed in, one 64-byte store, and
+/// the length in bits (< 2**16) in the last two bytes.
+///
+/// # Safety
+/// `src` must be valid for reads of `len` bytes, `len <= ONE_BLOCK`, and the CPU must have
+/// AVX-512 F and BW ([`masked_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn pad_masked(src: *const u8, len: usize, block: &mut Block) {
+    use std::arch::x86_64::*;
+    debug_assert!(len <= ONE_BLOCK);
+    // SAFETY: the masked load touches only the `len` bytes the caller vouches for; the
+    // store writes the 64-byte block; the CPU has the features (the caller's promise)
+    unsafe {
+        let bytes = _mm512_maskz_loadu_epi8((1u64 << len) - 1, src.cast());
+        let end = _mm512_maskz_set1_epi8(1u64 << len, 0x80u8 as i8);
+        _mm512_storeu_si512(block.as_mut_ptr().cast(), _mm512_or_si512(bytes, end));
+    }
+    block[62..].copy_from_slice(&((len as u16) * 8).to_be_bytes());
+}
+
 /// The padded single SHA-1 block of a token of at most 55 bytes.
 #[inline(always)]
 pub fn pad(token: &[u8], block: &mut Block) {
@@ -598,15 +632,104 @@ fn affine64_body(hashes: &[u64], a: &[u64], b: &[u64], out: &mut [u64]) {
     }
 }
 
+/// `x mod (2**61 - 1)` for any `u64` (the Mersenne fold, no division): `x = hi * 2**61 +
+/// lo` is `hi + lo` modulo the prime, and `hi + lo <= 2**61 + 6` needs at most one
+/// subtraction. It vectorizes where `%` by a constant (a 64-bit high multiply) does not.
+#[inline(always)]
+fn mod_prime61(x: u64) -> u64 {
+    let y = (x & PRIME61) + (x >> 61);
+    if y >= PRIME61 {
+        y - PRIME61
+    } else {
+        y
+    }
+}
+
 #[inline(always)]
 fn legacy_body(hashes: &[u64], a: &[u64], b: &[u64], out: &mut [u64]) {
     let n = a.len().min(b.len()).min(out.len());
     let (a, b, out) = (&a[..n], &b[..n], &mut out[..n]);
     for &h in hashes {
         for i in 0..n {
-            let v = (a[i].wrapping_mul(h).wrapping_add(b[i]) % PRIME61) & 0xFFFF_FFFF;
+            let v = mod_prime61(a[i].wrapping_mul(h).wrapping_add(b[i])) & 0xFFFF_FFFF;
             out[i] = out[i].min(v);
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod affine32_avx512 {
+    //! The `affine32` slots with AVX-512, 128 slots (eight registers) at a time: the
+    //! parameters and the running minimum stay in registers across all the tokens, so a
+    //! token costs one broadcast and eight multiply-add-min triples, no load or store.
+
+    use std::arch::x86_64::*;
+
+    /// The minimum over the tokens in `out[..done]` (returns `done`, a multiple of 16; the
+    /// caller does the rest).
+    #[target_feature(enable = "avx512f")]
+    pub fn slots(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) -> usize {
+        let n = a.len().min(b.len()).min(out.len());
+        let mut i = 0;
+        while i + 128 <= n {
+            tile::<8>(hashes, &a[i..i + 128], &b[i..i + 128], &mut out[i..i + 128]);
+            i += 128;
+        }
+        while i + 16 <= n {
+            tile::<1>(hashes, &a[i..i + 16], &b[i..i + 16], &mut out[i..i + 16]);
+            i += 16;
+        }
+        i
+    }
+
+    /// `16 * G` slots through every token, two tokens per step.
+    #[inline(always)]
+    fn tile<const G: usize>(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) {
+        assert!(a.len() >= 16 * G && b.len() >= 16 * G && out.len() >= 16 * G);
+        // SAFETY (every intrinsic): called only from `slots`, compiled for AVX-512 F; the
+        // loads and stores are within the 16 * G slots checked above
+        unsafe {
+            let load = |s: &[u32], g: usize| _mm512_loadu_si512(s.as_ptr().add(16 * g).cast());
+            let av: [__m512i; G] = std::array::from_fn(|g| load(a, g));
+            let bv: [__m512i; G] = std::array::from_fn(|g| load(b, g));
+            let mut ov: [__m512i; G] = std::array::from_fn(|g| load(out, g));
+            let mut pairs = hashes.chunks_exact(2);
+            for p in &mut pairs {
+                let m0 = _mm512_set1_epi32(super::fmix32(p[0] as u32) as i32);
+                let m1 = _mm512_set1_epi32(super::fmix32(p[1] as u32) as i32);
+                for g in 0..G {
+                    let v0 = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m0), bv[g]);
+                    let v1 = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m1), bv[g]);
+                    ov[g] = _mm512_min_epu32(ov[g], _mm512_min_epu32(v0, v1));
+                }
+            }
+            for &h in pairs.remainder() {
+                let m = _mm512_set1_epi32(super::fmix32(h as u32) as i32);
+                for g in 0..G {
+                    let v = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m), bv[g]);
+                    ov[g] = _mm512_min_epu32(ov[g], v);
+                }
+            }
+            for (g, v) in ov.iter().enumerate() {
+                _mm512_storeu_si512(out.as_mut_ptr().add(16 * g).cast(), *v);
+            }
+        }
+    }
+}
+
+/// The slot-wise minimum of `out` and the permuted `affine32` hashes of `hashes`: whole
+/// registers of slots through [`affine32_avx512`] on a CPU with AVX-512, the rest (and every
+/// slot elsewhere) through [`affine32_body`]. The same bits on every path.
+pub fn affine32(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) {
+    let n = a.len().min(b.len()).min(out.len());
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::level() == crate::simd::Level::Avx512 {
+        // SAFETY: the CPU has AVX-512 F
+        done = unsafe { affine32_avx512::slots(hashes, a, b, out) };
+    }
+    if done < n {
+        affine32_rest(hashes, &a[done..n], &b[done..n], &mut out[done..n]);
     }
 }
 
@@ -642,7 +765,7 @@ macro_rules! dispatch {
     };
 }
 
-dispatch!(affine32, affine32_body, u32);
+dispatch!(affine32_rest, affine32_body, u32);
 dispatch!(affine64, affine64_body, u64);
 dispatch!(legacy, legacy_body, u64);
 
@@ -698,6 +821,74 @@ mod tests {
                 hash_with(p, &blocks[..n], true, &mut out);
                 assert_eq!(out, want[..n], "{p:?}, {n} blocks");
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn masked_padding_equals_the_plain_padding() {
+        if !masked_available() {
+            return;
+        }
+        let data: Vec<u8> = (0..64u32).map(|i| (i * 29 + 1) as u8).collect();
+        for len in 0..=ONE_BLOCK {
+            let (mut want, mut got) = ([7u8; 64], [9u8; 64]);
+            pad(&data[3..3 + len], &mut want);
+            #[target_feature(enable = "avx512f,avx512bw")]
+            unsafe fn masked(src: &[u8], out: &mut Block) {
+                // SAFETY: the slice's bytes; the features are checked by the test
+                unsafe { pad_masked(src.as_ptr(), src.len(), out) }
+            }
+            // SAFETY: checked above
+            unsafe { masked(&data[3..3 + len], &mut got) };
+            assert_eq!(got, want, "{len}");
+        }
+    }
+
+    #[test]
+    fn affine32_equals_the_scalar_loop_for_every_width() {
+        let hashes: Vec<u64> = (0..37u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20)
+            .collect();
+        for n in [1, 15, 16, 17, 100, 128, 129, 144, 256, 300] {
+            let a: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(0x85EB_CA6B) | 1)
+                .collect();
+            let b: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0xC2B2_AE35)).collect();
+            for k in [0, 1, 2, 3, 37] {
+                let mut out = vec![u32::MAX; n];
+                out[0] = 5;
+                let mut want = out.clone();
+                affine32(&hashes[..k], &a, &b, &mut out);
+                for &h in &hashes[..k] {
+                    let m = fmix32(h as u32);
+                    for i in 0..n {
+                        want[i] = want[i].min(a[i].wrapping_mul(m).wrapping_add(b[i]));
+                    }
+                }
+                assert_eq!(out, want, "{n} slots, {k} tokens");
+            }
+        }
+    }
+
+    #[test]
+    fn legacy_fold_equals_the_remainder() {
+        let xs = [
+            0,
+            1,
+            PRIME61 - 1,
+            PRIME61,
+            PRIME61 + 1,
+            2 * PRIME61,
+            u64::MAX,
+            u64::MAX - 7,
+            1 << 63,
+        ];
+        for x in xs
+            .into_iter()
+            .chain((0..10_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        {
+            assert_eq!(mod_prime61(x), x % PRIME61, "{x}");
         }
     }
 

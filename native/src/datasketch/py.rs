@@ -52,11 +52,125 @@ struct Batch {
     saw_bytes: bool,
     text: bool,
     wide: bool,
+    /// Whether the runs pad with AVX-512 BW masked loads (this CPU has them).
+    masked: bool,
 }
 
 /// Items read ahead of the one being read: their objects are asked for early, so that the
 /// loads of a token's type, size and bytes find them in the cache.
 const AHEAD: usize = 32;
+
+/// A run of exact `bytes` (or, when `text`, exact `str`) tokens of at most one block each,
+/// read straight off a list into their padded blocks.
+struct Run {
+    list: *mut pyo3::ffi::PyObject,
+    /// The list's length.
+    n: usize,
+    /// `PyBytes_Type` or `PyUnicode_Type`: the run stops at any other type.
+    kind: *mut pyo3::ffi::PyTypeObject,
+    text: bool,
+    blocks: *mut core::Block,
+    at: *mut u32,
+}
+
+impl Run {
+    /// Read items `j..` into blocks `nb..` (token positions `count..`) until the list ends,
+    /// the batch is full, or an item is not of the run's kind or longer than one block;
+    /// returns the new `(j, nb, count)`. `masked`: pad with AVX-512 BW masked loads.
+    ///
+    /// # Safety
+    /// The GIL is held, `list` is a list of length `n`, `j <= n`, and `blocks` and `at`
+    /// hold `CHUNK` entries with `nb <= count <= CHUNK`; `masked` only where
+    /// [`core::masked_available`].
+    #[inline(always)]
+    unsafe fn go(&self, masked: bool, j: usize, nb: usize, count: usize) -> (usize, usize, usize) {
+        #[cfg(target_arch = "x86_64")]
+        if masked {
+            // SAFETY: the caller's promises, and the CPU's features
+            return unsafe { self.go_avx512(j, nb, count) };
+        }
+        // SAFETY: the caller's promises
+        unsafe { self.go_with::<false>(j, nb, count) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn go_avx512(&self, j: usize, nb: usize, count: usize) -> (usize, usize, usize) {
+        // SAFETY: as for `go`
+        unsafe { self.go_with::<true>(j, nb, count) }
+    }
+
+    #[inline(always)]
+    unsafe fn go_with<const MASKED: bool>(
+        &self,
+        mut j: usize,
+        mut nb: usize,
+        mut count: usize,
+    ) -> (usize, usize, usize) {
+        use pyo3::ffi;
+        let (lp, n) = (self.list, self.n);
+        while j < n && count < CHUNK {
+            // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
+            let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
+            #[cfg(target_arch = "x86_64")]
+            if j + AHEAD < n {
+                // SAFETY: as above; a prefetch of the item's object reads nothing
+                unsafe {
+                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
+                    _mm_prefetch::<_MM_HINT_T0>(next);
+                    _mm_prefetch::<_MM_HINT_T0>(next.add(64));
+                }
+            }
+            // SAFETY: a live object
+            if unsafe { ffi::Py_TYPE(item) } != self.kind {
+                break;
+            }
+            let (data, len) = if self.text {
+                let mut size: ffi::Py_ssize_t = 0;
+                // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
+                // cached in it), valid while it lives
+                let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
+                if data.is_null() {
+                    // lone surrogates: the general path encodes them
+                    // SAFETY: the GIL is held; the error just raised is dropped
+                    unsafe { ffi::PyErr_Clear() };
+                    break;
+                }
+                (data.cast::<u8>(), size as usize)
+            } else {
+                // SAFETY: an exact `bytes` object: its immutable buffer and size
+                unsafe {
+                    (
+                        ffi::PyBytes_AS_STRING(item).cast::<u8>(),
+                        ffi::Py_SIZE(item) as usize,
+                    )
+                }
+            };
+            if len > core::ONE_BLOCK {
+                break;
+            }
+            // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the length of
+            // `blocks` and `at`; MASKED only where the caller checked the CPU
+            unsafe {
+                let block = &mut *self.blocks.add(nb);
+                #[cfg(target_arch = "x86_64")]
+                if MASKED {
+                    core::pad_masked(data, len, block);
+                } else {
+                    core::pad_raw(data, len, block);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                core::pad_raw(data, len, block);
+                *self.at.add(nb) = count as u32;
+            }
+            nb += 1;
+            count += 1;
+            j += 1;
+        }
+        (j, nb, count)
+    }
+}
 
 impl Batch {
     fn new(text: bool, wide: bool) -> Self {
@@ -68,12 +182,13 @@ impl Batch {
             long_at: Vec::new(),
             count: 0,
             segments: Vec::new(),
-            hashes: Vec::with_capacity(CHUNK),
+            hashes: vec![0u64; CHUNK],
             block_hashes: vec![0u64; CHUNK],
             saw_str: false,
             saw_bytes: false,
             text,
             wide,
+            masked: core::masked_available(),
         }
     }
 
@@ -166,60 +281,18 @@ impl Batch {
                 // counters in registers; it stops before any other token and when the batch
                 // is full
                 let text = run_type == str_type;
-                let (mut nb, mut count) = (self.nb, self.count);
-                let blocks = self.blocks.as_mut_ptr();
-                let at = self.at.as_mut_ptr();
-                while j < n && count < CHUNK {
-                    // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
-                    let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
-                    #[cfg(target_arch = "x86_64")]
-                    if j + AHEAD < n {
-                        // SAFETY: as above; a prefetch of the item's object reads nothing
-                        unsafe {
-                            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                            let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
-                            _mm_prefetch::<_MM_HINT_T0>(next);
-                            _mm_prefetch::<_MM_HINT_T0>(next.add(64));
-                        }
-                    }
-                    // SAFETY: a live object
-                    if unsafe { ffi::Py_TYPE(item) } != run_type {
-                        break;
-                    }
-                    let (data, len) = if text {
-                        let mut size: ffi::Py_ssize_t = 0;
-                        // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
-                        // cached in it), valid while it lives
-                        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
-                        if data.is_null() {
-                            // lone surrogates: the general path encodes them
-                            // SAFETY: the GIL is held; the error just raised is dropped
-                            unsafe { ffi::PyErr_Clear() };
-                            break;
-                        }
-                        (data.cast::<u8>(), size as usize)
-                    } else {
-                        // SAFETY: an exact `bytes` object: its immutable buffer and size
-                        unsafe {
-                            (
-                                ffi::PyBytes_AS_STRING(item).cast::<u8>(),
-                                ffi::Py_SIZE(item) as usize,
-                            )
-                        }
-                    };
-                    if len > core::ONE_BLOCK {
-                        break;
-                    }
-                    // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the
-                    // length of `blocks` and `at`
-                    unsafe {
-                        core::pad_raw(data, len, &mut *blocks.add(nb));
-                        *at.add(nb) = count as u32;
-                    }
-                    nb += 1;
-                    count += 1;
-                    j += 1;
-                }
+                let reader = Run {
+                    list: lp,
+                    n,
+                    kind: run_type,
+                    text,
+                    blocks: self.blocks.as_mut_ptr(),
+                    at: self.at.as_mut_ptr(),
+                };
+                // SAFETY: a list read with the GIL held, `j < n` its length; `blocks` and
+                // `at` hold CHUNK entries and `nb <= count < CHUNK`
+                let (jj, nb, count) = unsafe { reader.go(self.masked, j, self.nb, self.count) };
+                j = jj;
                 let run = count - self.count;
                 if run > 0 {
                     if text {
@@ -318,14 +391,18 @@ impl Batch {
         let (long, long_at, segments, hashes) =
             (&self.long, &self.long_at, &self.segments, &mut self.hashes);
         let mut work = || {
-            hashes.clear();
-            hashes.resize(count, 0);
-            core::sha1_blocks(blocks, wide, &mut bh[..blocks.len()]);
-            for (&pos, &h) in at.iter().zip(bh.iter()) {
-                hashes[pos as usize] = h;
-            }
-            for &(pos, s, e) in long_at {
-                hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
+            let hashes = &mut hashes[..count];
+            if long_at.is_empty() {
+                // every token is a block, in order: hashed in place
+                core::sha1_blocks(blocks, wide, hashes);
+            } else {
+                core::sha1_blocks(blocks, wide, &mut bh[..blocks.len()]);
+                for (&pos, &h) in at.iter().zip(bh.iter()) {
+                    hashes[pos as usize] = h;
+                }
+                for &(pos, s, e) in long_at {
+                    hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
+                }
             }
             let mut from = 0;
             for &(set, n) in segments {
