@@ -269,6 +269,26 @@ pub fn hash_with(path: Path, blocks: &[Block], wide: bool, out: &mut [u64]) {
     }
 }
 
+/// Blocks per group of [`hash_group`].
+pub const GROUP: usize = 16;
+
+/// The token hashes of one group of sixteen blocks through the AVX-512 lanes, for a caller
+/// that hashes as it reads (see `py::Run`): called right after the group is padded, its
+/// work overlaps the loads of the next tokens.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW ([`masked_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn hash_group(blocks: &[Block; GROUP], wide: bool, out: &mut [u64; GROUP]) {
+    let mut words = [[0u32; 2]; GROUP];
+    // SAFETY: the caller's promise on the CPU's features
+    unsafe { avx512::one_block(blocks, &mut words) };
+    for (o, w) in out.iter_mut().zip(&words) {
+        *o = prefix(w[0], w[1], wide);
+    }
+}
+
 /// The token hashes of the blocks `N` at a time through `one_block`; returns how many
 /// blocks were hashed: all of them, or all but a tail shorter than a quarter of `N` (a
 /// longer tail is copied into one more group of `N`).
@@ -438,34 +458,39 @@ mod avx512 {
     }
 
     /// The 16x16 transpose of the blocks' 32-bit words (`w[t]` lane `i`: word `t` of block `i`).
-    #[target_feature(enable = "avx512f,avx512bw")]
+    /// Inlined into `one_block` (as a function of its own its 1 KB of arguments went through
+    /// memory).
+    #[inline(always)]
     fn transpose(r: [__m512i; 16]) -> [__m512i; 16] {
-        let mut a = [_mm512_setzero_si512(); 16];
-        for k in 0..8 {
-            a[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
-            a[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+        // SAFETY (every intrinsic): called only from `one_block`, compiled for AVX-512 F/BW
+        unsafe {
+            let mut a = [_mm512_setzero_si512(); 16];
+            for k in 0..8 {
+                a[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+                a[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+            }
+            let mut b = [_mm512_setzero_si512(); 16];
+            for q in 0..4 {
+                b[4 * q] = _mm512_unpacklo_epi64(a[4 * q], a[4 * q + 2]);
+                b[4 * q + 1] = _mm512_unpackhi_epi64(a[4 * q], a[4 * q + 2]);
+                b[4 * q + 2] = _mm512_unpacklo_epi64(a[4 * q + 1], a[4 * q + 3]);
+                b[4 * q + 3] = _mm512_unpackhi_epi64(a[4 * q + 1], a[4 * q + 3]);
+            }
+            // b[4q + j], 128-bit group L: word 4L + j of blocks 4q..4q+3
+            let mut out = [_mm512_setzero_si512(); 16];
+            for j in 0..4 {
+                let (x0, x1, x2, x3) = (b[j], b[4 + j], b[8 + j], b[12 + j]);
+                let y0 = _mm512_shuffle_i32x4::<0x44>(x0, x1);
+                let y1 = _mm512_shuffle_i32x4::<0xEE>(x0, x1);
+                let y2 = _mm512_shuffle_i32x4::<0x44>(x2, x3);
+                let y3 = _mm512_shuffle_i32x4::<0xEE>(x2, x3);
+                out[j] = _mm512_shuffle_i32x4::<0x88>(y0, y2);
+                out[4 + j] = _mm512_shuffle_i32x4::<0xDD>(y0, y2);
+                out[8 + j] = _mm512_shuffle_i32x4::<0x88>(y1, y3);
+                out[12 + j] = _mm512_shuffle_i32x4::<0xDD>(y1, y3);
+            }
+            out
         }
-        let mut b = [_mm512_setzero_si512(); 16];
-        for q in 0..4 {
-            b[4 * q] = _mm512_unpacklo_epi64(a[4 * q], a[4 * q + 2]);
-            b[4 * q + 1] = _mm512_unpackhi_epi64(a[4 * q], a[4 * q + 2]);
-            b[4 * q + 2] = _mm512_unpacklo_epi64(a[4 * q + 1], a[4 * q + 3]);
-            b[4 * q + 3] = _mm512_unpackhi_epi64(a[4 * q + 1], a[4 * q + 3]);
-        }
-        // b[4q + j], 128-bit group L: word 4L + j of blocks 4q..4q+3
-        let mut out = [_mm512_setzero_si512(); 16];
-        for j in 0..4 {
-            let (x0, x1, x2, x3) = (b[j], b[4 + j], b[8 + j], b[12 + j]);
-            let y0 = _mm512_shuffle_i32x4::<0x44>(x0, x1);
-            let y1 = _mm512_shuffle_i32x4::<0xEE>(x0, x1);
-            let y2 = _mm512_shuffle_i32x4::<0x44>(x2, x3);
-            let y3 = _mm512_shuffle_i32x4::<0xEE>(x2, x3);
-            out[j] = _mm512_shuffle_i32x4::<0x88>(y0, y2);
-            out[4 + j] = _mm512_shuffle_i32x4::<0xDD>(y0, y2);
-            out[8 + j] = _mm512_shuffle_i32x4::<0x88>(y1, y3);
-            out[12 + j] = _mm512_shuffle_i32x4::<0xDD>(y1, y3);
-        }
-        out
     }
 
     /// The working state of sixteen messages: the schedule's last 16 words and `a..e`.

@@ -52,8 +52,11 @@ struct Batch {
     saw_bytes: bool,
     text: bool,
     wide: bool,
-    /// Whether the runs pad with AVX-512 BW masked loads (this CPU has them).
+    /// Whether the runs pad with AVX-512 BW masked loads and hash as they read (this CPU
+    /// has AVX-512 F and BW, and its faster SHA-1 path is the AVX-512 lanes).
     masked: bool,
+    /// Blocks already hashed into `block_hashes` (whole groups, by the runs).
+    hashed: usize,
 }
 
 /// Items read ahead of the one being read: their objects are asked for early, so that the
@@ -71,42 +74,49 @@ struct Run {
     text: bool,
     blocks: *mut core::Block,
     at: *mut u32,
+    /// The token hashes of the blocks (`CHUNK` of them), and `sha1_hash64` or `sha1_hash32`.
+    hashes: *mut u64,
+    wide: bool,
 }
 
 impl Run {
     /// Read items `j..` into blocks `nb..` (token positions `count..`) until the list ends,
     /// the batch is full, or an item is not of the run's kind or longer than one block;
-    /// returns the new `(j, nb, count)`. `masked`: pad with AVX-512 BW masked loads.
+    /// returns the new `(j, nb, count, hashed)`. `masked`: pad with AVX-512 BW masked loads
+    /// and hash each group of blocks `hashed..` as soon as it is padded (the SHA-1 of one
+    /// group runs while the loads of the next tokens, prefetched, are in flight: reading
+    /// the objects is bound by memory, hashing by the vector units).
     ///
     /// # Safety
     /// The GIL is held, `list` is a list of length `n`, `j <= n`, and `blocks` and `at`
     /// hold `CHUNK` entries with `nb <= count <= CHUNK`; `masked` only where
     /// [`core::masked_available`].
     #[inline(always)]
-    unsafe fn go(&self, masked: bool, j: usize, nb: usize, count: usize) -> (usize, usize, usize) {
+    unsafe fn go(&self, masked: bool, at: Cursor) -> Cursor {
         #[cfg(target_arch = "x86_64")]
         if masked {
             // SAFETY: the caller's promises, and the CPU's features
-            return unsafe { self.go_avx512(j, nb, count) };
+            return unsafe { self.go_avx512(at) };
         }
         // SAFETY: the caller's promises
-        unsafe { self.go_with::<false>(j, nb, count) }
+        unsafe { self.go_with::<false>(at) }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw")]
-    unsafe fn go_avx512(&self, j: usize, nb: usize, count: usize) -> (usize, usize, usize) {
+    unsafe fn go_avx512(&self, at: Cursor) -> Cursor {
         // SAFETY: as for `go`
-        unsafe { self.go_with::<true>(j, nb, count) }
+        unsafe { self.go_with::<true>(at) }
     }
 
     #[inline(always)]
-    unsafe fn go_with<const MASKED: bool>(
-        &self,
-        mut j: usize,
-        mut nb: usize,
-        mut count: usize,
-    ) -> (usize, usize, usize) {
+    unsafe fn go_with<const MASKED: bool>(&self, at: Cursor) -> Cursor {
+        let Cursor {
+            mut j,
+            mut nb,
+            mut count,
+            mut hashed,
+        } = at;
         use pyo3::ffi;
         let (lp, n) = (self.list, self.n);
         while j < n && count < CHUNK {
@@ -167,9 +177,37 @@ impl Run {
             nb += 1;
             count += 1;
             j += 1;
+            #[cfg(target_arch = "x86_64")]
+            if MASKED && nb - hashed >= core::GROUP {
+                // SAFETY: blocks `hashed..hashed + GROUP` are padded and within CHUNK, and
+                // so are their hashes; MASKED only where the CPU has AVX-512 F and BW
+                unsafe {
+                    core::hash_group(
+                        &*self.blocks.add(hashed).cast::<[core::Block; core::GROUP]>(),
+                        self.wide,
+                        &mut *self.hashes.add(hashed).cast::<[u64; core::GROUP]>(),
+                    );
+                }
+                hashed += core::GROUP;
+            }
         }
-        (j, nb, count)
+        Cursor {
+            j,
+            nb,
+            count,
+            hashed,
+        }
     }
+}
+
+/// Where a [`Run`] starts and ends: the list item `j`, the blocks padded (`nb`) and hashed
+/// (`hashed`, in whole groups), and the tokens in the batch (`count`).
+#[derive(Clone, Copy)]
+struct Cursor {
+    j: usize,
+    nb: usize,
+    count: usize,
+    hashed: usize,
 }
 
 impl Batch {
@@ -188,7 +226,8 @@ impl Batch {
             saw_bytes: false,
             text,
             wide,
-            masked: core::masked_available(),
+            masked: core::masked_available() && core::path() == core::Path::Avx512,
+            hashed: 0,
         }
     }
 
@@ -288,11 +327,21 @@ impl Batch {
                     text,
                     blocks: self.blocks.as_mut_ptr(),
                     at: self.at.as_mut_ptr(),
+                    hashes: self.block_hashes.as_mut_ptr(),
+                    wide: self.wide,
                 };
-                // SAFETY: a list read with the GIL held, `j < n` its length; `blocks` and
-                // `at` hold CHUNK entries and `nb <= count < CHUNK`
-                let (jj, nb, count) = unsafe { reader.go(self.masked, j, self.nb, self.count) };
-                j = jj;
+                let start = Cursor {
+                    j,
+                    nb: self.nb,
+                    count: self.count,
+                    hashed: self.hashed,
+                };
+                // SAFETY: a list read with the GIL held, `j < n` its length; `blocks`, `at`
+                // and `block_hashes` hold CHUNK entries and `hashed <= nb <= count < CHUNK`
+                let end = unsafe { reader.go(self.masked, start) };
+                let (nb, count) = (end.nb, end.count);
+                j = end.j;
+                self.hashed = end.hashed;
                 let run = count - self.count;
                 if run > 0 {
                     if text {
@@ -383,6 +432,7 @@ impl Batch {
     {
         let count = self.count;
         let wide = self.wide;
+        let hashed = self.hashed;
         let (blocks, at, bh) = (
             &self.blocks[..self.nb],
             &self.at[..self.nb],
@@ -391,19 +441,21 @@ impl Batch {
         let (long, long_at, segments, hashes) =
             (&self.long, &self.long_at, &self.segments, &mut self.hashes);
         let mut work = || {
-            let hashes = &mut hashes[..count];
-            if long_at.is_empty() {
-                // every token is a block, in order: hashed in place
-                core::sha1_blocks(blocks, wide, hashes);
+            // the blocks the runs did not hash
+            core::sha1_blocks(&blocks[hashed..], wide, &mut bh[hashed..blocks.len()]);
+            let hashes: &[u64] = if long_at.is_empty() {
+                // every token is a block, in order
+                &bh[..count]
             } else {
-                core::sha1_blocks(blocks, wide, &mut bh[..blocks.len()]);
+                let hashes = &mut hashes[..count];
                 for (&pos, &h) in at.iter().zip(bh.iter()) {
                     hashes[pos as usize] = h;
                 }
                 for &(pos, s, e) in long_at {
                     hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
                 }
-            }
+                hashes
+            };
             let mut from = 0;
             for &(set, n) in segments {
                 sink(set, &hashes[from..from + n]);
@@ -416,6 +468,7 @@ impl Batch {
             work();
         }
         self.nb = 0;
+        self.hashed = 0;
         self.count = 0;
         self.long.clear();
         self.long_at.clear();
