@@ -23,10 +23,13 @@ native batch path with the rensa path a rensa user would write for the same job:
   own plan and with rensa's (b=16 r=8: the same banding work).
 
 The sketch section ends with the SHA-1 floor: datasketch's hashvalues need SHA-1 of every
-token (one 64-byte block for a token of at most 55 bytes), so compat's sketching cannot
-beat rensa while one SHA-1 block costs more than rensa's whole sketch of a token. Measured
-in the same rounds: the SHA-1 kernel alone on the packed tokens, and OpenSSL's SHA-1
-(``hashlib``, with the CPU's SHA instructions where it has them) streaming one block per token.
+token (one 64-byte block for a token of at most 55 bytes), which rensa's sketch does not
+compute. Measured in the same rounds: the SHA-1 kernel alone on the packed tokens, and
+OpenSSL's SHA-1 (``hashlib``, with the CPU's SHA instructions where it has them) streaming
+one block per token. Then a per-token table: compat ``MinHash.bulk`` and rensa's paths again,
+``--repeat`` calls per timing (1: each call follows the other paths' work, its tokens partly
+out of the caches; 10: the same tokens again and again, in the caches), with the ratio to
+rensa round by round.
 
 Plans differ by design (datasketch's b=9 r=13 at 0.8 for compat; rensa needs bands dividing
 128, b=16 r=8; neardup's native b=16 r=6), so the index rows compare the work each library
