@@ -133,7 +133,7 @@ impl Run {
                     use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                     let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
                     _mm_prefetch::<_MM_HINT_T0>(next);
-                    _mm_prefetch::<_MM_HINT_T0>(next.add(64));
+                    _mm_prefetch::<_MM_HINT_T0>(next.wrapping_add(64));
                 }
             }
             // SAFETY: a live object
@@ -600,6 +600,26 @@ where
     Ok(())
 }
 
+/// Ask for the objects of the first `AHEAD` items of `set` if it is a list (a prefetch reads
+/// nothing and cannot fault).
+fn prefetch_head(set: &Bound<'_, PyAny>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(list) = set.cast::<PyList>() {
+        use pyo3::ffi;
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let lp = list.as_ptr();
+        // SAFETY: a list read with the GIL held, items below its length
+        unsafe {
+            let n = (ffi::PyList_GET_SIZE(lp) as usize).min(AHEAD);
+            for k in 0..n {
+                let item = ffi::PyList_GET_ITEM(lp, k as _) as *const i8;
+                _mm_prefetch::<_MM_HINT_T0>(item);
+                _mm_prefetch::<_MM_HINT_T0>(item.wrapping_add(64));
+            }
+        }
+    }
+}
+
 /// Feed the tokens of `sets` (set `i` as segment `i`) through `batch` into `sink`.
 fn feed<'py, F>(
     py: Python<'py>,
@@ -610,8 +630,16 @@ fn feed<'py, F>(
 where
     F: FnMut(usize, &[u64]) + Send,
 {
+    if let Some(first) = sets.first() {
+        prefetch_head(first);
+    }
     for (i, set) in sets.iter().enumerate() {
         if let Ok(list) = set.cast::<PyList>() {
+            // the next list's first tokens (a run prefetches the rest as it reads): they
+            // arrive while this list is read
+            if let Some(next) = sets.get(i + 1) {
+                prefetch_head(next);
+            }
             batch.push_list(py, i, list, sink)?;
             continue;
         }
