@@ -224,7 +224,7 @@ impl Batch {
             long_at: Vec::new(),
             count: 0,
             segments: Vec::new(),
-            hashes: vec![0u64; CHUNK],
+            hashes: Vec::new(),
             block_hashes: vec![0u64; CHUNK],
             saw_str: false,
             saw_bytes: false,
@@ -451,6 +451,10 @@ impl Batch {
                 // every token is a block, in order
                 &bh[..count]
             } else {
+                // (sized on first use: most batches have no long token and never need it)
+                if hashes.len() < count {
+                    hashes.resize(CHUNK, 0);
+                }
                 let hashes = &mut hashes[..count];
                 for (&pos, &h) in at.iter().zip(bh.iter()) {
                     hashes[pos as usize] = h;
