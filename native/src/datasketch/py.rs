@@ -214,18 +214,46 @@ struct Cursor {
     hashed: usize,
 }
 
+/// A thread's buffers of a finished [`Batch`] (blocks, positions, block hashes), kept for its
+/// next one: a call of a few tokens (`update`) then costs no 76 KB to allocate and zero.
+/// Every entry is written before it is read, so what a buffer held before does not matter.
+type Spare = (Vec<core::Block>, Vec<u32>, Vec<u64>);
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Spare>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        let bufs = (
+            std::mem::take(&mut self.blocks),
+            std::mem::take(&mut self.at),
+            std::mem::take(&mut self.block_hashes),
+        );
+        // (a thread being torn down has no slot left: the buffers are then just freed)
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut slot) = spare.try_borrow_mut() {
+                *slot = Some(bufs);
+            }
+        });
+    }
+}
+
 impl Batch {
     fn new(text: bool, wide: bool) -> Self {
+        let (blocks, at, block_hashes) = SPARE
+            .with(|spare| spare.borrow_mut().take())
+            .unwrap_or_else(|| (vec![[0u8; 64]; CHUNK], vec![0; CHUNK], vec![0u64; CHUNK]));
         Batch {
-            blocks: vec![[0u8; 64]; CHUNK],
+            blocks,
             nb: 0,
-            at: vec![0; CHUNK],
+            at,
             long: Vec::new(),
             long_at: Vec::new(),
             count: 0,
             segments: Vec::new(),
             hashes: Vec::new(),
-            block_hashes: vec![0u64; CHUNK],
+            block_hashes,
             saw_str: false,
             saw_bytes: false,
             text,
