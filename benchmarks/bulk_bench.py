@@ -2,7 +2,8 @@
 """Bulk paths of a datasketch user, in neardup.compat.datasketch and neardup's native
 classes, against rensa's equivalents (and datasketch 2.0.0), side by side in one process.
 
-    .venv/bin/python benchmarks/bulk_bench.py [--mb 1] [--rounds 3]
+    .venv/bin/python benchmarks/bulk_bench.py [--mb 1] [--rounds 3] [--repeat 1]
+        [--sections sketch,index,query]
 
 Token sets are the word 5-shingles of ``minhash_bench.py``'s corpus (man pages and docs on
 the machine), built once: lists of ``str`` for rensa and neardup's native classes, lists of
@@ -22,10 +23,13 @@ native batch path with the rensa path a rensa user would write for the same job:
   own plan and with rensa's (b=16 r=8: the same banding work).
 
 The sketch section ends with the SHA-1 floor: datasketch's hashvalues need SHA-1 of every
-token (one 64-byte block for a token of at most 55 bytes), so compat's sketching cannot
-beat rensa while one SHA-1 block costs more than rensa's whole sketch of a token. Measured
-in the same rounds: the SHA-1 kernel alone on the packed tokens, and OpenSSL's SHA-1
-(``hashlib``, with the CPU's SHA instructions where it has them) streaming one block per token.
+token (one 64-byte block for a token of at most 55 bytes), which rensa's sketch does not
+compute. Measured in the same rounds: the SHA-1 kernel alone on the packed tokens, and
+OpenSSL's SHA-1 (``hashlib``, with the CPU's SHA instructions where it has them) streaming
+one block per token. Then a per-token table: compat ``MinHash.bulk`` and rensa's paths again,
+``--repeat`` calls per timing (1: each call follows the other paths' work, its tokens partly
+out of the caches; 10: the same tokens again and again, in the caches), with the ratio to
+rensa round by round.
 
 Plans differ by design (datasketch's b=9 r=13 at 0.8 for compat; rensa needs bands dividing
 128, b=16 r=8; neardup's native b=16 r=6), so the index rows compare the work each library
@@ -35,9 +39,13 @@ does for the same user request; the compat answers are checked equal to datasket
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
+import statistics
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
@@ -64,6 +72,36 @@ def versus(med: dict[str, float], pairs: list[tuple[str, str]]) -> None:
         print(f"{mine}: x{med[theirs] / med[mine]:.2f} {theirs}")
 
 
+def per_token_rounds(
+    impls: dict[str, Callable[[], object]], n_rounds: int, repeat: int, n_tok: int
+) -> dict[str, list[float]]:
+    """CPU ns per token of each path in each round (``repeat`` calls per timing: the calls of
+    one round are a few ms each), every path once per round, interleaved."""
+    for fn in impls.values():
+        fn()
+    out: dict[str, list[float]] = {name: [] for name in impls}
+    for _ in range(n_rounds):
+        for name, fn in impls.items():
+            gc.collect()
+            t0 = time.process_time()
+            for _ in range(repeat):
+                fn()
+            out[name].append((time.process_time() - t0) / repeat / n_tok * 1e9)
+    return out
+
+
+def per_token_table(per: dict[str, list[float]], mine: str, theirs: str) -> None:
+    """ns per token (median, min-max) of each path, and ``theirs / mine`` round by round."""
+    print("\nper token, CPU ns (median, min-max over rounds):")
+    for name, ts in per.items():
+        print(f"  {name}: {statistics.median(ts):.1f} ({min(ts):.1f}-{max(ts):.1f})")
+    ratios = sorted(t / m for m, t in zip(per[mine], per[theirs], strict=True))
+    print(
+        f"{mine}: x{statistics.median(ratios):.2f} {theirs} per round "
+        f"(median; min {ratios[0]:.2f}, max {ratios[-1]:.2f}; {len(ratios)} rounds)"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=float, default=1.0)
@@ -71,7 +109,14 @@ def main() -> None:
     ap.add_argument(
         "--chunk", type=int, default=48, help="shingles per token set in the index sections"
     )
+    ap.add_argument("--repeat", type=int, default=1, help="calls per timing in the per-token table")
+    ap.add_argument(
+        "--sections",
+        default="sketch,index,query",
+        help="comma-separated: sketch (with the per-token table), index, query",
+    )
     args = ap.parse_args()
+    sections = set(args.sections.split(","))
 
     import datasketch as ds
     import rensa
@@ -90,58 +135,81 @@ def main() -> None:
     def ds_bulk() -> object:
         return ds.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
 
-    n_tok = sum(map(len, byte_sets))
-    raw, lengths, _ = pack_token_sets(byte_sets, text=False)
-    ends = np.cumsum(lengths)
-    starts, buf = ends - lengths, np.frombuffer(raw, dtype=np.uint8)
-    sha1_32 = engine.kernels("sha1").sha1_32
-    blocks = bytes(64 * n_tok)  # one SHA-1 block per token, streamed
+    if "sketch" in sections:
+        n_tok = sum(map(len, byte_sets))
+        raw, lengths, _ = pack_token_sets(byte_sets, text=False)
+        ends = np.cumsum(lengths)
+        starts, buf = ends - lengths, np.frombuffer(raw, dtype=np.uint8)
+        sha1_32 = engine.kernels("sha1").sha1_32
+        blocks = bytes(64 * n_tok)  # one SHA-1 block per token, streamed
 
-    med = rounds(
-        {
-            "compat MinHash.bulk": lambda: nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM),
-            "compat MinHash.generator": lambda: list(
-                nd.MinHash.generator(byte_sets, num_perm=NUM_PERM)
-            ),
-            "compat LeanMinHash of MinHash.bulk": lambda: [
-                nd.LeanMinHash(m) for m in nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+        med = rounds(
+            {
+                "compat MinHash.bulk": lambda: nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM),
+                "compat MinHash.generator": lambda: list(
+                    nd.MinHash.generator(byte_sets, num_perm=NUM_PERM)
+                ),
+                "compat LeanMinHash of MinHash.bulk": lambda: [
+                    nd.LeanMinHash(m) for m in nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM)
+                ],
+                "neardup sketch_token_sets (str, one array)": lambda: sketch_token_sets(
+                    str_sets, num_perm=NUM_PERM
+                ),
+                "rensa RMinHash.update per set": rensa_update,
+                "rensa RMinHash.from_token_sets": lambda: rensa.RMinHash.from_token_sets(
+                    str_sets, NUM_PERM, 42
+                ),
+                "rensa digest_matrix_from_token_sets": lambda: (
+                    rensa.RMinHash.digest_matrix_from_token_sets(str_sets, NUM_PERM, 42)
+                ),
+                "datasketch MinHash.bulk": ds_bulk,
+                "floor: packing the bytes tokens (join + lengths)": lambda: pack_token_sets(
+                    byte_sets, text=False
+                ),
+                "floor: SHA-1 kernel alone (packed tokens)": lambda: sha1_32(buf, starts, ends),
+                "floor: OpenSSL SHA-1, one 64-byte block per token": lambda: hashlib.sha1(
+                    blocks
+                ).digest(),
+            },
+            args.rounds,
+        )
+        table("MinHash-128 of many token sets", med, "datasketch MinHash.bulk", n, mb)
+        print(f"\nper token ({n_tok} tokens), CPU ns:")
+        for name in med:
+            if name.startswith(("floor", "rensa", "compat MinHash.bulk")):
+                print(f"  {name}: {med[name] / n_tok * 1e9:.1f}")
+        versus(
+            med,
+            [
+                ("compat MinHash.bulk", "rensa RMinHash.update per set"),
+                ("compat MinHash.bulk", "rensa RMinHash.from_token_sets"),
+                ("compat MinHash.generator", "rensa RMinHash.update per set"),
+                ("compat LeanMinHash of MinHash.bulk", "rensa RMinHash.update per set"),
+                (
+                    "neardup sketch_token_sets (str, one array)",
+                    "rensa digest_matrix_from_token_sets",
+                ),
             ],
-            "neardup sketch_token_sets (str, one array)": lambda: sketch_token_sets(
-                str_sets, num_perm=NUM_PERM
-            ),
-            "rensa RMinHash.update per set": rensa_update,
-            "rensa RMinHash.from_token_sets": lambda: rensa.RMinHash.from_token_sets(
-                str_sets, NUM_PERM, 42
-            ),
-            "rensa digest_matrix_from_token_sets": lambda: (
-                rensa.RMinHash.digest_matrix_from_token_sets(str_sets, NUM_PERM, 42)
-            ),
-            "datasketch MinHash.bulk": ds_bulk,
-            "floor: packing the bytes tokens (join + lengths)": lambda: pack_token_sets(
-                byte_sets, text=False
-            ),
-            "floor: SHA-1 kernel alone (packed tokens)": lambda: sha1_32(buf, starts, ends),
-            "floor: OpenSSL SHA-1, one 64-byte block per token": lambda: hashlib.sha1(
-                blocks
-            ).digest(),
-        },
-        args.rounds,
-    )
-    table("MinHash-128 of many token sets", med, "datasketch MinHash.bulk", n, mb)
-    print(f"\nper token ({n_tok} tokens), CPU ns:")
-    for name in med:
-        if name.startswith(("floor", "rensa", "compat MinHash.bulk")):
-            print(f"  {name}: {med[name] / n_tok * 1e9:.1f}")
-    versus(
-        med,
-        [
-            ("compat MinHash.bulk", "rensa RMinHash.update per set"),
-            ("compat MinHash.bulk", "rensa RMinHash.from_token_sets"),
-            ("compat MinHash.generator", "rensa RMinHash.update per set"),
-            ("compat LeanMinHash of MinHash.bulk", "rensa RMinHash.update per set"),
-            ("neardup sketch_token_sets (str, one array)", "rensa digest_matrix_from_token_sets"),
-        ],
-    )
+        )
+
+        per = per_token_rounds(
+            {
+                "compat MinHash.bulk": lambda: nd.MinHash.bulk(byte_sets, num_perm=NUM_PERM),
+                "rensa RMinHash.update per set": rensa_update,
+                "rensa RMinHash.from_token_sets": lambda: rensa.RMinHash.from_token_sets(
+                    str_sets, NUM_PERM, 42
+                ),
+            },
+            args.rounds,
+            args.repeat,
+            n_tok,
+        )
+        per_token_table(per, "compat MinHash.bulk", "rensa RMinHash.update per set")
+
+    if not sections & {"index", "query"}:
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"\n# load average at end: {load}")
+        return
 
     # ------------------------------------------------------------------ an index of many
     # more, smaller sets for the index: each document's shingles in pieces of --chunk

@@ -119,6 +119,34 @@ def test_datasketch_bits() -> None:
             same_result(row, m.hashvalues)
 
 
+@pytest.mark.parametrize("k", [128, 150, 256])
+def test_wide_sketches_of_random_tokens_are_datasketchs(k: int) -> None:
+    # random tokens of 0-89 bytes in sets across the batch size, at the widths the
+    # registers hold (128 slots a tile, 16 a vector, the rest one by one); a bytearray now and
+    # then inside a run of bytes, so that blocks padded outside a run join a hashed group
+    ds = pytest.importorskip("datasketch")
+    import neardup.compat.datasketch as compat
+
+    native, reference = pair()
+    rng = np.random.default_rng(k)
+    toks = [rng.bytes(int(n)) for n in rng.integers(0, 90, size=5000)]
+    sets: list[list[Any]] = [
+        toks[a:b] for a, b in ((0, 40), (40, 1500), (1500, 1500), (1500, 5000))
+    ]
+    sets[3] = [bytearray(t) if i % 37 == 5 else t for i, t in enumerate(sets[3])]
+    plain = [[bytes(t) for t in s] for s in sets]
+    for scheme in SCHEMES:
+        ab = permutations(k, 7, scheme)
+        got = native.sketch_sets(sets, ab[0], ab[1], scheme, False)
+        same_result(got, reference.sketch_sets(sets, ab[0], ab[1], scheme, False))
+        bulk = compat.MinHash.bulk(plain, num_perm=k, seed=7, scheme=scheme)
+        for row, s, m in zip(got, plain, bulk, strict=True):
+            want = ds.MinHash(k, seed=7, scheme=scheme)
+            want.update_batch(s)
+            same_result(row, want.hashvalues)
+            same_result(m.hashvalues, want.hashvalues)
+
+
 def test_errors_are_the_same() -> None:
     native, reference = pair()
     ab32 = permutations(4, 1, "affine32")

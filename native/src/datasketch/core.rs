@@ -4,11 +4,12 @@
 //! SHA-1 comes from the RustCrypto `sha1` crate. A token of at most 55 bytes is one SHA-1
 //! block, and one block through the CPU's SHA instructions is a chain of 20 dependent
 //! four-round steps: the crate, which hashes one message at a time, waits on that chain. So
-//! on a CPU with the SHA extensions (`sha_ni`) the one-block tokens go through
+//! on a CPU with the SHA extensions (`sha_ni`) the one-block tokens can go through
 //! [`sha_ni::one_block`], which runs the crate's step sequence for eight tokens side by side
-//! (written by hand: no crate hashes many messages at once). On a CPU without them but with
-//! AVX-512 (Skylake-SP, Cascade Lake), [`avx512::one_block`] hashes sixteen blocks at once
-//! in vector lanes. Longer tokens, and every token on other CPUs, go through the crate.
+//! (written by hand: no crate hashes many messages at once). On a CPU with AVX-512,
+//! [`avx512::one_block`] hashes sixteen blocks at once in vector lanes; with both, [`path`]
+//! measures which is faster once per process (on Zen 4 the lanes: ~9 against ~14 ns a
+//! block). Longer tokens, and every token on other CPUs, go through the crate.
 //!
 //! Tokens are padded into their blocks with [`pad_raw`] as the caller reads them. The
 //! floor of each stage: `cargo test --release --lib floor -- --ignored --nocapture`.
@@ -130,6 +131,40 @@ pub unsafe fn pad_raw(src: *const u8, len: usize, block: &mut Block) {
     block[56..].copy_from_slice(&((len as u64) * 8).to_be_bytes());
 }
 
+/// Whether this CPU has what [`pad_masked`] is compiled for (AVX-512 F and BW).
+pub fn masked_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`pad_raw`] with AVX-512 BW: one masked load of the `len` bytes (the bytes past them
+/// read as zeros and are never touched), the `0x80` byte or-ed in, one 64-byte store, and
+/// the length in bits (< 2**16) in the last two bytes.
+///
+/// # Safety
+/// `src` must be valid for reads of `len` bytes, `len <= ONE_BLOCK`, and the CPU must have
+/// AVX-512 F and BW ([`masked_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn pad_masked(src: *const u8, len: usize, block: &mut Block) {
+    use std::arch::x86_64::*;
+    debug_assert!(len <= ONE_BLOCK);
+    // SAFETY: the masked load touches only the `len` bytes the caller vouches for; the
+    // store writes the 64-byte block; the CPU has the features (the caller's promise)
+    unsafe {
+        let bytes = _mm512_maskz_loadu_epi8((1u64 << len) - 1, src.cast());
+        let end = _mm512_maskz_set1_epi8(1u64 << len, 0x80u8 as i8);
+        _mm512_storeu_si512(block.as_mut_ptr().cast(), _mm512_or_si512(bytes, end));
+    }
+    block[62..].copy_from_slice(&((len as u16) * 8).to_be_bytes());
+}
+
 /// The padded single SHA-1 block of a token of at most 55 bytes.
 #[inline(always)]
 pub fn pad(token: &[u8], block: &mut Block) {
@@ -138,22 +173,93 @@ pub fn pad(token: &[u8], block: &mut Block) {
     unsafe { pad_raw(token.as_ptr(), token.len(), block) }
 }
 
+/// How the one-block tokens are hashed on this CPU.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Path {
+    /// [`sha_ni::one_block`], eight blocks side by side.
+    ShaNi,
+    /// [`avx512::one_block`], sixteen blocks in vector lanes.
+    Avx512,
+    /// The `sha1` crate, one block at a time.
+    Crate,
+}
+
+/// The faster of the paths this CPU has, picked once per process. With both SHA-NI and
+/// AVX-512 it is measured, not assumed: on Zen 4 the AVX-512 lanes hash a block in ~9 ns
+/// against ~14 for SHA-NI (its four-round instruction issues once in two cycles), while
+/// other CPUs rank them the other way. Both give the same bits.
+pub fn path() -> Path {
+    static PATH: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
+    *PATH.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match (sha_ni::available(), avx512::available()) {
+                (true, true) => return calibrate(),
+                (true, false) => return Path::ShaNi,
+                (false, true) => return Path::Avx512,
+                (false, false) => {}
+            }
+        }
+        Path::Crate
+    })
+}
+
+/// The path of the two vector paths that hashed 256 blocks faster (best of 9 alternating
+/// trials each, ~0.1 ms in all: the minimum leaves out the trials another thread slowed).
+#[cfg(target_arch = "x86_64")]
+fn calibrate() -> Path {
+    let data: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+    let blocks: Vec<Block> = (0..256)
+        .map(|i| {
+            let mut b = [0u8; 64];
+            pad(&data[i % 9..i % 9 + 20 + i % 30], &mut b);
+            b
+        })
+        .collect();
+    let mut out = vec![0u64; blocks.len()];
+    let mut best = [u128::MAX; 2];
+    for _ in 0..9 {
+        for (i, p) in [Path::ShaNi, Path::Avx512].into_iter().enumerate() {
+            let t = std::time::Instant::now();
+            hash_with(p, &blocks, false, &mut out);
+            best[i] = best[i].min(t.elapsed().as_nanos());
+            std::hint::black_box(&out);
+        }
+    }
+    if best[1] < best[0] {
+        Path::Avx512
+    } else {
+        Path::ShaNi
+    }
+}
+
 /// The token hash (`sha1_hash64` when `wide`, else `sha1_hash32`) of each padded single
 /// block into `out` (one value per block).
 pub fn sha1_blocks(blocks: &[Block], wide: bool, out: &mut [u64]) {
+    hash_with(path(), blocks, wide, out)
+}
+
+/// [`sha1_blocks`] through `path` (which this CPU must have). A tail that does not fill the
+/// lanes is hashed as one more group, its empty lanes hashing zeros, when it has at least a
+/// quarter of them; the crate hashes a shorter one.
+pub fn hash_with(path: Path, blocks: &[Block], wide: bool, out: &mut [u64]) {
     let n = blocks.len().min(out.len());
     let (blocks, out) = (&blocks[..n], &mut out[..n]);
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
-        if sha_ni::available() {
-            // SAFETY: the CPU has the features `one_block` is compiled for
-            done = lanes::<LANES>(blocks, wide, out, |b, w| unsafe { sha_ni::one_block(b, w) });
-        } else if avx512::available() {
-            // SAFETY: as above
-            done = lanes::<{ avx512::LANES }>(blocks, wide, out, |b, w| unsafe {
-                avx512::one_block(b, w)
-            });
+        match path {
+            Path::ShaNi => {
+                // SAFETY: the CPU has the features `one_block` is compiled for
+                done = lanes::<LANES>(blocks, wide, out, |b, w| unsafe { sha_ni::one_block(b, w) });
+            }
+            Path::Avx512 => {
+                // SAFETY: as above
+                done = lanes::<{ avx512::LANES }>(blocks, wide, out, |b, w| unsafe {
+                    avx512::one_block(b, w)
+                });
+            }
+            Path::Crate => {}
         }
     }
     for (b, o) in blocks[done..].iter().zip(&mut out[done..]) {
@@ -163,8 +269,29 @@ pub fn sha1_blocks(blocks: &[Block], wide: bool, out: &mut [u64]) {
     }
 }
 
+/// Blocks per group of [`hash_group`].
+pub const GROUP: usize = 16;
+
+/// The token hashes of one group of sixteen blocks through the AVX-512 lanes, for a caller
+/// that hashes as it reads (see `py::Run`): called right after the group is padded, its
+/// work overlaps the loads of the next tokens.
+///
+/// # Safety
+/// The CPU must have AVX-512 F and BW ([`masked_available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub unsafe fn hash_group(blocks: &[Block; GROUP], wide: bool, out: &mut [u64; GROUP]) {
+    let mut words = [[0u32; 2]; GROUP];
+    // SAFETY: the caller's promise on the CPU's features
+    unsafe { avx512::one_block(blocks, &mut words) };
+    for (o, w) in out.iter_mut().zip(&words) {
+        *o = prefix(w[0], w[1], wide);
+    }
+}
+
 /// The token hashes of the blocks `N` at a time through `one_block`; returns how many
-/// blocks were hashed (the rest do not fill `N` lanes).
+/// blocks were hashed: all of them, or all but a tail shorter than a quarter of `N` (a
+/// longer tail is copied into one more group of `N`).
 #[inline(always)]
 fn lanes<const N: usize>(
     blocks: &[Block],
@@ -179,7 +306,18 @@ fn lanes<const N: usize>(
             *o = prefix(w[0], w[1], wide);
         }
     }
-    blocks.len() - blocks.len() % N
+    let full = blocks.len() - blocks.len() % N;
+    let tail = &blocks[full..];
+    if tail.len() * 4 < N {
+        return full;
+    }
+    let mut group = [[0u8; 64]; N];
+    group[..tail.len()].copy_from_slice(tail);
+    one_block(&group, &mut words);
+    for (o, w) in out[full..].iter_mut().zip(&words) {
+        *o = prefix(w[0], w[1], wide);
+    }
+    blocks.len()
 }
 
 /// The token hash of every token into `out` (`sha1_hash64` when `wide`, else `sha1_hash32`).
@@ -320,34 +458,103 @@ mod avx512 {
     }
 
     /// The 16x16 transpose of the blocks' 32-bit words (`w[t]` lane `i`: word `t` of block `i`).
-    #[target_feature(enable = "avx512f,avx512bw")]
+    /// Inlined into `one_block` (as a function of its own its 1 KB of arguments went through
+    /// memory).
+    #[inline(always)]
     fn transpose(r: [__m512i; 16]) -> [__m512i; 16] {
-        let mut a = [_mm512_setzero_si512(); 16];
-        for k in 0..8 {
-            a[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
-            a[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+        // SAFETY (every intrinsic): called only from `one_block`, compiled for AVX-512 F/BW
+        unsafe {
+            let mut a = [_mm512_setzero_si512(); 16];
+            for k in 0..8 {
+                a[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+                a[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+            }
+            let mut b = [_mm512_setzero_si512(); 16];
+            for q in 0..4 {
+                b[4 * q] = _mm512_unpacklo_epi64(a[4 * q], a[4 * q + 2]);
+                b[4 * q + 1] = _mm512_unpackhi_epi64(a[4 * q], a[4 * q + 2]);
+                b[4 * q + 2] = _mm512_unpacklo_epi64(a[4 * q + 1], a[4 * q + 3]);
+                b[4 * q + 3] = _mm512_unpackhi_epi64(a[4 * q + 1], a[4 * q + 3]);
+            }
+            // b[4q + j], 128-bit group L: word 4L + j of blocks 4q..4q+3
+            let mut out = [_mm512_setzero_si512(); 16];
+            for j in 0..4 {
+                let (x0, x1, x2, x3) = (b[j], b[4 + j], b[8 + j], b[12 + j]);
+                let y0 = _mm512_shuffle_i32x4::<0x44>(x0, x1);
+                let y1 = _mm512_shuffle_i32x4::<0xEE>(x0, x1);
+                let y2 = _mm512_shuffle_i32x4::<0x44>(x2, x3);
+                let y3 = _mm512_shuffle_i32x4::<0xEE>(x2, x3);
+                out[j] = _mm512_shuffle_i32x4::<0x88>(y0, y2);
+                out[4 + j] = _mm512_shuffle_i32x4::<0xDD>(y0, y2);
+                out[8 + j] = _mm512_shuffle_i32x4::<0x88>(y1, y3);
+                out[12 + j] = _mm512_shuffle_i32x4::<0xDD>(y1, y3);
+            }
+            out
         }
-        let mut b = [_mm512_setzero_si512(); 16];
-        for q in 0..4 {
-            b[4 * q] = _mm512_unpacklo_epi64(a[4 * q], a[4 * q + 2]);
-            b[4 * q + 1] = _mm512_unpackhi_epi64(a[4 * q], a[4 * q + 2]);
-            b[4 * q + 2] = _mm512_unpacklo_epi64(a[4 * q + 1], a[4 * q + 3]);
-            b[4 * q + 3] = _mm512_unpackhi_epi64(a[4 * q + 1], a[4 * q + 3]);
+    }
+
+    /// The working state of sixteen messages: the schedule's last 16 words and `a..e`.
+    struct State {
+        w: [__m512i; 16],
+        a: __m512i,
+        b: __m512i,
+        c: __m512i,
+        d: __m512i,
+        e: __m512i,
+    }
+
+    /// Round `T` of FIPS 180-4 (6.1.2), its schedule word computed in place. Written for a
+    /// constant `T` and called once per round (see `one_block`): every index is then a
+    /// constant and the schedule stays in registers (a loop over the rounds kept it in
+    /// memory, 9.2 against 11.8 ns a block on Zen 4).
+    #[inline(always)]
+    fn round<const T: usize>(s: &mut State) {
+        // SAFETY (every intrinsic): called only from `one_block`, compiled for AVX-512 F/BW
+        unsafe {
+            if T >= 16 {
+                let x = _mm512_ternarylogic_epi32::<0x96>(
+                    s.w[(T + 13) % 16],
+                    s.w[(T + 8) % 16],
+                    s.w[(T + 2) % 16],
+                );
+                s.w[T % 16] = _mm512_rol_epi32::<1>(_mm512_xor_si512(x, s.w[T % 16]));
+            }
+            let (f, k) = if T < 20 {
+                (
+                    _mm512_ternarylogic_epi32::<0xCA>(s.b, s.c, s.d),
+                    0x5A82_7999u32,
+                )
+            } else if T < 40 {
+                (
+                    _mm512_ternarylogic_epi32::<0x96>(s.b, s.c, s.d),
+                    0x6ED9_EBA1u32,
+                )
+            } else if T < 60 {
+                (
+                    _mm512_ternarylogic_epi32::<0xE8>(s.b, s.c, s.d),
+                    0x8F1B_BCDCu32,
+                )
+            } else {
+                (
+                    _mm512_ternarylogic_epi32::<0x96>(s.b, s.c, s.d),
+                    0xCA62_C1D6u32,
+                )
+            };
+            let ek = _mm512_add_epi32(s.e, _mm512_set1_epi32(k as i32));
+            let tmp = _mm512_add_epi32(
+                _mm512_add_epi32(_mm512_rol_epi32::<5>(s.a), f),
+                _mm512_add_epi32(ek, s.w[T % 16]),
+            );
+            s.e = s.d;
+            s.d = s.c;
+            s.c = _mm512_rol_epi32::<30>(s.b);
+            s.b = s.a;
+            s.a = tmp;
         }
-        // b[4q + j], 128-bit group L: word 4L + j of blocks 4q..4q+3
-        let mut out = [_mm512_setzero_si512(); 16];
-        for j in 0..4 {
-            let (x0, x1, x2, x3) = (b[j], b[4 + j], b[8 + j], b[12 + j]);
-            let y0 = _mm512_shuffle_i32x4::<0x44>(x0, x1);
-            let y1 = _mm512_shuffle_i32x4::<0xEE>(x0, x1);
-            let y2 = _mm512_shuffle_i32x4::<0x44>(x2, x3);
-            let y3 = _mm512_shuffle_i32x4::<0xEE>(x2, x3);
-            out[j] = _mm512_shuffle_i32x4::<0x88>(y0, y2);
-            out[4 + j] = _mm512_shuffle_i32x4::<0xDD>(y0, y2);
-            out[8 + j] = _mm512_shuffle_i32x4::<0x88>(y1, y3);
-            out[12 + j] = _mm512_shuffle_i32x4::<0xDD>(y1, y3);
-        }
-        out
+    }
+
+    macro_rules! rounds {
+        ($s:ident; $($t:literal)*) => { $( round::<$t>(&mut $s); )* };
     }
 
     /// The first two state words `(a, b)` of SHA-1 after one block, for each block.
@@ -367,49 +574,17 @@ mod avx512 {
             *v = _mm512_shuffle_epi8(*v, swap);
         }
         let init = super::INIT.map(|x| _mm512_set1_epi32(x as i32));
-        let [mut a, mut b, mut c, mut d, mut e] = init;
-        macro_rules! round {
-            ($t:expr, $f:expr, $k:expr) => {{
-                let t = $t;
-                if t >= 16 {
-                    let x = _mm512_ternarylogic_epi32::<0x96>(
-                        w[(t + 13) % 16],
-                        w[(t + 8) % 16],
-                        w[(t + 2) % 16],
-                    );
-                    w[t % 16] = _mm512_rol_epi32::<1>(_mm512_xor_si512(x, w[t % 16]));
-                }
-                let f = _mm512_ternarylogic_epi32::<$f>(b, c, d);
-                let wk = _mm512_add_epi32(w[t % 16], _mm512_set1_epi32($k as i32));
-                let tmp = _mm512_add_epi32(
-                    _mm512_add_epi32(_mm512_rol_epi32::<5>(a), f),
-                    _mm512_add_epi32(e, wk),
-                );
-                e = d;
-                d = c;
-                c = _mm512_rol_epi32::<30>(b);
-                b = a;
-                a = tmp;
-            }};
-        }
-        for t in 0..20 {
-            round!(t, 0xCA, 0x5A82_7999u32);
-        }
-        for t in 20..40 {
-            round!(t, 0x96, 0x6ED9_EBA1u32);
-        }
-        for t in 40..60 {
-            round!(t, 0xE8, 0x8F1B_BCDCu32);
-        }
-        for t in 60..80 {
-            round!(t, 0x96, 0xCA62_C1D6u32);
-        }
-        let _ = (c, d, e);
+        let [a, b, c, d, e] = init;
+        let mut s = State { w, a, b, c, d, e };
+        rounds!(s; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
+            20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39
+            40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59
+            60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79);
         let (mut sa, mut sb) = ([0u32; LANES], [0u32; LANES]);
         // SAFETY: 16 u32 each
         unsafe {
-            _mm512_storeu_si512(sa.as_mut_ptr().cast(), _mm512_add_epi32(a, init[0]));
-            _mm512_storeu_si512(sb.as_mut_ptr().cast(), _mm512_add_epi32(b, init[1]));
+            _mm512_storeu_si512(sa.as_mut_ptr().cast(), _mm512_add_epi32(s.a, init[0]));
+            _mm512_storeu_si512(sb.as_mut_ptr().cast(), _mm512_add_epi32(s.b, init[1]));
         }
         for (o, (x, y)) in out.iter_mut().zip(sa.iter().zip(&sb)) {
             *o = [*x, *y];
@@ -482,15 +657,104 @@ fn affine64_body(hashes: &[u64], a: &[u64], b: &[u64], out: &mut [u64]) {
     }
 }
 
+/// `x mod (2**61 - 1)` for any `u64` (the Mersenne fold, no division): `x = hi * 2**61 +
+/// lo` is `hi + lo` modulo the prime, and `hi + lo <= 2**61 + 6` needs at most one
+/// subtraction. It vectorizes where `%` by a constant (a 64-bit high multiply) does not.
+#[inline(always)]
+fn mod_prime61(x: u64) -> u64 {
+    let y = (x & PRIME61) + (x >> 61);
+    if y >= PRIME61 {
+        y - PRIME61
+    } else {
+        y
+    }
+}
+
 #[inline(always)]
 fn legacy_body(hashes: &[u64], a: &[u64], b: &[u64], out: &mut [u64]) {
     let n = a.len().min(b.len()).min(out.len());
     let (a, b, out) = (&a[..n], &b[..n], &mut out[..n]);
     for &h in hashes {
         for i in 0..n {
-            let v = (a[i].wrapping_mul(h).wrapping_add(b[i]) % PRIME61) & 0xFFFF_FFFF;
+            let v = mod_prime61(a[i].wrapping_mul(h).wrapping_add(b[i])) & 0xFFFF_FFFF;
             out[i] = out[i].min(v);
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod affine32_avx512 {
+    //! The `affine32` slots with AVX-512, 128 slots (eight registers) at a time: the
+    //! parameters and the running minimum stay in registers across all the tokens, so a
+    //! token costs one broadcast and eight multiply-add-min triples, no load or store.
+
+    use std::arch::x86_64::*;
+
+    /// The minimum over the tokens in `out[..done]` (returns `done`, a multiple of 16; the
+    /// caller does the rest).
+    #[target_feature(enable = "avx512f")]
+    pub fn slots(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) -> usize {
+        let n = a.len().min(b.len()).min(out.len());
+        let mut i = 0;
+        while i + 128 <= n {
+            tile::<8>(hashes, &a[i..i + 128], &b[i..i + 128], &mut out[i..i + 128]);
+            i += 128;
+        }
+        while i + 16 <= n {
+            tile::<1>(hashes, &a[i..i + 16], &b[i..i + 16], &mut out[i..i + 16]);
+            i += 16;
+        }
+        i
+    }
+
+    /// `16 * G` slots through every token, two tokens per step.
+    #[inline(always)]
+    fn tile<const G: usize>(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) {
+        assert!(a.len() >= 16 * G && b.len() >= 16 * G && out.len() >= 16 * G);
+        // SAFETY (every intrinsic): called only from `slots`, compiled for AVX-512 F; the
+        // loads and stores are within the 16 * G slots checked above
+        unsafe {
+            let load = |s: &[u32], g: usize| _mm512_loadu_si512(s.as_ptr().add(16 * g).cast());
+            let av: [__m512i; G] = std::array::from_fn(|g| load(a, g));
+            let bv: [__m512i; G] = std::array::from_fn(|g| load(b, g));
+            let mut ov: [__m512i; G] = std::array::from_fn(|g| load(out, g));
+            let mut pairs = hashes.chunks_exact(2);
+            for p in &mut pairs {
+                let m0 = _mm512_set1_epi32(super::fmix32(p[0] as u32) as i32);
+                let m1 = _mm512_set1_epi32(super::fmix32(p[1] as u32) as i32);
+                for g in 0..G {
+                    let v0 = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m0), bv[g]);
+                    let v1 = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m1), bv[g]);
+                    ov[g] = _mm512_min_epu32(ov[g], _mm512_min_epu32(v0, v1));
+                }
+            }
+            for &h in pairs.remainder() {
+                let m = _mm512_set1_epi32(super::fmix32(h as u32) as i32);
+                for g in 0..G {
+                    let v = _mm512_add_epi32(_mm512_mullo_epi32(av[g], m), bv[g]);
+                    ov[g] = _mm512_min_epu32(ov[g], v);
+                }
+            }
+            for (g, v) in ov.iter().enumerate() {
+                _mm512_storeu_si512(out.as_mut_ptr().add(16 * g).cast(), *v);
+            }
+        }
+    }
+}
+
+/// The slot-wise minimum of `out` and the permuted `affine32` hashes of `hashes`: whole
+/// registers of slots through [`affine32_avx512`] on a CPU with AVX-512, the rest (and every
+/// slot elsewhere) through [`affine32_body`]. The same bits on every path.
+pub fn affine32(hashes: &[u64], a: &[u32], b: &[u32], out: &mut [u32]) {
+    let n = a.len().min(b.len()).min(out.len());
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::level() == crate::simd::Level::Avx512 {
+        // SAFETY: the CPU has AVX-512 F
+        done = unsafe { affine32_avx512::slots(hashes, a, b, out) };
+    }
+    if done < n {
+        affine32_rest(hashes, &a[done..n], &b[done..n], &mut out[done..n]);
     }
 }
 
@@ -526,7 +790,7 @@ macro_rules! dispatch {
     };
 }
 
-dispatch!(affine32, affine32_body, u32);
+dispatch!(affine32_rest, affine32_body, u32);
 dispatch!(affine64, affine64_body, u64);
 dispatch!(legacy, legacy_body, u64);
 
@@ -568,21 +832,88 @@ mod tests {
             .take(96)
             .map(|n| sha1_prefix(&data[n % 7..n % 7 + n], true))
             .collect();
-        let mut out = vec![0u64; 96];
+        let mut paths = vec![Path::Crate];
         if sha_ni::available() {
-            // SAFETY: checked
-            lanes::<LANES>(&blocks, true, &mut out, |b, w| unsafe {
-                sha_ni::one_block(b, w)
-            });
-            assert_eq!(out, want);
+            paths.push(Path::ShaNi);
         }
         if avx512::available() {
-            out.fill(0);
-            // SAFETY: checked
-            lanes::<16>(&blocks, true, &mut out, |b, w| unsafe {
-                avx512::one_block(b, w)
-            });
-            assert_eq!(out, want);
+            paths.push(Path::Avx512);
+        }
+        // whole groups, and tails above and below a quarter of the lanes
+        for p in paths {
+            for n in [0, 1, 2, 3, 4, 5, 7, 8, 13, 17, 35, 96] {
+                let mut out = vec![0u64; n];
+                hash_with(p, &blocks[..n], true, &mut out);
+                assert_eq!(out, want[..n], "{p:?}, {n} blocks");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn masked_padding_equals_the_plain_padding() {
+        if !masked_available() {
+            return;
+        }
+        let data: Vec<u8> = (0..64u32).map(|i| (i * 29 + 1) as u8).collect();
+        for len in 0..=ONE_BLOCK {
+            let (mut want, mut got) = ([7u8; 64], [9u8; 64]);
+            pad(&data[3..3 + len], &mut want);
+            #[target_feature(enable = "avx512f,avx512bw")]
+            unsafe fn masked(src: &[u8], out: &mut Block) {
+                // SAFETY: the slice's bytes; the features are checked by the test
+                unsafe { pad_masked(src.as_ptr(), src.len(), out) }
+            }
+            // SAFETY: checked above
+            unsafe { masked(&data[3..3 + len], &mut got) };
+            assert_eq!(got, want, "{len}");
+        }
+    }
+
+    #[test]
+    fn affine32_equals_the_scalar_loop_for_every_width() {
+        let hashes: Vec<u64> = (0..37u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20)
+            .collect();
+        for n in [1, 15, 16, 17, 100, 128, 129, 144, 256, 300] {
+            let a: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(0x85EB_CA6B) | 1)
+                .collect();
+            let b: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0xC2B2_AE35)).collect();
+            for k in [0, 1, 2, 3, 37] {
+                let mut out = vec![u32::MAX; n];
+                out[0] = 5;
+                let mut want = out.clone();
+                affine32(&hashes[..k], &a, &b, &mut out);
+                for &h in &hashes[..k] {
+                    let m = fmix32(h as u32);
+                    for i in 0..n {
+                        want[i] = want[i].min(a[i].wrapping_mul(m).wrapping_add(b[i]));
+                    }
+                }
+                assert_eq!(out, want, "{n} slots, {k} tokens");
+            }
+        }
+    }
+
+    #[test]
+    fn legacy_fold_equals_the_remainder() {
+        let xs = [
+            0,
+            1,
+            PRIME61 - 1,
+            PRIME61,
+            PRIME61 + 1,
+            2 * PRIME61,
+            u64::MAX,
+            u64::MAX - 7,
+            1 << 63,
+        ];
+        for x in xs
+            .into_iter()
+            .chain((0..10_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        {
+            assert_eq!(mod_prime61(x), x % PRIME61, "{x}");
         }
     }
 
@@ -645,6 +976,7 @@ mod floor {
             "AVX-512 x16",
             "crate x1",
             "affine32/128",
+            "pad, AVX-512 masked",
         ];
         let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
         for _ in 0..9 {
@@ -679,7 +1011,23 @@ mod floor {
                 affine32(c, &a, &b, &mut row);
             }
             times[4].push(per(t));
+            if masked_available() {
+                #[target_feature(enable = "avx512f,avx512bw")]
+                fn masked(toks: &[Vec<u8>], blocks: &mut [Block]) {
+                    for (t, b) in toks.iter().zip(blocks.iter_mut()) {
+                        // SAFETY: the token's bytes (at most 49); the features are checked
+                        unsafe { pad_masked(t.as_ptr(), t.len(), b) };
+                    }
+                }
+                let t = cpu_ns();
+                // SAFETY: checked
+                unsafe { masked(&toks, &mut blocks) };
+                times[5].push(per(t));
+            } else {
+                times[5].push(0.0);
+            }
         }
+        println!("SHA-1 path picked here: {:?}", path());
         for (name, mut ts) in names.iter().zip(times) {
             ts.sort_by(f64::total_cmp);
             println!(

@@ -4,6 +4,10 @@
 //! buffer, a `str`'s UTF-8) are copied once, straight into the token's padded SHA-1 block
 //! (the copy SHA-1 needs anyway), so no reference to a token is kept. The blocks are then
 //! hashed and the permutations applied with the GIL released, `CHUNK` tokens at a time.
+//! Where the AVX-512 lanes are the SHA-1 path, a run of one-block tokens hashes each group
+//! of sixteen blocks as soon as it is padded, the GIL held (~0.15 us a group): reading the
+//! objects waits on memory and hashing on the vector units, and done together the one hides
+//! the other.
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -52,28 +56,210 @@ struct Batch {
     saw_bytes: bool,
     text: bool,
     wide: bool,
+    /// Whether the runs pad with AVX-512 BW masked loads and hash as they read (this CPU
+    /// has AVX-512 F and BW, and its faster SHA-1 path is the AVX-512 lanes).
+    masked: bool,
+    /// Blocks already hashed into `block_hashes` (whole groups, by the runs).
+    hashed: usize,
 }
 
 /// Items read ahead of the one being read: their objects are asked for early, so that the
 /// loads of a token's type, size and bytes find them in the cache.
 const AHEAD: usize = 32;
 
+/// A run of exact `bytes` (or, when `text`, exact `str`) tokens of at most one block each,
+/// read straight off a list into their padded blocks.
+struct Run {
+    list: *mut pyo3::ffi::PyObject,
+    /// The list's length.
+    n: usize,
+    /// `PyBytes_Type` or `PyUnicode_Type`: the run stops at any other type.
+    kind: *mut pyo3::ffi::PyTypeObject,
+    text: bool,
+    blocks: *mut core::Block,
+    at: *mut u32,
+    /// The token hashes of the blocks (`CHUNK` of them), and `sha1_hash64` or `sha1_hash32`.
+    hashes: *mut u64,
+    wide: bool,
+}
+
+impl Run {
+    /// Read items `j..` into blocks `nb..` (token positions `count..`) until the list ends,
+    /// the batch is full, or an item is not of the run's kind or longer than one block;
+    /// returns the new `(j, nb, count, hashed)`. `masked`: pad with AVX-512 BW masked loads
+    /// and hash each group of blocks `hashed..` as soon as it is padded (the SHA-1 of one
+    /// group runs while the loads of the next tokens, prefetched, are in flight: reading
+    /// the objects is bound by memory, hashing by the vector units).
+    ///
+    /// # Safety
+    /// The GIL is held, `list` is a list of length `n`, `j <= n`, and `blocks` and `at`
+    /// hold `CHUNK` entries with `nb <= count <= CHUNK`; `masked` only where
+    /// [`core::masked_available`].
+    #[inline(always)]
+    unsafe fn go(&self, masked: bool, at: Cursor) -> Cursor {
+        #[cfg(target_arch = "x86_64")]
+        if masked {
+            // SAFETY: the caller's promises, and the CPU's features
+            return unsafe { self.go_avx512(at) };
+        }
+        // SAFETY: the caller's promises
+        unsafe { self.go_with::<false>(at) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn go_avx512(&self, at: Cursor) -> Cursor {
+        // SAFETY: as for `go`
+        unsafe { self.go_with::<true>(at) }
+    }
+
+    #[inline(always)]
+    unsafe fn go_with<const MASKED: bool>(&self, at: Cursor) -> Cursor {
+        let Cursor {
+            mut j,
+            mut nb,
+            mut count,
+            mut hashed,
+        } = at;
+        use pyo3::ffi;
+        let (lp, n) = (self.list, self.n);
+        while j < n && count < CHUNK {
+            // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
+            let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
+            #[cfg(target_arch = "x86_64")]
+            if j + AHEAD < n {
+                // SAFETY: as above; a prefetch of the item's object reads nothing
+                unsafe {
+                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
+                    _mm_prefetch::<_MM_HINT_T0>(next);
+                    _mm_prefetch::<_MM_HINT_T0>(next.wrapping_add(64));
+                }
+            }
+            // SAFETY: a live object
+            if unsafe { ffi::Py_TYPE(item) } != self.kind {
+                break;
+            }
+            let (data, len) = if self.text {
+                let mut size: ffi::Py_ssize_t = 0;
+                // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
+                // cached in it), valid while it lives
+                let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
+                if data.is_null() {
+                    // lone surrogates: the general path encodes them
+                    // SAFETY: the GIL is held; the error just raised is dropped
+                    unsafe { ffi::PyErr_Clear() };
+                    break;
+                }
+                (data.cast::<u8>(), size as usize)
+            } else {
+                // SAFETY: an exact `bytes` object: its immutable buffer and size
+                unsafe {
+                    (
+                        ffi::PyBytes_AS_STRING(item).cast::<u8>(),
+                        ffi::Py_SIZE(item) as usize,
+                    )
+                }
+            };
+            if len > core::ONE_BLOCK {
+                break;
+            }
+            // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the length of
+            // `blocks` and `at`; MASKED only where the caller checked the CPU
+            unsafe {
+                let block = &mut *self.blocks.add(nb);
+                #[cfg(target_arch = "x86_64")]
+                if MASKED {
+                    core::pad_masked(data, len, block);
+                } else {
+                    core::pad_raw(data, len, block);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                core::pad_raw(data, len, block);
+                *self.at.add(nb) = count as u32;
+            }
+            nb += 1;
+            count += 1;
+            j += 1;
+            #[cfg(target_arch = "x86_64")]
+            if MASKED && nb - hashed >= core::GROUP {
+                // SAFETY: blocks `hashed..hashed + GROUP` are padded and within CHUNK, and
+                // so are their hashes; MASKED only where the CPU has AVX-512 F and BW
+                unsafe {
+                    core::hash_group(
+                        &*self.blocks.add(hashed).cast::<[core::Block; core::GROUP]>(),
+                        self.wide,
+                        &mut *self.hashes.add(hashed).cast::<[u64; core::GROUP]>(),
+                    );
+                }
+                hashed += core::GROUP;
+            }
+        }
+        Cursor {
+            j,
+            nb,
+            count,
+            hashed,
+        }
+    }
+}
+
+/// Where a [`Run`] starts and ends: the list item `j`, the blocks padded (`nb`) and hashed
+/// (`hashed`, in whole groups), and the tokens in the batch (`count`).
+#[derive(Clone, Copy)]
+struct Cursor {
+    j: usize,
+    nb: usize,
+    count: usize,
+    hashed: usize,
+}
+
+/// A thread's buffers of a finished [`Batch`] (blocks, positions, block hashes), kept for its
+/// next one: a call of a few tokens (`update`) then costs no 76 KB to allocate and zero.
+/// Every entry is written before it is read, so what a buffer held before does not matter.
+type Spare = (Vec<core::Block>, Vec<u32>, Vec<u64>);
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Spare>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        let bufs = (
+            std::mem::take(&mut self.blocks),
+            std::mem::take(&mut self.at),
+            std::mem::take(&mut self.block_hashes),
+        );
+        // (a thread being torn down has no slot left: the buffers are then just freed)
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut slot) = spare.try_borrow_mut() {
+                *slot = Some(bufs);
+            }
+        });
+    }
+}
+
 impl Batch {
     fn new(text: bool, wide: bool) -> Self {
+        let (blocks, at, block_hashes) = SPARE
+            .with(|spare| spare.borrow_mut().take())
+            .unwrap_or_else(|| (vec![[0u8; 64]; CHUNK], vec![0; CHUNK], vec![0u64; CHUNK]));
         Batch {
-            blocks: vec![[0u8; 64]; CHUNK],
+            blocks,
             nb: 0,
-            at: vec![0; CHUNK],
+            at,
             long: Vec::new(),
             long_at: Vec::new(),
             count: 0,
             segments: Vec::new(),
-            hashes: Vec::with_capacity(CHUNK),
-            block_hashes: vec![0u64; CHUNK],
+            hashes: Vec::new(),
+            block_hashes,
             saw_str: false,
             saw_bytes: false,
             text,
             wide,
+            masked: core::masked_available() && core::path() == core::Path::Avx512,
+            hashed: 0,
         }
     }
 
@@ -166,60 +352,28 @@ impl Batch {
                 // counters in registers; it stops before any other token and when the batch
                 // is full
                 let text = run_type == str_type;
-                let (mut nb, mut count) = (self.nb, self.count);
-                let blocks = self.blocks.as_mut_ptr();
-                let at = self.at.as_mut_ptr();
-                while j < n && count < CHUNK {
-                    // SAFETY: `j < n`, the list's length with the GIL held; a borrowed item
-                    let item = unsafe { ffi::PyList_GET_ITEM(lp, j as _) };
-                    #[cfg(target_arch = "x86_64")]
-                    if j + AHEAD < n {
-                        // SAFETY: as above; a prefetch of the item's object reads nothing
-                        unsafe {
-                            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                            let next = ffi::PyList_GET_ITEM(lp, (j + AHEAD) as _) as *const i8;
-                            _mm_prefetch::<_MM_HINT_T0>(next);
-                            _mm_prefetch::<_MM_HINT_T0>(next.add(64));
-                        }
-                    }
-                    // SAFETY: a live object
-                    if unsafe { ffi::Py_TYPE(item) } != run_type {
-                        break;
-                    }
-                    let (data, len) = if text {
-                        let mut size: ffi::Py_ssize_t = 0;
-                        // SAFETY: an exact `str`: its UTF-8 (its own bytes when ASCII, else
-                        // cached in it), valid while it lives
-                        let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(item, &mut size) };
-                        if data.is_null() {
-                            // lone surrogates: the general path encodes them
-                            // SAFETY: the GIL is held; the error just raised is dropped
-                            unsafe { ffi::PyErr_Clear() };
-                            break;
-                        }
-                        (data.cast::<u8>(), size as usize)
-                    } else {
-                        // SAFETY: an exact `bytes` object: its immutable buffer and size
-                        unsafe {
-                            (
-                                ffi::PyBytes_AS_STRING(item).cast::<u8>(),
-                                ffi::Py_SIZE(item) as usize,
-                            )
-                        }
-                    };
-                    if len > core::ONE_BLOCK {
-                        break;
-                    }
-                    // SAFETY: `len` readable bytes at `data`; `nb <= count < CHUNK`, the
-                    // length of `blocks` and `at`
-                    unsafe {
-                        core::pad_raw(data, len, &mut *blocks.add(nb));
-                        *at.add(nb) = count as u32;
-                    }
-                    nb += 1;
-                    count += 1;
-                    j += 1;
-                }
+                let reader = Run {
+                    list: lp,
+                    n,
+                    kind: run_type,
+                    text,
+                    blocks: self.blocks.as_mut_ptr(),
+                    at: self.at.as_mut_ptr(),
+                    hashes: self.block_hashes.as_mut_ptr(),
+                    wide: self.wide,
+                };
+                let start = Cursor {
+                    j,
+                    nb: self.nb,
+                    count: self.count,
+                    hashed: self.hashed,
+                };
+                // SAFETY: a list read with the GIL held, `j < n` its length; `blocks`, `at`
+                // and `block_hashes` hold CHUNK entries and `hashed <= nb <= count < CHUNK`
+                let end = unsafe { reader.go(self.masked, start) };
+                let (nb, count) = (end.nb, end.count);
+                j = end.j;
+                self.hashed = end.hashed;
                 let run = count - self.count;
                 if run > 0 {
                     if text {
@@ -310,6 +464,7 @@ impl Batch {
     {
         let count = self.count;
         let wide = self.wide;
+        let hashed = self.hashed;
         let (blocks, at, bh) = (
             &self.blocks[..self.nb],
             &self.at[..self.nb],
@@ -318,15 +473,25 @@ impl Batch {
         let (long, long_at, segments, hashes) =
             (&self.long, &self.long_at, &self.segments, &mut self.hashes);
         let mut work = || {
-            hashes.clear();
-            hashes.resize(count, 0);
-            core::sha1_blocks(blocks, wide, &mut bh[..blocks.len()]);
-            for (&pos, &h) in at.iter().zip(bh.iter()) {
-                hashes[pos as usize] = h;
-            }
-            for &(pos, s, e) in long_at {
-                hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
-            }
+            // the blocks the runs did not hash
+            core::sha1_blocks(&blocks[hashed..], wide, &mut bh[hashed..blocks.len()]);
+            let hashes: &[u64] = if long_at.is_empty() {
+                // every token is a block, in order
+                &bh[..count]
+            } else {
+                // (sized on first use: most batches have no long token and never need it)
+                if hashes.len() < count {
+                    hashes.resize(CHUNK, 0);
+                }
+                let hashes = &mut hashes[..count];
+                for (&pos, &h) in at.iter().zip(bh.iter()) {
+                    hashes[pos as usize] = h;
+                }
+                for &(pos, s, e) in long_at {
+                    hashes[pos as usize] = core::sha1_prefix(&long[s..e], wide);
+                }
+                hashes
+            };
             let mut from = 0;
             for &(set, n) in segments {
                 sink(set, &hashes[from..from + n]);
@@ -339,6 +504,7 @@ impl Batch {
             work();
         }
         self.nb = 0;
+        self.hashed = 0;
         self.count = 0;
         self.long.clear();
         self.long_at.clear();
@@ -466,6 +632,26 @@ where
     Ok(())
 }
 
+/// Ask for the objects of the first `AHEAD` items of `set` if it is a list (a prefetch reads
+/// nothing and cannot fault).
+fn prefetch_head(set: &Bound<'_, PyAny>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(list) = set.cast::<PyList>() {
+        use pyo3::ffi;
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let lp = list.as_ptr();
+        // SAFETY: a list read with the GIL held, items below its length
+        unsafe {
+            let n = (ffi::PyList_GET_SIZE(lp) as usize).min(AHEAD);
+            for k in 0..n {
+                let item = ffi::PyList_GET_ITEM(lp, k as _) as *const i8;
+                _mm_prefetch::<_MM_HINT_T0>(item);
+                _mm_prefetch::<_MM_HINT_T0>(item.wrapping_add(64));
+            }
+        }
+    }
+}
+
 /// Feed the tokens of `sets` (set `i` as segment `i`) through `batch` into `sink`.
 fn feed<'py, F>(
     py: Python<'py>,
@@ -476,8 +662,16 @@ fn feed<'py, F>(
 where
     F: FnMut(usize, &[u64]) + Send,
 {
+    if let Some(first) = sets.first() {
+        prefetch_head(first);
+    }
     for (i, set) in sets.iter().enumerate() {
         if let Ok(list) = set.cast::<PyList>() {
+            // the next list's first tokens (a run prefetches the rest as it reads): they
+            // arrive while this list is read
+            if let Some(next) = sets.get(i + 1) {
+                prefetch_head(next);
+            }
             batch.push_list(py, i, list, sink)?;
             continue;
         }

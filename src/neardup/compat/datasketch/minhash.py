@@ -434,12 +434,14 @@ class MinHash:
         if not self.is_empty():
             rows = np.minimum(rows, self.hashvalues)
         cls = type(self)
-        state = self.__dict__
+        copy, new_object = self.__dict__.copy, object.__new__
         out: list[MinHash] = []
-        for row in rows:  # (each sketch's hashvalues: its row of one array)
-            new = object.__new__(cls)
-            new.__dict__.update(state)
-            new.hashvalues = row
+        for row in list(rows):  # (each sketch's hashvalues: its row of one array)
+            # a new __dict__ set whole: a third of the time of updating the instance's own
+            state = copy()
+            state["hashvalues"] = row
+            new = new_object(cls)
+            new.__dict__ = state
             out.append(new)
         return out
 
