@@ -178,7 +178,6 @@ struct Scratch {
     hi: Vec<u64>,
     fa: Vec<u32>,
     fb: Vec<u32>,
-    run: Vec<u32>,
     set: Vec<u32>,
     counts: Vec<u32>,
 }
@@ -237,9 +236,7 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
                 out.offsets[d + 1] = out.feats.len() as i64;
             }
             Extra::Sets32 => {
-                s.run.clear();
-                s.run.extend_from_slice(&s.fa);
-                sorted_unique32(&mut s.run, &mut s.set, &mut s.counts);
+                sorted_unique32(&s.fa, &mut s.set, &mut s.counts);
                 out.values.extend_from_slice(&s.set);
                 out.offsets[d + 1] = out.values.len() as i64;
             }
