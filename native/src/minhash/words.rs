@@ -205,6 +205,14 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
         offsets: vec![0i64; n_docs + 1],
         ..Sketched::default()
     };
+    // room for the features of a batch (one per 4 bytes: more than words in most text), so
+    // that the output grows without copies; what is left over is given back at the end
+    let room = (offsets[n_docs] - offsets[0]).max(0) as usize / 4;
+    match extra {
+        Extra::Rows => {}
+        Extra::Features => out.feats.reserve(room),
+        Extra::Sets32 => out.values.reserve(room),
+    }
     let mut s = Scratch::default();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
@@ -242,6 +250,8 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
             }
         }
     }
+    out.feats.shrink_to_fit();
+    out.values.shrink_to_fit();
     out
 }
 
