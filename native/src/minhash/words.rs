@@ -201,7 +201,9 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
     let num_perm = w.num_perm;
     let table = ascii_table(w);
     let mut out = Sketched {
-        rows: vec![0u64; n_docs * num_perm],
+        // each document's row is zeroed just before its slots are written (in cache), not
+        // the whole batch's rows up front
+        rows: Vec::with_capacity(n_docs * num_perm),
         offsets: vec![0i64; n_docs + 1],
         ..Sketched::default()
     };
@@ -235,6 +237,7 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
         s.fa.extend(s.lo.iter().map(|&x| (x >> 32) as u32));
         s.fb.clear();
         s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
+        out.rows.resize((d + 1) * num_perm, 0);
         let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
         slots::double32(&s.fa, &s.fb, row, level);
         match extra {
