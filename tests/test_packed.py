@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import pickle
 from pathlib import Path
 from typing import Any
@@ -308,6 +309,30 @@ def test_packed_reader_numbers_lines_across_chunks(tmp_path: Path, chunk: int) -
         path.write_bytes(b"\n".join([*lines, b'{"text": "' + b"y" * 60 + b'"}', b"{}"]))
         with pytest.raises(InputTooLargeError, match=r"x\.jsonl:21: line longer than 50"):
             list(read_jsonl_packed(path, max_line_bytes=50))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("chunk", [16, 40])
+def test_packed_reader_reads_a_pipe_as_a_file(tmp_path: Path, chunk: int) -> None:
+    """A file that cannot seek (a pipe) keeps each chunk's partial last line for the next
+    one instead of reading it again: the same records."""
+    import threading
+
+    import neardup.packed as packed
+
+    lines = [b'{"text": "a"}', b"", b'{"id": "x", "text": "b c"}', b'{"text": "d"}'] * 5
+    data = b"\n".join(lines)  # no final newline
+    path = tmp_path / "p.jsonl"
+    os.mkfifo(path)
+    writer = threading.Thread(target=path.write_bytes, args=(data,))
+    writer.start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", chunk)
+        got = [(d.id, d.text) for b in read_jsonl_packed(path) for d in b]
+    writer.join()
+    file = tmp_path / "f.jsonl"
+    file.write_bytes(data)
+    assert got == [(d.id, d.text) for b in read_jsonl_packed(file) for d in b]
 
 
 def _corpus_lines(n: int) -> list[str]:

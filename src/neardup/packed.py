@@ -11,6 +11,7 @@ fills such batches from a JSONL file with the native scanner (``neardup._native.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -343,6 +344,9 @@ def _chunks(
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     with fh:
         rest = b""
+        # a file that can seek reads its last partial line again with the next block, so
+        # that the block is yielded as it was read (``rest + block`` would copy it)
+        seekable = fh.seekable()
         while True:
             try:
                 block = fh.read(CHUNK_BYTES)
@@ -367,7 +371,11 @@ def _chunks(
             if tee is not None:
                 tee(memoryview(data)[:cut])
             yield data, cut
-            rest = data[cut:]
+            if seekable and cut < len(data):
+                fh.seek(cut - len(data), os.SEEK_CUR)
+                rest = b""
+            else:
+                rest = data[cut:]
 
 
 def read_jsonl_packed(

@@ -174,6 +174,12 @@ def test_plain_records_are_taken() -> None:
         for i in range(20)
     ]
     found += [json.dumps({"text": "x" * 40, "id": "s"}, ensure_ascii=False).encode()]
+    # every two-byte escape, at every place of a 16-byte block, runs of them included
+    found += [
+        b'{"id": %d, "text": "%s%s%s"}' % (k, b"a" * k, esc * (1 + k % 3), b"b" * 20)
+        for k in range(17)
+        for esc in (b"\\\\", b'\\"', b"\\/", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t")
+    ]
     data, starts, ends = chunk(found)
     (status, *_), _, _ = check_against_json(data, starts, ends, ("id", "text"))
     assert status.tolist() == [OK] * len(found)

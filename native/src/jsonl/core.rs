@@ -133,6 +133,20 @@ static STOP: [u8; 256] = {
     t
 };
 
+/// The byte a two-byte escape `\x` stands for, by `x`; 0 for the others (`\u` included).
+static ESCAPED: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t[b'/' as usize] = b'/';
+    t[b'b' as usize] = 0x08;
+    t[b'f' as usize] = 0x0C;
+    t[b'n' as usize] = 0x0A;
+    t[b'r' as usize] = 0x0D;
+    t[b't' as usize] = 0x09;
+    t
+};
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 const SPACES: u64 = 0x2020_2020_2020_2020;
@@ -195,6 +209,16 @@ fn string(
                     let k = m.trailing_zeros() as usize;
                     i += k;
                     o += k;
+                    // a two-byte escape (`\\`, `\"`, `\n`...) is written here: go on
+                    if data[i] == b'\\' && i + 1 < end {
+                        let e = ESCAPED[data[i + 1] as usize];
+                        if e != 0 {
+                            out[o] = e;
+                            o += 1;
+                            i += 2;
+                            continue;
+                        }
+                    }
                     break 'plain;
                 }
                 i += 16;
@@ -252,14 +276,9 @@ fn string(
                 o = put(out, o, cp);
                 continue;
             }
-            out[o] = match e {
-                b'"' | b'\\' | b'/' => e,
-                b'b' => 0x08,
-                b'f' => 0x0C,
-                b'n' => 0x0A,
-                b'r' => 0x0D,
-                b't' => 0x09,
-                _ => return None,
+            out[o] = match ESCAPED[e as usize] {
+                0 => return None,
+                x => x,
             };
             o += 1;
             i += 2;

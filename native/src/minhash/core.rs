@@ -421,63 +421,86 @@ pub fn sort_unique<T: Ord + Copy>(run: &mut [T]) -> usize {
     m
 }
 
+/// The most buckets [`sorted_unique32`] counts into (longer runs take `sort_unique`).
+const MAX_BUCKETS: usize = 1 << 14;
+
 /// The distinct values of `run` (32-bit hashes), sorted, into `out` (cleared first): what
-/// `sort_unique` keeps, by a counting sort on the top bits into about two buckets per value
-/// and an insertion pass over the nearly sorted result (linear for uniform hashes). Runs
-/// too short for it, or whose fullest bucket shows they are not uniform, take `sort_unique`.
-pub fn sorted_unique32(run: &mut [u32], out: &mut Vec<u32>, counts: &mut Vec<u32>) {
+/// `sort_unique` keeps, by a counting sort on the top bits into about one bucket per value
+/// and an insertion pass over the nearly sorted result that drops repeats as it goes (linear
+/// for uniform hashes). Runs too short or too long for it take `sort_unique`, and so does the
+/// rest of a run whose insertion pass moves more than a few values per value (not uniform).
+/// `counts` is scratch. Inlined, so that it is compiled for the caller's instruction set.
+#[inline(always)]
+pub fn sorted_unique32(run: &[u32], out: &mut Vec<u32>, counts: &mut Vec<u32>) {
     const SHORT: usize = 48;
-    const FULL_BUCKET: u32 = 24;
+    const MOVES_PER_VALUE: usize = 8;
     out.clear();
+    out.extend_from_slice(run);
     let n = run.len();
-    if n < SHORT {
-        let m = sort_unique(run);
-        out.extend_from_slice(&run[..m]);
+    if !(SHORT..=MAX_BUCKETS).contains(&n) {
+        let m = sort_unique(out);
+        out.truncate(m);
         return;
     }
-    // ceil(log2 n) + 1 bits: about two buckets per value, so that few values share one
-    let bits = usize::BITS - (n - 1).leading_zeros() + 1;
-    let shift = 32 - bits.min(32);
-    let buckets = 1usize << bits.min(32);
-    counts.clear();
-    counts.resize(buckets, 0);
-    for &v in run.iter() {
-        counts[(v >> shift) as usize] += 1;
+    // ceil(log2 n) bits: between one and two values per bucket
+    let bits = usize::BITS - (n - 1).leading_zeros();
+    let shift = 32 - bits;
+    let buckets = 1usize << bits;
+    if counts.len() < MAX_BUCKETS {
+        counts.resize(MAX_BUCKETS, 0);
     }
-    let (mut sum, mut fullest) = (0u32, 0u32);
-    for c in counts.iter_mut() {
-        fullest = fullest.max(*c);
+    // a fixed-size view: the masked bucket indices need no bounds checks
+    let counts: &mut [u32; MAX_BUCKETS] = (&mut counts[..MAX_BUCKETS]).try_into().unwrap();
+    let slot = |v: u32| (v >> shift) as usize & (MAX_BUCKETS - 1);
+    counts[..buckets].fill(0);
+    for &v in run {
+        counts[slot(v)] += 1;
+    }
+    let mut sum = 0u32;
+    for c in counts[..buckets].iter_mut() {
         let here = *c;
         *c = sum; // each bucket's first place
         sum += here;
     }
-    if fullest > FULL_BUCKET {
-        let m = sort_unique(run);
-        out.extend_from_slice(&run[..m]);
-        return;
+    let placed = &mut out[..n];
+    for &v in run {
+        let at = &mut counts[slot(v)];
+        placed[*at as usize] = v;
+        *at += 1;
     }
-    out.resize(n, 0);
-    for &v in run.iter() {
-        let slot = &mut counts[(v >> shift) as usize];
-        out[*slot as usize] = v;
-        *slot += 1;
-    }
-    // buckets are in order: each value is at most a bucket away from its place
-    for k in 1..n {
-        let v = out[k];
-        let mut j = k;
-        while j > 0 && out[j - 1] > v {
-            out[j] = out[j - 1];
+    // buckets are in order: each value is at most a bucket away from its place; out[..m]
+    // holds the distinct values so far, sorted (m <= k, so out[k] is still unread)
+    let (mut m, mut moves) = (0usize, 0usize);
+    for k in 0..n {
+        let v = placed[k];
+        // most values come after every one so far, or repeat the last
+        let last = if m > 0 { Some(placed[m - 1]) } else { None };
+        if last.is_none_or(|x| x < v) {
+            placed[m] = v;
+            m += 1;
+            continue;
+        }
+        if last == Some(v) {
+            continue;
+        }
+        let mut j = m - 1;
+        while j > 0 && placed[j - 1] > v {
             j -= 1;
         }
-        out[j] = v;
-    }
-    let mut m = 0;
-    for k in 0..n {
-        if m == 0 || out[k] != out[m - 1] {
-            out[m] = out[k];
-            m += 1;
+        if j > 0 && placed[j - 1] == v {
+            continue;
         }
+        moves += m - j;
+        placed.copy_within(j..m, j + 1);
+        placed[j] = v;
+        if moves > MOVES_PER_VALUE * n {
+            // not uniform: sort what is left with what is done
+            placed.copy_within(k + 1..n, m + 1);
+            let u = sort_unique(&mut placed[..m + 1 + (n - k - 1)]);
+            out.truncate(u);
+            return;
+        }
+        m += 1;
     }
     out.truncate(m);
 }
@@ -535,7 +558,9 @@ mod tests {
             x
         };
         let (mut out, mut counts) = (Vec::new(), Vec::new());
-        for n in [0usize, 1, 5, 47, 48, 49, 100, 1000, 5000] {
+        for n in [
+            0usize, 1, 5, 47, 48, 49, 64, 65, 100, 1000, 5000, 16384, 16385, 40000,
+        ] {
             for kind in 0..4 {
                 let run: Vec<u32> = (0..n)
                     .map(|_| match kind {
@@ -547,8 +572,7 @@ mod tests {
                     .collect();
                 let mut want = run.clone();
                 let m = sort_unique(&mut want);
-                let mut got = run.clone();
-                sorted_unique32(&mut got, &mut out, &mut counts);
+                sorted_unique32(&run, &mut out, &mut counts);
                 assert_eq!(out, want[..m], "n={n} kind={kind}");
             }
         }

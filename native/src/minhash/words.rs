@@ -178,7 +178,6 @@ struct Scratch {
     hi: Vec<u64>,
     fa: Vec<u32>,
     fb: Vec<u32>,
-    run: Vec<u32>,
     set: Vec<u32>,
     counts: Vec<u32>,
 }
@@ -202,10 +201,20 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
     let num_perm = w.num_perm;
     let table = ascii_table(w);
     let mut out = Sketched {
-        rows: vec![0u64; n_docs * num_perm],
+        // each document's row is zeroed just before its slots are written (in cache), not
+        // the whole batch's rows up front
+        rows: Vec::with_capacity(n_docs * num_perm),
         offsets: vec![0i64; n_docs + 1],
         ..Sketched::default()
     };
+    // room for the features of a batch (one per 4 bytes: more than words in most text), so
+    // that the output grows without copies; what is left over is given back at the end
+    let room = (offsets[n_docs] - offsets[0]).max(0) as usize / 4;
+    match extra {
+        Extra::Rows => {}
+        Extra::Features => out.feats.reserve(room),
+        Extra::Sets32 => out.values.reserve(room),
+    }
     let mut s = Scratch::default();
     for d in 0..n_docs {
         let doc = &buf[offsets[d] as usize..offsets[d + 1] as usize];
@@ -228,6 +237,7 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
         s.fa.extend(s.lo.iter().map(|&x| (x >> 32) as u32));
         s.fb.clear();
         s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
+        out.rows.resize((d + 1) * num_perm, 0);
         let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
         slots::double32(&s.fa, &s.fb, row, level);
         match extra {
@@ -237,14 +247,14 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
                 out.offsets[d + 1] = out.feats.len() as i64;
             }
             Extra::Sets32 => {
-                s.run.clear();
-                s.run.extend_from_slice(&s.fa);
-                sorted_unique32(&mut s.run, &mut s.set, &mut s.counts);
+                sorted_unique32(&s.fa, &mut s.set, &mut s.counts);
                 out.values.extend_from_slice(&s.set);
                 out.offsets[d + 1] = out.values.len() as i64;
             }
         }
     }
+    out.feats.shrink_to_fit();
+    out.values.shrink_to_fit();
     out
 }
 
