@@ -44,6 +44,46 @@ fn set_profiles<'py>(
     ))
 }
 
+/// The threshold and row-count checks both walks make first (the reference's order).
+fn walk_scalars(threshold: f64, n: usize) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err("threshold must be between 0 and 1; pass a similarity".into());
+    }
+    if n >= u32::MAX as usize {
+        return Err(format!(
+            "keys has {n} rows; the walk takes fewer than 2**32 - 1"
+        ));
+    }
+    Ok(())
+}
+
+/// The shape checks of the walks' arrays against the ``n`` rows of keys.
+#[allow(clippy::too_many_arguments)]
+fn walk_shapes(
+    exact: bool,
+    filtered: bool,
+    n: usize,
+    offsets: usize,
+    sig_rows: usize,
+    num_perm: usize,
+    prof_rows: usize,
+    big: usize,
+) -> Result<(), String> {
+    if exact && offsets != n + 1 {
+        return Err("offsets must have one entry more than keys has rows".into());
+    }
+    if !exact && sig_rows != n {
+        return Err("sigs must have one row per row of keys".into());
+    }
+    if !exact && num_perm == 0 && n > 0 {
+        return Err("sigs must have at least one column (slot)".into());
+    }
+    if filtered && (prof_rows != n || big != n) {
+        return Err("prof and big must have one row per row of keys".into());
+    }
+    Ok(())
+}
+
 /// Walk every bucket of band columns ``band_start .. band_end - 1`` of ``keys``; verify
 /// each pair of its rows once (in the first band they share). Returns ``(a, b, similarity,
 /// roots, verified)`` (see the reference).
@@ -76,30 +116,25 @@ fn bucket_pairs_verified<'py>(
     let g = slice(&big)?;
     let filtered = exact && cells == PROFILE;
     let fail = |message: String| Err(config_error(py, message));
-    if !(0.0..=1.0).contains(&threshold) {
-        return fail("threshold must be between 0 and 1; pass a similarity".into());
-    }
-    if n >= u32::MAX as usize {
-        return fail(format!(
-            "keys has {n} rows; the walk takes fewer than 2**32 - 1"
-        ));
+    if let Err(message) = walk_scalars(threshold, n) {
+        return fail(message);
     }
     if band_start < 0 || band_end < band_start || band_end as u64 > bands as u64 {
         return fail(format!(
             "bands {band_start}..{band_end} are not within the {bands} band columns of keys"
         ));
     }
-    if exact && o.len() != n + 1 {
-        return fail("offsets must have one entry more than keys has rows".into());
-    }
-    if !exact && sig_rows != n {
-        return fail("sigs must have one row per row of keys".into());
-    }
-    if !exact && num_perm == 0 && n > 0 {
-        return fail("sigs must have at least one column (slot)".into());
-    }
-    if filtered && (prof_rows != n || g.len() != n) {
-        return fail("prof and big must have one row per row of keys".into());
+    if let Err(message) = walk_shapes(
+        exact,
+        filtered,
+        n,
+        o.len(),
+        sig_rows,
+        num_perm,
+        prof_rows,
+        g.len(),
+    ) {
+        return fail(message);
     }
     let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
     let (lo, hi) = (band_start as usize, band_end as usize);
@@ -165,28 +200,23 @@ fn bucket_roots<'py>(
     let g = slice(&big)?;
     let filtered = exact && cells == PROFILE;
     let fail = |message: String| Err(config_error(py, message));
-    if !(0.0..=1.0).contains(&threshold) {
-        return fail("threshold must be between 0 and 1; pass a similarity".into());
-    }
-    if n >= u32::MAX as usize {
-        return fail(format!(
-            "keys has {n} rows; the walk takes fewer than 2**32 - 1"
-        ));
+    if let Err(message) = walk_scalars(threshold, n) {
+        return fail(message);
     }
     if threads < 1 {
         return fail(format!("threads must be at least 1, got {threads}"));
     }
-    if exact && o.len() != n + 1 {
-        return fail("offsets must have one entry more than keys has rows".into());
-    }
-    if !exact && sig_rows != n {
-        return fail("sigs must have one row per row of keys".into());
-    }
-    if !exact && num_perm == 0 && n > 0 {
-        return fail("sigs must have at least one column (slot)".into());
-    }
-    if filtered && (prof_rows != n || g.len() != n) {
-        return fail("prof and big must have one row per row of keys".into());
+    if let Err(message) = walk_shapes(
+        exact,
+        filtered,
+        n,
+        o.len(),
+        sig_rows,
+        num_perm,
+        prof_rows,
+        g.len(),
+    ) {
+        return fail(message);
     }
     let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
     let threads = threads.min(256) as usize;
