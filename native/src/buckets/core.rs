@@ -103,6 +103,19 @@ impl<V: Copy + Ord> Walk<'_, V> {
         (bound as i64) < need(na, nb, self.threshold)
     }
 
+    /// The similarity a pair of rows is verified with: exact Jaccard, or the sketch estimate
+    /// when no sets are given; `None` when the set profiles show it cannot reach the threshold.
+    #[inline(always)]
+    fn similarity(&self, u: usize, v: usize, filtered: bool) -> Option<f64> {
+        if !self.exact {
+            return Some(self.estimate(u, v));
+        }
+        if filtered && self.cannot_reach(u, v) {
+            return None;
+        }
+        Some(self.jaccard(u, v))
+    }
+
     /// Exact Jaccard of the sets of rows u and v, or -1.0 once it cannot reach the threshold
     /// (size filter, then a merge that stops when the rest cannot catch up).
     #[inline]
@@ -195,13 +208,8 @@ impl<V: Copy + Ord> Walk<'_, V> {
                         if ku.iter().zip(kv).any(|(p, q)| p == q) {
                             continue;
                         }
-                        let sim = if self.exact {
-                            if filtered && self.cannot_reach(u, v) {
-                                continue;
-                            }
-                            self.jaccard(u, v)
-                        } else {
-                            self.estimate(u, v)
+                        let Some(sim) = self.similarity(u, v, filtered) else {
+                            continue;
                         };
                         verified += 1;
                         if sim < self.threshold {
@@ -356,13 +364,8 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
                             if ku.iter().zip(kv).any(|(p, q)| p == q) {
                                 continue;
                             }
-                            let sim = if self.exact {
-                                if filtered && self.cannot_reach(u, v) {
-                                    continue;
-                                }
-                                self.jaccard(u, v)
-                            } else {
-                                self.estimate(u, v)
+                            let Some(sim) = self.similarity(u, v, filtered) else {
+                                continue;
                             };
                             if sim < self.threshold {
                                 continue;
