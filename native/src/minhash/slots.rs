@@ -11,7 +11,8 @@
 use crate::simd::Level;
 
 /// A slot row's element: the 32-bit slots as `u64` (the public rows) or as they are (`u32`,
-/// the rows the default path's band keys read).
+/// the rows the default path's band keys read). Implemented for these two only (the SIMD
+/// blocks store a 4-byte `Slot` as `u32` lanes).
 pub trait Slot: Copy {
     fn of(v: u32) -> Self;
 }
@@ -119,6 +120,14 @@ mod x86 {
                         *r = $min(*r, x);
                         x = $add(x, step);
                     }
+                }
+                if std::mem::size_of::<S>() == 4 && out.len() >= R * $w {
+                    // u32 slots (the only 4-byte `Slot`): the registers go straight out
+                    for (r, v) in acc.iter().enumerate() {
+                        // SAFETY: `out` holds at least R * W u32 lanes, `v` is W of them.
+                        unsafe { $storeu(out.as_mut_ptr().add(r * $w).cast(), *v) };
+                    }
+                    return;
                 }
                 let mut tmp = [[0u32; $w]; R];
                 for (t, v) in tmp.iter_mut().zip(acc.iter()) {
