@@ -11,8 +11,8 @@
 use crate::simd::Level;
 
 /// A slot row's element: the 32-bit slots as `u64` (the public rows) or as they are (`u32`,
-/// the rows the default path's band keys read). Implemented for these two only (the SIMD
-/// blocks store a 4-byte `Slot` as `u32` lanes).
+/// the rows the default path's band keys read, also as `MaybeUninit<u32>`). Implemented for
+/// these only (the SIMD blocks store a 4-byte `Slot` as `u32` lanes).
 pub trait Slot: Copy {
     fn of(v: u32) -> Self;
 }
@@ -31,6 +31,15 @@ impl Slot for u32 {
     }
 }
 
+/// A `u32` slot written into a row's spare capacity (`double32` writes every slot of its
+/// output, so the row needs no zeroing first).
+impl Slot for std::mem::MaybeUninit<u32> {
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        std::mem::MaybeUninit::new(v)
+    }
+}
+
 /// Slot `first + k` into `out[k]`: min over the features of `fa[j] + (first + k) * fb[j]`
 /// (mod 2**32), `2**32 - 1` without features.
 #[inline(always)]
@@ -46,7 +55,8 @@ fn double32_scalar<S: Slot>(fa: &[u32], fb: &[u32], out: &mut [S], first: usize)
 }
 
 /// Slot `i` of `out` = min over the features `j` of `fa[j] + i * fb[j]` (mod 2**32), or
-/// `2**32 - 1` without features (`fa` and `fb` of one length).
+/// `2**32 - 1` without features (`fa` and `fb` of one length). Every slot of `out` is
+/// written (the SIMD blocks, then the scalar loop for the rest).
 #[inline]
 pub fn double32<S: Slot>(fa: &[u32], fb: &[u32], out: &mut [S], level: Level) {
     let n = fa.len().min(fb.len());
@@ -122,7 +132,7 @@ mod x86 {
                     }
                 }
                 if std::mem::size_of::<S>() == 4 && out.len() >= R * $w {
-                    // u32 slots (the only 4-byte `Slot`): the registers go straight out
+                    // u32 slots (the 4-byte `Slot`s): the registers go straight out
                     for (r, v) in acc.iter().enumerate() {
                         // SAFETY: `out` holds at least R * W u32 lanes, `v` is W of them.
                         unsafe { $storeu(out.as_mut_ptr().add(r * $w).cast(), *v) };
@@ -281,6 +291,15 @@ mod tests {
                     double32(&fa[..nf], &fb[..nf], &mut got32, l);
                     let wide: Vec<u64> = got32.iter().map(|&v| v as u64).collect();
                     assert_eq!(wide, want, "double32 as u32 {l:?} np={np} nf={nf}");
+                    let mut spare = vec![std::mem::MaybeUninit::new(7u32); np];
+                    double32(&fa[..nf], &fb[..nf], &mut spare, l);
+                    // SAFETY: initialised above (and every slot written by double32)
+                    let spare: Vec<u32> =
+                        spare.iter().map(|v| unsafe { v.assume_init() }).collect();
+                    assert_eq!(
+                        spare, got32,
+                        "double32 into spare room {l:?} np={np} nf={nf}"
+                    );
                     let mut sig = vec![0u32; np];
                     affine32(&fa[..nf], &fb[..np], &fa[..np], &mut sig, l);
                     assert_eq!(sig, want_aff, "affine32 {l:?} np={np} nf={nf}");

@@ -250,9 +250,12 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
         s.fb.clear();
         s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
         if extra == Extra::Sets32 {
-            out.rows32.resize((d + 1) * num_perm, 0);
-            let row = &mut out.rows32[d * num_perm..(d + 1) * num_perm];
+            // written in place in the reserved room, without zeroing it first
+            let row = &mut out.rows32.spare_capacity_mut()[..num_perm];
             slots::double32(&s.fa, &s.fb, row, level);
+            // SAFETY: `double32` wrote every one of the `num_perm` slots past the length
+            // (within the capacity reserved for `n_docs * num_perm`).
+            unsafe { out.rows32.set_len((d + 1) * num_perm) };
         } else {
             out.rows.resize((d + 1) * num_perm, 0);
             let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
