@@ -144,3 +144,24 @@ def test_sketch_batch_sets_need_xxh3_but_rows_do_not() -> None:
     np.testing.assert_array_equal(
         h.sketch_batch(["a b c d e f"])[0], h.sketch_many(["a b c d e f"])
     )
+
+
+def test_sketch_batch_narrow_gives_the_folded_slots() -> None:
+    """``narrow`` hands the fused pass's 32-bit slots over as ``uint32`` (with sets; the
+    public rows stay ``uint64``): the values of :func:`fold32` of those rows."""
+    from neardup.packed import pack
+    from neardup.sketch.minhash import fold32
+
+    h = MinHasher(16)
+    docs = ["a b c d e f g", "", "x y z w v u"]
+    wide, sets = h.sketch_batch(docs, sets=True)
+    narrow, nsets = h.sketch_batch(docs, sets=True, narrow=True)
+    assert wide.dtype == np.uint64
+    assert narrow.dtype == np.uint32
+    np.testing.assert_array_equal(narrow, fold32(wide))
+    np.testing.assert_array_equal(narrow, wide)
+    assert sets is not None and nsets is not None
+    np.testing.assert_array_equal(sets[0], nsets[0])
+    p = pack(docs)
+    assert h.sketch_packed_sets32(p.buf, p.offsets)[0].dtype == np.uint64
+    assert h.sketch_batch(docs, narrow=True)[0].dtype == np.uint64

@@ -17,6 +17,7 @@ use crate::arrays::{matrix, offsets, same_length, vector};
 use crate::errors::{at_least, config_error, config_same_length};
 
 type Rows<'py> = Bound<'py, PyArray2<u64>>;
+type Rows32<'py> = Bound<'py, PyArray2<u32>>;
 type U64s<'py> = Bound<'py, PyArray1<u64>>;
 type I64s<'py> = Bound<'py, PyArray1<i64>>;
 /// Borrowed (or copied, when strided) `(lo, hi, doc_offsets)`.
@@ -271,7 +272,8 @@ fn sort_in_place<T: numpy::Element + Ord + Copy + Send>(
     Ok(m)
 }
 
-/// The fused pass's arguments, checked: the document bytes, offsets and tokenizer.
+/// The fused pass over the checked arguments (the document bytes, offsets and tokenizer):
+/// the number of documents and the pass's output.
 #[allow(clippy::too_many_arguments)]
 fn fused<'py>(
     py: Python<'py>,
@@ -286,7 +288,7 @@ fn fused<'py>(
     seed: u64,
     num_perm: i64,
     extra: Extra,
-) -> PyResult<(Rows<'py>, words::Sketched)> {
+) -> PyResult<(usize, words::Sketched)> {
     let k = at_least(py, "k (tokens per shingle)", k, 1)?;
     let np = at_least(py, "num_perm", num_perm, 0)?;
     let (c, l) = (vector(classes), vector(lower));
@@ -313,9 +315,8 @@ fn fused<'py>(
         seed,
         num_perm: np,
     };
-    let mut out = py.detach(|| words::sketch_words(&b, &o, &w, extra));
-    let sigs = rows(py, std::mem::take(&mut out.rows), o.len() - 1, np);
-    Ok((sigs, out))
+    let out = py.detach(|| words::sketch_words(&b, &o, &w, extra));
+    Ok((o.len() - 1, out))
 }
 
 /// Fused tokenize -> xxh3_64 per token -> k-shingle features -> 32-bit double hashing.
@@ -334,7 +335,7 @@ fn sketch_words<'py>(
     seed: u64,
     num_perm: i64,
 ) -> PyResult<Rows<'py>> {
-    let (sigs, _) = fused(
+    let (n, out) = fused(
         py,
         &buf,
         &offsets,
@@ -348,7 +349,7 @@ fn sketch_words<'py>(
         num_perm,
         Extra::Rows,
     )?;
-    Ok(sigs)
+    Ok(rows(py, out.rows, n, num_perm as usize))
 }
 
 /// :func:`sketch_words`, also returning (when ``emit``) every feature's ``lo`` hash and the
@@ -370,7 +371,7 @@ fn sketch_words_features<'py>(
     emit: bool,
 ) -> PyResult<(Rows<'py>, U64s<'py>, I64s<'py>)> {
     let extra = if emit { Extra::Features } else { Extra::Rows };
-    let (sigs, out) = fused(
+    let (n, out) = fused(
         py,
         &buf,
         &offsets,
@@ -385,14 +386,15 @@ fn sketch_words_features<'py>(
         extra,
     )?;
     Ok((
-        sigs,
+        rows(py, out.rows, n, num_perm as usize),
         out.feats.into_pyarray(py),
         out.offsets.into_pyarray(py),
     ))
 }
 
 /// :func:`sketch_words_features` with each document's features given as its sorted set of
-/// their top 32 bits: ``(sigs, values, set_offsets)``.
+/// their top 32 bits: ``(sigs, values, set_offsets)``; the slots (all below 2**32) as
+/// ``uint32``, which is what the band keys read.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn sketch_words_sets32<'py>(
@@ -407,8 +409,8 @@ fn sketch_words_sets32<'py>(
     short_joined: bool,
     seed: u64,
     num_perm: i64,
-) -> PyResult<(Rows<'py>, Bound<'py, PyArray1<u32>>, I64s<'py>)> {
-    let (sigs, out) = fused(
+) -> PyResult<(Rows32<'py>, Bound<'py, PyArray1<u32>>, I64s<'py>)> {
+    let (n, out) = fused(
         py,
         &buf,
         &offsets,
@@ -423,7 +425,7 @@ fn sketch_words_sets32<'py>(
         Extra::Sets32,
     )?;
     Ok((
-        sigs,
+        rows(py, out.rows32, n, num_perm as usize),
         out.values.into_pyarray(py),
         out.offsets.into_pyarray(py),
     ))

@@ -10,24 +10,55 @@
 
 use crate::simd::Level;
 
+/// A slot row's element: the 32-bit slots as `u64` (the public rows) or as they are (`u32`,
+/// the rows the default path's band keys read, also as `MaybeUninit<u32>`). Implemented for
+/// these only (the SIMD blocks store a 4-byte `Slot` as `u32` lanes).
+pub trait Slot: Copy {
+    fn of(v: u32) -> Self;
+}
+
+impl Slot for u64 {
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        v as u64
+    }
+}
+
+impl Slot for u32 {
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        v
+    }
+}
+
+/// A `u32` slot written into a row's spare capacity (`double32` writes every slot of its
+/// output, so the row needs no zeroing first).
+impl Slot for std::mem::MaybeUninit<u32> {
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        std::mem::MaybeUninit::new(v)
+    }
+}
+
 /// Slot `first + k` into `out[k]`: min over the features of `fa[j] + (first + k) * fb[j]`
 /// (mod 2**32), `2**32 - 1` without features.
 #[inline(always)]
-fn double32_scalar(fa: &[u32], fb: &[u32], out: &mut [u64], first: usize) {
+fn double32_scalar<S: Slot>(fa: &[u32], fb: &[u32], out: &mut [S], first: usize) {
     for (k, o) in out.iter_mut().enumerate() {
         let i = (first + k) as u32;
         let mut m = u32::MAX;
         for (&a, &b) in fa.iter().zip(fb) {
             m = m.min(a.wrapping_add(i.wrapping_mul(b)));
         }
-        *o = m as u64;
+        *o = S::of(m);
     }
 }
 
 /// Slot `i` of `out` = min over the features `j` of `fa[j] + i * fb[j]` (mod 2**32), or
-/// `2**32 - 1` without features (`fa` and `fb` of one length).
+/// `2**32 - 1` without features (`fa` and `fb` of one length). Every slot of `out` is
+/// written (the SIMD blocks, then the scalar loop for the rest).
 #[inline]
-pub fn double32(fa: &[u32], fb: &[u32], out: &mut [u64], level: Level) {
+pub fn double32<S: Slot>(fa: &[u32], fb: &[u32], out: &mut [S], level: Level) {
     let n = fa.len().min(fb.len());
     let (fa, fb) = (&fa[..n], &fb[..n]);
     #[cfg(target_arch = "x86_64")]
@@ -71,7 +102,7 @@ pub fn affine32(mixed: &[u32], a: &[u32], b: &[u32], sig: &mut [u32], level: Lev
 mod x86 {
     use core::arch::x86_64::*;
 
-    use super::{affine32_scalar, double32_scalar};
+    use super::{affine32_scalar, double32_scalar, Slot};
 
     /// The double-hashing and affine blocks of one vector width: `R` registers of `W`
     /// lanes per block, then single registers, then the scalar loop.
@@ -82,7 +113,12 @@ mod x86 {
             $min:ident, $loadu:ident, $storeu:ident, $lanes:expr, $rest:path, $arest:path
         ) => {
             #[target_feature(enable = $feature)]
-            fn $block<const R: usize>(fa: &[u32], fb: &[u32], out: &mut [u64], first: usize) {
+            fn $block<S: Slot, const R: usize>(
+                fa: &[u32],
+                fb: &[u32],
+                out: &mut [S],
+                first: usize,
+            ) {
                 let lanes: $v = $lanes;
                 let idx0 = $add($set1(first as i32), lanes);
                 let mut acc = [$set1(-1); R];
@@ -95,27 +131,35 @@ mod x86 {
                         x = $add(x, step);
                     }
                 }
+                if std::mem::size_of::<S>() == 4 && out.len() >= R * $w {
+                    // u32 slots (the 4-byte `Slot`s): the registers go straight out
+                    for (r, v) in acc.iter().enumerate() {
+                        // SAFETY: `out` holds at least R * W u32 lanes, `v` is W of them.
+                        unsafe { $storeu(out.as_mut_ptr().add(r * $w).cast(), *v) };
+                    }
+                    return;
+                }
                 let mut tmp = [[0u32; $w]; R];
                 for (t, v) in tmp.iter_mut().zip(acc.iter()) {
                     // SAFETY: `t` holds W u32 lanes, the width of `v`.
                     unsafe { $storeu(t.as_mut_ptr().cast(), *v) };
                 }
                 for (o, &v) in out.iter_mut().zip(tmp.iter().flatten()) {
-                    *o = v as u64;
+                    *o = S::of(v);
                 }
             }
 
             /// Slot `first + k` into `out[k]` (see `double32_scalar`).
             #[target_feature(enable = $feature)]
-            pub fn $double(fa: &[u32], fb: &[u32], out: &mut [u64], first: usize) {
+            pub fn $double<S: Slot>(fa: &[u32], fb: &[u32], out: &mut [S], first: usize) {
                 const BIG: usize = 8 * $w;
                 let mut i = 0;
                 while i + BIG <= out.len() {
-                    $block::<8>(fa, fb, &mut out[i..i + BIG], first + i);
+                    $block::<S, 8>(fa, fb, &mut out[i..i + BIG], first + i);
                     i += BIG;
                 }
                 while i + $w <= out.len() {
-                    $block::<1>(fa, fb, &mut out[i..i + $w], first + i);
+                    $block::<S, 1>(fa, fb, &mut out[i..i + $w], first + i);
                     i += $w;
                 }
                 // SAFETY: the caller's CPU has this function's features, a superset of the
@@ -243,6 +287,19 @@ mod tests {
                     let mut got = vec![0u64; np];
                     double32(&fa[..nf], &fb[..nf], &mut got, l);
                     assert_eq!(got, want, "double32 {l:?} np={np} nf={nf}");
+                    let mut got32 = vec![0u32; np];
+                    double32(&fa[..nf], &fb[..nf], &mut got32, l);
+                    let wide: Vec<u64> = got32.iter().map(|&v| v as u64).collect();
+                    assert_eq!(wide, want, "double32 as u32 {l:?} np={np} nf={nf}");
+                    let mut spare = vec![std::mem::MaybeUninit::new(7u32); np];
+                    double32(&fa[..nf], &fb[..nf], &mut spare, l);
+                    // SAFETY: initialised above (and every slot written by double32)
+                    let spare: Vec<u32> =
+                        spare.iter().map(|v| unsafe { v.assume_init() }).collect();
+                    assert_eq!(
+                        spare, got32,
+                        "double32 into spare room {l:?} np={np} nf={nf}"
+                    );
                     let mut sig = vec![0u32; np];
                     affine32(&fa[..nf], &fb[..np], &fa[..np], &mut sig, l);
                     assert_eq!(sig, want_aff, "affine32 {l:?} np={np} nf={nf}");

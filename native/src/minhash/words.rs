@@ -38,15 +38,18 @@ pub enum Extra {
     Rows,
     /// Every feature's `lo` hash and the per-document feature offsets.
     Features,
-    /// Each document's sorted set of its features' top 32 bits, and the set offsets.
+    /// Each document's sorted set of its features' top 32 bits, and the set offsets; the
+    /// slot rows as `u32` (`rows32`, `rows` empty).
     Sets32,
 }
 
-/// The result of a fused pass: `rows` (`n_docs * num_perm`), then per `Extra` the features
-/// (`feats`) or the sets (`values`), and their offsets (`n_docs + 1`, all 0 for `Rows`).
+/// The result of a fused pass: the slot rows (`n_docs * num_perm`: `rows`, or `rows32` for
+/// `Sets32`, half the bytes written and read again), then per `Extra` the features (`feats`)
+/// or the sets (`values`), and their offsets (`n_docs + 1`, all 0 for `Rows`).
 #[derive(Default)]
 pub struct Sketched {
     pub rows: Vec<u64>,
+    pub rows32: Vec<u32>,
     pub feats: Vec<u64>,
     pub values: Vec<u32>,
     pub offsets: Vec<i64>,
@@ -203,7 +206,16 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
     let mut out = Sketched {
         // each document's row is zeroed just before its slots are written (in cache), not
         // the whole batch's rows up front
-        rows: Vec::with_capacity(n_docs * num_perm),
+        rows: Vec::with_capacity(if extra == Extra::Sets32 {
+            0
+        } else {
+            n_docs * num_perm
+        }),
+        rows32: Vec::with_capacity(if extra == Extra::Sets32 {
+            n_docs * num_perm
+        } else {
+            0
+        }),
         offsets: vec![0i64; n_docs + 1],
         ..Sketched::default()
     };
@@ -237,9 +249,18 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
         s.fa.extend(s.lo.iter().map(|&x| (x >> 32) as u32));
         s.fb.clear();
         s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
-        out.rows.resize((d + 1) * num_perm, 0);
-        let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
-        slots::double32(&s.fa, &s.fb, row, level);
+        if extra == Extra::Sets32 {
+            // written in place in the reserved room, without zeroing it first
+            let row = &mut out.rows32.spare_capacity_mut()[..num_perm];
+            slots::double32(&s.fa, &s.fb, row, level);
+            // SAFETY: `double32` wrote every one of the `num_perm` slots past the length
+            // (within the capacity reserved for `n_docs * num_perm`).
+            unsafe { out.rows32.set_len((d + 1) * num_perm) };
+        } else {
+            out.rows.resize((d + 1) * num_perm, 0);
+            let row = &mut out.rows[d * num_perm..(d + 1) * num_perm];
+            slots::double32(&s.fa, &s.fb, row, level);
+        }
         match extra {
             Extra::Rows => {}
             Extra::Features => {

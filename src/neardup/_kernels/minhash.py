@@ -402,9 +402,10 @@ def sketch_words_sets32(
     short_joined: bool,
     seed: np.uint64,
     num_perm: int,
-) -> tuple[U64, npt.NDArray[np.uint32], I64]:
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], I64]:
     """:func:`sketch_words_features` with each document's features given as its sorted set of
-    their top 32 bits: ``(sigs, values, set_offsets)``.
+    their top 32 bits: ``(sigs, values, set_offsets)``; the slots (all below 2**32) as
+    ``uint32``, which is what the band keys read.
 
     Raises:
         ConfigError: As :func:`sketch_words`.
@@ -412,7 +413,7 @@ def sketch_words_sets32(
     lo, hi, feat_offsets = _word_features(
         buf, offsets, classes, lower, mask, min_bytes, k, short_joined, seed, num_perm
     )
-    sigs = minhash_double32(lo, hi, feat_offsets, num_perm)
+    sigs = minhash_double32(lo, hi, feat_offsets, num_perm).astype(np.uint32)
     n_docs = len(feat_offsets) - 1
     doc = np.repeat(np.arange(n_docs, dtype=np.uint64), np.diff(feat_offsets))
     keys = np.unique((doc << np.uint64(32)) | (lo >> np.uint64(32)))

@@ -31,16 +31,17 @@ __all__ = [
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
-#: ``(signatures, sets)``: the ``(n, num_perm)`` sketches and, when verifying, each document's
-#: sorted set of 32-bit shingle hashes (:func:`~neardup.sketch.sets.unique_per_doc32`, CSR).
-MinHashPayload = tuple[U64, tuple[U32, I64] | None]
+#: ``(signatures, sets)``: the ``(n, num_perm)`` sketches (``uint64``, or their 32-bit slots as
+#: ``uint32`` from the fused pass) and, when verifying, each document's sorted set of 32-bit
+#: shingle hashes (:func:`~neardup.sketch.sets.unique_per_doc32`, CSR).
+MinHashPayload = tuple[U64 | U32, tuple[U32, I64] | None]
 
 
 #: ``(prof, big)``: the set profiles of a batch's rows (``buckets.set_profiles``).
 Profiles = tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]
 
 
-class MinHashSketch(tuple[U64, tuple[U32, I64] | None]):
+class MinHashSketch(tuple[U64 | U32, tuple[U32, I64] | None]):
     """A :data:`MinHashPayload` that also carries its LSH band keys, computed with the sketches
     (on the sketching thread, so the collector on the main thread only appends them), and in a
     run the set profiles of the bucket walk (:meth:`MinHashCollector.prepare`, also there)."""
@@ -50,7 +51,7 @@ class MinHashSketch(tuple[U64, tuple[U32, I64] | None]):
 
     def __new__(
         cls,
-        sigs: U64,
+        sigs: U64 | U32,
         sets: tuple[U32, I64] | None,
         keys: U64,
         profiles: Profiles | None = None,
@@ -351,7 +352,8 @@ class MinHashMethod(Method):
             else texts_of(docs)
         )
         # with verification, the one pass also gives each document's shingle-hash set
-        sigs, sets = self._hasher.sketch_batch(batch, sets=self.config.verify)
+        # (the slots as uint32 where the pass made them so: the band keys read them as they are)
+        sigs, sets = self._hasher.sketch_batch(batch, sets=self.config.verify, narrow=True)
         # the band keys too, here: with --jobs N this runs on the sketching threads
         return MinHashSketch(sigs, sets, self._band_keys(sigs))
 
@@ -364,16 +366,19 @@ class MinHashMethod(Method):
             return payload.keys
         return self._band_keys(payload[0])
 
-    def _band_keys(self, sigs: U64) -> U64:
+    def _band_keys(self, sigs: U64 | U32) -> U64:
+        """The band keys of ``sigs``: ``uint64`` rows folded to 32 bits, ``uint32`` rows (the
+        fused pass's 32-bit slots, equal to the folded ones) as they are."""
         from neardup._kernels import engine
         from neardup.sketch.minhash import fold32
 
-        sigs = np.asarray(sigs, dtype=np.uint64)
+        narrow = isinstance(sigs, np.ndarray) and sigs.dtype == np.uint32
+        sigs = sigs if narrow else np.asarray(sigs, dtype=np.uint64)
         if sigs.ndim != 2 or sigs.shape[1] != self.config.num_perm:
             raise IncompatibleSketchError(
                 f"expected a (n, {self.config.num_perm}) array of sketches, got {sigs.shape}"
             )
-        fold = np.ascontiguousarray(fold32(sigs))
+        fold = np.ascontiguousarray(sigs if narrow else fold32(sigs))
         keys: U64 = engine.kernels("minhash").band_keys(fold, self.bands, self.rows)
         return keys
 
@@ -385,7 +390,7 @@ class MinHashMethod(Method):
 
         sigs, sets = payload
         if sets is None:
-            return encode_rows(sigs)
+            return encode_rows(np.asarray(sigs, dtype=np.uint64))
         values, offsets = sets
         # the top halves, back in place: the codec keeps at most the top 32 bits anyway
         return encode_sets(values.astype(np.uint64) << np.uint64(32), offsets)

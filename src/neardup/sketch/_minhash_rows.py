@@ -9,6 +9,7 @@ the definitions of each preset.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +22,8 @@ __all__ = ["check_empty", "datasketch_permutations", "empty_value", "feature_row
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
+#: Slot rows: ``uint64``, or ``uint32`` from the fused pass with sets (32-bit slots).
+_Rows = TypeVar("_Rows", bound=npt.NDArray[np.unsignedinteger[Any]])
 
 _MAX64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MAX32 = np.uint64(0xFFFFFFFF)
@@ -32,8 +35,9 @@ def empty_value(scheme: str) -> np.uint64:
     return _MAX64 if scheme in ("txtfp", "oph") else _MAX32
 
 
-def check_empty(rows: U64, *, preset: str, empty: str) -> U64:
-    """``rows``, unless ``empty="error"`` and a row has no features.
+def check_empty(rows: _Rows, *, preset: str, empty: str) -> _Rows:
+    """``rows`` (``uint64``, or ``uint32`` for a 32-bit preset), unless ``empty="error"`` and
+    a row has no features.
 
     Raises:
         EmptyInputError: a row is empty, with ``empty="error"``.

@@ -16,7 +16,7 @@ import dataclasses
 import struct
 from collections.abc import Iterable, Sequence
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -68,9 +68,12 @@ U64 = npt.NDArray[np.uint64]
 _MAX32 = np.uint64(0xFFFFFFFF)
 
 
-def fold32(values: U64) -> npt.NDArray[np.uint32]:
+def fold32(values: U64 | npt.NDArray[np.uint32]) -> npt.NDArray[np.uint32]:
     """32-bit fingerprint of each slot (exact for slots below 2**32, as datasketch's): what
-    the LSH band keys and the unverified comparisons are made of."""
+    the LSH band keys and the unverified comparisons are made of. ``uint32`` slots are their
+    own fingerprint."""
+    if isinstance(values, np.ndarray) and values.dtype == np.uint32:
+        return values.view(np.uint32)
     if isinstance(values, np.ndarray) and values.dtype == np.uint64 and values.ndim:
         # the two 32-bit halves of each slot, xor-ed in one pass (in either byte order)
         v = np.ascontiguousarray(values)
@@ -544,14 +547,35 @@ class MinHasher:
         assert values is not None and set_offsets is not None
         return sigs, values, set_offsets
 
+    @overload
     def sketch_batch(
-        self, docs: Sequence[str | bytes] | PackedDocs, *, sets: bool = False
-    ) -> tuple[U64, tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None]:
+        self,
+        docs: Sequence[str | bytes] | PackedDocs,
+        *,
+        sets: bool = False,
+        narrow: Literal[False] = False,
+    ) -> tuple[U64, tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None]: ...
+
+    @overload
+    def sketch_batch(
+        self, docs: Sequence[str | bytes] | PackedDocs, *, sets: bool = False, narrow: bool
+    ) -> tuple[
+        U64 | npt.NDArray[np.uint32], tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None
+    ]: ...
+
+    def sketch_batch(
+        self, docs: Sequence[str | bytes] | PackedDocs, *, sets: bool = False, narrow: bool = False
+    ) -> tuple[
+        U64 | npt.NDArray[np.uint32], tuple[npt.NDArray[np.uint32], npt.NDArray[np.int64]] | None
+    ]:
         """Sketch a batch given as texts or packed (one UTF-8 buffer plus offsets, see
         :class:`~neardup._spans.PackedDocs`): the entry every batch method of this class
         goes through, in one call. With ``sets``, each document's features also come back
         as its sorted set of their top 32 bits (``(values, set_offsets)``, as
-        :meth:`sketch_packed_sets32`; ``xxh3`` preset only).
+        :meth:`sketch_packed_sets32`; ``xxh3`` preset only). With ``narrow``, the sketches
+        may come back as ``uint32`` (the same values: :func:`fold32` of the ``uint64`` rows)
+        when the pass made them so (the fused pass with ``sets``): half the bytes for a
+        caller that only folds them, as the LSH band keys do.
 
         Raises:
             ConfigError: ``sets`` with another preset than ``xxh3``.
@@ -563,7 +587,7 @@ class MinHasher:
             >>> bool((sigs == h.sketch_many(["a b c d e f"])).all()), sets[1].tolist()
             (True, [0, 2])
         """
-        sigs, values, set_offsets = self._sketch(docs, "sets32" if sets else "rows")
+        sigs, values, set_offsets = self._sketch(docs, "sets32" if sets else "rows", narrow)
         if values is None or set_offsets is None:
             return sigs, None
         return sigs, (values, set_offsets)
@@ -591,13 +615,17 @@ class MinHasher:
     # ------------------------------------------------------------------ internals
 
     def _sketch(
-        self, docs: Sequence[str | bytes] | PackedDocs, want: Literal["rows", "features", "sets32"]
-    ) -> tuple[U64, npt.NDArray[Any] | None, npt.NDArray[np.int64] | None]:
+        self,
+        docs: Sequence[str | bytes] | PackedDocs,
+        want: Literal["rows", "features", "sets32"],
+        narrow: bool = False,
+    ) -> tuple[Any, npt.NDArray[Any] | None, npt.NDArray[np.int64] | None]:
         """The one batch path: the documents go down once, to be packed and canonicalized
         (:meth:`_canonical_packed`), and the canonical batch down once more, to the fused
         kernel (:meth:`_fused`) or the tokenizer and :mod:`neardup.sketch._minhash_rows`.
         ``want``: the slot rows alone, the rows with the feature hashes and their offsets,
-        or the rows with each document's set of 32-bit feature hashes (xxh3 only)."""
+        or the rows with each document's set of 32-bit feature hashes (xxh3 only; the fused
+        pass gives those rows as ``uint32``, widened unless ``narrow``)."""
         from neardup.sketch.sets import unique_per_doc32
 
         c = self._config
@@ -609,8 +637,10 @@ class MinHasher:
             out = self._fused(_FUSED_KERNELS[want], packed, fused, *_FUSED_EXTRA[want])
         else:
             out = self._token_rows(packed, want == "rows")
-        sigs: U64 = out if want == "rows" else out[0]
+        sigs: npt.NDArray[Any] = out if want == "rows" else out[0]
         check_empty(sigs, preset=c.preset, empty=c.empty)
+        if not narrow and sigs.dtype != np.uint64:
+            sigs = sigs.astype(np.uint64)
         if want == "rows":
             return sigs, None, None
         if want == "sets32" and fused is None:
