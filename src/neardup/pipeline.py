@@ -29,6 +29,7 @@ from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
 from neardup.packed import PackedBatches, PackedDocs
 from neardup.report import Cluster, DedupResult, PairList
+from neardup.report.results import many_clusters
 from neardup.types import DocId
 
 if TYPE_CHECKING:
@@ -464,7 +465,7 @@ def _clusters(ids: list[DocId], roots: npt.NDArray[np.int64]) -> tuple[list[Clus
         begin = starts.tolist()
         end = [*begin[1:], len(flat)]
         members = map(flat.__getitem__, map(slice, begin, end))
-        clusters = list(map(Cluster, range(len(begin)), members, map(flat.__getitem__, begin)))
+        clusters = many_clusters(len(begin), members, map(flat.__getitem__, begin))
     return clusters, sizes
 
 
