@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from neardup._kernels import engine
 from neardup.cluster import (
     UnionFind,
     center_clusters,
+    cluster_groups,
     cluster_labels,
     cluster_roots,
     cluster_stats,
@@ -123,3 +126,26 @@ def test_cluster_roots_rejects_bad_input() -> None:
 def test_labels_of_singletons_only_are_empty() -> None:
     assert cluster_labels(np.arange(4)) == []
     assert cluster_labels(np.array([], dtype=np.int64)) == []
+
+
+@settings(max_examples=80)
+@given(st.integers(1, 60), st.lists(st.tuples(st.integers(0, 59), st.integers(0, 59)), max_size=80))
+def test_groups_and_pipeline_clusters_equal_labels(n: int, edges: list[tuple[int, int]]) -> None:
+    """The flat groups and the clusters the pipeline makes from them (one id pick, slices)
+    are the per-group lists of ``cluster_labels``, in the same order."""
+    from neardup.pipeline import _clusters
+    from neardup.report import Cluster
+
+    uf = UnionFind(n)
+    for a, b in edges:
+        uf.union(a % n, b % n)
+    roots = uf.roots()
+    labels = cluster_labels(roots)
+    order, starts = cluster_groups(roots)
+    edges_ = [*starts.tolist(), len(order)]
+    assert [order[a:b].tolist() for a, b in pairwise(edges_)] == labels
+    ids = [f"d{k}" for k in range(n)]
+    clusters, sizes = _clusters(ids, roots)
+    want = [Cluster(c, tuple(ids[k] for k in g), ids[g[0]]) for c, g in enumerate(labels)]
+    assert clusters == want
+    assert sizes.tolist() == [len(g) for g in labels]

@@ -43,6 +43,7 @@ __all__ = [
     "Clustering",
     "UnionFind",
     "center_clusters",
+    "cluster_groups",
     "cluster_labels",
     "cluster_roots",
     "cluster_stats",
@@ -130,6 +131,40 @@ def components(n: int, a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> np
     return roots
 
 
+def cluster_groups(roots: npt.NDArray[np.int64]) -> tuple[I64, I64]:
+    """The clusters of two or more of ``roots`` as two flat arrays, with no list per cluster.
+
+    Returns:
+        ``(order, starts)``: the positions of every clustered row, grouped by root (roots
+        ascending) and ascending inside each group; and where each group starts in
+        ``order``. Group ``g`` is ``order[starts[g]:starts[g + 1]]`` (the last runs to the
+        end), the same groups as :func:`cluster_labels`.
+
+    Examples:
+        >>> order, starts = cluster_groups(np.array([0, 1, 0, 3, 3]))
+        >>> order.tolist(), starts.tolist()
+        ([0, 2, 3, 4], [0, 2])
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    if len(roots) == 0:
+        return empty, empty
+    # only members of clusters: a root that is not its own, or a root that others point to
+    clustered = np.flatnonzero(roots != np.arange(len(roots)))
+    if len(clustered) == 0:  # no clusters (else the bounds below give one empty group)
+        return empty, empty
+    # the roots that members point to, sorted (a mask, not np.unique: numpy 2's unique
+    # imports numpy.ma, ~0.02 CPU-s of a short run)
+    is_head = np.zeros(len(roots), dtype=np.bool_)
+    is_head[roots[clustered]] = True
+    heads = np.flatnonzero(is_head)
+    members = np.concatenate((clustered, heads))
+    # by root, then by position: each group comes out sorted (no sort per group)
+    order = members[np.lexsort((members, roots[members]))].astype(np.int64, copy=False)
+    keys = roots[order]
+    starts = np.concatenate(([0], np.flatnonzero(keys[1:] != keys[:-1]) + 1))
+    return order, starts.astype(np.int64, copy=False)
+
+
 def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
     """Group positions by root into clusters of two or more, in representative order.
 
@@ -139,24 +174,9 @@ def cluster_labels(roots: npt.NDArray[np.int64]) -> list[list[int]]:
         >>> cluster_labels(np.array([0, 1]))
         []
     """
-    if len(roots) == 0:
-        return []
-    # only members of clusters: a root that is not its own, or a root that others point to
-    clustered = np.flatnonzero(roots != np.arange(len(roots)))
-    if len(clustered) == 0:  # no clusters (else the bounds below give one empty group)
-        return []
-    # the roots that members point to, sorted (a mask, not np.unique: numpy 2's unique
-    # imports numpy.ma, ~0.02 CPU-s of a short run)
-    is_head = np.zeros(len(roots), dtype=np.bool_)
-    is_head[roots[clustered]] = True
-    heads = np.flatnonzero(is_head)
-    members = np.concatenate((clustered, heads))
-    # by root, then by position: each group comes out sorted (no sort per group)
-    order = members[np.lexsort((members, roots[members]))]
-    keys = roots[order]
-    bounds = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    order, starts = cluster_groups(roots)
     flat = order.tolist()
-    edges = [0, *bounds.tolist(), len(flat)]
+    edges = [*starts.tolist(), len(flat)]
     return [flat[a:b] for a, b in pairwise(edges)]
 
 

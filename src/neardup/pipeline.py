@@ -8,10 +8,12 @@ is made only for a pair that is looked at. See ``docs/dedup.md``.
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
@@ -21,12 +23,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 
-from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_labels, cluster_roots, cluster_stats
+from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_groups, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
 from neardup.packed import PackedBatches, PackedDocs
 from neardup.report import Cluster, DedupResult, PairList
+from neardup.report.results import many_clusters
 from neardup.types import DocId
 
 if TYPE_CHECKING:
@@ -412,13 +415,11 @@ def dedup(
     t_pairs = time.perf_counter()
     if progress is not None:
         progress("pairs", len(pair_list))
-    groups = cluster_labels(roots)
-    clusters = [Cluster(n, _members(ids, g), ids[g[0]]) for n, g in enumerate(groups)]
-    if clusters and max(c.size for c in clusters) >= giant_cluster:
+    clusters, sizes = _clusters(ids, roots)
+    if len(sizes) and int(sizes.max()) >= giant_cluster:
         if len(found) or to_root is not None:
             st = cluster_stats(roots, found.a, found.b, found.similarity, to_root)
         else:  # no pairs: the sizes are all there is (no sort of every root)
-            sizes = np.array([c.size for c in clusters], dtype=np.int64)
             nan = np.full(len(clusters), np.nan)
             st = ClusterStats(sizes, np.zeros(len(clusters), np.int64), nan, nan.copy(), None)
         _warn_giant(clusters, st, giant_cluster, clustering)
@@ -447,12 +448,38 @@ def dedup(
     )
 
 
-def _members(ids: list[DocId], group: list[int]) -> tuple[DocId, ...]:
-    """The ids at ``group``'s positions (``itemgetter``: a third less time than a ``tuple``
-    of a ``map`` over 93k clusters of 1M documents)."""
-    if len(group) > 1:
-        return cast(tuple[DocId, ...], itemgetter(*group)(ids))
-    return tuple(ids[k] for k in group)
+def _clusters(ids: list[DocId], roots: npt.NDArray[np.int64]) -> tuple[list[Cluster], I64]:
+    """The clusters of ``roots`` with their ids, and their sizes.
+
+    The ids of every clustered row are picked in one call (one tuple, in cluster order) and
+    each cluster's members are a slice of it, with no list of positions per cluster; the
+    cyclic collector is paused meanwhile (a 1M-document run makes ~100k clusters, and every
+    700 new tuples would start a collection)."""
+    order, starts = cluster_groups(roots)
+    if len(starts) == 0:
+        return [], np.zeros(0, dtype=np.int64)
+    sizes = np.diff(starts, append=len(order))
+    rows = order.tolist()
+    with _collector_paused():
+        flat = cast(tuple[DocId, ...], itemgetter(*rows)(ids)) if len(rows) > 1 else (ids[rows[0]],)
+        begin = starts.tolist()
+        end = [*begin[1:], len(flat)]
+        members = map(flat.__getitem__, map(slice, begin, end))
+        clusters = many_clusters(len(begin), members, map(flat.__getitem__, begin))
+    return clusters, sizes
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block (left off if it was off)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _method_clustering(name: str) -> str:

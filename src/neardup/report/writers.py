@@ -46,7 +46,7 @@ def _cluster_line(c: Cluster) -> str | None:
     if type(c.id) is not int:
         return None
     try:
-        members = ", ".join(map(_quote, c.members))
+        members = _quoted_members(c.members)
         line = (
             f'{{"cluster": {c.id}, "size": {len(c.members)}, '
             f'"representative": {_quote(c.representative)}, "members": [{members}]}}\n'
@@ -59,6 +59,17 @@ def _cluster_line(c: Cluster) -> str | None:
         except UnicodeEncodeError:  # a lone surrogate: the escaped form
             return None
     return line
+
+
+def _quoted_members(members: tuple[Any, ...]) -> str:
+    """The JSON strings of ``members``, comma-separated. Ids of printable ASCII other than
+    ``"`` and ``\\`` (what JSON writes as they are) are quoted by two joins for the whole
+    cluster instead of a call per member; raises TypeError for an id that is not a str."""
+    if members:
+        text = "".join(members)
+        if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
+            return '"' + '", "'.join(members) + '"'
+    return ", ".join(map(_quote, members))
 
 
 def _printable(value: object) -> str:
