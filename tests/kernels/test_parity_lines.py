@@ -43,6 +43,18 @@ def test_kept_text_and_json_strings(texts: list[str], rnd: random.Random) -> Non
     )
 
 
+@settings(max_examples=100)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=0x10FF), max_size=200), max_size=6))
+def test_json_strings_every_byte(texts: list[str]) -> None:
+    # long runs with any character: the native escape tests sixteen bytes at a time
+    native, reference = native_pair("lines")
+    p = pack([t.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for t in texts])
+    docs = np.arange(len(texts), dtype=np.int64)
+    same_result(
+        native.json_strings(p.buf, p.offsets, docs), reference.json_strings(p.buf, p.offsets, docs)
+    )
+
+
 def _unit_counts(texts: list[str], paragraph: bool) -> list[int]:
     out = []
     for t in texts:
