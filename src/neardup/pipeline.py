@@ -8,12 +8,10 @@ is made only for a pair that is looked at. See ``docs/dedup.md``.
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
@@ -23,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 import numpy.typing as npt
 
+from neardup._gc import collector_paused
 from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_groups, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
@@ -460,26 +459,13 @@ def _clusters(ids: list[DocId], roots: npt.NDArray[np.int64]) -> tuple[list[Clus
         return [], np.zeros(0, dtype=np.int64)
     sizes = np.diff(starts, append=len(order))
     rows = order.tolist()
-    with _collector_paused():
+    with collector_paused():
         flat = cast(tuple[DocId, ...], itemgetter(*rows)(ids)) if len(rows) > 1 else (ids[rows[0]],)
         begin = starts.tolist()
         end = [*begin[1:], len(flat)]
         members = map(flat.__getitem__, map(slice, begin, end))
         clusters = many_clusters(len(begin), members, map(flat.__getitem__, begin))
     return clusters, sizes
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (left off if it was off)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _method_clustering(name: str) -> str:

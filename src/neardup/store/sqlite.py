@@ -21,18 +21,17 @@ the busy timeout. A :class:`Store` object belongs to one thread.
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from neardup._gc import collector_paused
 from neardup.errors import (
     IncompatibleSketchError,
     InputError,
@@ -82,21 +81,6 @@ documents: 0.1-0.2 CPU-s less system time). Queries read the same number of page
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
 _INSERT_CHUNK = "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)"
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a batch's rows are built: they are tens
-    of thousands of new tuples, and every 700 allocations would start a collection that
-    walks the caller's young objects (measured: ~10 % of a library ``dedup(index=...)``)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 #: An index of the chunks' slot counts, which keeps the open test's ``count(*), sum(n)``
@@ -506,7 +490,7 @@ class Store(StoreReads):
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
         keep = self._cache is not None
-        with _collector_paused(), self._errors("add documents"), self._write(keep) as conn:
+        with collector_paused(), self._errors("add documents"), self._write(keep) as conn:
             if keep:  # validated and read once; the writes below keep it up to date
                 self._cached(conn)
                 self._segment_rows(conn)
