@@ -180,6 +180,43 @@ def test_window_cut(docs: list[bytes], data: st.DataObject, min_length: int) -> 
         same_result(g, w)
 
 
+@settings(max_examples=300)
+@given(st.lists(BYTES, max_size=12), st.data(), st.integers(1, 12))
+def test_window_cut_in_place(docs: list[bytes], data: st.DataObject, min_length: int) -> None:
+    """The kept bytes written into the text itself: as window_cut of the text against itself,
+    at the text's start (the rest of the buffer is not specified)."""
+    native, reference = native_pair("repeats")
+    text = np.frombuffer(b"".join(docs), np.uint8).copy()
+    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=offsets[1:])
+    ways = data.draw(st.lists(st.sampled_from([-2, -1, 0]), min_size=len(docs), max_size=len(docs)))
+    where = np.array(ways, dtype=np.int64)
+    marked = where == 0
+    where[marked] = offsets[:-1][marked]
+    kept, kept_offsets, removed = reference.window_cut(text, offsets, text, where, min_length)
+    for k in (native, reference):
+        buf = text.copy()
+        got = k.window_cut_in_place(buf, offsets, where, min_length)
+        for g, w in zip(got, (kept_offsets, removed), strict=True):
+            same_result(g, w)
+        assert buf[: len(kept)].tobytes() == kept.tobytes()
+
+
+def test_window_cut_in_place_errors() -> None:
+    native, reference = native_pair("repeats")
+    offsets = np.array([0, 4], np.int64)
+    for k in (native, reference):
+        with pytest.raises(ConfigError, match="min_length"):
+            k.window_cut_in_place(np.frombuffer(b"abcd", np.uint8).copy(), offsets, offsets[:1], 0)
+    for offs, at in (([0, 4], [2]), ([0, 3, 2], [-1, -1]), ([0, 9], [-1])):
+        args = (np.array(offs, np.int64), np.array(at, np.int64), 3)
+        with pytest.raises(ValueError) as want:
+            reference.window_cut_in_place(np.frombuffer(b"abcd", np.uint8).copy(), *args)
+        with pytest.raises(ValueError) as got:
+            native.window_cut_in_place(np.frombuffer(b"abcd", np.uint8).copy(), *args)
+        assert str(got.value) == str(want.value)
+
+
 def test_window_cut_errors() -> None:
     native, reference = native_pair("repeats")
     text = np.frombuffer(b"abcd", np.uint8).copy()

@@ -664,6 +664,50 @@ pub fn cut_spans(
     (kept, kept_offsets, removed)
 }
 
+/// [`cut_spans`] writing the kept bytes into `text` itself, from its start (no buffer of
+/// their size): returns `(kept_offsets, removed)`, document `j`'s kept bytes then being
+/// `text[kept_offsets[j]..kept_offsets[j + 1]]`. Safe in place because the documents follow
+/// each other (`offsets` never decreases) and each keeps at most its own bytes, so every
+/// write lands at or before the bytes still to be read. `spans` must be computed before
+/// (they are of the text as it was); the documents and their places must lie in `text`.
+pub fn cut_spans_in_place(
+    text: &mut [u8],
+    offsets: &[i64],
+    spans: &[(usize, usize)],
+    at: &[i64],
+) -> (Vec<i64>, Vec<i64>) {
+    let mut kept_offsets = Vec::with_capacity(at.len() + 1);
+    let mut removed = Vec::with_capacity(at.len());
+    kept_offsets.push(0);
+    let mut w = 0usize;
+    for j in 0..at.len() {
+        let (a, b) = (offsets[j] as usize, offsets[j + 1] as usize);
+        let mut keep = |text: &mut [u8], s: usize, e: usize| {
+            text.copy_within(s..e, w);
+            w += e - s;
+        };
+        match at[j] {
+            DROP => {}
+            KEEP => keep(text, a, b),
+            _ => {
+                let (o, len) = (at[j] as usize, b - a);
+                let first = spans.partition_point(|&(_, e)| e <= o);
+                let mut i = a;
+                for &(s, e) in spans[first..].iter().take_while(|&&(s, _)| s < o + len) {
+                    let (s, e) = (s.max(o) - o + a, e.min(o + len) - o + a);
+                    keep(text, i, s);
+                    i = e;
+                }
+                keep(text, i, b);
+            }
+        }
+        let kept = w as i64 - kept_offsets[j];
+        removed.push(offsets[j + 1] - offsets[j] - kept);
+        kept_offsets.push(w as i64);
+    }
+    (kept_offsets, removed)
+}
+
 // --- the marks from a table of windows (no suffix array) ------------------------------------
 
 /// An open-addressing table of `(32-bit tag << 32) | (position + 1)` entries (0: empty),
@@ -1308,10 +1352,16 @@ mod tests {
                 [KEEP, offsets[1], offsets[2]],
                 [0, offsets[1], DROP],
             ] {
+                let (kept, kept_offsets, removed) = cut(&text, &offsets, &want, &at);
                 assert_eq!(
                     cut_spans(&text, &offsets, &got, &at),
-                    cut(&text, &offsets, &want, &at)
+                    (kept.clone(), kept_offsets.clone(), removed.clone())
                 );
+                // and in place: the same bytes at the text's start
+                let mut buf = text.clone();
+                let got_in_place = cut_spans_in_place(&mut buf, &offsets, &got, &at);
+                assert_eq!(got_in_place, (kept_offsets, removed));
+                assert_eq!(&buf[..kept.len()], &kept[..]);
             }
         }
     }

@@ -1,11 +1,11 @@
 //! Bindings of the repeats family: the names of `neardup._kernels.repeats`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::core;
-use crate::arrays::{ranges, same_length, slice};
+use crate::arrays::{ranges, same_length, slice, slice_mut};
 use crate::errors::config_error;
 
 type I64Array<'py> = Bound<'py, PyArray1<i64>>;
@@ -345,6 +345,36 @@ fn window_cut<'py>(
     ))
 }
 
+/// ``window_cut(text, offsets, text, at, min_length)`` with the kept bytes written into
+/// ``text`` itself, from its start (no buffer of their size); ``(kept_offsets, removed)``,
+/// the kept bytes then being ``text[:kept_offsets[-1]]``. The documents must follow each
+/// other (``offsets`` never decreases: checked).
+#[pyfunction]
+fn window_cut_in_place<'py>(
+    py: Python<'py>,
+    mut text: PyReadwriteArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    at: PyReadonlyArray1<'py, i64>,
+    min_length: i64,
+) -> PyResult<(I64Array<'py>, I64Array<'py>)> {
+    let (length, _) = window_args(py, min_length, 0)?;
+    let (o, a) = (slice(&offsets)?, slice(&at)?);
+    let t = slice_mut(&mut text)?;
+    check_cut(t.len(), o, a, t.len())?;
+    if t.len() as u64 >= (1 << 32) - 1 {
+        return Err(PyValueError::new_err(format!(
+            "window_cut_in_place takes texts below 2**32 - 1 bytes, got {}; use cut with \
+             the text's repeat_mask",
+            t.len()
+        )));
+    }
+    let (kept_offsets, removed) = py.detach(|| {
+        let spans = core::window_spans(t, length, 0);
+        core::cut_spans_in_place(t, o, &spans, a)
+    });
+    Ok((kept_offsets.into_pyarray(py), removed.into_pyarray(py)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repeat_mask, m)?)?;
     m.add_function(wrap_pyfunction!(window_mask, m)?)?;
@@ -356,5 +386,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scatter_counts, m)?)?;
     m.add_function(wrap_pyfunction!(cut, m)?)?;
     m.add_function(wrap_pyfunction!(window_cut, m)?)?;
+    m.add_function(wrap_pyfunction!(window_cut_in_place, m)?)?;
     Ok(())
 }

@@ -26,6 +26,7 @@ __all__ = [
     "scatter_counts",
     "shared_regions",
     "window_cut",
+    "window_cut_in_place",
     "window_mask",
 ]
 
@@ -294,6 +295,20 @@ def window_cut(text: U8, offsets: I64, joined: U8, at: I64, min_length: int) -> 
             "the join's repeat_mask"
         )
     return cut(text, offsets, window_mask(joined, min_length, 0), at)
+
+
+def window_cut_in_place(text: U8, offsets: I64, at: I64, min_length: int) -> tuple[I64, I64]:
+    """See :func:`neardup.corpus._repeats.window_cut_in_place`."""
+    _check(min_length, 0)
+    _check_cut(len(text), offsets, at, len(text))
+    if len(text) >= 2**32 - 1:
+        raise ValueError(
+            f"window_cut_in_place takes texts below 2**32 - 1 bytes, got {len(text)}; use cut "
+            "with the text's repeat_mask"
+        )
+    kept, kept_offsets, removed = cut(text, offsets, window_mask(text, min_length, 0), at)
+    text[: len(kept)] = kept  # (kept is a new array: no overlap)
+    return kept_offsets, removed
 
 
 def cut(text: U8, offsets: I64, sub_mask: B, at: I64) -> tuple[U8, I64, I64]:

@@ -39,6 +39,7 @@ __all__ = [
     "shared_anchors",
     "shared_regions",
     "window_cut",
+    "window_cut_in_place",
     "window_mask",
     "winnow_width",
 ]
@@ -227,3 +228,34 @@ def window_cut(text: U8, offsets: I64, joined: U8, at: I64, min_length: int) -> 
     joined = np.ascontiguousarray(joined, dtype=np.uint8)
     out: tuple[U8, I64, I64] = kernels("repeats").window_cut(text, offsets, joined, at, min_length)
     return out
+
+
+def window_cut_in_place(text: U8, offsets: I64, at: I64, min_length: int) -> tuple[U8, I64, I64]:
+    """:func:`window_cut` of ``text`` against itself (``joined`` is ``text``), the kept bytes
+    written into ``text`` from its start: no buffer of their size (``len(text) < 2**32 - 1``).
+    ``text`` is overwritten; the documents must follow each other (``offsets`` never
+    decreases).
+
+    Args:
+        text: The packed documents, a writable contiguous ``uint8`` array (changed).
+        offsets: Document ``j`` is ``text[offsets[j] : offsets[j + 1]]``.
+        at: Per document: where it starts in ``text`` (its own marks: ``offsets[j]``), ``-1``
+            to keep it whole or ``-2`` to drop it whole.
+        min_length: Window length in bytes (at least 1).
+
+    Returns:
+        ``(kept, kept_offsets, removed)``, as :func:`window_cut`; ``kept`` is a view of the
+        start of ``text``.
+
+    Raises:
+        ConfigError: ``min_length`` below 1.
+
+    Examples:
+        >>> t = np.frombuffer(b"the cat satthe cat sat!", np.uint8).copy()
+        >>> offsets = np.array([0, 11, 23])
+        >>> kept, off, removed = window_cut_in_place(t, offsets, offsets[:-1], 8)
+        >>> kept.tobytes(), off.tolist(), removed.tolist()
+        (b'the cat sat!', [0, 11, 12], [0, 11])
+    """
+    kept_offsets, removed = kernels("repeats").window_cut_in_place(text, offsets, at, min_length)
+    return text[: int(kept_offsets[-1])], kept_offsets, removed

@@ -20,9 +20,10 @@ native kernel finds the same windows without the suffix array, in one walk in te
 table of winnowing anchors (the first three of each hash listed) and a table of windows (bytes
 compared; inside a repeat one byte per window, :func:`neardup.corpus._repeats.window_mask`), and
 keeps them as runs: a shard alone is cut straight from them
-(:func:`neardup.corpus._repeats.window_cut`); texts of ``2**32 - 1`` bytes or more, and the numpy
-reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and one walk over its suffix
-array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and at separators).
+(:func:`neardup.corpus._repeats.window_cut_in_place`, into its own buffer); texts of ``2**32 - 1``
+bytes or more, and the numpy reference, use divsufsort (``pydivsufsort``, extra ``substrings``) and
+one walk over its suffix array (the permuted-LCP form of Kasai's algorithm cut at ``min_length`` and
+at separators).
 
 Only the bytes that can lie in a repeated window are marked at all: documents shorter than
 ``min_length`` and exact copies of an earlier document of the shard stay out (a copy goes whole; a
@@ -215,11 +216,12 @@ class _Shards:
         marked, and an exact copy of an earlier document of the shard goes whole without it
         (each of its windows occurred earlier; later windows equal to one of its have that
         copy too). A shard alone is marked in place, its copies overwritten with separators
-        first (``text`` is changed), and cut straight from the marks' runs
-        (:func:`neardup.corpus._repeats.window_cut`: no copy of the text, no mask); against
+        first (``text`` is changed), and cut straight from the marks' runs into its own
+        buffer (:func:`neardup.corpus._repeats.window_cut_in_place`: no copy of the text, no
+        mask, no new buffer for the kept bytes: ``kept`` is then a view of ``text``); against
         earlier shards, the documents that can hold a window are joined and marked. With
         ``last`` (no shard comes after it) the join is not kept for the next shards."""
-        from neardup.corpus._repeats import cut, gather, window_cut
+        from neardup.corpus._repeats import cut, gather, window_cut_in_place
 
         length = self.min_length
         n = len(starts)
@@ -244,7 +246,7 @@ class _Shards:
             for a, b in zip(starts[drop].tolist(), ends[drop].tolist(), strict=True):
                 text[a:b] = 0xFF  # a copy goes whole: no window of it is walked
             docs[at_doc] = starts[at_doc]
-            kept, kept_offsets, removed = window_cut(text, offsets, text, where, length)
+            kept, kept_offsets, removed = window_cut_in_place(text, offsets, where, length)
         else:
             joined, at = gather(text, starts[at_doc], ends[at_doc])  # each after a 0xFF
             marks = repeated_mask(joined, length)
