@@ -349,12 +349,14 @@ impl<'a> Bits<'a> {
         if nbits == 0 {
             return;
         }
+        // fewer than 32 bits are held before, at most 63 after: whole 32-bit words go out
         self.acc = (self.acc << nbits) | (value & ((1u64 << nbits) - 1));
         self.held += nbits;
-        while self.held >= 8 {
-            self.held -= 8;
-            self.out[self.at] = (self.acc >> self.held) as u8;
-            self.at += 1;
+        if self.held >= 32 {
+            self.held -= 32;
+            let word = (self.acc >> self.held) as u32;
+            self.out[self.at..self.at + 4].copy_from_slice(&word.to_be_bytes());
+            self.at += 4;
         }
     }
 
@@ -381,11 +383,13 @@ impl<'a> Bits<'a> {
 
     /// Write the bits held (zero-padded to a byte); the position after them.
     fn finish(self) -> usize {
-        if self.held > 0 {
-            self.out[self.at] = (self.acc << (8 - self.held)) as u8;
-            return self.at + 1;
+        if self.held == 0 {
+            return self.at;
         }
-        self.at
+        let bytes = self.held.div_ceil(8) as usize;
+        let top = (self.acc << (64 - self.held)).to_be_bytes();
+        self.out[self.at..self.at + bytes].copy_from_slice(&top[..bytes]);
+        self.at + bytes
     }
 }
 
@@ -614,6 +618,9 @@ pub fn rice_sets(
     let mut ks = vec![0i64; n_docs];
     let mut counts = vec![0i64; n_docs];
     let mut starts = vec![0i64; n_docs + 1];
+    // every document's deltas, made once: the costs and both writing passes read them
+    let mut deltas: Vec<u64> = Vec::with_capacity(values.len());
+    let mut from = vec![0usize; n_docs + 1];
     for i in 0..n_docs {
         let run = &values[offsets[i] as usize..offsets[i + 1] as usize];
         let w = if run.len() > 1 {
@@ -622,11 +629,11 @@ pub fn rice_sets(
             margin
         };
         let shift = (64 - w) as u32;
-        let (mut n, mut last) = (0i64, 0u64);
-        each_delta(run, shift, |d| {
-            n += 1;
-            last = last.wrapping_add(d);
-        });
+        each_delta(run, shift, |d| deltas.push(d));
+        from[i + 1] = deltas.len();
+        let ds = &deltas[from[i]..];
+        let n = ds.len() as i64;
+        let last = ds.iter().fold(0u64, |acc, &d| acc.wrapping_add(d));
         // the deltas sum to the last value (below 2**32)
         let mean = if n > 0 { (last / n as u64) as i64 } else { 0 };
         let base = if mean > 0 {
@@ -636,11 +643,11 @@ pub fn rice_sets(
         };
         let ks3 = [-1i64, 0, 1].map(|step| (base + step).max(0).min(max_width - 1));
         let mut costs = ks3.map(|kk| n * (kk + 1));
-        each_delta(run, shift, |d| {
+        for &d in ds {
             for (c, &kk) in costs.iter_mut().zip(&ks3) {
                 *c += (d >> kk as u32) as i64;
             }
-        });
+        }
         let (mut best_k, mut best) = (ks3[0], costs[0]); // the first of the smallest
         for t in 1..3 {
             if costs[t] < best {
@@ -669,12 +676,15 @@ pub fn rice_sets(
                 break;
             }
         }
-        let run = &values[offsets[i] as usize..offsets[i + 1] as usize];
-        let shift = (64 - widths[i]) as u32;
+        let ds = &deltas[from[i]..from[i + 1]];
         let kk = ks[i] as u32;
         let mut bits = Bits::new(&mut out, at);
-        each_delta(run, shift, |d| bits.push(d, kk));
-        each_delta(run, shift, |d| bits.unary(d >> kk));
+        for &d in ds {
+            bits.push(d, kk);
+        }
+        for &d in ds {
+            bits.unary(d >> kk);
+        }
         bits.finish();
     }
     (out, starts)
