@@ -84,6 +84,70 @@ fn walk_shapes(
     Ok(())
 }
 
+/// Checks a walk's arguments in the reference's order (threshold and rows, then the
+/// caller's own `$extra(bands)` check, then the arrays' shapes), makes the `Walk` over
+/// `$values` (u64 or u32 sets) and evaluates `$run` on it with the GIL released.
+macro_rules! with_walk {
+    ($py:expr, $keys:expr, $values:expr, $offsets:expr, $sigs:expr, $prof:expr, $big:expr,
+     $exact:expr, $threshold:expr, $join:expr, $extra:expr, |$w:ident| $run:expr) => {{
+        let (py, exact, threshold) = ($py, $exact, $threshold);
+        let (k, n, bands) = matrix($keys)?;
+        let o = slice($offsets)?;
+        let (s, sig_rows, num_perm) = matrix($sigs)?;
+        let (p, prof_rows, cells) = matrix($prof)?;
+        let g = slice($big)?;
+        let filtered = exact && cells == PROFILE;
+        let extra: &dyn Fn(usize) -> Result<(), String> = &$extra;
+        let checked = walk_scalars(threshold, n)
+            .and_then(|()| extra(bands))
+            .and_then(|()| {
+                walk_shapes(
+                    exact,
+                    filtered,
+                    n,
+                    o.len(),
+                    sig_rows,
+                    num_perm,
+                    prof_rows,
+                    g.len(),
+                )
+            });
+        if let Err(message) = checked {
+            return Err(config_error(py, message));
+        }
+        let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
+        macro_rules! over {
+            ($v:expr) => {{
+                let $w = Walk {
+                    keys: k,
+                    n,
+                    bands,
+                    values: $v,
+                    offsets: o,
+                    sigs: s,
+                    num_perm,
+                    prof: p,
+                    big: g,
+                    exact,
+                    threshold,
+                    join: $join,
+                };
+                detached(py, || {
+                    if exact {
+                        check_offsets(o, $w.values.len())?;
+                        check_sorted_runs($w.values, o)?;
+                    }
+                    Ok($run)
+                })?
+            }};
+        }
+        match $values {
+            Values::U64(v) => over!(slice(v)?),
+            Values::U32(v) => over!(slice(v)?),
+        }
+    }};
+}
+
 /// Walk every bucket of band columns ``band_start .. band_end - 1`` of ``keys``; verify
 /// each pair of its rows once (in the first band they share). Returns ``(a, b, similarity,
 /// roots, verified)`` (see the reference).
@@ -109,64 +173,29 @@ fn bucket_pairs_verified<'py>(
     Arr<'py, i64>,
     i64,
 )> {
-    let (k, n, bands) = matrix(&keys)?;
-    let o = slice(&offsets)?;
-    let (s, sig_rows, num_perm) = matrix(&sigs)?;
-    let (p, prof_rows, cells) = matrix(&prof)?;
-    let g = slice(&big)?;
-    let filtered = exact && cells == PROFILE;
-    let fail = |message: String| Err(config_error(py, message));
-    if let Err(message) = walk_scalars(threshold, n) {
-        return fail(message);
-    }
-    if band_start < 0 || band_end < band_start || band_end as u64 > bands as u64 {
-        return fail(format!(
-            "bands {band_start}..{band_end} are not within the {bands} band columns of keys"
-        ));
-    }
-    if let Err(message) = walk_shapes(
-        exact,
-        filtered,
-        n,
-        o.len(),
-        sig_rows,
-        num_perm,
-        prof_rows,
-        g.len(),
-    ) {
-        return fail(message);
-    }
-    let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
-    let (lo, hi) = (band_start as usize, band_end as usize);
-    macro_rules! walk {
-        ($v:expr) => {{
-            let walk = Walk {
-                keys: k,
-                n,
-                bands,
-                values: $v,
-                offsets: o,
-                sigs: s,
-                num_perm,
-                prof: p,
-                big: g,
-                exact,
-                threshold,
-                join,
-            };
-            detached(py, || {
-                if exact {
-                    check_offsets(o, walk.values.len())?;
-                    check_sorted_runs(walk.values, o)?;
-                }
-                Ok(walk.run(lo, hi))
-            })?
-        }};
-    }
-    let found: Found = match &values {
-        Values::U64(v) => walk!(slice(v)?),
-        Values::U32(v) => walk!(slice(v)?),
+    let bands_in = |bands: usize| {
+        if band_start < 0 || band_end < band_start || band_end as u64 > bands as u64 {
+            return Err(format!(
+                "bands {band_start}..{band_end} are not within the {bands} band columns of keys"
+            ));
+        }
+        Ok(())
     };
+    let (lo, hi) = (band_start.max(0) as usize, band_end.max(0) as usize);
+    let found: Found = with_walk!(
+        py,
+        &keys,
+        &values,
+        &offsets,
+        &sigs,
+        &prof,
+        &big,
+        exact,
+        threshold,
+        join,
+        bands_in,
+        |walk| walk.run(lo, hi)
+    );
     Ok((
         found.a.into_pyarray(py),
         found.b.into_pyarray(py),
@@ -193,62 +222,27 @@ fn bucket_roots<'py>(
     threshold: f64,
     threads: i64,
 ) -> PyResult<Arr<'py, i64>> {
-    let (k, n, bands) = matrix(&keys)?;
-    let o = slice(&offsets)?;
-    let (s, sig_rows, num_perm) = matrix(&sigs)?;
-    let (p, prof_rows, cells) = matrix(&prof)?;
-    let g = slice(&big)?;
-    let filtered = exact && cells == PROFILE;
-    let fail = |message: String| Err(config_error(py, message));
-    if let Err(message) = walk_scalars(threshold, n) {
-        return fail(message);
-    }
-    if threads < 1 {
-        return fail(format!("threads must be at least 1, got {threads}"));
-    }
-    if let Err(message) = walk_shapes(
-        exact,
-        filtered,
-        n,
-        o.len(),
-        sig_rows,
-        num_perm,
-        prof_rows,
-        g.len(),
-    ) {
-        return fail(message);
-    }
-    let (p, g) = if filtered { (p, g) } else { (&p[..0], &g[..0]) };
-    let threads = threads.min(256) as usize;
-    macro_rules! walk {
-        ($v:expr) => {{
-            let walk = Walk {
-                keys: k,
-                n,
-                bands,
-                values: $v,
-                offsets: o,
-                sigs: s,
-                num_perm,
-                prof: p,
-                big: g,
-                exact,
-                threshold,
-                join: true,
-            };
-            detached(py, || {
-                if exact {
-                    check_offsets(o, walk.values.len())?;
-                    check_sorted_runs(walk.values, o)?;
-                }
-                Ok(walk.roots_shared(threads))
-            })?
-        }};
-    }
-    let roots: Vec<i64> = match &values {
-        Values::U64(v) => walk!(slice(v)?),
-        Values::U32(v) => walk!(slice(v)?),
+    let threads_ok = |_bands: usize| {
+        if threads < 1 {
+            return Err(format!("threads must be at least 1, got {threads}"));
+        }
+        Ok(())
     };
+    let threads = threads.clamp(1, 256) as usize;
+    let roots: Vec<i64> = with_walk!(
+        py,
+        &keys,
+        &values,
+        &offsets,
+        &sigs,
+        &prof,
+        &big,
+        exact,
+        threshold,
+        true,
+        threads_ok,
+        |walk| walk.roots_shared(threads)
+    );
     Ok(roots.into_pyarray(py))
 }
 
