@@ -719,6 +719,19 @@ struct Table {
     used: usize,
 }
 
+/// The slot count (a power of two when `len` is) that holds `entries` at most half full,
+/// or `None` when `len` slots already do: the growth rule of the open-addressing tables.
+fn half_full_size(len: usize, entries: usize) -> Option<usize> {
+    if 2 * entries <= len {
+        return None;
+    }
+    let mut size = len.max(1);
+    while 2 * entries > size {
+        size *= 2;
+    }
+    Some(size)
+}
+
 impl Table {
     fn new(size: usize) -> Self {
         Table {
@@ -747,13 +760,9 @@ impl Table {
 
     /// Room for `more` entries at most half full: rehashed into more slots if needed.
     fn grow(&mut self, more: usize) {
-        let mut size = self.slots.len();
-        if 2 * (self.used + more) <= size {
+        let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
-        }
-        while 2 * (self.used + more) > size {
-            size *= 2;
-        }
+        };
         let mut out = zeroed_slots(size);
         let mask = size as u64 - 1;
         for &e in self.slots.iter().filter(|&&e| e != 0) {
@@ -1060,13 +1069,9 @@ impl AnchorTable {
 
     /// Room for `more` entries at most half full: rehashed into more slots if needed.
     fn grow(&mut self, more: usize) {
-        let mut size = self.slots.len();
-        if 2 * (self.used + more) <= size {
+        let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
-        }
-        while 2 * (self.used + more) > size {
-            size *= 2;
-        }
+        };
         let old = std::mem::replace(&mut self.slots, huge_pages(vec![[0u32; 4]; size]));
         for e in old.into_iter().filter(|e| e[1] != 0) {
             let slot = self.probe(e[0]);
