@@ -45,6 +45,17 @@ def pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
     )
 
 
+def _band_rows(lookup: npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
+    """``lookup`` as an ``(n, n_bands)`` int64 array, or an ``InputError`` saying its shape."""
+    arr = int64(lookup, "lookup")
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise InputError(
+            f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
+            "give one row of band values per document"
+        )
+    return arr
+
+
 def triples(
     lookup: Lookup, n: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -57,12 +68,7 @@ def triples(
         [[0], [3], [9]]
     """
     if isinstance(lookup, np.ndarray):
-        arr = int64(lookup, "lookup")
-        if arr.ndim != 2 or arr.shape[0] != n:
-            raise InputError(
-                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
-                "give one row of band values per document"
-            )
+        arr = _band_rows(lookup, n)
         n_bands = arr.shape[1]
         docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
         bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
@@ -93,12 +99,7 @@ def folded_rows(
         (2, True)
     """
     if isinstance(lookup, np.ndarray):
-        arr = int64(lookup, "lookup")
-        if arr.ndim != 2 or arr.shape[0] != n:
-            raise InputError(
-                f"lookup must have shape (n_documents, n_bands) = ({n}, ...), got {arr.shape}; "
-                "give one row of band values per document"
-            )
+        arr = _band_rows(lookup, n)
         per_doc = int(arr.shape[1])
         return fold(np.arange(per_doc, dtype=np.int64), arr).reshape(-1), per_doc
     docs, bands, values = triples(lookup, n)
