@@ -109,7 +109,32 @@ def _rate_line(label: str, n: int, total: int | None, secs: float) -> str:
     )
 
 
-class StatusLines:
+class _Lines:
+    """What the status-line printers share: the total, the stream, the interval and clock,
+    the current stage and when it started and last printed."""
+
+    def __init__(
+        self,
+        total: int | None,
+        *,
+        out: TextIO | None = None,
+        interval: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._total = total
+        self._out = out if out is not None else sys.stderr
+        self._interval = interval
+        self._clock = clock
+        self._stage = ""
+        self._n = 0
+        self._start = self._last = clock()
+
+    def _write(self, line: str) -> None:
+        self._out.write(line + "\n")
+        self._out.flush()
+
+
+class StatusLines(_Lines):
     """One status line on ``out`` every ``interval`` seconds, and at each new stage.
 
     Examples:
@@ -129,24 +154,17 @@ class StatusLines:
         interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._total = total
-        self._out = out if out is not None else sys.stderr
-        self._interval = interval
-        self._clock = clock
-        self._start = clock()
-        self._last = self._start - interval
-        self._stage = ""
-        self._done = 0
+        super().__init__(total, out=out, interval=interval, clock=clock)
+        self._last -= interval  # the first call prints at once
 
     def __call__(self, stage: str, n: int) -> None:
         now = self._clock()
         if stage == "sketch":
-            self._done = n
+            self._n = n
         if stage != self._stage or now - self._last >= self._interval:
             self._stage = stage
             self._last = now
-            self._out.write(self._line(stage, n, now) + "\n")
-            self._out.flush()
+            self._write(self._line(stage, n, now))
 
     def _line(self, stage: str, n: int, now: float) -> str:
         if stage != "sketch":
@@ -156,8 +174,7 @@ class StatusLines:
     def close(self) -> None:
         """Print the final line (documents done and the time taken)."""
         secs = self._clock() - self._start
-        self._out.write(f"neardup: read {self._done:,} documents in {_clock(secs)}\n")
-        self._out.flush()
+        self._write(f"neardup: read {self._n:,} documents in {_clock(secs)}")
 
 
 def make_progress(
@@ -188,7 +205,7 @@ def make_progress(
     return update, bar.close
 
 
-class PassLines:
+class PassLines(_Lines):
     """Status lines for a command that runs passes over ``total`` documents: one line when a
     pass starts, one every ``interval`` seconds with the pass's count, rate and ETA, and one
     when it ends.
@@ -204,26 +221,6 @@ class PassLines:
         neardup: count 4/10 documents (40%), 2 documents/s, ETA 0:00:03
         neardup: count done: 4/10 documents in 0:00:02
     """
-
-    def __init__(
-        self,
-        total: int | None,
-        *,
-        out: TextIO | None = None,
-        interval: float = 10.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._total = total
-        self._out = out if out is not None else sys.stderr
-        self._interval = interval
-        self._clock = clock
-        self._stage = ""
-        self._n = 0
-        self._start = self._last = clock()
-
-    def _write(self, line: str) -> None:
-        self._out.write(line + "\n")
-        self._out.flush()
 
     def __call__(self, stage: str, n: int) -> None:
         now = self._clock()
