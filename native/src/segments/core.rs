@@ -118,22 +118,24 @@ pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Pac
     let shift = 32 - bucket_bits;
     let width = (shift + doc_bits).div_ceil(8) as usize;
     let low: u64 = if shift == 0 { 0 } else { (1u64 << shift) - 1 };
-    let mut raw = Vec::with_capacity(n * width);
+    // each entry is stored as 8 bytes at its place, the next one overwriting the excess
+    let mut raw = vec![0u8; n * width + 8];
     let (mut ids, mut ends) = (Vec::new(), Vec::new());
     let mut current = u64::MAX;
-    for &v in both {
+    for (i, &v) in both.iter().enumerate() {
         let key = v >> 32;
         let bucket = if shift == 32 { 0 } else { key >> shift };
         if bucket != current {
             if current != u64::MAX {
-                ends.push(raw.len() as i64);
+                ends.push((i * width) as i64);
             }
             ids.push((seg << 32) | bucket as i64);
             current = bucket;
         }
         let packed = (v & 0xFFFF_FFFF) | ((key & low) << doc_bits);
-        raw.extend_from_slice(&packed.to_le_bytes()[..width]);
+        raw[i * width..i * width + 8].copy_from_slice(&packed.to_le_bytes());
     }
+    raw.truncate(n * width);
     if n > 0 {
         ends.push(raw.len() as i64);
     }
