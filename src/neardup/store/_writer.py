@@ -12,12 +12,12 @@ the main thread at its next call (nothing is dropped silently).
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -26,8 +26,6 @@ from neardup.errors import NeardupError, StoreError
 from neardup.store.sqlite import Store
 
 __all__ = ["BatchWriter"]
-
-log = logging.getLogger(__name__)
 
 I64 = npt.NDArray[np.int64]
 Encode = Callable[[object], tuple[I64, list[bytes]]]
@@ -198,6 +196,6 @@ class BatchWriter:
         if len(batches) == 1:
             ids, lookup, blobs = batches[0]
             return store.add_many(ids, blobs, lookup)
-        ids = [k for part in batches for k in part[0]]
-        blobs = [b for part in batches for b in part[2]]
+        ids = list(chain.from_iterable(part[0] for part in batches))
+        blobs = list(chain.from_iterable(part[2] for part in batches))
         return store.add_many(ids, blobs, np.concatenate([part[1] for part in batches]))
