@@ -115,6 +115,8 @@ def test_query_then_add_gathers_writes_until_flush(tmp_path: Path, background: b
     with PersistentIndex(
         tmp_path / "s.db", method, write_docs=8, commit_every_seconds=inf, background=background
     ) as index:
+        if background:
+            index.begin_run()  # the writer thread takes a run's batches
         index.query_then_add(docs[:5], method.sketch(docs[:5]))
         if not background:
             assert len(index.store) == 0  # gathered, not written yet

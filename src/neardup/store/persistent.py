@@ -104,13 +104,15 @@ class PersistentIndex:
             transaction.
         commit_every_seconds: :meth:`query_then_add` also writes what it gathered once this
             many seconds passed since the last write (0: every batch is committed).
-        background: :meth:`query_then_add` hands the batches to a writer thread with its
-            own connection, which encodes and writes them in the same groups and order
-            while the caller goes on (a file store opened for writing; ``dedup --index``
-            with ``--jobs 2`` then writes beside the sketching). :meth:`flush`,
-            :meth:`close` and the other calls wait for it; a failed write is raised at the
-            next call. False: the caller's thread writes, and a batch that makes a group
-            due is committed before :meth:`query_then_add` returns.
+        background: In a dedup run (after :meth:`begin_run`, whose queries never search
+            the run's own writes), :meth:`query_then_add` hands the batches to a writer
+            thread with its own connection, which encodes and writes them in the same
+            groups and order while the caller goes on (a file store opened for writing;
+            ``dedup --index`` with ``--jobs 2`` then writes beside the sketching).
+            :meth:`flush`, :meth:`close` and the other calls wait for it; a failed write is
+            raised at the next call. False, or outside a run: the caller's thread writes,
+            and a batch that makes a group due is committed before :meth:`query_then_add`
+            returns.
 
     Raises:
         IncompatibleSketchError: the file holds another method or other parameters.
@@ -397,7 +399,7 @@ class PersistentIndex:
         """
         ids = _ids(batch)
         if self._run_floor == 0:  # the store held nothing when the run began: nothing to find
-            if self._background:  # the writer thread encodes it
+            if self._background:  # in a run: the writer thread encodes it
                 self._hand(ids, None, None, payload)
                 return []
             keys, blobs = self._encode(payload)
@@ -405,7 +407,7 @@ class PersistentIndex:
         else:
             keys, blobs = self._encode(payload)
             found = self._query(ids, keys, blobs, exclude_self=True, up_to=self._run_floor)
-        if self._background:
+        if self._background and self._run_floor is not None:
             self._hand(ids, keys, blobs, payload)
             return found
         self._pending.append((ids, blobs, keys))
