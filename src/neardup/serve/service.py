@@ -169,11 +169,6 @@ class Service:
         self._failure: BaseException | None = None
         self._store_docs = 0
         self._writer = threading.Thread(target=self._write_loop, name="neardup-writer")
-        # checkpoints run on a connection of their own, so that no group commit waits for one
-        self._checkpoint_due = threading.Event()
-        self._checkpointer = threading.Thread(
-            target=self._checkpoint_loop, name="neardup-checkpointer", daemon=True
-        )
 
     # --------------------------------------------------------------------------- lifecycle
 
@@ -187,7 +182,6 @@ class Service:
             from neardup._extras import require_extra
 
             require_extra("image", "PIL.Image")  # fail now, not at the first request
-        self._checkpointer.start()
         self._writer.start()
         self._ready.wait()
         if self._failure is not None:
@@ -225,9 +219,6 @@ class Service:
             self._cond.notify_all()
         if self._writer.is_alive():
             self._writer.join(timeout)
-        self._checkpoint_due.set()  # it sees _closing and stops
-        if self._checkpointer.is_alive():
-            self._checkpointer.join(timeout)
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
@@ -477,8 +468,6 @@ class Service:
                     untidy = True
                 else:  # idle: one merge the group commits left, off the requests' path
                     untidy = self._tidy(store)
-                if store.claim_checkpoint():
-                    self._checkpoint_due.set()
         except BaseException as exc:  # not one request's error: the writer itself stopped
             log.exception("the writer stopped")
             self._failure = exc
@@ -506,41 +495,13 @@ class Service:
                 if job.trace is not None:
                     job.trace[step] = now
 
-    def _checkpoint_loop(self) -> None:
-        """Run the checkpoints the writer asks for, on a connection of its own (SQLite copies
-        the WAL into the database while the writer goes on committing)."""
-        store: Store | None = None
-        try:
-            while True:
-                self._checkpoint_due.wait()
-                self._checkpoint_due.clear()
-                if self._closing:
-                    return
-                try:
-                    if store is None:
-                        store = Store.open(
-                            self.path,
-                            kind=self._kind,
-                            params=self._params,
-                            create=False,
-                            synchronous=self._synchronous,
-                            idle_checkpoints=True,  # it never commits: no checkpoint of its own
-                        )
-                    with self._step("checkpoint", "checkpointer"):
-                        store.checkpoint()
-                except Exception:  # the writer checkpoints by itself past a bound
-                    log.exception("a checkpoint failed")
-        finally:
-            if store is not None:
-                store.close()
-
     def _tidy(self, store: Store) -> bool:
         """Run one segment merge that the group commits deferred; whether one ran."""
         try:
             if self.tracer is None:
-                return store.merge_step(checkpoint=False)  # the checkpointer's
+                return store.merge_step()
             t0, c0 = time.perf_counter(), time.thread_time()
-            ran = store.merge_step(checkpoint=False)
+            ran = store.merge_step()
             what = f"tidy: {store.last_step or 'nothing'}"
             self.tracer.stretch("writer", what, t0, time.perf_counter(), time.thread_time() - c0)
             return ran

@@ -206,12 +206,11 @@ class Store(StoreReads):
                 process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
                 commit costs no fsync (WAL mode; the file is never damaged either way).
             idle_checkpoints: Copy the WAL back into the database at :meth:`merge_step`
-                (a writer's idle moments), or where the caller runs the checkpoints it
-                takes with :meth:`claim_checkpoint` (another connection's thread), instead
-                of when a commit passes SQLite's threshold, so that no write waits for a
-                checkpoint and its sync; a write still checkpoints after
-                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without one
-                (``neardup serve``'s writer).
+                (a writer's idle moments) instead of when a commit passes SQLite's
+                threshold, so that no write waits for a checkpoint and its sync; a write
+                still checkpoints after
+                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without an
+                idle moment (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -369,7 +368,7 @@ class Store(StoreReads):
     _idle_checkpoints = False
     last_step = ""
     """What the last :meth:`merge_step` did: ``"tail"``, ``"checkpoint"``, ``"merge"`` or
-    ``""`` (nothing)."""
+    ``""`` (nothing); for traces."""
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -567,10 +566,9 @@ class Store(StoreReads):
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
 
-    def merge_step(self, *, checkpoint: bool = True) -> bool:
+    def merge_step(self) -> bool:
         """Run one segment merge that writes with ``defer_merges`` left (one transaction);
-        return whether there was one to run. A tail that is due goes first, then (opened
-        with ``idle_checkpoints``, and ``checkpoint``) a checkpoint that is due.
+        return whether there was one to run.
 
         Examples:
             >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
@@ -587,7 +585,7 @@ class Store(StoreReads):
         ):
             self.last_step = "tail"
             return self.flush_tail()
-        if checkpoint and self.claim_checkpoint():
+        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
             self.last_step = "checkpoint"
             self._checkpoint()
             return True
@@ -603,37 +601,6 @@ class Store(StoreReads):
                 return merge_step(conn, self._cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
-
-    def claim_checkpoint(self) -> bool:
-        """Whether this writer (opened with ``idle_checkpoints``) has committed enough since
-        its last checkpoint to run one; if so, the caller runs it, e.g. :meth:`checkpoint` on
-        another connection of the file in another thread (a checkpoint never blocks this
-        connection's writes), and the count starts again.
-
-        Examples:
-            >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
-            ...     s.claim_checkpoint()
-            False
-        """
-        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
-            self._commits = 0
-            return True
-        return False
-
-    def checkpoint(self) -> None:
-        """Copy the write-ahead log back into the database as far as no reader needs it
-        (a passive checkpoint: it waits for no reader nor writer). Any writable connection
-        of the file can run it, while another one writes.
-
-        Raises:
-            StoreError: The store is read-only or closed.
-        """
-        if self._readonly:
-            raise StoreError(
-                f"the store {self._path!r} was opened read-only; open it with readonly=False "
-                "to checkpoint it"
-            )
-        self._checkpoint()
 
     def flush_tail(self) -> bool:
         """Turn the entries of the buffered writes (``add_many(buffered=True)``) into two
