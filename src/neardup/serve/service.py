@@ -40,6 +40,7 @@ from neardup.serve.config import Limits
 from neardup.serve.metrics import Metrics
 from neardup.serve.requests import Batch, Policy, RequestError
 from neardup.serve.results import Duplicate, Result
+from neardup.serve.trace import Record, Tracer, current
 from neardup.store import Store
 
 __all__ = ["Service"]
@@ -71,6 +72,7 @@ class _Job:
     policy: Policy = "add"
     key: str = ""
     queued: float = field(default_factory=time.monotonic)
+    trace: Record | None = None  # the request's timeline (when tracing)
 
     @property
     def size(self) -> int:
@@ -85,18 +87,21 @@ def _answer(job: _Job, value: object, error: BaseException | None) -> None:
 def _answer_all(answers: Sequence[tuple[_Job, object, BaseException | None]]) -> None:
     """Hand a group's answers to their event loops: one wake-up of each loop for the whole
     group, not one per request (from the writer thread)."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object, Any]]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Job, object, Any]]] = {}
     for job, value, error in answers:
-        by_loop.setdefault(job.loop, []).append((job.future, value, error))
+        by_loop.setdefault(job.loop, []).append((job, value, error))
     for loop, items in by_loop.items():
         # a closed event loop (RuntimeError) has nobody waiting for the answer any more
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(_settle_all, items)
 
 
-def _settle_all(items: list[tuple[asyncio.Future[Any], object, BaseException | None]]) -> None:
-    for future, value, error in items:
-        _settle(future, value, error)
+def _settle_all(items: list[tuple[_Job, object, BaseException | None]]) -> None:
+    now = time.perf_counter()
+    for job, value, error in items:
+        if job.trace is not None:
+            job.trace["settled"] = now
+        _settle(job.future, value, error)
 
 
 def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
@@ -120,6 +125,8 @@ class Service:
         commit_delay: Seconds the writer waits for more documents to join a group.
         max_group: Most documents in one group commit.
         metrics: Where counts go (a new :class:`Metrics` if None).
+        tracer: Where request timelines and long stretches go (:mod:`neardup.serve.trace`;
+            None: nowhere).
         synchronous: The writer's ``synchronous`` (:meth:`Store.open`): ``"normal"`` or
             ``"full"``.
 
@@ -136,12 +143,14 @@ class Service:
         commit_delay: float = 0.0,
         max_group: int = 4096,
         metrics: Metrics | None = None,
+        tracer: Tracer | None = None,
         synchronous: str = "normal",
     ) -> None:
         self.path = path
         self.method = method
         self.limits = limits or Limits()
         self.metrics = metrics or Metrics()
+        self.tracer = tracer
         self.images = method_info(method.name).binary
         self._kind = method.name
         self._params = f"{method.params}|{method.index_params}"
@@ -266,10 +275,13 @@ class Service:
             self.metrics.documents("queried", len(out))
             return out
         job = _Job("check", loop, loop.create_future(), docs=batch.docs, policy=batch.policy)
+        job.trace = current.get()
         if self.images:  # decoding images is the costly part: readers do it in parallel
             job.encoded = await loop.run_in_executor(self._pool, self._encode, batch.docs)
         # else the writer sketches its whole group in one call: texts are cheap to sketch,
         # and one call for many small requests saves each its own call and thread hop
+        if job.trace is not None:
+            job.trace["queued"] = time.perf_counter()
         self._submit(job)
         results: list[Result] = await job.future
         return results
@@ -423,7 +435,12 @@ class Service:
                 jobs.append(self._queue.popleft())
                 docs += jobs[-1].size
             self._queued_docs -= docs
-            return jobs
+        if self.tracer is not None:
+            now = time.perf_counter()
+            for job in jobs:
+                if job.trace is not None:
+                    job.trace.update(taken=now, group_docs=docs, group_requests=len(jobs))
+        return jobs
 
     def _write_loop(self) -> None:
         try:
@@ -464,10 +481,30 @@ class Service:
             for job in left:
                 _answer(job, None, stopped)
 
+    def _step(self, what: str, where: str = "writer") -> contextlib.AbstractContextManager[None]:
+        """Time a step of the writer (or another thread), when tracing."""
+        if self.tracer is None:
+            return contextlib.nullcontext()
+        return self.tracer.step(where, what)
+
+    def _mark(self, jobs: Sequence[_Job], step: str) -> None:
+        """Note the time of ``step`` in the timelines of ``jobs``, when tracing."""
+        if self.tracer is not None:
+            now = time.perf_counter()
+            for job in jobs:
+                if job.trace is not None:
+                    job.trace[step] = now
+
     def _tidy(self, store: Store) -> bool:
         """Run one segment merge that the group commits deferred; whether one ran."""
         try:
-            return store.merge_step()
+            if self.tracer is None:
+                return store.merge_step()
+            t0, c0 = time.perf_counter(), time.thread_time()
+            ran = store.merge_step()
+            what = f"tidy: {store.last_step or 'nothing'}"
+            self.tracer.stretch("writer", what, t0, time.perf_counter(), time.thread_time() - c0)
+            return ran
         except Exception:  # the next group commit merges (or fails) in its own transaction
             log.exception("a deferred segment merge failed")
             return False
@@ -504,7 +541,9 @@ class Service:
                 self.metrics.documents("deleted", int(found))
                 answers: list[object] = [found]
             else:
-                jobs = self._encoded(jobs)
+                with self._step("encode"):
+                    jobs = self._encoded(jobs)
+                self._mark(jobs, "encoded")
                 answers = list(self._commit(store, jobs)) if jobs else []
         except Exception as exc:
             if not isinstance(exc, NeardupError):
@@ -550,8 +589,9 @@ class Service:
         keys = np.concatenate([e.keys for e in encoded])
         policies = [j.policy for j in jobs for _ in range(j.size)]
         n = len(ids)
-        stored = store.candidates_many(keys)
-        earlier = _group_pairs(keys)  # (j, i), j < i: they share a lookup key
+        with self._step("candidates"):
+            stored = store.candidates_many(keys)
+            earlier = _group_pairs(keys)  # (j, i), j < i: they share a lookup key
         # one verification call for every candidate pair: stored ones, then the group's
         owner: list[int] = []
         mine: list[bytes] = []
@@ -572,7 +612,8 @@ class Service:
                 mine.append(blobs[i])
                 theirs.append(blobs[j])
         threshold = self.method.threshold
-        scores = self.method.blob_similarities(mine, theirs) if mine else []
+        with self._step("verify"):
+            scores = self.method.blob_similarities(mine, theirs) if mine else []
         from_store: list[list[tuple[str, float]]] = [[] for _ in range(n)]
         from_group: list[list[tuple[int, float]]] = [[] for _ in range(n)]
         pair_j = [j for j, i in earlier if ids[j] != ids[i]]
@@ -599,15 +640,18 @@ class Service:
                 latest[ids[i]] = i
             results.append(Result(ids[i], added[i], self._best(dups)))
         chosen = [i for i in range(n) if added[i]]
+        self._mark(jobs, "checked")
         if chosen:
-            store.add_many(
-                [ids[i] for i in chosen],
-                [blobs[i] for i in chosen],
-                keys[chosen],
-                defer_merges=True,  # merged while the writer is idle (_tidy)
-                buffered=True,  # a small group's entries: one tail row, not two segments
-            )
+            with self._step("add_many"):
+                store.add_many(
+                    [ids[i] for i in chosen],
+                    [blobs[i] for i in chosen],
+                    keys[chosen],
+                    defer_merges=True,  # merged while the writer is idle (_tidy)
+                    buffered=True,  # a small group's entries: one tail row, not two segments
+                )
             self._store_docs = len(store)
+        self._mark(jobs, "committed")
         self.metrics.commit(len(chosen), time.perf_counter() - t0)
         self.metrics.documents("added", len(chosen))
         self.metrics.documents("skipped", n - len(chosen))

@@ -366,6 +366,9 @@ class Store(StoreReads):
     _quick_check = True
     _synchronous = "FULL"
     _idle_checkpoints = False
+    last_step = ""
+    """What the last :meth:`merge_step` did: ``"tail"``, ``"checkpoint"``, ``"merge"`` or
+    ``""`` (nothing); for traces."""
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -576,16 +579,20 @@ class Store(StoreReads):
         """
         keep = self._cache is not None
         tail = self._tail
+        self.last_step = ""
         if tail.docs >= TAIL_DOCS or (
             tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS
         ):
+            self.last_step = "tail"
             return self.flush_tail()
         if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
+            self.last_step = "checkpoint"
             self._checkpoint()
             return True
         held = None if self._cache is None else self._cache.segs
         if held is not None and not mergeable(held):  # nothing to do: no transaction
             return False
+        self.last_step = "merge"
         with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
                 if keep:
