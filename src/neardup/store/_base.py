@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Self
@@ -14,14 +16,25 @@ from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 from neardup.store._tail import Tail
 
-__all__ = ["CHECKPOINT_IDLE_COMMITS", "CHECKPOINT_MAX_COMMITS", "StoreBase"]
+__all__ = ["CHECKPOINT_IDLE_BYTES", "CHECKPOINT_MAX_BYTES", "StoreBase"]
 
-CHECKPOINT_IDLE_COMMITS = 256
-"""Commits after which a store opened with ``idle_checkpoints`` checkpoints at its next
-``merge_step()`` (about as often as SQLite's own threshold of 1,000 pages checkpoints small
-commits of 3-4 pages; more often would sync more)."""
-CHECKPOINT_MAX_COMMITS = 1024
-"""Commits after which such a store checkpoints after a write (no idle moment came)."""
+CHECKPOINT_IDLE_BYTES = 4 << 20
+"""WAL bytes not yet copied back into the database from which a store opened with
+``idle_checkpoints`` checkpoints at its next ``merge_step()``. A checkpoint's cost is the sync
+of what it copies, so bounding the bytes bounds the stall of the writer's next request: a
+few MB sync in a few ms, where a count of commits let it reach 70-85 MB (30-40 ms) once
+small commits of 64 KiB pages wrote ~265 KB each."""
+CHECKPOINT_MAX_BYTES = 32 << 20
+"""WAL bytes not yet copied back from which such a store checkpoints right after a write (a
+writer that has no idle moment: the WAL must not grow for ever)."""
+
+_SHM_HEAD = 100
+"""The wal-index header (two copies of 48 bytes) and the checkpoint info's first field, at
+the start of the ``-shm`` file (https://www.sqlite.org/walformat.html): ``mxFrame`` (the
+frames in the WAL) at offset 16, ``nBackfill`` (those copied back) at offset 96, in the
+machine's byte order; ``iVersion`` 3007000 at offset 0."""
+_WAL_VERSION = 3007000
+_FRAME_HEADER = 24
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
 _COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
@@ -53,6 +66,8 @@ class StoreBase:
         self._cache: ReadCache | None = None
         self._tail = Tail()  # the tail rows this connection decoded (``_tail.py``)
         self._commits = 0  # write transactions since the last checkpoint (idle_checkpoints)
+        self._shm: int | None = None  # the -shm file, read for the WAL's backlog
+        self._frame = 0  # bytes of a WAL frame (page size + header), once known
 
     def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
         """The read cache, checked against other connections' commits (None: no cache)."""
@@ -160,7 +175,7 @@ class StoreBase:
         finally:
             if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
-        if self._idle_checkpoints and self._commits >= CHECKPOINT_MAX_COMMITS:
+        if self._idle_checkpoints and self._wal_backlog() >= CHECKPOINT_MAX_BYTES:
             self._checkpoint()  # no idle moment came: the WAL must not grow for ever
 
     @contextlib.contextmanager
@@ -181,10 +196,39 @@ class StoreBase:
 
     def _checkpoint(self) -> None:
         """Copy the WAL back into the database (a passive checkpoint: it never waits for
-        readers, and leaves what they still use)."""
+        readers, and leaves what they still use). Once it copied every frame, the writer's
+        next transaction starts the WAL again from its beginning."""
         self._commits = 0
         with self._errors("checkpoint the write-ahead log"):
             self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+
+    def _wal_backlog(self) -> int:
+        """Bytes of WAL frames not copied back into the database yet (0 after no commit).
+
+        Read from the wal-index header in the ``-shm`` file (a ``pread`` of 100 bytes, no
+        lock: a torn read only moves a checkpoint by one commit); without a readable header
+        (no ``-shm`` file, an in-memory store), the ``-wal`` file's size, which is never
+        less than the frames it holds."""
+        if not self._commits:
+            return 0
+        if not self._frame:
+            size = int(self._live().execute("PRAGMA page_size").fetchone()[0])
+            self._frame = size + _FRAME_HEADER
+        head = b""
+        with contextlib.suppress(OSError):
+            if self._shm is None:
+                self._shm = os.open(f"{self._path}-shm", os.O_RDONLY)
+            head = os.pread(self._shm, _SHM_HEAD, 0)
+        if len(head) == _SHM_HEAD and head[:48] == head[48:96]:
+            order = sys.byteorder
+            if int.from_bytes(head[0:4], order) == _WAL_VERSION:
+                frames = int.from_bytes(head[16:20], order)
+                copied = int.from_bytes(head[96:100], order)
+                return max(0, frames - copied) * self._frame
+        try:
+            return os.path.getsize(f"{self._path}-wal")
+        except OSError:
+            return 0
 
     def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),
@@ -242,6 +286,9 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection; calling it again does nothing."""
         conn, self._conn = self._conn, None
+        shm, self._shm = self._shm, None
+        if shm is not None:
+            os.close(shm)
         self._tail.clear()
         if self._cache is not None:
             self._cache.clear()

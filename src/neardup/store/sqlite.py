@@ -38,7 +38,7 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
-from neardup.store._base import CHECKPOINT_IDLE_COMMITS
+from neardup.store._base import CHECKPOINT_IDLE_BYTES
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
@@ -206,11 +206,12 @@ class Store(StoreReads):
                 process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
                 commit costs no fsync (WAL mode; the file is never damaged either way).
             idle_checkpoints: Copy the WAL back into the database at :meth:`merge_step`
-                (a writer's idle moments) instead of when a commit passes SQLite's
+                (a writer's idle moments) once
+                :data:`~neardup.store._base.CHECKPOINT_IDLE_BYTES` of it wait to be copied
+                (each checkpoint syncs a few MB) instead of when a commit passes SQLite's
                 threshold, so that no write waits for a checkpoint and its sync; a write
-                still checkpoints after
-                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without an
-                idle moment (``neardup serve``'s writer).
+                still checkpoints past :data:`~neardup.store._base.CHECKPOINT_MAX_BYTES`
+                without an idle moment (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -585,7 +586,7 @@ class Store(StoreReads):
         ):
             self.last_step = "tail"
             return self.flush_tail()
-        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
+        if self._idle_checkpoints and self._wal_backlog() >= CHECKPOINT_IDLE_BYTES:
             self.last_step = "checkpoint"
             self._checkpoint()
             return True
