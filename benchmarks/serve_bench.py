@@ -606,6 +606,7 @@ def measure(
     half: dict[str, float] | None = None,
     traced: dict[str, dict[str, tuple[float, float, float]]] | None = None,
     whole: bool = False,
+    wal: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """Run the plan's phases; a half-rate phase sends at half the rate its closed-loop phase
     measured, or at the requests/s ``half`` gives for it, for about 6 s or (``whole``) all
@@ -651,6 +652,8 @@ def measure(
             "cores_client": round(mine / got["wall"], 2),
             "cores_others": round(max(0.0, others) / got["wall"], 2),
         }
+        if wal is not None and wal.exists():  # the file never shrinks: the most it held
+            out[name]["wal_file_mb"] = round(wal.stat().st_size / 1e6, 1)
         print(f"  {name:>12}: {out[name]}", flush=True)
     return out
 
@@ -741,10 +744,8 @@ def main() -> None:
             )
             whole = args.half_docs is not None
             try:
-                results["neardup"] = measure(server, plan, args.clients, half, traced, whole)
-                wal = folder / "serve.db-wal"  # never shrinks: the most the WAL held
-                results["neardup"]["wal_file_mb"] = round(wal.stat().st_size / 1e6, 1)
-                print(f"  the -wal file at the end: {results['neardup']['wal_file_mb']} MB")
+                wal = folder / "serve.db-wal"
+                results["neardup"] = measure(server, plan, args.clients, half, traced, whole, wal)
             finally:
                 server.stop()
             if trace is not None and traced is not None:

@@ -36,6 +36,7 @@ import numpy.typing as npt
 from neardup.errors import InputTooLargeError, NeardupError, StoreError
 from neardup.io import Document
 from neardup.methods import Method, method_info
+from neardup.serve.checkpointer import Checkpointer
 from neardup.serve.config import Limits
 from neardup.serve.metrics import Metrics
 from neardup.serve.requests import Batch, Policy, RequestError
@@ -169,6 +170,9 @@ class Service:
         self._failure: BaseException | None = None
         self._store_docs = 0
         self._writer = threading.Thread(target=self._write_loop, name="neardup-writer")
+        self._checkpointer = Checkpointer(
+            path, kind=self._kind, params=self._params, synchronous=synchronous, tracer=tracer
+        )
 
     # --------------------------------------------------------------------------- lifecycle
 
@@ -182,10 +186,12 @@ class Service:
             from neardup._extras import require_extra
 
             require_extra("image", "PIL.Image")  # fail now, not at the first request
+        self._checkpointer.start()
         self._writer.start()
         self._ready.wait()
         if self._failure is not None:
             self._writer.join()
+            self._checkpointer.close()
             raise self._failure
 
     @property
@@ -219,6 +225,7 @@ class Service:
             self._cond.notify_all()
         if self._writer.is_alive():
             self._writer.join(timeout)
+        self._checkpointer.close(timeout)
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
@@ -451,7 +458,7 @@ class Service:
                 create=False,
                 cache=True,
                 synchronous=self._synchronous,
-                idle_checkpoints=True,  # _tidy checkpoints: no group commit waits for one
+                idle_checkpoints=True,  # checkpoints at idle moments (_tidy): no commit waits
             )
         except BaseException as exc:
             self._failure = exc
@@ -496,14 +503,18 @@ class Service:
                     job.trace[step] = now
 
     def _tidy(self, store: Store) -> bool:
-        """Run one segment merge that the group commits deferred; whether one ran."""
+        """Run one step the group commits left: hand the checkpointer a checkpoint that is
+        due, flush the tail or run a segment merge; whether there was one."""
+        t0, c0 = time.perf_counter(), time.thread_time()
         try:
-            if self.tracer is None:
-                return store.merge_step()
-            t0, c0 = time.perf_counter(), time.thread_time()
-            ran = store.merge_step()
-            what = f"tidy: {store.last_step or 'nothing'}"
-            self.tracer.stretch("writer", what, t0, time.perf_counter(), time.thread_time() - c0)
+            if self._checkpointer.hand_over(store):
+                what, ran = "checkpoint handed over", True
+            else:
+                ran = store.merge_step(checkpoint=False)  # past a bound, a write checkpoints
+                what = store.last_step or "nothing"
+            if self.tracer is not None:
+                end, cpu = time.perf_counter(), time.thread_time() - c0
+                self.tracer.stretch("writer", f"tidy: {what}", t0, end, cpu)
             return ran
         except Exception:  # the next group commit merges (or fails) in its own transaction
             log.exception("a deferred segment merge failed")

@@ -19,14 +19,16 @@ from neardup.store._tail import Tail
 __all__ = ["CHECKPOINT_IDLE_BYTES", "CHECKPOINT_MAX_BYTES", "StoreBase"]
 
 CHECKPOINT_IDLE_BYTES = 4 << 20
-"""WAL bytes not yet copied back into the database from which a store opened with
-``idle_checkpoints`` checkpoints at its next ``merge_step()``. A checkpoint's cost is the sync
-of what it copies, so bounding the bytes bounds the stall of the writer's next request: a
-few MB sync in a few ms, where a count of commits let it reach 70-85 MB (30-40 ms) once
-small commits of 64 KiB pages wrote ~265 KB each."""
+"""WAL bytes from which a store opened with ``idle_checkpoints`` checkpoints at its next
+``merge_step()``, if some are not copied back yet. A checkpoint's cost is the sync of what it
+copies, so bounding the bytes bounds the stall of the writer's next request: a few MB sync
+in a few ms, where a count of commits let it reach 70-85 MB (30-40 ms) once small commits
+of 64 KiB pages wrote ~265 KB each. Counting the WAL's whole length, not only what is left
+to copy, also checkpoints again a WAL that did not start again from its beginning (a
+checkpoint that ran beside the writer's commits, or beside a reader)."""
 CHECKPOINT_MAX_BYTES = 32 << 20
-"""WAL bytes not yet copied back from which such a store checkpoints right after a write (a
-writer that has no idle moment: the WAL must not grow for ever)."""
+"""WAL bytes from which such a store checkpoints right after a write, if some are not
+copied back yet (a writer that has no idle moment: the WAL must not grow for ever)."""
 
 _SHM_HEAD = 100
 """The wal-index header (two copies of 48 bytes) and the checkpoint info's first field, at
@@ -175,7 +177,7 @@ class StoreBase:
         finally:
             if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
-        if self._idle_checkpoints and self._wal_backlog() >= CHECKPOINT_MAX_BYTES:
+        if self._idle_checkpoints and self._wal_due(CHECKPOINT_MAX_BYTES):
             self._checkpoint()  # no idle moment came: the WAL must not grow for ever
 
     @contextlib.contextmanager
@@ -194,23 +196,49 @@ class StoreBase:
 
     _idle_checkpoints = False
 
-    def _checkpoint(self) -> None:
+    def _checkpoint(self) -> bool:
         """Copy the WAL back into the database (a passive checkpoint: it never waits for
-        readers, and leaves what they still use). Once it copied every frame, the writer's
-        next transaction starts the WAL again from its beginning."""
+        readers nor for another connection's checkpoint, and leaves what readers still use);
+        whether it copied every frame. Then the next write transaction starts the WAL again
+        from its beginning."""
         self._commits = 0
         with self._errors("checkpoint the write-ahead log"):
-            self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            row = self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return bool(row is None or (not row[0] and row[1] == row[2]))
 
-    def _wal_backlog(self) -> int:
-        """Bytes of WAL frames not copied back into the database yet (0 after no commit).
+    def checkpoint(self) -> bool:
+        """Copy the store's WAL back into its database now (a passive checkpoint, from any
+        connection to the store: another thread's copies while the writer commits).
+
+        Returns:
+            Whether every frame was copied (not when a reader still used some, or another
+            checkpoint ran).
+
+        Raises:
+            StoreError: The store is closed or the copy failed.
+        """
+        return self._checkpoint()
+
+    def checkpoint_due(self) -> bool:
+        """Whether the WAL holds :data:`CHECKPOINT_IDLE_BYTES` or more and some of it is not
+        copied back yet (``idle_checkpoints`` stores: the checkpoint :meth:`merge_step`
+        would run, for a caller that runs it on another connection)."""
+        return self._idle_checkpoints and self._wal_due(CHECKPOINT_IDLE_BYTES)
+
+    def _wal_due(self, bound: int) -> bool:
+        """Whether the WAL holds ``bound`` bytes or more, some not copied back yet."""
+        if not self._commits:  # nothing written since this connection's last checkpoint
+            return False
+        length, left = self._wal()
+        return length >= bound and left > 0
+
+    def _wal(self) -> tuple[int, int]:
+        """The WAL's length and the part of it not copied back into the database, in bytes.
 
         Read from the wal-index header in the ``-shm`` file (a ``pread`` of 100 bytes, no
         lock: a torn read only moves a checkpoint by one commit); without a readable header
-        (no ``-shm`` file, an in-memory store), the ``-wal`` file's size, which is never
-        less than the frames it holds."""
-        if not self._commits:
-            return 0
+        (no ``-shm`` file, an in-memory store), the ``-wal`` file's size for both, which is
+        never less than what it holds."""
         if not self._frame:
             size = int(self._live().execute("PRAGMA page_size").fetchone()[0])
             self._frame = size + _FRAME_HEADER
@@ -224,11 +252,12 @@ class StoreBase:
             if int.from_bytes(head[0:4], order) == _WAL_VERSION:
                 frames = int.from_bytes(head[16:20], order)
                 copied = int.from_bytes(head[96:100], order)
-                return max(0, frames - copied) * self._frame
+                return frames * self._frame, max(0, frames - copied) * self._frame
         try:
-            return os.path.getsize(f"{self._path}-wal")
+            size = os.path.getsize(f"{self._path}-wal")
         except OSError:
-            return 0
+            size = 0
+        return size, size
 
     def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),

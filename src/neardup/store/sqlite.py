@@ -38,7 +38,6 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
-from neardup.store._base import CHECKPOINT_IDLE_BYTES
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
@@ -567,9 +566,15 @@ class Store(StoreReads):
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
 
-    def merge_step(self) -> bool:
-        """Run one segment merge that writes with ``defer_merges`` left (one transaction);
-        return whether there was one to run.
+    def merge_step(self, *, checkpoint: bool = True) -> bool:
+        """Run one segment merge that writes with ``defer_merges`` left (one transaction),
+        or the tail's flush or the WAL checkpoint that is due; return whether there was one
+        to run.
+
+        Args:
+            checkpoint: Run the checkpoint of an ``idle_checkpoints`` store when due; False
+                when the caller runs it elsewhere (:meth:`checkpoint_due`,
+                :meth:`checkpoint`).
 
         Examples:
             >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
@@ -586,7 +591,7 @@ class Store(StoreReads):
         ):
             self.last_step = "tail"
             return self.flush_tail()
-        if self._idle_checkpoints and self._wal_backlog() >= CHECKPOINT_IDLE_BYTES:
+        if checkpoint and self.checkpoint_due():
             self.last_step = "checkpoint"
             self._checkpoint()
             return True
