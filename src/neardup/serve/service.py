@@ -36,8 +36,8 @@ import numpy.typing as npt
 from neardup.errors import InputTooLargeError, NeardupError, StoreError
 from neardup.io import Document
 from neardup.methods import Method, method_info
-from neardup.serve.checkpointer import Checkpointer
 from neardup.serve.config import Limits
+from neardup.serve.housekeeper import Housekeeper
 from neardup.serve.metrics import Metrics
 from neardup.serve.requests import Batch, Policy, RequestError
 from neardup.serve.results import Duplicate, Result
@@ -170,7 +170,7 @@ class Service:
         self._failure: BaseException | None = None
         self._store_docs = 0
         self._writer = threading.Thread(target=self._write_loop, name="neardup-writer")
-        self._checkpointer = Checkpointer(
+        self._housekeeper = Housekeeper(
             path, kind=self._kind, params=self._params, synchronous=synchronous, tracer=tracer
         )
 
@@ -186,12 +186,12 @@ class Service:
             from neardup._extras import require_extra
 
             require_extra("image", "PIL.Image")  # fail now, not at the first request
-        self._checkpointer.start()
+        self._housekeeper.start()
         self._writer.start()
         self._ready.wait()
         if self._failure is not None:
             self._writer.join()
-            self._checkpointer.close()
+            self._housekeeper.close()
             raise self._failure
 
     @property
@@ -225,7 +225,7 @@ class Service:
             self._cond.notify_all()
         if self._writer.is_alive():
             self._writer.join(timeout)
-        self._checkpointer.close(timeout)
+        self._housekeeper.close(timeout)
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
@@ -503,14 +503,22 @@ class Service:
                     job.trace[step] = now
 
     def _tidy(self, store: Store) -> bool:
-        """Run one step the group commits left: hand the checkpointer a checkpoint that is
-        due, flush the tail or run a segment merge; whether there was one."""
+        """Run one step the group commits left: write the merge the housekeeper prepared,
+        hand it the checkpoint or merge that is due, or flush the tail; whether there was
+        one."""
         t0, c0 = time.perf_counter(), time.thread_time()
+        keeper = self._housekeeper
         try:
-            if self._checkpointer.hand_over(store):
-                what, ran = "checkpoint handed over", True
-            else:
-                ran = store.merge_step(checkpoint=False)  # past a bound, a write checkpoints
+            prepared = keeper.prepared()
+            if prepared is not None:
+                ran = store.apply_merge(prepared)
+                what = "merge written" if ran else "merge outdated"
+                ran = True
+            elif job := keeper.hand_over(store):
+                what, ran = f"{job} handed over", True
+            else:  # past a bound, a write checkpoints (and merges) by itself
+                alone = not keeper.alive  # no housekeeper: the writer does it all
+                ran = store.merge_step(checkpoint=alone, merges=alone)
                 what = store.last_step or "nothing"
             if self.tracer is not None:
                 end, cpu = time.perf_counter(), time.thread_time() - c0
