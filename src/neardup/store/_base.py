@@ -236,23 +236,30 @@ class StoreBase:
         """The WAL's length and the part of it not copied back into the database, in bytes.
 
         Read from the wal-index header in the ``-shm`` file (a ``pread`` of 100 bytes, no
-        lock: a torn read only moves a checkpoint by one commit); without a readable header
-        (no ``-shm`` file, an in-memory store), the ``-wal`` file's size for both, which is
-        never less than what it holds."""
+        lock; its two copies differ only while another connection writes it: read again,
+        else nothing is due yet); without a readable header (no ``-shm`` file), the ``-wal``
+        file's size for both, which is never less than what it holds. An in-memory store
+        has no WAL: (0, 0)."""
+        if self._path == ":memory:":
+            return 0, 0
         if not self._frame:
             size = int(self._live().execute("PRAGMA page_size").fetchone()[0])
             self._frame = size + _FRAME_HEADER
         head = b""
         with contextlib.suppress(OSError):
             if self._shm is None:
-                self._shm = os.open(f"{self._path}-shm", os.O_RDONLY)
-            head = os.pread(self._shm, _SHM_HEAD, 0)
-        if len(head) == _SHM_HEAD and head[:48] == head[48:96]:
-            order = sys.byteorder
-            if int.from_bytes(head[0:4], order) == _WAL_VERSION:
-                frames = int.from_bytes(head[16:20], order)
-                copied = int.from_bytes(head[96:100], order)
-                return frames * self._frame, max(0, frames - copied) * self._frame
+                self._shm = os.open(f"{os.path.abspath(self._path)}-shm", os.O_RDONLY)
+            fd = self._shm
+            head = os.pread(fd, _SHM_HEAD, 0)
+        order = sys.byteorder
+        if len(head) == _SHM_HEAD and int.from_bytes(head[0:4], order) == _WAL_VERSION:
+            for _ in range(3):
+                if head[:48] == head[48:96]:
+                    frames = int.from_bytes(head[16:20], order)
+                    copied = int.from_bytes(head[96:100], order)
+                    return frames * self._frame, max(0, frames - copied) * self._frame
+                head = os.pread(fd, _SHM_HEAD, 0)
+            return 0, 0
         try:
             size = os.path.getsize(f"{self._path}-wal")
         except OSError:
