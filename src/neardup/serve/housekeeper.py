@@ -12,8 +12,10 @@ delays every request queued meanwhile. So the writer hands them over at its idle
   beside a writer that appends rarely leaves: so this thread copies again the few frames
   committed meanwhile, up to :data:`PASSES` times, until one pass finds none new. If none
   did, the WAL is still longer than the store's bound at the writer's next idle moment,
-  with frames left to copy: the checkpoint is due again and handed over again (and a
-  writer that never pauses checkpoints by itself past the store's larger bound);
+  with frames left to copy: the checkpoint is due again and handed over again. Should the
+  WAL still not start again, the writer copies the few frames left itself at an idle moment
+  once it holds 16 MB (``CHECKPOINT_RESTART_BYTES``: a small sync, once in ~60 commits),
+  and a writer that never pauses checkpoints by itself past 32 MB;
 - a **merge** is computed here on this connection's snapshot
   (:meth:`~neardup.store.Store.prepare_merge`), and the writer writes it at its next idle
   moment (:meth:`Housekeeper.prepared`, :meth:`~neardup.store.Store.apply_merge`: deletes
@@ -79,6 +81,11 @@ class Housekeeper:
     def start(self) -> None:
         """Start the thread (it opens its connection at its first job)."""
         self._thread.start()
+
+    @property
+    def idle(self) -> bool:
+        """Whether the thread runs no job."""
+        return self._idle.is_set()
 
     @property
     def alive(self) -> bool:

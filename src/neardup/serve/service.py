@@ -504,8 +504,8 @@ class Service:
 
     def _tidy(self, store: Store) -> bool:
         """Run one step the group commits left: write the merge the housekeeper prepared,
-        hand it the checkpoint or merge that is due, or flush the tail; whether there was
-        one."""
+        copy the WAL's last frames when it did not start again, hand the housekeeper the
+        checkpoint or merge that is due, or flush the tail; whether there was one."""
         t0, c0 = time.perf_counter(), time.thread_time()
         keeper = self._housekeeper
         try:
@@ -514,6 +514,9 @@ class Service:
                 ran = store.apply_merge(prepared)
                 what = "merge written" if ran else "merge outdated"
                 ran = True
+            elif keeper.idle and store.restart_due():  # the WAL did not start again
+                store.checkpoint()  # the few frames the housekeeper's passes left
+                what, ran = "checkpoint (restart)", True
             elif job := keeper.hand_over(store):
                 what, ran = f"{job} handed over", True
             else:  # past a bound, a write checkpoints (and merges) by itself

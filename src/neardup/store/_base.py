@@ -16,7 +16,12 @@ from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 from neardup.store._tail import Tail
 
-__all__ = ["CHECKPOINT_IDLE_BYTES", "CHECKPOINT_MAX_BYTES", "StoreBase"]
+__all__ = [
+    "CHECKPOINT_IDLE_BYTES",
+    "CHECKPOINT_MAX_BYTES",
+    "CHECKPOINT_RESTART_BYTES",
+    "StoreBase",
+]
 
 CHECKPOINT_IDLE_BYTES = 4 << 20
 """WAL bytes from which a store opened with ``idle_checkpoints`` checkpoints at its next
@@ -26,6 +31,12 @@ in a few ms, where a count of commits let it reach 70-85 MB (30-40 ms) once smal
 of 64 KiB pages wrote ~265 KB each. Counting the WAL's whole length, not only what is left
 to copy, also checkpoints again a WAL that did not start again from its beginning (a
 checkpoint that ran beside the writer's commits, or beside a reader)."""
+CHECKPOINT_RESTART_BYTES = 16 << 20
+"""WAL bytes from which a writer that has its checkpoints run on another connection runs one
+itself at an idle moment (:meth:`StoreBase.restart_due`). SQLite starts the WAL again from
+its beginning only at a write transaction that begins with every frame copied back, which a
+checkpoint running beside the writer's commits often misses; the writer's own copies the few
+frames left (a small sync), and its next transaction starts the WAL again."""
 CHECKPOINT_MAX_BYTES = 32 << 20
 """WAL bytes from which such a store checkpoints right after a write, if some are not
 copied back yet (a writer that has no idle moment: the WAL must not grow for ever)."""
@@ -224,6 +235,12 @@ class StoreBase:
         copied back yet (``idle_checkpoints`` stores: the checkpoint :meth:`merge_step`
         would run, for a caller that runs it on another connection)."""
         return self._idle_checkpoints and self._wal_due(CHECKPOINT_IDLE_BYTES)
+
+    def restart_due(self) -> bool:
+        """Whether the WAL holds :data:`CHECKPOINT_RESTART_BYTES` or more, some not copied
+        back yet: checkpoints run on another connection did not let it start again, and
+        this writer should run one itself (``idle_checkpoints`` stores)."""
+        return self._idle_checkpoints and self._wal_due(CHECKPOINT_RESTART_BYTES)
 
     def _wal_due(self, bound: int) -> bool:
         """Whether the WAL holds ``bound`` bytes or more, some not copied back yet."""
