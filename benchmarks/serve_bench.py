@@ -556,6 +556,27 @@ def trace_report(path: Path, traced: dict[str, dict[str, tuple[float, float, flo
             for k, v in sorted(longs.items(), key=lambda kv: -max(kv[1]))
         )
         print(f"    stretches > 5 ms in the phase: {summary or 'none'}")
+        # the distributions that load does not move much: what the writer's idle steps
+        # cost (wall, stretches of the trace's threshold and up) and how long requests queued
+        tidy: dict[str, list[tuple[float, float]]] = {}
+        for st in stretches:
+            inside = start <= st["start"] and st["end"] <= end
+            if inside and st["where"] == "writer" and st["what"].startswith("tidy"):
+                tidy.setdefault(st["what"], []).append((st["end"] - st["start"], st["cpu"]))
+        for what, walls in sorted(tidy.items()):
+            w = sorted(x for x, _ in walls)
+            print(
+                f"    writer {what}: {len(w)}x, wall p50/p90/max "
+                f"{_quantile(w, 0.5) * 1e3:.1f}/{_quantile(w, 0.9) * 1e3:.1f}/{w[-1] * 1e3:.1f} ms,"
+                f" cpu max {max(c for _, c in walls) * 1e3:.1f} ms"
+            )
+        waits = [r["taken"] - r["queued"] for r in rows if "taken" in r and "queued" in r]
+        if waits:
+            print(
+                "    writer_wait p50/p90/p99/max "
+                + "/".join(f"{_quantile(waits, q) * 1e3:.1f}" for q in (0.5, 0.9, 0.99, 1.0))
+                + f" ms; > 10 ms: {sum(x > 0.01 for x in waits)} of {len(waits)}"
+            )
         for r in worst[-3:]:
             over = [
                 f"{st['where']} {st['what']} {(st['end'] - st['start']) * 1e3:.1f} ms"
@@ -585,6 +606,7 @@ def measure(
     half: dict[str, float] | None = None,
     traced: dict[str, dict[str, tuple[float, float, float]]] | None = None,
     whole: bool = False,
+    wal: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """Run the plan's phases; a half-rate phase sends at half the rate its closed-loop phase
     measured, or at the requests/s ``half`` gives for it, for about 6 s or (``whole``) all
@@ -630,6 +652,8 @@ def measure(
             "cores_client": round(mine / got["wall"], 2),
             "cores_others": round(max(0.0, others) / got["wall"], 2),
         }
+        if wal is not None and wal.exists():  # the file never shrinks: the most it held
+            out[name]["wal_file_mb"] = round(wal.stat().st_size / 1e6, 1)
         print(f"  {name:>12}: {out[name]}", flush=True)
     return out
 
@@ -720,7 +744,8 @@ def main() -> None:
             )
             whole = args.half_docs is not None
             try:
-                results["neardup"] = measure(server, plan, args.clients, half, traced, whole)
+                wal = folder / "serve.db-wal"
+                results["neardup"] = measure(server, plan, args.clients, half, traced, whole, wal)
             finally:
                 server.stop()
             if trace is not None and traced is not None:

@@ -37,6 +37,7 @@ from neardup.errors import InputTooLargeError, NeardupError, StoreError
 from neardup.io import Document
 from neardup.methods import Method, method_info
 from neardup.serve.config import Limits
+from neardup.serve.housekeeper import Housekeeper
 from neardup.serve.metrics import Metrics
 from neardup.serve.requests import Batch, Policy, RequestError
 from neardup.serve.results import Duplicate, Result
@@ -169,6 +170,9 @@ class Service:
         self._failure: BaseException | None = None
         self._store_docs = 0
         self._writer = threading.Thread(target=self._write_loop, name="neardup-writer")
+        self._housekeeper = Housekeeper(
+            path, kind=self._kind, params=self._params, synchronous=synchronous, tracer=tracer
+        )
 
     # --------------------------------------------------------------------------- lifecycle
 
@@ -182,10 +186,12 @@ class Service:
             from neardup._extras import require_extra
 
             require_extra("image", "PIL.Image")  # fail now, not at the first request
+        self._housekeeper.start()
         self._writer.start()
         self._ready.wait()
         if self._failure is not None:
             self._writer.join()
+            self._housekeeper.close()
             raise self._failure
 
     @property
@@ -219,6 +225,7 @@ class Service:
             self._cond.notify_all()
         if self._writer.is_alive():
             self._writer.join(timeout)
+        self._housekeeper.close(timeout)
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
@@ -451,7 +458,7 @@ class Service:
                 create=False,
                 cache=True,
                 synchronous=self._synchronous,
-                idle_checkpoints=True,  # _tidy checkpoints: no group commit waits for one
+                idle_checkpoints=True,  # checkpoints at idle moments (_tidy): no commit waits
             )
         except BaseException as exc:
             self._failure = exc
@@ -496,14 +503,29 @@ class Service:
                     job.trace[step] = now
 
     def _tidy(self, store: Store) -> bool:
-        """Run one segment merge that the group commits deferred; whether one ran."""
+        """Run one step the group commits left: write the merge the housekeeper prepared,
+        copy the WAL's last frames when it did not start again, hand the housekeeper the
+        checkpoint or merge that is due, or flush the tail; whether there was one."""
+        t0, c0 = time.perf_counter(), time.thread_time()
+        keeper = self._housekeeper
         try:
-            if self.tracer is None:
-                return store.merge_step()
-            t0, c0 = time.perf_counter(), time.thread_time()
-            ran = store.merge_step()
-            what = f"tidy: {store.last_step or 'nothing'}"
-            self.tracer.stretch("writer", what, t0, time.perf_counter(), time.thread_time() - c0)
+            prepared = keeper.prepared()
+            if prepared is not None:
+                ran = store.apply_merge(prepared)
+                what = "merge written" if ran else "merge outdated"
+                ran = True
+            elif keeper.idle and store.restart_due():  # the WAL did not start again
+                store.checkpoint()  # the few frames the housekeeper's passes left
+                what, ran = "checkpoint (restart)", True
+            elif job := keeper.hand_over(store):
+                what, ran = f"{job} handed over", True
+            else:  # past a bound, a write checkpoints (and merges) by itself
+                alone = not keeper.alive  # no housekeeper: the writer does it all
+                ran = store.merge_step(checkpoint=alone, merges=alone)
+                what = store.last_step or "nothing"
+            if self.tracer is not None:
+                end, cpu = time.perf_counter(), time.thread_time() - c0
+                self.tracer.stretch("writer", f"tidy: {what}", t0, end, cpu)
             return ran
         except Exception:  # the next group commit merges (or fails) in its own transaction
             log.exception("a deferred segment merge failed")
