@@ -148,21 +148,24 @@ class Conn:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def post(self, path: bytes, body: bytes) -> int:
+    async def post(self, path: bytes, body: bytes, extra: bytes = b"") -> int:
         try:
-            return await self._post(path, body)
+            return await self._post(path, body, extra)
         except (ConnectionError, IndexError):  # the server closed an idle connection
             self.close()
             self.writer = None
-            return await self._post(path, body)
+            return await self._post(path, body, extra)
 
-    async def _post(self, path: bytes, body: bytes) -> int:
+    async def _post(self, path: bytes, body: bytes, extra: bytes = b"") -> int:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         assert self.reader is not None
         self.writer.write(
-            b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: "
+            b"POST "
+            + path
+            + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            + extra
+            + b"Content-Type: application/json\r\nContent-Length: "
             + str(len(body)).encode()
             + b"\r\n\r\n"
             + body
@@ -213,26 +216,35 @@ async def closed_loop(port: int, bodies: list[bytes], clients: int) -> dict[str,
     return {"wall": wall, "requests": len(lat), "lat": lat, "statuses": statuses}
 
 
-async def open_loop(port: int, bodies: list[bytes], rate: float, clients: int) -> dict[str, Any]:
+async def open_loop(
+    port: int, bodies: list[bytes], rate: float, clients: int, tag: str = ""
+) -> dict[str, Any]:
     """Send request ``k`` at ``t0 + k / rate`` on one of ``clients`` connections; latency
-    from the scheduled time."""
+    from the scheduled time. ``tag``: send ``X-Trace-Id: TAG-k`` and keep each request's
+    times (``due``, ``write``: when it was written, ``got``: when its answer was read)."""
     free: asyncio.Queue[Conn] = asyncio.Queue()
     conns = [Conn(port) for _ in range(clients)]
     for c in conns:
         free.put_nowait(c)
     lat: list[float] = []
     statuses: dict[int, int] = {}
+    times: dict[str, tuple[float, float, float]] = {}
     t0 = time.perf_counter() + 0.05
 
     async def one(k: int, body: bytes) -> None:
         due = t0 + k / rate
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
         conn = await free.get()
+        extra = f"X-Trace-Id: {tag}-{k}\r\n".encode() if tag else b""
+        write = time.perf_counter()
         try:
-            status = await conn.post(b"/v1/check", body)
+            status = await conn.post(b"/v1/check", body, extra)
         finally:
             free.put_nowait(conn)
-        lat.append(time.perf_counter() - due)
+        got = time.perf_counter()
+        lat.append(got - due)
+        if tag:
+            times[f"{tag}-{k}"] = (due, write, got)
         statuses[status] = statuses.get(status, 0) + 1
 
     await asyncio.wait_for(asyncio.gather(*(one(k, b) for k, b in enumerate(bodies))), WAIT * 5)
@@ -243,6 +255,7 @@ async def open_loop(port: int, bodies: list[bytes], rate: float, clients: int) -
         "requests": len(lat),
         "lat": lat,
         "statuses": statuses,
+        "times": times,
     }
 
 
@@ -253,6 +266,14 @@ def _proc_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as fh:
         fields = fh.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _machine_cpu() -> float:
+    """CPU seconds the whole machine has been busy (every process, from /proc/stat)."""
+    with open("/proc/stat") as fh:
+        fields = [int(x) for x in fh.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _free_port() -> int:
@@ -282,9 +303,15 @@ class Server:
 
 
 def start_neardup(
-    folder: Path, readers: int, synchronous: str = "normal", commit_delay: float = 0.0
+    folder: Path,
+    readers: int,
+    synchronous: str = "normal",
+    commit_delay: float = 0.0,
+    trace: Path | None = None,
 ) -> Server:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
+    if trace is not None:  # the server's request timelines and long stretches
+        env["NEARDUP_SERVE_TRACE"] = str(trace)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -460,6 +487,106 @@ def kill_cycles(folder: Path, cycles: int, readers: int, synchronous: str) -> di
     }
 
 
+# ------------------------------------------------------------------------------- trace
+
+# the server's steps of a check, in order (neardup.serve.trace), with the client's around them
+_STEPS = (
+    ("late", "due", "write"),  # the load generator sent it late (its own loop or the CPU)
+    ("to_server", "write", "arrive"),  # loopback, then the server's loop reading it
+    ("parse", "arrive", "parsed"),
+    ("to_writer", "parsed", "queued"),
+    ("writer_wait", "queued", "taken"),  # queued behind a group commit or a tidy step
+    ("encode", "taken", "encoded"),
+    ("check", "encoded", "checked"),
+    ("commit", "checked", "committed"),
+    ("to_loop", "committed", "settled"),  # the answers handed back to the event loop
+    ("respond", "settled", "sent"),  # the handler resumed, the JSON answer written
+    ("to_client", "sent", "got"),  # loopback, then the load generator's loop reading it
+)
+
+
+def trace_report(path: Path, traced: dict[str, dict[str, tuple[float, float, float]]]) -> None:
+    """Print where the slowest requests of each traced phase spent their time: the client's
+    latency next to the server's own for the same requests, their steps, and the server's
+    long stretches (> 5 ms) that overlap them."""
+    server: dict[str, dict[str, Any]] = {}
+    stretches: list[dict[str, Any]] = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if rec["kind"] == "request":
+                server[rec["id"]] = rec
+            else:
+                stretches.append(rec)
+    for phase, times in traced.items():
+        rows = []
+        for rid, (due, write, got) in times.items():
+            rec = server.get(rid)
+            if rec is None or "sent" not in rec:
+                continue
+            rows.append({**rec, "due": due, "write": write, "got": got})
+        if not rows:
+            continue
+        rows.sort(key=lambda r: r["got"] - r["due"])
+        n = len(rows)
+        start, end = min(r["due"] for r in rows), max(r["got"] for r in rows)
+        client = [r["got"] - r["due"] for r in rows]
+        own = sorted(r["sent"] - r["arrive"] for r in rows)
+        print(
+            f"  trace {phase}: {n} requests; client p50/p99 "
+            f"{_quantile(client, 0.5) * 1e3:.1f}/{_quantile(client, 0.99) * 1e3:.1f} ms, "
+            f"server's own (arrival to response) p50/p99 {_quantile(own, 0.5) * 1e3:.1f}/"
+            f"{_quantile(own, 0.99) * 1e3:.1f} ms",
+            flush=True,
+        )
+        worst = rows[min(n - 1, int(0.99 * n)) :]
+        print(f"    the {len(worst)} slowest (ms): " + " ".join(name for name, _, _ in _STEPS))
+        for r in worst:
+            parts = []
+            for _, a, b in _STEPS:
+                parts.append(f"{(r[b] - r[a]) * 1e3:.1f}" if a in r and b in r else "-")
+            group = f"group {r.get('group_requests', '-')}/{r.get('group_docs', '-')}"
+            print(f"    {(r['got'] - r['due']) * 1e3:6.1f}: {' '.join(parts)}  ({group})")
+        longs: dict[str, list[float]] = {}
+        for st in stretches:
+            if st["end"] >= start and st["start"] <= end and st["end"] - st["start"] >= 0.005:
+                longs.setdefault(f"{st['where']} {st['what']}", []).append(st["end"] - st["start"])
+        summary = ", ".join(
+            f"{k}: {len(v)}x, max {max(v) * 1e3:.1f} ms"
+            for k, v in sorted(longs.items(), key=lambda kv: -max(kv[1]))
+        )
+        print(f"    stretches > 5 ms in the phase: {summary or 'none'}")
+        # the distributions that load does not move much: what the writer's idle steps
+        # cost (wall, stretches of the trace's threshold and up) and how long requests queued
+        tidy: dict[str, list[tuple[float, float]]] = {}
+        for st in stretches:
+            inside = start <= st["start"] and st["end"] <= end
+            if inside and st["where"] == "writer" and st["what"].startswith("tidy"):
+                tidy.setdefault(st["what"], []).append((st["end"] - st["start"], st["cpu"]))
+        for what, walls in sorted(tidy.items()):
+            w = sorted(x for x, _ in walls)
+            print(
+                f"    writer {what}: {len(w)}x, wall p50/p90/max "
+                f"{_quantile(w, 0.5) * 1e3:.1f}/{_quantile(w, 0.9) * 1e3:.1f}/{w[-1] * 1e3:.1f} ms,"
+                f" cpu max {max(c for _, c in walls) * 1e3:.1f} ms"
+            )
+        waits = [r["taken"] - r["queued"] for r in rows if "taken" in r and "queued" in r]
+        if waits:
+            print(
+                "    writer_wait p50/p90/p99/max "
+                + "/".join(f"{_quantile(waits, q) * 1e3:.1f}" for q in (0.5, 0.9, 0.99, 1.0))
+                + f" ms; > 10 ms: {sum(x > 0.01 for x in waits)} of {len(waits)}"
+            )
+        for r in worst[-3:]:
+            over = [
+                f"{st['where']} {st['what']} {(st['end'] - st['start']) * 1e3:.1f} ms"
+                + (f" (cpu {st['cpu'] * 1e3:.1f})" if st["cpu"] >= 0 else "")
+                for st in stretches
+                if st["end"] >= r["due"] and st["start"] <= r["got"]
+            ]
+            print(f"    overlapping {r['id']}: {'; '.join(over) or 'none'}")
+
+
 # --------------------------------------------------------------------------------- run
 
 
@@ -477,21 +604,35 @@ def measure(
     plan: dict[str, Any],
     clients: int,
     half: dict[str, float] | None = None,
+    traced: dict[str, dict[str, tuple[float, float, float]]] | None = None,
+    whole: bool = False,
+    wal: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """Run the plan's phases; a half-rate phase sends at half the rate its closed-loop phase
-    measured, or at the requests/s ``half`` gives for it."""
+    measured, or at the requests/s ``half`` gives for it, for about 6 s or (``whole``) all
+    the requests the plan holds for it. ``traced``: the half-rate phases' client times go
+    there, by request id."""
     out: dict[str, dict[str, float]] = {}
     rates: dict[str, float] = {}
     for name, (reqs, per) in plan.items():
         cpu0 = server.cpu()
+        mine0 = sum(os.times()[:2])
+        machine0 = _machine_cpu()
         if name.startswith("half-"):
             base = name.removeprefix("half-")
             rate = half[base] if half else rates[base] / 2
-            n = min(len(reqs), max(50, int(rate * 6)))  # about 6 s at that rate
-            got = asyncio.run(open_loop(server.port, reqs[:n], rate, 32))
+            tag = name if traced is not None else ""
+            if not whole:
+                reqs = reqs[: max(50, int(rate * 6))]  # about 6 s at that rate
+            got = asyncio.run(open_loop(server.port, reqs, rate, 32, tag))
+            if traced is not None:
+                traced[name] = got["times"]
         else:
             got = asyncio.run(closed_loop(server.port, reqs, clients))
         cpu = server.cpu() - cpu0
+        mine = sum(os.times()[:2]) - mine0
+        # the cores the other processes took meanwhile: a busy machine delays both sides
+        others = _machine_cpu() - machine0 - cpu - mine
         docs = got["requests"] * per
         req_rate = got["requests"] / got["wall"]
         if not name.startswith("half-"):
@@ -502,9 +643,17 @@ def measure(
             "requests_per_s": round(req_rate, 1),
             "p50_ms": round(_quantile(got["lat"], 0.5) * 1e3, 2),
             "p99_ms": round(_quantile(got["lat"], 0.99) * 1e3, 2),
+            # the p99 is the n-th worst of the requests: a few stalls decide it
+            "p99_nth_worst": got["requests"]
+            - min(got["requests"] - 1, int(0.99 * got["requests"])),
             "server_cpu_us_per_doc": round(cpu / docs * 1e6, 1),
             "non_200": sum(v for k, v in got["statuses"].items() if k != 200),
+            "cores_server": round(cpu / got["wall"], 2),
+            "cores_client": round(mine / got["wall"], 2),
+            "cores_others": round(max(0.0, others) / got["wall"], 2),
         }
+        if wal is not None and wal.exists():  # the file never shrinks: the most it held
+            out[name]["wal_file_mb"] = round(wal.stat().st_size / 1e6, 1)
         print(f"  {name:>12}: {out[name]}", flush=True)
     return out
 
@@ -524,6 +673,19 @@ def main() -> None:
         "single requests/s (e.g. 2500,500, half of issue 45's targets) instead of half of "
         "the rates measured",
     )
+    ap.add_argument(
+        "--half-docs",
+        type=int,
+        help="new documents for EACH half-rate phase, all sent (default: 30 %% and 10 %% of "
+        "--docs, for about 6 s at most: at 2500,500 that is 188 batch requests, so the p99 "
+        "is their 2nd worst, and 2,000 single ones, the 20th worst)",
+    )
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="neardup only: the server records each request's steps and its long stretches "
+        "(NEARDUP_SERVE_TRACE); print where the half-rate phases' slowest requests waited",
+    )
     ap.add_argument("--skip-datasketch", action="store_true")
     ap.add_argument("--skip-neardup", action="store_true")
     ap.add_argument(
@@ -542,7 +704,8 @@ def main() -> None:
     sys.path[:0] = [str(HERE), str(SRC)]
     from dedup_bench import build
 
-    texts, _ = build(args.docs)
+    main_docs = args.docs if args.half_docs is None else int(args.docs * 0.6)
+    texts, _ = build(main_docs + (0 if args.half_docs is None else 2 * args.half_docs))
     order = list(range(len(texts)))
     random.Random(45).shuffle(order)  # the edited copies are at the end: spread them
     docs = [(f"d{i}", texts[i]) for i in order]
@@ -550,6 +713,9 @@ def main() -> None:
     # four slices of new documents: batch, single, then the half-rate runs
     n = len(docs)
     cuts = [0, int(n * 0.45), int(n * 0.6), int(n * 0.9), n]
+    if args.half_docs is not None:
+        h = args.half_docs
+        cuts = [0, int(main_docs * 0.75), main_docs, main_docs + h, main_docs + 2 * h]
     plan = {
         "batch": (bodies(docs[cuts[0] : cuts[1]], args.batch), args.batch),
         "single": (bodies(docs[cuts[1] : cuts[2]], 1), 1),
@@ -571,11 +737,19 @@ def main() -> None:
         folder = Path(tmp)
         if not args.skip_neardup:
             print("neardup serve:", flush=True)
-            server = start_neardup(folder, args.readers, args.synchronous, args.commit_delay)
+            trace = folder / "trace.jsonl" if args.trace else None
+            server = start_neardup(folder, args.readers, args.synchronous, args.commit_delay, trace)
+            traced: dict[str, dict[str, tuple[float, float, float]]] | None = (
+                {} if args.trace else None
+            )
+            whole = args.half_docs is not None
             try:
-                results["neardup"] = measure(server, plan, args.clients, half)
+                wal = folder / "serve.db-wal"
+                results["neardup"] = measure(server, plan, args.clients, half, traced, whole, wal)
             finally:
                 server.stop()
+            if trace is not None and traced is not None:
+                trace_report(trace, traced)
         if not args.skip_datasketch:
             print("datasketch MinHashLSH + Redis:", flush=True)
             peer = start_peer(folder, args.threshold)
@@ -584,7 +758,9 @@ def main() -> None:
             else:
                 server, rproc = peer
                 try:
-                    results["datasketch_redis"] = measure(server, plan, args.clients, half)
+                    results["datasketch_redis"] = measure(
+                        server, plan, args.clients, half, whole=args.half_docs is not None
+                    )
                 finally:
                     server.stop()
                     rproc.terminate()

@@ -113,15 +113,56 @@ def test_a_damaged_tail_row_is_reported_and_refused(tmp_path: Path) -> None:
 
 
 def test_idle_checkpoints_wait_for_merge_step(tmp_path: Path) -> None:
-    from neardup.store._base import CHECKPOINT_IDLE_COMMITS
+    from neardup.store._base import CHECKPOINT_IDLE_BYTES
 
     path = tmp_path / "s.db"
+    wal = tmp_path / "s.db-wal"
     with _open(path, cache=True, synchronous="normal", idle_checkpoints=True) as w:
         assert w._live().execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
-        for i in range(CHECKPOINT_IDLE_COMMITS):
-            w.add_many([f"k{i}"], [b"x"], np.array([[i, 1]]), buffered=True)
-        assert w._commits >= CHECKPOINT_IDLE_COMMITS
+        w.add_many(["k"], [b"x"], np.array([[0, 1]]), buffered=True)
+        # the backlog read from the -shm header is the WAL's frames (after its 32-byte header)
+        assert w._wal() == (wal.stat().st_size - 32,) * 2 and w._wal()[0] > 0
+        n = 1
+        while not w.checkpoint_due():  # the bound is in bytes, not commits
+            w.add_many([f"k{n}"], [b"x"], np.array([[n, 1]]), buffered=True)
+            n += 1
         while w.merge_step():  # a checkpoint (and a tail flush, if a second passed)
             pass
-        assert w._commits < CHECKPOINT_IDLE_COMMITS and len(w) == CHECKPOINT_IDLE_COMMITS
+        assert w._wal()[1] == 0 and len(w) == n and not w.checkpoint_due()
+        size = wal.stat().st_size
+        w.add_many(["again"], [b"x"], np.array([[n, 1]]), buffered=True)
+        # every frame was copied back: the next commit starts the WAL from its beginning
+        assert 0 < w._wal()[1] == w._wal()[0] < CHECKPOINT_IDLE_BYTES
+        assert wal.stat().st_size == size
         assert w.check()["problems"] == []
+
+
+def test_a_writer_without_idle_moments_bounds_its_wal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from neardup.store import _base
+
+    monkeypatch.setattr(_base, "CHECKPOINT_MAX_BYTES", 1 << 20)
+    path = tmp_path / "s.db"
+    with _open(path, cache=True, synchronous="normal", idle_checkpoints=True) as w:
+        for i in range(40):  # no merge_step: the writes themselves checkpoint past the bound
+            w.add_many([f"k{i}"], [b"x"], np.array([[i, 1]]), buffered=True)
+            assert w._wal()[0] < (1 << 20) + (1 << 19)
+        assert (tmp_path / "s.db-wal").stat().st_size < 3 << 20
+    with _open(path, readonly=True) as r:
+        assert len(r) == 40 and r.check()["problems"] == []
+
+
+def test_a_checkpoint_from_another_connection_lets_the_wal_start_again(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with _open(path, cache=True, synchronous="normal", idle_checkpoints=True) as w:
+        w.add_many(["a"], [b"x"], np.array([[0, 1]]), buffered=True)
+        with _open(path, synchronous="normal", idle_checkpoints=True, quick_check=False) as c:
+            for i in range(3):
+                w.add_many([f"k{i}"], [b"x"], np.array([[i + 1, 1]]), buffered=True)
+                length = w._wal()[0]
+                assert c.checkpoint()  # every frame copied, from the other connection
+                assert w._wal() == (length, 0) and not w.checkpoint_due()
+                w.add_many([f"j{i}"], [b"x"], np.array([[i + 9, 1]]), buffered=True)
+                assert 0 < w._wal()[0] < length  # started again from its beginning
+        assert len(w) == 7 and w.check()["problems"] == []

@@ -27,6 +27,7 @@ from neardup.serve.metrics import CONTENT_TYPE, Metrics
 from neardup.serve.openapi import openapi
 from neardup.serve.requests import Batch, RequestError, document_id, parse_documents
 from neardup.serve.service import Service
+from neardup.serve.trace import Tracer, current, mark
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -217,6 +218,7 @@ def create_app(
                 ),
                 raw,
             )
+        mark("parsed")
         return parsed, len(raw)
 
     @guarded
@@ -317,12 +319,16 @@ def create_app(
         # after (a full walk of it stopped the requests for 30-45 ms here)
         gc.collect()
         gc.freeze()
+        if service.tracer is not None:
+            service.tracer.start()
         if on_ready is not None:
             on_ready()
         try:
             yield
         finally:
             await asyncio.to_thread(service.close, graceful_timeout)
+            if service.tracer is not None:
+                service.tracer.close()
 
     routes = [
         Route("/v1/check", check, methods=["POST"]),
@@ -336,16 +342,18 @@ def create_app(
     app = Starlette(
         routes=routes, exception_handlers={HTTPException: http_error}, lifespan=lifespan
     )
-    return _Observed(app, metrics)
+    return _Observed(app, metrics, service.tracer)
 
 
 class _Observed:
     """ASGI middleware: counts every HTTP request by endpoint, method and status, with its
-    latency (cheaper than Starlette's BaseHTTPMiddleware: no extra task per request)."""
+    latency (cheaper than Starlette's BaseHTTPMiddleware: no extra task per request), and
+    its timeline when tracing."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, tracer: Tracer | None = None) -> None:
         self.app = app
         self.metrics = metrics
+        self.tracer = tracer
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -353,16 +361,21 @@ class _Observed:
             return
         start = time.perf_counter()
         status = 500
+        rec = None if self.tracer is None else self.tracer.request(scope["headers"], scope["path"])
+        token = current.set(rec)
 
         async def sending(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
             await send(message)
+            if rec is not None and message["type"] == "http.response.body":
+                rec["sent"] = time.perf_counter()
 
         try:
             await self.app(scope, receive, sending)
         finally:
+            current.reset(token)
             method = scope["method"] if scope["method"] in _METHODS else "other"  # bounded labels
             self.metrics.request(
                 endpoint_of(scope["path"]), method, status, time.perf_counter() - start

@@ -22,6 +22,7 @@ from neardup.methods import Method
 from neardup.serve.app import create_app
 from neardup.serve.config import ServeConfig
 from neardup.serve.service import Service
+from neardup.serve.trace import tracer_from_env
 
 __all__ = ["bind", "run"]
 
@@ -94,6 +95,7 @@ def run(
         commit_delay=config.commit_delay,
         max_group=config.max_group,
         synchronous=config.synchronous,
+        tracer=tracer_from_env(),  # NEARDUP_SERVE_TRACE: a debug aid
     )
     app = create_app(
         service,

@@ -37,9 +37,11 @@ from neardup.errors import InputTooLargeError, NeardupError, StoreError
 from neardup.io import Document
 from neardup.methods import Method, method_info
 from neardup.serve.config import Limits
+from neardup.serve.housekeeper import Housekeeper
 from neardup.serve.metrics import Metrics
 from neardup.serve.requests import Batch, Policy, RequestError
 from neardup.serve.results import Duplicate, Result
+from neardup.serve.trace import Record, Tracer, current
 from neardup.store import Store
 
 __all__ = ["Service"]
@@ -71,6 +73,7 @@ class _Job:
     policy: Policy = "add"
     key: str = ""
     queued: float = field(default_factory=time.monotonic)
+    trace: Record | None = None  # the request's timeline (when tracing)
 
     @property
     def size(self) -> int:
@@ -85,18 +88,21 @@ def _answer(job: _Job, value: object, error: BaseException | None) -> None:
 def _answer_all(answers: Sequence[tuple[_Job, object, BaseException | None]]) -> None:
     """Hand a group's answers to their event loops: one wake-up of each loop for the whole
     group, not one per request (from the writer thread)."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object, Any]]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Job, object, Any]]] = {}
     for job, value, error in answers:
-        by_loop.setdefault(job.loop, []).append((job.future, value, error))
+        by_loop.setdefault(job.loop, []).append((job, value, error))
     for loop, items in by_loop.items():
         # a closed event loop (RuntimeError) has nobody waiting for the answer any more
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(_settle_all, items)
 
 
-def _settle_all(items: list[tuple[asyncio.Future[Any], object, BaseException | None]]) -> None:
-    for future, value, error in items:
-        _settle(future, value, error)
+def _settle_all(items: list[tuple[_Job, object, BaseException | None]]) -> None:
+    now = time.perf_counter()
+    for job, value, error in items:
+        if job.trace is not None:
+            job.trace["settled"] = now
+        _settle(job.future, value, error)
 
 
 def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
@@ -120,6 +126,8 @@ class Service:
         commit_delay: Seconds the writer waits for more documents to join a group.
         max_group: Most documents in one group commit.
         metrics: Where counts go (a new :class:`Metrics` if None).
+        tracer: Where request timelines and long stretches go (:mod:`neardup.serve.trace`;
+            None: nowhere).
         synchronous: The writer's ``synchronous`` (:meth:`Store.open`): ``"normal"`` or
             ``"full"``.
 
@@ -136,12 +144,14 @@ class Service:
         commit_delay: float = 0.0,
         max_group: int = 4096,
         metrics: Metrics | None = None,
+        tracer: Tracer | None = None,
         synchronous: str = "normal",
     ) -> None:
         self.path = path
         self.method = method
         self.limits = limits or Limits()
         self.metrics = metrics or Metrics()
+        self.tracer = tracer
         self.images = method_info(method.name).binary
         self._kind = method.name
         self._params = f"{method.params}|{method.index_params}"
@@ -160,6 +170,9 @@ class Service:
         self._failure: BaseException | None = None
         self._store_docs = 0
         self._writer = threading.Thread(target=self._write_loop, name="neardup-writer")
+        self._housekeeper = Housekeeper(
+            path, kind=self._kind, params=self._params, synchronous=synchronous, tracer=tracer
+        )
 
     # --------------------------------------------------------------------------- lifecycle
 
@@ -173,10 +186,12 @@ class Service:
             from neardup._extras import require_extra
 
             require_extra("image", "PIL.Image")  # fail now, not at the first request
+        self._housekeeper.start()
         self._writer.start()
         self._ready.wait()
         if self._failure is not None:
             self._writer.join()
+            self._housekeeper.close()
             raise self._failure
 
     @property
@@ -210,6 +225,7 @@ class Service:
             self._cond.notify_all()
         if self._writer.is_alive():
             self._writer.join(timeout)
+        self._housekeeper.close(timeout)
         self._pool.shutdown(wait=True, cancel_futures=True)  # a second call does nothing
 
     @contextlib.contextmanager
@@ -266,10 +282,13 @@ class Service:
             self.metrics.documents("queried", len(out))
             return out
         job = _Job("check", loop, loop.create_future(), docs=batch.docs, policy=batch.policy)
+        job.trace = current.get()
         if self.images:  # decoding images is the costly part: readers do it in parallel
             job.encoded = await loop.run_in_executor(self._pool, self._encode, batch.docs)
         # else the writer sketches its whole group in one call: texts are cheap to sketch,
         # and one call for many small requests saves each its own call and thread hop
+        if job.trace is not None:
+            job.trace["queued"] = time.perf_counter()
         self._submit(job)
         results: list[Result] = await job.future
         return results
@@ -423,7 +442,12 @@ class Service:
                 jobs.append(self._queue.popleft())
                 docs += jobs[-1].size
             self._queued_docs -= docs
-            return jobs
+        if self.tracer is not None:
+            now = time.perf_counter()
+            for job in jobs:
+                if job.trace is not None:
+                    job.trace.update(taken=now, group_docs=docs, group_requests=len(jobs))
+        return jobs
 
     def _write_loop(self) -> None:
         try:
@@ -434,7 +458,7 @@ class Service:
                 create=False,
                 cache=True,
                 synchronous=self._synchronous,
-                idle_checkpoints=True,  # _tidy checkpoints: no group commit waits for one
+                idle_checkpoints=True,  # checkpoints at idle moments (_tidy): no commit waits
             )
         except BaseException as exc:
             self._failure = exc
@@ -464,10 +488,45 @@ class Service:
             for job in left:
                 _answer(job, None, stopped)
 
+    def _step(self, what: str, where: str = "writer") -> contextlib.AbstractContextManager[None]:
+        """Time a step of the writer (or another thread), when tracing."""
+        if self.tracer is None:
+            return contextlib.nullcontext()
+        return self.tracer.step(where, what)
+
+    def _mark(self, jobs: Sequence[_Job], step: str) -> None:
+        """Note the time of ``step`` in the timelines of ``jobs``, when tracing."""
+        if self.tracer is not None:
+            now = time.perf_counter()
+            for job in jobs:
+                if job.trace is not None:
+                    job.trace[step] = now
+
     def _tidy(self, store: Store) -> bool:
-        """Run one segment merge that the group commits deferred; whether one ran."""
+        """Run one step the group commits left: write the merge the housekeeper prepared,
+        copy the WAL's last frames when it did not start again, hand the housekeeper the
+        checkpoint or merge that is due, or flush the tail; whether there was one."""
+        t0, c0 = time.perf_counter(), time.thread_time()
+        keeper = self._housekeeper
         try:
-            return store.merge_step()
+            prepared = keeper.prepared()
+            if prepared is not None:
+                ran = store.apply_merge(prepared)
+                what = "merge written" if ran else "merge outdated"
+                ran = True
+            elif keeper.idle and store.restart_due():  # the WAL did not start again
+                store.checkpoint()  # the few frames the housekeeper's passes left
+                what, ran = "checkpoint (restart)", True
+            elif job := keeper.hand_over(store):
+                what, ran = f"{job} handed over", True
+            else:  # past a bound, a write checkpoints (and merges) by itself
+                alone = not keeper.alive  # no housekeeper: the writer does it all
+                ran = store.merge_step(checkpoint=alone, merges=alone)
+                what = store.last_step or "nothing"
+            if self.tracer is not None:
+                end, cpu = time.perf_counter(), time.thread_time() - c0
+                self.tracer.stretch("writer", f"tidy: {what}", t0, end, cpu)
+            return ran
         except Exception:  # the next group commit merges (or fails) in its own transaction
             log.exception("a deferred segment merge failed")
             return False
@@ -504,7 +563,9 @@ class Service:
                 self.metrics.documents("deleted", int(found))
                 answers: list[object] = [found]
             else:
-                jobs = self._encoded(jobs)
+                with self._step("encode"):
+                    jobs = self._encoded(jobs)
+                self._mark(jobs, "encoded")
                 answers = list(self._commit(store, jobs)) if jobs else []
         except Exception as exc:
             if not isinstance(exc, NeardupError):
@@ -550,8 +611,9 @@ class Service:
         keys = np.concatenate([e.keys for e in encoded])
         policies = [j.policy for j in jobs for _ in range(j.size)]
         n = len(ids)
-        stored = store.candidates_many(keys)
-        earlier = _group_pairs(keys)  # (j, i), j < i: they share a lookup key
+        with self._step("candidates"):
+            stored = store.candidates_many(keys)
+            earlier = _group_pairs(keys)  # (j, i), j < i: they share a lookup key
         # one verification call for every candidate pair: stored ones, then the group's
         owner: list[int] = []
         mine: list[bytes] = []
@@ -572,7 +634,8 @@ class Service:
                 mine.append(blobs[i])
                 theirs.append(blobs[j])
         threshold = self.method.threshold
-        scores = self.method.blob_similarities(mine, theirs) if mine else []
+        with self._step("verify"):
+            scores = self.method.blob_similarities(mine, theirs) if mine else []
         from_store: list[list[tuple[str, float]]] = [[] for _ in range(n)]
         from_group: list[list[tuple[int, float]]] = [[] for _ in range(n)]
         pair_j = [j for j, i in earlier if ids[j] != ids[i]]
@@ -599,15 +662,18 @@ class Service:
                 latest[ids[i]] = i
             results.append(Result(ids[i], added[i], self._best(dups)))
         chosen = [i for i in range(n) if added[i]]
+        self._mark(jobs, "checked")
         if chosen:
-            store.add_many(
-                [ids[i] for i in chosen],
-                [blobs[i] for i in chosen],
-                keys[chosen],
-                defer_merges=True,  # merged while the writer is idle (_tidy)
-                buffered=True,  # a small group's entries: one tail row, not two segments
-            )
+            with self._step("add_many"):
+                store.add_many(
+                    [ids[i] for i in chosen],
+                    [blobs[i] for i in chosen],
+                    keys[chosen],
+                    defer_merges=True,  # merged while the writer is idle (_tidy)
+                    buffered=True,  # a small group's entries: one tail row, not two segments
+                )
             self._store_docs = len(store)
+        self._mark(jobs, "committed")
         self.metrics.commit(len(chosen), time.perf_counter() - t0)
         self.metrics.documents("added", len(chosen))
         self.metrics.documents("skipped", n - len(chosen))

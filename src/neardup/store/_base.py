@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Self
@@ -14,14 +16,38 @@ from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 from neardup.store._tail import Tail
 
-__all__ = ["CHECKPOINT_IDLE_COMMITS", "CHECKPOINT_MAX_COMMITS", "StoreBase"]
+__all__ = [
+    "CHECKPOINT_IDLE_BYTES",
+    "CHECKPOINT_MAX_BYTES",
+    "CHECKPOINT_RESTART_BYTES",
+    "StoreBase",
+]
 
-CHECKPOINT_IDLE_COMMITS = 256
-"""Commits after which a store opened with ``idle_checkpoints`` checkpoints at its next
-``merge_step()`` (about as often as SQLite's own threshold of 1,000 pages checkpoints small
-commits of 3-4 pages; more often would sync more)."""
-CHECKPOINT_MAX_COMMITS = 1024
-"""Commits after which such a store checkpoints after a write (no idle moment came)."""
+CHECKPOINT_IDLE_BYTES = 4 << 20
+"""WAL bytes from which a store opened with ``idle_checkpoints`` checkpoints at its next
+``merge_step()``, if some are not copied back yet. A checkpoint's cost is the sync of what it
+copies, so bounding the bytes bounds the stall of the writer's next request: a few MB sync
+in a few ms, where a count of commits let it reach 70-85 MB (30-40 ms) once small commits
+of 64 KiB pages wrote ~265 KB each. Counting the WAL's whole length, not only what is left
+to copy, also checkpoints again a WAL that did not start again from its beginning (a
+checkpoint that ran beside the writer's commits, or beside a reader)."""
+CHECKPOINT_RESTART_BYTES = 16 << 20
+"""WAL bytes from which a writer that has its checkpoints run on another connection runs one
+itself at an idle moment (:meth:`StoreBase.restart_due`). SQLite starts the WAL again from
+its beginning only at a write transaction that begins with every frame copied back, which a
+checkpoint running beside the writer's commits often misses; the writer's own copies the few
+frames left (a small sync), and its next transaction starts the WAL again."""
+CHECKPOINT_MAX_BYTES = 32 << 20
+"""WAL bytes from which such a store checkpoints right after a write, if some are not
+copied back yet (a writer that has no idle moment: the WAL must not grow for ever)."""
+
+_SHM_HEAD = 100
+"""The wal-index header (two copies of 48 bytes) and the checkpoint info's first field, at
+the start of the ``-shm`` file (https://www.sqlite.org/walformat.html): ``mxFrame`` (the
+frames in the WAL) at offset 16, ``nBackfill`` (those copied back) at offset 96, in the
+machine's byte order; ``iVersion`` 3007000 at offset 0."""
+_WAL_VERSION = 3007000
+_FRAME_HEADER = 24
 
 _COUNTERS = ("last_doc", "docs", "sketch_bytes", "stale")
 _COUNTERS_SQL = "SELECT name, value FROM meta WHERE name IN ({})".format(
@@ -53,6 +79,8 @@ class StoreBase:
         self._cache: ReadCache | None = None
         self._tail = Tail()  # the tail rows this connection decoded (``_tail.py``)
         self._commits = 0  # write transactions since the last checkpoint (idle_checkpoints)
+        self._shm: int | None = None  # the -shm file, read for the WAL's backlog
+        self._frame = 0  # bytes of a WAL frame (page size + header), once known
 
     def _cached(self, conn: sqlite3.Connection) -> ReadCache | None:
         """The read cache, checked against other connections' commits (None: no cache)."""
@@ -165,7 +193,7 @@ class StoreBase:
         finally:
             if self._cache is not None and not (keep_segs and committed):
                 self._cache.segs = None
-        if self._idle_checkpoints and self._commits >= CHECKPOINT_MAX_COMMITS:
+        if self._idle_checkpoints and self._wal_due(CHECKPOINT_MAX_BYTES):
             self._checkpoint()  # no idle moment came: the WAL must not grow for ever
 
     @contextlib.contextmanager
@@ -184,12 +212,81 @@ class StoreBase:
 
     _idle_checkpoints = False
 
-    def _checkpoint(self) -> None:
+    def _checkpoint(self) -> bool:
         """Copy the WAL back into the database (a passive checkpoint: it never waits for
-        readers, and leaves what they still use)."""
+        readers nor for another connection's checkpoint, and leaves what readers still use);
+        whether it copied every frame. Then the next write transaction starts the WAL again
+        from its beginning."""
         self._commits = 0
         with self._errors("checkpoint the write-ahead log"):
-            self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            row = self._live().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return bool(row is None or (not row[0] and row[1] == row[2]))
+
+    def checkpoint(self) -> bool:
+        """Copy the store's WAL back into its database now (a passive checkpoint, from any
+        connection to the store: another thread's copies while the writer commits).
+
+        Returns:
+            Whether every frame was copied (not when a reader still used some, or another
+            checkpoint ran).
+
+        Raises:
+            StoreError: The store is closed or the copy failed.
+        """
+        return self._checkpoint()
+
+    def checkpoint_due(self) -> bool:
+        """Whether the WAL holds :data:`CHECKPOINT_IDLE_BYTES` or more and some of it is not
+        copied back yet (``idle_checkpoints`` stores: the checkpoint :meth:`merge_step`
+        would run, for a caller that runs it on another connection)."""
+        return self._idle_checkpoints and self._wal_due(CHECKPOINT_IDLE_BYTES)
+
+    def restart_due(self) -> bool:
+        """Whether the WAL holds :data:`CHECKPOINT_RESTART_BYTES` or more, some not copied
+        back yet: checkpoints run on another connection did not let it start again, and
+        this writer should run one itself (``idle_checkpoints`` stores)."""
+        return self._idle_checkpoints and self._wal_due(CHECKPOINT_RESTART_BYTES)
+
+    def _wal_due(self, bound: int) -> bool:
+        """Whether the WAL holds ``bound`` bytes or more, some not copied back yet."""
+        if not self._commits:  # nothing written since this connection's last checkpoint
+            return False
+        length, left = self._wal()
+        return length >= bound and left > 0
+
+    def _wal(self) -> tuple[int, int]:
+        """The WAL's length and the part of it not copied back into the database, in bytes.
+
+        Read from the wal-index header in the ``-shm`` file (a ``pread`` of 100 bytes, no
+        lock; its two copies differ only while another connection writes it: read again,
+        else nothing is due yet); without a readable header (no ``-shm`` file), the ``-wal``
+        file's size for both, which is never less than what it holds. An in-memory store
+        has no WAL: (0, 0)."""
+        if self._path == ":memory:":
+            return 0, 0
+        if not self._frame:
+            size = int(self._live().execute("PRAGMA page_size").fetchone()[0])
+            self._frame = size + _FRAME_HEADER
+        head = b""
+        with contextlib.suppress(OSError):
+            if self._shm is None:
+                self._shm = os.open(f"{os.path.abspath(self._path)}-shm", os.O_RDONLY)
+            fd = self._shm
+            head = os.pread(fd, _SHM_HEAD, 0)
+        order = sys.byteorder
+        if len(head) == _SHM_HEAD and int.from_bytes(head[0:4], order) == _WAL_VERSION:
+            for _ in range(3):
+                if head[:48] == head[48:96]:
+                    frames = int.from_bytes(head[16:20], order)
+                    copied = int.from_bytes(head[96:100], order)
+                    return frames * self._frame, max(0, frames - copied) * self._frame
+                head = os.pread(fd, _SHM_HEAD, 0)
+            return 0, 0
+        try:
+            size = os.path.getsize(f"{self._path}-wal")
+        except OSError:
+            size = 0
+        return size, size
 
     def _counters(self, conn: sqlite3.Connection) -> dict[str, int]:
         """The counters kept in ``meta``: ``last_doc`` (the last document id given out),
@@ -247,6 +344,9 @@ class StoreBase:
     def close(self) -> None:
         """Close the connection; calling it again does nothing."""
         conn, self._conn = self._conn, None
+        shm, self._shm = self._shm, None
+        if shm is not None:
+            os.close(shm)
         self._tail.clear()
         if self._cache is not None:
             self._cache.clear()

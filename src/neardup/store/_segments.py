@@ -41,12 +41,15 @@ __all__ = [
     "LOOKUP",
     "MERGE_CAP",
     "Alive",
+    "PreparedMerge",
     "Segment",
+    "apply_merge",
     "block_checksum",
     "decode_segment",
     "encode_segment",
     "lookup",
     "merge_step",
+    "prepare_merge",
     "read_segments",
     "stored_docs",
     "write_segment",
@@ -277,6 +280,7 @@ def _insert(
     conn: sqlite3.Connection,
     encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None,
     cache: ReadCache | None = None,
+    decoded: tuple[U64, I64] | None = None,
 ) -> None:
     if encoded is None:
         return
@@ -286,7 +290,7 @@ def _insert(
         if cache.segs is not None:  # the held segs rows follow the table (ordered by seg)
             cache.segs = sorted([x for x in cache.segs if x.seg != s.seg] + [s], key=_seg_id)
         if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
-            cache.hold_segment(s.seg, s, *decode_segment(s, rows))
+            cache.hold_segment(s.seg, s, *(decoded or decode_segment(s, rows)))
     conn.execute(
         "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -343,30 +347,89 @@ def merge(
     """Replace ``group`` by one segment without the entries of deleted documents (``alive``:
     :func:`stored_docs` unless given); return how many entries were dropped. ``cache``:
     where the group's entries may be held; it forgets them and holds the new segment."""
+    keys, docs, dropped = _merged(conn, group, alive, cache)
+    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role)
+    _replace(conn, group, encoded, cache)
+    return dropped
+
+
+def _merged(
+    conn: sqlite3.Connection,
+    group: Sequence[Segment],
+    alive: Alive | None = None,
+    cache: ReadCache | None = None,
+) -> tuple[I64, I64, int]:
+    """The entries of ``group`` that :func:`merge` keeps, and how many it drops."""
     parts = [
         (None if cache is None else cache.segment(s.seg, s)) or _segment_entries(conn, s)
         for s in group
     ]
+    keys = np.concatenate([p[0] for p in parts]).view(np.int64)
+    docs = np.concatenate([p[1] for p in parts])
+    keep = (alive or stored_docs)(conn, docs)
+    if keep.all():  # no copies when nothing is dropped
+        return keys, docs, 0
+    return keys[keep], docs[keep], int(docs.size - np.count_nonzero(keep))
+
+
+def _replace(
+    conn: sqlite3.Connection,
+    group: Sequence[Segment],
+    encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None,
+    cache: ReadCache | None = None,
+    decoded: tuple[U64, I64] | None = None,
+) -> None:
+    """Delete the segments of ``group`` and insert ``encoded`` (their merge)."""
     if cache is not None:
         cache.forget_segments([s.seg for s in group])
         if cache.segs is not None:
             gone = {s.seg for s in group}
             cache.segs = [x for x in cache.segs if x.seg not in gone]
-    keys = np.concatenate([p[0] for p in parts]).view(np.int64)
-    docs = np.concatenate([p[1] for p in parts])
-    keep = (alive or stored_docs)(conn, docs)
-    if not keep.all():  # no copies when nothing is dropped
-        keys, docs, dropped = keys[keep], docs[keep], int(docs.size - np.count_nonzero(keep))
-    else:
-        dropped = 0
     for s in group:
         conn.execute("DELETE FROM segs WHERE seg = ?", (s.seg,))
         conn.execute(
             "DELETE FROM blocks WHERE id BETWEEN ? AND ?",
             (s.seg << 32, (s.seg << 32) | 0xFFFFFFFF),
         )
-    _insert(conn, encode_segment(group[-1].seg, keys, docs, group[-1].role), cache)
-    return dropped
+    _insert(conn, encoded, cache, decoded)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedMerge:
+    """A merge computed on one connection's snapshot (:func:`prepare_merge`), for the
+    writer to apply in a short transaction (:func:`apply_merge`)."""
+
+    group: tuple[Segment, ...]
+    encoded: tuple[Segment, list[tuple[int, bytes, int]]] | None
+    decoded: tuple[U64, I64] | None  # the new segment's entries, as a cache holds them
+
+
+def prepare_merge(conn: sqlite3.Connection) -> PreparedMerge | None:
+    """The next merge :func:`merge_step` would run, computed (read, filtered, encoded) in
+    the caller's read transaction but not written; None when there is none. Documents
+    deleted after that snapshot keep their entries in it (stale, as any merged earlier:
+    lookups skip them, compaction drops them)."""
+    group = _full_level(read_segments(conn))
+    if group is None:
+        return None
+    keys, docs, _ = _merged(conn, group)
+    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role)
+    decoded = None if encoded is None else decode_segment(*encoded)
+    return PreparedMerge(tuple(group), encoded, decoded)
+
+
+def apply_merge(
+    conn: sqlite3.Connection, prepared: PreparedMerge, cache: ReadCache | None = None
+) -> bool:
+    """Write a :func:`prepare_merge` in the caller's write transaction if its segments are
+    all still there as they were (another merge or a compaction may have replaced them
+    since); whether it was written."""
+    held = None if cache is None else cache.segs
+    current = set(read_segments(conn) if held is None else held)
+    if not all(s in current for s in prepared.group):
+        return False
+    _replace(conn, prepared.group, prepared.encoded, cache, prepared.decoded)
+    return True
 
 
 def _span_fits(group: list[Segment]) -> bool:

@@ -168,7 +168,7 @@ class BatchWriter:
                             if docs < self._write_docs and not due:
                                 continue
                         elif item == _CHECKPOINT:
-                            store._checkpoint()
+                            store.checkpoint()
                             continue
                         if pending:  # _WRITE, _STOP, or a batch that made the group due
                             self._written += self._commit(store, pending)

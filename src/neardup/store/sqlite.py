@@ -38,7 +38,6 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
-from neardup.store._base import CHECKPOINT_IDLE_COMMITS
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
@@ -48,9 +47,12 @@ from neardup.store._rows import damaged, encodable, integer
 from neardup.store._segments import (
     KEYS,
     LOOKUP,
+    PreparedMerge,
+    apply_merge,
     compact_all,
     merge_step,
     mergeable,
+    prepare_merge,
     write_segment,
 )
 from neardup.store._tail import (
@@ -206,11 +208,12 @@ class Store(StoreReads):
                 process (SIGKILL, OOM kill), the last ones may be lost on power loss, and a
                 commit costs no fsync (WAL mode; the file is never damaged either way).
             idle_checkpoints: Copy the WAL back into the database at :meth:`merge_step`
-                (a writer's idle moments) instead of when a commit passes SQLite's
+                (a writer's idle moments) once
+                :data:`~neardup.store._base.CHECKPOINT_IDLE_BYTES` of it wait to be copied
+                (each checkpoint syncs a few MB) instead of when a commit passes SQLite's
                 threshold, so that no write waits for a checkpoint and its sync; a write
-                still checkpoints after
-                :data:`~neardup.store._base.CHECKPOINT_MAX_COMMITS` commits without an
-                idle moment (``neardup serve``'s writer).
+                still checkpoints past :data:`~neardup.store._base.CHECKPOINT_MAX_BYTES`
+                without an idle moment (``neardup serve``'s writer).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -366,6 +369,9 @@ class Store(StoreReads):
     _quick_check = True
     _synchronous = "FULL"
     _idle_checkpoints = False
+    last_step = ""
+    """What the last :meth:`merge_step` did: ``"tail"``, ``"checkpoint"``, ``"merge"`` or
+    ``""`` (nothing); for traces."""
 
     def _consistent(self) -> None:
         """The cheap consistency test of every open (:func:`~neardup.store._check.quick_check`);
@@ -563,9 +569,17 @@ class Store(StoreReads):
         except ValueError as exc:
             raise damaged(self._path, str(exc)) from None
 
-    def merge_step(self) -> bool:
-        """Run one segment merge that writes with ``defer_merges`` left (one transaction);
-        return whether there was one to run.
+    def merge_step(self, *, checkpoint: bool = True, merges: bool = True) -> bool:
+        """Run one segment merge that writes with ``defer_merges`` left (one transaction),
+        or the tail's flush or the WAL checkpoint that is due; return whether there was one
+        to run.
+
+        Args:
+            checkpoint: Run the checkpoint of an ``idle_checkpoints`` store when due; False
+                when the caller runs it elsewhere (:meth:`checkpoint_due`,
+                :meth:`checkpoint`).
+            merges: Run a segment merge; False when the caller prepares them elsewhere
+                (:meth:`merge_due`, :meth:`prepare_merge`, :meth:`apply_merge`).
 
         Examples:
             >>> with Store.open(":memory:", kind="phash", params="phash-00") as s:
@@ -576,22 +590,70 @@ class Store(StoreReads):
         """
         keep = self._cache is not None
         tail = self._tail
+        self.last_step = ""
         if tail.docs >= TAIL_DOCS or (
             tail.since is not None and time.monotonic() - tail.since >= TAIL_SECONDS
         ):
+            self.last_step = "tail"
             return self.flush_tail()
-        if self._idle_checkpoints and self._commits >= CHECKPOINT_IDLE_COMMITS:
+        if checkpoint and self.checkpoint_due():
+            self.last_step = "checkpoint"
             self._checkpoint()
             return True
         held = None if self._cache is None else self._cache.segs
-        if held is not None and not mergeable(held):  # nothing to do: no transaction
+        if not merges or (held is not None and not mergeable(held)):  # no transaction
             return False
+        self.last_step = "merge"
         with self._errors("merge lookup segments"), self._write(keep) as conn:
             try:
                 if keep:
                     self._cached(conn)
                     self._segment_rows(conn)
                 return merge_step(conn, self._cache)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+
+    def merge_due(self) -> bool:
+        """Whether :meth:`merge_step` has a segment merge to run (read from the segments
+        this connection holds, when it holds them)."""
+        held = None if self._cache is None else self._cache.segs
+        if held is None:
+            with self._errors("read the lookup segments"), self._read() as conn:
+                try:
+                    self._cached(conn)
+                    held = self._segment_rows(conn)
+                except ValueError as exc:
+                    raise damaged(self._path, str(exc)) from None
+        return mergeable(held)
+
+    def prepare_merge(self) -> PreparedMerge | None:
+        """Compute the segment merge :meth:`merge_step` would run, on this connection's
+        snapshot, without writing it: the reading, filtering and packing, off the writer's
+        thread; the writer writes it with :meth:`apply_merge`. None: no merge to run.
+
+        Raises:
+            StoreError: The store is closed or damaged.
+        """
+        with self._errors("prepare a lookup segment merge"), self._read() as conn:
+            try:
+                return prepare_merge(conn)
+            except ValueError as exc:
+                raise damaged(self._path, str(exc)) from None
+
+    def apply_merge(self, prepared: PreparedMerge) -> bool:
+        """Write a merge :meth:`prepare_merge` computed (on any connection), in one short
+        transaction, unless its segments changed since; whether it was written.
+
+        Raises:
+            StoreError: The store is closed, read-only or damaged.
+        """
+        keep = self._cache is not None
+        with self._errors("merge lookup segments"), self._write(keep) as conn:
+            try:
+                if keep:
+                    self._cached(conn)
+                    self._segment_rows(conn)
+                return apply_merge(conn, prepared, self._cache)
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
 
