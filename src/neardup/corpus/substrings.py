@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import mmap
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -444,14 +445,28 @@ def _packed_shards(
 
 def _shard_buffer(shard_bytes: int) -> U8:
     """An empty buffer for a shard's texts (its pages are touched only as it fills)."""
-    return np.empty(min(shard_bytes, 1 << 30) + (1 << 20), dtype=np.uint8)
+    return _small_pages(min(shard_bytes, 1 << 30) + (1 << 20))
 
 
 def _grown(text: U8, size: int, need: int) -> U8:
     """``text``'s first ``size`` bytes in a buffer of at least ``need`` bytes."""
-    out = np.empty(max(2 * len(text), need), dtype=np.uint8)
+    out = _small_pages(max(2 * len(text), need))
     out[:size] = text[:size]
     return out
+
+
+def _small_pages(size: int) -> U8:
+    """``size`` zero bytes, mapped anonymously and faulted in page by page as they are
+    written, never on transparent huge pages. ``np.empty`` advises huge pages for a buffer
+    this big (``MADV_HUGEPAGE``); a fresh huge page is a free 2 MiB block, and in a virtual
+    machine that reports its free memory to the host (virtio-balloon free page reporting)
+    such a block has often been handed back, so its first write is faulted in by the host
+    as well: a run then costs 0.1-0.6 s of system time more, at random (measured with
+    ``/usr/bin/time`` over 20-run series; small pages come back from the guest's own free
+    lists). The buffer goes (unmapped) when the last view of it does."""
+    if hasattr(mmap, "MAP_PRIVATE"):  # (not on Windows, whose mmap takes no flags)
+        return np.frombuffer(mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE), dtype=np.uint8)
+    return np.frombuffer(mmap.mmap(-1, size), dtype=np.uint8)  # pragma: no cover
 
 
 def _shard(
