@@ -735,7 +735,7 @@ fn half_full_size(len: usize, entries: usize) -> Option<usize> {
 impl Table {
     fn new(size: usize) -> Self {
         Table {
-            slots: zeroed_slots(size),
+            slots: vec![0u64; size],
             used: 0,
         }
     }
@@ -763,7 +763,7 @@ impl Table {
         let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
         };
-        let mut out = zeroed_slots(size);
+        let mut out = vec![0u64; size];
         let mask = size as u64 - 1;
         for &e in self.slots.iter().filter(|&&e| e != 0) {
             let mut slot = (e >> 32) & mask;
@@ -776,17 +776,16 @@ impl Table {
     }
 }
 
-/// `size` zero slots (see [`huge_pages`]).
-fn zeroed_slots(size: usize) -> Vec<u64> {
-    huge_pages(vec![0u64; size])
-}
-
 /// `v`, its allocation backed by transparent huge pages where Linux allows them
 /// (`madvise(MADV_HUGEPAGE)`), when it takes 4 MiB or more; call it before the pages are
-/// first written. For the tables, whose lookups go anywhere in them and would miss the TLB
-/// as well as the cache (window_mask 0.30 -> 0.23 CPU-s on 22 MB). Not for the text-sized
-/// buffers written in order (joins, masks): measured, the kernel's eager zeroing and
-/// compaction of huge pages cost more system time there than the page faults they save.
+/// first written. For the table of anchors only, whose lookups (one per anchor) go anywhere
+/// in it and would miss the TLB as well as the cache. Not for the table of windows (fewer
+/// lookups: no gain measured) nor for the text-sized buffers written in order (joins,
+/// masks): a fresh huge page is a free 2 MiB block, and in a virtual machine that reports
+/// its free memory to the host (virtio-balloon free page reporting) such a block has often
+/// been handed back, so its first write is faulted in by the host too. Each huge page is
+/// then a chance of a system-time spike (0.1-0.5 s a run on 28 MB with the three buffers
+/// on huge pages; none seen in 45 runs with none, nor in 15 with this table alone).
 fn huge_pages<T>(v: Vec<T>) -> Vec<T> {
     #[cfg(target_os = "linux")]
     {
@@ -937,10 +936,11 @@ pub fn window_spans(text: &[u8], min_length: usize, prefix: usize) -> Vec<(usize
         asize *= 2; // half full at the anchors of a text without repeats
     }
     let mut atable = AnchorTable::new(asize / 2);
-    // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
-    // text with many repeats does not rehash it a dozen times (a text without repeats
-    // touches none of its pages)
-    let mut wtable = Table::new(asize / 2);
+    // the windows of recurring anchors: a quarter of the anchors' slots, grown (half full at
+    // most) as windows come, so a text with many repeats rehashes it once or twice (28 MB of
+    // web text, a 52% repeat: 387k windows for 845k anchors at min_length 100; 674k for
+    // 2.35M at 20) and a text with few touches few of its pages
+    let mut wtable = Table::new(asize / 4);
     let mut walk = Walk {
         hi: 0,
         mp: -2,
