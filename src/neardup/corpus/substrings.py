@@ -502,37 +502,29 @@ def _shard(
 _BLANK = b" \t\r"
 
 
-def _splice(
-    out: list[bytes],
-    lines: list[bytes],
-    spans: I64,
-    got: tuple[I64, U8, I64],
-    text_field: str,
-) -> None:
-    """:func:`neardup.corpus.records.splice_texts`, each changed line built in one join
-    straight from the JSON strings' buffer (no copy of the buffer, no intermediate line). A
-    line's text value is a JSON string, quotes included, so stripping the whole line strips
-    the part before the value on the left and the part after it on the right. Each changed
-    input line is let go (``lines[k] = b""``) once its output line is built, so the next
-    output line reuses its memory."""
-    from neardup.corpus._lines import json_strings
+def _out_lines(
+    lines: list[bytes], spans: I64, got: tuple[I64, U8, I64], text_field: str
+) -> list[bytes]:
+    """The output lines of a shard's records, in place of ``lines``: a record that loses
+    nothing is its line trimmed, one that loses bytes its line with the text value's JSON
+    string replaced (:func:`neardup.corpus._lines.splice_lines`, each line built straight
+    from the kept bytes and put in place of its input line, whose memory the next one
+    reuses), as :func:`neardup.corpus.records.splice_texts` writes it; a changed line that
+    went to ``json.loads`` (no span) is decoded, changed and encoded again."""
+    from neardup.corpus._lines import json_strings, splice_lines
     from neardup.corpus.records import splice_values
 
-    changed, kept, kept_offsets = got
-    values, v_off = json_strings(kept, kept_offsets, changed)
-    view = memoryview(values)  # type: ignore[arg-type]  # (a uint8 array: one byte each)
-    v = v_off.tolist()
-    at = spans[changed].tolist()
-    for j, (k, (a, b)) in enumerate(zip(changed.tolist(), at, strict=True)):
-        line = lines[k]
-        if a >= 0:
-            head, tail = line[:a].lstrip(_BLANK), line[b:].rstrip(_BLANK)
-            out[k] = b"".join((head, view[v[j] : v[j + 1]], tail, b"\n"))
-        else:  # the line went to json.loads: decoded, changed and encoded again
-            one = np.array([k], dtype=np.int64)
-            pair = np.array([0, v[j + 1] - v[j]], dtype=np.int64)
-            splice_values(out, lines, spans, one, values[v[j] : v[j + 1]], pair, text_field)
-        lines[k] = b""
+    removed, kept, kept_offsets = got
+    changed = np.flatnonzero(removed)
+    if len(changed):
+        left = splice_lines(lines, spans, changed, kept, kept_offsets)
+        if len(left):
+            values, v_off = json_strings(kept, kept_offsets, left)
+            splice_values(lines, lines, spans, left, values, v_off, text_field)
+    for k, same in enumerate((removed == 0).tolist()):
+        if same:
+            lines[k] = lines[k].strip(_BLANK) + b"\n"
+    return lines
 
 
 def remove_repeated_substrings_jsonl(
@@ -587,15 +579,7 @@ def remove_repeated_substrings_jsonl(
             del text  # (with the join, before the output's buffers: they reuse its pages)
             if progress is not None:
                 progress("clean", s.documents)
-            changed = np.flatnonzero(removed)
-            # a changed record's line is put whole by splice_texts: no copy of its input first
-            keep_line = (removed == 0).tolist()
-            out = [
-                line.strip(b" \t\r") + b"\n" if same else b""
-                for line, same in zip(lines, keep_line, strict=True)
-            ]
-            if len(changed):
-                _splice(out, lines, spans, (changed, kept, kept_offsets), text_field)
+            out = _out_lines(lines, spans, (removed, kept, kept_offsets), text_field)
             del lines, kept
             for a in range(0, len(out), batch_size):
                 yield out[a : a + batch_size]
