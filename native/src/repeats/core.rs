@@ -776,17 +776,17 @@ impl Table {
     }
 }
 
-/// `v`, its allocation backed by transparent huge pages where Linux allows them
-/// (`madvise(MADV_HUGEPAGE)`), when it takes 4 MiB or more; call it before the pages are
-/// first written. For the table of anchors only, whose lookups (one per anchor) go anywhere
-/// in it and would miss the TLB as well as the cache. Not for the table of windows (fewer
-/// lookups: no gain measured) nor for the text-sized buffers written in order (joins,
-/// masks): a fresh huge page is a free 2 MiB block, and in a virtual machine that reports
-/// its free memory to the host (virtio-balloon free page reporting) such a block has often
-/// been handed back, so its first write is faulted in by the host too. Each huge page is
-/// then a chance of a system-time spike (0.1-0.5 s a run on 28 MB with the three buffers
-/// on huge pages; none seen in 45 runs with none, nor in 15 with this table alone).
-fn huge_pages<T>(v: Vec<T>) -> Vec<T> {
+/// `v` with its pages faulted in by one `madvise(MADV_POPULATE_WRITE)` (Linux 5.14+;
+/// nothing elsewhere, or where the kernel refuses it) when it takes 4 MiB or more: for the
+/// table of anchors, whose lookups (one per anchor, anywhere in it) touch every page of it,
+/// at about a third less system time than a fault per page. Not on transparent huge pages
+/// (`MADV_HUGEPAGE`, which saved ~0.02 s of TLB misses on 28 MB): a fresh huge page is a
+/// free 2 MiB block, and in a virtual machine that reports its free memory to the host
+/// (virtio-balloon free page reporting) such a block has often been handed back, so its
+/// first write is faulted in by the host too: 0.1-0.5 s of system time more in a third of
+/// the runs, at random (the shard's buffer and both tables on huge pages; with this table
+/// alone, 4 runs in 10 when they came 3 s apart; none with no huge pages).
+fn populated<T>(v: Vec<T>) -> Vec<T> {
     #[cfg(target_os = "linux")]
     {
         let bytes = v.capacity() * std::mem::size_of::<T>();
@@ -794,13 +794,14 @@ fn huge_pages<T>(v: Vec<T>) -> Vec<T> {
             extern "C" {
                 fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
             }
-            const MADV_HUGEPAGE: i32 = 14;
+            const MADV_POPULATE_WRITE: i32 = 23;
             const PAGE: usize = 4096;
             let start = v.as_ptr() as usize;
             let (lo, hi) = (start.next_multiple_of(PAGE), (start + bytes) / PAGE * PAGE);
             // SAFETY: the range lies inside the vector's allocation and is page aligned; the
-            // advice only changes how the kernel backs those pages (an error is harmless).
-            unsafe { madvise(lo as *mut std::ffi::c_void, hi - lo, MADV_HUGEPAGE) };
+            // advice faults its pages in writable without changing a byte (an error, from a
+            // kernel without it, is harmless: the pages then fault as they are written).
+            unsafe { madvise(lo as *mut std::ffi::c_void, hi - lo, MADV_POPULATE_WRITE) };
         }
     }
     v
@@ -1043,7 +1044,7 @@ struct AnchorTable {
 impl AnchorTable {
     fn new(size: usize) -> Self {
         AnchorTable {
-            slots: huge_pages(vec![[0u32; 4]; size.max(1024)]),
+            slots: populated(vec![[0u32; 4]; size.max(1024)]),
             used: 0,
         }
     }
@@ -1072,7 +1073,7 @@ impl AnchorTable {
         let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
         };
-        let old = std::mem::replace(&mut self.slots, huge_pages(vec![[0u32; 4]; size]));
+        let old = std::mem::replace(&mut self.slots, populated(vec![[0u32; 4]; size]));
         for e in old.into_iter().filter(|e| e[1] != 0) {
             let slot = self.probe(e[0]);
             self.slots[slot] = e;
