@@ -785,7 +785,7 @@ impl Table {
 /// (virtio-balloon free page reporting) such a block has often been handed back, so its
 /// first write is faulted in by the host too: 0.1-0.5 s of system time more in a third of
 /// the runs, at random (the shard's buffer and both tables on huge pages; with this table
-/// alone, 4 runs in 10 when they came 3 s apart; none with no huge pages).
+/// alone, 2-4 runs in 10 when they came 3 s apart; none with no huge pages).
 fn populated<T>(v: Vec<T>) -> Vec<T> {
     #[cfg(target_os = "linux")]
     {
