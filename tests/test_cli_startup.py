@@ -74,3 +74,71 @@ def test_one_blas_thread_for_the_text_kernels(
         env=full,
     )
     assert done.stdout.strip().splitlines()[-1] == want
+
+
+#: Modules that ``neardup dedup FILE.jsonl`` (minhash, no outputs) must not import: the other
+#: commands' modules, the readers of other formats, the report writers beyond JSONL, the
+#: store, Spark, images, embeddings, the service, and the progress display's dependencies.
+_NOT_ON_THE_DEDUP_PATH = (
+    "neardup.cli.corpus",
+    "neardup.cli.eval",
+    "neardup.cli.hash",
+    "neardup.cli.index",
+    "neardup.cli.plan",
+    "neardup.cli.serve",
+    "neardup.cli.spark",
+    "neardup.readers",
+    "neardup.report.html",
+    "neardup.report.diff",
+    "neardup.store",
+    "neardup.spark",
+    "neardup.serve",
+    "neardup.image",
+    "neardup.embeddings",
+    "neardup.methods.image",
+    "neardup.methods.embedding",
+    "neardup.methods.binary",
+    "neardup.methods.exact",
+    "neardup.corpus.exact",
+    "neardup.corpus.annotate",
+    "neardup.corpus.output",
+    "csv",
+    "sqlite3",
+    "tqdm",
+    "rich",
+)
+
+_MODULES = """
+import sys
+from neardup.cli import main
+try:
+    main(sys.argv[1:], prog_name="neardup")
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(" ".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_dedup_of_a_jsonl_file_imports_only_its_path(tmp_path: Path) -> None:
+    """The start-up of ``neardup dedup FILE`` is mostly imports: each module above that it
+    loaded would cost start-up time on every run for nothing."""
+    src = tmp_path / "in.jsonl"
+    text = "the quick brown fox jumps over the lazy dog near the river bank"
+    src.write_text(
+        "".join(f'{{"id": "{i}", "text": "{text} {i // 2}"}}\n' for i in range(6)),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES, "dedup", str(src), "--threshold", "0.5", "-q"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    loaded = set(done.stderr.split())
+    assert "neardup.pipeline" in loaded  # the run went through the library
+    assert '"members"' in done.stdout  # and found the copies
+    unwanted = sorted(
+        m for m in loaded for n in _NOT_ON_THE_DEDUP_PATH if m == n or m.startswith(n + ".")
+    )
+    assert unwanted == []
