@@ -1,5 +1,5 @@
 """``python -m neardup`` runs the command line."""
 
-from neardup.cli import main
+from neardup.cli import run
 
-main(prog_name="neardup")
+run()
