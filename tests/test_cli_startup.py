@@ -211,3 +211,43 @@ def test_a_command_that_fails_exits_as_usual(args: list[str], code: int) -> None
     assert done.returncode == code
     assert "exit functions ran" in done.stderr
     assert "teardown ran" in done.stderr
+
+
+def test_the_collector_is_off_for_the_start_up_only() -> None:
+    """``python -m neardup`` turns the garbage collector off before its imports and back on
+    (with the start-up's objects frozen) when the command's function starts."""
+    probe = """
+import gc, sys
+import neardup.cli.options as options
+from neardup._gc import pause_for_startup
+
+pause_for_startup()
+from neardup.cli import main
+
+seen = []
+def command(*args, **kwargs):
+    seen.append(gc.isenabled())
+wrapped = options.errors(command)
+print(gc.isenabled(), end=" ")
+wrapped()
+print(seen[0], gc.get_freeze_count() > 1000)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=600
+    )
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_a_caller_s_collector_is_left_alone() -> None:
+    import gc
+
+    from neardup._gc import resume_after_startup
+
+    gc.disable()
+    try:
+        resume_after_startup()  # the start-up did not pause it: nothing to resume
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    resume_after_startup()
+    assert gc.isenabled() and gc.get_freeze_count() == 0

@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from neardup import __version__
+from neardup._gc import pause_for_startup
 from neardup.cli._startup import end_process, one_blas_thread
 
 __all__ = ["main", "run"]
@@ -119,6 +120,7 @@ def run() -> None:
     """The ``neardup`` program (the console script and ``python -m neardup``): :func:`main`,
     then the process ends at once when the command succeeded
     (:func:`~neardup.cli._startup.end_process`); a failure exits as usual, with its status."""
+    pause_for_startup()  # till the command starts (its modules' imports, numpy's...)
     try:
         main(prog_name="neardup")
     except SystemExit as exc:
