@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup._gc import pause_for_startup
+from neardup._gc import pause_for_startup, resume_after_startup
 from neardup.cli._startup import end_process, one_blas_thread
 
 __all__ = ["main", "run"]
@@ -52,6 +52,7 @@ class _LazyGroup(click.Group):
         where = self._lazy.pop(name, None)
         if where is not None:
             self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
+            resume_after_startup()  # the command's module (and numpy) imported: collector on
         return self._commands.get(name)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -125,5 +126,5 @@ def run() -> None:
         main(prog_name="neardup")
     except SystemExit as exc:
         if exc.code is None or exc.code == 0:
-            end_process(0)
+            end_process()
         raise

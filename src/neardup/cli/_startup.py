@@ -48,19 +48,18 @@ def one_blas_thread(args: Sequence[str]) -> bool:
     return True
 
 
-def end_process(code: int) -> None:
-    """End the process that ran a command which succeeded (``code`` 0) without the interpreter's
-    teardown: the exit functions run (logging's flush, temporary folders' removal, a coverage
-    tool's save) and stdout and stderr are flushed as at a normal exit, then ``os._exit``
-    skips the rest: a last garbage collection and the freeing of every module and object,
-    0.05 of the 0.65 G instructions of a short ``neardup dedup`` (and about 0.04 CPU-s after
-    100k documents), for a process that is about to end anyway. Returns (and the
-    interpreter ends the process as usual) after a failure, when another Python thread is
-    still running (the interpreter would wait for it), or under a tracer or profiler (a
-    debugger, coverage, ``python -m cProfile``), which report at the interpreter's exit.
-    Every file the commands write is closed before they return (atomic writes rename a
-    closed file), so nothing waits for that teardown to be flushed."""
-    if code != 0 or threading.active_count() > 1:
+def end_process() -> None:
+    """End the process whose command succeeded without the interpreter's teardown: the exit
+    functions run (logging's flush, temporary folders' removal, a coverage tool's save) and
+    stdout and stderr are flushed as at a normal exit, then ``os._exit`` skips the rest: a
+    last garbage collection and the freeing of every module and object, 0.05 of the 0.65 G
+    instructions of a short ``neardup dedup`` (and 0.03-0.05 CPU-s after 100k documents),
+    for a process that is about to end anyway. Returns (and the interpreter ends the process
+    as usual) when another Python thread is still running (the interpreter would wait for
+    it), or under a tracer or profiler (a debugger, coverage, ``python -m cProfile``), which
+    report at the interpreter's exit. Every file the commands write is closed before they
+    return (atomic writes rename a closed file), so nothing waits for that teardown."""
+    if threading.active_count() > 1:
         return
     if sys.gettrace() is not None or sys.getprofile() is not None:
         return

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 import click
 
-from neardup._gc import resume_after_startup
 from neardup.errors import NeardupError
 from neardup.methods import REGISTRY, method_info
 
@@ -46,7 +45,6 @@ def errors(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        resume_after_startup()  # the start-up is over: the garbage collector is back on
         try:
             return fn(*args, **kwargs)
         except NeardupError as exc:
