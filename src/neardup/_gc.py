@@ -54,7 +54,7 @@ def pause_for_startup() -> None:
 
 
 def resume_after_startup() -> None:
-    """The start-up is over (the command's module is imported): the collector paused by
+    """The start-up is over (a command's function starts): the collector paused by
     :func:`pause_for_startup` goes back on, with the objects made so far (modules, classes,
     functions: alive until the process ends) frozen out of its later walks (another 0.011 G
     instructions: the first full collection would walk them all), and thawed at exit, so

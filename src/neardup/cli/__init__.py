@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup._gc import pause_for_startup, resume_after_startup
+from neardup._gc import pause_for_startup
 from neardup.cli._startup import end_process, one_blas_thread
 
 __all__ = ["main", "run"]
@@ -52,7 +52,6 @@ class _LazyGroup(click.Group):
         where = self._lazy.pop(name, None)
         if where is not None:
             self._commands[name] = getattr(importlib.import_module(where[0]), where[1])
-            resume_after_startup()  # the command's module (and numpy) imported: collector on
         return self._commands.get(name)
 
     def invoke(self, ctx: click.Context) -> Any:
