@@ -65,8 +65,9 @@ def end_process() -> None:
         return
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # no console (pythonw)
+                stream.flush()
     except (OSError, ValueError):  # a closed or broken stream: the interpreter reports it
         return
     os._exit(0)
