@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "pause_for_startup", "resume_after_startup"]
 
 
 @contextmanager
@@ -32,4 +33,36 @@ def collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
+        gc.enable()
+
+
+#: Whether :func:`pause_for_startup` turned the collector off.
+_startup_paused = False
+
+
+def pause_for_startup() -> None:
+    """Turn the collector off while a process starts: its imports make ~100k objects (modules,
+    classes, functions) and no garbage cycles, but every 700 of them start a collection that
+    walks the young ones (0.017 G of the 0.59 G instructions of a short ``neardup dedup``). Only
+    the ``neardup`` process calls this, before its imports (never the library: a caller's
+    collector is the caller's); :func:`resume_after_startup` turns it back on. Left alone when
+    something else turned it off."""
+    global _startup_paused
+    if gc.isenabled():
+        gc.disable()
+        _startup_paused = True
+
+
+def resume_after_startup() -> None:
+    """The start-up is over (a command's function starts): the collector paused by
+    :func:`pause_for_startup` goes back on, with the objects made so far (modules, classes,
+    functions: alive until the process ends) frozen out of its later walks (another 0.011 G
+    instructions: the first full collection would walk them all), and thawed at exit, so
+    that an exit through the interpreter's teardown finalizes them as usual. Does nothing when
+    the start-up did not pause it (a test runner, a library caller)."""
+    global _startup_paused
+    if _startup_paused:
+        _startup_paused = False
+        gc.freeze()
+        atexit.register(gc.unfreeze)
         gc.enable()

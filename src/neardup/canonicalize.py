@@ -134,6 +134,8 @@ class Canonicalizer:
 
     __slots__ = ("_config", "_kernel_mask", "_strip")
 
+    _strip: frozenset[int]
+
     def __init__(self, preset: str = "txtfp", *, config: CanonicalConfig | None = None) -> None:
         if config is None:
             if preset not in PRESETS:
@@ -149,7 +151,8 @@ class Canonicalizer:
             strip |= FORMAT_CHARACTERS
         if config.confusables:
             strip |= IGNORABLE_CHARACTERS
-        self._strip: re.Pattern[str] | None = _char_class(strip) if strip else None
+        # compiled (by _char_class, once per set) only by a text the batch kernel does not take
+        self._strip = frozenset(strip)
         # The strip mask of the batch kernel, or None when the kernel does not cover config.
         self._kernel_mask: int | None = None
         if (
@@ -324,7 +327,7 @@ class Canonicalizer:
             if p.confusables:
                 # the Hangul fillers are letters that render as a blank: they part words
                 text = text.translate(_BLANK_LETTERS)
-            out = self._strip.sub("", text) if self._strip is not None else text
+            out = _char_class(self._strip).sub("", text) if self._strip else text
             if p.confusables:
                 # combining marks go, before case folding (U+0345 would fold to a letter): an
                 # accent after every third letter, or zalgo's stacks, change every shingle
@@ -405,7 +408,8 @@ def canonicalizer_id(canon: object) -> str:
     raise ConfigError("a canonicalizer needs .config (a stable id string) and .canonicalize(text)")
 
 
-def _char_class(code_points: set[int]) -> re.Pattern[str]:
+@cache
+def _char_class(code_points: frozenset[int]) -> re.Pattern[str]:
     """A regex character class of the code points, written as ranges (much faster to scan
     than ``str.translate`` with a dict, which looks up every character)."""
     cps = sorted(code_points)
@@ -484,7 +488,7 @@ def _capital_prototypes() -> dict[int, str]:
 
 @cache
 def _capital_class() -> re.Pattern[str]:
-    return _char_class(set(_capital_prototypes()))
+    return _char_class(frozenset(_capital_prototypes()))
 
 
 @cache
@@ -503,7 +507,7 @@ def _native_letters() -> re.Pattern[str]:
         if unicodedata.name(c, "").startswith("LATIN"):
             continue
         out.add(cp)
-    return _char_class(out)
+    return _char_class(frozenset(out))
 
 
 def _mixed_capitals(text: str) -> str:
@@ -532,7 +536,9 @@ def _mixed_capitals(text: str) -> str:
 def _combining_marks() -> re.Pattern[str]:
     """Every combining mark (general categories Mn and Me), as one character class."""
     marks = chain.from_iterable(_MARK_PLANES)
-    return _char_class({cp for cp in marks if unicodedata.category(chr(cp)) in ("Mn", "Me")})
+    return _char_class(
+        frozenset(cp for cp in marks if unicodedata.category(chr(cp)) in ("Mn", "Me"))
+    )
 
 
 # Where combining marks and cased letters are: the first two planes and plane 14 (the other

@@ -310,3 +310,23 @@ def test_malloc_setting_respects_the_users(monkeypatch: pytest.MonkeyPatch) -> N
     cli_corpus._keep_freed_memory()
     glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
     assert calls == ([(-3, 32 << 20), (-1, 1 << 30)] if glibc else [])
+
+
+def test_shard_buffer_small_pages_and_populate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shard's buffer: zero, writable, grown with its bytes; pre-faulting its pages
+    changes no byte, and a kernel that refuses the advice turns it off (pages fault as
+    they are written)."""
+    from neardup.corpus import substrings as sub
+
+    text = sub._small_pages(5 << 20)
+    assert text.flags.writeable and len(text) == 5 << 20 and not text.any()
+    sub._populate(text, 4097, 3 << 20)
+    assert not text.any()
+    text[:3] = [1, 2, 3]
+    grown = sub._grown(text, 3, 6 << 20)
+    assert len(grown) == 10 << 20 and grown[:4].tolist() == [1, 2, 3, 0]
+    monkeypatch.setattr(sub, "_POPULATE", [-1])  # (no such advice: EINVAL)
+    sub._populate(grown, 0, 1 << 20)
+    assert sub._POPULATE == [None]
+    sub._populate(grown, 0, 1 << 20)  # (then nothing)
+    sub._populate(np.zeros(10, np.uint8), 0, 10)  # (not a mapping of its own: nothing)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from twins import same_result
+from twins import same, same_result
 
 from conftest import native_pair
 from neardup.packed import pack
@@ -124,3 +124,61 @@ def test_unit_table(batches: list[np.ndarray]) -> None:
     with pytest.raises(ValueError) as got:
         table.add(np.zeros(2, np.uint64), np.zeros(1, np.int64))
     assert str(got.value) == str(want.value)
+
+
+def _record(text: str, rnd: random.Random) -> tuple[bytes, tuple[int, int]]:
+    """A JSONL line with ``text`` as its value (blanks around it and the line, at random),
+    and the span of the value's JSON string in it; or one without a span (-1, -1)."""
+    import json
+
+    value = json.dumps(text, ensure_ascii=rnd.random() < 0.3).encode("utf-8", "surrogatepass")
+    head = rnd.choice([b"", b" ", b"\t \r"]) + b'{"id": 1, "text":' + rnd.choice([b"", b" "])
+    tail = rnd.choice([b"", b', "n": [1, 2]']) + b"}" + rnd.choice([b"", b"\r", b" \t"])
+    if rnd.random() < 0.15:
+        return head + value + tail, (-1, -1)
+    return head + value + tail, (len(head), len(head) + len(value))
+
+
+@settings(max_examples=200)
+@given(TEXTS, st.randoms(use_true_random=False))
+def test_splice_lines(texts: list[str], rnd: random.Random) -> None:
+    """Each changed record's line with its new text, in place; the records without a span
+    left as they were and returned."""
+    native, reference = native_pair("lines")
+    made = [_record(t, rnd) for t in texts]
+    lines = [line for line, _ in made]
+    spans = np.array([span for _, span in made], np.int64).reshape(len(made), 2)
+    p = pack([t[::-1] for t in texts])  # the new texts
+    changed = np.array([k for k in range(len(texts)) if rnd.random() < 0.7], np.int64)
+    mine, theirs = list(lines), list(lines)
+    same_result(
+        native.splice_lines(mine, spans, changed, p.buf, p.offsets),
+        reference.splice_lines(theirs, spans, changed, p.buf, p.offsets),
+    )
+    assert mine == theirs
+
+
+def test_splice_lines_errors() -> None:
+    native, reference = native_pair("lines")
+    p = pack(["ab", "c"])
+    lines = [b'{"text": "x"}', b'{"text": "y"}']
+    spans = np.array([[9, 12], [9, 12]], np.int64)
+    for args in (
+        (lines[:1], spans, np.array([0]), p.buf, p.offsets),  # one line short
+        (lines, spans[:1], np.array([0]), p.buf, p.offsets),  # one span short
+        (lines, np.zeros((2, 3), np.int64), np.array([0]), p.buf, p.offsets),
+        (lines, spans, np.array([2]), p.buf, p.offsets),  # out of range
+        (lines, spans, np.array([-1]), p.buf, p.offsets),
+        (lines, np.array([[9, 12], [9, 40]], np.int64), np.array([0, 1]), p.buf, p.offsets),
+        (lines, np.array([[5, 3], [9, 12]], np.int64), np.array([0]), p.buf, p.offsets),
+        (lines, spans, np.array([0]), p.buf, np.array([0, 2, 9], np.int64)),  # past the buffer
+        (lines, spans, np.array([0]), p.buf, np.array([0, 2, 1], np.int64)),
+    ):
+        with pytest.raises((ValueError, IndexError)):
+            reference.splice_lines(list(args[0]), *args[1:])
+        mine, theirs = list(args[0]), list(args[0])
+        same(
+            lambda mine=mine, args=args: native.splice_lines(mine, *args[1:]),
+            lambda theirs=theirs, args=args: reference.splice_lines(theirs, *args[1:]),
+        )
+        assert mine == theirs  # (the lines before the bad one replaced by both)

@@ -211,6 +211,25 @@ pub fn json_strings(buf: &[u8], offsets: &[i64], docs: &[i64]) -> (Vec<u8>, Vec<
     (out, out_off)
 }
 
+/// `line` (a JSONL record) with its text value's JSON string, `line[a..b]` (quotes
+/// included), replaced by `text`'s as `json.dumps(text, ensure_ascii=False)` writes it, the
+/// blanks (space, tab, `\r`) at both ends trimmed and `\n` added: into `out`, cleared first.
+/// The trim is that of the whole new line (the string's quotes stop it).
+pub fn splice_line(out: &mut Vec<u8>, line: &[u8], a: usize, b: usize, text: &[u8]) {
+    let blank = |c: &&u8| matches!(**c, b' ' | b'\t' | b'\r');
+    let (head, tail) = (&line[..a], &line[b..]);
+    let lead = head.iter().take_while(blank).count();
+    let trail = tail.iter().rev().take_while(blank).count();
+    out.clear();
+    out.reserve(head.len() + text.len() + text.len() / 8 + tail.len() + 3);
+    out.extend_from_slice(&head[lead..]);
+    out.push(b'"');
+    put_escaped(out, text);
+    out.push(b'"');
+    out.extend_from_slice(&tail[..tail.len() - trail]);
+    out.push(b'\n');
+}
+
 /// What [`kept_json`] gives: the documents that lose a unit, their kept text as JSON strings
 /// (`out[out_offsets[j]..out_offsets[j + 1]]`), the kept text's UTF-8 length, and `bad`.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -406,6 +425,21 @@ mod tests {
         let (out, o) = json_strings(&buf, &off, &[1, 0]);
         assert_eq!(out, "\"x\\n\\u0001é\"\"a\\\"b\\\\\"".as_bytes());
         assert_eq!(o, vec![0, 13, 21]);
+    }
+
+    #[test]
+    fn splice_line_replaces_the_value_and_trims_the_line() {
+        let mut out = b"stale".to_vec();
+        let line = b" \t{\"id\": 1, \"text\": \"old\", \"n\": 2}\r ";
+        let (a, b) = (20, 25);
+        assert_eq!(&line[a..b], b"\"old\"");
+        splice_line(&mut out, line, a, b, "n\"é\n".as_bytes());
+        assert_eq!(
+            out,
+            "{\"id\": 1, \"text\": \"n\\\"é\\n\", \"n\": 2}\n".as_bytes()
+        );
+        splice_line(&mut out, b"  \"x\"\t", 2, 5, b"");
+        assert_eq!(out, b"\"\"\n");
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Bindings of the lines family: the names of `neardup._kernels.lines`.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
 
 use super::core;
-use crate::arrays::{ranges, run_offsets as check_offsets, same_length, slice};
+use crate::arrays::{ranges, run_offsets as check_offsets, same_length, slice, slice2};
 
 type I64Array<'py> = Bound<'py, PyArray1<i64>>;
 
@@ -81,6 +82,59 @@ fn json_strings<'py>(
     }
     let (out, out_off) = py.detach(|| core::json_strings(b, o, d));
     Ok((out.into_pyarray(py), out_off.into_pyarray(py)))
+}
+
+/// Each record ``changed[j]`` of ``lines`` that has a text span, its line replaced in place
+/// by the line with the JSON string of its new text (``buf[offsets[k]:offsets[k + 1]]``);
+/// returns the changed records without a span, left as they were (see
+/// ``neardup._kernels.lines.splice_lines``).
+#[pyfunction]
+fn splice_lines<'py>(
+    py: Python<'py>,
+    lines: &Bound<'py, PyList>,
+    spans: PyReadonlyArray2<'py, i64>,
+    changed: PyReadonlyArray1<'py, i64>,
+    buf: PyReadonlyArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
+) -> PyResult<I64Array<'py>> {
+    let (b, o, c) = (slice(&buf)?, slice(&offsets)?, slice(&changed)?);
+    let (sp, rows, cols) = slice2(&spans)?;
+    check_offsets(b.len(), o)?;
+    let n = o.len() - 1;
+    same_length("lines and offsets[1:]", lines.len(), n)?;
+    same_length("spans and offsets[1:]", rows, n)?;
+    if cols != 2 {
+        return Err(PyValueError::new_err(format!(
+            "spans must have two columns (start, end), got {cols}"
+        )));
+    }
+    if let Some(&bad) = c.iter().find(|&&x| x < 0 || x as usize >= n) {
+        return Err(PyIndexError::new_err(format!(
+            "document {bad} is out of range for {n} documents"
+        )));
+    }
+    let mut scratch = Vec::new();
+    let mut left = Vec::new();
+    for &k in c {
+        let k = k as usize;
+        let (a, e) = (sp[2 * k], sp[2 * k + 1]);
+        if a < 0 {
+            left.push(k as i64);
+            continue;
+        }
+        let item = lines.get_item(k)?;
+        let line = item.cast::<PyBytes>()?.as_bytes();
+        if a as u64 > e as u64 || e as u64 > line.len() as u64 {
+            return Err(PyValueError::new_err(format!(
+                "record {k}: its text span {a}..{e} is not inside its line of {} bytes",
+                line.len()
+            )));
+        }
+        let text = &b[o[k] as usize..o[k + 1] as usize];
+        core::splice_line(&mut scratch, line, a as usize, e as usize, text);
+        lines.set_item(k, PyBytes::new(py, &scratch))?;
+    }
+    Ok(left.into_pyarray(py))
 }
 
 /// ``(changed, out, out_offsets, kept_lengths, bad)``: the documents that lose a unit and
@@ -187,6 +241,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kept_text, m)?)?;
     m.add_function(wrap_pyfunction!(json_strings, m)?)?;
     m.add_function(wrap_pyfunction!(kept_json, m)?)?;
+    m.add_function(wrap_pyfunction!(splice_lines, m)?)?;
     m.add_class::<UnitTable>()?;
     Ok(())
 }

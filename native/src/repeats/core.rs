@@ -735,7 +735,7 @@ fn half_full_size(len: usize, entries: usize) -> Option<usize> {
 impl Table {
     fn new(size: usize) -> Self {
         Table {
-            slots: zeroed_slots(size),
+            slots: vec![0u64; size],
             used: 0,
         }
     }
@@ -763,7 +763,7 @@ impl Table {
         let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
         };
-        let mut out = zeroed_slots(size);
+        let mut out = vec![0u64; size];
         let mask = size as u64 - 1;
         for &e in self.slots.iter().filter(|&&e| e != 0) {
             let mut slot = (e >> 32) & mask;
@@ -776,18 +776,17 @@ impl Table {
     }
 }
 
-/// `size` zero slots (see [`huge_pages`]).
-fn zeroed_slots(size: usize) -> Vec<u64> {
-    huge_pages(vec![0u64; size])
-}
-
-/// `v`, its allocation backed by transparent huge pages where Linux allows them
-/// (`madvise(MADV_HUGEPAGE)`), when it takes 4 MiB or more; call it before the pages are
-/// first written. For the tables, whose lookups go anywhere in them and would miss the TLB
-/// as well as the cache (window_mask 0.30 -> 0.23 CPU-s on 22 MB). Not for the text-sized
-/// buffers written in order (joins, masks): measured, the kernel's eager zeroing and
-/// compaction of huge pages cost more system time there than the page faults they save.
-fn huge_pages<T>(v: Vec<T>) -> Vec<T> {
+/// `v` with its pages faulted in by one `madvise(MADV_POPULATE_WRITE)` (Linux 5.14+;
+/// nothing elsewhere, or where the kernel refuses it) when it takes 4 MiB or more: for the
+/// table of anchors, whose lookups (one per anchor, anywhere in it) touch every page of it,
+/// at about a third less system time than a fault per page. Not on transparent huge pages
+/// (`MADV_HUGEPAGE`, which saved ~0.02 s of TLB misses on 28 MB): a fresh huge page is a
+/// free 2 MiB block, and in a virtual machine that reports its free memory to the host
+/// (virtio-balloon free page reporting) such a block has often been handed back, so its
+/// first write is faulted in by the host too: 0.1-0.5 s of system time more in a third of
+/// the runs, at random (the shard's buffer and both tables on huge pages; with this table
+/// alone, 2-4 runs in 10 when they came 3 s apart; none with no huge pages).
+fn populated<T>(v: Vec<T>) -> Vec<T> {
     #[cfg(target_os = "linux")]
     {
         let bytes = v.capacity() * std::mem::size_of::<T>();
@@ -795,13 +794,14 @@ fn huge_pages<T>(v: Vec<T>) -> Vec<T> {
             extern "C" {
                 fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
             }
-            const MADV_HUGEPAGE: i32 = 14;
+            const MADV_POPULATE_WRITE: i32 = 23;
             const PAGE: usize = 4096;
             let start = v.as_ptr() as usize;
             let (lo, hi) = (start.next_multiple_of(PAGE), (start + bytes) / PAGE * PAGE);
             // SAFETY: the range lies inside the vector's allocation and is page aligned; the
-            // advice only changes how the kernel backs those pages (an error is harmless).
-            unsafe { madvise(lo as *mut std::ffi::c_void, hi - lo, MADV_HUGEPAGE) };
+            // advice faults its pages in writable without changing a byte (an error, from a
+            // kernel without it, is harmless: the pages then fault as they are written).
+            unsafe { madvise(lo as *mut std::ffi::c_void, hi - lo, MADV_POPULATE_WRITE) };
         }
     }
     v
@@ -937,10 +937,11 @@ pub fn window_spans(text: &[u8], min_length: usize, prefix: usize) -> Vec<(usize
         asize *= 2; // half full at the anchors of a text without repeats
     }
     let mut atable = AnchorTable::new(asize / 2);
-    // the windows of recurring anchors: sized as the anchors' table at half its slots, so a
-    // text with many repeats does not rehash it a dozen times (a text without repeats
-    // touches none of its pages)
-    let mut wtable = Table::new(asize / 2);
+    // the windows of recurring anchors: a quarter of the anchors' slots, grown (half full at
+    // most) as windows come, so a text with many repeats rehashes it once or twice (28 MB of
+    // web text, a 52% repeat: 387k windows for 845k anchors at min_length 100; 674k for
+    // 2.35M at 20) and a text with few touches few of its pages
+    let mut wtable = Table::new(asize / 4);
     let mut walk = Walk {
         hi: 0,
         mp: -2,
@@ -1043,7 +1044,7 @@ struct AnchorTable {
 impl AnchorTable {
     fn new(size: usize) -> Self {
         AnchorTable {
-            slots: huge_pages(vec![[0u32; 4]; size.max(1024)]),
+            slots: populated(vec![[0u32; 4]; size.max(1024)]),
             used: 0,
         }
     }
@@ -1072,7 +1073,7 @@ impl AnchorTable {
         let Some(size) = half_full_size(self.slots.len(), self.used + more) else {
             return;
         };
-        let old = std::mem::replace(&mut self.slots, huge_pages(vec![[0u32; 4]; size]));
+        let old = std::mem::replace(&mut self.slots, populated(vec![[0u32; 4]; size]));
         for e in old.into_iter().filter(|e| e[1] != 0) {
             let slot = self.probe(e[0]);
             self.slots[slot] = e;

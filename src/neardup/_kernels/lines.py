@@ -3,10 +3,12 @@ native module ``neardup._native.lines``, with the same names, bits and errors.""
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
+
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["UnitTable", "json_strings", "kept_json", "kept_text", "line_spans"]
+__all__ = ["UnitTable", "json_strings", "kept_json", "kept_text", "line_spans", "splice_lines"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -140,6 +142,50 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
     out_off = np.zeros(len(parts) + 1, np.int64)
     np.cumsum([len(p) for p in parts], out=out_off[1:])
     return np.frombuffer(b"".join(parts), np.uint8).copy(), out_off
+
+
+def splice_lines(
+    lines: MutableSequence[bytes], spans: I64, changed: I64, buf: U8, offsets: I64
+) -> I64:
+    """See :func:`neardup.corpus._lines.splice_lines`: each line as ``(line[:a] + value +
+    line[b:]).strip(b" \\t\\r") + b"\\n"``, the value from :func:`json_strings`."""
+    n = len(offsets) - 1
+    why = None
+    if n < 0:
+        why = "are empty"
+    elif offsets[0] < 0 or offsets[-1] > len(buf):
+        why = f"run from {offsets[0]} to {offsets[-1]}"
+    elif (np.diff(offsets) < 0).any():
+        why = "decrease somewhere"
+    if why is not None:
+        raise ValueError(
+            f"offsets {why}; pass n + 1 non-decreasing offsets into the {len(buf)} elements"
+        )
+    if len(lines) != n:
+        raise ValueError(f"lines and offsets[1:] differ in length ({len(lines)} and {n})")
+    if len(spans) != n:
+        raise ValueError(f"spans and offsets[1:] differ in length ({len(spans)} and {n})")
+    if spans.shape[1] != 2:
+        raise ValueError(f"spans must have two columns (start, end), got {spans.shape[1]}")
+    bad = changed[(changed < 0) | (changed >= n)]
+    if len(bad):
+        raise IndexError(f"document {bad[0]} is out of range for {n} documents")
+    values, v_off = json_strings(buf, offsets, changed)
+    raw = values.tobytes()
+    v = v_off.tolist()
+    left: list[int] = []
+    for j, k in enumerate(changed.tolist()):
+        a, b = spans[k].tolist()
+        if a < 0:
+            left.append(k)
+            continue
+        line = lines[k]
+        if not 0 <= a <= b <= len(line):
+            raise ValueError(
+                f"record {k}: its text span {a}..{b} is not inside its line of {len(line)} bytes"
+            )
+        lines[k] = (line[:a] + raw[v[j] : v[j + 1]] + line[b:]).strip(b" \t\r") + b"\n"
+    return np.array(left, dtype=np.int64)
 
 
 def kept_json(

@@ -19,9 +19,10 @@ from typing import Any
 import click
 
 from neardup import __version__
-from neardup.cli._startup import one_blas_thread
+from neardup._gc import pause_for_startup
+from neardup.cli._startup import end_process, one_blas_thread
 
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 #: Each command, by name: the module that defines it and the object's name there.
 _COMMANDS = {
@@ -113,3 +114,16 @@ def main(verbose: int) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+
+
+def run() -> None:
+    """The ``neardup`` program (the console script and ``python -m neardup``): :func:`main`,
+    then the process ends at once when the command succeeded
+    (:func:`~neardup.cli._startup.end_process`); a failure exits as usual, with its status."""
+    pause_for_startup()  # till the command starts (its modules' imports, numpy's...)
+    try:
+        main(prog_name="neardup")
+    except SystemExit as exc:
+        if exc.code is None or exc.code == 0:
+            end_process()
+        raise

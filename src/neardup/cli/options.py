@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from neardup._gc import resume_after_startup
 from neardup.errors import NeardupError
 from neardup.methods import REGISTRY, method_info
 
@@ -41,10 +42,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def errors(fn: F) -> F:
     """Turn NeardupError (and, as a last resort, any other OSError) into a one-line message
-    and exit code 1."""
+    and exit code 1; the garbage collector that the ``neardup`` process paused for its
+    start-up goes back on as the command starts (:func:`neardup._gc.resume_after_startup`)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        resume_after_startup()  # the command starts: the garbage collector is back on
         try:
             return fn(*args, **kwargs)
         except NeardupError as exc:

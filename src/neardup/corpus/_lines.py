@@ -6,6 +6,8 @@ give the same results):
 * :func:`kept_text`: each document's kept lines joined by ``\\n``, packed again;
 * :func:`kept_json`: the same, as JSON strings, for the documents that lose a unit, given
   each unit's drop flag (one walk over those documents);
+* :func:`splice_lines`: JSONL records' lines with a new text each, in place (each line
+  built straight from the new text, escaped into it);
 * :class:`UnitCounts`: document frequencies of unit hashes, a hash table (native) or sorted
   arrays merged batch by batch (reference).
 
@@ -16,12 +18,14 @@ vertical tab, form feed, carriage return, space) from both ends.
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
+
 import numpy as np
 import numpy.typing as npt
 
 from neardup._kernels.engine import kernels
 
-__all__ = ["UnitCounts", "json_strings", "kept_json", "kept_text", "line_spans"]
+__all__ = ["UnitCounts", "json_strings", "kept_json", "kept_text", "line_spans", "splice_lines"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -83,6 +87,39 @@ def json_strings(buf: U8, offsets: I64, docs: I64) -> tuple[U8, I64]:
     """
     out: tuple[U8, I64] = kernels("lines").json_strings(buf, offsets, docs)
     return out
+
+
+def splice_lines(
+    lines: MutableSequence[bytes], spans: I64, changed: I64, buf: U8, offsets: I64
+) -> I64:
+    """Give each changed record of a batch its new text, in place: ``lines[k]`` (``k`` in
+    ``changed``) becomes its line with the text value's JSON string (``lines[k][a:b]``,
+    ``spans[k] = (a, b)``) replaced by that of ``buf[offsets[k]:offsets[k + 1]]`` (as
+    :func:`json_strings` writes it), blanks (space, tab, ``\\r``) trimmed at both ends and
+    ``\\n`` added. Each line is built straight from the new text (no buffer of all the JSON
+    strings) and replaces the old one at once, so the next one can reuse its memory.
+
+    Returns:
+        The changed records without a span (``a < 0``: the line went to ``json.loads``),
+        left as they were.
+
+    Raises:
+        ValueError: ``lines``, ``spans`` and the documents of ``offsets`` differ in number,
+            or a changed record's span is not inside its line.
+        IndexError: a changed record out of range.
+
+    Examples:
+        >>> from neardup.packed import pack
+        >>> lines = [b'{"id": 1, "text": "old"} ', b"x"]
+        >>> spans = np.array([[18, 23], [-1, -1]], np.int64)
+        >>> p = pack(['n"é', "y"])
+        >>> splice_lines(lines, spans, np.array([0, 1]), p.buf, p.offsets).tolist()
+        [1]
+        >>> lines[0].decode()
+        '{"id": 1, "text": "n\\\\"é"}\\n'
+    """
+    left: I64 = kernels("lines").splice_lines(lines, spans, changed, buf, offsets)
+    return left
 
 
 def kept_json(

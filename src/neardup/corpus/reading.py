@@ -19,6 +19,15 @@ if TYPE_CHECKING:
 __all__ = ["Corpus", "read_corpus"]
 
 
+def _check_format(input_format: str) -> None:
+    from neardup.readers import INPUT_FORMATS
+
+    if input_format not in INPUT_FORMATS:
+        raise ConfigError(
+            f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Corpus:
     """Inputs and how to read them; nothing is read until a run asks for the documents.
@@ -37,18 +46,14 @@ class Corpus:
     on_error: str = "fail"
 
     def __post_init__(self) -> None:
-        from neardup.readers import INPUT_FORMATS
-
         if not self.paths:
             raise ConfigError("a corpus needs at least one path (a file, a folder or '-')")
         if not self.text_field or not all(self.text_field):
             raise ConfigError("text_field must name at least one field")
         if self.on_error not in ("fail", "skip"):
             raise ConfigError(f"on_error must be 'fail' or 'skip', got {self.on_error!r}")
-        if self.input_format not in INPUT_FORMATS:
-            raise ConfigError(
-                f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {self.input_format!r}"
-            )
+        if self.input_format != "auto":  # the default needs no readers (their import is long)
+            _check_format(self.input_format)
 
     @property
     def rereadable(self) -> bool:
