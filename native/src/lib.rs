@@ -29,6 +29,7 @@ pub mod minhash;
 pub mod pdq;
 pub mod pooling;
 pub mod repeats;
+pub mod segments;
 pub mod sets;
 pub mod sha1;
 pub mod simhash;
@@ -57,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "pdq", pdq::py::register)?;
     family(m, "pooling", pooling::py::register)?;
     family(m, "repeats", repeats::py::register)?;
+    family(m, "segments", segments::py::register)?;
     family(m, "sets", sets::py::register)?;
     family(m, "sha1", sha1::py::register)?;
     family(m, "simhash", simhash::py::register)?;

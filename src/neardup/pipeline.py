@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -76,6 +76,14 @@ class KnownDocuments(Protocol):
     def query_then_add(
         self, batch: Sequence[Document] | PackedDocs, payload: Any
     ) -> Sequence[StoredMatch]: ...
+
+
+@runtime_checkable
+class _EndsRuns(Protocol):
+    """Known documents that also want to hear when a run handed over its last batch (a
+    store then starts its last write, beside the clustering)."""
+
+    def end_run(self) -> None: ...
 
 
 def to_documents(
@@ -274,6 +282,8 @@ def _collect(
                 remember([d])
         if progress is not None:
             progress("sketch", len(run.ids))
+    if isinstance(known, _EndsRuns):
+        known.end_run()
     return collector, run
 
 

@@ -49,9 +49,9 @@ runpy.run_module("neardup", run_name="__main__", alter_sys=True)
 """
 
 
-@pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to a child is POSIX")
-def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
-    db = tmp_path / "store.db"
+def _started(db: Path) -> subprocess.Popen[bytes]:
+    """The CLI run, fed :data:`RECORDS` lines on an open stdin, once it committed at least
+    four batches (it then waits for more input)."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -81,7 +81,7 @@ def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
     assert proc.stdin is not None and proc.stderr is not None
     try:
         # The input stays open: the run cannot finish, it waits for more lines, so the
-        # interrupt always lands mid-run, however fast or loaded the machine is.
+        # signal always lands mid-run, however fast or loaded the machine is.
         for i in range(RECORDS):
             text = f"document {i} " + "lorem ipsum dolor " * 30
             proc.stdin.write((json.dumps({"id": f"{i:05d}", "text": text}) + "\n").encode())
@@ -92,6 +92,31 @@ def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert proc.poll() is None, proc.stderr.read().decode()
         assert _count(db) >= 4 * BATCH, "no batch committed while the run waited for input"
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc
+
+
+def _whole_batches(db: Path) -> int:
+    """The committed documents of an intact store: whole batches, none of the lines still
+    being read."""
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        n = committed_docs(conn)
+    finally:
+        conn.close()
+    assert 4 * BATCH <= n < RECORDS and n % BATCH == 0, n
+    return n
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to a child is POSIX")
+def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    proc = _started(db)
+    try:
         proc.send_signal(signal.SIGINT)
         _, raw = proc.communicate(timeout=300)
     finally:
@@ -102,11 +127,21 @@ def test_sigint_exits_130_and_keeps_committed_batches(tmp_path: Path) -> None:
     assert proc.returncode == 130, err  # the CLI caught the interrupt
     assert "Traceback" not in err
     assert "interrupted" in err
-    conn = sqlite3.connect(db)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        n = committed_docs(conn)
-    finally:
-        conn.close()
-    # whole batches only, and none of the lines still being read
-    assert 4 * BATCH <= n < RECORDS and n % BATCH == 0, n
+    _whole_batches(db)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGKILL of a child is POSIX")
+def test_sigkill_keeps_what_the_writer_thread_committed(tmp_path: Path) -> None:
+    """SIGKILL while the store's writer thread commits batch by batch: the store is intact
+    and holds whole batches, at least those seen committed before the kill."""
+    db = tmp_path / "store.db"
+    proc = _started(db)
+    seen = _count(db)
+    proc.kill()
+    proc.communicate(timeout=300)
+    assert _whole_batches(db) >= seen
+    from neardup.store.persistent import PersistentIndex
+
+    with PersistentIndex.open(db) as index:
+        report = index.store.check()
+    assert report["ok"], report["problems"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import neardup
-from neardup.errors import ConfigError, StoreError
+from neardup.errors import ConfigError, InputError, StoreError
 from neardup.io import Document
 from neardup.methods import make_method
 from neardup.store.persistent import PersistentIndex
@@ -90,21 +90,96 @@ def test_open_rebuilds_the_method_and_checks_explicit_options(tmp_path: Path) ->
         pass  # agreeing options are fine
 
 
-def test_query_then_add_gathers_writes_until_flush(tmp_path: Path) -> None:
+def _groups(path: Path) -> list[int]:
+    """The documents of each write transaction (a write starts a fresh chunk row)."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute("SELECT id, n FROM chunks ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    groups: list[int] = []
+    for i, (cid, n) in enumerate(rows):
+        if i and cid == rows[i - 1][0] + 1 and rows[i - 1][1] == 32:
+            groups[-1] += n
+        else:
+            groups.append(n)
+    return groups
+
+
+@pytest.mark.parametrize("background", [False, True])
+def test_query_then_add_gathers_writes_until_flush(tmp_path: Path, background: bool) -> None:
     method = make_method("simhash")
     docs = _corpus(12)
     # no time budget: only the document count decides (a loaded machine may take seconds)
     inf = float("inf")
     with PersistentIndex(
-        tmp_path / "s.db", method, write_docs=8, commit_every_seconds=inf
+        tmp_path / "s.db", method, write_docs=8, commit_every_seconds=inf, background=background
     ) as index:
+        if background:
+            index.begin_run()  # the writer thread takes a run's batches
         index.query_then_add(docs[:5], method.sketch(docs[:5]))
-        assert len(index.store) == 0  # gathered, not written yet
+        if not background:
+            assert len(index.store) == 0  # gathered, not written yet
         index.query_then_add(docs[5:9], method.sketch(docs[5:9]))
-        assert len(index.store) == 9  # the 8-document threshold was passed: one transaction
+        if not background:  # the writer thread commits it soon after
+            assert len(index.store) == 9  # the 8-document threshold was passed: one transaction
         index.query_then_add(docs[9:], method.sketch(docs[9:]))
     with PersistentIndex.open(tmp_path / "s.db") as index:
         assert len(index) == len(docs)  # close() wrote the rest
+    assert _groups(tmp_path / "s.db") == [9, len(docs) - 9]  # the same transactions either way
+
+
+def test_the_writer_thread_writes_the_same_rows(tmp_path: Path) -> None:
+    """``dedup(index=...)`` with the writer thread stores the same chunk, segment and block
+    rows, in the same write groups, as with the caller's thread writing."""
+    docs = _corpus(200)
+    rows = []
+    for background in (False, True):
+        path = tmp_path / f"{background}.db"
+        with PersistentIndex(
+            path,
+            make_method("minhash", 0.7),
+            write_docs=40,
+            commit_every_seconds=float("inf"),
+            background=background,
+        ) as index:
+            neardup.dedup(docs, index=index, batch_size=16)
+        conn = sqlite3.connect(path)
+        try:
+            rows.append(
+                [
+                    conn.execute(q).fetchall()
+                    for q in (
+                        "SELECT id, n, data, checksum FROM chunks ORDER BY id",
+                        "SELECT * FROM segs ORDER BY seg",
+                        "SELECT * FROM blocks ORDER BY id",
+                    )
+                ]
+            )
+        finally:
+            conn.close()
+        assert _groups(path) == [48] * 5  # batches of 16 until 40 are gathered
+    assert rows[0] == rows[1] and rows[0][0]
+
+
+def test_a_failed_background_write_is_raised_in_the_caller(tmp_path: Path) -> None:
+    """A write that fails on the writer thread is raised by the caller's next call, as a
+    NeardupError; what was committed before it stays, nothing after it is written."""
+    method = make_method("simhash")
+    docs = _corpus(12)
+    path = tmp_path / "s.db"
+    index = PersistentIndex(path, method, write_docs=4, commit_every_seconds=float("inf"))
+    index.begin_run()  # a new store: the batches are not searched, the writer encodes them
+    index.query_then_add(docs[:4], method.sketch(docs[:4]))  # a group: written
+    bad = [Document("\ud800", docs[4].text)]  # a key that is not valid Unicode
+    index.query_then_add(bad, method.sketch(bad))
+    index.query_then_add(docs[5:8], method.sketch(docs[5:8]))  # its group fails
+    with pytest.raises(InputError, match="key"):
+        for _ in range(100):  # raised at a later call once the writer got to it
+            index.query_then_add(docs[8:9], method.sketch(docs[8:9]))
+            index.flush()
+    index.close()  # raised once: closing does not raise it again
+    assert _visible(path) == 4
 
 
 def _visible(path: Path) -> int:
@@ -129,17 +204,24 @@ def test_a_zero_time_budget_commits_every_batch_of_a_run(tmp_path: Path) -> None
                 seen.append((i, _visible(path)))
             yield doc
 
-    with PersistentIndex(path, make_method("simhash"), commit_every_seconds=0) as index:
+    with PersistentIndex(
+        path, make_method("simhash"), commit_every_seconds=0, background=False
+    ) as index:
         neardup.dedup(drawn(), index=index, batch_size=4)
     assert seen and all(count == i for i, count in seen), seen
     assert _visible(path) == len(docs)
+    # the writer thread commits each batch too, in its own transaction, soon after
+    path = tmp_path / "b.db"
+    with PersistentIndex(path, make_method("simhash"), commit_every_seconds=0) as index:
+        neardup.dedup(docs, index=index, batch_size=4)
+    assert _visible(path) == len(docs) and _groups(path) == [4] * (len(docs) // 4)
 
 
 def test_query_then_add_commits_when_the_budget_is_spent(tmp_path: Path) -> None:
     method = make_method("simhash")
     docs = _corpus(12)
     path = tmp_path / "s.db"
-    with PersistentIndex(path, method, commit_every_seconds=0) as index:
+    with PersistentIndex(path, method, commit_every_seconds=0, background=False) as index:
         for start in range(0, len(docs), 3):
             part = docs[start : start + 3]
             index.query_then_add(part, method.sketch(part))
@@ -185,7 +267,7 @@ def test_an_interrupted_write_leaves_the_batch_for_close(tmp_path: Path) -> None
     method = make_method("simhash")
     docs = _corpus(6)
     path = tmp_path / "s.db"
-    index = PersistentIndex(path, method, commit_every_seconds=float("inf"))
+    index = PersistentIndex(path, method, commit_every_seconds=float("inf"), background=False)
     index.query_then_add(docs, method.sketch(docs))
     real = index.store.add_many
 

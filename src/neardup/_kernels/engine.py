@@ -69,6 +69,7 @@ FAMILIES = (
     "pdq",
     "pooling",
     "repeats",
+    "segments",
     "sets",
     "sha1",
     "simhash",

@@ -98,6 +98,11 @@ class StoreBase:
         return out
 
     @property
+    def path(self) -> str:
+        """The store's file (``":memory:"`` for a private in-memory store)."""
+        return self._path
+
+    @property
     def kind(self) -> str:
         """The sketch kind the store holds."""
         return self._kind or ""

@@ -30,6 +30,15 @@ T = TypeVar("T")
 StatValue = str | int | float
 
 
+def _distinct(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The sorted distinct values of a 1-D array (``np.unique`` without its first call's
+    import of ``numpy.ma``, ~10 ms a process)."""
+    out = np.sort(values)
+    if out.size > 1:
+        out = out[np.concatenate(([True], out[1:] != out[:-1]))]
+    return out
+
+
 class StoreReads(StoreBase):
     """Reading a store (see :class:`neardup.store.Store`)."""
 
@@ -107,7 +116,7 @@ class StoreReads(StoreBase):
             return {}
         wanted = set(keys)
         out: dict[str, tuple[int, bytes, str | None]] = {}
-        for doc, chunk in self._docs(conn, np.unique(docs)):
+        for doc, chunk in self._docs(conn, _distinct(docs)):
             i = doc - chunk.first
             key = self._slot(chunk, i, chunk.key)
             if key in wanted:  # ids grow: the last wins
@@ -289,10 +298,10 @@ class StoreReads(StoreBase):
             where = starts + np.arange(int(counts.sum()))
             # (doc, query) pairs as one integer each, sorted by document id = insertion order
             # (a 1-D unique: the 2-D one sorts rows as bytes, several times slower)
-            pair = np.unique(np.repeat(found[:, 1], counts) * n + sorted_query[where])
+            pair = _distinct(np.repeat(found[:, 1], counts) * n + sorted_query[where])
             pair_docs = pair // n
             rows: dict[int, tuple[str, bytes]] = {}
-            for doc, chunk in self._docs(conn, np.unique(pair_docs)):
+            for doc, chunk in self._docs(conn, _distinct(pair_docs)):
                 i = doc - chunk.first
                 rows[doc] = (self._slot(chunk, i, chunk.key), chunk.sketch(i))
         for doc, q in zip(pair_docs.tolist(), (pair % n).tolist(), strict=True):

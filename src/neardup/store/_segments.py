@@ -170,13 +170,13 @@ def _unsigned(keys: I64) -> U64:
 
 
 def encode_segment(
-    seg: int, keys: I64, docs: I64, role: int = 0, *, runs: bool = False
+    seg: int, keys: I64, docs: I64, role: int = 0
 ) -> tuple[Segment, list[tuple[int, bytes, int]]] | None:
     """Pack ``(folded key, document)`` entries into a segment's rows; None when empty.
 
     Duplicate entries are dropped. Returns the segment's ``segs`` fields and its ``blocks``
-    rows ``(id, data, checksum)``. ``runs``: the entries come as a few runs already in
-    order (a merge's segments), which a stable sort merges in about one pass.
+    rows ``(id, data, checksum)``: the sort, the packing and the checksums are one kernel
+    call (``segments.encode_segment``); only the rows are made here, one per block.
 
     Examples:
         >>> s, rows = encode_segment(1, np.array([5, -1, 5]), np.array([3, 4, 3]))
@@ -185,50 +185,20 @@ def encode_segment(
     """
     if not keys.size:
         return None
-    dv = docs.astype(np.int64, copy=False)
+    dv = np.ascontiguousarray(docs, dtype=np.int64)
     doc_lo = int(dv.min())
     doc_bits = max(1, int(dv.max()) - doc_lo).bit_length()
     if doc_bits > 32:
         raise ValueError("a lookup segment spans more than 2**32 document ids")
-    # one sort of (key << 32 | doc offset) orders by key, then document, and finds repeats
-    # (the key's upper 32 bits shift out: only its unsigned low 32 bits stay); the offset
-    # (< 2**32) is added as ``doc - doc_lo`` in wrapping uint64, in place (no temporaries)
-    both = keys.astype(np.int64, copy=False).view(np.uint64) << np.uint64(32)
-    both += dv.view(np.uint64)
-    both -= np.uint64(doc_lo & 0xFFFFFFFFFFFFFFFF)
-    if runs:  # a merge's few sorted runs: a stable sort merges them in about one pass
-        both.sort(kind="stable")
-        new = both[1:] != both[:-1]
-        if not new.all():
-            both = both[np.concatenate(([True], new))]
-    else:  # the native sort (3-4x numpy's on a batch's million entries), repeats dropped
-        both = both[: kernels("minhash").sort_unique(both)]
-    n = int(both.size)
-    bucket_bits = min(32, max(0, round(math.log2(max(1.0, n / BUCKET_ENTRIES)))))
-    shift = 32 - bucket_bits
-    ku = both >> np.uint64(32)
-    segment = Segment(seg, shift, doc_lo, doc_bits, n, int(ku[0]), int(ku[-1]), role)
-    # the buckets' bounds in the sorted keys (no per-entry bucket array): the empty ones
-    # are left out
-    edges = np.searchsorted(ku, np.arange((1 << bucket_bits) + 1, dtype=np.uint64) << shift)
-    full = np.flatnonzero(edges[1:] > edges[:-1])
-    starts, ends = edges[full], edges[full + 1]
-    # an entry: the key's low ``shift`` bits above the doc offset's ``doc_bits``
-    packed = both & _MASK32
-    if shift:
-        ku &= np.uint64((1 << shift) - 1)
-        ku <<= np.uint64(doc_bits)
-        packed |= ku
-    width = segment.width
-    raw = packed.astype("<u8", copy=False).view(np.uint8).reshape(n, 8)[:, :width].tobytes()
-    ids = ((seg << 32) | full).tolist()
-    datas = [
-        raw[lo : lo + size]
-        for lo, size in zip(
-            (starts * width).tolist(), ((ends - starts) * width).tolist(), strict=True
-        )
-    ]
-    return segment, list(zip(ids, datas, block_checksums(ids, datas).tolist(), strict=True))
+    kv = np.ascontiguousarray(keys, dtype=np.int64)
+    shift, kmin, kmax, n, raw, ids, ends, checks = kernels("segments").encode_segment(
+        kv, dv, doc_lo, doc_bits, seg, BUCKET_ENTRIES
+    )
+    segment = Segment(seg, shift, doc_lo, doc_bits, n, kmin, kmax, role)
+    data = raw.tobytes()
+    bounds = ends.tolist()
+    datas = [data[lo:hi] for lo, hi in zip([0, *bounds[:-1]], bounds, strict=True)]
+    return segment, list(zip(ids.tolist(), datas, checks.tolist(), strict=True))
 
 
 def decode_blocks(segment: Segment, ids: list[int], datas: list[bytes]) -> tuple[U64, I64]:
@@ -378,7 +348,7 @@ def merge(
     :func:`stored_docs` unless given); return how many entries were dropped. ``cache``:
     where the group's entries may be held; it forgets them and holds the new segment."""
     keys, docs, dropped = _merged(conn, group, alive, cache)
-    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role, runs=True)
+    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role)
     _replace(conn, group, encoded, cache)
     return dropped
 
@@ -443,7 +413,7 @@ def prepare_merge(conn: sqlite3.Connection) -> PreparedMerge | None:
     if group is None:
         return None
     keys, docs, _ = _merged(conn, group)
-    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role, runs=True)
+    encoded = encode_segment(group[-1].seg, keys, docs, group[-1].role)
     decoded = None if encoded is None else decode_segment(*encoded)
     return PreparedMerge(tuple(group), encoded, decoded)
 

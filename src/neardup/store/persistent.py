@@ -34,6 +34,7 @@ from neardup.methods import (
     method_names,
 )
 from neardup.packed import PackedDocs
+from neardup.store._writer import BatchWriter
 from neardup.store.sqlite import Store
 
 __all__ = ["Match", "PersistentIndex", "method_config", "rebuild_method"]
@@ -103,6 +104,15 @@ class PersistentIndex:
             transaction.
         commit_every_seconds: :meth:`query_then_add` also writes what it gathered once this
             many seconds passed since the last write (0: every batch is committed).
+        background: In a dedup run (after :meth:`begin_run`, whose queries never search
+            the run's own writes), :meth:`query_then_add` hands the batches to a writer
+            thread with its own connection, which encodes and writes them in the same
+            groups and order while the caller goes on (a file store opened for writing;
+            ``dedup --index`` with ``--jobs 2`` then writes beside the sketching).
+            :meth:`flush`, :meth:`close` and the other calls wait for it; a failed write is
+            raised at the next call. False, or outside a run: the caller's thread writes,
+            and a batch that makes a group due is committed before :meth:`query_then_add`
+            returns.
 
     Raises:
         IncompatibleSketchError: the file holds another method or other parameters.
@@ -129,6 +139,7 @@ class PersistentIndex:
         readonly: bool = False,
         write_docs: int = WRITE_DOCS,
         commit_every_seconds: float = COMMIT_EVERY_SECONDS,
+        background: bool = True,
     ) -> None:
         if method is not None and not method_info(method.name).storable:
             raise ConfigError(
@@ -145,6 +156,8 @@ class PersistentIndex:
         self._run_floor: int | None = None  # query_then_add sees documents up to this id
         self._pending: list[tuple[list[str], list[bytes], npt.NDArray[np.int64]]] = []
         self._pending_docs = 0
+        self._writer: BatchWriter | None = None
+        self._background = background and not readonly and str(path) != ":memory:"
         if method is None:
             self.store = Store.open(path, kind=None, params=None, create=False, readonly=readonly)
             try:
@@ -180,13 +193,14 @@ class PersistentIndex:
         method: str | None = None,
         threshold: float | None = None,
         commit_every_seconds: float = COMMIT_EVERY_SECONDS,
+        background: bool = True,
         **options: ConfigValue | None,
     ) -> PersistentIndex:
         """Open a store and rebuild its method from the stored configuration.
 
         Explicit ``method``, ``threshold`` and ``options`` (None = not given) must agree with
         the store's; a new store (``create``) is made with them (default method ``minhash``).
-        ``commit_every_seconds`` is the constructor's.
+        ``commit_every_seconds`` and ``background`` are the constructor's.
 
         Raises:
             ConfigError: a given value contradicts the store's (both are named).
@@ -215,8 +229,14 @@ class PersistentIndex:
                 path,
                 make_method(method or "minhash", threshold, **given),
                 commit_every_seconds=commit_every_seconds,
+                background=background,
             )
-        index = cls(path, readonly=readonly, commit_every_seconds=commit_every_seconds)
+        index = cls(
+            path,
+            readonly=readonly,
+            commit_every_seconds=commit_every_seconds,
+            background=background,
+        )
         try:
             have = index.method.config.to_dict()
             have["method"] = have.pop("kind")
@@ -254,16 +274,31 @@ class PersistentIndex:
     def close(self) -> None:
         """Write what :meth:`query_then_add` gathered, then close the store."""
         try:
-            if not self.store.closed:
+            if not self.store.closed and self._writer is None:
                 self.flush()
         finally:
-            self.store.close()
+            # the writer writes what it was handed, then stops (an error it raised before
+            # is not raised again)
+            writer, self._writer = self._writer, None
+            try:
+                if writer is not None:
+                    writer.close()
+            finally:
+                self.store.close()
 
     def flush(self) -> int:
         """Write the gathered documents in one transaction; return how many were written.
 
         The documents stay gathered until the transaction committed: an interrupt during
-        the write (rolled back) leaves them for :meth:`close` to write."""
+        the write (rolled back) leaves them for :meth:`close` to write. With the writer
+        thread, wait until it wrote everything handed to it (an interrupt of the wait
+        leaves that to :meth:`close` too).
+
+        Raises:
+            NeardupError: a write failed (the writer thread's, raised here).
+        """
+        if self._writer is not None:
+            return self._writer.drain()
         if not self._pending:
             self._last_write = time.monotonic()
             return 0
@@ -299,6 +334,7 @@ class PersistentIndex:
                 is faster on big stores (fewer commits touching the same pages). A batch
                 is also written once ``commit_every_seconds`` passed since the last write.
         """
+        self.flush()  # the writer thread's batches go first
         per_write = max(1, write_size or batch_size)
         keys: list[str] = []
         blobs: list[bytes] = []
@@ -323,6 +359,7 @@ class PersistentIndex:
 
     def add_payload(self, batch: Sequence[Document] | PackedDocs, payload: object) -> int:
         """Store an already sketched batch (one transaction); return how many were added."""
+        self.flush()  # the writer thread's batches go first
         keys, blobs = self._encode(payload)
         return self.store.add_many(_ids(batch), blobs, keys)
 
@@ -339,6 +376,13 @@ class PersistentIndex:
         self.flush()
         self._run_floor = self.store.last_doc_id()
 
+    def end_run(self) -> None:
+        """End a dedup run (:func:`neardup.dedup` calls it once every batch was handed over):
+        with the writer thread, have it write the last group and checkpoint now, beside the
+        run's clustering, instead of at :meth:`close`."""
+        if self._writer is not None:
+            self._writer.write(checkpoint=True)
+
     def query_then_add(
         self, batch: Sequence[Document] | PackedDocs, payload: object
     ) -> list[Match]:
@@ -353,18 +397,47 @@ class PersistentIndex:
         :meth:`flush` / :meth:`close` (which the CLI calls on an interrupt too). A packed
         batch is taken as it is: only its ids are read (no :class:`Document` is made).
         """
-        keys, blobs = self._encode(payload)
         ids = _ids(batch)
-        found = (
-            []  # the store held nothing when the run began: nothing to find
-            if self._run_floor == 0
-            else self._query(ids, keys, blobs, exclude_self=True, up_to=self._run_floor)
-        )
+        if self._run_floor == 0:  # the store held nothing when the run began: nothing to find
+            if self._background:  # in a run: the writer thread encodes it
+                self._hand(ids, None, None, payload)
+                return []
+            keys, blobs = self._encode(payload)
+            found = []
+        else:
+            keys, blobs = self._encode(payload)
+            found = self._query(ids, keys, blobs, exclude_self=True, up_to=self._run_floor)
+        if self._background and self._run_floor is not None:
+            self._hand(ids, keys, blobs, payload)
+            return found
         self._pending.append((ids, blobs, keys))
         self._pending_docs += len(batch)
         if self._pending_docs >= self._write_docs or self._write_due():
             self.flush()
         return found
+
+    def _hand(
+        self,
+        ids: list[str],
+        keys: npt.NDArray[np.int64] | None,
+        blobs: list[bytes] | None,
+        payload: object,
+    ) -> None:
+        """Hand a batch to the writer thread (started at the first batch)."""
+        if self._writer is None:
+            self.flush()  # what this thread gathered goes first
+            path, kind, params = self.store.path, self.store.kind, self.store.params
+
+            def open_store() -> Store:
+                return Store.open(path, kind=kind, params=params, create=False, quick_check=False)
+
+            self._writer = BatchWriter(
+                open_store,
+                self._encode,
+                write_docs=self._write_docs,
+                commit_every=self._commit_every,
+            )
+        self._writer.put(ids, keys, blobs, None if keys is not None else payload)
 
     def query_payload(
         self,

@@ -1,0 +1,222 @@
+//! The packing of one segment: `(folded key, document)` entries sorted by key then document,
+//! repeats dropped, cut into buckets by the key's top bits, each entry packed into `width`
+//! little-endian bytes, one block per non-empty bucket with the XXH3-64 of its row id and
+//! data (the store's `id_checksum`).
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// A check that failed, as the message of the twin's `ConfigError`.
+pub type Invalid = String;
+
+/// The packed segment: its fields, the entries laid end to end, and its blocks.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Packed {
+    /// Key bits kept per entry; the bucket is `key >> shift`.
+    pub shift: u32,
+    /// Smallest and largest key (unsigned 32-bit).
+    pub kmin: u32,
+    pub kmax: u32,
+    /// Distinct entries.
+    pub entries: usize,
+    /// Every entry's `width` bytes, in order.
+    pub raw: Vec<u8>,
+    /// Each block's row id `seg << 32 | bucket`, where its bytes end in `raw`, its checksum.
+    pub ids: Vec<i64>,
+    pub ends: Vec<i64>,
+    pub checks: Vec<i64>,
+}
+
+/// Entries per bucket of the first sorting pass (a counting pass on the top key bits).
+const SORT_BUCKET: usize = 16;
+
+/// Check the arguments as the twin does.
+pub fn check(
+    keys: &[i64],
+    docs: &[i64],
+    doc_lo: i64,
+    doc_bits: i64,
+    seg: i64,
+    bucket_entries: i64,
+) -> Result<(), Invalid> {
+    if keys.len() != docs.len() {
+        return Err(format!(
+            "keys and docs differ in length ({} and {})",
+            keys.len(),
+            docs.len()
+        ));
+    }
+    if keys.is_empty() {
+        return Err("a segment needs at least one entry, got none".into());
+    }
+    if !(1..=32).contains(&doc_bits) {
+        return Err(format!("doc_bits must be in 1..32, got {doc_bits}"));
+    }
+    if !(1..(1 << 31)).contains(&seg) {
+        return Err(format!("seg must be in 1..2**31, got {seg}"));
+    }
+    if bucket_entries < 1 {
+        return Err(format!(
+            "bucket_entries must be at least 1, got {bucket_entries}"
+        ));
+    }
+    let span = 1i128 << doc_bits;
+    for &d in docs {
+        let off = d as i128 - doc_lo as i128;
+        if off < 0 || off >= span {
+            return Err(format!(
+                "document {d} is outside doc_lo {doc_lo} + {doc_bits} bits"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `key << 32 | doc - doc_lo` of every entry (the key's low 32 bits), sorted, repeats dropped:
+/// a counting pass on the top bits, then each small bucket sorted.
+pub fn sorted_entries(keys: &[i64], docs: &[i64], doc_lo: i64) -> Vec<u64> {
+    let n = keys.len();
+    let entry = |k: i64, d: i64| ((k as u64) << 32) | (d.wrapping_sub(doc_lo) as u64 & 0xFFFF_FFFF);
+    let top = if n >= SORT_BUCKET * 64 {
+        ((n / SORT_BUCKET).ilog2()).min(20)
+    } else {
+        0
+    };
+    let mut out: Vec<u64>;
+    if top == 0 {
+        out = keys.iter().zip(docs).map(|(&k, &d)| entry(k, d)).collect();
+        out.sort_unstable();
+    } else {
+        let down = 64 - top;
+        let mut starts = vec![0usize; (1 << top) + 1];
+        for &k in keys {
+            starts[((k as u64) << 32 >> down) as usize + 1] += 1;
+        }
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        out = vec![0u64; n];
+        let mut at = starts.clone();
+        for (&k, &d) in keys.iter().zip(docs) {
+            let v = entry(k, d);
+            let b = (v >> down) as usize;
+            out[at[b]] = v;
+            at[b] += 1;
+        }
+        for w in starts.windows(2) {
+            out[w[0]..w[1]].sort_unstable();
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// Pack sorted distinct entries (`sorted_entries`) of segment `seg` into blocks.
+pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Packed {
+    let n = both.len();
+    let ratio = (n as f64 / bucket_entries as f64).max(1.0);
+    let bucket_bits = ratio.log2().round_ties_even().clamp(0.0, 32.0) as u32;
+    let shift = 32 - bucket_bits;
+    let width = (shift + doc_bits).div_ceil(8) as usize;
+    let low: u64 = if shift == 0 { 0 } else { (1u64 << shift) - 1 };
+    // each entry is stored as 8 bytes at its place, the next one overwriting the excess
+    let mut raw = vec![0u8; n * width + 8];
+    let (mut ids, mut ends) = (Vec::new(), Vec::new());
+    let mut current = u64::MAX;
+    for (i, &v) in both.iter().enumerate() {
+        let key = v >> 32;
+        let bucket = if shift == 32 { 0 } else { key >> shift };
+        if bucket != current {
+            if current != u64::MAX {
+                ends.push((i * width) as i64);
+            }
+            ids.push((seg << 32) | bucket as i64);
+            current = bucket;
+        }
+        let packed = (v & 0xFFFF_FFFF) | ((key & low) << doc_bits);
+        raw[i * width..i * width + 8].copy_from_slice(&packed.to_le_bytes());
+    }
+    raw.truncate(n * width);
+    if n > 0 {
+        ends.push(raw.len() as i64);
+    }
+    let mut checks = Vec::with_capacity(ids.len());
+    let mut scratch = Vec::new();
+    let mut start = 0usize;
+    for (&id, &end) in ids.iter().zip(&ends) {
+        scratch.clear();
+        scratch.extend_from_slice(&id.to_le_bytes());
+        scratch.extend_from_slice(&raw[start..end as usize]);
+        checks.push(xxh3_64(&scratch) as i64);
+        start = end as usize;
+    }
+    Packed {
+        shift,
+        kmin: both.first().map_or(0, |v| (v >> 32) as u32),
+        kmax: both.last().map_or(0, |v| (v >> 32) as u32),
+        entries: n,
+        raw,
+        ids,
+        ends,
+        checks,
+    }
+}
+
+/// Check, sort and pack (see the module docs).
+pub fn encode_segment(
+    keys: &[i64],
+    docs: &[i64],
+    doc_lo: i64,
+    doc_bits: i64,
+    seg: i64,
+    bucket_entries: i64,
+) -> Result<Packed, Invalid> {
+    check(keys, docs, doc_lo, doc_bits, seg, bucket_entries)?;
+    let both = sorted_entries(keys, docs, doc_lo);
+    Ok(pack(&both, seg, doc_bits as u32, bucket_entries as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_drops_repeats_and_packs() {
+        // the docstring example of encode_segment: keys 5, -1, 5 of documents 3, 4, 3
+        let p = encode_segment(&[5, -1, 5], &[3, 4, 3], 3, 1, 1, 64).unwrap();
+        assert_eq!((p.entries, p.shift, p.kmin, p.kmax), (2, 32, 5, u32::MAX));
+        assert_eq!(p.ids, vec![1 << 32]);
+        // width (32 + 1 + 7) / 8 = 5 bytes an entry: doc offset in bit 0, the key above it
+        assert_eq!(p.raw.len(), 10);
+        assert_eq!(p.ends, vec![10]);
+        let mut row = (1i64 << 32).to_le_bytes().to_vec();
+        row.extend_from_slice(&p.raw);
+        assert_eq!(p.checks, vec![xxh3_64(&row) as i64]);
+    }
+
+    #[test]
+    fn the_counting_pass_sorts_like_a_plain_sort() {
+        let n = 5000usize;
+        let keys: Vec<i64> = (0..n as i64)
+            .map(|i| (i * 2_654_435_761) % 1_000_003 - 500_000)
+            .collect();
+        let docs: Vec<i64> = (0..n as i64).map(|i| 100 + i / 16).collect();
+        let got = sorted_entries(&keys, &docs, 100);
+        let mut want: Vec<u64> = keys
+            .iter()
+            .zip(&docs)
+            .map(|(&k, &d)| ((k as u64) << 32) | (d - 100) as u64)
+            .collect();
+        want.sort_unstable();
+        want.dedup();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn refuses_what_does_not_fit() {
+        assert!(encode_segment(&[1], &[1, 2], 0, 1, 1, 64).is_err());
+        assert!(encode_segment(&[], &[], 0, 1, 1, 64).is_err());
+        assert!(encode_segment(&[1], &[9], 0, 2, 1, 64).is_err());
+        assert!(encode_segment(&[1], &[0], 0, 0, 1, 64).is_err());
+        assert!(encode_segment(&[1], &[0], 0, 1, 0, 64).is_err());
+    }
+}

@@ -1,0 +1,201 @@
+"""The batch writes of ``dedup --index`` on a thread of their own (private: PersistentIndex's).
+
+:class:`BatchWriter` takes each sketched batch from the run's main thread through a bounded
+queue, encodes it (blobs and lookup keys: native kernels that release the GIL), gathers the
+batches and writes them with :meth:`Store.add_many` on its own connection (SQLite releases
+the GIL while it steps), so that with ``--jobs 2`` the store's work runs beside the sketching
+threads instead of stopping the main thread. Batches are written in the order they came, in
+the same groups as before (``write_docs`` documents, or ``commit_every`` seconds since the
+last write); what was committed survives a crash as before, and a failed write is raised in
+the main thread at its next call (nothing is dropped silently).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import chain
+
+import numpy as np
+import numpy.typing as npt
+
+from neardup.errors import NeardupError, StoreError
+from neardup.store.sqlite import Store
+
+__all__ = ["BatchWriter"]
+
+I64 = npt.NDArray[np.int64]
+Encode = Callable[[object], tuple[I64, list[bytes]]]
+
+#: Batches that may wait for the writer before the main thread waits too (bounds memory).
+QUEUE_BATCHES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """A batch to store: its ids and either its encoding or the payload to encode."""
+
+    ids: list[str]
+    keys: I64 | None
+    blobs: list[bytes] | None
+    payload: object
+
+
+_WRITE = "write"  # write what was gathered now
+_CHECKPOINT = "checkpoint"  # copy the WAL back into the database (the run's writes are done)
+_STOP = "stop"
+
+_Item = _Batch | str
+
+
+class BatchWriter:
+    """A writer thread with its own connection to a store (see the module docstring).
+
+    Args:
+        open_store: Opens the store; called on the writer thread (a connection belongs to
+            the thread that made it).
+        encode: A payload's ``(lookup keys, blobs)``.
+        write_docs: Documents gathered before one write transaction.
+        commit_every: Seconds after which a batch is written even below ``write_docs``.
+    """
+
+    def __init__(
+        self,
+        open_store: Callable[[], Store],
+        encode: Encode,
+        *,
+        write_docs: int,
+        commit_every: float,
+    ) -> None:
+        self._encode = encode
+        self._write_docs = write_docs
+        self._commit_every = commit_every
+        self._queue: queue.Queue[_Item] = queue.Queue(maxsize=QUEUE_BATCHES)
+        self._error: BaseException | None = None
+        self._reported = False
+        self._written = 0  # documents written since the last drain()
+        self._thread = threading.Thread(
+            target=self._run, args=(open_store,), name="neardup-store-writer", daemon=True
+        )
+        self._thread.start()
+
+    # ------------------------------------------------------------------ the main thread's side
+
+    def put(
+        self, ids: list[str], keys: I64 | None, blobs: list[bytes] | None, payload: object
+    ) -> None:
+        """Hand a batch over (waits while :data:`QUEUE_BATCHES` are waiting already).
+
+        Raises:
+            NeardupError: an earlier write failed (a StoreError says why).
+        """
+        self._raise()
+        self._queue.put(_Batch(ids, keys, blobs, payload))
+
+    def write(self, *, checkpoint: bool = False) -> None:
+        """Have what was handed over written now, without waiting for it (``checkpoint``:
+        then copy the write-ahead log into the database, the run's writes being done)."""
+        self._raise()
+        self._queue.put(_WRITE)
+        if checkpoint:
+            self._queue.put(_CHECKPOINT)
+
+    def drain(self) -> int:
+        """Wait until everything handed over is written; return how many documents were
+        written since the last drain.
+
+        Raises:
+            NeardupError: a write failed.
+        """
+        self._raise()
+        self._queue.put(_WRITE)
+        self._queue.join()
+        self._raise()
+        written, self._written = self._written, 0
+        return written
+
+    def close(self) -> None:
+        """Stop the thread after what was handed over is written, and close its connection.
+
+        Raises:
+            NeardupError: a write failed and the error was not raised yet.
+        """
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join()
+        if self._error is not None and not self._reported:
+            self._raise()
+
+    def _raise(self) -> None:
+        error = self._error
+        if error is None:
+            return
+        self._reported = True
+        if isinstance(error, NeardupError):
+            raise error
+        raise StoreError(
+            f"the store's writer thread failed ({type(error).__name__}: {error}); the documents "
+            "handed to it since its last commit were not written: run again to add them"
+        ) from error
+
+    # --------------------------------------------------------------------- the writer's side
+
+    def _run(self, open_store: Callable[[], Store]) -> None:
+        store: Store | None = None
+        try:
+            store = open_store()
+        except BaseException as exc:  # raised in the main thread at its next call
+            self._error = exc
+        pending: list[tuple[list[str], I64, list[bytes]]] = []
+        docs = 0
+        last = time.monotonic()
+        stop = False
+        try:
+            while not stop:
+                item = self._queue.get()
+                stop = item == _STOP
+                try:
+                    if store is None or self._error is not None:
+                        continue  # the error stands; what follows it is not written
+                    try:
+                        if isinstance(item, _Batch):
+                            pending.append(self._encoded(item))
+                            docs += len(item.ids)
+                            due = time.monotonic() - last >= self._commit_every
+                            if docs < self._write_docs and not due:
+                                continue
+                        elif item == _CHECKPOINT:
+                            store.checkpoint()
+                            continue
+                        if pending:  # _WRITE, _STOP, or a batch that made the group due
+                            self._written += self._commit(store, pending)
+                        pending, docs, last = [], 0, time.monotonic()
+                    except BaseException as exc:
+                        self._error = exc
+                finally:
+                    self._queue.task_done()
+        finally:
+            if store is not None:
+                try:
+                    store.close()
+                except BaseException as exc:  # raised in the main thread by close()
+                    self._error = self._error or exc
+
+    def _encoded(self, batch: _Batch) -> tuple[list[str], I64, list[bytes]]:
+        if batch.keys is None or batch.blobs is None:
+            keys, blobs = self._encode(batch.payload)
+            return batch.ids, keys, blobs
+        return batch.ids, batch.keys, batch.blobs
+
+    @staticmethod
+    def _commit(store: Store, batches: list[tuple[list[str], I64, list[bytes]]]) -> int:
+        """Write the encoded batches in one transaction."""
+        if len(batches) == 1:
+            ids, lookup, blobs = batches[0]
+            return store.add_many(ids, blobs, lookup)
+        ids = list(chain.from_iterable(part[0] for part in batches))
+        blobs = list(chain.from_iterable(part[2] for part in batches))
+        return store.add_many(ids, blobs, np.concatenate([part[1] for part in batches]))
