@@ -215,7 +215,7 @@ class PackedBatches:
         check = self.id_check()
         for scan in self.scans():
             for batch in scan():
-                check(batch.ids)
+                check(batch.ids, None)
                 yield batch
 
     def scans(self) -> Iterator[Callable[[], list[PackedDocs]]]:
@@ -264,9 +264,19 @@ class PackedBatches:
         ):
             yield partial(_docs_only, part)
 
-    def id_check(self) -> Callable[[Sequence[str]], None]:
-        """A check of the ids of this file's batches, given in order: it raises
-        :class:`InputError` at the first id seen before (naming both its places).
+    @staticmethod
+    def id_hashes(ids: Sequence[str]) -> npt.NDArray[np.uint64]:
+        """The hashes of a batch's ids that :meth:`id_check` keeps: made on any thread, they
+        spare the check its hashing."""
+        from neardup._kernels import engine
+
+        hashes: npt.NDArray[np.uint64] = engine.kernels("idset").hash_ids(ids)
+        return hashes
+
+    def id_check(self) -> Callable[[Sequence[str], npt.NDArray[np.uint64] | None], None]:
+        """A check of the ids of this file's batches, given in order (each with its
+        :meth:`id_hashes`, or ``None``): it raises :class:`InputError` at the first id seen
+        before (naming both its places).
 
         The ids are kept as their 64-bit hashes (``neardup._kernels.idset``), not as a set
         of strings: about half the CPU (95 against 180 ns per new id) and half the table
@@ -280,11 +290,11 @@ class PackedBatches:
         read = [0]  # ids checked so far
         exact: list[set[str]] = []  # the ids as strings, once a collision was met
 
-        def check(ids: Sequence[str]) -> None:
+        def check(ids: Sequence[str], hashes: npt.NDArray[np.uint64] | None = None) -> None:
             if exact:
                 self._check(exact[0], ids)
                 return
-            k = hashed.add(ids)
+            k = hashed.add(ids) if hashes is None else hashed.add_hashes(hashes)
             n = read[0]
             if k < 0:
                 read[0] = n + len(ids)
@@ -310,7 +320,7 @@ class PackedBatches:
             max_line_bytes=self.max_line_bytes,
             id_required=self.id_required,
         ):
-            check(batch.ids)
+            check(batch.ids, None)
             yield batch, lines, spans
 
     def _check(self, seen: set[str], ids: Sequence[str]) -> None:

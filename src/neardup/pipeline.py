@@ -159,16 +159,18 @@ def _sketched(
     m: Method,
     parts: Iterator[_Part],
     jobs: int,
-    check: Callable[[Sequence[Document]], None] | None = None,
+    check: Callable[[Sequence[Document], Any], None] | None = None,
     prepare: Callable[[Any], Any] | None = None,
     later: _Later | None = None,
+    before_check: Callable[[Sequence[Document]], Any] | None = None,
 ) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
     Each part (a batch already read, or a chunk of a JSONL file still to scan) is made in this
     thread; with ``jobs > 1`` parts are turned into batches and sketched by ``jobs`` threads
     (the kernels release the GIL; reading goes on in this thread meanwhile), at most
-    ``2 * jobs`` parts in flight. ``check`` sees every batch in order before it is yielded;
+    ``2 * jobs`` parts in flight. ``check(batch, before_check(batch))`` sees every batch in
+    order before it is yielded (``before_check`` on the thread that made the batch);
     ``prepare`` (the collector's) takes each payload on the thread that made it; ``later``
     gets those threads while they run.
     """
@@ -176,25 +178,28 @@ def _sketched(
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
 
-    def job(part: _Part) -> list[tuple[Sequence[Document], Any]]:
-        done = [(batch, _sketch_or_error(m, batch)) for batch in part()]
-        if prepare is None:
-            return done
-        return [(b, p if isinstance(p, NeardupError) else prepare(p)) for b, p in done]
+    def job(part: _Part) -> list[tuple[Sequence[Document], Any, Any]]:
+        out = []
+        for batch in part():
+            p = _sketch_or_error(m, batch)
+            if prepare is not None and not isinstance(p, NeardupError):
+                p = prepare(p)
+            out.append((batch, p, None if before_check is None else before_check(batch)))
+        return out
 
     for done in _in_order(job, parts, jobs, later):
-        for batch, payload in done:
+        for batch, payload, ready in done:
             if check is not None:
-                check(batch)
+                check(batch, ready)
             yield batch, payload
 
 
 def _in_order(
-    job: Callable[[_Part], list[tuple[Sequence[Document], Any]]],
+    job: Callable[[_Part], list[tuple[Sequence[Document], Any, Any]]],
     parts: Iterator[_Part],
     jobs: int,
     later: _Later | None = None,
-) -> Iterator[list[tuple[Sequence[Document], Any]]]:
+) -> Iterator[list[tuple[Sequence[Document], Any, Any]]]:
     """``job`` of each part, in order: here, or on ``jobs`` threads with ``2 * jobs`` in flight
     (which also run the calls left to ``later`` meanwhile, and finish them before the end)."""
     if jobs == 1:
@@ -205,7 +210,7 @@ def _in_order(
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
         if later is not None:
             later.pool = pool
-        pending: deque[Future[list[tuple[Sequence[Document], Any]]]] = deque()
+        pending: deque[Future[list[tuple[Sequence[Document], Any, Any]]]] = deque()
         for part in parts:
             pending.append(pool.submit(job, part))
             if len(pending) >= 2 * jobs:
@@ -272,16 +277,18 @@ def _collect(
     if known is not None:
         known.begin_run()  # from here on it answers from what was stored before this run
     if isinstance(docs, PackedBatches):
-        # the sketching threads also scan the file's chunks (the JSON decoding, about a fifth
-        # of reading and sketching on one core); the ids are checked here, in file order
+        # the sketching threads also read and scan the file's chunks (the JSON decoding,
+        # about a fifth of reading and sketching on one core) and hash the ids; the ids are
+        # checked here, in file order
         check_ids = docs.id_check()
         sketched = _sketched(
             m,
             docs.scans(),
             jobs,
-            lambda batch: check_ids(cast(PackedDocs, batch).ids),
+            lambda batch, hashes: check_ids(cast(PackedDocs, batch).ids, hashes),
             collector.prepare,
             later,
+            lambda batch: docs.id_hashes(cast(PackedDocs, batch).ids),
         )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
