@@ -74,33 +74,43 @@ class FileBlocks:
         return -(-self.size // self.block)
 
     def jobs(
-        self, scan: Callable[[memoryview, Any, Any, int], list[Any]]
+        self, scan: Callable[[memoryview, Any, Any, Callable[[], int]], list[Any]]
     ) -> Iterator[Callable[[], list[Any]]]:
         """One job per block, in order: it reads the block, counts its lines, and returns
         ``scan(chunk, starts, ends, first_line)`` (the block's lines ``chunk[starts[i]:ends[i]]``,
-        the first of which is line ``first_line + 1`` of the file)."""
+        the first of which is line ``first_line() + 1`` of the file: ``first_line`` waits until
+        the blocks before this one have counted their lines)."""
         for k in range(len(self)):
             yield partial(self._job, k, scan)
 
-    def _job(self, k: int, scan: Callable[[memoryview, Any, Any, int], list[Any]]) -> list[Any]:
+    def _job(
+        self, k: int, scan: Callable[[memoryview, Any, Any, Callable[[], int]], list[Any]]
+    ) -> list[Any]:
         from neardup.packed import _line_bounds
 
-        counted = False
+        first: list[int] = []  # the lines before this block, once counted
+        lines = 0
+
+        def first_line() -> int:
+            if not first:
+                first.append(self._count(k, lines))
+            return first[0]
+
         try:
             chunk, long_line = self._read(k)
             starts, ends = _line_bounds(np.frombuffer(chunk, np.uint8), len(chunk))
-            first = self._count(k, len(starts))
-            counted = True
-            found = scan(chunk, starts, ends, first) if len(starts) else []
+            lines = len(starts)
+            # the scan asks for the count once its JSON decoding is done: by then the block
+            # before this one has long counted its lines
+            found = scan(chunk, starts, ends, first_line) if lines else []
             if long_line:
-                n = first + len(starts) + 1
+                n = first_line() + lines + 1
                 raise InputTooLargeError(
                     f"{self.path}:{n}: line longer than {self.max_line} bytes; split the record"
                 )
             return found
         finally:
-            if not counted:  # the blocks after it go on (their results are never used)
-                self._count(k, 0)
+            first_line()  # the blocks after it wait for this count
 
     def _count(self, k: int, lines: int) -> int:
         """The lines before block ``k``, once every block before it has counted its own."""

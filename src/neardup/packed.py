@@ -520,7 +520,7 @@ def _chunk_scanner(
     batch_size: int,
     max_line_bytes: int,
     id_required: bool,
-) -> Callable[[bytes | memoryview, I64, I64, int], _Scanned]:
+) -> Callable[[bytes | memoryview, I64, I64, Callable[[], int]], _Scanned]:
     """``scan(chunk, starts, ends, first_line)``: the batches of one chunk's lines (what
     :func:`_scan_chunk` makes), for :class:`~neardup._file_blocks.FileBlocks`."""
     from neardup._kernels import engine
@@ -529,7 +529,9 @@ def _chunk_scanner(
     text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
     kern = engine.kernels("jsonl")
 
-    def scan(chunk: bytes | memoryview, starts: I64, ends: I64, first_line: int) -> _Scanned:
+    def scan(
+        chunk: bytes | memoryview, starts: I64, ends: I64, first_line: Callable[[], int]
+    ) -> _Scanned:
         return _scan_chunk(
             p, chunk, starts, ends, first_line, kern, id_key, text_key, id_field, text_field,
             batch_size, max_line_bytes, False, id_required,
@@ -547,7 +549,7 @@ def _scan_chunk(
     chunk: bytes | memoryview,
     starts: I64,
     ends: I64,
-    first_line: int,
+    first_line: int | Callable[[], int],
     kern: Any,
     id_key: U8,
     text_key: U8,
@@ -559,7 +561,8 @@ def _scan_chunk(
     id_required: bool = False,
 ) -> _Scanned:
     """The batches of one chunk (its lines ``chunk[starts[k]:ends[k]]``, the first of which is
-    line ``first_line + 1`` of the file)."""
+    line ``first_line + 1`` of the file; a callable ``first_line`` is asked once the lines are
+    decoded)."""
     data = np.frombuffer(chunk, np.uint8)
     size = int(ends[-1]) + 1 if len(ends) else 0
     texts = np.empty(size, np.uint8)
@@ -573,6 +576,8 @@ def _scan_chunk(
         status, toff, ioff, kind = kern.scan_lines(
             data, starts, ends, id_key, text_key, texts, idbuf
         )
+    if not isinstance(first_line, int):
+        first_line = first_line()
     too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
     r = int(too_long[0]) if len(too_long) else len(starts)
     if r < len(starts):  # the lines before it raise their own errors first
