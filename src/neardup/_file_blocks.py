@@ -1,11 +1,10 @@
 """A regular JSONL file cut into blocks that the scanning threads read themselves.
 
-Block ``k`` holds the lines that start in bytes ``[k * size, (k + 1) * size)`` of the file; the
-thread that scans it reads it (``os.preadv`` into a buffer of its own) and finds its lines, so
-the thread that hands out the blocks never touches the bytes. Line numbers (the ids of records
-without one, and every error message) are counted in block order: a block learns how many
-lines came before it once the block before it has counted its own lines, which it does right
-after reading, before scanning.
+Block ``k`` holds the lines that start in bytes ``[k * size, (k + 1) * size)`` of the file;
+the thread that scans it reads it (``os.pread``) and finds its lines, so the thread that
+hands out the blocks never touches the bytes. Line numbers (the ids of records without one,
+and every error message) are counted in block order: each block counts its lines right
+after reading them, and asks how many came before it once it has decoded them.
 """
 
 from __future__ import annotations
@@ -44,7 +43,6 @@ class FileBlocks:
         self.size = size
         self.block = block
         self.max_line = max_line
-        self._local = threading.local()
         self._counted = threading.Condition()
         self._next = 0  # blocks whose lines are counted
         self._lines = 0  # lines in those blocks
@@ -54,7 +52,7 @@ class FileBlocks:
     def open(cls, path: Path, block: int, max_line: int) -> FileBlocks | None:
         """The file's blocks, or ``None`` when it is not a regular file (a pipe is read in
         order) or this platform has no positional reads."""
-        if not hasattr(os, "preadv"):  # pragma: no cover - Windows
+        if not hasattr(os, "pread"):  # pragma: no cover - Windows
             return None
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -123,16 +121,9 @@ class FileBlocks:
             self._counted.notify_all()
         return first
 
-    def _buffer(self) -> bytearray:
-        buf: bytearray | None = getattr(self._local, "buf", None)
-        if buf is None:
-            buf = bytearray(self.block + MARGIN + 1)
-            self._local.buf = buf
-        return buf
-
-    def _pread(self, buf: bytearray | memoryview, at: int) -> int:
+    def _pread(self, size: int, at: int) -> bytes:
         try:
-            return os.preadv(self._fd, [buf], at)
+            return os.pread(self._fd, size, at)
         except OSError as exc:
             raise InputError(f"cannot read {self.path}: {exc.strerror or exc}") from exc
 
@@ -143,34 +134,31 @@ class FileBlocks:
         lo = k * self.block
         hi = min(lo + self.block, self.size)
         at = max(lo - 1, 0)  # a line starts at lo when the byte before it is a newline
-        buf = self._buffer()
-        got = self._pread(buf, at)
+        want = self.block + MARGIN + 1
+        data = self._pread(want, at)
+        got = len(data)
         if k == 0:
             start = 0
         else:
-            nl = buf.find(b"\n", 0, min(hi - at, got))
+            nl = data.find(b"\n", 0, min(hi - at, got))
             if nl < 0:  # every byte of the block belongs to a line begun before it
-                return memoryview(buf)[:0], False
+                return memoryview(data)[:0], False
             start = nl + 1
         if start >= hi - at:
-            return memoryview(buf)[:0], False
+            return memoryview(data)[:0], False
         # the block ends after the first newline at or after its last byte
-        end = buf.find(b"\n", hi - 1 - at, got)
+        end = data.find(b"\n", hi - 1 - at, got)
         if end >= 0:
-            return memoryview(buf)[start : end + 1], False
-        if got < len(buf):  # the end of the file
-            return self._last(buf, start, got)
-        return self._read_on(bytearray(buf), start, at, hi - 1 - at)
+            return memoryview(data)[start : end + 1], False
+        if got < want:  # the end of the file
+            return self._last(data, start)
+        return self._read_on(bytearray(data), start, at, hi - 1 - at)
 
-    def _last(self, buf: bytearray, start: int, got: int) -> tuple[memoryview, bool]:
+    def _last(self, data: bytes | bytearray, start: int) -> tuple[memoryview, bool]:
         """The lines up to the end of the file, a newline added to the last one if missing."""
-        if got > start and buf[got - 1] != 0x0A:
-            if got < len(buf):
-                buf[got] = 0x0A
-            else:
-                buf.append(0x0A)
-            got += 1
-        return memoryview(buf)[start:got], False
+        if len(data) > start and data[-1] != 0x0A:
+            return memoryview(bytes(data[start:]) + b"\n"), False
+        return memoryview(data)[start:], False
 
     def _read_on(self, buf: bytearray, start: int, at: int, since: int) -> tuple[memoryview, bool]:
         """Read on until a newline at or after ``since`` ends the block's last line."""
@@ -181,12 +169,11 @@ class FileBlocks:
             if len(buf) - last > self.max_line:
                 return memoryview(buf)[start:last], True
             have = len(buf)
-            buf.extend(bytes(step))
-            got = self._pread(memoryview(buf)[have:], at + have)
-            del buf[have + got :]
+            more = self._pread(step, at + have)
+            if not more:
+                return self._last(buf, start)
+            buf += more
             end = buf.find(b"\n", max(have, since))
             if end >= 0:
                 return memoryview(buf)[start : end + 1], False
-            if got == 0:
-                return self._last(buf, start, len(buf))
             step *= 2
