@@ -441,20 +441,23 @@ line_parts = st.sampled_from(
     end=st.sampled_from([b"", b"\n", b"\r\n"]),
     chunk=st.sampled_from([1, 2, 5, 16, 60, 200, 1 << 18]),
     max_line=st.sampled_from([40, 100, 1 << 20]),
+    margin=st.sampled_from([0, 3, 1 << 14]),
 )
 def test_chunks_read_by_their_jobs_equal_chunks_read_in_order(
-    tmp_path: Path, lines: list[bytes], end: bytes, chunk: int, max_line: int
+    tmp_path: Path, lines: list[bytes], end: bytes, chunk: int, max_line: int, margin: int
 ) -> None:
     """A regular file's jobs read their own chunk (cut at fixed byte places, then at the next
     line): the same documents, ids of id-less records (line numbers) and first error, in
     file order, as chunks read one after the other (any chunk size, long lines, blank lines,
     a missing last newline)."""
+    import neardup._file_blocks as file_blocks
     import neardup.packed as packed
 
     path = tmp_path / "b.jsonl"
     path.write_bytes(b"\n".join(lines) + end)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(packed, "CHUNK_BYTES", chunk)
+        mp.setattr(file_blocks, "MARGIN", margin)  # a chunk's last line read on
         got = _scanned(path, False, max_line_bytes=max_line, batch_size=3)
         assert got == _scanned(path, True, max_line_bytes=max_line, batch_size=3)
 
@@ -493,3 +496,23 @@ def test_dedup_jobs_1_to_4_equal_with_blank_lines_and_repeated_ids(
                 neardup.dedup(PackedBatches(path, batch_size=5), jobs=jobs)
             errors.add(str(info.value))
         assert len(errors) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_scans_of_a_pipe_or_a_missing_file(tmp_path: Path) -> None:
+    """A pipe cannot be read at byte places: the iterator reads it in order (same records);
+    a missing file is the reader's InputError."""
+    import threading
+
+    from neardup.packed import PackedBatches
+
+    data = b'{"text": "a"}\n\n{"id": "x", "text": "b c"}\n{"text": "d"}'
+    path = tmp_path / "p.jsonl"
+    os.mkfifo(path)
+    writer = threading.Thread(target=path.write_bytes, args=(data,))
+    writer.start()
+    got = [(d.id, d.text) for scan in PackedBatches(path).scans() for b in scan() for d in b]
+    writer.join()
+    assert got == [("1", "a"), ("x", "b c"), ("4", "d")]
+    with pytest.raises(InputError, match=r"cannot read .*nope\.jsonl"):
+        list(PackedBatches(tmp_path / "nope.jsonl").scans())

@@ -55,17 +55,13 @@ class FileBlocks:
         if not hasattr(os, "pread"):  # pragma: no cover - Windows
             return None
         try:
+            # looked at before opening: opening a pipe would take its writer's data
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        try:
-            st = os.fstat(fd)
-        except OSError:  # pragma: no cover - fstat of an open descriptor
-            os.close(fd)
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            os.close(fd)
-            return None
+        st = os.fstat(fd)
         return cls(path, fd, st.st_size, block, max_line)
 
     def __len__(self) -> int:
