@@ -121,6 +121,39 @@ def test_minhash_collector_grows_across_batches(verify: bool) -> None:
     assert parts.components(len(docs)).tolist() == whole.components(len(docs)).tolist()
 
 
+@pytest.mark.parametrize("verify", [True, False])
+def test_minhash_collector_copies_later_on_threads_in_any_order(verify: bool) -> None:
+    """Rows reserved in input order and copied later, by threads, in any order (the columns
+    regrowing meanwhile): the same pairs and roots as batches added one after the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from neardup.io import Document
+
+    rng = np.random.default_rng(6)
+    words = [f"w{i}" for i in range(400)]
+    base = [" ".join(rng.choice(words, 700)) for _ in range(80)]
+    texts = base + [t.replace(t.split()[3], "edited", 1) for t in base[:50]]
+    docs = [Document(str(i), t) for i, t in enumerate(texts)]
+    m = make_method("minhash", 0.8, verify=verify)
+    whole, later = m.collector(), m.collector()
+    whole.add(np.arange(len(docs)), m.sketch(docs))
+    calls = [
+        later.add_later(np.arange(s, min(s + 3, len(docs))), m.sketch(docs[s : s + 3]))
+        for s in range(0, len(docs), 3)
+    ]
+    with ThreadPoolExecutor(3) as pool:
+        for f in [pool.submit(c) for c in reversed(calls)]:
+            f.result()
+    a, b = whole.pairs(), later.pairs()
+    assert (a.a.tolist(), a.b.tolist(), a.similarity.tolist()) == (
+        b.a.tolist(),
+        b.b.tolist(),
+        b.similarity.tolist(),
+    )
+    assert len(a) >= 50
+    assert later.components(len(docs)).tolist() == whole.components(len(docs)).tolist()
+
+
 @pytest.mark.parametrize("threshold", [0.5, 0.8, 1.0])
 def test_minhash_lookup_keys_are_lsh_index_band_keys(threshold: float) -> None:
     from neardup.index.lsh import LSHIndex

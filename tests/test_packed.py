@@ -402,3 +402,117 @@ def test_pack_makes_the_one_packed_type() -> None:
 def test_packed_docs_named_arguments_first_is_a_clear_error() -> None:
     with pytest.raises(InputError, match="buf, offsets, ids"):
         PackedDocs(["a"], np.zeros(0, np.uint8), np.array([0, 0]))  # type: ignore[arg-type]
+
+
+def _scanned(path: Path, tee: bool, **kw: Any) -> tuple[list[tuple[str, str]], str | None]:
+    """The documents of ``PackedBatches(path).scans()`` and its error: a regular file's
+    chunks read by their jobs, or (``tee``) read by the iterator."""
+    from neardup.packed import PackedBatches
+
+    docs: list[tuple[str, str]] = []
+    batches = PackedBatches(path, tee=(lambda piece: None) if tee else None, **kw)
+    try:
+        for scan in batches.scans():
+            docs.extend((d.id, d.text) for b in scan() for d in b)
+    except InputError as exc:
+        return [], f"{type(exc).__name__}: {exc}"
+    return docs, None
+
+
+line_parts = st.sampled_from(
+    [
+        b"",
+        b"  ",
+        b'{"text": "a b c"}',
+        b'{"id": "x\\u00e9", "text": "d e"}',
+        b'{"id": 7, "text": "' + b"y" * 90 + b'"}',
+        b'{"id": "z", "text": "\xc3\xa7 f"}',
+        b'{"text": 5}',
+        b"{oops",
+    ]
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.lists(line_parts, max_size=30),
+    end=st.sampled_from([b"", b"\n", b"\r\n"]),
+    chunk=st.sampled_from([1, 2, 5, 16, 60, 200, 1 << 18]),
+    max_line=st.sampled_from([40, 100, 1 << 20]),
+    margin=st.sampled_from([0, 3, 1 << 14]),
+)
+def test_chunks_read_by_their_jobs_equal_chunks_read_in_order(
+    tmp_path: Path, lines: list[bytes], end: bytes, chunk: int, max_line: int, margin: int
+) -> None:
+    """A regular file's jobs read their own chunk (cut at fixed byte places, then at the next
+    line): the same documents, ids of id-less records (line numbers) and first error, in
+    file order, as chunks read one after the other (any chunk size, long lines, blank lines,
+    a missing last newline)."""
+    import neardup._file_blocks as file_blocks
+    import neardup.packed as packed
+
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b"\n".join(lines) + end)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", chunk)
+        mp.setattr(file_blocks, "MARGIN", margin)  # a chunk's last line read on
+        got = _scanned(path, False, max_line_bytes=max_line, batch_size=3)
+        assert got == _scanned(path, True, max_line_bytes=max_line, batch_size=3)
+
+
+@pytest.mark.parametrize("chunk", [32, 300, 1 << 18])
+def test_dedup_jobs_1_to_4_equal_with_blank_lines_and_repeated_ids(
+    tmp_path: Path, chunk: int
+) -> None:
+    """Chunks read and scanned on 1-4 threads: the same rows, clusters and pairs; a repeated
+    id is the same error whatever the threads."""
+    import neardup
+    import neardup.packed as packed
+    from neardup.packed import PackedBatches
+
+    lines = _corpus_lines(240)
+    body = [x for k, line in enumerate(lines) for x in ((line, "") if k % 17 == 0 else (line,))]
+    body.insert(5, "   ")
+    body.append('{"text": "' + " ".join(["alpha"] * 40) + '"}')  # no id: its line number
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(body))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", chunk)
+        got = [
+            neardup.dedup(PackedBatches(path, batch_size=5), jobs=jobs, threshold=0.5)
+            for jobs in (1, 2, 3, 4)
+        ]
+        assert got[0].doc_ids == [*(f"d{k}" for k in range(240)), str(len(body))]
+        for other in got[1:]:
+            assert other.doc_ids == got[0].doc_ids
+            assert [c.members for c in other.clusters] == [c.members for c in got[0].clusters]
+            assert list(other.pairs) == list(got[0].pairs)
+        path.write_text("\n".join([*body[:100], body[150], *body[100:]]))
+        errors = set()
+        for jobs in (1, 2, 3, 4):
+            with pytest.raises(InputError, match="duplicate id") as info:
+                neardup.dedup(PackedBatches(path, batch_size=5), jobs=jobs)
+            errors.add(str(info.value))
+        assert len(errors) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_scans_of_a_pipe_or_a_missing_file(tmp_path: Path) -> None:
+    """A pipe cannot be read at byte places: the iterator reads it in order (same records);
+    a missing file is the reader's InputError."""
+    import threading
+
+    from neardup.packed import PackedBatches
+
+    data = b'{"text": "a"}\n\n{"id": "x", "text": "b c"}\n{"text": "d"}'
+    path = tmp_path / "p.jsonl"
+    os.mkfifo(path)
+    writer = threading.Thread(target=path.write_bytes, args=(data,))
+    writer.start()
+    got = [(d.id, d.text) for scan in PackedBatches(path).scans() for b in scan() for d in b]
+    writer.join()
+    assert got == [("1", "a"), ("x", "b c"), ("4", "d")]
+    with pytest.raises(InputError, match=r"cannot read .*nope\.jsonl"):
+        list(PackedBatches(tmp_path / "nope.jsonl").scans())

@@ -215,15 +215,18 @@ class PackedBatches:
         check = self.id_check()
         for scan in self.scans():
             for batch in scan():
-                check(batch.ids)
+                check(batch.ids, None)
                 yield batch
 
     def scans(self) -> Iterator[Callable[[], list[PackedDocs]]]:
         """The file as jobs, in order, one per chunk of about :data:`CHUNK_BYTES`: each job
-        scans its chunk (the JSON decoding, most of the reading's time) and returns its batches.
-        This iterator only reads the file, so the jobs can run on other threads (the scanner
-        releases the GIL); a job raises the chunk's :class:`InputError`. Their batches' ids
-        are not checked yet: pass each batch's ids, in order, to one :meth:`id_check`.
+        scans its chunk (the JSON decoding, most of the reading's time) and returns its batches;
+        a job raises the chunk's :class:`InputError`. A regular file's jobs also read their
+        chunk themselves (:class:`~neardup._file_blocks.FileBlocks`), so this iterator does
+        not touch the bytes; every job must then run, each after the one before it has
+        started (in order, or from one queue on several threads: the scanner releases the
+        GIL). Other inputs (a pipe, or with ``tee``) are read by this iterator. The batches'
+        ids are not checked yet: pass each batch's ids, in order, to one :meth:`id_check`.
 
         Examples:
             >>> import tempfile
@@ -232,7 +235,24 @@ class PackedBatches:
             >>> [b.ids for scan in PackedBatches(p).scans() for b in scan()]
             [['x', 'y']]
         """
-        for scan in _scans(
+        blocks = None
+        if self.tee is None:
+            from neardup._file_blocks import FileBlocks
+
+            blocks = FileBlocks.open(self.path, CHUNK_BYTES, self.max_line_bytes)
+        if blocks is not None:  # a regular file: each job reads its own block
+            scan = _chunk_scanner(
+                self.path,
+                self.id_field,
+                self.text_field,
+                self.batch_size,
+                self.max_line_bytes,
+                self.id_required,
+            )
+            for job in blocks.jobs(scan):
+                yield partial(_docs_only, job)
+            return
+        for part in _scans(
             self.path,
             self.id_field,
             self.text_field,
@@ -242,11 +262,21 @@ class PackedBatches:
             self.id_required,
             self.tee,
         ):
-            yield partial(_docs_only, scan)
+            yield partial(_docs_only, part)
 
-    def id_check(self) -> Callable[[Sequence[str]], None]:
-        """A check of the ids of this file's batches, given in order: it raises
-        :class:`InputError` at the first id seen before (naming both its places).
+    @staticmethod
+    def id_hashes(ids: Sequence[str]) -> npt.NDArray[np.uint64]:
+        """The hashes of a batch's ids that :meth:`id_check` keeps: made on any thread, they
+        spare the check its hashing."""
+        from neardup._kernels import engine
+
+        hashes: npt.NDArray[np.uint64] = engine.kernels("idset").hash_ids(ids)
+        return hashes
+
+    def id_check(self) -> Callable[[Sequence[str], npt.NDArray[np.uint64] | None], None]:
+        """A check of the ids of this file's batches, given in order (each with its
+        :meth:`id_hashes`, or ``None``): it raises :class:`InputError` at the first id seen
+        before (naming both its places).
 
         The ids are kept as their 64-bit hashes (``neardup._kernels.idset``), not as a set
         of strings: about half the CPU (95 against 180 ns per new id) and half the table
@@ -260,11 +290,11 @@ class PackedBatches:
         read = [0]  # ids checked so far
         exact: list[set[str]] = []  # the ids as strings, once a collision was met
 
-        def check(ids: Sequence[str]) -> None:
+        def check(ids: Sequence[str], hashes: npt.NDArray[np.uint64] | None = None) -> None:
             if exact:
                 self._check(exact[0], ids)
                 return
-            k = hashed.add(ids)
+            k = hashed.add(ids) if hashes is None else hashed.add_hashes(hashes)
             n = read[0]
             if k < 0:
                 read[0] = n + len(ids)
@@ -290,7 +320,7 @@ class PackedBatches:
             max_line_bytes=self.max_line_bytes,
             id_required=self.id_required,
         ):
-            check(batch.ids)
+            check(batch.ids, None)
             yield batch, lines, spans
 
     def _check(self, seen: set[str], ids: Sequence[str]) -> None:
@@ -483,16 +513,43 @@ def _scans(
         )  # fmt: skip
 
 
+def _chunk_scanner(
+    p: Path,
+    id_field: str,
+    text_field: str,
+    batch_size: int,
+    max_line_bytes: int,
+    id_required: bool,
+) -> Callable[[bytes | memoryview, I64, I64, Callable[[], int]], _Scanned]:
+    """``scan(chunk, starts, ends, first_line)``: the batches of one chunk's lines (what
+    :func:`_scan_chunk` makes), for :class:`~neardup._file_blocks.FileBlocks`."""
+    from neardup._kernels import engine
+
+    id_key = np.frombuffer(id_field.encode("utf-8"), np.uint8)
+    text_key = np.frombuffer(text_field.encode("utf-8"), np.uint8)
+    kern = engine.kernels("jsonl")
+
+    def scan(
+        chunk: bytes | memoryview, starts: I64, ends: I64, first_line: Callable[[], int]
+    ) -> _Scanned:
+        return _scan_chunk(
+            p, chunk, starts, ends, first_line, kern, id_key, text_key, id_field, text_field,
+            batch_size, max_line_bytes, False, id_required,
+        )  # fmt: skip
+
+    return scan
+
+
 def _docs_only(scan: Callable[[], _Scanned]) -> list[PackedDocs]:
     return [docs for docs, _, _ in scan()]
 
 
 def _scan_chunk(
     p: Path,
-    chunk: bytes,
+    chunk: bytes | memoryview,
     starts: I64,
     ends: I64,
-    first_line: int,
+    first_line: int | Callable[[], int],
     kern: Any,
     id_key: U8,
     text_key: U8,
@@ -504,7 +561,8 @@ def _scan_chunk(
     id_required: bool = False,
 ) -> _Scanned:
     """The batches of one chunk (its lines ``chunk[starts[k]:ends[k]]``, the first of which is
-    line ``first_line + 1`` of the file)."""
+    line ``first_line + 1`` of the file; a callable ``first_line`` is asked once the lines are
+    decoded)."""
     data = np.frombuffer(chunk, np.uint8)
     size = int(ends[-1]) + 1 if len(ends) else 0
     texts = np.empty(size, np.uint8)
@@ -518,17 +576,25 @@ def _scan_chunk(
         status, toff, ioff, kind = kern.scan_lines(
             data, starts, ends, id_key, text_key, texts, idbuf
         )
+    if not isinstance(first_line, int):
+        first_line = first_line()
     too_long = np.flatnonzero(ends - starts + 1 > max_line_bytes)
-    if len(too_long):
-        n = first_line + int(too_long[0]) + 1
-        raise InputTooLargeError(
-            f"{p}:{n}: line longer than {max_line_bytes} bytes; split the record"
-        )
+    r = int(too_long[0]) if len(too_long) else len(starts)
+    if r < len(starts):  # the lines before it raise their own errors first
+        starts, ends, status, kind = starts[:r], ends[:r], status[:r], kind[:r]
+        toff, ioff = toff[: r + 1], ioff[: r + 1]
+        spans = None if spans is None else spans[:r]
     found = _batches(
         p, chunk, first_line, starts, ends, status, texts, toff, idbuf, ioff, kind, id_field,
         text_field, batch_size, spans, id_required,
     )  # fmt: skip
-    return list(found)
+    batches = list(found)
+    if len(too_long):
+        n = first_line + r + 1
+        raise InputTooLargeError(
+            f"{p}:{n}: line longer than {max_line_bytes} bytes; split the record"
+        )
+    return batches
 
 
 def _line_bounds(data: U8, size: int) -> tuple[I64, I64]:
@@ -544,7 +610,7 @@ def _line_bounds(data: U8, size: int) -> tuple[I64, I64]:
 
 def _batches(
     path: Path,
-    chunk: bytes,
+    chunk: bytes | memoryview,
     first_line: int,
     starts: I64,
     ends: I64,
@@ -577,7 +643,7 @@ def _batches(
         odd |= fast & _unpaired(raw_ids, ioff)
     if odd.any():  # the first such line, through json, raises the error every reader raises
         r = int(np.flatnonzero(odd)[0])
-        line = chunk[int(starts[r]) : int(ends[r])]
+        line = bytes(chunk[int(starts[r]) : int(ends[r])])
         number = first_line + r + 1
         jsonl_record(
             line, f"{path}:{number}", id_field, text_field, number, id_required=id_required
@@ -588,7 +654,8 @@ def _batches(
         line_spans = None
         if spans is not None:
             lines = [
-                chunk[a:b] for a, b in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
+                bytes(chunk[a:b])
+                for a, b in zip(starts[rows].tolist(), ends[rows].tolist(), strict=True)
             ]
             line_spans = spans[rows]
             line_spans = np.where(line_spans >= 0, line_spans - starts[rows, None], -1)
@@ -611,7 +678,7 @@ def _batches(
                 ids.extend(_fast_ids(one, raw_ids, id_text, ascii_ids, ioff, kind, first_line))
                 parts.append(texts[toff[r] : toff[r + 1]].tobytes())
             else:
-                line = chunk[int(starts[r]) : int(ends[r])]
+                line = bytes(chunk[int(starts[r]) : int(ends[r])])
                 doc = jsonl_record(
                     line, f"{path}:{number}", id_field, text_field, number, id_required=id_required
                 )

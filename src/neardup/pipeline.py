@@ -32,7 +32,7 @@ from neardup.report.results import many_clusters
 from neardup.types import DocId
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Executor, Future
 
 __all__ = ["KnownDocuments", "Progress", "StoredMatch", "dedup", "kept_ids", "to_documents"]
 
@@ -141,55 +141,93 @@ def _whole(batch: Sequence[Document]) -> Sequence[Sequence[Document]]:
     return (batch,)
 
 
+class _Later:
+    """The calls a run leaves to the sketching threads (the collector's copies of each
+    batch's rows), or makes at once when it has none."""
+
+    def __init__(self) -> None:
+        self.pool: Executor | None = None  # the sketching threads, while they run
+        self._calls: deque[Future[None]] = deque()
+
+    def __call__(self, call: Callable[[], None]) -> None:
+        if self.pool is None:
+            call()
+            return
+        self._calls.append(self.pool.submit(call))
+        while self._calls and self._calls[0].done():
+            self._calls.popleft().result()  # raises the call's error
+
+    def wait(self) -> None:
+        """Wait for every call left (and raise the first error)."""
+        while self._calls:
+            self._calls.popleft().result()
+
+
 def _sketched(
     m: Method,
     parts: Iterator[_Part],
     jobs: int,
-    check: Callable[[Sequence[Document]], None] | None = None,
+    check: Callable[[Sequence[Document], Any], None] | None = None,
     prepare: Callable[[Any], Any] | None = None,
+    later: _Later | None = None,
+    before_check: Callable[[Sequence[Document]], Any] | None = None,
 ) -> Iterator[tuple[Sequence[Document], Any]]:
     """Yield ``(batch, payload)`` in input order; a payload that failed is the NeardupError.
 
     Each part (a batch already read, or a chunk of a JSONL file still to scan) is made in this
     thread; with ``jobs > 1`` parts are turned into batches and sketched by ``jobs`` threads
     (the kernels release the GIL; reading goes on in this thread meanwhile), at most
-    ``2 * jobs`` parts in flight. ``check`` sees every batch in order before it is yielded;
-    ``prepare`` (the collector's) takes each payload on the thread that made it.
+    ``2 * jobs`` parts in flight. ``check(batch, before_check(batch))`` sees every batch in
+    order before it is yielded (``before_check`` on the thread that made the batch);
+    ``prepare`` (the collector's) takes each payload on the thread that made it; ``later``
+    gets those threads while they run.
     """
     if jobs > 1 and not method_info(m.name).parallel:
         log.info("method %s sketches in one thread; --jobs ignored", m.name)
         jobs = 1
 
-    def job(part: _Part) -> list[tuple[Sequence[Document], Any]]:
-        done = [(batch, _sketch_or_error(m, batch)) for batch in part()]
-        if prepare is None:
-            return done
-        return [(b, p if isinstance(p, NeardupError) else prepare(p)) for b, p in done]
+    def job(part: _Part) -> list[tuple[Sequence[Document], Any, Any]]:
+        out = []
+        for batch in part():
+            p = _sketch_or_error(m, batch)
+            if prepare is not None and not isinstance(p, NeardupError):
+                p = prepare(p)
+            out.append((batch, p, None if before_check is None else before_check(batch)))
+        return out
 
-    for done in _in_order(job, parts, jobs):
-        for batch, payload in done:
+    for done in _in_order(job, parts, jobs, later):
+        for batch, payload, ready in done:
             if check is not None:
-                check(batch)
+                check(batch, ready)
             yield batch, payload
 
 
 def _in_order(
-    job: Callable[[_Part], list[tuple[Sequence[Document], Any]]], parts: Iterator[_Part], jobs: int
-) -> Iterator[list[tuple[Sequence[Document], Any]]]:
-    """``job`` of each part, in order: here, or on ``jobs`` threads with ``2 * jobs`` in flight."""
+    job: Callable[[_Part], list[tuple[Sequence[Document], Any, Any]]],
+    parts: Iterator[_Part],
+    jobs: int,
+    later: _Later | None = None,
+) -> Iterator[list[tuple[Sequence[Document], Any, Any]]]:
+    """``job`` of each part, in order: here, or on ``jobs`` threads with ``2 * jobs`` in flight
+    (which also run the calls left to ``later`` meanwhile, and finish them before the end)."""
     if jobs == 1:
         yield from map(job, parts)
         return
     from concurrent.futures import ThreadPoolExecutor  # only for jobs > 1
 
     with ThreadPoolExecutor(jobs, thread_name_prefix="neardup-sketch") as pool:
-        pending: deque[Future[list[tuple[Sequence[Document], Any]]]] = deque()
+        if later is not None:
+            later.pool = pool
+        pending: deque[Future[list[tuple[Sequence[Document], Any, Any]]]] = deque()
         for part in parts:
             pending.append(pool.submit(job, part))
             if len(pending) >= 2 * jobs:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+        if later is not None:
+            later.wait()
+            later.pool = None
 
 
 @dataclass
@@ -216,6 +254,7 @@ def _collect(
 ) -> tuple[Any, _Run]:
     collector = m.collector()
     run = _Run([], 0, [], None)
+    later = _Later()  # the collector's copies of each batch's rows, on the sketching threads
 
     def remember(batch: Sequence[Document]) -> None:
         if isinstance(batch, PackedDocs):
@@ -246,25 +285,28 @@ def _collect(
     if known is not None:
         known.begin_run()  # from here on it answers from what was stored before this run
     if isinstance(docs, PackedBatches):
-        # the sketching threads also scan the file's chunks (the JSON decoding, about a fifth
-        # of reading and sketching on one core); the ids are checked here, in file order
+        # the sketching threads also read and scan the file's chunks (the JSON decoding,
+        # about a fifth of reading and sketching on one core) and hash the ids; the ids are
+        # checked here, in file order
         check_ids = docs.id_check()
         sketched = _sketched(
             m,
             docs.scans(),
             jobs,
-            lambda batch: check_ids(cast(PackedDocs, batch).ids),
+            lambda batch, hashes: check_ids(cast(PackedDocs, batch).ids, hashes),
             collector.prepare,
+            later,
+            lambda batch: docs.id_hashes(cast(PackedDocs, batch).ids),
         )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
         batches = iter(lambda: list(islice(stream, batch_size)), [])
         parts = (partial(_whole, batch) for batch in batches)
-        sketched = _sketched(m, parts, jobs, prepare=collector.prepare)
+        sketched = _sketched(m, parts, jobs, prepare=collector.prepare, later=later)
     for batch, payload in sketched:
         base = len(run.ids)
         if not isinstance(payload, NeardupError):
-            collector.add(np.arange(base, base + len(batch), dtype=np.int64), payload)
+            later(collector.add_later(np.arange(base, base + len(batch), dtype=np.int64), payload))
             stored(batch, payload, base)
             remember(batch)
         elif on_error == "fail":
@@ -282,6 +324,7 @@ def _collect(
                 remember([d])
         if progress is not None:
             progress("sketch", len(run.ids))
+    later.wait()
     if isinstance(known, _EndsRuns):
         known.end_run()
     return collector, run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -50,3 +51,27 @@ def test_a_repeat_across_calls_and_within_one() -> None:
     assert s.add(["z", "x"]) == 1
     assert s.add(iter(["w", "v", "w"])) == 2
     assert len(s) == 5
+
+
+@given(st.lists(st.lists(ids, max_size=8), max_size=6))
+def test_hashes_made_apart_then_added(batches: list[list[str]]) -> None:
+    """``hash_ids`` on one thread, ``add_hashes`` on another: the hashes and answers of
+    ``add``, on both backends."""
+    native, reference = native_pair("idset")
+    mine, theirs, whole = native.IdSet(), reference.IdSet(), native.IdSet()
+    for batch in batches:
+        h = native.hash_ids(batch)
+        assert h.dtype == np.uint64 and h.tolist() == reference.hash_ids(iter(batch)).tolist()
+        want = whole.add(batch)
+        assert mine.add_hashes(h) == theirs.add_hashes(h) == want
+        assert len(mine) == len(theirs) == len(whole)
+
+
+def test_hash_ids_the_same_errors() -> None:
+    native, reference = native_pair("idset")
+    errors = []
+    for module in (native, reference):
+        with pytest.raises(ConfigError) as caught:
+            module.hash_ids(["a", 3])
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]

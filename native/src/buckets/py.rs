@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use super::core::{self, Found, Walk, PROFILE};
 use crate::arrays::{slice, slice2 as matrix};
 use crate::errors::config_error;
-use crate::sets::core::{check_offsets, check_sorted_runs};
+use crate::sets::core::{check_offsets, check_sorted_runs_on};
 use crate::sets::py::{detached, Values};
 
 type Arr<'py, T> = Bound<'py, PyArray1<T>>;
@@ -89,7 +89,8 @@ fn walk_shapes(
 /// `$values` (u64 or u32 sets) and evaluates `$run` on it with the GIL released.
 macro_rules! with_walk {
     ($py:expr, $keys:expr, $values:expr, $offsets:expr, $sigs:expr, $prof:expr, $big:expr,
-     $exact:expr, $threshold:expr, $join:expr, $extra:expr, |$w:ident| $run:expr) => {{
+     $exact:expr, $threshold:expr, $join:expr, $threads:expr, $extra:expr,
+     |$w:ident| $run:expr) => {{
         let (py, exact, threshold) = ($py, $exact, $threshold);
         let (k, n, bands) = matrix($keys)?;
         let o = slice($offsets)?;
@@ -135,7 +136,7 @@ macro_rules! with_walk {
                 detached(py, || {
                     if exact {
                         check_offsets(o, $w.values.len())?;
-                        check_sorted_runs($w.values, o)?;
+                        check_sorted_runs_on($w.values, o, $threads)?;
                     }
                     Ok($run)
                 })?
@@ -193,6 +194,7 @@ fn bucket_pairs_verified<'py>(
         exact,
         threshold,
         join,
+        1,
         bands_in,
         |walk| walk.run(lo, hi)
     );
@@ -240,6 +242,7 @@ fn bucket_roots<'py>(
         exact,
         threshold,
         true,
+        threads,
         threads_ok,
         |walk| walk.roots_shared(threads)
     );

@@ -41,6 +41,18 @@ impl Hashes {
         self.set.insert(hash)
     }
 
+    /// Add `hashes` in order: -1 when every one was new, else the place of the first one
+    /// seen before (the ones before it are added, it and the ones after it are not).
+    pub fn insert_all(&mut self, hashes: &[u64]) -> i64 {
+        self.set.reserve(hashes.len());
+        for (k, &h) in hashes.iter().enumerate() {
+            if !self.set.insert(h) {
+                return k as i64;
+            }
+        }
+        -1
+    }
+
     pub fn len(&self) -> usize {
         self.set.len()
     }
@@ -61,6 +73,12 @@ mod tests {
         assert!(h.insert(id_hash(b"b")));
         assert!(!h.insert(id_hash(b"a")));
         assert_eq!(h.len(), 2);
+        assert_eq!(h.insert_all(&[id_hash(b"c"), id_hash(b"d")]), -1);
+        assert_eq!(
+            h.insert_all(&[id_hash(b"e"), id_hash(b"b"), id_hash(b"f")]),
+            1
+        );
+        assert_eq!(h.len(), 5);
         assert_eq!(id_hash(b""), 0x2D06800538D394C2);
     }
 }

@@ -1,9 +1,11 @@
 //! Bindings of the idset family: the names of `neardup._kernels.idset`.
 
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::core::{id_hash, Hashes};
+use crate::arrays::slice;
 use crate::errors::config_error;
 
 /// The 64-bit hashes of the ids added so far (XXH3-64 of their UTF-8 bytes, lone surrogates
@@ -60,12 +62,39 @@ impl IdSet {
         Ok(-1)
     }
 
+    /// Add the ids of ``hashes`` (what ``hash_ids`` gave), as ``add`` adds ids, with the GIL
+    /// released.
+    fn add_hashes(&mut self, py: Python<'_>, hashes: PyReadonlyArray1<'_, u64>) -> PyResult<i64> {
+        let h = slice(&hashes)?;
+        let set = &mut self.hashes;
+        Ok(py.detach(|| set.insert_all(h)))
+    }
+
     fn __len__(&self) -> usize {
         self.hashes.len()
     }
 }
 
+/// The 64-bit hash of each of ``ids`` (what ``IdSet.add`` keeps), so that the ids can be
+/// hashed on one thread and added on another (``IdSet.add_hashes``).
+#[pyfunction]
+fn hash_ids<'py>(py: Python<'py>, ids: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let mut out: Vec<u64> = Vec::new();
+    if let Ok(list) = ids.cast::<PyList>() {
+        out.reserve(list.len());
+        for item in list.iter() {
+            out.push(hash_of(&item)?);
+        }
+    } else {
+        for item in ids.try_iter()? {
+            out.push(hash_of(&item?)?);
+        }
+    }
+    Ok(out.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IdSet>()?;
+    m.add_function(wrap_pyfunction!(hash_ids, m)?)?;
     Ok(())
 }

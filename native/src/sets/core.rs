@@ -576,16 +576,62 @@ pub fn check_rice_widths(margin: i64, max_width: i64) -> Result<(), Invalid> {
 
 /// Each document's values rise (sorted, repeats allowed).
 pub fn check_sorted_runs<V: Copy + Ord>(values: &[V], offsets: &[i64]) -> Result<(), Invalid> {
-    for (d, w) in offsets.windows(2).enumerate() {
-        let run = &values[w[0] as usize..w[1] as usize];
-        if run.windows(2).any(|p| p[0] > p[1]) {
-            return Err(format!(
-                "the values of document {d} are not sorted; pass each document's values \
-                 sorted ascending (unique_per_doc)"
-            ));
-        }
+    match first_unsorted(values, offsets, 0, offsets.len().saturating_sub(1)) {
+        None => Ok(()),
+        Some(d) => Err(unsorted(d)),
     }
-    Ok(())
+}
+
+/// [`check_sorted_runs`] with the documents shared by `threads` threads (offsets checked
+/// already): the same answer, naming the first unsorted document.
+pub fn check_sorted_runs_on<V: Copy + Ord + Sync>(
+    values: &[V],
+    offsets: &[i64],
+    threads: usize,
+) -> Result<(), Invalid> {
+    let docs = offsets.len().saturating_sub(1);
+    if threads <= 1 || docs < 1 << 16 {
+        return check_sorted_runs(values, offsets);
+    }
+    let share = docs.div_ceil(threads);
+    let first = std::thread::scope(|scope| {
+        let rest: Vec<_> = (1..threads)
+            .map(|t| {
+                let (lo, hi) = ((t * share).min(docs), ((t + 1) * share).min(docs));
+                scope.spawn(move || first_unsorted(values, offsets, lo, hi))
+            })
+            .collect();
+        let mut found = first_unsorted(values, offsets, 0, share.min(docs));
+        for handle in rest {
+            let theirs = handle.join().expect("a check thread panicked");
+            found = found.or(theirs);
+        }
+        found
+    });
+    match first {
+        None => Ok(()),
+        Some(d) => Err(unsorted(d)),
+    }
+}
+
+/// The first document of `lo .. hi` whose values fall somewhere.
+fn first_unsorted<V: Copy + Ord>(
+    values: &[V],
+    offsets: &[i64],
+    lo: usize,
+    hi: usize,
+) -> Option<usize> {
+    (lo..hi).find(|&d| {
+        let run = &values[offsets[d] as usize..offsets[d + 1] as usize];
+        run.windows(2).any(|p| p[0] > p[1])
+    })
+}
+
+fn unsorted(d: usize) -> Invalid {
+    format!(
+        "the values of document {d} are not sorted; pass each document's values \
+         sorted ascending (unique_per_doc)"
+    )
 }
 
 /// The deltas of a document's distinct values cut to their top bits (`v >> shift`), the
@@ -693,6 +739,23 @@ pub fn rice_sets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sorted_runs_checked_on_threads_name_the_first_unsorted_document() {
+        let docs = 100_000usize;
+        let offsets: Vec<i64> = (0..=docs as i64).map(|d| 2 * d).collect();
+        let mut values: Vec<u32> = (0..2 * docs as u32).collect();
+        for threads in [1, 2, 3] {
+            assert!(check_sorted_runs_on(&values, &offsets, threads).is_ok());
+        }
+        values.swap(2 * 90_000, 2 * 90_000 + 1);
+        values.swap(2 * 70_001, 2 * 70_001 + 1);
+        for threads in [1, 2, 3, 8] {
+            let err = check_sorted_runs_on(&values, &offsets, threads).unwrap_err();
+            assert_eq!(err, check_sorted_runs(&values, &offsets).unwrap_err());
+            assert!(err.contains("document 70001 "), "{err}");
+        }
+    }
 
     #[test]
     fn intersections_count_common_values() {

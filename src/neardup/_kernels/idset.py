@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
+import numpy.typing as npt
 import xxhash
 
 from neardup.errors import ConfigError
 
-__all__ = ["IdSet"]
+__all__ = ["IdSet", "hash_ids"]
 
 
 def _hash(item: object) -> int:
@@ -40,5 +42,20 @@ class IdSet:
             seen.add(h)
         return -1
 
+    def add_hashes(self, hashes: npt.NDArray[np.uint64]) -> int:
+        """Add the ids of ``hashes`` (what :func:`hash_ids` gave), as :meth:`add` adds ids."""
+        seen = self._hashes
+        for k, h in enumerate(np.ascontiguousarray(hashes, dtype=np.uint64).tolist()):
+            if h in seen:
+                return k
+            seen.add(h)
+        return -1
+
     def __len__(self) -> int:
         return len(self._hashes)
+
+
+def hash_ids(ids: Iterable[str]) -> npt.NDArray[np.uint64]:
+    """The 64-bit hash of each of ``ids`` (what :meth:`IdSet.add` keeps), so that the ids can
+    be hashed on one thread and added on another (:meth:`IdSet.add_hashes`)."""
+    return np.array([_hash(item) for item in ids], dtype=np.uint64)

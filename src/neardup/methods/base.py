@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -181,6 +181,10 @@ class MethodConfig(Params):
         return cls.from_dict(data)
 
 
+def _done() -> None:
+    """Nothing left to do."""
+
+
 class Collector:
     """What one run gathers: sketches added batch by batch, then the accepted pairs.
 
@@ -199,6 +203,13 @@ class Collector:
     def add(self, positions: I64, payload: Any) -> None:
         """Index one sketched batch."""
         raise NotImplementedError
+
+    def add_later(self, positions: I64, payload: Any) -> Callable[[], None]:
+        """:meth:`add` in two steps: what must be done in input order, here; the call
+        returned does the rest on any thread, before :meth:`pairs` or :meth:`components`.
+        By default all of it is done here."""
+        self.add(positions, payload)
+        return _done
 
     def pairs(self, *, jobs: int = 1) -> PairArrays:
         """Every accepted pair, sorted by ``(a, b)`` (``jobs`` threads may share the work)."""

@@ -4,8 +4,11 @@ Hamming index (including the Go ``fingerprint`` package's SimHash)."""
 from __future__ import annotations
 
 import mmap
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -75,42 +78,97 @@ def _anonymous(nbytes: int) -> mmap.mmap:
     return mmap.mmap(-1, nbytes, flags=private | anon)
 
 
+class _Writers:
+    """Threads writing into the columns' maps at once, and a map's growth alone: a map moves
+    when it grows, so it grows only while nobody writes, and nobody writes meanwhile."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._active = 0
+        self._growing = False
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        with self._cond:
+            while self._growing:
+                self._cond.wait()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._active -= 1
+                if not self._active:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def growing(self) -> Iterator[None]:
+        with self._cond:
+            while self._active:
+                self._cond.wait()
+            self._growing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._growing = False
+                self._cond.notify_all()
+
+
 class _Column:
     """A growing array that appends in place, so a run holds each document's sets once, never a
     list of parts plus their concatenation. It lives in anonymous memory that is remapped
     when it grows: the capacity doubles but only the rows written take memory (a numpy
-    ``resize`` would zero-fill the whole new capacity)."""
+    ``resize`` would zero-fill the whole new capacity). Rows are reserved in order
+    (:meth:`reserve`) and written later, by any thread (:meth:`write`, under
+    ``writers.writing()``)."""
 
-    def __init__(self, dtype: type[np.generic], width: int | None = None) -> None:
+    def __init__(
+        self, dtype: type[np.generic], width: int | None = None, writers: _Writers | None = None
+    ) -> None:
         self._dtype = np.dtype(dtype)
         self._map = _anonymous((1 << 16) * self._dtype.itemsize)
         self._width = width or 1
         self._rows = width is not None  # values() is 2-D, even one column wide
         self._n = 0
+        self._writers = writers or _Writers()
 
     def _grow(self, need: int) -> None:
         size = self._dtype.itemsize
         cap = len(self._map) // size
         while cap < need:
             cap *= 2
-        try:
-            self._map.resize(cap * size)
-        except (BufferError, OSError, SystemError, ValueError):
-            # a view of the rows is still held (values() was taken), or this platform cannot
-            # remap: copy into a new map, and leave the old one to its views
-            bigger = _anonymous(cap * size)
-            bigger[: self._n * size] = self._map[: self._n * size]
-            self._map = bigger
+        with self._writers.growing():
+            try:
+                self._map.resize(cap * size)
+            except (BufferError, OSError, SystemError, ValueError):
+                # a view of the rows is still held (values() was taken), or this platform
+                # cannot remap: copy into a new map, and leave the old one to its views
+                bigger = _anonymous(cap * size)
+                bigger[: self._n * size] = self._map[: self._n * size]
+                self._map = bigger
 
-    def append(self, part: npt.NDArray[Any]) -> None:
-        flat = part.reshape(-1)
-        need = self._n + len(flat)
+    def reserve(self, items: int) -> int:
+        """Room for ``items`` more values (not rows); returns where they go."""
+        at = self._n
+        need = at + items
         if need * self._dtype.itemsize > len(self._map):
             self._grow(need)
-        view = np.frombuffer(self._map, dtype=self._dtype, count=need)
-        view[self._n :] = flat
-        del view  # no view may outlive the append: the map can then grow in place
         self._n = need
+        return at
+
+    def write(self, at: int, part: npt.NDArray[Any]) -> None:
+        """Put ``part`` where :meth:`reserve` said (inside ``writers.writing()``)."""
+        flat = part.reshape(-1)
+        size = self._dtype.itemsize
+        view = np.frombuffer(self._map, dtype=self._dtype, count=len(flat), offset=at * size)
+        view[:] = flat
+        del view  # no view may outlive the write: the map can then grow in place
+
+    def append(self, part: npt.NDArray[Any]) -> None:
+        at = self.reserve(part.size)
+        with self._writers.writing():
+            self.write(at, part)
 
     def __len__(self) -> int:
         return self._n // self._width
@@ -208,12 +266,13 @@ class MinHashCollector(Collector):
 
     def __init__(self, method: MinHashMethod) -> None:
         self._method = method
-        self._keys = _Column(np.uint64, method.bands)
-        self._values = _Column(np.uint32)
-        self._sizes = _Column(np.int32)
-        self._sigs = _Column(np.uint32, method.config.num_perm)
-        self._prof = _Column(np.uint8, PROFILE)
-        self._big = _Column(np.bool_)
+        self._writers = w = _Writers()
+        self._keys = _Column(np.uint64, method.bands, w)
+        self._values = _Column(np.uint32, None, w)
+        self._sizes = _Column(np.int32, None, w)
+        self._sigs = _Column(np.uint32, method.config.num_perm, w)
+        self._prof = _Column(np.uint8, PROFILE, w)
+        self._big = _Column(np.bool_, None, w)
 
     def prepare(self, payload: MinHashPayload) -> MinHashPayload:
         """The set profiles of the batch's rows, made on its sketching thread: the walk then
@@ -224,20 +283,50 @@ class MinHashCollector(Collector):
         return MinHashSketch(sigs, sets, payload.keys, _profiles(sets))
 
     def add(self, positions: I64, payload: MinHashPayload) -> None:
+        self.add_later(positions, payload)()
+
+    def add_later(self, positions: I64, payload: MinHashPayload) -> Callable[[], None]:
+        """Reserve the batch's rows here (in input order); the call returned copies them into
+        place on any thread (the sketching threads, with ``--jobs N``)."""
+        sets = payload[1]
+        n = len(positions)
+        at_keys = self._keys.reserve(n * self._method.bands)
+        if sets is None:
+            at_sigs = self._sigs.reserve(n * self._method.config.num_perm)
+            return partial(self._write_sigs, payload, at_keys, at_sigs)
+        values = sets[0]
+        at = (
+            at_keys,
+            self._values.reserve(len(values)),
+            self._sizes.reserve(n),
+            self._prof.reserve(n * PROFILE),
+            self._big.reserve(n),
+        )
+        return partial(self._write_sets, payload, at)
+
+    def _write_sets(self, payload: MinHashPayload, at: tuple[int, int, int, int, int]) -> None:
+        sets = payload[1]
+        assert sets is not None
+        values, offsets = sets
+        ready = payload.profiles if isinstance(payload, MinHashSketch) else None
+        prof, big = ready or _profiles(sets)
+        keys = self._method.lookup_keys(payload)
+        sizes = np.diff(offsets).astype(np.int32)
+        with self._writers.writing():
+            self._keys.write(at[0], keys)
+            self._values.write(at[1], values)
+            self._sizes.write(at[2], sizes)
+            self._prof.write(at[3], prof)
+            self._big.write(at[4], big)
+
+    def _write_sigs(self, payload: MinHashPayload, at_keys: int, at_sigs: int) -> None:
         from neardup.sketch.minhash import fold32
 
-        sigs, sets = payload
-        self._keys.append(self._method.lookup_keys(payload))
-        if sets is not None:
-            values, offsets = sets
-            self._values.append(values)
-            self._sizes.append(np.diff(offsets).astype(np.int32))
-            ready = payload.profiles if isinstance(payload, MinHashSketch) else None
-            prof, big = ready or _profiles(sets)
-            self._prof.append(prof)
-            self._big.append(big)
-        else:
-            self._sigs.append(fold32(sigs))
+        keys = self._method.lookup_keys(payload)
+        folded = fold32(payload[0])
+        with self._writers.writing():
+            self._keys.write(at_keys, keys)
+            self._sigs.write(at_sigs, folded)
 
     def _profiles(self) -> Profiles:
         prof: npt.NDArray[np.uint8] = self._prof.values()
