@@ -249,3 +249,35 @@ def test_a_caller_s_collector_is_left_alone() -> None:
         gc.enable()
     resume_after_startup()
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+def test_the_collector_is_off_for_a_dedup_command_s_run() -> None:
+    """In the ``neardup`` process, the collector goes off for the rest of a dedup command
+    (the process ends by ``os._exit``); in any other (this test runner) it is left alone."""
+    probe = """
+import gc
+from neardup._gc import off_for_the_command, pause_for_startup
+
+pause_for_startup()
+off_for_the_command()  # still in the start-up: nothing to do
+print(gc.isenabled(), end=" ")
+from neardup.cli.options import errors
+
+seen = []
+command = errors(lambda: (seen.append(gc.isenabled()), off_for_the_command()))
+command()
+print(seen[0], gc.isenabled())
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=600
+    )
+    assert done.stdout.split() == ["False", "True", "False"]
+
+
+def test_off_for_the_command_leaves_a_caller_s_collector_alone() -> None:
+    import gc
+
+    from neardup._gc import off_for_the_command
+
+    off_for_the_command()  # this process did not start as neardup
+    assert gc.isenabled()

@@ -16,6 +16,7 @@ mod utf8;
 pub mod affine;
 pub mod buckets;
 pub mod canonicalize;
+pub mod clusterjson;
 pub mod ctph;
 pub mod datasketch;
 pub mod forest;
@@ -45,6 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     family(m, "affine", affine::py::register)?;
     family(m, "buckets", buckets::py::register)?;
     family(m, "canonicalize", canonicalize::py::register)?;
+    family(m, "clusterjson", clusterjson::py::register)?;
     family(m, "ctph", ctph::py::register)?;
     family(m, "datasketch", datasketch::py::register)?;
     family(m, "forest", forest::py::register)?;

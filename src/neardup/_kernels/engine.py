@@ -56,6 +56,7 @@ FAMILIES = (
     "affine",
     "buckets",
     "canonicalize",
+    "clusterjson",
     "ctph",
     "datasketch",
     "forest",

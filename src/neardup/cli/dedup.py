@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from neardup._gc import off_for_the_command
 from neardup.cli.options import (
     commit_every_option,
     errors,
@@ -262,6 +263,7 @@ def dedup_cmd(paths: tuple[str, ...], method: str, engine: str, quiet: bool, **o
     quiet_models(quiet, method)
     corpus = read_corpus(paths, **{k: o[k] for k in _READ.split()})
     update, close = _progress(corpus, method, quiet, o["progress"])
+    off_for_the_command()  # the process ends after the output: no collection till then
     try:
         run = dedup_corpus(
             corpus,
