@@ -23,12 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import NeardupError, StoreError
+from neardup.sketch.setcodec import PackedBlobs
 from neardup.store.sqlite import Store
 
 __all__ = ["BatchWriter"]
 
 I64 = npt.NDArray[np.int64]
-Encode = Callable[[object], tuple[I64, list[bytes]]]
+Encode = Callable[[object], tuple[I64, PackedBlobs]]
 
 #: Batches that may wait for the writer before the main thread waits too (bounds memory).
 QUEUE_BATCHES = 16
@@ -40,7 +41,7 @@ class _Batch:
 
     ids: list[str]
     keys: I64 | None
-    blobs: list[bytes] | None
+    blobs: PackedBlobs | None
     payload: object
 
 
@@ -85,7 +86,7 @@ class BatchWriter:
     # ------------------------------------------------------------------ the main thread's side
 
     def put(
-        self, ids: list[str], keys: I64 | None, blobs: list[bytes] | None, payload: object
+        self, ids: list[str], keys: I64 | None, blobs: PackedBlobs | None, payload: object
     ) -> None:
         """Hand a batch over (waits while :data:`QUEUE_BATCHES` are waiting already).
 
@@ -149,7 +150,7 @@ class BatchWriter:
             store = open_store()
         except BaseException as exc:  # raised in the main thread at its next call
             self._error = exc
-        pending: list[tuple[list[str], I64, list[bytes]]] = []
+        pending: list[tuple[list[str], I64, PackedBlobs]] = []
         docs = 0
         last = time.monotonic()
         stop = False
@@ -184,18 +185,18 @@ class BatchWriter:
                 except BaseException as exc:  # raised in the main thread by close()
                     self._error = self._error or exc
 
-    def _encoded(self, batch: _Batch) -> tuple[list[str], I64, list[bytes]]:
+    def _encoded(self, batch: _Batch) -> tuple[list[str], I64, PackedBlobs]:
         if batch.keys is None or batch.blobs is None:
             keys, blobs = self._encode(batch.payload)
             return batch.ids, keys, blobs
         return batch.ids, batch.keys, batch.blobs
 
     @staticmethod
-    def _commit(store: Store, batches: list[tuple[list[str], I64, list[bytes]]]) -> int:
+    def _commit(store: Store, batches: list[tuple[list[str], I64, PackedBlobs]]) -> int:
         """Write the encoded batches in one transaction."""
         if len(batches) == 1:
             ids, lookup, blobs = batches[0]
             return store.add_many(ids, blobs, lookup)
         ids = list(chain.from_iterable(part[0] for part in batches))
-        blobs = list(chain.from_iterable(part[2] for part in batches))
+        blobs = PackedBlobs.concat([part[2] for part in batches])
         return store.add_many(ids, blobs, np.concatenate([part[1] for part in batches]))
