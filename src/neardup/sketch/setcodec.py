@@ -140,8 +140,8 @@ class PackedBlobs:
         (3, [b'ab', b'', b'c'], b'c', 3)
     """
 
-    data: bytes
-    starts: I64  # n + 1 non-decreasing offsets into data, from 0
+    data: bytes | bytearray
+    starts: I64  # n + 1 non-decreasing offsets into data
 
     @classmethod
     def of(cls, blobs: Sequence[bytes]) -> PackedBlobs:
@@ -177,11 +177,13 @@ class PackedBlobs:
         if not -len(self) <= i < len(self):
             raise IndexError("PackedBlobs index out of range")
         i %= len(self)
-        return self.data[int(self.starts[i]) : int(self.starts[i + 1])]
+        return bytes(self.data[int(self.starts[i]) : int(self.starts[i + 1])])
 
     def __iter__(self) -> Iterator[bytes]:
         data, at = self.data, self.starts.tolist()
-        return (data[at[i] : at[i + 1]] for i in range(len(at) - 1))
+        if isinstance(data, bytes):
+            return (data[at[i] : at[i + 1]] for i in range(len(at) - 1))
+        return (bytes(data[at[i] : at[i + 1]]) for i in range(len(at) - 1))
 
 
 def encode_sets(values: U64, offsets: I64) -> list[bytes]:
