@@ -495,6 +495,8 @@ class MinHashMethod(Method):
         if sets is None:
             return super().packed_blobs(payload)
         values, offsets = sets
+        if values.dtype == np.uint32:  # the top halves, encoded as such (no widened copy)
+            return encode_sets_packed(values, offsets, top_halves=True)
         return encode_sets_packed(values.astype(np.uint64) << np.uint64(32), offsets)
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:

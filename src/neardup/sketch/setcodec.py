@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import FormatError
-from neardup.sketch.sets import rice_decode, rice_sets
+from neardup.sketch.sets import rice_decode, rice_sets, rice_sets32
 
 __all__ = [
     "MARGIN_BITS",
@@ -199,14 +199,17 @@ def encode_sets(values: U64, offsets: I64) -> list[bytes]:
     return list(encode_sets_packed(values, offsets))
 
 
-def encode_sets_packed(values: U64, offsets: I64) -> PackedBlobs:
-    """:func:`encode_sets` in one buffer (what a store writes)."""
-    buffer, starts = rice_sets(
-        np.asarray(values, dtype=np.uint64),
-        np.asarray(offsets, dtype=np.int64),
-        MARGIN_BITS,
-        MAX_WIDTH,
-    )
+def encode_sets_packed(
+    values: U64 | npt.NDArray[np.uint32], offsets: I64, *, top_halves: bool = False
+) -> PackedBlobs:
+    """:func:`encode_sets` in one buffer (what a store writes); ``top_halves``: ``values``
+    are 32-bit, the top halves of the hashes (``values << 32`` encoded, without that copy;
+    the blobs keep at most the top 32 bits anyway)."""
+    o = np.asarray(offsets, dtype=np.int64)
+    if top_halves:
+        buffer, starts = rice_sets32(np.asarray(values, dtype=np.uint32), o, MARGIN_BITS, MAX_WIDTH)
+    else:
+        buffer, starts = rice_sets(np.asarray(values, dtype=np.uint64), o, MARGIN_BITS, MAX_WIDTH)
     return PackedBlobs(buffer.tobytes(), starts)
 
 
