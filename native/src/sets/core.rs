@@ -780,6 +780,19 @@ mod tests {
     }
 
     #[test]
+    fn rice_sets32_equals_rice_sets_of_the_widened_values() {
+        let values: Vec<u32> = vec![3, 9, 9, 40, 1 << 31, 7, 8, 0xFFFF_FFFF];
+        let offsets = [0i64, 5, 5, 8];
+        let wide: Vec<u64> = values.iter().map(|&v| u64::from(v) << 32).collect();
+        for (margin, width) in [(1, 16), (10, 32), (16, 16)] {
+            assert_eq!(
+                rice_sets32(&values, &offsets, margin, width),
+                rice_sets(&wide, &offsets, margin, width)
+            );
+        }
+    }
+
+    #[test]
     fn intersections_count_common_values() {
         let values = [1u64, 2, 3, 2, 3, 4];
         assert_eq!(
