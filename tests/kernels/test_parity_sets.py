@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from twins import both
+from twins import both, same
 
 from conftest import native_pair
 from neardup.errors import ConfigError
@@ -144,6 +144,23 @@ def test_rice_sets(docs: list[list[int]], shift: int, margin: int, max_width: in
     both(native.rice_sets, reference.rice_sets, values, offsets, margin, max_width)
 
 
+@given(
+    st.lists(st.lists(st.integers(0, 2**32 - 1), max_size=300), max_size=6),
+    st.sampled_from([0, 8, 22]),
+    st.integers(1, 16),
+    st.integers(16, 32),
+)
+def test_rice_sets32(docs: list[list[int]], shift: int, margin: int, max_width: int) -> None:
+    native, reference = native_pair("sets")
+    values, offsets = csr([sorted({v >> shift for v in d}) for d in docs], np.uint32)
+    both(native.rice_sets32, reference.rice_sets32, values, offsets, margin, max_width)
+    wide = values.astype(U64) << U64(32)  # the same blobs as the widened values'
+    same(
+        lambda: native.rice_sets32(values, offsets, margin, max_width),
+        lambda: native.rice_sets(wide, offsets, margin, max_width),
+    )
+
+
 def test_rice_sets_long_unary_parts() -> None:
     native, reference = native_pair("sets")
     for gap in (31, 32, 33, 64, 200, 5000):
@@ -172,9 +189,12 @@ def test_the_same_errors() -> None:
     _raises(native, reference, "intersections", v, o, np.array([0], I64), np.array([-1], I64))
     _raises(native, reference, "intersections", v, o, np.array([0], I64), e)
     _raises(native, reference, "rice_sets", v[::-1].copy(), o, 10, 32)
+    _raises(native, reference, "rice_sets32", v.astype(np.uint32)[::-1].copy(), o, 10, 32)
+    _raises(native, reference, "rice_sets32", v.astype(np.uint32), np.array([0, 4], I64), 10, 32)
     _raises(native, reference, "intersections", v[::-1].copy(), o, e, e)
     for margin, width in ((0, 32), (11, 10), (10, 33)):
         _raises(native, reference, "rice_sets", v, o, margin, width)
+        _raises(native, reference, "rice_sets32", v.astype(np.uint32), o, margin, width)
     _raises(native, reference, "components", 3, np.array([0, 3], I64), np.array([1, 1], I64))
     _raises(native, reference, "components", -1, e, e)
     _raises(native, reference, "components", 3, np.array([0], I64), e)

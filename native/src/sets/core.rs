@@ -636,11 +636,11 @@ fn unsorted(d: usize) -> Invalid {
 
 /// The deltas of a document's distinct values cut to their top bits (`v >> shift`), the
 /// first one absolute.
-fn each_delta(run: &[u64], shift: u32, mut f: impl FnMut(u64)) {
+fn each_delta<V: Copy>(run: &[V], shift: u32, wide: impl Fn(V) -> u64, mut f: impl FnMut(u64)) {
     let mut prev = 0u64;
     let mut first = true;
     for &v in run {
-        let c = v >> shift;
+        let c = wide(v) >> shift;
         if first || c != prev {
             f(if first { c } else { c - prev });
             prev = c;
@@ -659,6 +659,28 @@ pub fn rice_sets(
     margin: i64,
     max_width: i64,
 ) -> (Vec<u8>, Vec<i64>) {
+    rice_sets_by(values, offsets, margin, max_width, |v| v)
+}
+
+/// [`rice_sets`] of 32-bit values taken as the top halves of 64-bit ones (`v << 32`): the
+/// sketcher's 32-bit sets as they are, with no widened copy (`max_width` is at most 32, so
+/// the cut keeps only bits the halves hold).
+pub fn rice_sets32(
+    values: &[u32],
+    offsets: &[i64],
+    margin: i64,
+    max_width: i64,
+) -> (Vec<u8>, Vec<i64>) {
+    rice_sets_by(values, offsets, margin, max_width, |v| u64::from(v) << 32)
+}
+
+fn rice_sets_by<V: Copy>(
+    values: &[V],
+    offsets: &[i64],
+    margin: i64,
+    max_width: i64,
+    wide: impl Fn(V) -> u64 + Copy,
+) -> (Vec<u8>, Vec<i64>) {
     let n_docs = offsets.len() - 1;
     let mut widths = vec![0i64; n_docs];
     let mut ks = vec![0i64; n_docs];
@@ -675,7 +697,7 @@ pub fn rice_sets(
             margin
         };
         let shift = (64 - w) as u32;
-        each_delta(run, shift, |d| deltas.push(d));
+        each_delta(run, shift, wide, |d| deltas.push(d));
         from[i + 1] = deltas.len();
         let ds = &deltas[from[i]..];
         let n = ds.len() as i64;
@@ -754,6 +776,19 @@ mod tests {
             let err = check_sorted_runs_on(&values, &offsets, threads).unwrap_err();
             assert_eq!(err, check_sorted_runs(&values, &offsets).unwrap_err());
             assert!(err.contains("document 70001 "), "{err}");
+        }
+    }
+
+    #[test]
+    fn rice_sets32_equals_rice_sets_of_the_widened_values() {
+        let values: Vec<u32> = vec![3, 9, 9, 40, 1 << 31, 7, 8, 0xFFFF_FFFF];
+        let offsets = [0i64, 5, 5, 8];
+        let wide: Vec<u64> = values.iter().map(|&v| u64::from(v) << 32).collect();
+        for (margin, width) in [(1, 16), (10, 32), (16, 16)] {
+            assert_eq!(
+                rice_sets32(&values, &offsets, margin, width),
+                rice_sets(&wide, &offsets, margin, width)
+            );
         }
     }
 

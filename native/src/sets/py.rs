@@ -274,6 +274,25 @@ fn rice_sets<'py>(
     Ok((buf.into_pyarray(py), starts.into_pyarray(py)))
 }
 
+/// `rice_sets` of 32-bit values taken as the top halves of 64-bit ones (`v << 32`).
+#[pyfunction]
+fn rice_sets32<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, u32>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    margin: i64,
+    max_width: i64,
+) -> PyResult<(Arr<'py, u8>, Arr<'py, i64>)> {
+    let (v, o) = (slice(&values)?, slice(&offsets)?);
+    let (buf, starts) = detached(py, || {
+        core::check_rice_widths(margin, max_width)?;
+        core::check_offsets(o, v.len())?;
+        core::check_sorted_runs(v, o)?;
+        Ok(core::rice_sets32(v, o, margin, max_width))
+    })?;
+    Ok((buf.into_pyarray(py), starts.into_pyarray(py)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bucket_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(center_adjacency, m)?)?;
@@ -283,6 +302,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rice_decode, m)?)?;
     m.add_function(wrap_pyfunction!(rice_encode, m)?)?;
     m.add_function(wrap_pyfunction!(rice_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(rice_sets32, m)?)?;
     m.add_function(wrap_pyfunction!(unique_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(unique_per_doc, m)?)?;
     m.add_function(wrap_pyfunction!(unique_per_doc32, m)?)?;

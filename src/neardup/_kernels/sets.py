@@ -21,6 +21,7 @@ __all__ = [
     "rice_decode",
     "rice_encode",
     "rice_sets",
+    "rice_sets32",
     "unique_pairs",
     "unique_per_doc",
     "unique_per_doc32",
@@ -476,6 +477,14 @@ def rice_sets(values: U64, offsets: I64, margin: int, max_width: int) -> tuple[U
         at += size
         starts.append(len(out))
     return np.frombuffer(bytes(out), dtype=np.uint8).copy(), np.array(starts, dtype=np.int64)
+
+
+def rice_sets32(
+    values: npt.NDArray[np.uint32], offsets: I64, margin: int, max_width: int
+) -> tuple[U8, I64]:
+    """:func:`rice_sets` of 32-bit values taken as the top halves of 64-bit ones."""
+    wide = np.asarray(values, dtype=np.uint32).astype(np.uint64) << np.uint64(32)
+    return rice_sets(wide, offsets, margin, max_width)
 
 
 def _varint(n: int) -> bytes:

@@ -14,7 +14,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,9 @@ import numpy.typing as npt
 from neardup.config import Params
 from neardup.errors import ConfigError, InputError
 from neardup.io import Document
+
+if TYPE_CHECKING:
+    from neardup.sketch.setcodec import PackedBlobs
 
 __all__ = ["Collector", "Method", "MethodConfig", "PairArrays"]
 
@@ -298,6 +301,17 @@ class Method:
         raise ConfigError(
             f"method {self.name!r} cannot be stored; use minhash, simhash or phash with --index"
         )
+
+    def packed_blobs(self, payload: Any) -> PackedBlobs:
+        """:meth:`blobs` in one buffer (what a store writes; methods may build it without a
+        ``bytes`` object per document).
+
+        Raises:
+            ConfigError: the method cannot be stored.
+        """
+        from neardup.sketch.setcodec import PackedBlobs
+
+        return PackedBlobs.of(self.blobs(payload))
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
         """Similarity (and distance) of two documents from their :meth:`blobs`.

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,9 @@ from neardup.errors import ConfigError, FormatError, IncompatibleSketchError
 from neardup.io import Document
 from neardup.methods.base import Collector, Method, MethodConfig, PairArrays, texts_of
 from neardup.tokenize import ShingleTokenizer, WordTokenizer
+
+if TYPE_CHECKING:
+    from neardup.sketch.setcodec import PackedBlobs
 
 __all__ = [
     "MinHashConfig",
@@ -483,6 +486,18 @@ class MinHashMethod(Method):
         values, offsets = sets
         # the top halves, back in place: the codec keeps at most the top 32 bits anyway
         return encode_sets(values.astype(np.uint64) << np.uint64(32), offsets)
+
+    def packed_blobs(self, payload: MinHashPayload) -> PackedBlobs:
+        """:meth:`blobs` in one buffer: the set blobs as the kernel writes them."""
+        from neardup.sketch.setcodec import encode_sets_packed
+
+        _, sets = payload
+        if sets is None:
+            return super().packed_blobs(payload)
+        values, offsets = sets
+        if values.dtype == np.uint32:  # the top halves, encoded as such (no widened copy)
+            return encode_sets_packed(values, offsets, top_halves=True)
+        return encode_sets_packed(values.astype(np.uint64) << np.uint64(32), offsets)
 
     def blob_similarity(self, a: bytes, b: bytes) -> tuple[float, int | None]:
         from neardup.sketch.setcodec import decode_row, decode_set, row_similarity, set_similarity

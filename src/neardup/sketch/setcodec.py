@@ -46,23 +46,25 @@ from __future__ import annotations
 
 import functools
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import FormatError
-from neardup.sketch.sets import rice_decode, rice_sets
+from neardup.sketch.sets import rice_decode, rice_sets, rice_sets32
 
 __all__ = [
     "MARGIN_BITS",
     "MAX_WIDTH",
+    "PackedBlobs",
     "StoredSet",
     "decode_row",
     "decode_set",
     "encode_rows",
     "encode_sets",
+    "encode_sets_packed",
     "row_similarity",
     "set_similarities",
     "set_similarity",
@@ -125,6 +127,65 @@ def _read_varint(blob: bytes, at: int) -> tuple[int, int]:
     raise FormatError("a stored shingle set has a bad length field; rebuild the store")
 
 
+@dataclass(frozen=True, slots=True)
+class PackedBlobs:
+    """Byte strings kept in one buffer: string ``i`` is ``data[starts[i]:starts[i + 1]]``.
+
+    A batch's blobs as a store writes them (no ``bytes`` object per document: the store
+    packs its rows from the buffer); iterating or indexing makes the strings.
+
+    Examples:
+        >>> p = PackedBlobs.concat([PackedBlobs.of([b"ab", b""]), PackedBlobs.of([b"c"])])
+        >>> len(p), list(p), p[2], p.size
+        (3, [b'ab', b'', b'c'], b'c', 3)
+    """
+
+    data: bytes | bytearray
+    starts: I64  # n + 1 non-decreasing offsets into data
+
+    @classmethod
+    def of(cls, blobs: Sequence[bytes]) -> PackedBlobs:
+        """Pack byte strings."""
+        starts = np.zeros(len(blobs) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, blobs), np.int64, count=len(blobs)), out=starts[1:])
+        return cls(b"".join(blobs), starts)
+
+    @classmethod
+    def concat(cls, parts: Sequence[PackedBlobs]) -> PackedBlobs:
+        """One buffer of several, in order."""
+        if len(parts) == 1:
+            return parts[0]
+        shifted = [np.zeros(1, dtype=np.int64)]
+        at = 0
+        for part in parts:
+            shifted.append(part.starts[1:] - part.starts[0] + at)
+            at += part.size
+        return cls(
+            b"".join(p.data[int(p.starts[0]) : int(p.starts[-1])] for p in parts),
+            np.concatenate(shifted),
+        )
+
+    @property
+    def size(self) -> int:
+        """The strings' bytes in all."""
+        return int(self.starts[-1] - self.starts[0])
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    def __getitem__(self, i: int) -> bytes:
+        if not -len(self) <= i < len(self):
+            raise IndexError("PackedBlobs index out of range")
+        i %= len(self)
+        return bytes(self.data[int(self.starts[i]) : int(self.starts[i + 1])])
+
+    def __iter__(self) -> Iterator[bytes]:
+        data, at = self.data, self.starts.tolist()
+        if isinstance(data, bytes):
+            return (data[at[i] : at[i + 1]] for i in range(len(at) - 1))
+        return (bytes(data[at[i] : at[i + 1]]) for i in range(len(at) - 1))
+
+
 def encode_sets(values: U64, offsets: I64) -> list[bytes]:
     """Encode each document's sorted unique 64-bit hashes (CSR ``values``/``offsets``).
 
@@ -135,15 +196,21 @@ def encode_sets(values: U64, offsets: I64) -> list[bytes]:
     Returns:
         One blob per document (format version 2, see the module docstring).
     """
-    buffer, starts = rice_sets(
-        np.asarray(values, dtype=np.uint64),
-        np.asarray(offsets, dtype=np.int64),
-        MARGIN_BITS,
-        MAX_WIDTH,
-    )
-    data = buffer.tobytes()
-    at = starts.tolist()
-    return [data[at[i] : at[i + 1]] for i in range(len(at) - 1)]
+    return list(encode_sets_packed(values, offsets))
+
+
+def encode_sets_packed(
+    values: U64 | npt.NDArray[np.uint32], offsets: I64, *, top_halves: bool = False
+) -> PackedBlobs:
+    """:func:`encode_sets` in one buffer (what a store writes); ``top_halves``: ``values``
+    are 32-bit, the top halves of the hashes (``values << 32`` encoded, without that copy;
+    the blobs keep at most the top 32 bits anyway)."""
+    o = np.asarray(offsets, dtype=np.int64)
+    if top_halves:
+        buffer, starts = rice_sets32(np.asarray(values, dtype=np.uint32), o, MARGIN_BITS, MAX_WIDTH)
+    else:
+        buffer, starts = rice_sets(np.asarray(values, dtype=np.uint64), o, MARGIN_BITS, MAX_WIDTH)
+    return PackedBlobs(buffer.tobytes(), starts)
 
 
 def decode_set(blob: bytes) -> StoredSet:

@@ -17,18 +17,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import NeardupError, StoreError
+from neardup.sketch.setcodec import PackedBlobs
 from neardup.store.sqlite import Store
 
 __all__ = ["BatchWriter"]
 
 I64 = npt.NDArray[np.int64]
-Encode = Callable[[object], tuple[I64, list[bytes]]]
+Encode = Callable[[object], tuple[I64, PackedBlobs]]
 
 #: Batches that may wait for the writer before the main thread waits too (bounds memory).
 QUEUE_BATCHES = 16
@@ -40,7 +40,7 @@ class _Batch:
 
     ids: list[str]
     keys: I64 | None
-    blobs: list[bytes] | None
+    blobs: PackedBlobs | None
     payload: object
 
 
@@ -85,7 +85,7 @@ class BatchWriter:
     # ------------------------------------------------------------------ the main thread's side
 
     def put(
-        self, ids: list[str], keys: I64 | None, blobs: list[bytes] | None, payload: object
+        self, ids: list[str], keys: I64 | None, blobs: PackedBlobs | None, payload: object
     ) -> None:
         """Hand a batch over (waits while :data:`QUEUE_BATCHES` are waiting already).
 
@@ -149,8 +149,7 @@ class BatchWriter:
             store = open_store()
         except BaseException as exc:  # raised in the main thread at its next call
             self._error = exc
-        pending: list[tuple[list[str], I64, list[bytes]]] = []
-        docs = 0
+        pending = _Group()
         last = time.monotonic()
         stop = False
         try:
@@ -162,17 +161,16 @@ class BatchWriter:
                         continue  # the error stands; what follows it is not written
                     try:
                         if isinstance(item, _Batch):
-                            pending.append(self._encoded(item))
-                            docs += len(item.ids)
+                            pending.add(*self._encoded(item))
                             due = time.monotonic() - last >= self._commit_every
-                            if docs < self._write_docs and not due:
+                            if pending.docs < self._write_docs and not due:
                                 continue
                         elif item == _CHECKPOINT:
                             store.checkpoint()
                             continue
-                        if pending:  # _WRITE, _STOP, or a batch that made the group due
-                            self._written += self._commit(store, pending)
-                        pending, docs, last = [], 0, time.monotonic()
+                        if pending.docs:  # _WRITE, _STOP, or a batch that made the group due
+                            self._written += pending.commit(store)
+                        pending, last = _Group(), time.monotonic()
                     except BaseException as exc:
                         self._error = exc
                 finally:
@@ -184,18 +182,35 @@ class BatchWriter:
                 except BaseException as exc:  # raised in the main thread by close()
                     self._error = self._error or exc
 
-    def _encoded(self, batch: _Batch) -> tuple[list[str], I64, list[bytes]]:
+    def _encoded(self, batch: _Batch) -> tuple[list[str], I64, PackedBlobs]:
         if batch.keys is None or batch.blobs is None:
             keys, blobs = self._encode(batch.payload)
             return batch.ids, keys, blobs
         return batch.ids, batch.keys, batch.blobs
 
-    @staticmethod
-    def _commit(store: Store, batches: list[tuple[list[str], I64, list[bytes]]]) -> int:
-        """Write the encoded batches in one transaction."""
-        if len(batches) == 1:
-            ids, lookup, blobs = batches[0]
-            return store.add_many(ids, blobs, lookup)
-        ids = list(chain.from_iterable(part[0] for part in batches))
-        blobs = list(chain.from_iterable(part[2] for part in batches))
-        return store.add_many(ids, blobs, np.concatenate([part[1] for part in batches]))
+
+class _Group:
+    """The batches of one write transaction, gathered as they come: their ids, their lookup
+    keys, and their blobs appended to one buffer (each batch's own buffer is let go at once,
+    so a group holds its blobs once, not twice while they are joined)."""
+
+    def __init__(self) -> None:
+        self.docs = 0
+        self._ids: list[str] = []
+        self._keys: list[I64] = []
+        self._data = bytearray()
+        self._starts: list[I64] = [np.zeros(1, dtype=np.int64)]
+
+    def add(self, ids: list[str], keys: I64, blobs: PackedBlobs) -> None:
+        self.docs += len(ids)
+        self._ids += ids
+        self._keys.append(keys)
+        lo = int(blobs.starts[0])
+        self._starts.append(blobs.starts[1:] + (len(self._data) - lo))
+        self._data += memoryview(blobs.data)[lo : int(blobs.starts[-1])]
+
+    def commit(self, store: Store) -> int:
+        """Write the group in one transaction."""
+        keys = self._keys[0] if len(self._keys) == 1 else np.concatenate(self._keys)
+        blobs = PackedBlobs(self._data, np.concatenate(self._starts))
+        return store.add_many(self._ids, blobs, keys)

@@ -34,6 +34,7 @@ from neardup.methods import (
     method_names,
 )
 from neardup.packed import PackedDocs
+from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._writer import BatchWriter
 from neardup.store.sqlite import Store
 
@@ -154,7 +155,7 @@ class PersistentIndex:
         self._commit_every = float(commit_every_seconds)
         self._last_write = time.monotonic()
         self._run_floor: int | None = None  # query_then_add sees documents up to this id
-        self._pending: list[tuple[list[str], list[bytes], npt.NDArray[np.int64]]] = []
+        self._pending: list[tuple[list[str], PackedBlobs, npt.NDArray[np.int64]]] = []
         self._pending_docs = 0
         self._writer: BatchWriter | None = None
         self._background = background and not readonly and str(path) != ":memory:"
@@ -303,7 +304,7 @@ class PersistentIndex:
             self._last_write = time.monotonic()
             return 0
         keys = [k for part in self._pending for k in part[0]]
-        blobs = [b for part in self._pending for b in part[1]]
+        blobs = PackedBlobs.concat([part[1] for part in self._pending])
         lookup = np.concatenate([part[2] for part in self._pending])
         written = self.store.add_many(keys, blobs, lookup)
         self._pending, self._pending_docs = [], 0
@@ -363,8 +364,8 @@ class PersistentIndex:
         keys, blobs = self._encode(payload)
         return self.store.add_many(_ids(batch), blobs, keys)
 
-    def _encode(self, payload: object) -> tuple[npt.NDArray[np.int64], list[bytes]]:
-        return self.method.lookup_keys(payload).view(np.int64), self.method.blobs(payload)
+    def _encode(self, payload: object) -> tuple[npt.NDArray[np.int64], PackedBlobs]:
+        return self.method.lookup_keys(payload).view(np.int64), self.method.packed_blobs(payload)
 
     def begin_run(self) -> None:
         """Start a dedup run (:func:`neardup.dedup` calls it): write what was gathered, and
@@ -420,7 +421,7 @@ class PersistentIndex:
         self,
         ids: list[str],
         keys: npt.NDArray[np.int64] | None,
-        blobs: list[bytes] | None,
+        blobs: PackedBlobs | None,
         payload: object,
     ) -> None:
         """Hand a batch to the writer thread (started at the first batch)."""
@@ -456,7 +457,7 @@ class PersistentIndex:
         self,
         ids: list[str],
         keys: npt.NDArray[np.int64],
-        blobs: list[bytes],
+        blobs: Sequence[bytes] | PackedBlobs,
         *,
         exclude_self: bool,
         up_to: int | None = None,

@@ -38,6 +38,7 @@ from neardup.errors import (
     SchemaVersionError,
     StoreError,
 )
+from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
 from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
@@ -421,7 +422,7 @@ class Store(StoreReads):
     def add_many(
         self,
         keys: Sequence[str],
-        sketches: Sequence[bytes],
+        sketches: Sequence[bytes] | PackedBlobs,
         lookup: Lookup,
         *,
         meta: Sequence[str | None] | None = None,
@@ -438,7 +439,9 @@ class Store(StoreReads):
         Args:
             keys: Document keys (unique ids, e.g. paths); an existing key is replaced, and
                 within the batch the last occurrence of a key wins.
-            sketches: Serialized sketches (``to_bytes()``), one per key.
+            sketches: Serialized sketches (``to_bytes()``), one per key; or a
+                :class:`~neardup.sketch.setcodec.PackedBlobs` of them (written from its
+                buffer, no ``bytes`` per document).
             lookup: The lookup keys: an ``(n, n_bands)`` integer array whose column ``j``
                 is band ``j`` (LSH bands, Hamming blocks), or one ``(m_i, 2)`` array of
                 ``(band, value)`` rows per document for key sets of varying size (CTPH
@@ -484,10 +487,15 @@ class Store(StoreReads):
         last = dict(zip(keys, range(n), strict=True))
         folded, doc_index = folded_rows(lookup, n)
         kept: Sequence[int]
+        blobs: Sequence[bytes] | PackedBlobs
         if len(last) == n:  # no key twice: every document is kept (the usual batch)
             kept, kept_keys, kept_ids = range(n), encoded, list(keys)
-            same = set(map(type, sketches)) <= {bytes}
-            blobs = list(sketches) if same else [blob(sk, i) for i, sk in enumerate(sketches)]
+            if isinstance(sketches, PackedBlobs):  # one buffer: no bytes per document
+                blobs = sketches
+            elif set(map(type, sketches)) <= {bytes}:
+                blobs = list(sketches)
+            else:
+                blobs = [blob(sk, i) for i, sk in enumerate(sketches)]
         else:  # each key at its last occurrence (a re-add moves it)
             kept = sorted(last.values())
             kept_keys = [encoded[i] for i in kept]
@@ -545,7 +553,7 @@ class Store(StoreReads):
                 last_doc=base + len(kept) - 1 if kept else counts["last_doc"],
                 docs=counts["docs"] + len(kept) - len(old),
                 sketch_bytes=counts["sketch_bytes"]
-                + sum(map(len, blobs))
+                + (blobs.size if isinstance(blobs, PackedBlobs) else sum(map(len, blobs)))
                 - sum(len(sk) for _, sk, _ in old.values()),
                 stale=stale,
             )
