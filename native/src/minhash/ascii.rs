@@ -313,12 +313,25 @@ pub fn doc_tokens_ascii(
         }
     }
     let runs = word_runs(masks, &mut s.starts, &mut s.ends);
-    for (&a, &e) in s.starts[..runs].iter().zip(&s.ends[..runs]) {
+    let spans = s.starts[..runs].iter().zip(&s.ends[..runs]);
+    let bytes = &s.bytes[..n];
+    if !mixed {
+        // the common case: every run is a token (a loop without the region test)
+        toks.reserve(runs);
+        for (&a, &e) in spans {
+            let (a, e) = (a as usize, (e as usize).min(n));
+            if (e - a) as i64 >= min_bytes {
+                toks.push(xxh3_64_with_seed(&bytes[a..e], seed));
+            }
+        }
+        return;
+    }
+    for (&a, &e) in spans {
         let (a, e) = (a as usize, (e as usize).min(n));
-        if mixed && any_in(highs, a, e) {
+        if any_in(highs, a, e) {
             general(&doc[a..e], toks);
         } else if (e - a) as i64 >= min_bytes {
-            toks.push(xxh3_64_with_seed(&s.bytes[a..e], seed));
+            toks.push(xxh3_64_with_seed(&bytes[a..e], seed));
         }
     }
 }

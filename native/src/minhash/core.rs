@@ -118,6 +118,56 @@ pub fn doc_shingles(
     }
 }
 
+/// [`doc_shingles`] with the top 32 bits of each `lo` and `hi` into `fa` and `fb` (all three
+/// cleared first) instead of `hi`: the inputs of the 32-bit slot loops, written in the pass
+/// that finalizes the features (no second pass over `lo` and `hi`, no `hi` stored).
+#[inline(always)]
+pub fn doc_shingles32(
+    toks: &[u64],
+    k: usize,
+    joined: bool,
+    seed: u64,
+    lo: &mut Vec<u64>,
+    fa: &mut Vec<u32>,
+    fb: &mut Vec<u32>,
+) {
+    lo.clear();
+    fa.clear();
+    fb.clear();
+    let nt = toks.len();
+    if nt >= k {
+        let n = nt - k + 1;
+        lo.resize(n, seed ^ MIX);
+        fa.resize(n, 0);
+        fb.resize(n, 0);
+        for q in 0..k {
+            let t = &toks[q..q + n];
+            for (h, &x) in lo.iter_mut().zip(t) {
+                *h = mix(*h, x);
+            }
+        }
+        let width = k as u64;
+        for ((l, a), b) in lo.iter_mut().zip(fa.iter_mut()).zip(fb.iter_mut()) {
+            let x = *l ^ width;
+            *l = fmix64(x);
+            *a = (*l >> 32) as u32;
+            *b = (fmix64(x.wrapping_add(MIX)) >> 32) as u32;
+        }
+    } else if nt > 0 && joined {
+        let (l, h) = feature(toks, nt as u64, seed);
+        lo.push(l);
+        fa.push((l >> 32) as u32);
+        fb.push((h >> 32) as u32);
+    } else {
+        for &t in toks {
+            let (l, h) = feature(&[t], 1, seed);
+            lo.push(l);
+            fa.push((l >> 32) as u32);
+            fb.push((h >> 32) as u32);
+        }
+    }
+}
+
 /// Feature hashes `(lo, hi)` of the `k`-shingles (`k >= 1`) of every document's token
 /// hashes, with the per-document feature offsets.
 pub fn combine_shingles(
@@ -469,18 +519,21 @@ pub fn sorted_unique32(run: &[u32], out: &mut Vec<u32>, counts: &mut Vec<u32>) {
         *at += 1;
     }
     // buckets are in order: each value is at most a bucket away from its place; out[..m]
-    // holds the distinct values so far, sorted (m <= k, so out[k] is still unread)
-    let (mut m, mut moves) = (0usize, 0usize);
-    for k in 0..n {
+    // holds the distinct values so far, sorted (m <= k, so out[k] is still unread), and
+    // `last` is out[m - 1], their largest (kept in a register: an insertion puts a smaller
+    // value before it). `n >= SHORT`, so there is a first value.
+    let (mut m, mut moves) = (1usize, 0usize);
+    let mut last = placed[0];
+    for k in 1..n {
         let v = placed[k];
         // most values come after every one so far, or repeat the last
-        let last = if m > 0 { Some(placed[m - 1]) } else { None };
-        if last.is_none_or(|x| x < v) {
+        if v > last {
             placed[m] = v;
+            last = v;
             m += 1;
             continue;
         }
-        if last == Some(v) {
+        if v == last {
             continue;
         }
         let mut j = m - 1;
@@ -546,6 +599,25 @@ mod tests {
         assert_eq!(lo.len(), 3);
         doc_shingles(&toks[..3], 5, true, 1, &mut lo, &mut hi);
         assert_eq!((lo[0], hi[0]), feature(&toks[..3], 3, 1));
+    }
+
+    #[test]
+    fn doc_shingles32_gives_the_top_bits_of_doc_shingles() {
+        let toks: Vec<u64> = (0..40u64).map(|x| x.wrapping_mul(MIX) ^ 3).collect();
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        let (mut lo2, mut fa, mut fb) = (Vec::new(), Vec::new(), Vec::new());
+        for nt in [0, 1, 2, 4, 5, 6, 40] {
+            for k in [1, 3, 5] {
+                for joined in [true, false] {
+                    doc_shingles(&toks[..nt], k, joined, 7, &mut lo, &mut hi);
+                    doc_shingles32(&toks[..nt], k, joined, 7, &mut lo2, &mut fa, &mut fb);
+                    assert_eq!(lo2, lo, "nt={nt} k={k} joined={joined}");
+                    let top = |v: &[u64]| v.iter().map(|&x| (x >> 32) as u32).collect::<Vec<_>>();
+                    assert_eq!(fa, top(&lo), "nt={nt} k={k} joined={joined}");
+                    assert_eq!(fb, top(&hi), "nt={nt} k={k} joined={joined}");
+                }
+            }
+        }
     }
 
     #[test]

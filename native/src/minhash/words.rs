@@ -10,7 +10,7 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::ascii::{self, AsciiScratch, Pass};
-use super::core::{doc_shingles, sorted_unique32};
+use super::core::{doc_shingles32, sorted_unique32};
 use super::slots;
 use crate::simd::{self, multiversion};
 use crate::utf8::decode;
@@ -178,7 +178,6 @@ struct Scratch {
     bytes: Vec<u8>,
     toks: Vec<u64>,
     lo: Vec<u64>,
-    hi: Vec<u64>,
     fa: Vec<u32>,
     fb: Vec<u32>,
     set: Vec<u32>,
@@ -244,11 +243,9 @@ fn sketch_words_body(buf: &[u8], offsets: &[i64], w: &Words<'_>, extra: Extra) -
                 doc_tokens(doc, w, None, &mut s.bytes, &mut s.toks)
             }
         }
-        doc_shingles(&s.toks, w.k, w.joined, w.seed, &mut s.lo, &mut s.hi);
-        s.fa.clear();
-        s.fa.extend(s.lo.iter().map(|&x| (x >> 32) as u32));
-        s.fb.clear();
-        s.fb.extend(s.hi.iter().map(|&x| (x >> 32) as u32));
+        doc_shingles32(
+            &s.toks, w.k, w.joined, w.seed, &mut s.lo, &mut s.fa, &mut s.fb,
+        );
         if extra == Extra::Sets32 {
             // written in place in the reserved room, without zeroing it first
             let row = &mut out.rows32.spare_capacity_mut()[..num_perm];
