@@ -265,13 +265,7 @@ fn rice_sets<'py>(
     max_width: i64,
 ) -> PyResult<(Arr<'py, u8>, Arr<'py, i64>)> {
     let (v, o) = (slice(&values)?, slice(&offsets)?);
-    let (buf, starts) = detached(py, || {
-        core::check_rice_widths(margin, max_width)?;
-        core::check_offsets(o, v.len())?;
-        core::check_sorted_runs(v, o)?;
-        Ok(core::rice_sets(v, o, margin, max_width))
-    })?;
-    Ok((buf.into_pyarray(py), starts.into_pyarray(py)))
+    blobs(py, v, o, margin, max_width, core::rice_sets)
 }
 
 /// `rice_sets` of 32-bit values taken as the top halves of 64-bit ones (`v << 32`).
@@ -284,11 +278,26 @@ fn rice_sets32<'py>(
     max_width: i64,
 ) -> PyResult<(Arr<'py, u8>, Arr<'py, i64>)> {
     let (v, o) = (slice(&values)?, slice(&offsets)?);
+    blobs(py, v, o, margin, max_width, core::rice_sets32)
+}
+
+/// A set-blob encoder of `rice_sets` over values of type `V`.
+type Encode<V> = fn(&[V], &[i64], i64, i64) -> (Vec<u8>, Vec<i64>);
+
+/// The checks and the GIL-free run shared by `rice_sets` and `rice_sets32`.
+fn blobs<'py, V: Copy + Ord + Sync>(
+    py: Python<'py>,
+    v: &[V],
+    o: &[i64],
+    margin: i64,
+    max_width: i64,
+    encode: Encode<V>,
+) -> PyResult<(Arr<'py, u8>, Arr<'py, i64>)> {
     let (buf, starts) = detached(py, || {
         core::check_rice_widths(margin, max_width)?;
         core::check_offsets(o, v.len())?;
         core::check_sorted_runs(v, o)?;
-        Ok(core::rice_sets32(v, o, margin, max_width))
+        Ok(encode(v, o, margin, max_width))
     })?;
     Ok((buf.into_pyarray(py), starts.into_pyarray(py)))
 }
