@@ -162,6 +162,16 @@ impl<V: Copy + Ord> Walk<'_, V> {
         same as f64 / p as f64
     }
 
+    /// The keys of bands `0..band` of each of `members`, side by side in `out` (each row read
+    /// once, for the first-shared-band test of its pairs).
+    fn earlier_keys(&self, members: &[u32], band: usize, out: &mut Vec<u64>) {
+        out.clear();
+        for &m in members {
+            let row = m as usize * self.bands;
+            out.extend_from_slice(&self.keys[row..row + band]);
+        }
+    }
+
     /// Walk every bucket of band columns `band_start .. band_end`; see the module docs.
     pub fn run(&self, band_start: usize, band_end: usize) -> Found {
         let n = self.n;
@@ -188,12 +198,7 @@ impl<V: Copy + Ord> Walk<'_, V> {
                         continue; // every pair of this bucket is in one cluster already
                     }
                 }
-                // the earlier bands' keys of the members, side by side (each row read once)
-                before.clear();
-                for &m in members {
-                    let row = m as usize * self.bands;
-                    before.extend_from_slice(&self.keys[row..row + band]);
-                }
+                self.earlier_keys(members, band, &mut before);
                 for x in 0..e - 1 {
                     let u = members[x] as usize;
                     let ku = &before[x * band..(x + 1) * band];
@@ -345,11 +350,7 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
                     if roots.iter().all(|&x| x == roots[0]) {
                         continue;
                     }
-                    before.clear();
-                    for &m in members {
-                        let row = m as usize * self.bands;
-                        before.extend_from_slice(&self.keys[row..row + band]);
-                    }
+                    self.earlier_keys(members, band, &mut before);
                     for x in 0..e - 1 {
                         let u = members[x] as usize;
                         let ku = &before[x * band..(x + 1) * band];
