@@ -25,7 +25,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -596,7 +596,6 @@ class Store(StoreReads):
             ...     s.merge_step(), s.merge_step(), s.merge_step()
             (True, True, False)
         """
-        keep = self._cache is not None
         tail = self._tail
         self.last_step = ""
         if tail.docs >= TAIL_DOCS or (
@@ -612,12 +611,21 @@ class Store(StoreReads):
         if not merges or (held is not None and not mergeable(held)):  # no transaction
             return False
         self.last_step = "merge"
-        with self._errors("merge lookup segments"), self._write(keep) as conn:
+        with self._segments_written("merge lookup segments") as conn:
+            return merge_step(conn, self._cache)
+
+    @contextlib.contextmanager
+    def _segments_written(self, what: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction whose writes keep the held segments up to date (with a read
+        cache: they are checked and read first); rows found damaged (a ValueError of the
+        decoders) raise a StoreError naming the store."""
+        keep = self._cache is not None
+        with self._errors(what), self._write(keep) as conn:
             try:
                 if keep:
                     self._cached(conn)
                     self._segment_rows(conn)
-                return merge_step(conn, self._cache)
+                yield conn
             except ValueError as exc:
                 raise damaged(self._path, str(exc)) from None
 
@@ -655,15 +663,8 @@ class Store(StoreReads):
         Raises:
             StoreError: The store is closed, read-only or damaged.
         """
-        keep = self._cache is not None
-        with self._errors("merge lookup segments"), self._write(keep) as conn:
-            try:
-                if keep:
-                    self._cached(conn)
-                    self._segment_rows(conn)
-                return apply_merge(conn, prepared, self._cache)
-            except ValueError as exc:
-                raise damaged(self._path, str(exc)) from None
+        with self._segments_written("merge lookup segments") as conn:
+            return apply_merge(conn, prepared, self._cache)
 
     def flush_tail(self) -> bool:
         """Turn the entries of the buffered writes (``add_many(buffered=True)``) into two
@@ -675,18 +676,11 @@ class Store(StoreReads):
             ...     s.flush_tail(), s.flush_tail(), s.candidates(np.array([7]))
             (True, False, [('k', b'x')])
         """
-        keep = self._cache is not None
-        with self._errors("write the tail's entries"), self._write(keep) as conn:
-            try:
-                if keep:
-                    self._cached(conn)
-                    self._segment_rows(conn)
-                self._synced_tail(conn)
-                if not self._tail.rows:
-                    return False
-                self._write_tail(conn)
-            except ValueError as exc:
-                raise damaged(self._path, str(exc)) from None
+        with self._segments_written("write the tail's entries") as conn:
+            self._synced_tail(conn)
+            if not self._tail.rows:
+                return False
+            self._write_tail(conn)
         return True
 
     def _write_tail(self, conn: sqlite3.Connection) -> None:
