@@ -236,6 +236,7 @@ def test_jsonl_path_keeps_unchanged_lines_and_checks_ids(tmp_path: Path) -> None
 def test_jsonl_lines_are_spliced_as_splice_texts_does(tmp_path: Path) -> None:
     """Changed lines with blanks around them, nested values, escapes, and lines the scanner
     leaves to json.loads (a repeated key): byte for byte what splice_texts writes."""
+    from neardup._kernels import engine
     from neardup.corpus.records import splice_texts
     from neardup.packed import read_jsonl_packed_lines
 
@@ -256,7 +257,9 @@ def test_jsonl_lines_are_spliced_as_splice_texts_does(tmp_path: Path) -> None:
     docs = [Document(str(i), json.loads(r)["text"]) for i, r in enumerate(rows)]
     texts = [d.text or "" for d in remove_repeated_substrings(docs, min_length=20)]
     (_, lines, spans), *_ = read_jsonl_packed_lines(src, id_field="id", text_field="text")
-    assert (spans[:, 0] < 0).any() and (spans[:, 0] >= 0).any()
+    assert (spans[:, 0] < 0).any()
+    if engine.backend_name() == "native":  # the reference scanner leaves every line to json
+        assert (spans[:, 0] >= 0).any()
     raw = [t.encode("utf-8", "surrogatepass") for t in texts]
     offsets = np.zeros(len(raw) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in raw], out=offsets[1:])
