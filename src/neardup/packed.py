@@ -45,10 +45,10 @@ I64 = npt.NDArray[np.int64]
 CHUNK_BYTES = 1 << 18
 #: A regular file of at least this size is read in chunks of :data:`BIG_CHUNK_BYTES`.
 BIG_FILE_BYTES = 1 << 27
-#: The chunks of a big file: 4x fewer jobs, each with its own read, scan, batch, sketch and
-#: hand-offs between threads (at 1M planted documents, 827 MB, ``--jobs 2``: ~0.5 of ~4.9
-#: CPU-s of collection, ~0.15 of it on the thread that gathers the batches), for a few MB
-#: more peak memory in a run whose collector holds hundreds (benchmarks/RESULTS.md).
+#: The chunks of a big file: 4x fewer jobs, each with its own read, scan, batch, sketch, copy
+#: and hand-offs between threads (at 1M planted documents, 827 MB, the collection took
+#: 5.1-5.5 -> 4.2-4.5 CPU-s with ``--jobs 2``, 4.7-5.3 -> 3.9-4.3 with ``--jobs 1``), for
+#: ~10 MB more peak memory in a run whose collector holds ~700 (benchmarks/RESULTS.md).
 BIG_CHUNK_BYTES = 1 << 20
 
 
