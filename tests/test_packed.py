@@ -311,6 +311,30 @@ def test_packed_reader_numbers_lines_across_chunks(tmp_path: Path, chunk: int) -
             list(read_jsonl_packed(path, max_line_bytes=50))
 
 
+def test_packed_reader_reads_a_big_file_in_big_chunks(tmp_path: Path) -> None:
+    """A file of BIG_FILE_BYTES or more is read in chunks of BIG_CHUNK_BYTES: fewer jobs,
+    the same records, line numbers and first error as the small chunks."""
+    import neardup.packed as packed
+    from neardup.errors import InputTooLargeError
+    from neardup.packed import PackedBatches
+
+    lines = [b'{"text": "a"}', b"", b'{"id": "x", "text": "b c"}', b'{"text": "d"}'] * 5
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packed, "CHUNK_BYTES", 16)
+        small = len(list(PackedBatches(path).scans()))
+        mp.setattr(packed, "BIG_CHUNK_BYTES", 64)
+        mp.setattr(packed, "BIG_FILE_BYTES", path.stat().st_size)
+        assert len(list(PackedBatches(path).scans())) == -(-path.stat().st_size // 64) < small
+        assert _fast(path) == _slow(b"\n".join(lines) + b"\n")
+        path.write_bytes(b"\n".join([*lines, b'{"text": "' + b"y" * 60 + b'"}', b"{}"]))
+        with pytest.raises(InputTooLargeError, match=r"x\.jsonl:21: line longer than 50"):
+            list(read_jsonl_packed(path, max_line_bytes=50))
+        mp.setattr(packed, "BIG_FILE_BYTES", path.stat().st_size + 1)
+        assert len(list(PackedBatches(path).scans())) == -(-path.stat().st_size // 16)
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 @pytest.mark.parametrize("chunk", [16, 40])
 def test_packed_reader_reads_a_pipe_as_a_file(tmp_path: Path, chunk: int) -> None:

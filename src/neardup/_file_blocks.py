@@ -49,9 +49,12 @@ class FileBlocks:
         weakref.finalize(self, os.close, fd)
 
     @classmethod
-    def open(cls, path: Path, block: int, max_line: int) -> FileBlocks | None:
-        """The file's blocks, or ``None`` when it is not a regular file (a pipe is read in
-        order) or this platform has no positional reads."""
+    def open(
+        cls, path: Path, block: int | Callable[[int], int], max_line: int
+    ) -> FileBlocks | None:
+        """The file's blocks (of ``block`` bytes, or ``block(file size)``), or ``None`` when
+        it is not a regular file (a pipe is read in order) or this platform has no positional
+        reads."""
         if not hasattr(os, "pread"):  # pragma: no cover - Windows
             return None
         try:
@@ -61,8 +64,8 @@ class FileBlocks:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        st = os.fstat(fd)
-        return cls(path, fd, st.st_size, block, max_line)
+        size = os.fstat(fd).st_size
+        return cls(path, fd, size, block if isinstance(block, int) else block(size), max_line)
 
     def __len__(self) -> int:
         return -(-self.size // self.block)

@@ -43,6 +43,18 @@ I64 = npt.NDArray[np.int64]
 #: documents from 119 to 114 MB (--jobs 2: 134 to 126 MB), CPU time unchanged,
 #: benchmarks/RESULTS.md).
 CHUNK_BYTES = 1 << 18
+#: A regular file of at least this size is read in chunks of :data:`BIG_CHUNK_BYTES`.
+BIG_FILE_BYTES = 1 << 27
+#: The chunks of a big file: 4x fewer jobs, each with its own read, scan, batch, sketch, copy
+#: and hand-offs between threads (at 1M planted documents, 827 MB, the collection took
+#: 5.1-5.5 -> 4.2-4.5 CPU-s with ``--jobs 2``, 4.7-5.3 -> 3.9-4.3 with ``--jobs 1``), for
+#: ~10 MB more peak memory in a run whose collector holds ~700 (benchmarks/RESULTS.md).
+BIG_CHUNK_BYTES = 1 << 20
+
+
+def _chunk_bytes(size: int) -> int:
+    """The chunk size a regular file of ``size`` bytes is read in."""
+    return BIG_CHUNK_BYTES if size >= BIG_FILE_BYTES else CHUNK_BYTES
 
 
 class PackedDocs(Sequence[Document]):
@@ -219,7 +231,8 @@ class PackedBatches:
                 yield batch
 
     def scans(self) -> Iterator[Callable[[], list[PackedDocs]]]:
-        """The file as jobs, in order, one per chunk of about :data:`CHUNK_BYTES`: each job
+        """The file as jobs, in order, one per chunk of about :data:`CHUNK_BYTES` (a regular
+        file of :data:`BIG_FILE_BYTES` or more: :data:`BIG_CHUNK_BYTES`): each job
         scans its chunk (the JSON decoding, most of the reading's time) and returns its batches;
         a job raises the chunk's :class:`InputError`. A regular file's jobs also read their
         chunk themselves (:class:`~neardup._file_blocks.FileBlocks`), so this iterator does
@@ -239,7 +252,7 @@ class PackedBatches:
         if self.tee is None:
             from neardup._file_blocks import FileBlocks
 
-            blocks = FileBlocks.open(self.path, CHUNK_BYTES, self.max_line_bytes)
+            blocks = FileBlocks.open(self.path, _chunk_bytes, self.max_line_bytes)
         if blocks is not None:  # a regular file: each job reads its own block
             scan = _chunk_scanner(
                 self.path,

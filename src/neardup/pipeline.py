@@ -503,21 +503,19 @@ def dedup(
 def _clusters(ids: list[DocId], roots: npt.NDArray[np.int64]) -> tuple[list[Cluster], I64]:
     """The clusters of ``roots`` with their ids, and their sizes.
 
-    The ids of every clustered row are picked in one call (one tuple, in cluster order) and
-    each cluster's members are a slice of it, with no list of positions per cluster; the
-    cyclic collector is paused meanwhile (a 1M-document run makes ~100k clusters, and every
-    700 new tuples would start a collection)."""
+    The groups come from two counting passes and each cluster's members tuple straight from
+    the ids (``clusterjson.member_tuples``: no list of positions, no tuple of every clustered
+    id to slice); the cyclic collector is paused meanwhile (a 1M-document run makes ~100k
+    clusters, and every 700 new tuples would start a collection)."""
+    from neardup._kernels import engine
+
     order, starts = cluster_groups(roots)
     if len(starts) == 0:
         return [], np.zeros(0, dtype=np.int64)
     sizes = np.diff(starts, append=len(order))
-    rows = order.tolist()
     with collector_paused():
-        flat = cast(tuple[DocId, ...], itemgetter(*rows)(ids)) if len(rows) > 1 else (ids[rows[0]],)
-        begin = starts.tolist()
-        end = [*begin[1:], len(flat)]
-        members = map(flat.__getitem__, map(slice, begin, end))
-        clusters = many_clusters(len(begin), members, map(flat.__getitem__, begin))
+        members = engine.kernels("clusterjson").member_tuples(ids, order, starts)
+        clusters = many_clusters(len(members), members, map(itemgetter(0), members))
     return clusters, sizes
 
 

@@ -56,9 +56,69 @@ pub fn push_line<'a>(
     out.extend_from_slice(b"]}\n");
 }
 
+/// The clusters of `roots` (row `i` belongs to the group of `roots[i]`) as flat arrays:
+/// `order` holds every row whose root is another row, and every row some other row names as
+/// its root, grouped by their own root (roots ascending) and ascending inside each group;
+/// group `g` starts at `starts[g]` of `order`. Two counting passes, no sort. `Err(i)` for the
+/// first row whose root is not a row (outside `0..roots.len()`).
+pub fn groups(roots: &[i64]) -> Result<(Vec<i64>, Vec<i64>), usize> {
+    let n = roots.len();
+    let mut member = vec![false; n];
+    for (i, &r) in roots.iter().enumerate() {
+        if r < 0 || r as u64 >= n as u64 {
+            return Err(i);
+        }
+        let r = r as usize;
+        if r != i {
+            member[i] = true;
+            member[r] = true;
+        }
+    }
+    // the size of each group, then where its next member goes
+    let mut at = vec![0usize; n];
+    for (i, &r) in roots.iter().enumerate() {
+        if member[i] {
+            at[r as usize] += 1;
+        }
+    }
+    let mut starts = Vec::new();
+    let mut total = 0usize;
+    for slot in at.iter_mut() {
+        if *slot > 0 {
+            starts.push(total as i64);
+            let size = *slot;
+            *slot = total;
+            total += size;
+        }
+    }
+    let mut order = vec![0i64; total];
+    for (i, &r) in roots.iter().enumerate() {
+        if member[i] {
+            let slot = &mut at[r as usize];
+            order[*slot] = i as i64;
+            *slot += 1;
+        }
+    }
+    Ok((order, starts))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn groups_by_root() {
+        assert_eq!(
+            groups(&[0, 1, 0, 3, 3]).unwrap(),
+            (vec![0, 2, 3, 4], vec![0, 2])
+        );
+        assert_eq!(groups(&[0, 1]).unwrap(), (vec![], vec![]));
+        assert_eq!(groups(&[]).unwrap(), (vec![], vec![]));
+        // a row named as a root whose own root is elsewhere goes to that group
+        assert_eq!(groups(&[1, 2, 2]).unwrap(), (vec![0, 1, 2], vec![0, 1]));
+        assert_eq!(groups(&[0, 3]), Err(1));
+        assert_eq!(groups(&[-1]), Err(0));
+    }
 
     fn line(id: i64, rep: &str, members: &[&str]) -> String {
         let mut out = Vec::new();
