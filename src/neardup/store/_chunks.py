@@ -94,7 +94,7 @@ def encode_chunks(
     sketches: Sequence[bytes] | PackedBlobs,
     meta: Sequence[str | None] | None,
     added: int,
-) -> list[tuple[int, int, int, bytes, int]]:
+) -> list[tuple[int, int, int, bytearray, int]]:
     """Pack documents given ids from ``first_chunk * SLOTS`` on into ``chunks`` rows
     ``(id, n, added, data, checksum)``.
 
@@ -146,7 +146,8 @@ def encode_chunks(
         lo, hi = int(bounds[c]), int(bounds[c + 1])
         head = heads[c * size : (c + 1) * size] if c < full else lens[:, lo:hi].copy().tobytes()
         cid = first_chunk + c
-        data = b"".join((head, *(buf[at[c] : at[c + 1]] for buf, at in fields)))
+        # bytearray: sqlite3 binds it as it is (a bytes parameter goes through its adapters)
+        data = bytearray().join((head, *(buf[at[c] : at[c + 1]] for buf, at in fields)))
         rows.append((cid, hi - lo, added, data, chunk_checksum(cid, data)))
     return rows
 
