@@ -90,7 +90,7 @@ class Chunk:
 
 def encode_chunks(
     first_chunk: int,
-    keys: Sequence[bytes],
+    keys: Sequence[bytes] | PackedBlobs,
     sketches: Sequence[bytes] | PackedBlobs,
     meta: Sequence[str | None] | None,
     added: int,
@@ -98,9 +98,9 @@ def encode_chunks(
     """Pack documents given ids from ``first_chunk * SLOTS`` on into ``chunks`` rows
     ``(id, n, added, data, checksum)``.
 
-    Each field is gathered into one buffer first (the sketches may come so already), and
-    each row is joined from slices of the buffers: no Python work per document but the
-    lengths.
+    Each field is gathered into one buffer first (the keys and sketches may come so
+    already), and each row is joined from slices of the buffers: no Python work per
+    document.
 
     Examples:
         >>> rows = encode_chunks(1, [b"a", b"b"], [b"A", b"BB"], None, 0)
@@ -111,8 +111,9 @@ def encode_chunks(
     if not n:
         return []
     packed = sketches if isinstance(sketches, PackedBlobs) else PackedBlobs.of(sketches)
+    names = keys if isinstance(keys, PackedBlobs) else PackedBlobs.of(keys)
     lens = np.empty((3, n), dtype="<i4")
-    lens[0] = np.fromiter(map(len, keys), dtype=np.int64, count=n)
+    lens[0] = np.diff(names.starts)
     lens[1] = np.diff(packed.starts)
     notes = PackedBlobs.of([])
     if meta is None:
@@ -124,10 +125,8 @@ def encode_chunks(
     bounds = np.minimum(np.arange(0, n + SLOTS, SLOTS, dtype=np.int64), n)
     if bounds[-2] == n:  # n a multiple of SLOTS: one bound too many
         bounds = bounds[:-1]
-    key_at = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens[0], out=key_at[1:])
     fields = [  # (buffer, where each chunk's part starts), in row order after the header
-        (memoryview(b"".join(keys)), key_at[bounds].tolist()),
+        (memoryview(names.data), names.starts[bounds].tolist()),
         (memoryview(packed.data), packed.starts[bounds].tolist()),
         (
             memoryview(notes.data),

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import xxhash
 
+from neardup._kernels.engine import kernels
 from neardup.errors import InputError
+from neardup.sketch.setcodec import PackedBlobs
 
 __all__ = ["KEY_BAND", "Lookup", "blob", "fold", "folded_rows", "key_folds", "pairs", "triples"]
 
@@ -156,13 +157,19 @@ row (callers' bands are non-negative; a chance equality with a caller's folded k
 verified false candidate)."""
 
 
-def key_folds(keys: Sequence[bytes]) -> npt.NDArray[np.int64]:
-    """The folded lookup entries of UTF-8 document keys (see :data:`KEY_BAND`).
+def key_folds(keys: Sequence[bytes] | PackedBlobs) -> npt.NDArray[np.int64]:
+    """The folded lookup entries of UTF-8 document keys (see :data:`KEY_BAND`); the keys
+    may come packed in one buffer (then hashed in one kernel call, with no Python per key).
 
     Examples:
         >>> a, b = key_folds([b"a", b"b"]).tolist()
-        >>> a != b and key_folds([b"a"]).tolist() == [a]
+        >>> packed = PackedBlobs.of([b"a"])
+        >>> a != b and key_folds([b"a"]).tolist() == [a] == key_folds(packed).tolist()
         True
     """
-    hashes = np.fromiter(map(xxhash.xxh3_64_intdigest, keys), dtype=np.uint64, count=len(keys))
-    return fold(np.full(len(keys), KEY_BAND, dtype=np.int64), hashes.view(np.int64))
+    packed = keys if isinstance(keys, PackedBlobs) else PackedBlobs.of(keys)
+    buf = np.frombuffer(packed.data, dtype=np.uint8)
+    hashes = kernels("xxh3").xxh3_64_ranges(
+        buf, packed.starts[:-1], packed.starts[1:], np.uint64(0)
+    )
+    return fold(np.full(len(packed), KEY_BAND, dtype=np.int64), hashes.view(np.int64))

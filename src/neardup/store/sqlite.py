@@ -509,15 +509,14 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            kfolds = key_folds(kept_keys)  # the batch's key entries: probed, then written
+            names = PackedBlobs.of(kept_keys)  # hashed and packed into chunks from one buffer
+            kfolds = key_folds(names)  # the batch's key entries: probed, then written
             old = self._find(conn, kept_ids, kept_keys, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
             doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
-            conn.executemany(
-                _INSERT_CHUNK, encode_chunks(first_chunk, kept_keys, blobs, notes, now)
-            )
+            conn.executemany(_INSERT_CHUNK, encode_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
