@@ -13,7 +13,7 @@ by adds; document ids only grow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._rows import id_checksum
 
-__all__ = ["SLOTS", "Chunk", "chunk_checksum", "decode_chunk", "encode_chunks"]
+__all__ = ["SLOTS", "Chunk", "chunk_checksum", "decode_chunk", "encode_chunks", "iter_chunks"]
 
 SLOTS = 32
 """Documents per chunk row: rows of a few pages (smaller ones leave part of each page
@@ -107,9 +107,21 @@ def encode_chunks(
         >>> [(r[0], r[1]) for r in rows], decode_chunk(rows[0][0], rows[0][1], rows[0][3]).key(1)
         ([(1, 2)], 'b')
     """
+    return list(iter_chunks(first_chunk, keys, sketches, meta, added))
+
+
+def iter_chunks(
+    first_chunk: int,
+    keys: Sequence[bytes] | PackedBlobs,
+    sketches: Sequence[bytes] | PackedBlobs,
+    meta: Sequence[str | None] | None,
+    added: int,
+) -> Iterator[tuple[int, int, int, bytearray, int]]:
+    """:func:`encode_chunks` one row at a time, as ``executemany`` takes them: a write holds
+    one row, not all of them (a 65,536-document write's rows are ~12 MB)."""
     n = len(keys)
     if not n:
-        return []
+        return
     packed = sketches if isinstance(sketches, PackedBlobs) else PackedBlobs.of(sketches)
     names = keys if isinstance(keys, PackedBlobs) else PackedBlobs.of(keys)
     lens = np.empty((3, n), dtype="<i4")
@@ -140,15 +152,13 @@ def encode_chunks(
         ).tobytes()
     )
     size = 12 * SLOTS
-    rows = []
     for c in range(len(bounds) - 1):
         lo, hi = int(bounds[c]), int(bounds[c + 1])
         head = heads[c * size : (c + 1) * size] if c < full else lens[:, lo:hi].copy().tobytes()
         cid = first_chunk + c
         # bytearray: sqlite3 binds it as it is (a bytes parameter goes through its adapters)
         data = bytearray().join((head, *(buf[at[c] : at[c + 1]] for buf, at in fields)))
-        rows.append((cid, hi - lo, added, data, chunk_checksum(cid, data)))
-    return rows
+        yield cid, hi - lo, added, data, chunk_checksum(cid, data)
 
 
 def encode_slots(

@@ -41,7 +41,7 @@ from neardup.errors import (
 from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
-from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
+from neardup.store._chunks import SLOTS, encode_slots, iter_chunks
 from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
@@ -516,7 +516,7 @@ class Store(StoreReads):
             base = first_chunk * SLOTS
             doc_of = np.full(n, -1, dtype=np.int64)
             doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
-            conn.executemany(_INSERT_CHUNK, encode_chunks(first_chunk, names, blobs, notes, now))
+            conn.executemany(_INSERT_CHUNK, iter_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
