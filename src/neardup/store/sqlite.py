@@ -514,8 +514,12 @@ class Store(StoreReads):
             old = self._find(conn, kept_ids, kept_keys, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
-            doc_of = np.full(n, -1, dtype=np.int64)
-            doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
+            everyone = len(kept) == n  # (then kept is a range: no index array from it)
+            if everyone:
+                doc_of = np.arange(base, base + n, dtype=np.int64)
+            else:
+                doc_of = np.full(n, -1, dtype=np.int64)
+                doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
             conn.executemany(_INSERT_CHUNK, iter_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
@@ -526,7 +530,7 @@ class Store(StoreReads):
             if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
                 use = docs >= 0
                 folded, docs = folded[use], docs[use]
-            kdocs = doc_of[kept]
+            kdocs = doc_of if everyone else doc_of[kept]
             held: TailRow | None = None
             tail_docs = self._tail.docs + len(kept)
             if buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
