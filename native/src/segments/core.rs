@@ -60,9 +60,16 @@ pub fn check(
         ));
     }
     let span = 1i128 << doc_bits;
-    for &d in docs {
+    let outside = |d: i64| {
         let off = d as i128 - doc_lo as i128;
-        if off < 0 || off >= span {
+        off < 0 || off >= span
+    };
+    // the smallest and the largest first (a vector loop); the first outside only if one is
+    let (lo, hi) = docs
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &d| (lo.min(d), hi.max(d)));
+    if outside(lo) || outside(hi) {
+        if let Some(d) = docs.iter().find(|&&d| outside(d)) {
             return Err(format!(
                 "document {d} is outside doc_lo {doc_lo} + {doc_bits} bits"
             ));
