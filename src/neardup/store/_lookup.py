@@ -11,7 +11,17 @@ from neardup._kernels.engine import kernels
 from neardup.errors import InputError
 from neardup.sketch.setcodec import PackedBlobs
 
-__all__ = ["KEY_BAND", "Lookup", "blob", "fold", "folded_rows", "key_folds", "pairs", "triples"]
+__all__ = [
+    "KEY_BAND",
+    "Lookup",
+    "band_rows",
+    "blob",
+    "fold",
+    "folded_rows",
+    "key_folds",
+    "pairs",
+    "triples",
+]
 
 Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
 """Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
@@ -46,7 +56,7 @@ def pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
     )
 
 
-def _band_rows(lookup: npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
+def band_rows(lookup: npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
     """``lookup`` as an ``(n, n_bands)`` int64 array, or an ``InputError`` saying its shape."""
     arr = int64(lookup, "lookup")
     if arr.ndim != 2 or arr.shape[0] != n:
@@ -69,7 +79,7 @@ def triples(
         [[0], [3], [9]]
     """
     if isinstance(lookup, np.ndarray):
-        arr = _band_rows(lookup, n)
+        arr = band_rows(lookup, n)
         n_bands = arr.shape[1]
         docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
         bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
@@ -100,7 +110,7 @@ def folded_rows(
         (2, True)
     """
     if isinstance(lookup, np.ndarray):
-        arr = _band_rows(lookup, n)
+        arr = band_rows(lookup, n)
         per_doc = int(arr.shape[1])
         return fold(np.arange(per_doc, dtype=np.int64), arr).reshape(-1), per_doc
     docs, bands, values = triples(lookup, n)
