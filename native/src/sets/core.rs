@@ -854,7 +854,7 @@ impl Words {
 /// size: the low `k` bits of every delta, then every `d >> k` in unary (zeros, then a one).
 /// The second stream starts at bit `n * k`: it writes the byte the two share first (zeros
 /// for the first stream's bits), the first stream ORs its last bits in after. Both take
-/// the deltas two at a time where both codes fit one 32-bit append (the usual case).
+/// the deltas several at a time where their codes fit one 32-bit append (the usual case).
 #[inline(always)]
 fn write_rice(body: &mut [u8], ds: &[u64], k: u32) {
     let split = ds.len() * k as usize;
@@ -863,18 +863,23 @@ fn write_rice(body: &mut [u8], ds: &[u64], k: u32) {
         held: (split % 8) as u32,
         at: split / 8,
     };
-    let mut pairs = ds.chunks_exact(2);
-    for p in &mut pairs {
-        let (q0, q1) = (p[0] >> k, p[1] >> k);
-        if (q0 | q1) < 16 {
-            // q0 zeros, a one, q1 zeros, a one
-            high.put(body, (2 << q1) | 1, (q0 + q1) as u32 + 2);
+    let mut quads = ds.chunks_exact(4);
+    for p in &mut quads {
+        let q = [p[0] >> k, p[1] >> k, p[2] >> k, p[3] >> k];
+        if (q[0] | q[1] | q[2] | q[3]) < 8 {
+            // q0 zeros, a one, q1 zeros, a one, ...: the ones at these bits from the end
+            let a = q[3] + 1;
+            let b = a + q[2] + 1;
+            let c = b + q[1] + 1;
+            let code = 1 | (1 << a) | (1 << b) | (1 << c);
+            high.put(body, code, (c + q[0]) as u32 + 1);
         } else {
-            high.unary(body, q0);
-            high.unary(body, q1);
+            for q in q {
+                high.unary(body, q);
+            }
         }
     }
-    for &d in pairs.remainder() {
+    for &d in quads.remainder() {
         high.unary(body, d >> k);
     }
     high.finish(body);
@@ -884,7 +889,16 @@ fn write_rice(body: &mut [u8], ds: &[u64], k: u32) {
         held: 0,
         at: 0,
     };
-    if k <= 16 {
+    if k <= 10 {
+        let mut triples = ds.chunks_exact(3);
+        for p in &mut triples {
+            let code = ((((p[0] & mask) << k) | (p[1] & mask)) << k) | (p[2] & mask);
+            low.put(body, code, 3 * k);
+        }
+        for &d in triples.remainder() {
+            low.put(body, d & mask, k);
+        }
+    } else if k <= 16 {
         let mut pairs = ds.chunks_exact(2);
         for p in &mut pairs {
             low.put(body, ((p[0] & mask) << k) | (p[1] & mask), 2 * k);
