@@ -77,3 +77,63 @@ def test_encode_segment_errors(
             seg,
             per,
         )
+
+
+@given(
+    st.lists(st.lists(keys_st, min_size=3, max_size=3), min_size=1, max_size=30),
+    st.integers(0, 5000),
+    st.sampled_from([1, 2, 64]),
+)
+def test_encode_band_segment(rows: list[list[int]], base: int, per: int) -> None:
+    native, reference = native_pair("segments")
+    values = np.array(rows, I64)
+    bits = max(1, len(rows) - 1).bit_length()
+    both(
+        native.encode_band_segment, reference.encode_band_segment, values, base, base, bits, 4, per
+    )
+
+
+@pytest.mark.parametrize(("n", "bands"), [(1, 1), (64, 16), (5000, 16), (3, 0)])
+def test_encode_band_segment_is_encode_segment_of_the_store_fold(n: int, bands: int) -> None:
+    """Row ``i``, column ``j``: the entry ``(fold(j, values[i, j]), base + i)``, with the
+    store's own fold; no rows, no entries (the same error)."""
+    from neardup.store._lookup import fold
+
+    native, reference = native_pair("segments")
+    rng = np.random.default_rng(n)
+    values = rng.integers(-(2**63), 2**63 - 1, size=(n, bands), dtype=I64)
+    values[::3] = values[0]  # repeated rows: the same entries' keys
+    keys = fold(np.arange(bands, dtype=I64), values).reshape(-1)
+    docs = np.repeat(np.arange(n, dtype=I64) + 77, bands)
+    bits = max(1, n - 1).bit_length()
+    for kernels in (native, reference):
+        if not bands:
+            with pytest.raises(ConfigError):
+                kernels.encode_band_segment(values, 77, 77, bits, 9, 64)
+            continue
+        got = kernels.encode_band_segment(values, 77, 77, bits, 9, 64)
+        want = kernels.encode_segment(keys, docs, 77, bits, 9, 64)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("rows", "base", "doc_lo", "doc_bits", "seg", "per"),
+    [(3, 5, 6, 2, 1, 64), (3, 6, 6, 1, 1, 64), (0, 0, 0, 1, 1, 64), (2, 0, 0, 0, 1, 64)],
+)
+def test_encode_band_segment_errors(
+    rows: int, base: int, doc_lo: int, doc_bits: int, seg: int, per: int
+) -> None:
+    native, reference = native_pair("segments")
+    values = np.arange(2 * rows, dtype=I64).reshape(rows, 2)
+    with pytest.raises(ConfigError):
+        both(
+            native.encode_band_segment,
+            reference.encode_band_segment,
+            values,
+            base,
+            doc_lo,
+            doc_bits,
+            seg,
+            per,
+        )

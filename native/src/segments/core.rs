@@ -45,7 +45,36 @@ pub fn check(
             docs.len()
         ));
     }
-    if keys.is_empty() {
+    check_params(keys.len(), doc_bits, seg, bucket_entries)?;
+    let span = 1i128 << doc_bits;
+    let outside = |d: i64| {
+        let off = d as i128 - doc_lo as i128;
+        off < 0 || off >= span
+    };
+    // the smallest and the largest first (a vector loop); the first outside only if one is
+    let (lo, hi) = docs
+        .iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &d| (lo.min(d), hi.max(d)));
+    if outside(lo) || outside(hi) {
+        if let Some(d) = docs.iter().find(|&&d| outside(d)) {
+            return Err(outside_error(d, doc_lo, doc_bits));
+        }
+    }
+    Ok(())
+}
+
+fn outside_error(d: impl std::fmt::Display, doc_lo: i64, doc_bits: i64) -> Invalid {
+    format!("document {d} is outside doc_lo {doc_lo} + {doc_bits} bits")
+}
+
+/// The checks of `check` that do not read the entries.
+fn check_params(
+    entries: usize,
+    doc_bits: i64,
+    seg: i64,
+    bucket_entries: i64,
+) -> Result<(), Invalid> {
+    if entries == 0 {
         return Err("a segment needs at least one entry, got none".into());
     }
     if !(1..=32).contains(&doc_bits) {
@@ -59,23 +88,19 @@ pub fn check(
             "bucket_entries must be at least 1, got {bucket_entries}"
         ));
     }
-    let span = 1i128 << doc_bits;
-    for &d in docs {
-        let off = d as i128 - doc_lo as i128;
-        if off < 0 || off >= span {
-            return Err(format!(
-                "document {d} is outside doc_lo {doc_lo} + {doc_bits} bits"
-            ));
-        }
-    }
     Ok(())
 }
 
 /// `key << 32 | doc - doc_lo` of every entry (the key's low 32 bits), sorted, repeats dropped:
 /// a counting pass on the top bits, then each small bucket sorted.
 pub fn sorted_entries(keys: &[i64], docs: &[i64], doc_lo: i64) -> Vec<u64> {
-    let n = keys.len();
     let entry = |k: i64, d: i64| ((k as u64) << 32) | (d.wrapping_sub(doc_lo) as u64 & 0xFFFF_FFFF);
+    sorted_by(keys.len(), |i| entry(keys[i], docs[i]))
+}
+
+/// The entries `entry(0) .. entry(n - 1)` sorted, repeats dropped (see `sorted_entries`).
+#[inline(always)]
+fn sorted_by(n: usize, entry: impl Fn(usize) -> u64) -> Vec<u64> {
     let top = if n >= SORT_BUCKET * 64 {
         ((n / SORT_BUCKET).ilog2()).min(20)
     } else {
@@ -83,21 +108,21 @@ pub fn sorted_entries(keys: &[i64], docs: &[i64], doc_lo: i64) -> Vec<u64> {
     };
     let mut out: Vec<u64>;
     if top == 0 {
-        out = keys.iter().zip(docs).map(|(&k, &d)| entry(k, d)).collect();
+        out = (0..n).map(&entry).collect();
         out.sort_unstable();
     } else {
         let down = 64 - top;
         let mut starts = vec![0usize; (1 << top) + 1];
-        for &k in keys {
-            starts[((k as u64) << 32 >> down) as usize + 1] += 1;
+        for i in 0..n {
+            starts[(entry(i) >> down) as usize + 1] += 1;
         }
         for b in 1..starts.len() {
             starts[b] += starts[b - 1];
         }
         out = vec![0u64; n];
         let mut at = starts.clone();
-        for (&k, &d) in keys.iter().zip(docs) {
-            let v = entry(k, d);
+        for i in 0..n {
+            let v = entry(i);
             let b = (v >> down) as usize;
             out[at[b]] = v;
             at[b] += 1;
@@ -175,6 +200,68 @@ pub fn encode_segment(
     Ok(pack(&both, seg, doc_bits as u32, bucket_entries as usize))
 }
 
+/// The store's fold of a `(band, value)` pair into a 32-bit signed lookup key
+/// (`neardup.store._lookup.fold`): a splitmix64-style finalizer of `value * M1 + band * M2`.
+#[inline(always)]
+pub fn fold(band: u64, value: u64) -> i64 {
+    fold_mixed(band.wrapping_mul(M2), value)
+}
+
+const M1: u64 = 0x9E37_79B9_7F4A_7C15;
+const M2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const M3: u64 = 0xBF58_476D_1CE4_E5B9;
+
+/// [`fold`] of a band already multiplied by `M2`.
+#[inline(always)]
+fn fold_mixed(band_m2: u64, value: u64) -> i64 {
+    let mut h = value.wrapping_mul(M1).wrapping_add(band_m2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(M3);
+    h ^= h >> 32;
+    i64::from(h as u32 as i32)
+}
+
+/// [`encode_segment`] of the lookup entries of `values.len() / bands` documents with
+/// `bands` band values each (row-major): row `i`, column `j` is the entry
+/// `(fold(j, values[i][j]), doc_base + i)` (the same checks and errors).
+#[allow(clippy::too_many_arguments)]
+pub fn encode_band_segment(
+    values: &[i64],
+    bands: usize,
+    doc_base: i64,
+    doc_lo: i64,
+    doc_bits: i64,
+    seg: i64,
+    bucket_entries: i64,
+) -> Result<Packed, Invalid> {
+    let rows = values.len().checked_div(bands).unwrap_or(0);
+    check_params(rows * bands, doc_bits, seg, bucket_entries)?;
+    // the documents rise from doc_base: the first outside is the first or the first past
+    let (first, last) = (doc_base as i128, doc_base as i128 + rows as i128 - 1);
+    let (lo, end) = (doc_lo as i128, doc_lo as i128 + (1i128 << doc_bits));
+    if first < lo || first >= end {
+        return Err(outside_error(first, doc_lo, doc_bits));
+    }
+    if last >= end {
+        return Err(outside_error(end, doc_lo, doc_bits));
+    }
+    let mixed: Vec<u64> = (0..bands as u64).map(|j| j.wrapping_mul(M2)).collect();
+    let offset = (doc_base - doc_lo) as u64;
+    let mut entries = vec![0u64; rows * bands];
+    for (i, (row, out)) in values
+        .chunks_exact(bands)
+        .zip(entries.chunks_exact_mut(bands))
+        .enumerate()
+    {
+        let doc = offset + i as u64;
+        for ((e, &v), &m) in out.iter_mut().zip(row).zip(&mixed) {
+            *e = ((fold_mixed(m, v as u64) as u64) << 32) | doc;
+        }
+    }
+    let both = sorted_by(entries.len(), |i| entries[i]);
+    Ok(pack(&both, seg, doc_bits as u32, bucket_entries as usize))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +296,24 @@ mod tests {
         want.sort_unstable();
         want.dedup();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn band_segments_fold_each_column_with_its_band() {
+        // the docstring example of the store's fold: bands 0 and 1 of the value 7
+        assert_eq!((fold(0, 7), fold(1, 7)), (-1_478_730_901, 835_073_148));
+        let values = [7i64, 7, -3, 1 << 40];
+        let keys = [
+            fold(0, 7),
+            fold(1, 7),
+            fold(0, (-3i64) as u64),
+            fold(1, 1 << 40),
+        ];
+        assert_eq!(
+            encode_band_segment(&values, 2, 10, 10, 1, 5, 64),
+            encode_segment(&keys, &[10, 10, 11, 11], 10, 1, 5, 64)
+        );
+        assert!(encode_band_segment(&[], 2, 0, 0, 1, 1, 64).is_err());
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! Bindings of the segments family: the names of `neardup._kernels.segments`, which checks
 //! its arguments the same way and raises the same `ConfigError` messages.
 
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 use super::core;
-use crate::arrays::slice;
+use crate::arrays::{slice, slice2};
 use crate::errors::config_error;
 
 type Arr<'py, T> = Bound<'py, PyArray1<T>>;
@@ -38,7 +38,34 @@ fn encode_segment<'py>(
     let p = py
         .detach(|| core::encode_segment(k, d, doc_lo, doc_bits, seg, bucket_entries))
         .map_err(|message| config_error(py, message))?;
-    Ok((
+    Ok(encoded(py, p))
+}
+
+/// ``encode_segment`` of the lookup entries of an ``(n, bands)`` array of band values: row
+/// ``i``, column ``j`` is the entry ``(fold(j, values[i, j]), doc_base + i)``, with the
+/// store's fold (``neardup.store._lookup.fold``); no folded or document array is made.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn encode_band_segment<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray2<'py, i64>,
+    doc_base: i64,
+    doc_lo: i64,
+    doc_bits: i64,
+    seg: i64,
+    bucket_entries: i64,
+) -> PyResult<Encoded<'py>> {
+    let (v, _, bands) = slice2(&values)?;
+    let p = py
+        .detach(|| {
+            core::encode_band_segment(v, bands, doc_base, doc_lo, doc_bits, seg, bucket_entries)
+        })
+        .map_err(|message| config_error(py, message))?;
+    Ok(encoded(py, p))
+}
+
+fn encoded(py: Python<'_>, p: core::Packed) -> Encoded<'_> {
+    (
         p.shift,
         p.kmin,
         p.kmax,
@@ -47,10 +74,11 @@ fn encode_segment<'py>(
         p.ids.into_pyarray(py),
         p.ends.into_pyarray(py),
         p.checks.into_pyarray(py),
-    ))
+    )
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(encode_band_segment, m)?)?;
     m.add_function(wrap_pyfunction!(encode_segment, m)?)?;
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The set kernels over slices. The bindings (`py.rs`) check every index and offset first
 //! (`check_*` below), so the loops here index without further tests.
 
+use crate::simd::multiversion;
+
 /// Why an input cannot be used: the message the twins raise as `ConfigError`.
 pub type Invalid = String;
 
@@ -634,32 +636,19 @@ fn unsorted(d: usize) -> Invalid {
     )
 }
 
-/// The deltas of a document's distinct values cut to their top bits (`v >> shift`), the
-/// first one absolute.
-fn each_delta<V: Copy>(run: &[V], shift: u32, wide: impl Fn(V) -> u64, mut f: impl FnMut(u64)) {
-    let mut prev = 0u64;
-    let mut first = true;
-    for &v in run {
-        let c = wide(v) >> shift;
-        if first || c != prev {
-            f(if first { c } else { c - prev });
-            prev = c;
-            first = false;
-        }
-    }
-}
-
 /// Format-2 set blobs (`neardup.sketch.setcodec`) of every document, in one buffer, with the
 /// blob boundaries. Each document's values are cut to their top `w` bits (`w` from its size),
 /// delta-coded, and Rice-coded with the cheapest of three parameters around log2 of the
-/// mean delta.
+/// mean delta. The offsets must be checked ([`check_offsets`]); the values are checked
+/// here, as they are read: each document's must rise (the error names the first that does
+/// not, as [`check_sorted_runs`] does).
 pub fn rice_sets(
     values: &[u64],
     offsets: &[i64],
     margin: i64,
     max_width: i64,
-) -> (Vec<u8>, Vec<i64>) {
-    rice_sets_by(values, offsets, margin, max_width, |v| v)
+) -> Result<(Vec<u8>, Vec<i64>), Invalid> {
+    rice_sets64_mv(values, offsets, margin, max_width)
 }
 
 /// [`rice_sets`] of 32-bit values taken as the top halves of 64-bit ones (`v << 32`): the
@@ -670,25 +659,49 @@ pub fn rice_sets32(
     offsets: &[i64],
     margin: i64,
     max_width: i64,
-) -> (Vec<u8>, Vec<i64>) {
+) -> Result<(Vec<u8>, Vec<i64>), Invalid> {
+    rice_sets32_mv(values, offsets, margin, max_width)
+}
+
+type Blobs = Result<(Vec<u8>, Vec<i64>), Invalid>;
+
+multiversion! {
+    fn rice_sets64_mv(values: &[u64], offsets: &[i64], margin: i64, max_width: i64) -> Blobs
+        = rice_sets64_body;
+}
+
+multiversion! {
+    fn rice_sets32_mv(values: &[u32], offsets: &[i64], margin: i64, max_width: i64) -> Blobs
+        = rice_sets32_body;
+}
+
+#[inline(always)]
+fn rice_sets64_body(values: &[u64], offsets: &[i64], margin: i64, max_width: i64) -> Blobs {
+    rice_sets_by(values, offsets, margin, max_width, |v| v)
+}
+
+#[inline(always)]
+fn rice_sets32_body(values: &[u32], offsets: &[i64], margin: i64, max_width: i64) -> Blobs {
     rice_sets_by(values, offsets, margin, max_width, |v| u64::from(v) << 32)
 }
 
-fn rice_sets_by<V: Copy>(
+/// One document at a time: its deltas into a scratch buffer, the three costs (two passes
+/// the compiler vectorizes), then the bits.
+#[inline(always)]
+fn rice_sets_by<V: Copy + Ord>(
     values: &[V],
     offsets: &[i64],
     margin: i64,
     max_width: i64,
     wide: impl Fn(V) -> u64 + Copy,
-) -> (Vec<u8>, Vec<i64>) {
+) -> Blobs {
     let n_docs = offsets.len() - 1;
-    let mut widths = vec![0i64; n_docs];
-    let mut ks = vec![0i64; n_docs];
-    let mut counts = vec![0i64; n_docs];
-    let mut starts = vec![0i64; n_docs + 1];
-    // every document's deltas, made once: the costs and both writing passes read them
-    let mut deltas: Vec<u64> = Vec::with_capacity(values.len());
-    let mut from = vec![0usize; n_docs + 1];
+    let longest = offsets.windows(2).map(|p| p[1] - p[0]).max().unwrap_or(0);
+    let mut deltas = vec![0u64; longest as usize];
+    let mut starts = Vec::with_capacity(n_docs + 1);
+    starts.push(0i64);
+    // ~1.5 bytes a value and a 6-byte head are usual; the buffer grows if that is short
+    let mut out: Vec<u8> = Vec::with_capacity(values.len() * 2 + n_docs * 8);
     for i in 0..n_docs {
         let run = &values[offsets[i] as usize..offsets[i + 1] as usize];
         let w = if run.len() > 1 {
@@ -696,66 +709,209 @@ fn rice_sets_by<V: Copy>(
         } else {
             margin
         };
-        let shift = (64 - w) as u32;
-        each_delta(run, shift, wide, |d| deltas.push(d));
-        from[i + 1] = deltas.len();
-        let ds = &deltas[from[i]..];
-        let n = ds.len() as i64;
-        let last = ds.iter().fold(0u64, |acc, &d| acc.wrapping_add(d));
-        // the deltas sum to the last value (below 2**32)
-        let mean = if n > 0 { (last / n as u64) as i64 } else { 0 };
-        let base = if mean > 0 {
-            bit_length(mean as u64) - 1
-        } else {
-            0
-        };
-        let ks3 = [-1i64, 0, 1].map(|step| (base + step).max(0).min(max_width - 1));
-        let mut costs = ks3.map(|kk| n * (kk + 1));
-        for &d in ds {
-            for (c, &kk) in costs.iter_mut().zip(&ks3) {
-                *c += (d >> kk as u32) as i64;
-            }
-        }
-        let (mut best_k, mut best) = (ks3[0], costs[0]); // the first of the smallest
-        for t in 1..3 {
-            if costs[t] < best {
-                best_k = ks3[t];
-                best = costs[t];
-            }
-        }
-        widths[i] = w;
-        ks[i] = best_k;
-        counts[i] = n;
-        let head = 4 + 1.max((bit_length(n as u64) + 6) / 7);
-        starts[i + 1] = starts[i] + head + if n > 0 { (best + 7) / 8 } else { 0 };
-    }
-    let mut out = vec![0u8; starts[n_docs] as usize];
-    for i in 0..n_docs {
-        let mut at = starts[i] as usize;
-        out[at..at + 4].copy_from_slice(&[0x53, 0x02, widths[i] as u8, ks[i] as u8]);
-        at += 4;
-        let mut n = counts[i] as u64;
+        let (n, last) =
+            cut_deltas(run, (64 - w) as u32, wide, &mut deltas).ok_or_else(|| unsorted(i))?;
+        let ds = &deltas[..n];
+        let (k, bits) = rice_parameter(ds, last, max_width);
+        let at = out.len();
+        let mut head = [0x53, 0x02, w as u8, k as u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut h = 4;
+        let mut count = n as u64;
         loop {
-            let byte = (n & 0x7F) as u8;
-            n >>= 7;
-            out[at] = byte | if n > 0 { 0x80 } else { 0 };
-            at += 1;
-            if n == 0 {
+            let byte = (count & 0x7F) as u8;
+            count >>= 7;
+            head[h] = byte | if count > 0 { 0x80 } else { 0 };
+            h += 1;
+            if count == 0 {
                 break;
             }
         }
-        let ds = &deltas[from[i]..from[i + 1]];
-        let kk = ks[i] as u32;
-        let mut bits = Bits::new(&mut out, at);
-        for &d in ds {
-            bits.push(d, kk);
-        }
-        for &d in ds {
-            bits.unary(d >> kk);
-        }
-        bits.finish();
+        let body = if n > 0 { (bits + 7) as usize / 8 } else { 0 };
+        out.resize(at + h + body, 0);
+        out[at..at + h].copy_from_slice(&head[..h]);
+        write_rice(&mut out[at + h..], ds, k);
+        starts.push(out.len() as i64);
     }
-    (out, starts)
+    Ok((out, starts))
+}
+
+/// The deltas of a run's distinct values cut to their top bits (`v >> shift`), the first
+/// one absolute, into `out` (at least as long as the run): their count and the last cut
+/// value (the deltas' sum); None if the run does not rise.
+#[inline(always)]
+fn cut_deltas<V: Copy + Ord>(
+    run: &[V],
+    shift: u32,
+    wide: impl Fn(V) -> u64 + Copy,
+    out: &mut [u64],
+) -> Option<(usize, u64)> {
+    let len = run.len();
+    if len == 0 {
+        return Some((0, 0));
+    }
+    let out = &mut out[..len];
+    out[0] = wide(run[0]) >> shift;
+    // every neighbour's delta (a vector loop), counting the repeats the cut made and the
+    // falls (unsorted values)
+    let (mut repeats, mut falls) = (0usize, 0usize);
+    for ((o, &a), &b) in out[1..].iter_mut().zip(&run[..len - 1]).zip(&run[1..]) {
+        let d = (wide(b) >> shift).wrapping_sub(wide(a) >> shift);
+        *o = d;
+        repeats += usize::from(d == 0);
+        falls += usize::from(b < a);
+    }
+    if falls > 0 {
+        return None;
+    }
+    let mut n = len;
+    if repeats > 0 {
+        // drop the repeats: a zero delta's neighbours' deltas add up already
+        n = 1;
+        for i in 1..len {
+            let d = out[i];
+            out[n] = d;
+            n += usize::from(d != 0);
+        }
+    }
+    Some((n, wide(run[len - 1]) >> shift))
+}
+
+/// The cheapest Rice parameter of `ds` (whose sum is `total`) of three around log2 of their
+/// mean (the first of the cheapest), and the bits of the code with it.
+#[inline(always)]
+fn rice_parameter(ds: &[u64], total: u64, max_width: i64) -> (u32, i64) {
+    let n = ds.len() as i64;
+    let mean = if n > 0 { total / n as u64 } else { 0 };
+    let base = if mean > 0 { bit_length(mean) - 1 } else { 0 };
+    let ks3 = [-1i64, 0, 1].map(|step| (base + step).clamp(0, max_width - 1));
+    let (s0, s1, s2) = (ks3[0] as u32, ks3[1] as u32, ks3[2] as u32);
+    let (mut h0, mut h1, mut h2) = (0u64, 0u64, 0u64);
+    for &d in ds {
+        h0 += d >> s0;
+        h1 += d >> s1;
+        h2 += d >> s2;
+    }
+    let costs = [h0, h1, h2];
+    let (mut best_k, mut best) = (ks3[0], n * (ks3[0] + 1) + costs[0] as i64);
+    for t in 1..3 {
+        let cost = n * (ks3[t] + 1) + costs[t] as i64;
+        if cost < best {
+            best_k = ks3[t];
+            best = cost;
+        }
+    }
+    (best_k as u32, best)
+}
+
+/// Bits written most significant first from a byte position: whole 32-bit words as they
+/// fill, the rest by `finish`.
+struct Words {
+    acc: u64,
+    held: u32,
+    at: usize,
+}
+
+impl Words {
+    /// Append the low `nbits` (at most 32) of `value`, whose other bits are zero.
+    #[inline(always)]
+    fn put(&mut self, out: &mut [u8], value: u64, nbits: u32) {
+        // fewer than 32 bits are held before, at most 63 after
+        self.acc = (self.acc << nbits) | value;
+        self.held += nbits;
+        if self.held >= 32 {
+            self.held -= 32;
+            let word = (self.acc >> self.held) as u32;
+            out[self.at..self.at + 4].copy_from_slice(&word.to_be_bytes());
+            self.at += 4;
+        }
+    }
+
+    /// Append `q` zeros, then a one.
+    #[inline(always)]
+    fn unary(&mut self, out: &mut [u8], mut q: u64) {
+        while q >= 32 {
+            self.put(out, 0, 32);
+            q -= 32;
+        }
+        self.put(out, 1, q as u32 + 1);
+    }
+
+    /// OR the bits held into `out` (zero-padded to a byte).
+    #[inline(always)]
+    fn finish(self, out: &mut [u8]) {
+        if self.held == 0 {
+            return;
+        }
+        let top = (self.acc << (64 - self.held)).to_be_bytes();
+        let bytes = self.held.div_ceil(8) as usize;
+        for (o, t) in out[self.at..self.at + bytes].iter_mut().zip(&top[..bytes]) {
+            *o |= t;
+        }
+    }
+}
+
+/// The Rice code of `ds` with parameter `k` (below 32) into the zeroed `body`, exactly its
+/// size: the low `k` bits of every delta, then every `d >> k` in unary (zeros, then a one).
+/// The second stream starts at bit `n * k`: it writes the byte the two share first (zeros
+/// for the first stream's bits), the first stream ORs its last bits in after. Both take
+/// the deltas several at a time where their codes fit one 32-bit append (the usual case).
+#[inline(always)]
+fn write_rice(body: &mut [u8], ds: &[u64], k: u32) {
+    let split = ds.len() * k as usize;
+    let mut high = Words {
+        acc: 0,
+        held: (split % 8) as u32,
+        at: split / 8,
+    };
+    let mut quads = ds.chunks_exact(4);
+    for p in &mut quads {
+        let q = [p[0] >> k, p[1] >> k, p[2] >> k, p[3] >> k];
+        if (q[0] | q[1] | q[2] | q[3]) < 8 {
+            // q0 zeros, a one, q1 zeros, a one, ...: the ones at these bits from the end
+            let a = q[3] + 1;
+            let b = a + q[2] + 1;
+            let c = b + q[1] + 1;
+            let code = 1 | (1 << a) | (1 << b) | (1 << c);
+            high.put(body, code, (c + q[0]) as u32 + 1);
+        } else {
+            for q in q {
+                high.unary(body, q);
+            }
+        }
+    }
+    for &d in quads.remainder() {
+        high.unary(body, d >> k);
+    }
+    high.finish(body);
+    let mask = (1u64 << k) - 1;
+    let mut low = Words {
+        acc: 0,
+        held: 0,
+        at: 0,
+    };
+    if k <= 10 {
+        let mut triples = ds.chunks_exact(3);
+        for p in &mut triples {
+            let code = ((((p[0] & mask) << k) | (p[1] & mask)) << k) | (p[2] & mask);
+            low.put(body, code, 3 * k);
+        }
+        for &d in triples.remainder() {
+            low.put(body, d & mask, k);
+        }
+    } else if k <= 16 {
+        let mut pairs = ds.chunks_exact(2);
+        for p in &mut pairs {
+            low.put(body, ((p[0] & mask) << k) | (p[1] & mask), 2 * k);
+        }
+        for &d in pairs.remainder() {
+            low.put(body, d & mask, k);
+        }
+    } else {
+        for &d in ds {
+            low.put(body, d & mask, k);
+        }
+    }
+    low.finish(body);
 }
 
 #[cfg(test)]
@@ -779,6 +935,91 @@ mod tests {
         }
     }
 
+    /// The encoder as it was (three passes, the bits written stream by stream): the
+    /// reference of the one-pass writer's bytes.
+    fn rice_sets_before(values: &[u64], offsets: &[i64], margin: i64, max_width: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..offsets.len() - 1 {
+            let run = &values[offsets[i] as usize..offsets[i + 1] as usize];
+            let w = if run.len() > 1 {
+                max_width.min(bit_length(run.len() as u64 - 1) + margin)
+            } else {
+                margin
+            };
+            let mut ds = Vec::new();
+            let mut prev = 0u64;
+            for &v in run {
+                let c = v >> (64 - w);
+                if ds.is_empty() || c != prev {
+                    ds.push(c - prev);
+                    prev = c;
+                }
+            }
+            let n = ds.len() as i64;
+            let total: u64 = ds.iter().sum();
+            let mean = if n > 0 { total / n as u64 } else { 0 };
+            let base = if mean > 0 { bit_length(mean) - 1 } else { 0 };
+            let ks3 = [-1i64, 0, 1].map(|step| (base + step).max(0).min(max_width - 1));
+            let costs = ks3.map(|kk| rice_bits(&ds, kk as u32) as i64);
+            let (mut k, mut best) = (ks3[0], costs[0]);
+            for t in 1..3 {
+                if costs[t] < best {
+                    (k, best) = (ks3[t], costs[t]);
+                }
+            }
+            out.extend_from_slice(&[0x53, 0x02, w as u8, k as u8]);
+            let mut c = n as u64;
+            loop {
+                out.push((c & 0x7F) as u8 | if c >> 7 > 0 { 0x80 } else { 0 });
+                c >>= 7;
+                if c == 0 {
+                    break;
+                }
+            }
+            let size = if n > 0 { (best + 7) / 8 } else { 0 };
+            out.extend(rice_encode(&ds, &[n], &[k], &[size]));
+        }
+        out
+    }
+
+    #[test]
+    fn rice_sets_write_the_bytes_of_the_stream_by_stream_encoder() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..400 {
+            let docs = 1 + (next() % 6) as usize;
+            let mut values = Vec::new();
+            let mut offsets = vec![0i64];
+            for _ in 0..docs {
+                let len = match next() % 4 {
+                    0 => (next() % 3) as usize,
+                    1 => (next() % 40) as usize,
+                    _ => (next() % 700) as usize,
+                };
+                // narrow ranges make repeats after the cut and large first values
+                let spread = [u64::MAX, u64::MAX >> 20, 1 << 40, u64::MAX >> 1][round % 4];
+                let mut run: Vec<u64> = (0..len).map(|_| next() % spread).collect();
+                if round % 3 == 0 && len > 2 {
+                    run[0] = u64::MAX - next() % 1000; // one long gap: unary codes of 32+ bits
+                }
+                run.sort_unstable();
+                values.extend(run);
+                offsets.push(values.len() as i64);
+            }
+            for (margin, width) in [(10, 32), (1, 16), (3, 5), (16, 16), (1, 1), (32, 32)] {
+                let (buf, starts) = rice_sets(&values, &offsets, margin, width).unwrap();
+                assert_eq!(buf, rice_sets_before(&values, &offsets, margin, width));
+                assert_eq!(starts.len(), docs + 1);
+                assert_eq!(*starts.last().unwrap() as usize, buf.len());
+            }
+        }
+    }
+
     #[test]
     fn rice_sets32_equals_rice_sets_of_the_widened_values() {
         let values: Vec<u32> = vec![3, 9, 9, 40, 1 << 31, 7, 8, 0xFFFF_FFFF];
@@ -790,6 +1031,17 @@ mod tests {
                 rice_sets(&wide, &offsets, margin, width)
             );
         }
+    }
+
+    #[test]
+    fn rice_sets_name_the_first_unsorted_document_as_the_check_does() {
+        let values: Vec<u32> = vec![1, 2, 3, 9, 8, 5, 4, 2, 1];
+        let offsets = [0i64, 3, 5, 7, 9];
+        let check = check_sorted_runs(&values, &offsets).unwrap_err();
+        assert!(check.contains("document 1 "), "{check}");
+        assert_eq!(rice_sets32(&values, &offsets, 10, 32), Err(check.clone()));
+        let wide: Vec<u64> = values.iter().map(|&v| u64::from(v) << 32).collect();
+        assert_eq!(rice_sets(&wide, &offsets, 10, 32), Err(check));
     }
 
     #[test]
@@ -845,7 +1097,7 @@ mod tests {
             rice_decode(&[204], &[0, 1], &[2], &[1]),
             (vec![5, 1], vec![1])
         );
-        let (buf, starts) = rice_sets(&[1 << 63], &[0, 1], 10, 32);
+        let (buf, starts) = rice_sets(&[1 << 63], &[0, 1], 10, 32).unwrap();
         assert_eq!(buf, b"S\x02\n\x08\x01\x00 ".to_vec());
         assert_eq!(starts, vec![0, 7]);
     }

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from neardup.errors import ConfigError
 
-__all__ = ["encode_segment"]
+__all__ = ["encode_band_segment", "encode_segment"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -83,3 +83,36 @@ def encode_segment(
         checks[i] = digest - (1 << 64) if digest >= 1 << 63 else digest
         start = end
     return shift, kmin, kmax, n, raw, ids.astype(np.int64), ends, checks
+
+
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_M3 = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _fold(bands: I64, values: I64) -> I64:
+    """The store's fold (``neardup.store._lookup.fold``) of each ``(band, value)``."""
+    v = values.view(np.uint64)
+    with np.errstate(over="ignore"):
+        h = v * _M1 + bands.view(np.uint64) * _M2
+        h ^= h >> np.uint64(29)
+        h *= _M3
+        h ^= h >> np.uint64(32)
+    return (h & _MASK32).astype(np.uint32).view(np.int32).astype(np.int64)
+
+
+def encode_band_segment(
+    values: I64, doc_base: int, doc_lo: int, doc_bits: int, seg: int, bucket_entries: int
+) -> tuple[int, int, int, int, U8, I64, I64, I64]:
+    """:func:`encode_segment` of the lookup entries of an ``(n, bands)`` array of band values:
+    row ``i``, column ``j`` is the entry ``(fold(j, values[i, j]), doc_base + i)`` (the
+    store's fold).
+
+    Raises:
+        ConfigError: as :func:`encode_segment` (no entries, documents out of range, ...).
+    """
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    n, bands = values.shape
+    keys = _fold(np.arange(bands, dtype=np.int64), values).reshape(-1)
+    docs = np.repeat(np.arange(n, dtype=np.int64) + np.int64(doc_base), bands)
+    return encode_segment(keys, docs, doc_lo, doc_bits, seg, bucket_entries)

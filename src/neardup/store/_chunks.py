@@ -13,7 +13,7 @@ by adds; document ids only grow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._rows import id_checksum
 
-__all__ = ["SLOTS", "Chunk", "chunk_checksum", "decode_chunk", "encode_chunks"]
+__all__ = ["SLOTS", "Chunk", "chunk_checksum", "decode_chunk", "encode_chunks", "iter_chunks"]
 
 SLOTS = 32
 """Documents per chunk row: rows of a few pages (smaller ones leave part of each page
@@ -90,29 +90,42 @@ class Chunk:
 
 def encode_chunks(
     first_chunk: int,
-    keys: Sequence[bytes],
+    keys: Sequence[bytes] | PackedBlobs,
     sketches: Sequence[bytes] | PackedBlobs,
     meta: Sequence[str | None] | None,
     added: int,
-) -> list[tuple[int, int, int, bytes, int]]:
+) -> list[tuple[int, int, int, bytearray, int]]:
     """Pack documents given ids from ``first_chunk * SLOTS`` on into ``chunks`` rows
     ``(id, n, added, data, checksum)``.
 
-    Each field is gathered into one buffer first (the sketches may come so already), and
-    each row is joined from slices of the buffers: no Python work per document but the
-    lengths.
+    Each field is gathered into one buffer first (the keys and sketches may come so
+    already), and each row is joined from slices of the buffers: no Python work per
+    document.
 
     Examples:
         >>> rows = encode_chunks(1, [b"a", b"b"], [b"A", b"BB"], None, 0)
         >>> [(r[0], r[1]) for r in rows], decode_chunk(rows[0][0], rows[0][1], rows[0][3]).key(1)
         ([(1, 2)], 'b')
     """
+    return list(iter_chunks(first_chunk, keys, sketches, meta, added))
+
+
+def iter_chunks(
+    first_chunk: int,
+    keys: Sequence[bytes] | PackedBlobs,
+    sketches: Sequence[bytes] | PackedBlobs,
+    meta: Sequence[str | None] | None,
+    added: int,
+) -> Iterator[tuple[int, int, int, bytearray, int]]:
+    """:func:`encode_chunks` one row at a time, as ``executemany`` takes them: a write holds
+    one row, not all of them (a 65,536-document write's rows are ~12 MB)."""
     n = len(keys)
     if not n:
-        return []
+        return
     packed = sketches if isinstance(sketches, PackedBlobs) else PackedBlobs.of(sketches)
+    names = keys if isinstance(keys, PackedBlobs) else PackedBlobs.of(keys)
     lens = np.empty((3, n), dtype="<i4")
-    lens[0] = np.fromiter(map(len, keys), dtype=np.int64, count=n)
+    lens[0] = np.diff(names.starts)
     lens[1] = np.diff(packed.starts)
     notes = PackedBlobs.of([])
     if meta is None:
@@ -124,10 +137,8 @@ def encode_chunks(
     bounds = np.minimum(np.arange(0, n + SLOTS, SLOTS, dtype=np.int64), n)
     if bounds[-2] == n:  # n a multiple of SLOTS: one bound too many
         bounds = bounds[:-1]
-    key_at = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lens[0], out=key_at[1:])
     fields = [  # (buffer, where each chunk's part starts), in row order after the header
-        (memoryview(b"".join(keys)), key_at[bounds].tolist()),
+        (memoryview(names.data), names.starts[bounds].tolist()),
         (memoryview(packed.data), packed.starts[bounds].tolist()),
         (
             memoryview(notes.data),
@@ -141,14 +152,13 @@ def encode_chunks(
         ).tobytes()
     )
     size = 12 * SLOTS
-    rows = []
     for c in range(len(bounds) - 1):
         lo, hi = int(bounds[c]), int(bounds[c + 1])
         head = heads[c * size : (c + 1) * size] if c < full else lens[:, lo:hi].copy().tobytes()
         cid = first_chunk + c
-        data = b"".join((head, *(buf[at[c] : at[c + 1]] for buf, at in fields)))
-        rows.append((cid, hi - lo, added, data, chunk_checksum(cid, data)))
-    return rows
+        # bytearray: sqlite3 binds it as it is (a bytes parameter goes through its adapters)
+        data = bytearray().join((head, *(buf[at[c] : at[c + 1]] for buf, at in fields)))
+        yield cid, hi - lo, added, data, chunk_checksum(cid, data)
 
 
 def encode_slots(

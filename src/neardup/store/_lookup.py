@@ -6,11 +6,22 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-import xxhash
 
+from neardup._kernels.engine import kernels
 from neardup.errors import InputError
+from neardup.sketch.setcodec import PackedBlobs
 
-__all__ = ["KEY_BAND", "Lookup", "blob", "fold", "folded_rows", "key_folds", "pairs", "triples"]
+__all__ = [
+    "KEY_BAND",
+    "Lookup",
+    "band_rows",
+    "blob",
+    "fold",
+    "folded_rows",
+    "key_folds",
+    "pairs",
+    "triples",
+]
 
 Lookup = npt.NDArray[np.integer] | Sequence[npt.NDArray[np.integer]]
 """Lookup keys of a batch: an ``(n, n_bands)`` array, or one ``(m_i, 2)`` array of
@@ -45,7 +56,7 @@ def pairs(array: npt.ArrayLike, what: str) -> npt.NDArray[np.int64]:
     )
 
 
-def _band_rows(lookup: npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
+def band_rows(lookup: npt.ArrayLike, n: int) -> npt.NDArray[np.int64]:
     """``lookup`` as an ``(n, n_bands)`` int64 array, or an ``InputError`` saying its shape."""
     arr = int64(lookup, "lookup")
     if arr.ndim != 2 or arr.shape[0] != n:
@@ -68,7 +79,7 @@ def triples(
         [[0], [3], [9]]
     """
     if isinstance(lookup, np.ndarray):
-        arr = _band_rows(lookup, n)
+        arr = band_rows(lookup, n)
         n_bands = arr.shape[1]
         docs = np.repeat(np.arange(n, dtype=np.int64), n_bands)
         bands = np.tile(np.arange(n_bands, dtype=np.int64), n)
@@ -99,7 +110,7 @@ def folded_rows(
         (2, True)
     """
     if isinstance(lookup, np.ndarray):
-        arr = _band_rows(lookup, n)
+        arr = band_rows(lookup, n)
         per_doc = int(arr.shape[1])
         return fold(np.arange(per_doc, dtype=np.int64), arr).reshape(-1), per_doc
     docs, bands, values = triples(lookup, n)
@@ -156,13 +167,19 @@ row (callers' bands are non-negative; a chance equality with a caller's folded k
 verified false candidate)."""
 
 
-def key_folds(keys: Sequence[bytes]) -> npt.NDArray[np.int64]:
-    """The folded lookup entries of UTF-8 document keys (see :data:`KEY_BAND`).
+def key_folds(keys: Sequence[bytes] | PackedBlobs) -> npt.NDArray[np.int64]:
+    """The folded lookup entries of UTF-8 document keys (see :data:`KEY_BAND`); the keys
+    may come packed in one buffer (then hashed in one kernel call, with no Python per key).
 
     Examples:
         >>> a, b = key_folds([b"a", b"b"]).tolist()
-        >>> a != b and key_folds([b"a"]).tolist() == [a]
+        >>> packed = PackedBlobs.of([b"a"])
+        >>> a != b and key_folds([b"a"]).tolist() == [a] == key_folds(packed).tolist()
         True
     """
-    hashes = np.fromiter(map(xxhash.xxh3_64_intdigest, keys), dtype=np.uint64, count=len(keys))
-    return fold(np.full(len(keys), KEY_BAND, dtype=np.int64), hashes.view(np.int64))
+    packed = keys if isinstance(keys, PackedBlobs) else PackedBlobs.of(keys)
+    buf = np.frombuffer(packed.data, dtype=np.uint8)
+    hashes = kernels("xxh3").xxh3_64_ranges(
+        buf, packed.starts[:-1], packed.starts[1:], np.uint64(0)
+    )
+    return fold(np.full(len(packed), KEY_BAND, dtype=np.int64), hashes.view(np.int64))

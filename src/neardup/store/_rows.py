@@ -50,7 +50,7 @@ def checksum_of(key: bytes, sketch: bytes) -> int:
     return digest - (1 << 64) if digest >= 1 << 63 else digest
 
 
-def id_checksum(row_id: int, data: bytes) -> int:
+def id_checksum(row_id: int, data: bytes | bytearray) -> int:
     """xxh3-64 of a row id (8 bytes, little-endian) and its data, as a signed integer: the
     checksum of a lookup block and of a document chunk.
 

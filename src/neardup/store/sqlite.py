@@ -41,8 +41,8 @@ from neardup.errors import (
 from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._cache import ReadCache
 from neardup.store._check import check_layout, chunk_holes, full_check, quick_check
-from neardup.store._chunks import SLOTS, encode_chunks, encode_slots
-from neardup.store._lookup import Lookup, blob, folded_rows, key_folds, pairs
+from neardup.store._chunks import SLOTS, encode_slots, iter_chunks
+from neardup.store._lookup import Lookup, band_rows, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
 from neardup.store._rows import damaged, encodable, integer
 from neardup.store._segments import (
@@ -54,6 +54,7 @@ from neardup.store._segments import (
     merge_step,
     mergeable,
     prepare_merge,
+    write_band_segment,
     write_segment,
 )
 from neardup.store._tail import (
@@ -485,7 +486,13 @@ class Store(StoreReads):
             )
         encoded = _encoded_keys(keys)
         last = dict(zip(keys, range(n), strict=True))
-        folded, doc_index = folded_rows(lookup, n)
+        # the usual dedup write (a row of band values a document, each document kept, no
+        # tail): its lookup entries are folded, numbered and packed by one kernel call
+        direct = isinstance(lookup, np.ndarray) and not buffered and len(last) == n
+        if direct:
+            rows = band_rows(lookup, n)
+        else:
+            folded, doc_index = folded_rows(lookup, n)
         kept: Sequence[int]
         blobs: Sequence[bytes] | PackedBlobs
         if len(last) == n:  # no key twice: every document is kept (the usual batch)
@@ -509,28 +516,35 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            kfolds = key_folds(kept_keys)  # the batch's key entries: probed, then written
+            names = PackedBlobs.of(kept_keys)  # hashed and packed into chunks from one buffer
+            kfolds = key_folds(names)  # the batch's key entries: probed, then written
             old = self._find(conn, kept_ids, kept_keys, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
-            doc_of = np.full(n, -1, dtype=np.int64)
-            doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
-            conn.executemany(
-                _INSERT_CHUNK, encode_chunks(first_chunk, kept_keys, blobs, notes, now)
-            )
+            everyone = len(kept) == n  # (then kept is a range: no index array from it)
+            if everyone:
+                doc_of = np.arange(base, base + n, dtype=np.int64)
+            else:
+                doc_of = np.full(n, -1, dtype=np.int64)
+                doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
+            conn.executemany(_INSERT_CHUNK, iter_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
                 )
-            per_doc = isinstance(doc_index, int)  # n_bands keys a document, or an index
-            docs = np.repeat(doc_of, doc_index) if per_doc else doc_of[doc_index]
-            if len(kept) < n:  # drops the lookup rows of superseded duplicates in the batch
-                use = docs >= 0
-                folded, docs = folded[use], docs[use]
-            kdocs = doc_of[kept]
+            if not direct:
+                per_doc = isinstance(doc_index, int)  # n_bands keys a document, or an index
+                docs = np.repeat(doc_of, doc_index) if per_doc else doc_of[doc_index]
+                if len(kept) < n:  # drops the lookup rows of superseded duplicates
+                    use = docs >= 0
+                    folded, docs = folded[use], docs[use]
+            kdocs = doc_of if everyone else doc_of[kept]
             held: TailRow | None = None
             tail_docs = self._tail.docs + len(kept)
-            if buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
+            if direct:
+                self._insert_band_keys(conn, rows, base, defer_merges)
+                self._insert_keys(conn, kfolds, kdocs, KEYS, defer_merges)
+            elif buffered and kept and len(kept) < TAIL_DOCS and tail_docs <= TAIL_MAX:
                 held = TailRow(base, len(kept), folded, docs, kfolds, kdocs)
                 insert_row(conn, encode_row(base, len(kept), folded, docs, kfolds, kdocs))
             elif buffered and self._tail.rows:  # the tail and this batch: two segments
@@ -562,6 +576,16 @@ class Store(StoreReads):
         if stale > _COMPACT_MIN and stale > len(self) // 4:  # len() counts: only then
             self.compact()
         return len(kept)
+
+    def _insert_band_keys(
+        self, conn: sqlite3.Connection, rows: npt.NDArray[np.int64], base: int, defer: bool
+    ) -> None:
+        """Write the lookup entries of documents ``base ..`` (a row of band values each) as
+        one new segment, folded and packed in one kernel call (``_segments.py``)."""
+        try:
+            write_band_segment(conn, rows, base, LOOKUP, self._cache, defer_merges=defer)
+        except ValueError as exc:
+            raise damaged(self._path, str(exc)) from None
 
     def _insert_keys(
         self,
