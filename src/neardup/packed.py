@@ -642,13 +642,16 @@ def _batches(
     """Turn one scanned chunk into batches: OK lines from the buffers, the rest from json
     (with each record's line and its text span in it, when the scanner's ``spans`` are
     given)."""
+    from neardup._kernels import engine
+
     keep = np.flatnonzero(status != 2)  # BLANK lines are skipped
     # a line the scanner took whole: OK, and its id a string or an integer of <= 18 digits
     id_len = np.diff(ioff)
     fast = (status == 0) & ((kind != 2) | (id_len <= 18))
     raw_ids = idbuf[: int(ioff[-1])].tobytes()
     ascii_ids = raw_ids.isascii()
-    id_text = raw_ids.decode("ascii") if ascii_ids else ""
+    # the ids of the lines the scanner took: their bytes decoded, or the line number
+    row_ids = partial(engine.kernels("jsonl").row_ids, idbuf, ioff, kind, first_line=first_line)
     odd = np.zeros(len(starts), np.bool_)  # fast lines whose id the Python rules refuse
     if id_required:
         odd |= fast & (kind == 0)  # no id, though one was named
@@ -679,7 +682,7 @@ def _batches(
             buf = texts[int(toff[rows[0]]) : int(toff[rows[-1] + 1])]
             if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
                 raise AssertionError("packed JSONL texts are not contiguous")
-            ids = _fast_ids(rows, raw_ids, id_text, ascii_ids, ioff, kind, first_line)
+            ids = row_ids(rows)
             yield PackedDocs(buf, offsets, ids), lines, line_spans
             continue
         ids = []
@@ -688,7 +691,7 @@ def _batches(
             number = first_line + r + 1
             if fast[r]:
                 one = np.array([r], np.int64)
-                ids.extend(_fast_ids(one, raw_ids, id_text, ascii_ids, ioff, kind, first_line))
+                ids.extend(row_ids(one))
                 parts.append(texts[toff[r] : toff[r + 1]].tobytes())
             else:
                 line = bytes(chunk[int(starts[r]) : int(ends[r])])
@@ -717,24 +720,3 @@ def _unpaired(raw: bytes, ioff: I64) -> npt.NDArray[np.bool_]:
             out[int(np.searchsorted(ioff, at, side="right")) - 1] = True
         at = raw.find(b"\xed", at + 1)
     return out
-
-
-def _fast_ids(
-    rows: I64,
-    raw: bytes,
-    text: str,
-    ascii_ids: bool,
-    ioff: I64,
-    kind: npt.NDArray[np.uint8],
-    first_line: int,
-) -> list[str]:
-    """The ids of lines the scanner took: the field's bytes, or the line number without one."""
-    lo, hi = ioff[rows].tolist(), ioff[rows + 1].tolist()
-    if ascii_ids:
-        ids = [text[a:b] for a, b in zip(lo, hi, strict=True)]
-    else:
-        ids = [raw[a:b].decode("utf-8", "surrogatepass") for a, b in zip(lo, hi, strict=True)]
-    missing = np.flatnonzero(kind[rows] == 0)
-    for k in missing.tolist():
-        ids[k] = str(first_line + int(rows[k]) + 1)
-    return ids

@@ -254,3 +254,43 @@ def test_one_field_for_id_and_text(tmp_path: Path) -> None:
     with path.open("rb") as fh:
         want = [(d.id, d.text) for d in read_jsonl(fh, name="x", id_field="text")]
     assert got == want == [("a\u00e9", "a\u00e9"), ("b", "b")]
+
+
+ID_BYTES = st.one_of(
+    st.text(TEXT_CHARS, max_size=6).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    st.binary(max_size=4),  # not UTF-8 at times: both raise UnicodeDecodeError
+)
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(st.tuples(ID_BYTES, st.integers(0, 2)), max_size=8),
+    st.lists(st.integers(-2, 9), max_size=10),
+    st.integers(0, 10**6),
+    st.sampled_from(["ok", "short offsets", "falling offsets", "short buffer"]),
+)
+def test_row_ids(
+    found: list[tuple[bytes, int]], rows: list[int], first_line: int, damage: str
+) -> None:
+    native, reference = native_pair("jsonl")
+    buf = np.frombuffer(b"".join(b for b, _ in found), np.uint8)
+    off = np.zeros(len(found) + 1, np.int64)
+    np.cumsum([len(b) for b, _ in found], out=off[1:])
+    kind = np.array([k for _, k in found], np.uint8)
+    if damage == "short offsets":
+        off = off[:-1]
+    elif damage == "falling offsets" and len(off) > 1:
+        off[0] = off[-1] + 1
+    elif damage == "short buffer" and len(buf):
+        buf = buf[:-1]
+    r = np.array(rows, np.int64)
+    try:
+        want = reference.row_ids(buf, off, kind, r, first_line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        with pytest.raises(type(exc)) as got:
+            native.row_ids(buf, off, kind, r, first_line)
+        assert str(got.value) == str(exc)
+        return
+    ids = native.row_ids(buf, off, kind, r, first_line)
+    assert type(ids) is list and all(type(x) is str for x in ids)
+    assert ids == want

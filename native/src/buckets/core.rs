@@ -328,17 +328,38 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
         let n = self.n;
         let forest = SharedForest::new(n);
         let next = AtomicUsize::new(0);
+        let threads = threads.clamp(1, self.bands.max(1));
+        // the work, handed out in order: one band at a time, except that each of the last
+        // `threads` bands is cut into `LAST_PARTS` parts of its buckets, so that the threads
+        // end closer together (the bands cost less as the walk goes on, but the last one
+        // still left one thread alone for ~0.1-0.2 s at 1M documents)
+        let split = if threads > 1 {
+            threads.min(self.bands)
+        } else {
+            0
+        };
+        let whole = self.bands - split;
+        let units = whole + split * LAST_PARTS;
+        let unit = |u: usize| -> (usize, usize, usize) {
+            if u < whole {
+                (u, 0, 1)
+            } else {
+                let k = u - whole;
+                (whole + k / LAST_PARTS, k % LAST_PARTS, LAST_PARTS)
+            }
+        };
         let walk_bands = || {
             let mut groups = Groups::new(n);
             let mut roots: Vec<u32> = Vec::new();
             let mut before: Vec<u64> = Vec::new();
             let filtered = self.exact && !self.prof.is_empty();
             loop {
-                let band = next.fetch_add(1, Ordering::Relaxed);
-                if band >= self.bands {
+                let u = next.fetch_add(1, Ordering::Relaxed);
+                if u >= units {
                     break;
                 }
-                groups.group(self.keys, self.bands, band);
+                let (band, part, parts) = unit(u);
+                groups.group_part(self.keys, self.bands, band, part, parts);
                 for bucket in 0..groups.buckets() {
                     let members = groups.members(bucket);
                     let e = members.len();
@@ -383,7 +404,6 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
                 }
             }
         };
-        let threads = threads.clamp(1, self.bands.max(1));
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(walk_bands);
@@ -420,6 +440,15 @@ struct Groups {
 }
 
 const EMPTY: u32 = u32::MAX;
+/// The parts each of the shared walk's last bands is cut into (see `roots_shared`).
+const LAST_PARTS: usize = 2;
+
+/// The part (of `parts`) that a band key's buckets belong to: bits of the key's product with
+/// the table's multiplier below the ones that pick its slot.
+#[inline]
+fn part_of(key: u64, parts: usize) -> usize {
+    ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16) % parts as u64) as usize
+}
 
 impl Groups {
     fn new(n: usize) -> Self {
@@ -438,8 +467,19 @@ impl Groups {
     }
 
     fn group(&mut self, keys: &[u64], bands: usize, band: usize) {
+        self.group_part(keys, bands, band, 0, 1);
+    }
+
+    /// The buckets of band column `band` whose key falls in part `part` of `parts` (a
+    /// bucket's rows share its key, so the parts of a band hold all its buckets once each):
+    /// the rows of the other parts go to an empty bucket.
+    fn group_part(&mut self, keys: &[u64], bands: usize, band: usize, part: usize, parts: usize) {
         self.slot_id.fill(EMPTY);
         self.count.clear();
+        if parts > 1 {
+            self.count.push(0); // bucket 0: the rows of the other parts (never kept)
+        }
+        let in_part = |key: u64| parts == 1 || part_of(key, parts) == part;
         let mask = self.slot_id.len() - 1;
         /// Rows ahead whose table slot is prefetched: the slots are random, the loop
         /// memory-bound.
@@ -457,6 +497,10 @@ impl Groups {
                 }
             }
             let key = keys[r * bands + band];
+            if !in_part(key) {
+                self.id[r] = 0;
+                continue;
+            }
             let mut at = slot(key);
             let id = loop {
                 let id = self.slot_id[at];
@@ -572,6 +616,71 @@ mod tests {
                 .map(|b| groups.members(b).to_vec())
                 .collect();
             assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn the_parts_of_a_band_hold_its_buckets_once_each() {
+        let n = 1000usize;
+        let keys: Vec<u64> = (0..n as u64).flat_map(|r| [r % 7, r / 3]).collect();
+        let mut groups = Groups::new(n);
+        for band in 0..2 {
+            groups.group(&keys, 2, band);
+            let mut whole: Vec<Vec<u32>> = (0..groups.buckets())
+                .map(|b| groups.members(b).to_vec())
+                .collect();
+            for parts in [2, 3] {
+                let mut got: Vec<Vec<u32>> = Vec::new();
+                for part in 0..parts {
+                    groups.group_part(&keys, 2, band, part, parts);
+                    got.extend((0..groups.buckets()).map(|b| groups.members(b).to_vec()));
+                }
+                got.sort();
+                whole.sort();
+                assert_eq!(got, whole);
+            }
+        }
+    }
+
+    #[test]
+    fn the_shared_walk_gives_the_roots_of_one_walk() {
+        // rows in groups of near-equal sets: row r holds r / 5 * 10 .. r / 5 * 10 + 10,
+        // minus one value for some rows; keys of 6 bands shared within groups
+        let n = 600usize;
+        let bands = 6usize;
+        let mut values: Vec<u32> = Vec::new();
+        let mut offsets = vec![0i64];
+        let mut keys: Vec<u64> = Vec::new();
+        for r in 0..n {
+            let g = (r / 5) as u32;
+            values.extend((g * 10..g * 10 + 10).filter(|v| r % 3 != 0 || v % 10 != 4));
+            offsets.push(values.len() as i64);
+            for b in 0..bands as u64 {
+                keys.push(if (r as u64 + b) % 4 == 0 {
+                    1_000_000 + r as u64
+                } else {
+                    g as u64 * 31 + b
+                });
+            }
+        }
+        let (prof, big) = set_profiles(&values, &offsets);
+        let walk = Walk {
+            keys: &keys,
+            n,
+            bands,
+            values: &values,
+            offsets: &offsets,
+            sigs: &[],
+            num_perm: 0,
+            prof: &prof,
+            big: &big,
+            exact: true,
+            threshold: 0.8,
+            join: true,
+        };
+        let want = walk.run(0, bands).roots;
+        for threads in [1, 2, 3, 8] {
+            assert_eq!(walk.roots_shared(threads), want);
         }
     }
 

@@ -4,6 +4,7 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString};
 
 use super::core;
 use crate::arrays::{ranges, slice, slice_mut};
@@ -125,8 +126,68 @@ fn scan_lines_spans<'py>(
     Ok((status, toff, ioff, kind, spans.into_pyarray(py)))
 }
 
+/// The ids of rows ``rows`` of a scanned chunk (what ``scan_lines`` gave): row ``r``'s id
+/// ``ids[id_offsets[r]:id_offsets[r + 1]]`` decoded as UTF-8 (``surrogatepass``, as the
+/// scanner writes a lone surrogate), or its line number ``first_line + r + 1`` as a string
+/// when it has none (``id_kind[r] == 0``).
+///
+/// Raises:
+///     ValueError: offsets that do not fit the kinds or the buffer, or a row out of range.
+///     UnicodeDecodeError: an id that is not UTF-8.
+#[pyfunction]
+fn row_ids<'py>(
+    py: Python<'py>,
+    ids: PyReadonlyArray1<'py, u8>,
+    id_offsets: PyReadonlyArray1<'py, i64>,
+    id_kind: PyReadonlyArray1<'py, u8>,
+    rows: PyReadonlyArray1<'py, i64>,
+    first_line: i64,
+) -> PyResult<Bound<'py, PyList>> {
+    let (buf, off, kind, rows) = (
+        slice(&ids)?,
+        slice(&id_offsets)?,
+        slice(&id_kind)?,
+        slice(&rows)?,
+    );
+    if off.len() != kind.len() + 1 {
+        return Err(PyValueError::new_err(
+            "id_offsets must have one entry more than id_kind; pass scan_lines' arrays",
+        ));
+    }
+    if rows.iter().any(|&r| r < 0 || r as usize >= kind.len()) {
+        return Err(PyValueError::new_err(
+            "rows must be rows of id_kind (0 <= row < its length)",
+        ));
+    }
+    let fits = |r: usize| 0 <= off[r] && off[r] <= off[r + 1] && off[r + 1] as usize <= buf.len();
+    if !rows.iter().all(|&r| fits(r as usize)) {
+        return Err(PyValueError::new_err(
+            "id_offsets must rise within the ids buffer; pass scan_lines' arrays",
+        ));
+    }
+    let out = PyList::empty(py);
+    for &r in rows {
+        let r = r as usize;
+        let item = if kind[r] == 0 {
+            PyString::new(py, &(first_line + r as i64 + 1).to_string()).into_any()
+        } else {
+            let raw = &buf[off[r] as usize..off[r + 1] as usize];
+            match std::str::from_utf8(raw) {
+                Ok(text) => PyString::new(py, text).into_any(),
+                // a lone surrogate (or bytes that are not UTF-8: Python's error)
+                Err(_) => {
+                    PyBytes::new(py, raw).call_method1("decode", ("utf-8", "surrogatepass"))?
+                }
+            }
+        };
+        out.append(item)?;
+    }
+    Ok(out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(line_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(row_ids, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines, m)?)?;
     m.add_function(wrap_pyfunction!(scan_lines_spans, m)?)?;
     Ok(())

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from neardup._kernels._checks import check_ranges
 
-__all__ = ["line_bounds", "scan_lines", "scan_lines_spans"]
+__all__ = ["line_bounds", "row_ids", "scan_lines", "scan_lines_spans"]
 
 U8 = npt.NDArray[np.uint8]
 I64 = npt.NDArray[np.int64]
@@ -25,6 +25,36 @@ def line_bounds(data: U8, limit: int) -> tuple[I64, I64]:
     nl = np.flatnonzero(data[:limit] == 10)
     starts = np.concatenate(([0], nl[:-1] + 1)).astype(np.int64) if len(nl) else nl
     return starts.astype(np.int64), nl.astype(np.int64)
+
+
+def row_ids(ids: U8, id_offsets: I64, id_kind: U8, rows: I64, first_line: int) -> list[str]:
+    """The ids of rows ``rows`` of a scanned chunk (what ``scan_lines`` gave): row ``r``'s id
+    ``ids[id_offsets[r]:id_offsets[r + 1]]`` decoded as UTF-8 (``surrogatepass``, as the
+    scanner writes a lone surrogate), or its line number ``first_line + r + 1`` as a string
+    when it has none (``id_kind[r] == 0``).
+
+    Raises:
+        ValueError: offsets that do not fit the kinds or the buffer, or a row out of range.
+        UnicodeDecodeError: an id that is not UTF-8.
+    """
+    if len(id_offsets) != len(id_kind) + 1:
+        raise ValueError(
+            "id_offsets must have one entry more than id_kind; pass scan_lines' arrays"
+        )
+    r = np.asarray(rows, dtype=np.int64)
+    if len(r) and (int(r.min()) < 0 or int(r.max()) >= len(id_kind)):
+        raise ValueError("rows must be rows of id_kind (0 <= row < its length)")
+    lo, hi = id_offsets[r], id_offsets[r + 1]
+    if len(r) and not ((lo >= 0) & (lo <= hi) & (hi <= len(ids))).all():
+        raise ValueError("id_offsets must rise within the ids buffer; pass scan_lines' arrays")
+    raw = ids.tobytes()
+    out = []
+    for k, a, b in zip(r.tolist(), lo.tolist(), hi.tolist(), strict=True):
+        if id_kind[k] == 0:
+            out.append(str(first_line + k + 1))
+        else:
+            out.append(raw[a:b].decode("utf-8", "surrogatepass"))
+    return out
 
 
 def scan_lines(
