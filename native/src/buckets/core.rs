@@ -23,17 +23,20 @@ pub fn set_profiles<V: Copy + Into<u64>>(values: &[V], offsets: &[i64]) -> (Vec<
     let n = offsets.len() - 1;
     let mut prof = vec![0u8; n * PROFILE];
     let mut big = vec![false; n];
+    let mut counts = [0u64; PROFILE];
     for r in 0..n {
-        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        // counted wide, then saturated once: a cell reaches FULL only past FULL - 1
+        counts.fill(0);
         for &v in &values[offsets[r] as usize..offsets[r + 1] as usize] {
-            let cell = &mut row[(v.into() as usize) & (PROFILE - 1)];
-            if *cell == FULL - 1 {
-                big[r] = true;
-            }
-            if *cell < FULL {
-                *cell += 1;
-            }
+            counts[(v.into() as usize) & (PROFILE - 1)] += 1;
         }
+        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        let mut most = 0u64;
+        for (cell, &c) in row.iter_mut().zip(&counts) {
+            *cell = c.min(FULL as u64) as u8;
+            most = most.max(c);
+        }
+        big[r] = most >= FULL as u64;
     }
     (prof, big)
 }
