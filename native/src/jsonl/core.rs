@@ -186,6 +186,25 @@ fn stops16(src: &[u8], dst: &mut [u8]) -> u32 {
     }
 }
 
+/// [`stops16`] over raw pointers, for the loop whose bounds are checked once.
+///
+/// # Safety
+/// `src` must be readable and `dst` writable for 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stops16_at(src: *const u8, dst: *mut u8) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract; the loads and stores are unaligned
+    unsafe {
+        let x = _mm_loadu_si128(src as *const __m128i);
+        _mm_storeu_si128(dst as *mut __m128i, x);
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), low)) as u32
+    }
+}
+
 /// Parse the string whose opening quote is at `i - 1`, unescaped into `out[o..]`; returns
 /// (the index after the closing quote, the new `o`), or `None` for `SLOW`.
 ///
@@ -200,8 +219,41 @@ fn string(
     mut o: usize,
 ) -> Option<(usize, usize)> {
     let room = out.len();
+    // every byte in gives at most one byte out (an escape shrinks, UTF-8 is copied): when
+    // `out` has room for the rest of the line now, it has it to the end, and the 16-byte loop
+    // needs no other bound than the line's
+    #[cfg(target_arch = "x86_64")]
+    let roomy = end <= data.len() && o <= room && room - o >= end - i;
     while i < end {
         'plain: {
+            #[cfg(target_arch = "x86_64")]
+            if roomy {
+                while i + 16 <= end {
+                    // SAFETY: i + 16 <= end <= data.len(), and o + 16 <= room (see `roomy`)
+                    let m = unsafe { stops16_at(data.as_ptr().add(i), out.as_mut_ptr().add(o)) };
+                    if m != 0 {
+                        let k = m.trailing_zeros() as usize;
+                        i += k;
+                        o += k;
+                        // a two-byte escape (`\\`, `\"`, `\n`...) is written here: go on
+                        // SAFETY: i < i + 1 < end <= data.len(), and o < room (see `roomy`)
+                        unsafe {
+                            if *data.get_unchecked(i) == b'\\' && i + 1 < end {
+                                let e = ESCAPED[*data.get_unchecked(i + 1) as usize];
+                                if e != 0 {
+                                    *out.get_unchecked_mut(o) = e;
+                                    o += 1;
+                                    i += 2;
+                                    continue;
+                                }
+                            }
+                        }
+                        break 'plain;
+                    }
+                    i += 16;
+                    o += 16;
+                }
+            }
             #[cfg(target_arch = "x86_64")]
             while i + 16 <= end && o + 16 <= room {
                 let m = stops16(&data[i..i + 16], &mut out[o..o + 16]);
