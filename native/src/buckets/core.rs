@@ -516,62 +516,7 @@ impl<V: Member + Sync> Walk<'_, V> {
         let n = self.n;
         let forest = SharedForest::new(n);
         let next = AtomicUsize::new(0);
-        let walk_bands = || {
-            let mut groups = Groups::new(n);
-            let mut roots: Vec<u32> = Vec::new();
-            let mut before: Vec<u64> = Vec::new();
-            let filtered = self.exact && !self.prof.is_empty();
-            loop {
-                let band = next.fetch_add(1, Ordering::Relaxed);
-                if band >= self.bands {
-                    break;
-                }
-                groups.group(self.keys, self.bands, band);
-                for bucket in 0..groups.buckets() {
-                    let members = groups.members(bucket);
-                    let e = members.len();
-                    if e < 2 {
-                        continue;
-                    }
-                    roots.clear();
-                    roots.extend(members.iter().map(|&m| forest.find(m)));
-                    if roots.iter().all(|&x| x == roots[0]) {
-                        continue;
-                    }
-                    self.earlier_keys(members, band, &mut before);
-                    for x in 0..e - 1 {
-                        let u = members[x] as usize;
-                        let ku = &before[x * band..(x + 1) * band];
-                        for y in x + 1..e {
-                            // equal here: joined (by this thread or another); a stale
-                            // difference only costs a test
-                            if roots[x] == roots[y] {
-                                continue;
-                            }
-                            let v = members[y] as usize;
-                            let kv = &before[y * band..(y + 1) * band];
-                            if ku.iter().zip(kv).any(|(p, q)| p == q) {
-                                continue;
-                            }
-                            let Some(sim) = self.similarity::<false>(u, v, filtered, &mut [])
-                            else {
-                                continue;
-                            };
-                            if sim < self.threshold {
-                                continue;
-                            }
-                            let keep = forest.union(u as u32, v as u32);
-                            let (rx, ry) = (roots[x], roots[y]);
-                            for z in roots.iter_mut() {
-                                if *z == rx || *z == ry {
-                                    *z = keep;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        };
+        let walk_bands = || self.walk_bands(&forest, &next);
         let threads = threads.clamp(1, self.bands.max(1));
         std::thread::scope(|scope| {
             for _ in 1..threads {
@@ -589,6 +534,90 @@ impl<V: Member + Sync> Walk<'_, V> {
             parent[i] = parent[p];
         }
         parent
+    }
+}
+
+impl<V: Member + Sync> Walk<'_, V> {
+    /// One thread's share of [`Walk::roots_shared`]: the next band not yet walked, until
+    /// none is left (compiled for AVX2 where the CPU has it).
+    fn walk_bands(&self, forest: &SharedForest, next: &AtomicUsize) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::level() != crate::simd::Level::Base {
+            // SAFETY: the CPU has AVX2
+            return unsafe { self.walk_bands_avx2(forest, next) };
+        }
+        self.walk_bands_on::<false>(forest, next)
+    }
+
+    /// [`Walk::walk_bands`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI2 and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    unsafe fn walk_bands_avx2(&self, forest: &SharedForest, next: &AtomicUsize) {
+        self.walk_bands_on::<true>(forest, next)
+    }
+
+    #[inline(always)]
+    fn walk_bands_on<const SIMD: bool>(&self, forest: &SharedForest, next: &AtomicUsize) {
+        let mut groups = Groups::new(self.n);
+        let mut roots: Vec<u32> = Vec::new();
+        let mut before: Vec<u64> = Vec::new();
+        let filtered = self.exact && !self.prof.is_empty();
+        let mut seen = vec![UNSEEN; if SIMD && self.exact { self.n } else { 0 }];
+        loop {
+            let band = next.fetch_add(1, Ordering::Relaxed);
+            if band >= self.bands {
+                break;
+            }
+            groups.group(self.keys, self.bands, band);
+            for bucket in 0..groups.buckets() {
+                let members = groups.members(bucket);
+                let e = members.len();
+                if e < 2 {
+                    continue;
+                }
+                roots.clear();
+                roots.extend(members.iter().map(|&m| forest.find(m)));
+                if roots.iter().all(|&x| x == roots[0]) {
+                    continue;
+                }
+                self.earlier_keys(members, band, &mut before);
+                for x in 0..e - 1 {
+                    let u = members[x] as usize;
+                    let ku = &before[x * band..(x + 1) * band];
+                    let mut y = x;
+                    loop {
+                        // the next member not seen in x's cluster: equal roots here mean
+                        // joined (by this thread or another); a stale difference only costs
+                        // a test
+                        y = next_other::<SIMD>(&roots, y + 1, roots[x]);
+                        if y >= e {
+                            break;
+                        }
+                        let v = members[y] as usize;
+                        let kv = &before[y * band..(y + 1) * band];
+                        if share_a_key(ku, kv) {
+                            continue;
+                        }
+                        let Some(sim) = self.similarity::<SIMD>(u, v, filtered, &mut seen) else {
+                            continue;
+                        };
+                        if sim < self.threshold {
+                            continue;
+                        }
+                        let keep = forest.union(u as u32, v as u32);
+                        let (rx, ry) = (roots[x], roots[y]);
+                        for z in roots.iter_mut() {
+                            if *z == rx || *z == ry {
+                                *z = keep;
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
