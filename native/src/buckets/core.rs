@@ -629,22 +629,22 @@ impl<V: Member + Sync> Walk<'_, V> {
 struct Groups {
     n: usize,
     shift: u32,
-    /// The table; a slot whose `tag` is not this column's is free (no clearing per column).
+    /// The table; a slot whose `id` is below `base` is free (no clearing per column).
     slots: Vec<Slot>,
-    tag: u32,
+    /// The first id of this column's buckets: each column's ids follow the last one's.
+    base: u32,
     id: Vec<u32>,    // each row's bucket
     count: Vec<u32>, // each bucket's rows, then its place among the kept buckets (or EMPTY)
     start: Vec<u32>, // each kept bucket's first place in `rows`, and one past the last
     rows: Vec<u32>,
 }
 
-/// A slot of the table: a key, the column it was set in, and its bucket (one cache line
-/// holds four).
+/// A slot of the table: a key and its bucket's id (`base` + the bucket), 12 bytes (packed:
+/// the table is the largest buffer of the walk).
 #[derive(Clone, Copy, Default)]
-#[repr(C)]
+#[repr(C, packed(4))]
 struct Slot {
     key: u64,
-    tag: u32,
     id: u32,
 }
 
@@ -658,7 +658,7 @@ impl Groups {
             n,
             shift: 64 - slots.trailing_zeros(),
             slots: vec![Slot::default(); slots],
-            tag: 0,
+            base: 1,
             id: vec![0; n],
             count: vec![0; n],
             start: Vec::new(),
@@ -672,13 +672,15 @@ impl Groups {
             band < bands && keys.len() >= n * bands,
             "keys is (n, bands)"
         );
-        self.tag = self.tag.wrapping_add(1);
-        if self.tag == 0 {
-            // the tags went round: every slot free again
-            self.slots.fill(Slot::default());
-            self.tag = 1;
-        }
-        let tag = self.tag;
+        // ids from 1 (a slot of id 0 was never set); past the last column's ids
+        let base = match self.base.checked_add(1 + n as u32) {
+            Some(_) if self.base > 0 => self.base,
+            _ => {
+                // the ids went round (or first use): every slot free again
+                self.slots.fill(Slot::default());
+                1
+            }
+        };
         let mask = self.slots.len() - 1;
         /// Rows ahead whose table slot is prefetched: the slots are random, the loop
         /// memory-bound.
@@ -702,11 +704,10 @@ impl Groups {
             let b = loop {
                 // SAFETY: `at` is masked to the table's power-of-two length
                 let s = unsafe { slots.get_unchecked_mut(at) };
-                if s.tag != tag {
+                if s.id < base {
                     *s = Slot {
                         key,
-                        tag,
-                        id: buckets as u32,
+                        id: base + buckets as u32,
                     };
                     // SAFETY: at most one new bucket per row, so buckets < n
                     unsafe { *count.get_unchecked_mut(buckets) = 0 };
@@ -714,7 +715,7 @@ impl Groups {
                     break buckets - 1;
                 }
                 if s.key == key {
-                    break s.id as usize;
+                    break (s.id - base) as usize;
                 }
                 at = (at + 1) & mask;
             };
@@ -722,6 +723,7 @@ impl Groups {
             unsafe { *count.get_unchecked_mut(b) += 1 };
             *row_id = b as u32;
         }
+        self.base = base + buckets as u32;
         // the buckets of two rows or more, in order: their first places (exclusive prefix
         // sums); `count` becomes each bucket's kept number, or EMPTY
         self.start.clear();
@@ -801,7 +803,10 @@ mod tests {
         let n = 1000usize;
         let keys: Vec<u64> = (0..n as u64).flat_map(|r| [r % 7, r / 3]).collect();
         let mut groups = Groups::new(n);
-        for band in 0..2 {
+        for (band, base) in [(0, None), (1, None), (0, Some(u32::MAX - 5)), (1, None)] {
+            if let Some(base) = base {
+                groups.base = base; // ids about to go round: the table is cleared
+            }
             groups.group(&keys, 2, band);
             let mut want: Vec<Vec<u32>> = Vec::new();
             let mut first: Vec<u64> = Vec::new();
