@@ -140,21 +140,29 @@ fn common<V: Copy + Ord>(a: &[V], b: &[V], need: i64) -> Option<i64> {
 /// equal values are counted, once each, so the count is the merge's.
 ///
 /// # Safety
-/// The CPU must have AVX2 (the caller is compiled for it).
+/// The CPU must have AVX2 and POPCNT (the caller is compiled for them).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
+#[inline(never)] // its own registers: inlined into the walk, the loop spilled to the stack
+#[target_feature(enable = "avx2,bmi2,popcnt")]
 unsafe fn common_avx2(a: &[u32], b: &[u32], need: i64) -> Option<i64> {
     use core::arch::x86_64::*;
     let (na, nb) = (a.len(), b.len());
     let (mut i, mut j, mut inter) = (0usize, 0usize, 0i64);
-    while i + 8 <= na && j + 8 <= nb {
-        if inter + ((na - i).min(nb - j) as i64) < need {
-            return None;
-        }
-        // SAFETY: 8 values from i and from j lie in a and b; AVX2 by the caller's contract
-        unsafe {
-            let va = _mm256_loadu_si256(a.as_ptr().add(i).cast());
-            let vb = _mm256_loadu_si256(b.as_ptr().add(j).cast());
+    if na >= 8 && nb >= 8 {
+        let (last_a, last_b) = (na - 8, nb - 8); // the last blocks' starts
+        loop {
+            if inter + ((na - i).min(nb - j) as i64) < need {
+                return None;
+            }
+            // SAFETY: i <= last_a and j <= last_b: 8 values from each lie in a and b
+            let (va, vb, la, lb) = unsafe {
+                (
+                    _mm256_loadu_si256(a.as_ptr().add(i).cast()),
+                    _mm256_loadu_si256(b.as_ptr().add(j).cast()),
+                    *a.get_unchecked(i + 7),
+                    *b.get_unchecked(j + 7),
+                )
+            };
             let vs = _mm256_permute2x128_si256::<1>(vb, vb);
             let m0 = _mm256_or_si256(
                 _mm256_cmpeq_epi32(va, vb),
@@ -174,9 +182,11 @@ unsafe fn common_avx2(a: &[u32], b: &[u32], need: i64) -> Option<i64> {
             );
             let m = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
             inter += _mm256_movemask_ps(_mm256_castsi256_ps(m)).count_ones() as i64;
-            let (la, lb) = (*a.get_unchecked(i + 7), *b.get_unchecked(j + 7));
             i += ((la <= lb) as usize) << 3;
             j += ((lb <= la) as usize) << 3;
+            if i > last_a || j > last_b {
+                break;
+            }
         }
     }
     common(&a[i..], &b[j..], need - inter).map(|c| inter + c)
