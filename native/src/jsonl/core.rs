@@ -250,12 +250,24 @@ unsafe fn plain32(
         // SAFETY: i < end <= data.len(); o < out.len() (the contract)
         unsafe {
             if *data.get_unchecked(i) == b'\\' && i + 1 < end {
-                let e = ESCAPED[*data.get_unchecked(i + 1) as usize];
+                let c = *data.get_unchecked(i + 1);
+                let e = ESCAPED[c as usize];
                 if e != 0 {
                     *out.get_unchecked_mut(o) = e;
                     o += 1;
                     i += 2;
                     continue;
+                }
+                // `\uXXXX` outside the surrogates: at most 3 bytes out for 6 in (surrogates
+                // and bad digits go to the caller)
+                if c == b'u' {
+                    if let Some(cp) = hex4(data, i + 2, end) {
+                        if !(0xD800..0xE000).contains(&cp) {
+                            o = put(out, o, cp);
+                            i += 6;
+                            continue;
+                        }
+                    }
                 }
             }
         }
