@@ -888,6 +888,59 @@ mod tests {
     }
 
     #[test]
+    fn the_avx2_walk_is_the_scalar_walk() {
+        // rows of a few families of sets (some with repeats), keys from few values per band
+        let (n, bands) = (300usize, 6usize);
+        let mut x = 12345u64;
+        let mut draw = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let keys: Vec<u64> = (0..n * bands).map(|_| draw(4)).collect();
+        let (mut values, mut offsets) = (Vec::<u32>::new(), vec![0i64]);
+        for r in 0..n {
+            let (family, _) = two_sets(1 + r as u64 % 5, 40, (0, 0));
+            let mut set: Vec<u32> = family.into_iter().filter(|_| draw(10) > 0).collect();
+            set.extend((0..draw(6)).map(|_| draw(5000) as u32));
+            if r % 7 == 0 {
+                set.extend_from_slice(&set.clone()[..3.min(set.len())]); // repeats
+            }
+            set.sort_unstable();
+            if r % 7 != 0 {
+                set.dedup();
+            }
+            values.extend_from_slice(&set);
+            offsets.push(values.len() as i64);
+        }
+        let (prof, big) = set_profiles(&values, &offsets);
+        for (join, threshold) in [(true, 0.5), (false, 0.5), (true, 0.8), (false, 0.3)] {
+            let walk = Walk {
+                keys: &keys,
+                n,
+                bands,
+                values: &values,
+                offsets: &offsets,
+                sigs: &[],
+                num_perm: 0,
+                prof: &prof,
+                big: &big,
+                exact: true,
+                threshold,
+                join,
+            };
+            let (fast, slow) = (walk.run(0, bands), walk.run_on::<false>(0, bands));
+            assert_eq!((&fast.a, &fast.b, &fast.sim), (&slow.a, &slow.b, &slow.sim));
+            assert_eq!((&fast.roots, fast.verified), (&slow.roots, slow.verified));
+            assert!(fast.verified > 0 && (threshold > 0.5 || !slow.a.is_empty()));
+            if join {
+                assert_eq!(walk.roots_shared(2), slow.roots);
+            }
+        }
+    }
+
+    #[test]
     fn the_merge_counts_repeats_pairwise() {
         let (a, b) = ([1u32, 1, 2, 3, 3, 3], [1u32, 3, 3, 4]);
         assert_eq!(common(&a, &b, 0), Some(3));
