@@ -31,18 +31,23 @@ def corpora(draw: st.DrawFn) -> dict[str, Any]:
         dtype=U64,
     ).reshape(n, bands)
     # sets from a few shapes: small overlapping ones, a shared core with noise, and (rarely)
-    # a set with a full profile cell (255 values of one low-bits class)
+    # a set with a full profile cell (255 values of one low-bits class), and sorted runs with
+    # repeats (a merge pairs them off one by one; the native walk's 8-wide count takes sets)
     base = draw(st.lists(st.integers(0, 2**32 - 1), min_size=60, max_size=60, unique=True))
     sets = []
     for _ in range(n):
-        kind = draw(st.sampled_from(["small", "core", "core", "core", "full"]))
+        kind = draw(st.sampled_from(["small", "core", "core", "core", "full", "repeats"]))
         if kind == "small":
             s = set(draw(st.lists(st.integers(0, 12), max_size=10)))
         elif kind == "core":
             keep = draw(st.integers(30, 60))
             s = set(base[:keep]) | set(draw(st.lists(st.integers(0, 2**32 - 1), max_size=8)))
-        else:
+        elif kind == "full":
             s = {64 * k for k in range(draw(st.integers(250, 300)))}
+        else:
+            keep = draw(st.integers(30, 60))
+            sets.append(sorted(base[:keep] + base[: draw(st.integers(1, 20))]))
+            continue
         sets.append(sorted(s))
     values = np.array([v for s in sets for v in s], dtype=U64)
     offsets = np.cumsum([0] + [len(s) for s in sets]).astype(I64)

@@ -29,6 +29,7 @@ TEXT_CHARS = st.one_of(
     st.sampled_from('"\\/\b\f\n\r\t\x00\x1f\x7f é€\U0001f600\u2028\ufeff\ud800\udc00'),
     st.characters(),  # surrogates included: json writes them as escapes, or raw
 )
+PLAIN_CHARS = st.sampled_from([*"abcdefgh .-" * 6, *'"\\\n\té'])
 scalars = st.one_of(
     st.none(),
     st.booleans(),
@@ -53,7 +54,8 @@ def lines(draw: st.DrawFn) -> bytes:
     for key in draw(st.lists(st.sampled_from(KEYS), max_size=4)):
         rec[key] = draw(values)
     if draw(st.booleans()):
-        rec["text"] = draw(st.text(TEXT_CHARS, max_size=60))
+        # or long runs of plain ASCII among escapes (the 32-byte loop, as in man pages)
+        rec["text"] = draw(st.text(TEXT_CHARS, max_size=60) | st.text(PLAIN_CHARS, max_size=300))
     if draw(st.booleans()):
         rec["id"] = draw(st.text(TEXT_CHARS, max_size=8) | st.integers(-(10**25), 10**25))
     line = json.dumps(rec, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")

@@ -23,19 +23,42 @@ pub fn set_profiles<V: Copy + Into<u64>>(values: &[V], offsets: &[i64]) -> (Vec<
     let n = offsets.len() - 1;
     let mut prof = vec![0u8; n * PROFILE];
     let mut big = vec![false; n];
+    let mut counts = [0u64; PROFILE];
     for r in 0..n {
-        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        // counted wide, then saturated once: a cell reaches FULL only past FULL - 1
+        counts.fill(0);
         for &v in &values[offsets[r] as usize..offsets[r + 1] as usize] {
-            let cell = &mut row[(v.into() as usize) & (PROFILE - 1)];
-            if *cell == FULL - 1 {
-                big[r] = true;
-            }
-            if *cell < FULL {
-                *cell += 1;
-            }
+            counts[(v.into() as usize) & (PROFILE - 1)] += 1;
         }
+        let row = &mut prof[r * PROFILE..(r + 1) * PROFILE];
+        let mut most = 0u64;
+        for (cell, &c) in row.iter_mut().zip(&counts) {
+            *cell = c.min(FULL as u64) as u8;
+            most = most.max(c);
+        }
+        big[r] = most >= FULL as u64;
     }
     (prof, big)
+}
+
+/// A set member type of the walk: 32-bit members have an AVX2 intersection count.
+pub trait Member: Copy + Ord {
+    /// `values` as 32-bit members, if they are.
+    fn as_u32(values: &[Self]) -> Option<&[u32]>;
+}
+
+impl Member for u32 {
+    #[inline(always)]
+    fn as_u32(values: &[u32]) -> Option<&[u32]> {
+        Some(values)
+    }
+}
+
+impl Member for u64 {
+    #[inline(always)]
+    fn as_u32(_: &[u64]) -> Option<&[u32]> {
+        None
+    }
 }
 
 /// The inputs of one walk (checked by the bindings): `keys` is `(n, bands)` in C order; with
@@ -72,11 +95,142 @@ pub struct Found {
 fn need(na: i64, nb: i64, threshold: f64) -> i64 {
     let x = threshold * (na + nb) as f64 / (1.0 + threshold);
     // ceil(x) for x >= 0 without the libm call (the baseline target has no `roundsd`)
-    let t = x as i64;
+    // SAFETY: x is finite, at least 0 and at most the sizes' sum: it truncates into an i64
+    let t: i64 = unsafe { x.to_int_unchecked() };
     t + ((t as f64) < x) as i64 - 1
 }
 
-impl<V: Copy + Ord> Walk<'_, V> {
+/// Whether a sorted run has no repeated value (the AVX2 count needs sets, not multisets).
+#[inline(always)]
+fn strict<V: Copy + Ord>(run: &[V]) -> bool {
+    // a fold, not `all`: no early exit, so the compiler vectorizes it
+    run.windows(2).fold(true, |ok, p| ok & (p[0] < p[1]))
+}
+
+/// The size of the intersection of the sorted runs `a` and `b` (a merge: equal values pair
+/// off, repeats too), or `None` once it certainly stays below `need` (the rest cannot catch
+/// up).
+#[inline(always)]
+fn common<V: Copy + Ord>(a: &[V], b: &[V], need: i64) -> Option<i64> {
+    let (na, nb) = (a.len(), b.len());
+    let (mut i, mut j, mut inter) = (0usize, 0usize, 0i64);
+    loop {
+        let left = (na - i).min(nb - j);
+        if inter + (left as i64) < need {
+            return None;
+        }
+        if left == 0 {
+            return Some(inter);
+        }
+        // each branch-free step moves i or j (or both) by one: `left` steps read no value
+        // past either end
+        for _ in 0..left.min(16) {
+            // SAFETY: i < na and j < nb, by the bound on the steps above
+            let (x, y) = unsafe { (*a.get_unchecked(i), *b.get_unchecked(j)) };
+            inter += (x == y) as i64;
+            i += (x <= y) as usize;
+            j += (y <= x) as usize;
+        }
+    }
+}
+
+/// [`common`] of two sets of distinct 32-bit values, 8 by 8 values: each value of one block
+/// against all 8 of the other (4 rotations of each 128-bit half), then the block with the
+/// smaller last value moves on (both if equal); the rest by [`common`]. Only the pairs of
+/// equal values are counted, once each, so the count is the merge's.
+///
+/// # Safety
+/// The CPU must have AVX2 and POPCNT (the caller is compiled for them).
+#[cfg(target_arch = "x86_64")]
+#[inline(never)] // its own registers: inlined into the walk, the loop spilled to the stack
+#[target_feature(enable = "avx2,bmi2,popcnt")]
+unsafe fn common_avx2(a: &[u32], b: &[u32], need: i64) -> Option<i64> {
+    use core::arch::x86_64::*;
+    let (na, nb) = (a.len(), b.len());
+    let (mut i, mut j, mut inter) = (0usize, 0usize, 0i64);
+    if na >= 8 && nb >= 8 {
+        let (last_a, last_b) = (na - 8, nb - 8); // the last blocks' starts
+        loop {
+            if inter + ((na - i).min(nb - j) as i64) < need {
+                return None;
+            }
+            // SAFETY: i <= last_a and j <= last_b: 8 values from each lie in a and b
+            let (va, vb, la, lb) = unsafe {
+                (
+                    _mm256_loadu_si256(a.as_ptr().add(i).cast()),
+                    _mm256_loadu_si256(b.as_ptr().add(j).cast()),
+                    *a.get_unchecked(i + 7),
+                    *b.get_unchecked(j + 7),
+                )
+            };
+            let vs = _mm256_permute2x128_si256::<1>(vb, vb);
+            let m0 = _mm256_or_si256(
+                _mm256_cmpeq_epi32(va, vb),
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x39>(vb)),
+            );
+            let m1 = _mm256_or_si256(
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x4E>(vb)),
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x93>(vb)),
+            );
+            let m2 = _mm256_or_si256(
+                _mm256_cmpeq_epi32(va, vs),
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x39>(vs)),
+            );
+            let m3 = _mm256_or_si256(
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x4E>(vs)),
+                _mm256_cmpeq_epi32(va, _mm256_shuffle_epi32::<0x93>(vs)),
+            );
+            let m = _mm256_or_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m2, m3));
+            inter += _mm256_movemask_ps(_mm256_castsi256_ps(m)).count_ones() as i64;
+            i += ((la <= lb) as usize) << 3;
+            j += ((lb <= la) as usize) << 3;
+            if i > last_a || j > last_b {
+                break;
+            }
+        }
+    }
+    common(&a[i..], &b[j..], need - inter).map(|c| inter + c)
+}
+
+/// The first of `roots[from..]` other than `r` (`roots.len()` if none), 8 at a time with
+/// `SIMD` (compiled for AVX2).
+#[inline(always)]
+fn next_other<const SIMD: bool>(roots: &[u32], from: usize, r: u32) -> usize {
+    let mut y = from;
+    #[cfg(target_arch = "x86_64")]
+    if SIMD {
+        use core::arch::x86_64::*;
+        // SAFETY: AVX2 by `SIMD`; each load reads 8 roots from y, which lie in `roots`
+        unsafe {
+            let vr = _mm256_set1_epi32(r as i32);
+            while y + 8 <= roots.len() {
+                let chunk = _mm256_loadu_si256(roots.as_ptr().add(y).cast());
+                let same = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(chunk, vr)));
+                if same != 0xFF {
+                    return y + (!same as u32).trailing_zeros() as usize;
+                }
+                y += 8;
+            }
+        }
+    }
+    while y < roots.len() && roots[y] == r {
+        y += 1;
+    }
+    y
+}
+
+/// Whether two rows' keys of the earlier bands share one (no early exit: vectorized).
+#[inline(always)]
+fn share_a_key(ku: &[u64], kv: &[u64]) -> bool {
+    ku.iter().zip(kv).fold(false, |any, (p, q)| any | (p == q))
+}
+
+/// Each row's state for the AVX2 count: unknown, a set (distinct values), or with repeats.
+const UNSEEN: u8 = 0;
+const DISTINCT: u8 = 1;
+const REPEATS: u8 = 2;
+
+impl<V: Member> Walk<'_, V> {
     #[inline]
     fn size(&self, r: usize) -> i64 {
         self.offsets[r + 1] - self.offsets[r]
@@ -85,7 +239,7 @@ impl<V: Copy + Ord> Walk<'_, V> {
     /// Whether rows u and v certainly miss the threshold: the smaller set is below
     /// `threshold` times the larger, or the profiles bound their intersection below what
     /// the threshold needs.
-    #[inline]
+    #[inline(always)]
     fn cannot_reach(&self, u: usize, v: usize) -> bool {
         let (na, nb) = (self.size(u), self.size(v));
         if na + nb == 0 {
@@ -106,23 +260,40 @@ impl<V: Copy + Ord> Walk<'_, V> {
     /// The similarity a pair of rows is verified with: exact Jaccard, or the sketch estimate
     /// when no sets are given; `None` when the set profiles show it cannot reach the threshold.
     #[inline(always)]
-    fn similarity(&self, u: usize, v: usize, filtered: bool) -> Option<f64> {
+    fn similarity<const SIMD: bool>(
+        &self,
+        u: usize,
+        v: usize,
+        filtered: bool,
+        seen: &mut [u8],
+    ) -> Option<f64> {
         if !self.exact {
             return Some(self.estimate(u, v));
         }
         if filtered && self.cannot_reach(u, v) {
             return None;
         }
-        Some(self.jaccard(u, v))
+        Some(self.jaccard::<SIMD>(u, v, seen))
+    }
+
+    /// Whether row r's values are distinct (worked out on first use, kept in `seen`).
+    #[inline(always)]
+    fn distinct(&self, r: usize, seen: &mut [u8]) -> bool {
+        if seen[r] == UNSEEN {
+            let run = &self.values[self.offsets[r] as usize..self.offsets[r + 1] as usize];
+            seen[r] = if strict(run) { DISTINCT } else { REPEATS };
+        }
+        seen[r] == DISTINCT
     }
 
     /// Exact Jaccard of the sets of rows u and v, or -1.0 once it cannot reach the threshold
-    /// (size filter, then a merge that stops when the rest cannot catch up).
-    #[inline]
-    fn jaccard(&self, u: usize, v: usize) -> f64 {
-        let (mut i, ie) = (self.offsets[u] as usize, self.offsets[u + 1] as usize);
-        let (mut j, je) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
-        let (na, nb) = ((ie - i) as i64, (je - j) as i64);
+    /// (size filter, then a merge that stops when the rest cannot catch up). With `SIMD`
+    /// (compiled for AVX2) two 32-bit sets of distinct values are counted 8 by 8.
+    #[inline(always)]
+    fn jaccard<const SIMD: bool>(&self, u: usize, v: usize, seen: &mut [u8]) -> f64 {
+        let a = &self.values[self.offsets[u] as usize..self.offsets[u + 1] as usize];
+        let b = &self.values[self.offsets[v] as usize..self.offsets[v + 1] as usize];
+        let (na, nb) = (a.len() as i64, b.len() as i64);
         if na + nb == 0 {
             return 0.0;
         }
@@ -130,24 +301,23 @@ impl<V: Copy + Ord> Walk<'_, V> {
             return -1.0;
         }
         let need = need(na, nb, self.threshold);
-        let values = self.values;
-        let mut inter = 0i64;
-        while i < ie && j < je {
-            // a branch-free merge step; every 16 steps, stop if the rest cannot catch up
-            for _ in 0..16 {
-                if i >= ie || j >= je {
-                    break;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD && na >= 8 && nb >= 8 {
+            if let (Some(a32), Some(b32)) = (V::as_u32(a), V::as_u32(b)) {
+                if self.distinct(u, seen) && self.distinct(v, seen) {
+                    // SAFETY: `SIMD` is set only in the walk compiled for AVX2
+                    return match unsafe { common_avx2(a32, b32, need) } {
+                        Some(inter) => inter as f64 / (na + nb - inter) as f64,
+                        None => -1.0,
+                    };
                 }
-                let (x, y) = (values[i], values[j]);
-                inter += (x == y) as i64;
-                i += (x <= y) as usize;
-                j += (y <= x) as usize;
-            }
-            if inter + ((ie - i).min(je - j) as i64) < need {
-                return -1.0;
             }
         }
-        inter as f64 / (na + nb - inter) as f64
+        let _ = seen;
+        match common(a, b, need) {
+            Some(inter) => inter as f64 / (na + nb - inter) as f64,
+            None => -1.0,
+        }
     }
 
     /// The share of equal signature slots of rows u and v.
@@ -174,13 +344,34 @@ impl<V: Copy + Ord> Walk<'_, V> {
 
     /// Walk every bucket of band columns `band_start .. band_end`; see the module docs.
     pub fn run(&self, band_start: usize, band_end: usize) -> Found {
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::level() != crate::simd::Level::Base {
+            // SAFETY: the CPU has AVX2
+            return unsafe { self.run_avx2(band_start, band_end) };
+        }
+        self.run_on::<false>(band_start, band_end)
+    }
+
+    /// [`Walk::run`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI2 and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    unsafe fn run_avx2(&self, band_start: usize, band_end: usize) -> Found {
+        self.run_on::<true>(band_start, band_end)
+    }
+
+    #[inline(always)]
+    fn run_on<const SIMD: bool>(&self, band_start: usize, band_end: usize) -> Found {
         let n = self.n;
         let mut parent: Vec<i64> = (0..n as i64).collect();
         let (mut oa, mut ob, mut os) = (Vec::new(), Vec::new(), Vec::new());
         let mut verified = 0i64;
         let filtered = self.exact && !self.prof.is_empty();
+        let mut seen = vec![UNSEEN; if SIMD && self.exact { n } else { 0 }];
         let mut groups = Groups::new(n);
-        let mut roots: Vec<i64> = Vec::new(); // of the members, with join
+        let mut roots: Vec<u32> = Vec::new(); // of the members, with join
         let mut before: Vec<u64> = Vec::new(); // the members' keys of the earlier bands
         for band in band_start..band_end {
             groups.group(self.keys, self.bands, band);
@@ -193,7 +384,7 @@ impl<V: Copy + Ord> Walk<'_, V> {
                 if self.join {
                     // each member's cluster root, kept current below
                     roots.clear();
-                    roots.extend(members.iter().map(|&m| find(&mut parent, m as i64)));
+                    roots.extend(members.iter().map(|&m| find(&mut parent, m as i64) as u32));
                     if roots.iter().all(|&x| x == roots[0]) {
                         continue; // every pair of this bucket is in one cluster already
                     }
@@ -202,18 +393,25 @@ impl<V: Copy + Ord> Walk<'_, V> {
                 for x in 0..e - 1 {
                     let u = members[x] as usize;
                     let ku = &before[x * band..(x + 1) * band];
-                    for y in x + 1..e {
-                        let v = members[y] as usize;
-                        // in join mode the root test is the cheaper one: try it first
-                        if self.join && roots[x] == roots[y] {
-                            continue;
+                    let mut y = x;
+                    loop {
+                        // in join mode the root test is the cheaper one: try it first (the
+                        // next member in another cluster)
+                        y = if self.join {
+                            next_other::<SIMD>(&roots, y + 1, roots[x])
+                        } else {
+                            y + 1
+                        };
+                        if y >= e {
+                            break;
                         }
+                        let v = members[y] as usize;
                         // a pair is verified in the first band its rows share
                         let kv = &before[y * band..(y + 1) * band];
-                        if ku.iter().zip(kv).any(|(p, q)| p == q) {
+                        if share_a_key(ku, kv) {
                             continue;
                         }
-                        let Some(sim) = self.similarity(u, v, filtered) else {
+                        let Some(sim) = self.similarity::<SIMD>(u, v, filtered, &mut seen) else {
                             continue;
                         };
                         verified += 1;
@@ -224,7 +422,7 @@ impl<V: Copy + Ord> Walk<'_, V> {
                             // the smaller root stays; relabel the other's members
                             let keep = roots[x].min(roots[y]);
                             let gone = roots[x].max(roots[y]);
-                            parent[gone as usize] = keep;
+                            parent[gone as usize] = keep as i64;
                             for z in roots.iter_mut() {
                                 if *z == gone {
                                     *z = keep;
@@ -316,7 +514,7 @@ impl SharedForest {
     }
 }
 
-impl<V: Copy + Ord + Sync> Walk<'_, V> {
+impl<V: Member + Sync> Walk<'_, V> {
     /// Each row's cluster root (its smallest member), as [`Walk::run`] gives them in join
     /// mode over every band, on `threads` threads: each takes the next band not yet walked
     /// and walks it as the serial walk does (a pair is tested in the first band its rows
@@ -338,72 +536,7 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
         } else {
             0
         };
-        let whole = self.bands - split;
-        let units = whole + split * LAST_PARTS;
-        let unit = |u: usize| -> (usize, usize, usize) {
-            if u < whole {
-                (u, 0, 1)
-            } else {
-                let k = u - whole;
-                (whole + k / LAST_PARTS, k % LAST_PARTS, LAST_PARTS)
-            }
-        };
-        let walk_bands = || {
-            let mut groups = Groups::new(n);
-            let mut roots: Vec<u32> = Vec::new();
-            let mut before: Vec<u64> = Vec::new();
-            let filtered = self.exact && !self.prof.is_empty();
-            loop {
-                let u = next.fetch_add(1, Ordering::Relaxed);
-                if u >= units {
-                    break;
-                }
-                let (band, part, parts) = unit(u);
-                groups.group_part(self.keys, self.bands, band, part, parts);
-                for bucket in 0..groups.buckets() {
-                    let members = groups.members(bucket);
-                    let e = members.len();
-                    if e < 2 {
-                        continue;
-                    }
-                    roots.clear();
-                    roots.extend(members.iter().map(|&m| forest.find(m)));
-                    if roots.iter().all(|&x| x == roots[0]) {
-                        continue;
-                    }
-                    self.earlier_keys(members, band, &mut before);
-                    for x in 0..e - 1 {
-                        let u = members[x] as usize;
-                        let ku = &before[x * band..(x + 1) * band];
-                        for y in x + 1..e {
-                            // equal here: joined (by this thread or another); a stale
-                            // difference only costs a test
-                            if roots[x] == roots[y] {
-                                continue;
-                            }
-                            let v = members[y] as usize;
-                            let kv = &before[y * band..(y + 1) * band];
-                            if ku.iter().zip(kv).any(|(p, q)| p == q) {
-                                continue;
-                            }
-                            let Some(sim) = self.similarity(u, v, filtered) else {
-                                continue;
-                            };
-                            if sim < self.threshold {
-                                continue;
-                            }
-                            let keep = forest.union(u as u32, v as u32);
-                            let (rx, ry) = (roots[x], roots[y]);
-                            for z in roots.iter_mut() {
-                                if *z == rx || *z == ry {
-                                    *z = keep;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        };
+        let walk_bands = || self.walk_bands(&forest, &next, split);
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(walk_bands);
@@ -423,6 +556,104 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
     }
 }
 
+impl<V: Member + Sync> Walk<'_, V> {
+    /// One thread's share of [`Walk::roots_shared`]: the next unit of work not yet walked
+    /// (a band, or a part of one of the last `split` bands), until none is left (compiled
+    /// for AVX2 where the CPU has it).
+    fn walk_bands(&self, forest: &SharedForest, next: &AtomicUsize, split: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd::level() != crate::simd::Level::Base {
+            // SAFETY: the CPU has AVX2
+            return unsafe { self.walk_bands_avx2(forest, next, split) };
+        }
+        self.walk_bands_on::<false>(forest, next, split)
+    }
+
+    /// [`Walk::walk_bands`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI2 and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi2,popcnt")]
+    unsafe fn walk_bands_avx2(&self, forest: &SharedForest, next: &AtomicUsize, split: usize) {
+        self.walk_bands_on::<true>(forest, next, split)
+    }
+
+    #[inline(always)]
+    fn walk_bands_on<const SIMD: bool>(
+        &self,
+        forest: &SharedForest,
+        next: &AtomicUsize,
+        split: usize,
+    ) {
+        let mut groups = Groups::new(self.n);
+        let mut roots: Vec<u32> = Vec::new();
+        let mut before: Vec<u64> = Vec::new();
+        let filtered = self.exact && !self.prof.is_empty();
+        let mut seen = vec![UNSEEN; if SIMD && self.exact { self.n } else { 0 }];
+        let whole = self.bands - split;
+        let units = whole + split * LAST_PARTS;
+        loop {
+            let u = next.fetch_add(1, Ordering::Relaxed);
+            if u >= units {
+                break;
+            }
+            let (band, part, parts) = if u < whole {
+                (u, 0, 1)
+            } else {
+                let k = u - whole;
+                (whole + k / LAST_PARTS, k % LAST_PARTS, LAST_PARTS)
+            };
+            groups.group_part(self.keys, self.bands, band, part, parts);
+            for bucket in 0..groups.buckets() {
+                let members = groups.members(bucket);
+                let e = members.len();
+                if e < 2 {
+                    continue;
+                }
+                roots.clear();
+                roots.extend(members.iter().map(|&m| forest.find(m)));
+                if roots.iter().all(|&x| x == roots[0]) {
+                    continue;
+                }
+                self.earlier_keys(members, band, &mut before);
+                for x in 0..e - 1 {
+                    let u = members[x] as usize;
+                    let ku = &before[x * band..(x + 1) * band];
+                    let mut y = x;
+                    loop {
+                        // the next member not seen in x's cluster: equal roots here mean
+                        // joined (by this thread or another); a stale difference only costs
+                        // a test
+                        y = next_other::<SIMD>(&roots, y + 1, roots[x]);
+                        if y >= e {
+                            break;
+                        }
+                        let v = members[y] as usize;
+                        let kv = &before[y * band..(y + 1) * band];
+                        if share_a_key(ku, kv) {
+                            continue;
+                        }
+                        let Some(sim) = self.similarity::<SIMD>(u, v, filtered, &mut seen) else {
+                            continue;
+                        };
+                        if sim < self.threshold {
+                            continue;
+                        }
+                        let keep = forest.union(u as u32, v as u32);
+                        let (rx, ry) = (roots[x], roots[y]);
+                        for z in roots.iter_mut() {
+                            if *z == rx || *z == ry {
+                                *z = keep;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The buckets of one band column that hold two rows or more: bucket ids given in order of
 /// each key's first row (an open-addressing table, Fibonacci hashing on the top bits),
 /// then the rows of those buckets placed by a counting sort, so that each bucket's rows
@@ -431,12 +662,23 @@ impl<V: Copy + Ord + Sync> Walk<'_, V> {
 struct Groups {
     n: usize,
     shift: u32,
-    slot_key: Vec<u64>,
-    slot_id: Vec<u32>, // EMPTY: a free slot
-    id: Vec<u32>,      // each row's bucket
-    count: Vec<u32>,   // each bucket's rows, then its place among the kept buckets (or EMPTY)
-    start: Vec<u32>,   // each kept bucket's first place in `rows`, and one past the last
+    /// The table; a slot whose `id` is below `base` is free (no clearing per column).
+    slots: Vec<Slot>,
+    /// The first id of this column's buckets: each column's ids follow the last one's.
+    base: u32,
+    id: Vec<u32>,    // each row's bucket
+    count: Vec<u32>, // each bucket's rows, then its place among the kept buckets (or EMPTY)
+    start: Vec<u32>, // each kept bucket's first place in `rows`, and one past the last
     rows: Vec<u32>,
+}
+
+/// A slot of the table: a key and its bucket's id (`base` + the bucket), 12 bytes (packed:
+/// the table is the largest buffer of the walk).
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
+struct Slot {
+    key: u64,
+    id: u32,
 }
 
 const EMPTY: u32 = u32::MAX;
@@ -457,10 +699,10 @@ impl Groups {
         Groups {
             n,
             shift: 64 - slots.trailing_zeros(),
-            slot_key: vec![0; slots],
-            slot_id: vec![EMPTY; slots],
+            slots: vec![Slot::default(); slots],
+            base: 1,
             id: vec![0; n],
-            count: Vec::with_capacity(n),
+            count: vec![0; n + 1], // the buckets, and bucket 0 of a part's other rows
             start: Vec::new(),
             rows: Vec::new(),
         }
@@ -472,58 +714,82 @@ impl Groups {
 
     /// The buckets of band column `band` whose key falls in part `part` of `parts` (a
     /// bucket's rows share its key, so the parts of a band hold all its buckets once each):
-    /// the rows of the other parts go to an empty bucket.
+    /// the rows of the other parts go to bucket 0, which is never kept.
     fn group_part(&mut self, keys: &[u64], bands: usize, band: usize, part: usize, parts: usize) {
-        self.slot_id.fill(EMPTY);
-        self.count.clear();
-        if parts > 1 {
-            self.count.push(0); // bucket 0: the rows of the other parts (never kept)
-        }
-        let in_part = |key: u64| parts == 1 || part_of(key, parts) == part;
-        let mask = self.slot_id.len() - 1;
+        let n = self.n;
+        assert!(
+            band < bands && keys.len() >= n * bands,
+            "keys is (n, bands)"
+        );
+        // ids from 1 (a slot of id 0 was never set); past the last column's ids
+        let base = match self.base.checked_add(1 + n as u32) {
+            Some(_) if self.base > 0 => self.base,
+            _ => {
+                // the ids went round (or first use): every slot free again
+                self.slots.fill(Slot::default());
+                1
+            }
+        };
+        let mask = self.slots.len() - 1;
         /// Rows ahead whose table slot is prefetched: the slots are random, the loop
         /// memory-bound.
         const AHEAD: usize = 16;
-        let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
-        for r in 0..self.n {
+        let shift = self.shift;
+        let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+        let (slots, count, id) = (
+            &mut self.slots[..],
+            &mut self.count[..=n],
+            &mut self.id[..n],
+        );
+        let mut buckets = 0usize;
+        if parts > 1 {
+            count[0] = 0; // bucket 0: the rows of the other parts (never kept)
+            buckets = 1;
+        }
+        for (r, row_id) in id.iter_mut().enumerate() {
             #[cfg(target_arch = "x86_64")]
-            if r + AHEAD < self.n {
+            if r + AHEAD < n {
                 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                let at = slot(keys[(r + AHEAD) * bands + band]);
-                // SAFETY: a prefetch reads nothing; the addresses lie in the tables.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(self.slot_id.as_ptr().wrapping_add(at).cast());
-                    _mm_prefetch::<_MM_HINT_T0>(self.slot_key.as_ptr().wrapping_add(at).cast());
-                }
+                // SAFETY: the row lies in keys (asserted above)
+                let at = slot(unsafe { *keys.get_unchecked((r + AHEAD) * bands + band) });
+                // SAFETY: a prefetch reads nothing; the address lies in the table.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(slots.as_ptr().wrapping_add(at).cast()) };
             }
-            let key = keys[r * bands + band];
-            if !in_part(key) {
-                self.id[r] = 0;
+            // SAFETY: the row lies in keys (asserted above)
+            let key = unsafe { *keys.get_unchecked(r * bands + band) };
+            if parts > 1 && part_of(key, parts) != part {
+                *row_id = 0;
                 continue;
             }
             let mut at = slot(key);
-            let id = loop {
-                let id = self.slot_id[at];
-                if id == EMPTY {
-                    let id = self.count.len() as u32;
-                    self.slot_id[at] = id;
-                    self.slot_key[at] = key;
-                    self.count.push(0);
-                    break id;
+            let b = loop {
+                // SAFETY: `at` is masked to the table's power-of-two length
+                let s = unsafe { slots.get_unchecked_mut(at) };
+                if s.id < base {
+                    *s = Slot {
+                        key,
+                        id: base + buckets as u32,
+                    };
+                    // SAFETY: at most one new bucket per row (and bucket 0), so buckets <= n
+                    unsafe { *count.get_unchecked_mut(buckets) = 0 };
+                    buckets += 1;
+                    break buckets - 1;
                 }
-                if self.slot_key[at] == key {
-                    break id;
+                if s.key == key {
+                    break (s.id - base) as usize;
                 }
                 at = (at + 1) & mask;
             };
-            self.count[id as usize] += 1;
-            self.id[r] = id;
+            // SAFETY: b < buckets <= n + 1, the length of count
+            unsafe { *count.get_unchecked_mut(b) += 1 };
+            *row_id = b as u32;
         }
+        self.base = base + buckets as u32;
         // the buckets of two rows or more, in order: their first places (exclusive prefix
         // sums); `count` becomes each bucket's kept number, or EMPTY
         self.start.clear();
         let mut sum = 0u32;
-        for c in self.count.iter_mut() {
+        for c in count[..buckets].iter_mut() {
             if *c < 2 {
                 *c = EMPTY;
                 continue;
@@ -535,12 +801,13 @@ impl Groups {
         let mut next = self.start.clone();
         self.start.push(sum);
         self.rows.resize(sum as usize, 0);
-        for r in 0..self.n {
-            let kept = self.count[self.id[r] as usize];
+        for (r, &b) in id.iter().enumerate() {
+            // SAFETY: every row's bucket is below `buckets`
+            let kept = unsafe { *count.get_unchecked(b as usize) };
             if kept != EMPTY {
-                let slot = &mut next[kept as usize];
-                self.rows[*slot as usize] = r as u32;
-                *slot += 1;
+                let place = &mut next[kept as usize];
+                self.rows[*place as usize] = r as u32;
+                *place += 1;
             }
         }
     }
@@ -597,7 +864,10 @@ mod tests {
         let n = 1000usize;
         let keys: Vec<u64> = (0..n as u64).flat_map(|r| [r % 7, r / 3]).collect();
         let mut groups = Groups::new(n);
-        for band in 0..2 {
+        for (band, base) in [(0, None), (1, None), (0, Some(u32::MAX - 5)), (1, None)] {
+            if let Some(base) = base {
+                groups.base = base; // ids about to go round: the table is cleared
+            }
             groups.group(&keys, 2, band);
             let mut want: Vec<Vec<u32>> = Vec::new();
             let mut first: Vec<u64> = Vec::new();
@@ -617,6 +887,116 @@ mod tests {
                 .collect();
             assert_eq!(got, want);
         }
+    }
+
+    /// Sorted distinct values: a shared core of `core` values and `own` of each side's own
+    /// (xorshift draws from `seed`).
+    fn two_sets(seed: u64, core: usize, own: (usize, usize)) -> (Vec<u32>, Vec<u32>) {
+        let mut x = seed | 1;
+        let mut draw = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 5000) as u32
+        };
+        let shared: Vec<u32> = (0..core).map(|_| draw()).collect();
+        let mut side = |k: usize| {
+            let mut s: Vec<u32> = shared
+                .iter()
+                .copied()
+                .chain((0..k).map(|_| draw()))
+                .collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        };
+        (side(own.0), side(own.1))
+    }
+
+    #[test]
+    fn the_avx2_count_is_the_merges() {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            for seed in 1..400u64 {
+                let core = (seed as usize * 7) % 300;
+                let own = ((seed as usize * 13) % 40, (seed as usize * 29) % 90);
+                let (a, b) = two_sets(seed, core, own);
+                let all = common(&a, &b, i64::MIN).unwrap();
+                for need in [-1, 0, all - 1, all, all + 1, a.len().min(b.len()) as i64] {
+                    // SAFETY: the CPU has AVX2
+                    let got = unsafe { common_avx2(&a, &b, need) };
+                    // the exact count, or (only when it is below `need`) none
+                    assert!(
+                        got == Some(all) || (got.is_none() && need > all),
+                        "{seed} {need}"
+                    );
+                    if need <= all {
+                        assert_eq!(common(&a, &b, need), Some(all));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_walk_is_the_scalar_walk() {
+        // rows of a few families of sets (some with repeats), keys from few values per band
+        let (n, bands) = (300usize, 6usize);
+        let mut x = 12345u64;
+        let mut draw = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let keys: Vec<u64> = (0..n * bands).map(|_| draw(4)).collect();
+        let (mut values, mut offsets) = (Vec::<u32>::new(), vec![0i64]);
+        for r in 0..n {
+            let (family, _) = two_sets(1 + r as u64 % 5, 40, (0, 0));
+            let mut set: Vec<u32> = family.into_iter().filter(|_| draw(10) > 0).collect();
+            set.extend((0..draw(6)).map(|_| draw(5000) as u32));
+            if r % 7 == 0 {
+                set.extend_from_slice(&set.clone()[..3.min(set.len())]); // repeats
+            }
+            set.sort_unstable();
+            if r % 7 != 0 {
+                set.dedup();
+            }
+            values.extend_from_slice(&set);
+            offsets.push(values.len() as i64);
+        }
+        let (prof, big) = set_profiles(&values, &offsets);
+        for (join, threshold) in [(true, 0.5), (false, 0.5), (true, 0.8), (false, 0.3)] {
+            let walk = Walk {
+                keys: &keys,
+                n,
+                bands,
+                values: &values,
+                offsets: &offsets,
+                sigs: &[],
+                num_perm: 0,
+                prof: &prof,
+                big: &big,
+                exact: true,
+                threshold,
+                join,
+            };
+            let (fast, slow) = (walk.run(0, bands), walk.run_on::<false>(0, bands));
+            assert_eq!((&fast.a, &fast.b, &fast.sim), (&slow.a, &slow.b, &slow.sim));
+            assert_eq!((&fast.roots, fast.verified), (&slow.roots, slow.verified));
+            assert!(fast.verified > 0 && (threshold > 0.5 || !slow.a.is_empty()));
+            if join {
+                assert_eq!(walk.roots_shared(2), slow.roots);
+            }
+        }
+    }
+
+    #[test]
+    fn the_merge_counts_repeats_pairwise() {
+        let (a, b) = ([1u32, 1, 2, 3, 3, 3], [1u32, 3, 3, 4]);
+        assert_eq!(common(&a, &b, 0), Some(3));
+        assert_eq!(common(&a, &b, 4), None);
+        assert!(!strict(&a) && !strict(&b) && strict(&[1u32, 3, 4]) && strict::<u32>(&[]));
     }
 
     #[test]

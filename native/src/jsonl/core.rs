@@ -186,6 +186,96 @@ fn stops16(src: &[u8], dst: &mut [u8]) -> u32 {
     }
 }
 
+/// [`stops16`] over raw pointers, for the loop whose bounds are checked once.
+///
+/// # Safety
+/// `src` must be readable and `dst` writable for 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stops16_at(src: *const u8, dst: *mut u8) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract; the loads and stores are unaligned
+    unsafe {
+        let x = _mm_loadu_si128(src as *const __m128i);
+        _mm_storeu_si128(dst as *mut __m128i, x);
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), low)) as u32
+    }
+}
+
+/// The plain bytes and two-byte escapes of a string 32 bytes at a time (AVX2): from `i` in
+/// `data` to `o` in `out` while 32 bytes are left before `end`. Returns the new `i` and `o`,
+/// and whether it stopped at a byte the caller handles (a quote, another escape, a control
+/// or a non-ASCII byte), at `i`.
+///
+/// # Safety
+/// The CPU must have AVX2; `end <= data.len()` and `out.len() - o >= end - i` (every byte in
+/// gives at most one byte out).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1")]
+unsafe fn plain32(
+    data: &[u8],
+    mut i: usize,
+    end: usize,
+    out: &mut [u8],
+    mut o: usize,
+) -> (usize, usize, bool) {
+    use std::arch::x86_64::*;
+    let (quote, slash, space) = (
+        _mm256_set1_epi8(b'"' as i8),
+        _mm256_set1_epi8(b'\\' as i8),
+        _mm256_set1_epi8(0x20),
+    );
+    while i + 32 <= end {
+        // SAFETY: i + 32 <= end <= data.len(), and o + 32 <= out.len() (the contract)
+        let m = unsafe {
+            let x = _mm256_loadu_si256(data.as_ptr().add(i) as *const __m256i);
+            _mm256_storeu_si256(out.as_mut_ptr().add(o) as *mut __m256i, x);
+            let stop = _mm256_or_si256(
+                _mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, slash)),
+                _mm256_cmpgt_epi8(space, x),
+            );
+            _mm256_movemask_epi8(stop) as u32
+        };
+        if m == 0 {
+            i += 32;
+            o += 32;
+            continue;
+        }
+        let k = m.trailing_zeros() as usize;
+        i += k;
+        o += k;
+        // SAFETY: i < end <= data.len(); o < out.len() (the contract)
+        unsafe {
+            if *data.get_unchecked(i) == b'\\' && i + 1 < end {
+                let c = *data.get_unchecked(i + 1);
+                let e = ESCAPED[c as usize];
+                if e != 0 {
+                    *out.get_unchecked_mut(o) = e;
+                    o += 1;
+                    i += 2;
+                    continue;
+                }
+                // `\uXXXX` outside the surrogates: at most 3 bytes out for 6 in (surrogates
+                // and bad digits go to the caller)
+                if c == b'u' {
+                    if let Some(cp) = hex4(data, i + 2, end) {
+                        if !(0xD800..0xE000).contains(&cp) {
+                            o = put(out, o, cp);
+                            i += 6;
+                            continue;
+                        }
+                    }
+                }
+            }
+        }
+        return (i, o, true);
+    }
+    (i, o, false)
+}
+
 /// Parse the string whose opening quote is at `i - 1`, unescaped into `out[o..]`; returns
 /// (the index after the closing quote, the new `o`), or `None` for `SLOW`.
 ///
@@ -200,8 +290,51 @@ fn string(
     mut o: usize,
 ) -> Option<(usize, usize)> {
     let room = out.len();
+    // every byte in gives at most one byte out (an escape shrinks, UTF-8 is copied): when
+    // `out` has room for the rest of the line now, it has it to the end, and the 16-byte loop
+    // needs no other bound than the line's
+    #[cfg(target_arch = "x86_64")]
+    let roomy = end <= data.len() && o <= room && room - o >= end - i;
+    #[cfg(target_arch = "x86_64")]
+    let wide = roomy && end - i >= 32 && crate::simd::level() != crate::simd::Level::Base;
     while i < end {
         'plain: {
+            #[cfg(target_arch = "x86_64")]
+            if roomy {
+                if wide {
+                    // SAFETY: the CPU has AVX2; `roomy` (the bound plain32 relies on)
+                    let stopped;
+                    (i, o, stopped) = unsafe { plain32(data, i, end, out, o) };
+                    if stopped {
+                        break 'plain;
+                    }
+                }
+                while i + 16 <= end {
+                    // SAFETY: i + 16 <= end <= data.len(), and o + 16 <= room (see `roomy`)
+                    let m = unsafe { stops16_at(data.as_ptr().add(i), out.as_mut_ptr().add(o)) };
+                    if m != 0 {
+                        let k = m.trailing_zeros() as usize;
+                        i += k;
+                        o += k;
+                        // a two-byte escape (`\\`, `\"`, `\n`...) is written here: go on
+                        // SAFETY: i < i + 1 < end <= data.len(), and o < room (see `roomy`)
+                        unsafe {
+                            if *data.get_unchecked(i) == b'\\' && i + 1 < end {
+                                let e = ESCAPED[*data.get_unchecked(i + 1) as usize];
+                                if e != 0 {
+                                    *out.get_unchecked_mut(o) = e;
+                                    o += 1;
+                                    i += 2;
+                                    continue;
+                                }
+                            }
+                        }
+                        break 'plain;
+                    }
+                    i += 16;
+                    o += 16;
+                }
+            }
             #[cfg(target_arch = "x86_64")]
             while i + 16 <= end && o + 16 <= room {
                 let m = stops16(&data[i..i + 16], &mut out[o..o + 16]);
