@@ -253,7 +253,12 @@ class _Group:
         self._data += memoryview(blobs.data)[lo : int(blobs.starts[-1])]
 
     def commit(self, store: Store) -> int:
-        """Write the group in one transaction."""
-        keys = self._keys[0] if len(self._keys) == 1 else np.concatenate(self._keys)
-        blobs = PackedBlobs(self._data, np.concatenate(self._starts))
+        """Write the group in one transaction (its batches' key arrays are let go once
+        joined: ~7 MB at 65,536 documents that the write would hold twice)."""
+        parts, self._keys = self._keys, []
+        keys = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        del parts
+        starts, self._starts = self._starts, []
+        blobs = PackedBlobs(self._data, np.concatenate(starts))
+        del starts
         return store.add_many(self._ids, blobs, keys)
