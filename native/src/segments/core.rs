@@ -101,11 +101,7 @@ pub fn sorted_entries(keys: &[i64], docs: &[i64], doc_lo: i64) -> Vec<u64> {
 /// The entries `entry(0) .. entry(n - 1)` sorted, repeats dropped (see `sorted_entries`).
 #[inline(always)]
 fn sorted_by(n: usize, entry: impl Fn(usize) -> u64) -> Vec<u64> {
-    let top = if n >= SORT_BUCKET * 64 {
-        ((n / SORT_BUCKET).ilog2()).min(20)
-    } else {
-        0
-    };
+    let top = sort_top(n);
     let mut out: Vec<u64>;
     if top == 0 {
         out = (0..n).map(&entry).collect();
@@ -135,13 +131,42 @@ fn sorted_by(n: usize, entry: impl Fn(usize) -> u64) -> Vec<u64> {
     out
 }
 
-/// Pack sorted distinct entries (`sorted_entries`) of segment `seg` into blocks.
-pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Packed {
-    let n = both.len();
+/// Top key bits of the counting pass over `n` entries (0: one plain sort).
+fn sort_top(n: usize) -> u32 {
+    if n >= SORT_BUCKET * 64 {
+        ((n / SORT_BUCKET).ilog2()).min(20)
+    } else {
+        0
+    }
+}
+
+/// A segment's `shift` and entry `width` (bytes) for `n` entries.
+fn layout(n: usize, doc_bits: u32, bucket_entries: usize) -> (u32, usize) {
     let ratio = (n as f64 / bucket_entries as f64).max(1.0);
     let bucket_bits = ratio.log2().round_ties_even().clamp(0.0, 32.0) as u32;
     let shift = 32 - bucket_bits;
-    let width = (shift + doc_bits).div_ceil(8) as usize;
+    (shift, (shift + doc_bits).div_ceil(8) as usize)
+}
+
+/// Each block's XXH3-64 of its row id (little-endian) and its bytes.
+fn checksums(raw: &[u8], ids: &[i64], ends: &[i64]) -> Vec<i64> {
+    let mut checks = Vec::with_capacity(ids.len());
+    let mut scratch = Vec::new();
+    let mut start = 0usize;
+    for (&id, &end) in ids.iter().zip(ends) {
+        scratch.clear();
+        scratch.extend_from_slice(&id.to_le_bytes());
+        scratch.extend_from_slice(&raw[start..end as usize]);
+        checks.push(xxh3_64(&scratch) as i64);
+        start = end as usize;
+    }
+    checks
+}
+
+/// Pack sorted distinct entries (`sorted_entries`) of segment `seg` into blocks.
+pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Packed {
+    let n = both.len();
+    let (shift, width) = layout(n, doc_bits, bucket_entries);
     let low: u64 = if shift == 0 { 0 } else { (1u64 << shift) - 1 };
     // each entry is stored as 8 bytes at its place, the next one overwriting the excess
     let mut raw = vec![0u8; n * width + 8];
@@ -164,16 +189,7 @@ pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Pac
     if n > 0 {
         ends.push(raw.len() as i64);
     }
-    let mut checks = Vec::with_capacity(ids.len());
-    let mut scratch = Vec::new();
-    let mut start = 0usize;
-    for (&id, &end) in ids.iter().zip(&ends) {
-        scratch.clear();
-        scratch.extend_from_slice(&id.to_le_bytes());
-        scratch.extend_from_slice(&raw[start..end as usize]);
-        checks.push(xxh3_64(&scratch) as i64);
-        start = end as usize;
-    }
+    let checks = checksums(&raw, &ids, &ends);
     Packed {
         shift,
         kmin: both.first().map_or(0, |v| (v >> 32) as u32),
@@ -245,21 +261,136 @@ pub fn encode_band_segment(
     if last >= end {
         return Err(outside_error(end, doc_lo, doc_bits));
     }
+    let n = rows * bands;
     let mixed: Vec<u64> = (0..bands as u64).map(|j| j.wrapping_mul(M2)).collect();
     let offset = (doc_base - doc_lo) as u64;
-    let mut entries = vec![0u64; rows * bands];
-    for (i, (row, out)) in values
-        .chunks_exact(bands)
-        .zip(entries.chunks_exact_mut(bands))
-        .enumerate()
-    {
-        let doc = offset + i as u64;
-        for ((e, &v), &m) in out.iter_mut().zip(row).zip(&mixed) {
-            *e = ((fold_mixed(m, v as u64) as u64) << 32) | doc;
+    // the folded keys alone (4 bytes an entry; an entry's document is its row)
+    let mut keys = vec![0u32; n];
+    for (row, out) in values.chunks_exact(bands).zip(keys.chunks_exact_mut(bands)) {
+        for ((k, &v), &m) in out.iter_mut().zip(row).zip(&mixed) {
+            *k = fold_mixed(m, v as u64) as u32;
         }
     }
-    let both = sorted_by(entries.len(), |i| entries[i]);
-    Ok(pack(&both, seg, doc_bits as u32, bucket_entries as usize))
+    let entry = |i: usize| ((keys[i] as u64) << 32) | (offset + (i / bands) as u64);
+    // the entries are sorted in the buffer that then holds the packed bytes (each entry's
+    // bytes are written at or before where the entry was read): one buffer of 8 bytes an
+    // entry, not the entries, their sorted copy and the packed bytes
+    let mut buf = vec![0u8; n * 8 + 16];
+    // SAFETY: every bit pattern of 8 bytes is a valid u64
+    let (head, words, _) = unsafe { buf.align_to_mut::<u64>() };
+    let at = head.len();
+    let words = &mut words[..n];
+    let top = sort_top(n);
+    if top == 0 {
+        for (i, w) in words.iter_mut().enumerate() {
+            *w = entry(i);
+        }
+        words.sort_unstable();
+    } else {
+        let down = 32 - top;
+        let mut starts = vec![0usize; (1 << top) + 1];
+        for &k in &keys {
+            starts[(k >> down) as usize + 1] += 1;
+        }
+        for b in 1..starts.len() {
+            starts[b] += starts[b - 1];
+        }
+        let mut next = starts.clone();
+        for (r, row) in keys.chunks_exact(bands).enumerate() {
+            let doc = offset + r as u64;
+            for &k in row {
+                let b = (k >> down) as usize;
+                words[next[b]] = ((k as u64) << 32) | doc;
+                next[b] += 1;
+            }
+        }
+        for w in starts.windows(2) {
+            words[w[0]..w[1]].sort_unstable();
+        }
+    }
+    let m = dedup_sorted(words);
+    drop(keys);
+    Ok(pack_in_place(
+        buf,
+        at,
+        m,
+        seg,
+        doc_bits as u32,
+        bucket_entries as usize,
+    ))
+}
+
+/// Keep the first of each run of equal values of a sorted slice; the distinct count.
+fn dedup_sorted(words: &mut [u64]) -> usize {
+    if words.is_empty() {
+        return 0;
+    }
+    let mut m = 1;
+    for i in 1..words.len() {
+        if words[i] != words[m - 1] {
+            words[m] = words[i];
+            m += 1;
+        }
+    }
+    m
+}
+
+/// `pack` of the `m` sorted distinct entries held as native-endian u64 at `buf[at..]`,
+/// written over them: entry `i` goes to `buf[i * width..]`, at or before where it and
+/// every later entry are (`width <= 8`, `at >= 0`).
+fn pack_in_place(
+    mut buf: Vec<u8>,
+    at: usize,
+    m: usize,
+    seg: i64,
+    doc_bits: u32,
+    bucket_entries: usize,
+) -> Packed {
+    let read = |buf: &[u8], i: usize| {
+        u64::from_ne_bytes(buf[at + 8 * i..at + 8 * i + 8].try_into().unwrap())
+    };
+    let (kmin, kmax) = if m > 0 {
+        (
+            (read(&buf, 0) >> 32) as u32,
+            (read(&buf, m - 1) >> 32) as u32,
+        )
+    } else {
+        (0, 0)
+    };
+    let (shift, width) = layout(m, doc_bits, bucket_entries);
+    let low: u64 = if shift == 0 { 0 } else { (1u64 << shift) - 1 };
+    let (mut ids, mut ends) = (Vec::new(), Vec::new());
+    let mut current = u64::MAX;
+    for i in 0..m {
+        let v = read(&buf, i);
+        let key = v >> 32;
+        let bucket = if shift == 32 { 0 } else { key >> shift };
+        if bucket != current {
+            if current != u64::MAX {
+                ends.push((i * width) as i64);
+            }
+            ids.push((seg << 32) | bucket as i64);
+            current = bucket;
+        }
+        let packed = (v & 0xFFFF_FFFF) | ((key & low) << doc_bits);
+        buf[i * width..i * width + 8].copy_from_slice(&packed.to_le_bytes());
+    }
+    buf.truncate(m * width);
+    buf.shrink_to_fit();
+    if m > 0 {
+        ends.push(buf.len() as i64);
+    }
+    let checks = checksums(&buf, &ids, &ends);
+    Packed {
+        shift,
+        kmin,
+        kmax,
+        entries: m,
+        raw: buf,
+        ids,
+        ends,
+        checks,
+    }
 }
 
 #[cfg(test)]
@@ -314,6 +445,33 @@ mod tests {
             encode_segment(&keys, &[10, 10, 11, 11], 10, 1, 5, 64)
         );
         assert!(encode_band_segment(&[], 2, 0, 0, 1, 1, 64).is_err());
+    }
+
+    #[test]
+    fn band_segments_in_place_match_the_plain_encoder() {
+        // small (one sort) and large (the counting pass) batches, with repeated rows (the
+        // same entries twice are impossible across documents, so a row's bands repeat) and
+        // segment widths from 3 to 8 bytes
+        for (rows, bands, bucket) in [(7usize, 3usize, 1i64), (3000, 9, 16), (20000, 16, 64)] {
+            let values: Vec<i64> = (0..rows * bands)
+                .map(|i| ((i as i64 % 5000) * 7_919) ^ ((i % bands) as i64) << 40)
+                .collect();
+            let mut keys = Vec::new();
+            let mut docs = Vec::new();
+            for (r, row) in values.chunks_exact(bands).enumerate() {
+                for (j, &v) in row.iter().enumerate() {
+                    keys.push(fold(j as u64, v as u64));
+                    docs.push(50 + r as i64);
+                }
+            }
+            let bits = (rows as u64).next_power_of_two().trailing_zeros().max(1) as i64;
+            for doc_bits in [bits, 32] {
+                assert_eq!(
+                    encode_band_segment(&values, bands, 50, 50, doc_bits, 9, bucket),
+                    encode_segment(&keys, &docs, 50, doc_bits, 9, bucket)
+                );
+            }
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import math
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -203,12 +203,22 @@ def _block_rows(
     raw: npt.NDArray[np.uint8], ids: I64, ends: I64, checks: I64
 ) -> list[tuple[int, bytearray, int]]:
     """The ``blocks`` rows of a packed segment (the kernel's arrays)."""
+    return list(_iter_block_rows(raw, ids, ends, checks))
+
+
+def _iter_block_rows(
+    raw: npt.NDArray[np.uint8], ids: I64, ends: I64, checks: I64
+) -> Iterator[tuple[int, bytearray, int]]:
+    """:func:`_block_rows` one at a time, as ``executemany`` takes them (a write that
+    keeps no copy of the entries holds one row, not a second copy of the segment)."""
     data = raw.data  # (a memoryview of the kernel's bytes)
     bounds = ends.tolist()
     # bytearray, not bytes: sqlite3 binds it as it is, where a bytes parameter is first
     # offered to the adapters (two failed attribute lookups, ~3k instructions a row)
-    datas = [bytearray(data[lo:hi]) for lo, hi in zip([0, *bounds[:-1]], bounds, strict=True)]
-    return list(zip(ids.tolist(), datas, checks.tolist(), strict=True))
+    for row_id, lo, hi, check in zip(
+        ids.tolist(), [0, *bounds[:-1]], bounds, checks.tolist(), strict=True
+    ):
+        yield row_id, bytearray(data[lo:hi]), check
 
 
 def decode_blocks(
@@ -307,7 +317,12 @@ def write_band_segment(
         BUCKET_ENTRIES,
     )
     segment = Segment(seg, shift, doc_base, doc_bits, entries, kmin, kmax, role)
-    _insert(conn, (segment, _block_rows(raw, ids, ends, checks)), cache)
+    rows: Iterable[tuple[int, bytearray, int]]
+    if cache is not None and cache.fits(entries):  # held: decoded from the rows
+        rows = _block_rows(raw, ids, ends, checks)
+    else:
+        rows = _iter_block_rows(raw, ids, ends, checks)
+    _insert(conn, (segment, rows), cache)
     _merge_full_levels(conn, cache, DEFER_LIMIT if defer_merges else FANOUT)
 
 
@@ -325,7 +340,7 @@ def _seg_id(s: Segment) -> int:
 
 def _insert(
     conn: sqlite3.Connection,
-    encoded: tuple[Segment, list[tuple[int, bytearray, int]]] | None,
+    encoded: tuple[Segment, Iterable[tuple[int, bytearray, int]]] | None,
     cache: ReadCache | None = None,
     decoded: tuple[U64, I64] | None = None,
 ) -> None:
@@ -337,7 +352,10 @@ def _insert(
         if cache.segs is not None:  # the held segs rows follow the table (ordered by seg)
             cache.segs = sorted([x for x in cache.segs if x.seg != s.seg] + [s], key=_seg_id)
         if cache.fits(s.entries):  # its entries, sorted by key, without reading them back
-            cache.hold_segment(s.seg, s, *(decoded or decode_segment(s, rows)))
+            if decoded is None:
+                rows = rows if isinstance(rows, list) else list(rows)
+                decoded = decode_segment(s, rows)
+            cache.hold_segment(s.seg, s, *decoded)
     conn.execute(
         "INSERT INTO segs (seg, shift, doc_lo, doc_bits, entries, kmin, kmax, role) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -422,7 +440,7 @@ def _merged(
 def _replace(
     conn: sqlite3.Connection,
     group: Sequence[Segment],
-    encoded: tuple[Segment, list[tuple[int, bytearray, int]]] | None,
+    encoded: tuple[Segment, Iterable[tuple[int, bytearray, int]]] | None,
     cache: ReadCache | None = None,
     decoded: tuple[U64, I64] | None = None,
 ) -> None:
