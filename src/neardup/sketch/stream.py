@@ -68,10 +68,6 @@ _ASCII_SPACE = " \t\n\r\x0b\x0c"
 _CUT_PATTERN = r"[ \t\n\r\x0b\x0c](?=[ \t\n\r\x0b\x0c]*[^ \t\n\r\x0b\x0c\p{M}\p{Cf}])"
 _CUT = regex.compile(_CUT_PATTERN)
 _CUT_LAST = regex.compile(_CUT_PATTERN, flags=regex.REVERSE)
-#: A right-to-left override run as far as the held text shows it. A canonicalizer with the
-#: confusable skeleton reverses such a run into display order (canonicalize.py, ``_RLO_RUN``),
-#: so held text is never cut inside one: the run would be reversed in two halves.
-_RLO_OPEN = regex.compile("\u202e[^\u202a-\u202e\u2066-\u2069\n]*")
 _READ_SIZE = 1 << 20
 _MAX_TOTAL_WEIGHT = 2**61
 I64 = npt.NDArray[np.int64]
@@ -106,27 +102,18 @@ def _split_tokenizer(tokenizer: Tokenizer) -> tuple[Tokenizer, int, str]:
 
 
 def _cuttable(canonicalizer: object, tokenizer: Tokenizer) -> bool:
-    """Whether text may be cut at ASCII whitespace for this pipeline (see the module doc)."""
+    """Whether text may be cut at ASCII whitespace for this pipeline (see the module doc).
+
+    Not with the confusable skeleton (the ``secure`` preset): it maps look-alike capitals to
+    Latin ones by what the whole text holds (``ΑΣ`` alone is ``aʃ``, but in ``ΑΣ σοφος``,
+    Greek by its ``φ``, it folds to ``ao``), so a piece does not canonicalize as it does in
+    the whole text; such a stream buffers the text instead."""
     inner, _, _ = _split_tokenizer(tokenizer)
     if type(tokenizer) not in (ShingleTokenizer, WordTokenizer) or type(inner) is not WordTokenizer:
         return False
-    return canonicalizer is None or type(canonicalizer) is Canonicalizer
-
-
-def _reverses_runs(canonicalizer: object) -> bool:
-    """Whether ``canonicalizer`` reverses right-to-left override runs (see :data:`_RLO_OPEN`)."""
-    return type(canonicalizer) is Canonicalizer and canonicalizer.settings.confusables
-
-
-def _runs(text: str) -> list[tuple[int, int]]:
-    """The ``(start, end)`` of every override run in ``text``: no cut in ``start < c < end``."""
-    if "\u202e" not in text:
-        return []
-    return [m.span() for m in _RLO_OPEN.finditer(text)]
-
-
-def _inside(runs: list[tuple[int, int]], cut: int) -> tuple[int, int] | None:
-    return next(((a, b) for a, b in runs if a < cut < b), None)
+    if canonicalizer is None:
+        return True
+    return type(canonicalizer) is Canonicalizer and not canonicalizer.settings.confusables
 
 
 def _prepend(carry: list[str], spans: Spans) -> Spans:
@@ -168,7 +155,6 @@ class _Stream:
         bounded: bool,
         max_bytes: int,
         piece_chars: int,
-        runs: bool = False,
     ) -> None:
         for name, value in (("max_bytes", max_bytes), ("piece_chars", piece_chars)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -178,7 +164,6 @@ class _Stream:
         self._bounded = bounded
         self._max_bytes = max_bytes
         self._piece_chars = piece_chars
-        self._runs = runs  # never cut inside a right-to-left override run (_RLO_OPEN)
         self.reset()
 
     @property
@@ -278,12 +263,11 @@ class _Stream:
         """Feed pieces of about ``piece_chars`` code points, each ending just before an ASCII
         whitespace character (:data:`_CUT_PATTERN`); keep the rest."""
         text = "".join(self._parts)
-        runs = _runs(text) if self._runs else []
         start, size = 0, self._piece_chars
         while len(text) - start > size:
-            cut = self._last_cut(text, start, start + size + 1, runs)
+            cut = self._last_cut(text, start, start + size + 1)
             if cut is None:  # no cut in this window: take the first one after it
-                cut = self._first_cut(text, start + size, runs)
+                cut = self._first_cut(text, start + size)
                 if cut is None:
                     break
             self._feed(text[start:cut])
@@ -292,22 +276,18 @@ class _Stream:
         self._parts = [rest]
         self._pending = _utf8_len(rest)
         self._space = _CUT.search(rest, 1) is not None
-        # held text that has no cut yet (an open override run) waits until it doubles, so
-        # that small updates do not rescan it each time (linear, not quadratic)
+        # held text that has no cut yet waits until it doubles, so that small updates do not
+        # rescan it each time (linear, not quadratic)
         self._hold = 2 * self._pending if start == 0 else 0
 
     @staticmethod
-    def _last_cut(text: str, start: int, end: int, runs: list[tuple[int, int]]) -> int | None:
+    def _last_cut(text: str, start: int, end: int) -> int | None:
         found = _CUT_LAST.search(text, start + 1, end)
-        while found is not None and (run := _inside(runs, found.start())) is not None:
-            found = _CUT_LAST.search(text, start + 1, run[0])  # before the run
         return None if found is None else found.start()
 
     @staticmethod
-    def _first_cut(text: str, pos: int, runs: list[tuple[int, int]]) -> int | None:
+    def _first_cut(text: str, pos: int) -> int | None:
         found = _CUT.search(text, pos)
-        while found is not None and (run := _inside(runs, found.start())) is not None:
-            found = _CUT.search(text, run[1])  # after the run
         return None if found is None else found.start()
 
     def _tokens(self, text: str) -> Spans:
@@ -378,9 +358,7 @@ class MinHashStream(_Stream):
         tok = hasher.tokenizer
         canon = hasher.canonicalizer
         bounded = hasher.config.preset != "oph" and _cuttable(canon, tok)
-        super().__init__(
-            hasher.canonical_text, tok, bounded, max_bytes, piece_chars, _reverses_runs(canon)
-        )
+        super().__init__(hasher.canonical_text, tok, bounded, max_bytes, piece_chars)
 
     def _clear(self) -> None:
         self._row: U64 | None = None
@@ -440,7 +418,6 @@ class SimHashStream(_Stream):
             bounded,
             max_bytes,
             piece_chars,
-            _reverses_runs(canon),
         )
 
     def _clear(self) -> None:
