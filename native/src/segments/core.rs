@@ -165,41 +165,11 @@ fn checksums(raw: &[u8], ids: &[i64], ends: &[i64]) -> Vec<i64> {
 
 /// Pack sorted distinct entries (`sorted_entries`) of segment `seg` into blocks.
 pub fn pack(both: &[u64], seg: i64, doc_bits: u32, bucket_entries: usize) -> Packed {
-    let n = both.len();
-    let (shift, width) = layout(n, doc_bits, bucket_entries);
-    let low: u64 = if shift == 0 { 0 } else { (1u64 << shift) - 1 };
-    // each entry is stored as 8 bytes at its place, the next one overwriting the excess
-    let mut raw = vec![0u8; n * width + 8];
-    let (mut ids, mut ends) = (Vec::new(), Vec::new());
-    let mut current = u64::MAX;
-    for (i, &v) in both.iter().enumerate() {
-        let key = v >> 32;
-        let bucket = if shift == 32 { 0 } else { key >> shift };
-        if bucket != current {
-            if current != u64::MAX {
-                ends.push((i * width) as i64);
-            }
-            ids.push((seg << 32) | bucket as i64);
-            current = bucket;
-        }
-        let packed = (v & 0xFFFF_FFFF) | ((key & low) << doc_bits);
-        raw[i * width..i * width + 8].copy_from_slice(&packed.to_le_bytes());
+    let mut buf = Vec::with_capacity(8 * both.len());
+    for v in both {
+        buf.extend_from_slice(&v.to_ne_bytes());
     }
-    raw.truncate(n * width);
-    if n > 0 {
-        ends.push(raw.len() as i64);
-    }
-    let checks = checksums(&raw, &ids, &ends);
-    Packed {
-        shift,
-        kmin: both.first().map_or(0, |v| (v >> 32) as u32),
-        kmax: both.last().map_or(0, |v| (v >> 32) as u32),
-        entries: n,
-        raw,
-        ids,
-        ends,
-        checks,
-    }
+    pack_in_place(buf, 0, both.len(), seg, doc_bits, bucket_entries)
 }
 
 /// Check, sort and pack (see the module docs).
