@@ -26,7 +26,7 @@ from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_groups, cluster_r
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
-from neardup.packed import PackedBatches, PackedDocs
+from neardup.packed import PackedBatches, PackedDocs, PackedIds
 from neardup.report import Cluster, DedupResult, PairList
 from neardup.report.results import many_clusters
 from neardup.types import DocId
@@ -230,11 +230,39 @@ def _in_order(
             later.pool = None
 
 
+class _Ids:
+    """A run's ids in input order, kept as their batches gave them: a packed batch's
+    :class:`~neardup.packed.PackedIds` stay bytes until :meth:`strings`, which a run calls
+    after its bucket walk (the walk's peak memory then holds no string per document)."""
+
+    __slots__ = ("_n", "_parts")
+
+    def __init__(self) -> None:
+        self._parts: list[Sequence[DocId]] = []
+        self._n = 0
+
+    def extend(self, ids: Sequence[DocId]) -> None:
+        self._parts.append(ids)
+        self._n += len(ids)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def strings(self) -> list[DocId]:
+        """Every id, as strings (the parts are let go on the way)."""
+        out: list[DocId] = []
+        parts, self._parts = self._parts, []
+        for part in parts:
+            out.extend(part.strings(keep=False) if isinstance(part, PackedIds) else part)
+        self._parts = [out]
+        return out
+
+
 @dataclass
 class _Run:
     """What one run gathers besides the collector: ids, skips, stored matches, fields."""
 
-    ids: list[DocId]
+    ids: _Ids
     skipped: int
     seen: list[tuple[str, int, float, int | None]]  # (stored key, position, sim, dist)
     fields: list[Mapping[str, Any] | None] | None
@@ -253,20 +281,20 @@ def _collect(
     text_key: str,
 ) -> tuple[Any, _Run]:
     collector = m.collector()
-    run = _Run([], 0, [], None)
+    run = _Run(_Ids(), 0, [], None)
     later = _Later()  # the collector's copies of each batch's rows, on the sketching threads
 
     def remember(batch: Sequence[Document]) -> None:
         if isinstance(batch, PackedDocs):
             if run.fields is not None:
                 run.fields.extend([None] * len(batch))
-            run.ids.extend(batch.ids)
+            run.ids.extend(batch.id_source())  # packed ids stay bytes until the walk is done
             return
         if run.fields is None and any(d.fields for d in batch):
             run.fields = [None] * len(run.ids)
         if run.fields is not None:
             run.fields.extend(d.fields for d in batch)
-        run.ids.extend(d.id for d in batch)
+        run.ids.extend([d.id for d in batch])
 
     def stored(batch: Sequence[Document], payload: Any, base: int) -> None:
         if known is None:
@@ -293,10 +321,10 @@ def _collect(
             m,
             docs.scans(),
             jobs,
-            lambda batch, hashes: check_ids(cast(PackedDocs, batch).ids, hashes),
+            lambda batch, hashes: check_ids(cast(PackedDocs, batch).id_source(), hashes),
             collector.prepare,
             later,
-            lambda batch: docs.id_hashes(cast(PackedDocs, batch).ids),
+            lambda batch: docs.id_hashes(cast(PackedDocs, batch).id_source()),
         )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
@@ -447,12 +475,12 @@ def dedup(
         text_key=text_key,
     )
     t_sketch = time.perf_counter()
-    ids = run.ids
-    n_new = len(ids)
+    n_new = len(run.ids)
     to_root = None
     if pairs or run.seen or clustering != "components":
         found = collector.pairs(jobs=jobs)
         del collector  # its band keys and sets (most of a run's memory) are not read again
+        ids = run.ids.strings()  # after the walk: its peak holds no string per document
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
         roots, to_root = cluster_roots(
@@ -460,8 +488,9 @@ def dedup(
         )
     else:
         found = PairArrays.empty()
-        roots = collector.components(len(ids), jobs=jobs)
+        roots = collector.components(n_new, jobs=jobs)
         del collector
+        ids = run.ids.strings()
     shown = found if pairs else PairArrays.empty()
     pair_list = PairList(ids, shown.a, shown.b, shown.similarity, shown.distance)
     t_pairs = time.perf_counter()
