@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._gc import collector_paused
+from neardup._memory import give_back_free_heap
 from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_groups, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
@@ -228,6 +229,9 @@ def _in_order(
         if later is not None:
             later.wait()
             later.pool = None
+    # the threads are gone: the free pages of their allocator arenas go back (they would
+    # stay for the rest of the run, beside the walk's memory)
+    give_back_free_heap()
 
 
 class _Ids:
