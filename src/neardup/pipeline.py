@@ -229,9 +229,6 @@ def _in_order(
         if later is not None:
             later.wait()
             later.pool = None
-    # the threads are gone: the free pages of their allocator arenas go back (they would
-    # stay for the rest of the run, beside the walk's memory)
-    give_back_free_heap()
 
 
 class _Ids:
@@ -478,6 +475,9 @@ def dedup(
         id_key=id_key,
         text_key=text_key,
     )
+    # what collection freed (its batches' buffers, the id check's table; with --jobs N also
+    # in the sketching threads' own allocator arenas) goes back before the walk
+    give_back_free_heap()
     t_sketch = time.perf_counter()
     n_new = len(run.ids)
     to_root = None
