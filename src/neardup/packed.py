@@ -70,18 +70,24 @@ class PackedIds(Sequence[str]):
         (2, 'ç', ['ab', 'ç'])
     """
 
-    __slots__ = ("_made", "buf", "offsets")
+    __slots__ = ("_made", "_offsets", "buf")
 
-    def __init__(self, buf: bytes, offsets: I64) -> None:
+    def __init__(self, buf: bytes, offsets: npt.NDArray[np.integer[Any]]) -> None:
         self.buf = buf
-        self.offsets = offsets
+        # 32-bit while kept (a batch's ids are far below 2 GiB): 4 bytes an id less
+        self._offsets = np.asarray(offsets, dtype=np.int32)
         self._made: list[str] | None = None
 
     def __reduce__(self) -> tuple[type[PackedIds], tuple[bytes, I64]]:
         return (PackedIds, (self.buf, self.offsets))
 
+    @property
+    def offsets(self) -> I64:
+        """The ``n + 1`` offsets of the ids in :attr:`buf`."""
+        return self._offsets.astype(np.int64)
+
     def __len__(self) -> int:
-        return len(self.offsets) - 1
+        return len(self._offsets) - 1
 
     def strings(self, *, keep: bool = True) -> list[str]:
         """The ids as strings; with ``keep`` they are kept for the next call."""
