@@ -89,6 +89,11 @@ class PackedIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
+    @property
+    def made(self) -> bool:
+        """Whether the strings were made already (and kept)."""
+        return self._made is not None
+
     def strings(self, *, keep: bool = True) -> list[str]:
         """The ids as strings; with ``keep`` they are kept for the next call."""
         if self._made is not None:

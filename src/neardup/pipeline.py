@@ -243,6 +243,8 @@ class _Ids:
         self._n = 0
 
     def extend(self, ids: Sequence[DocId]) -> None:
+        if isinstance(ids, PackedIds) and ids.made:  # read already (a store): not twice
+            ids = ids.strings()
         self._parts.append(ids)
         self._n += len(ids)
 
