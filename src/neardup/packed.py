@@ -89,6 +89,10 @@ class PackedIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
+    def lengths(self) -> npt.NDArray[np.int32]:
+        """The ids' lengths in bytes."""
+        return np.diff(self._offsets)
+
     @property
     def made(self) -> bool:
         """Whether the strings were made already (and kept)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -232,31 +233,68 @@ def _in_order(
 
 
 class _Ids:
-    """A run's ids in input order, kept as their batches gave them: a packed batch's
-    :class:`~neardup.packed.PackedIds` stay bytes until :meth:`strings`, which a run calls
-    after its bucket walk (the walk's peak memory then holds no string per document)."""
+    """A run's ids in input order. The ids of packed batches (:class:`~neardup.packed.PackedIds`)
+    are copied as bytes into one buffer with their lengths, made into strings by
+    :meth:`strings`, which a run calls after its bucket walk: the walk's peak memory then
+    holds no string per document, and no small buffer per batch stays behind in the
+    sketching threads' allocator arenas, between their big transient ones, to keep them
+    from shrinking."""
 
-    __slots__ = ("_n", "_parts")
+    __slots__ = ("_bytes", "_lengths", "_n", "_parts")
 
     def __init__(self) -> None:
-        self._parts: list[Sequence[DocId]] = []
+        # lists of strings, or the number of ids that come next from the packed buffer
+        self._parts: list[Sequence[DocId] | int] = []
+        self._bytes = bytearray()
+        self._lengths = array("i")  # of the packed ids, in bytes
         self._n = 0
 
     def extend(self, ids: Sequence[DocId]) -> None:
-        if isinstance(ids, PackedIds) and ids.made:  # read already (a store): not twice
-            ids = ids.strings()
-        self._parts.append(ids)
+        if isinstance(ids, PackedIds) and not ids.made:  # (read already by a store: strings)
+            self._bytes += ids.buf
+            self._lengths.frombytes(ids.lengths().tobytes())
+            if self._parts and isinstance(self._parts[-1], int):
+                self._parts[-1] += len(ids)
+            else:
+                self._parts.append(len(ids))
+        else:
+            self._parts.append(list(ids))
         self._n += len(ids)
 
     def __len__(self) -> int:
         return self._n
 
     def strings(self) -> list[DocId]:
-        """Every id, as strings (the parts are let go on the way)."""
-        out: list[DocId] = []
+        """Every id, as strings (kept: the bytes are let go)."""
+        from neardup._kernels import engine
+
+        packed: list[DocId] = []
+        if self._lengths:
+            lengths = np.frombuffer(self._lengths, dtype=np.int32)
+            offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            n = len(lengths)
+            packed = engine.kernels("jsonl").row_ids(
+                np.frombuffer(self._bytes, np.uint8),
+                offsets,
+                np.ones(n, np.uint8),
+                np.arange(n, dtype=np.int64),
+                first_line=0,
+            )
+            del lengths  # (a view of the array)
         parts, self._parts = self._parts, []
-        for part in parts:
-            out.extend(part.strings(keep=False) if isinstance(part, PackedIds) else part)
+        self._bytes, self._lengths = bytearray(), array("i")
+        if len(parts) == 1 and isinstance(parts[0], int):
+            out = packed
+        else:
+            out = []
+            at = 0
+            for part in parts:
+                if isinstance(part, int):
+                    out.extend(packed[at : at + part])
+                    at += part
+                else:
+                    out.extend(part)
         self._parts = [out]
         return out
 
