@@ -820,10 +820,12 @@ def _packed_ids(
     rows: I64,
     row_ids: Callable[[I64], list[str]],
 ) -> Sequence[str]:
-    """The ids of ``rows`` (lines the scanner took) as :class:`PackedIds` when each has its
-    own id and their bytes lie in one piece of ``idbuf``; else as strings."""
-    lo, hi = ioff[rows], ioff[rows + 1]
-    if len(rows) and (kind[rows] != 0).all() and (lo[1:] == hi[:-1]).all():
-        start = int(lo[0])
-        return PackedIds(idbuf[start : int(hi[-1])].tobytes(), np.append(lo, hi[-1]) - start)
+    """The ids of ``rows`` (lines the scanner took, ascending) as :class:`PackedIds` when
+    they are one run of lines that each have their own id; else as strings."""
+    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # no blank line between
+        first, end = int(rows[0]), int(rows[-1]) + 1
+        if (kind[first:end] != 0).all():
+            bounds = ioff[first : end + 1]
+            start = int(bounds[0])
+            return PackedIds(idbuf[start : int(bounds[-1])].tobytes(), bounds - start)
     return row_ids(rows)

@@ -914,12 +914,14 @@ pub fn shared_rows(keys: &[u64], n: usize, bands: usize, threads: usize) -> (Vec
             });
         }
     }
-    let mut any = vec![false; n];
+    // a row is in some band's mask: the words of every band OR-ed, then their bits
+    let mut union = vec![0u64; words];
     for mask in masks.chunks(words.max(1)) {
-        for (r, seen) in any.iter_mut().enumerate() {
-            *seen |= mask[r / 64] >> (r % 64) & 1 == 1;
+        for (u, &m) in union.iter_mut().zip(mask) {
+            *u |= m;
         }
     }
+    let any = (0..n).map(|r| union[r / 64] >> (r % 64) & 1 == 1).collect();
     (masks, any)
 }
 
