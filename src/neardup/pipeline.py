@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 DEFAULT_CLUSTERING = "components"
 #: Clusters of at least this many members are logged as a warning.
 GIANT_CLUSTER = 100
+#: After collecting at least this many documents, a run gives the C allocator's free heap
+#: back to the system before its walk (a smaller run holds little, and a process calling
+#: dedup() often on a few documents would pay for a trim of its whole heap each time).
+TRIM_AFTER = 10_000
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
@@ -515,9 +519,10 @@ def dedup(
         id_key=id_key,
         text_key=text_key,
     )
-    # what collection freed (its batches' buffers, the id check's table; with --jobs N also
-    # in the sketching threads' own allocator arenas) goes back before the walk
-    give_back_free_heap()
+    if len(run.ids) >= TRIM_AFTER:
+        # what collection freed (its batches' buffers, the id check's table; with --jobs N
+        # also in the sketching threads' own allocator arenas) goes back before the walk
+        give_back_free_heap()
     t_sketch = time.perf_counter()
     n_new = len(run.ids)
     to_root = None
