@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import neardup
@@ -153,3 +154,57 @@ def test_center_clustering_keeps_members_near_their_representative(
             assert (c.representative, m) in accepted  # within the threshold of the center
     with pytest.raises(ConfigError, match="clustering must be"):
         neardup.dedup(docs, clustering="chain")
+
+
+def test_a_runs_ids_in_order_whatever_their_batches_held() -> None:
+    """Packed batches' ids are kept as bytes until the walk is done, lists as they are; the
+    strings come back in input order (also when a store read some packed ids already)."""
+    from neardup.packed import PackedIds
+    from neardup.pipeline import _Ids
+
+    ids = _Ids()
+    read = PackedIds(b"ef", np.array([0, 1, 2]))
+    assert list(read) == ["e", "f"] and read.made
+    ids.extend(PackedIds(b"ab\xc3\xa7", np.array([0, 1, 2, 4])))
+    ids.extend(PackedIds(b"d", np.array([0, 1])))
+    ids.extend(["x", "y"])
+    ids.extend(read)
+    ids.extend(PackedIds(b"gh", np.array([0, 2])))
+    assert len(ids) == 9
+    want = ["a", "b", "ç", "d", "x", "y", "e", "f", "gh"]
+    assert ids.strings() == want
+    assert ids.strings() == want  # again: the same
+
+
+def test_the_walk_reads_only_the_sets_it_compares(tmp_path: Path) -> None:
+    """The collector keeps the sets of the rows that share a band key only: a second walk
+    over what it holds then gives the same pairs, and a JSONL run the same clusters as the
+    same documents given as strings."""
+    from neardup.methods import make_method
+    from neardup.packed import PackedBatches
+
+    rng = random.Random(7)
+    words = [f"w{k}" for k in range(400)]
+    base = [" ".join(rng.choice(words) for _ in range(60)) for _ in range(40)]
+    docs = base + [t + " extra" for t in base[:10]]
+    m = make_method("minhash", 0.7)
+    c = m.collector()
+    c.add(
+        np.arange(len(docs), dtype=np.int64),
+        m.sketch([Document(str(i), t) for i, t in enumerate(docs)]),
+    )
+    first = c.pairs()
+    kept = len(c._values)
+    second = c.pairs()
+    assert len(c._values) == kept < sum(len(t.split()) for t in docs)
+    assert first.a.tolist() == second.a.tolist() and first.b.tolist() == second.b.tolist()
+    assert first.similarity.tolist() == second.similarity.tolist()
+    assert sorted(zip(first.a.tolist(), first.b.tolist(), strict=True)) == [
+        (k, k + 40) for k in range(10)
+    ]
+    path = tmp_path / "d.jsonl"
+    path.write_text("".join(f'{{"id": "d{i}", "text": "{t}"}}\n' for i, t in enumerate(docs)))
+    packed = neardup.dedup(PackedBatches(path), threshold=0.7, pairs=False)
+    plain = neardup.dedup([(f"d{i}", t) for i, t in enumerate(docs)], threshold=0.7)
+    assert [c.members for c in packed.clusters] == [c.members for c in plain.clusters]
+    assert packed.doc_ids == [f"d{i}" for i in range(len(docs))]

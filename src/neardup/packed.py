@@ -28,6 +28,7 @@ from neardup.io import DEFAULT_MAX_LINE_BYTES, Document, jsonl_record
 __all__ = [
     "PackedBatches",
     "PackedDocs",
+    "PackedIds",
     "encode_text",
     "pack",
     "read_jsonl_packed",
@@ -55,6 +56,84 @@ BIG_CHUNK_BYTES = 1 << 20
 def _chunk_bytes(size: int) -> int:
     """The chunk size a regular file of ``size`` bytes is read in."""
     return BIG_CHUNK_BYTES if size >= BIG_FILE_BYTES else CHUNK_BYTES
+
+
+class PackedIds(Sequence[str]):
+    """A batch's ids as their UTF-8 bytes: one buffer and ``n + 1`` offsets, made into
+    strings only when read. A run keeps the ids of its packed batches so until its bucket
+    walk is done (:meth:`PackedDocs.id_source`): 100k short ids as ``str`` objects in a list
+    take ~6 MB, which the walk's peak memory then does not hold.
+
+    Examples:
+        >>> ids = PackedIds(b"ab\\xc3\\xa7", np.array([0, 2, 4]))
+        >>> len(ids), ids[1], list(ids)
+        (2, 'ç', ['ab', 'ç'])
+    """
+
+    __slots__ = ("_made", "_offsets", "buf")
+
+    def __init__(self, buf: bytes, offsets: npt.NDArray[np.integer[Any]]) -> None:
+        self.buf = buf
+        # 32-bit while kept (a batch's ids are far below 2 GiB): 4 bytes an id less
+        self._offsets = np.asarray(offsets, dtype=np.int32)
+        self._made: list[str] | None = None
+
+    def __reduce__(self) -> tuple[type[PackedIds], tuple[bytes, I64]]:
+        return (PackedIds, (self.buf, self.offsets))
+
+    @property
+    def offsets(self) -> I64:
+        """The ``n + 1`` offsets of the ids in :attr:`buf`."""
+        return self._offsets.astype(np.int64)
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def lengths(self) -> npt.NDArray[np.int32]:
+        """The ids' lengths in bytes."""
+        return np.diff(self._offsets)
+
+    @property
+    def made(self) -> bool:
+        """Whether the strings were made already (and kept)."""
+        return self._made is not None
+
+    def strings(self, *, keep: bool = True) -> list[str]:
+        """The ids as strings; with ``keep`` they are kept for the next call."""
+        if self._made is not None:
+            return self._made
+        from neardup._kernels import engine
+
+        n = len(self)
+        made: list[str] = engine.kernels("jsonl").row_ids(
+            np.frombuffer(self.buf, np.uint8),
+            self.offsets,
+            np.ones(n, np.uint8),
+            np.arange(n, dtype=np.int64),
+            first_line=0,
+        )
+        if keep:
+            self._made = made
+        return made
+
+    def hashes(self) -> npt.NDArray[np.uint64]:
+        """What ``idset.hash_ids`` gives for these ids, with no string made."""
+        from neardup._kernels import engine
+
+        out: npt.NDArray[np.uint64] = engine.kernels("idset").hash_packed_ids(
+            np.frombuffer(self.buf, np.uint8), self.offsets
+        )
+        return out
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        return self.strings()[k]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.strings())
 
 
 class PackedDocs(Sequence[Document]):
@@ -100,7 +179,14 @@ class PackedDocs(Sequence[Document]):
         """The document ids (``"0"``, ``"1"``, ... when none were given)."""
         if self._ids is None:
             return [str(k) for k in range(self.n_docs)]
+        if isinstance(self._ids, PackedIds):
+            return self._ids.strings()
         return self._ids
+
+    def id_source(self) -> Sequence[str]:
+        """The ids as the batch holds them: :class:`PackedIds` (bytes until read) for the
+        lines of a JSONL file, else what :attr:`ids` gives."""
+        return self._ids if isinstance(self._ids, PackedIds) else self.ids
 
     @property
     def n_docs(self) -> int:
@@ -283,6 +369,8 @@ class PackedBatches:
         spare the check its hashing."""
         from neardup._kernels import engine
 
+        if isinstance(ids, PackedIds):
+            return ids.hashes()
         hashes: npt.NDArray[np.uint64] = engine.kernels("idset").hash_ids(ids)
         return hashes
 
@@ -682,8 +770,11 @@ def _batches(
             buf = texts[int(toff[rows[0]]) : int(toff[rows[-1] + 1])]
             if len(buf) != offsets[-1]:  # pragma: no cover - the scanner's invariant
                 raise AssertionError("packed JSONL texts are not contiguous")
-            ids = row_ids(rows)
-            yield PackedDocs(buf, offsets, ids), lines, line_spans
+            yield (
+                PackedDocs(buf, offsets, _packed_ids(idbuf, ioff, kind, rows, row_ids)),
+                lines,
+                line_spans,
+            )
             continue
         ids = []
         parts: list[bytes] = []
@@ -720,3 +811,21 @@ def _unpaired(raw: bytes, ioff: I64) -> npt.NDArray[np.bool_]:
             out[int(np.searchsorted(ioff, at, side="right")) - 1] = True
         at = raw.find(b"\xed", at + 1)
     return out
+
+
+def _packed_ids(
+    idbuf: U8,
+    ioff: I64,
+    kind: npt.NDArray[np.uint8],
+    rows: I64,
+    row_ids: Callable[[I64], list[str]],
+) -> Sequence[str]:
+    """The ids of ``rows`` (lines the scanner took, ascending) as :class:`PackedIds` when
+    they are one run of lines that each have their own id; else as strings."""
+    if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # no blank line between
+        first, end = int(rows[0]), int(rows[-1]) + 1
+        if (kind[first:end] != 0).all():
+            bounds = ioff[first : end + 1]
+            start = int(bounds[0])
+            return PackedIds(idbuf[start : int(bounds[-1])].tobytes(), bounds - start)
+    return row_ids(rows)

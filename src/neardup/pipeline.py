@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,11 +23,12 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup._gc import collector_paused
+from neardup._memory import give_back_free_heap
 from neardup.cluster import CLUSTERINGS, ClusterStats, cluster_groups, cluster_roots, cluster_stats
 from neardup.errors import ConfigError, InputError, NeardupError
 from neardup.io import Document
 from neardup.methods import Method, PairArrays, make_method, method_info
-from neardup.packed import PackedBatches, PackedDocs
+from neardup.packed import PackedBatches, PackedDocs, PackedIds
 from neardup.report import Cluster, DedupResult, PairList
 from neardup.report.results import many_clusters
 from neardup.types import DocId
@@ -43,6 +45,10 @@ log = logging.getLogger(__name__)
 DEFAULT_CLUSTERING = "components"
 #: Clusters of at least this many members are logged as a warning.
 GIANT_CLUSTER = 100
+#: After collecting at least this many documents, a run gives the C allocator's free heap
+#: back to the system before its walk (a smaller run holds little, and a process calling
+#: dedup() often on a few documents would pay for a trim of its whole heap each time).
+TRIM_AFTER = 10_000
 
 #: Progress callback: ``(stage, items_done)``; called after each batch.
 Progress = Callable[[str, int], None]
@@ -230,11 +236,78 @@ def _in_order(
             later.pool = None
 
 
+class _Ids:
+    """A run's ids in input order. The ids of packed batches (:class:`~neardup.packed.PackedIds`)
+    are copied as bytes into one buffer with their lengths, made into strings by
+    :meth:`strings`, which a run calls after its bucket walk: the walk's peak memory then
+    holds no string per document, and no small buffer per batch stays behind in the
+    sketching threads' allocator arenas, between their big transient ones, to keep them
+    from shrinking."""
+
+    __slots__ = ("_bytes", "_lengths", "_n", "_parts")
+
+    def __init__(self) -> None:
+        # lists of strings, or the number of ids that come next from the packed buffer
+        self._parts: list[Sequence[DocId] | int] = []
+        self._bytes = bytearray()
+        self._lengths = array("i")  # of the packed ids, in bytes
+        self._n = 0
+
+    def extend(self, ids: Sequence[DocId]) -> None:
+        if isinstance(ids, PackedIds) and not ids.made:  # (read already by a store: strings)
+            self._bytes += ids.buf
+            self._lengths.frombytes(ids.lengths().tobytes())
+            if self._parts and isinstance(self._parts[-1], int):
+                self._parts[-1] += len(ids)
+            else:
+                self._parts.append(len(ids))
+        else:
+            self._parts.append(list(ids))
+        self._n += len(ids)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def strings(self) -> list[DocId]:
+        """Every id, as strings (kept: the bytes are let go)."""
+        from neardup._kernels import engine
+
+        packed: list[DocId] = []
+        if self._lengths:
+            lengths = np.frombuffer(self._lengths, dtype=np.int32)
+            offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            n = len(lengths)
+            packed = engine.kernels("jsonl").row_ids(
+                np.frombuffer(self._bytes, np.uint8),
+                offsets,
+                np.ones(n, np.uint8),
+                np.arange(n, dtype=np.int64),
+                first_line=0,
+            )
+            del lengths  # (a view of the array)
+        parts, self._parts = self._parts, []
+        self._bytes, self._lengths = bytearray(), array("i")
+        if len(parts) == 1 and isinstance(parts[0], int):
+            out = packed
+        else:
+            out = []
+            at = 0
+            for part in parts:
+                if isinstance(part, int):
+                    out.extend(packed[at : at + part])
+                    at += part
+                else:
+                    out.extend(part)
+        self._parts = [out]
+        return out
+
+
 @dataclass
 class _Run:
     """What one run gathers besides the collector: ids, skips, stored matches, fields."""
 
-    ids: list[DocId]
+    ids: _Ids
     skipped: int
     seen: list[tuple[str, int, float, int | None]]  # (stored key, position, sim, dist)
     fields: list[Mapping[str, Any] | None] | None
@@ -253,20 +326,20 @@ def _collect(
     text_key: str,
 ) -> tuple[Any, _Run]:
     collector = m.collector()
-    run = _Run([], 0, [], None)
+    run = _Run(_Ids(), 0, [], None)
     later = _Later()  # the collector's copies of each batch's rows, on the sketching threads
 
     def remember(batch: Sequence[Document]) -> None:
         if isinstance(batch, PackedDocs):
             if run.fields is not None:
                 run.fields.extend([None] * len(batch))
-            run.ids.extend(batch.ids)
+            run.ids.extend(batch.id_source())  # packed ids stay bytes until the walk is done
             return
         if run.fields is None and any(d.fields for d in batch):
             run.fields = [None] * len(run.ids)
         if run.fields is not None:
             run.fields.extend(d.fields for d in batch)
-        run.ids.extend(d.id for d in batch)
+        run.ids.extend([d.id for d in batch])
 
     def stored(batch: Sequence[Document], payload: Any, base: int) -> None:
         if known is None:
@@ -293,10 +366,10 @@ def _collect(
             m,
             docs.scans(),
             jobs,
-            lambda batch, hashes: check_ids(cast(PackedDocs, batch).ids, hashes),
+            lambda batch, hashes: check_ids(cast(PackedDocs, batch).id_source(), hashes),
             collector.prepare,
             later,
-            lambda batch: docs.id_hashes(cast(PackedDocs, batch).ids),
+            lambda batch: docs.id_hashes(cast(PackedDocs, batch).id_source()),
         )
     else:
         stream = to_documents(docs, id_key=id_key, text_key=text_key)
@@ -446,13 +519,17 @@ def dedup(
         id_key=id_key,
         text_key=text_key,
     )
+    if len(run.ids) >= TRIM_AFTER:
+        # what collection freed (its batches' buffers, the id check's table; with --jobs N
+        # also in the sketching threads' own allocator arenas) goes back before the walk
+        give_back_free_heap()
     t_sketch = time.perf_counter()
-    ids = run.ids
-    n_new = len(ids)
+    n_new = len(run.ids)
     to_root = None
     if pairs or run.seen or clustering != "components":
         found = collector.pairs(jobs=jobs)
         del collector  # its band keys and sets (most of a run's memory) are not read again
+        ids = run.ids.strings()  # after the walk: its peak holds no string per document
         if run.seen:
             ids, found = _with_stored(ids, found, run.seen)
         roots, to_root = cluster_roots(
@@ -460,8 +537,9 @@ def dedup(
         )
     else:
         found = PairArrays.empty()
-        roots = collector.components(len(ids), jobs=jobs)
+        roots = collector.components(n_new, jobs=jobs)
         del collector
+        ids = run.ids.strings()
     shown = found if pairs else PairArrays.empty()
     pair_list = PairList(ids, shown.a, shown.b, shown.similarity, shown.distance)
     t_pairs = time.perf_counter()

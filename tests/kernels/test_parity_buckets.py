@@ -208,3 +208,97 @@ def test_roots_of_a_shared_walk_on_big_buckets(seed: int, threshold: float, thre
     want = native.bucket_pairs_verified(*args, True, 0, bands)[3]
     for _ in range(3):
         assert native.bucket_roots(*args, threads).tolist() == want.tolist()
+
+
+@given(corpora(), st.integers(1, 3))
+def test_shared_rows_and_compaction(data: dict[str, Any], threads: int) -> None:
+    native, reference = native_pair("buckets")
+    keys = data["keys"]
+    masks, shared = both(native.shared_rows, reference.shared_rows, keys, threads)
+    n, bands = keys.shape
+    # a row is shared when another row has its key in that band
+    for b in range(bands):
+        want = [(keys[:, b] == keys[r, b]).sum() > 1 for r in range(n)]
+        assert [
+            bool(masks[b, r // 64] >> np.uint64(r % 64) & np.uint64(1)) for r in range(n)
+        ] == want
+    assert shared.tolist() == [
+        any((keys[:, b] == keys[r, b]).sum() > 1 for b in range(bands)) for r in range(n)
+    ]
+    values = data["values"].astype(np.uint32)
+    compacted = []
+    for kern in (native, reference):
+        v, o = values.copy(), data["offsets"].copy()
+        m = kern.compact_sets(v, o, shared)
+        compacted.append((m, v[:m].tolist(), o.tolist()))
+    assert compacted[0] == compacted[1]
+    m, kept, offsets = compacted[0]
+    old = data["offsets"]
+    runs = [values[old[r] : old[r + 1]].tolist() if shared[r] else [] for r in range(n)]
+    assert [kept[offsets[r] : offsets[r + 1]] for r in range(n)] == runs
+    assert m == offsets[-1]
+
+
+@given(corpora(), thresholds, st.booleans(), st.integers(1, 3))
+def test_a_walk_given_the_masks(
+    data: dict[str, Any], threshold: float, join: bool, threads: int
+) -> None:
+    """The walk of the shared rows' compacted sets, given their masks: the walk of every set
+    (as a run makes it), on both backends."""
+    native, reference = native_pair("buckets")
+    keys, offsets = data["keys"], data["offsets"]
+    values = data["values"].astype(np.uint32)
+    n = keys.shape[0]
+    sigs = np.empty((n, 0), np.uint32)
+    whole = native.set_profiles(values, offsets)
+    lo, hi = data["band_start"], data["band_end"]
+    want = both(
+        native.bucket_pairs_verified, reference.bucket_pairs_verified,
+        keys, values, offsets, sigs, *whole, True, threshold, join, lo, hi,
+    )  # fmt: skip
+    masks, shared = native.shared_rows(keys, threads)
+    v, o = values.copy(), offsets.copy()
+    m = native.compact_sets(v, o, shared)
+    for kern in (native, reference):
+        got = kern.bucket_pairs_verified(
+            keys, v[:m], o, sigs, *whole, True, threshold, join, lo, hi, masks
+        )
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g, w)
+        roots = kern.bucket_roots(keys, v[:m], o, sigs, *whole, True, threshold, threads, masks)
+        full = native.bucket_roots(keys, values, offsets, sigs, *whole, True, threshold, 1)
+        assert np.array_equal(roots, full)
+
+
+def test_masks_of_another_shape() -> None:
+    native, reference = native_pair("buckets")
+    keys = np.zeros((3, 2), dtype=U64)
+    values = np.array([1, 2, 3, 4], dtype=U64)
+    offsets = np.array([0, 1, 2, 4], dtype=I64)
+    sigs = np.zeros((3, 0), np.uint32)
+    prof, big = reference.set_profiles(values, offsets)
+    for masks in (np.zeros((1, 1), U64), np.zeros((2, 2), U64)):
+        with pytest.raises(ConfigError):
+            both(
+                native.bucket_pairs_verified, reference.bucket_pairs_verified,
+                keys, values, offsets, sigs, prof, big, True, 0.5, False, 0, 2, masks,
+            )  # fmt: skip
+        with pytest.raises(ConfigError):
+            both(
+                native.bucket_roots, reference.bucket_roots,
+                keys, values, offsets, sigs, prof, big, True, 0.5, 2, masks,
+            )  # fmt: skip
+    with pytest.raises(ConfigError):
+        both(native.shared_rows, reference.shared_rows, keys, 0)
+
+
+def test_compaction_errors() -> None:
+    native, reference = native_pair("buckets")
+    values = np.array([1, 2, 3], np.uint32)
+    for offsets, keep in (
+        (np.array([0, 1, 3], I64), np.array([True], np.bool_)),
+        (np.array([0, 2, 1], I64), np.array([True, False], np.bool_)),
+        (np.array([0, 1, 2], I64), np.array([True, False], np.bool_)),
+    ):
+        with pytest.raises(ConfigError):
+            both(native.compact_sets, reference.compact_sets, values, offsets, keep)

@@ -75,3 +75,27 @@ def test_hash_ids_the_same_errors() -> None:
             module.hash_ids(["a", 3])
         errors.append(str(caught.value))
     assert errors[0] == errors[1]
+
+
+@given(st.lists(ids, max_size=8))
+def test_packed_ids_hash_as_their_strings(batch: list[str]) -> None:
+    native, reference = native_pair("idset")
+    raw = [d.encode("utf-8", "surrogatepass") for d in batch]
+    buf = np.frombuffer(b"".join(raw), np.uint8)
+    offsets = np.cumsum([0] + [len(r) for r in raw]).astype(np.int64)
+    got = native.hash_packed_ids(buf, offsets)
+    assert got.dtype == np.uint64
+    assert got.tolist() == reference.hash_packed_ids(buf, offsets).tolist()
+    assert got.tolist() == native.hash_ids(batch).tolist()
+
+
+@pytest.mark.parametrize("offsets", [[], [-1, 0], [0, 2, 1], [0, 9]])
+def test_packed_ids_errors(offsets: list[int]) -> None:
+    native, reference = native_pair("idset")
+    buf = np.frombuffer(b"abc", np.uint8)
+    errors = []
+    for module in (native, reference):
+        with pytest.raises(ConfigError) as caught:
+            module.hash_packed_ids(buf, np.array(offsets, np.int64))
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]

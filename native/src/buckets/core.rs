@@ -77,6 +77,10 @@ pub struct Walk<'a, V> {
     pub exact: bool,
     pub threshold: f64,
     pub join: bool,
+    /// Each band's rows that share its key with another row (`shared_rows`'s masks:
+    /// `bands` runs of `n.div_ceil(64)` words), or empty: the grouping of a band then
+    /// takes only those rows (the others are buckets of one row, which no walk reads).
+    pub masks: &'a [u64],
 }
 
 /// What a walk found: accepted pairs `a < b` with their similarity (in walk order), each
@@ -230,6 +234,15 @@ const UNSEEN: u8 = 0;
 const DISTINCT: u8 = 1;
 const REPEATS: u8 = 2;
 
+impl<V> Walk<'_, V> {
+    /// Band `band`'s mask of rows (see `masks`), if the walk has masks.
+    #[inline]
+    fn mask(&self, band: usize) -> Option<&[u64]> {
+        let words = self.n.div_ceil(64);
+        (!self.masks.is_empty()).then(|| &self.masks[band * words..(band + 1) * words])
+    }
+}
+
 impl<V: Member> Walk<'_, V> {
     #[inline]
     fn size(&self, r: usize) -> i64 {
@@ -374,7 +387,7 @@ impl<V: Member> Walk<'_, V> {
         let mut roots: Vec<u32> = Vec::new(); // of the members, with join
         let mut before: Vec<u64> = Vec::new(); // the members' keys of the earlier bands
         for band in band_start..band_end {
-            groups.group(self.keys, self.bands, band);
+            groups.group_part(self.keys, self.bands, band, 0, 1, self.mask(band));
             for bucket in 0..groups.buckets() {
                 let members = groups.members(bucket);
                 let e = members.len();
@@ -604,7 +617,7 @@ impl<V: Member + Sync> Walk<'_, V> {
                 let k = u - whole;
                 (whole + k / LAST_PARTS, k % LAST_PARTS, LAST_PARTS)
             };
-            groups.group_part(self.keys, self.bands, band, part, parts);
+            groups.group_part(self.keys, self.bands, band, part, parts, self.mask(band));
             for bucket in 0..groups.buckets() {
                 let members = groups.members(bucket);
                 let e = members.len();
@@ -670,6 +683,7 @@ struct Groups {
     count: Vec<u32>, // each bucket's rows, then its place among the kept buckets (or EMPTY)
     start: Vec<u32>, // each kept bucket's first place in `rows`, and one past the last
     rows: Vec<u32>,
+    sel: Vec<u32>, // the rows of a band's mask
 }
 
 /// A slot of the table: a key and its bucket's id (`base` + the bucket), 12 bytes (packed:
@@ -705,22 +719,53 @@ impl Groups {
             count: vec![0; n + 1], // the buckets, and bucket 0 of a part's other rows
             start: Vec::new(),
             rows: Vec::new(),
+            sel: Vec::new(),
         }
     }
 
+    #[cfg(test)]
     fn group(&mut self, keys: &[u64], bands: usize, band: usize) {
-        self.group_part(keys, bands, band, 0, 1);
+        self.group_part(keys, bands, band, 0, 1, None);
     }
 
     /// The buckets of band column `band` whose key falls in part `part` of `parts` (a
     /// bucket's rows share its key, so the parts of a band hold all its buckets once each):
     /// the rows of the other parts go to bucket 0, which is never kept.
-    fn group_part(&mut self, keys: &[u64], bands: usize, band: usize, part: usize, parts: usize) {
+    ///
+    /// With `mask` (the band's rows that share its key with another row, `n.div_ceil(64)`
+    /// words) only those rows are taken: the same kept buckets, without a table lookup for
+    /// each row of a bucket of one (most rows in most bands).
+    fn group_part(
+        &mut self,
+        keys: &[u64],
+        bands: usize,
+        band: usize,
+        part: usize,
+        parts: usize,
+        mask: Option<&[u64]>,
+    ) {
         let n = self.n;
         assert!(
             band < bands && keys.len() >= n * bands,
             "keys is (n, bands)"
         );
+        if let Some(mask) = mask {
+            assert!(
+                mask.len() == n.div_ceil(64),
+                "a mask word for every 64 rows"
+            );
+            self.sel.clear();
+            for (w, &word) in mask.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let r = w * 64 + bits.trailing_zeros() as usize;
+                    assert!(r < n, "a mask bit past the rows");
+                    self.sel.push(r as u32);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        let masked = mask.is_some();
         // ids from 1 (a slot of id 0 was never set); past the last column's ids
         let base = match self.base.checked_add(1 + n as u32) {
             Some(_) if self.base > 0 => self.base,
@@ -746,17 +791,32 @@ impl Groups {
             count[0] = 0; // bucket 0: the rows of the other parts (never kept)
             buckets = 1;
         }
-        for (r, row_id) in id.iter_mut().enumerate() {
+        let sel = &self.sel[..];
+        let taken = if masked { sel.len() } else { n };
+        // the row taken `k`-th: every row, or the mask's rows in order
+        let row_at = |k: usize| -> usize {
+            if masked {
+                // SAFETY: k < sel.len()
+                unsafe { *sel.get_unchecked(k) as usize }
+            } else {
+                k
+            }
+        };
+        for k in 0..taken {
+            let r = row_at(k);
             #[cfg(target_arch = "x86_64")]
-            if r + AHEAD < n {
+            if k + AHEAD < taken {
                 use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                let ahead = row_at(k + AHEAD);
                 // SAFETY: the row lies in keys (asserted above)
-                let at = slot(unsafe { *keys.get_unchecked((r + AHEAD) * bands + band) });
+                let at = slot(unsafe { *keys.get_unchecked(ahead * bands + band) });
                 // SAFETY: a prefetch reads nothing; the address lies in the table.
                 unsafe { _mm_prefetch::<_MM_HINT_T0>(slots.as_ptr().wrapping_add(at).cast()) };
             }
             // SAFETY: the row lies in keys (asserted above)
             let key = unsafe { *keys.get_unchecked(r * bands + band) };
+            // SAFETY: r < n, the length of id
+            let row_id = unsafe { id.get_unchecked_mut(r) };
             if parts > 1 && part_of(key, parts) != part {
                 *row_id = 0;
                 continue;
@@ -801,9 +861,10 @@ impl Groups {
         let mut next = self.start.clone();
         self.start.push(sum);
         self.rows.resize(sum as usize, 0);
-        for (r, &b) in id.iter().enumerate() {
-            // SAFETY: every row's bucket is below `buckets`
-            let kept = unsafe { *count.get_unchecked(b as usize) };
+        for k in 0..taken {
+            let r = row_at(k);
+            // SAFETY: r < n; every taken row's bucket is below `buckets`
+            let kept = unsafe { *count.get_unchecked(*id.get_unchecked(r) as usize) };
             if kept != EMPTY {
                 let place = &mut next[kept as usize];
                 self.rows[*place as usize] = r as u32;
@@ -819,6 +880,118 @@ impl Groups {
     fn members(&self, bucket: usize) -> &[u32] {
         &self.rows[self.start[bucket] as usize..self.start[bucket + 1] as usize]
     }
+}
+
+/// Which rows share their key of some band column of `keys` (row-major `(n, bands)`) with
+/// another row: each band's rows as a mask (`bands` runs of `n.div_ceil(64)` words, bit
+/// `r % 64` of word `r / 64`), and each row's "in some band" (the only rows whose sets a
+/// walk ever reads: a bucket of one row has no pair). A walk given the masks groups only
+/// their rows, which pays for this pass.
+///
+/// One table of keys per thread, reused column by column (its slots tagged as [`Groups`]
+/// tags them, so no clearing per column), each slot holding a key and the first row that
+/// had it; a key met again marks both rows. No bucket ids, counts or row lists: the table
+/// (12 bytes a slot, at most half full) is what it adds to the run's memory, whose peak is
+/// right here, after collection. `threads` threads take the bands in turn.
+pub fn shared_rows(keys: &[u64], n: usize, bands: usize, threads: usize) -> (Vec<u64>, Vec<bool>) {
+    assert!(keys.len() >= n * bands, "keys is (n, bands)");
+    assert!(n < u32::MAX as usize, "fewer than 2**32 - 1 rows");
+    let words = n.div_ceil(64);
+    let mut masks = vec![0u64; bands * words];
+    if n >= 2 && words > 0 {
+        let threads = threads.clamp(1, bands.max(1));
+        let mut mine: Vec<Vec<(usize, &mut [u64])>> = (0..threads).map(|_| Vec::new()).collect();
+        for (band, mask) in masks.chunks_mut(words).enumerate() {
+            mine[band % threads].push((band, mask));
+        }
+        if threads == 1 {
+            mark_shared(keys, n, bands, mine.pop().unwrap_or_default());
+        } else {
+            std::thread::scope(|scope| {
+                for share in mine {
+                    scope.spawn(move || mark_shared(keys, n, bands, share));
+                }
+            });
+        }
+    }
+    // a row is in some band's mask: the words of every band OR-ed, then their bits
+    let mut union = vec![0u64; words];
+    for mask in masks.chunks(words.max(1)) {
+        for (u, &m) in union.iter_mut().zip(mask) {
+            *u |= m;
+        }
+    }
+    let any = (0..n).map(|r| union[r / 64] >> (r % 64) & 1 == 1).collect();
+    (masks, any)
+}
+
+/// The marks of [`shared_rows`] for some bands, each with its mask.
+fn mark_shared(keys: &[u64], n: usize, bands: usize, share: Vec<(usize, &mut [u64])>) {
+    let slots = (2 * n).next_power_of_two();
+    let (shift, mask) = (64 - slots.trailing_zeros(), slots - 1);
+    let slot = |key: u64| (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize;
+    let mut table = vec![Slot::default(); slots];
+    // a slot holds `base + row` of the first row with its key in this column; below: free
+    let mut base = 1u32;
+    const AHEAD: usize = 16;
+    for (band, marks) in share {
+        if base.checked_add(n as u32).is_none() {
+            table.fill(Slot::default());
+            base = 1;
+        }
+        for r in 0..n {
+            #[cfg(target_arch = "x86_64")]
+            if r + AHEAD < n {
+                use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                // SAFETY: the row lies in keys (asserted by the caller)
+                let at = slot(unsafe { *keys.get_unchecked((r + AHEAD) * bands + band) });
+                // SAFETY: a prefetch reads nothing; the address lies in the table.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(table.as_ptr().wrapping_add(at).cast()) };
+            }
+            // SAFETY: the row lies in keys (asserted by the caller)
+            let key = unsafe { *keys.get_unchecked(r * bands + band) };
+            let mut at = slot(key);
+            loop {
+                // SAFETY: `at` is masked to the table's power-of-two length
+                let s = unsafe { table.get_unchecked_mut(at) };
+                if s.id < base {
+                    *s = Slot {
+                        key,
+                        id: base + r as u32,
+                    };
+                    break;
+                }
+                if s.key == key {
+                    let first = (s.id - base) as usize;
+                    marks[r / 64] |= 1 << (r % 64);
+                    marks[first / 64] |= 1 << (first % 64);
+                    break;
+                }
+                at = (at + 1) & mask;
+            }
+        }
+        base += n as u32;
+    }
+}
+
+/// Keep the runs `values[offsets[r]..offsets[r + 1]]` of the rows with `keep[r]`, in order,
+/// at the front of `values` (moved in place), and make the other rows' runs empty: `offsets`
+/// is rewritten to the new runs. Returns the values kept (the new `offsets[n]`).
+pub fn compact_runs<V: Copy>(values: &mut [V], offsets: &mut [i64], keep: &[bool]) -> usize {
+    let n = offsets.len() - 1;
+    let mut to = 0usize;
+    let mut start = offsets[0] as usize;
+    offsets[0] = 0;
+    for r in 0..n {
+        let end = offsets[r + 1] as usize;
+        if keep[r] {
+            values.copy_within(start..end, to);
+            to += end - start;
+        }
+        offsets[r + 1] = to as i64;
+        start = end;
+    }
+    to
 }
 
 #[cfg(test)]
@@ -845,6 +1018,7 @@ mod tests {
                 exact: true,
                 threshold: 0.5,
                 join,
+                masks: &[],
             };
             let found = walk.run(0, 2);
             assert_eq!(found.a, vec![0, 1]);
@@ -980,10 +1154,27 @@ mod tests {
                 exact: true,
                 threshold,
                 join,
+                masks: &[],
             };
             let (fast, slow) = (walk.run(0, bands), walk.run_on::<false>(0, bands));
             assert_eq!((&fast.a, &fast.b, &fast.sim), (&slow.a, &slow.b, &slow.sim));
             assert_eq!((&fast.roots, fast.verified), (&slow.roots, slow.verified));
+            // the walk given the shared rows' masks: the same walk
+            let (masks, _) = shared_rows(&keys, n, bands, 2);
+            let masked = Walk {
+                masks: &masks,
+                ..walk
+            };
+            for found in [masked.run(0, bands), masked.run_on::<false>(0, bands)] {
+                assert_eq!(
+                    (&found.a, &found.b, &found.sim),
+                    (&slow.a, &slow.b, &slow.sim)
+                );
+                assert_eq!((&found.roots, found.verified), (&slow.roots, slow.verified));
+            }
+            if join {
+                assert_eq!(masked.roots_shared(2), slow.roots);
+            }
             assert!(fast.verified > 0 && (threshold > 0.5 || !slow.a.is_empty()));
             if join {
                 assert_eq!(walk.roots_shared(2), slow.roots);
@@ -1012,7 +1203,7 @@ mod tests {
             for parts in [2, 3] {
                 let mut got: Vec<Vec<u32>> = Vec::new();
                 for part in 0..parts {
-                    groups.group_part(&keys, 2, band, part, parts);
+                    groups.group_part(&keys, 2, band, part, parts, None);
                     got.extend((0..groups.buckets()).map(|b| groups.members(b).to_vec()));
                 }
                 got.sort();
@@ -1057,11 +1248,42 @@ mod tests {
             exact: true,
             threshold: 0.8,
             join: true,
+            masks: &[],
         };
         let want = walk.run(0, bands).roots;
         for threads in [1, 2, 3, 8] {
             assert_eq!(walk.roots_shared(threads), want);
         }
+    }
+
+    #[test]
+    fn shared_rows_are_the_rows_of_a_bucket_of_two() {
+        // (5, 2): rows 0 and 3 share band 0's key 7; rows 1 and 4 share band 1's key 9
+        let keys = [7u64, 1, 8, 9, 2, 3, 7, 4, 5, 9];
+        for threads in 1..4 {
+            let (masks, any) = shared_rows(&keys, 5, 2, threads);
+            assert_eq!(masks, vec![0b01001, 0b10010]);
+            assert_eq!(any, vec![true, true, false, true, true]);
+        }
+        assert_eq!(shared_rows(&keys[..2], 1, 2, 1), (vec![0, 0], vec![false]));
+        assert_eq!(shared_rows(&[], 0, 3, 2), (vec![], vec![]));
+        // many columns, so that the tags of the table go past a column's rows
+        let many: Vec<u64> = (0..70u64)
+            .flat_map(|r| (0..30u64).map(move |b| b * 1000 + r / 2))
+            .collect();
+        let (masks, any) = shared_rows(&many, 70, 30, 2);
+        assert!(any.iter().all(|&s| s));
+        assert!(masks.chunks(2).all(|m| m == [u64::MAX, 0b111111]));
+    }
+
+    #[test]
+    fn compaction_keeps_the_runs_of_the_kept_rows() {
+        let mut values = [1u32, 2, 3, 4, 5, 6, 7];
+        let mut offsets = [0i64, 2, 2, 5, 7];
+        let kept = compact_runs(&mut values, &mut offsets, &[false, true, true, false]);
+        assert_eq!(kept, 3);
+        assert_eq!(&values[..3], &[3, 4, 5]);
+        assert_eq!(offsets, [0, 0, 0, 3, 3]);
     }
 
     #[test]

@@ -93,8 +93,38 @@ fn hash_ids<'py>(py: Python<'py>, ids: &Bound<'py, PyAny>) -> PyResult<Bound<'py
     Ok(out.into_pyarray(py))
 }
 
+/// The hash of each id of a packed batch, id ``k`` being ``buf[offsets[k]:offsets[k + 1]]``
+/// (its UTF-8 bytes): what ``hash_ids`` gives for the decoded ids, with no string made.
+#[pyfunction]
+fn hash_packed_ids<'py>(
+    py: Python<'py>,
+    buf: PyReadonlyArray1<'py, u8>,
+    offsets: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let (b, o) = (slice(&buf)?, slice(&offsets)?);
+    let ok = !o.is_empty()
+        && o[0] >= 0
+        && o.windows(2).all(|w| w[0] <= w[1])
+        && o[o.len() - 1] as u64 <= b.len() as u64;
+    if !ok {
+        return Err(config_error(
+            py,
+            "offsets must start at 0 or later, never decrease and end within the buffer; \
+             pass the ids' boundaries"
+                .to_string(),
+        ));
+    }
+    let out: Vec<u64> = py.detach(|| {
+        o.windows(2)
+            .map(|w| id_hash(&b[w[0] as usize..w[1] as usize]))
+            .collect()
+    });
+    Ok(out.into_pyarray(py))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IdSet>()?;
     m.add_function(wrap_pyfunction!(hash_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(hash_packed_ids, m)?)?;
     Ok(())
 }

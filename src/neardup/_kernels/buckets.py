@@ -21,7 +21,7 @@ from neardup._kernels.sets import (
 )
 from neardup.errors import ConfigError
 
-__all__ = ["bucket_pairs_verified", "bucket_roots", "set_profiles"]
+__all__ = ["bucket_pairs_verified", "bucket_roots", "compact_sets", "set_profiles", "shared_rows"]
 
 U64 = npt.NDArray[np.uint64]
 U32 = npt.NDArray[np.uint32]
@@ -132,6 +132,7 @@ def _check(
     threshold: float,
     band_start: int,
     band_end: int,
+    masks: U64 | None = None,
 ) -> None:
     n, bands = keys.shape
     if not 0.0 <= threshold <= 1.0:
@@ -150,6 +151,7 @@ def _check(
         raise ConfigError("sigs must have at least one column (slot)")
     if exact and prof.shape[1] == PROFILE and (prof.shape[0] != n or len(big) != n):
         raise ConfigError("prof and big must have one row per row of keys")
+    _check_masks(masks, keys)
     if exact:
         check_offsets(offsets, len(values))
         check_sorted_runs(values, offsets)
@@ -167,6 +169,7 @@ def bucket_pairs_verified(
     join: bool,
     band_start: int,
     band_end: int,
+    masks: U64 | None = None,
 ) -> tuple[I64, I64, F64, I64, int]:
     """Verify every candidate pair of band columns ``band_start .. band_end - 1`` of ``keys``
     (``(n, bands)``), each once, by exact Jaccard of the sorted sets ``values``/``offsets``
@@ -182,12 +185,15 @@ def bucket_pairs_verified(
         order, each row's cluster root (its smallest member) and how many pairs were
         compared.
 
+    ``masks`` (:func:`shared_rows`'s, or ``None``) only spare the native walk the rows of
+    buckets of one; the results do not depend on them.
+
     Raises:
         ConfigError: the arrays do not fit each other or the threshold is not in [0, 1].
     """
     n = keys.shape[0]
     band_start, band_end, threshold = int(band_start), int(band_end), float(threshold)
-    _check(keys, values, offsets, sigs, prof, big, exact, threshold, band_start, band_end)
+    _check(keys, values, offsets, sigs, prof, big, exact, threshold, band_start, band_end, masks)
     u, v = _candidates(keys, band_start, band_end)
     if exact:
         passing = np.ones(len(u), dtype=bool)
@@ -243,6 +249,7 @@ def bucket_roots(
     exact: bool,
     threshold: float,
     threads: int,
+    masks: U64 | None = None,
 ) -> I64:
     """Each row's cluster root (its smallest member): the roots of
     :func:`bucket_pairs_verified` in join mode over every band column. The native walk
@@ -263,6 +270,61 @@ def bucket_roots(
     if int(threads) < 1:
         raise ConfigError(f"threads must be at least 1, got {int(threads)}")
     found = bucket_pairs_verified(
-        keys, values, offsets, sigs, prof, big, exact, threshold, True, 0, bands
+        keys, values, offsets, sigs, prof, big, exact, threshold, True, 0, bands, masks
     )
     return found[3]
+
+
+def shared_rows(keys: U64, threads: int) -> tuple[U64, npt.NDArray[np.bool_]]:
+    """Which rows share their key of some band column of ``keys`` (``(n, bands)``) with
+    another row: each band's rows as ``(bands, ceil(n / 64))`` mask words (bit ``r % 64`` of
+    word ``r // 64``), which a walk takes (``masks=``), and each row's "in some band" (the
+    only rows whose sets a walk reads: a bucket of one row has no pair). The native kernel
+    takes the bands on ``threads`` threads.
+
+    Raises:
+        ConfigError: ``keys`` has 2**32 - 1 rows or more, or ``threads`` is below 1.
+    """
+    n, bands = keys.shape
+    if n >= 2**32 - 1:
+        raise ConfigError(f"keys has {n} rows; the walk takes fewer than 2**32 - 1")
+    if int(threads) < 1:
+        raise ConfigError(f"threads must be at least 1, got {int(threads)}")
+    words = -(-n // 64)
+    bits = np.zeros((bands, words * 64), dtype=np.bool_)
+    for band in range(bands):
+        _, inverse, counts = np.unique(keys[:, band], return_inverse=True, return_counts=True)
+        bits[band, :n] = counts[inverse.reshape(-1)] > 1
+    packed = np.packbits(bits.reshape(bands, words, 64)[:, :, ::-1], axis=2)  # bit 0 first
+    masks = packed.view(">u8").reshape(bands, words).astype(np.uint64)
+    shared: npt.NDArray[np.bool_] = np.asarray(bits[:, :n].any(axis=0), dtype=np.bool_)
+    return masks, shared
+
+
+def _check_masks(masks: U64 | None, keys: U64) -> None:
+    n, bands = keys.shape
+    if masks is not None and masks.shape != (bands, -(-n // 64)):
+        raise ConfigError(
+            f"masks must be shared_rows(keys)[0]: ({bands}, {-(-n // 64)}) words, "
+            f"got {tuple(masks.shape)}"
+        )
+
+
+def compact_sets(values: U32, offsets: I64, keep: npt.NDArray[np.bool_]) -> int:
+    """Move the runs ``values[offsets[r]:offsets[r + 1]]`` of the rows with ``keep[r]`` to the
+    front of ``values``, in order (in place), and rewrite ``offsets`` (in place) so that the
+    other rows' runs are empty. Returns the number of values kept.
+
+    Raises:
+        ConfigError: ``offsets`` is not one entry longer than ``keep``, or not CSR
+            boundaries of ``values``.
+    """
+    if len(offsets) != len(keep) + 1:
+        raise ConfigError("offsets must have one entry more than keep")
+    check_offsets(offsets, len(values))
+    sizes = np.diff(offsets)
+    kept = np.repeat(np.asarray(keep, dtype=np.bool_), sizes)
+    m = int(kept.sum())
+    values[:m] = values[kept]
+    offsets[1:] = np.cumsum(np.where(keep, sizes, 0))
+    return m

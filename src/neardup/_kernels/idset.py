@@ -6,6 +6,7 @@ does), for the duplicate-id check of a run. A hash seen twice may be two differe
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -13,7 +14,7 @@ import xxhash
 
 from neardup.errors import ConfigError
 
-__all__ = ["IdSet", "hash_ids"]
+__all__ = ["IdSet", "hash_ids", "hash_packed_ids"]
 
 
 def _hash(item: object) -> int:
@@ -59,3 +60,26 @@ def hash_ids(ids: Iterable[str]) -> npt.NDArray[np.uint64]:
     """The 64-bit hash of each of ``ids`` (what :meth:`IdSet.add` keeps), so that the ids can
     be hashed on one thread and added on another (:meth:`IdSet.add_hashes`)."""
     return np.array([_hash(item) for item in ids], dtype=np.uint64)
+
+
+def hash_packed_ids(
+    buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64]
+) -> npt.NDArray[np.uint64]:
+    """The hash of each id of a packed batch, id ``k`` being ``buf[offsets[k]:offsets[k + 1]]``
+    (its UTF-8 bytes): what :func:`hash_ids` gives for the decoded ids, with no string made.
+
+    Raises:
+        ConfigError: ``offsets`` are not boundaries within ``buf``.
+    """
+    o = np.asarray(offsets, dtype=np.int64)
+    if not (len(o) and o[0] >= 0 and not np.any(o[1:] < o[:-1]) and o[-1] <= len(buf)):
+        raise ConfigError(
+            "offsets must start at 0 or later, never decrease and end within the buffer; "
+            "pass the ids' boundaries"
+        )
+    raw = np.asarray(buf, dtype=np.uint8).tobytes()
+    bounds = o.tolist()
+    return np.array(
+        [xxhash.xxh3_64_intdigest(raw[a:b]) for a, b in pairwise(bounds)],
+        dtype=np.uint64,
+    )

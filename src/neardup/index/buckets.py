@@ -47,6 +47,7 @@ def bucket_pairs_verified(
     join: bool = False,
     jobs: int = 1,
     profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
+    masks: U64 | None = None,
 ) -> tuple[I64, I64, F64, I64, int]:
     """Accepted pairs and cluster roots of the rows of ``keys`` (``(n, bands)`` bucket keys).
 
@@ -60,6 +61,9 @@ def bucket_pairs_verified(
         join: Only the clusters are wanted (see the module docstring).
         profiles: ``set_profiles(values, offsets)``, when made already (a run makes them
             batch by batch on its sketching threads).
+        masks: ``shared_rows(keys, threads)[0]`` of the ``buckets`` kernels, when made
+            already: each band's rows that share its key with another row, the only rows the
+            walk then groups (the results are the same).
         jobs: Threads that walk the bands (each its share of the band columns); the result
             does not depend on it. With ``join`` a thread's walk skips only the pairs its own
             union-find has joined, so split walks verify again some of what another one
@@ -92,7 +96,7 @@ def bucket_pairs_verified(
 
     def walk(r: tuple[int, int]) -> tuple[I64, I64, F64, I64, int]:
         return kern.bucket_pairs_verified(  # type: ignore[no-any-return]
-            keys, v, o, s, prof, big, exact, float(threshold), join, *r
+            keys, v, o, s, prof, big, exact, float(threshold), join, *r, masks
         )
 
     if len(ranges) == 1:
@@ -129,6 +133,7 @@ def bucket_roots(
     sigs: npt.NDArray[np.uint32] | None = None,
     jobs: int = 1,
     profiles: tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]] | None = None,
+    masks: U64 | None = None,
 ) -> I64:
     """Each row's cluster root (its smallest member): the roots of
     ``bucket_pairs_verified(..., join=True)[3]``, with the bands walked on ``jobs`` threads
@@ -146,7 +151,7 @@ def bucket_roots(
     keys, v, o, s, prof, big = _inputs(keys, values, offsets, sigs, profiles)
     kern = engine.kernels("buckets")
     roots: I64 = kern.bucket_roots(
-        keys, v, o, s, prof, big, values is not None, float(threshold), max(1, jobs)
+        keys, v, o, s, prof, big, values is not None, float(threshold), max(1, jobs), masks
     )
     return roots
 

@@ -168,6 +168,15 @@ class _Column:
         view[:] = flat
         del view  # no view may outlive the write: the map can then grow in place
 
+    def truncate(self, items: int) -> None:
+        """Keep the first ``items`` values; the pages past them go back to the system."""
+        self._n = items
+        page = mmap.PAGESIZE
+        start = -(-items * self._dtype.itemsize // page) * page
+        dontneed = getattr(mmap, "MADV_DONTNEED", None)
+        if start < len(self._map) and dontneed is not None and hasattr(self._map, "madvise"):
+            self._map.madvise(dontneed, start, len(self._map) - start)
+
     def append(self, part: npt.NDArray[Any]) -> None:
         at = self.reserve(part.size)
         with self._writers.writing():
@@ -331,6 +340,28 @@ class MinHashCollector(Collector):
             self._keys.write(at_keys, keys)
             self._sigs.write(at_sigs, folded)
 
+    def _walked_sets(self, keys: U64, jobs: int) -> tuple[U32, I64, U64]:
+        """The sets and offsets a walk over ``keys`` reads, and each band's rows that share
+        its key with another row (``buckets.shared_rows``, on ``jobs`` threads). Only those
+        rows are ever compared (most rows are in no such bucket), so only their sets are
+        kept: moved to the front of their column in place, the pages past them given back,
+        the other rows' sets made empty; and the walk groups only those rows of each band,
+        which pays for this pass. The walk's peak memory is then far below the end of
+        collection's (100k planted documents: 55% of the values kept)."""
+        from neardup._kernels import engine
+
+        kern = engine.kernels("buckets")
+        masks, shared = kern.shared_rows(keys, max(1, jobs))
+        sizes = self._sizes.values()
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        if not shared.all():
+            kept = kern.compact_sets(self._values.values(), offsets, shared)
+            self._values.truncate(kept)
+            sizes[:] = np.diff(offsets)  # the collector holds only the kept sets now
+        values: U32 = self._values.values()
+        return values, offsets, masks
+
     def _profiles(self) -> Profiles:
         prof: npt.NDArray[np.uint8] = self._prof.values()
         big: npt.NDArray[np.bool_] = self._big.values()
@@ -345,17 +376,16 @@ class MinHashCollector(Collector):
             return z, z, np.empty(0, np.float64), z
         keys = self._keys.values()
         if m.config.verify:
-            sizes = self._sizes.values()
-            offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-            np.cumsum(sizes, out=offsets[1:])
+            values, offsets, masks = self._walked_sets(keys, jobs)
             a, b, sim, roots, _ = bucket_pairs_verified(
                 keys,
                 threshold=m.threshold,
-                values=self._values.values(),
+                values=values,
                 offsets=offsets,
                 join=join,
                 jobs=jobs,
                 profiles=self._profiles(),
+                masks=masks,
             )
         else:
             a, b, sim, roots, _ = bucket_pairs_verified(
@@ -372,16 +402,15 @@ class MinHashCollector(Collector):
         keys = self._keys.values()
         if not m.config.verify:
             return bucket_roots(keys, threshold=m.threshold, sigs=self._sigs.values(), jobs=jobs)
-        sizes = self._sizes.values()
-        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
+        values, offsets, masks = self._walked_sets(keys, jobs)
         return bucket_roots(
             keys,
             threshold=m.threshold,
-            values=self._values.values(),
+            values=values,
             offsets=offsets,
             jobs=jobs,
             profiles=self._profiles(),
+            masks=masks,
         )
 
     def pairs(self, *, jobs: int = 1) -> PairArrays:
