@@ -488,7 +488,8 @@ CRASH_SCRIPT = """
     ("marker", "kill_at"),
     [
         ("SELECT name, value FROM meta", 1),  # just after BEGIN
-        ("INSERT INTO chunks", 100),  # in the middle of the documents
+        # in the middle of the documents (125 chunk rows: a statement of 64, then one by one)
+        ("INSERT INTO chunks", 30),
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )

@@ -95,9 +95,7 @@ class BatchWriter:
         # bundles of batches (or _WRITE, _CHECKPOINT, _STOP) for the writer; a zero time
         # budget (every batch committed as the run goes) hands each batch over at once
         self._bundle_batches = BUNDLE_BATCHES if commit_every > 0 else 1
-        self._queue: queue.Queue[_Item] = queue.Queue(
-            maxsize=QUEUE_BATCHES // self._bundle_batches
-        )
+        self._queue: queue.Queue[_Item] = queue.Queue(maxsize=QUEUE_BATCHES // self._bundle_batches)
         self._bundle: list[_Batch] = []  # the batches not handed over yet (the main thread's)
         self._handed = time.monotonic()  # when the last bundle was handed over
         self._error: BaseException | None = None

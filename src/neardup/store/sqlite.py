@@ -44,7 +44,7 @@ from neardup.store._check import check_layout, chunk_holes, full_check, quick_ch
 from neardup.store._chunks import SLOTS, encode_slots, iter_chunks
 from neardup.store._lookup import Lookup, band_rows, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
-from neardup.store._rows import damaged, encodable, integer
+from neardup.store._rows import damaged, encodable, insert_rows, integer
 from neardup.store._segments import (
     KEYS,
     LOOKUP,
@@ -84,7 +84,7 @@ calls, each page once to the WAL and once more at the checkpoint (``dedup --inde
 documents: 0.1-0.2 CPU-s less system time). Queries read the same number of pages."""
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
-_INSERT_CHUNK = "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)"
+_INSERT_CHUNKS = "INSERT INTO chunks (id, n, added, data, checksum) VALUES "
 
 
 #: An index of the chunks' slot counts, which keeps the open test's ``count(*), sum(n)``
@@ -527,7 +527,7 @@ class Store(StoreReads):
             else:
                 doc_of = np.full(n, -1, dtype=np.int64)
                 doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
-            conn.executemany(_INSERT_CHUNK, iter_chunks(first_chunk, names, blobs, notes, now))
+            insert_rows(conn, _INSERT_CHUNKS, iter_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
