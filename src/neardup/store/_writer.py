@@ -64,7 +64,7 @@ class _Batch:
 
 
 _WRITE = "write"  # write what was gathered now
-_CHECKPOINT = "checkpoint"  # copy the WAL back into the database (the run's writes are done)
+_CHECKPOINT = "checkpoint"  # the run's writes are done: end a bulk load, copy the WAL back
 _STOP = "stop"
 
 _Item = list[_Batch] | str
@@ -250,7 +250,8 @@ class BatchWriter:
                     try:
                         if isinstance(item, _Group):
                             self._written += item.commit(store)
-                        else:  # _CHECKPOINT
+                        else:  # _CHECKPOINT: the run's writes are done
+                            store.end_bulk()  # a new store's load: now in WAL mode
                             store.checkpoint()
                     except BaseException as exc:
                         self._error = exc

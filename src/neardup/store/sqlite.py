@@ -15,7 +15,9 @@ Durability and concurrency (details in ``docs/store.md``): the database runs in 
 ``synchronous=FULL``, so a committed :meth:`Store.add_many` survives a crash of the process
 *and* of the machine, and an interrupted one leaves no trace. Any number of processes may
 read while one writes; readers see committed snapshots only. Writers serialize, waiting up to
-the busy timeout. A :class:`Store` object belongs to one thread.
+the busy timeout. A :class:`Store` object belongs to one thread. A new store's bulk load
+(``Store.open(bulk=True)``, what ``dedup --index`` does) is written with a rollback journal,
+as durable, until it ends and the file switches to WAL.
 """
 
 from __future__ import annotations
@@ -106,10 +108,11 @@ def _read_only_media(name: str) -> str:
     wants a ``-shm`` file beside the database, which cannot be made there, so the file is
     opened ``immutable`` (no locks, no shared memory). That is safe only while no one
     writes it, which a read-only folder ensures, and only when its WAL holds nothing the
-    file lacks.
+    file lacks and no rollback journal holds a write to undo.
 
     Raises:
-        StoreError: a ``-wal`` file beside it holds commits not copied into the database.
+        StoreError: a ``-wal`` file beside it holds commits not copied into the database, or
+            a ``-journal`` file a stopped write's undo record.
     """
     wal = f"{name}-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
@@ -119,7 +122,20 @@ def _read_only_media(name: str) -> str:
             "is writable (neardup index stats --index FILE) so they are folded in, then copy "
             "the one file"
         )
+    journal = f"{name}-journal"  # a bulk load's rollback journal (Store.open(bulk=True))
+    if os.path.exists(journal) and os.path.getsize(journal) > 0:
+        raise StoreError(
+            f"the store {name!r} is in a read-only folder and {journal} beside it holds the "
+            "undo record of a write that was stopped midway: open it once where its folder "
+            "is writable (neardup index stats --index FILE) so that write is rolled back, "
+            "then copy the one file"
+        )
     return "&immutable=1"
+
+
+def _journal_mode(conn: sqlite3.Connection) -> str:
+    """The connection's journal mode (``"wal"`` once it read a file in WAL mode)."""
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
 
 
 def _remove_empty(name: str) -> None:
@@ -182,6 +198,7 @@ class Store(StoreReads):
         cache: bool = False,
         synchronous: str = "full",
         idle_checkpoints: bool = False,
+        bulk: bool = False,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -216,6 +233,15 @@ class Store(StoreReads):
                 threshold, so that no write waits for a checkpoint and its sync; a write
                 still checkpoints past :data:`~neardup.store._base.CHECKPOINT_MAX_BYTES`
                 without an idle moment (``neardup serve``'s writer).
+            bulk: A bulk load into a store this call creates: the new file is written
+                with a rollback journal (``journal_mode=TRUNCATE``) instead of the WAL, so
+                each page is written once (into the file) instead of twice (into the WAL,
+                then back at the checkpoint), until :meth:`end_bulk` or :meth:`close`
+                switch it to WAL. Commits are as durable either way. Other connections
+                opened meanwhile wait while a write commits instead of reading beside it.
+                A second connection of the load (``bulk=True`` on a file not in WAL mode
+                yet) joins it; a store already in WAL mode keeps it (``dedup --index``
+                into an existing store, ``neardup serve``).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -276,12 +302,14 @@ class Store(StoreReads):
         store._quick_check = quick_check
         store._synchronous = synchronous.upper()
         store._idle_checkpoints = idle_checkpoints and not readonly
+        store._bulk = bulk and not readonly and name != ":memory:"
         if cache:
             store._cache = ReadCache()
         try:
             with store._errors("open the store"):
                 store._prepare()
         except BaseException:
+            store._bulk = False  # nothing to switch: a file that failed to open stays as it is
             store.close()
             if created:
                 _remove_empty(name)  # a store that could not even be created leaves no file
@@ -313,9 +341,16 @@ class Store(StoreReads):
             # WAL: readers never block the writer nor see uncommitted data. FULL: each commit
             # is fsynced to the WAL, so committed batches survive a power loss, not only a
             # process crash (NORMAL would risk the last commits on power loss).
-            if not version and not tables:  # a new file: its page size is set once for all
+            new = not version and not tables
+            if new:  # a new file: its page size is set once for all
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
-            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if self._bulk and (new or _journal_mode(conn) != "wal"):
+                # a bulk load into a new file: a rollback journal until end_bulk(); TRUNCATE
+                # (with FULL, the emptied journal is synced: a commit survives a power loss)
+                conn.execute("PRAGMA journal_mode = TRUNCATE").fetchone()
+            else:
+                self._bulk = False
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             if self._idle_checkpoints:  # merge_step checkpoints (and _write, past a bound)
                 conn.execute("PRAGMA wal_autocheckpoint = 0").fetchone()
