@@ -150,6 +150,21 @@ def _remove_empty(name: str) -> None:
             os.unlink(path)
 
 
+def _packed_ascii(keys: Sequence[str]) -> PackedBlobs | None:
+    """The keys' UTF-8 in one buffer when every key is an ASCII ``str`` (its UTF-8 is itself,
+    as long as the string), without a ``bytes`` object per key; None otherwise (then
+    :func:`_encoded_keys` encodes each, and checks them)."""
+    try:
+        joined = "".join(keys)
+    except TypeError:  # a key that is not a str: _encoded_keys says which
+        return None
+    if not joined.isascii():
+        return None
+    starts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, keys), np.int64, count=len(keys)), out=starts[1:])
+    return PackedBlobs(joined.encode("ascii"), starts)
+
+
 def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
     """The keys' UTF-8; InputError for a key that is not str or not encodable."""
     try:
@@ -519,19 +534,23 @@ class Store(StoreReads):
                 + ("" if meta is None else f" and {len(meta)} meta values")
                 + "; give exactly one of each per document"
             )
-        encoded = _encoded_keys(keys)
-        last = dict(zip(keys, range(n), strict=True))
+        # ASCII keys (the usual ids) are packed as they are: no bytes object per key
+        packed_keys = _packed_ascii(keys)
+        encoded = _encoded_keys(keys) if packed_keys is None else None
+        distinct = len(set(keys)) == n
         # the usual dedup write (a row of band values a document, each document kept, no
         # tail): its lookup entries are folded, numbered and packed by one kernel call
-        direct = isinstance(lookup, np.ndarray) and not buffered and len(last) == n
+        direct = isinstance(lookup, np.ndarray) and not buffered and distinct
         if direct:
             rows = band_rows(lookup, n)
         else:
             folded, doc_index = folded_rows(lookup, n)
         kept: Sequence[int]
         blobs: Sequence[bytes] | PackedBlobs
-        if len(last) == n:  # no key twice: every document is kept (the usual batch)
-            kept, kept_keys, kept_ids = range(n), encoded, list(keys)
+        names: PackedBlobs  # the kept keys' UTF-8, hashed and packed into chunks from one buffer
+        if distinct:  # no key twice: every document is kept (the usual batch)
+            kept, kept_ids = range(n), list(keys)
+            names = packed_keys if packed_keys is not None else PackedBlobs.of(encoded or [])
             if isinstance(sketches, PackedBlobs):  # one buffer: no bytes per document
                 blobs = sketches
             elif set(map(type, sketches)) <= {bytes}:
@@ -539,9 +558,9 @@ class Store(StoreReads):
             else:
                 blobs = [blob(sk, i) for i, sk in enumerate(sketches)]
         else:  # each key at its last occurrence (a re-add moves it)
-            kept = sorted(last.values())
-            kept_keys = [encoded[i] for i in kept]
+            kept = sorted(dict(zip(keys, range(n), strict=True)).values())
             kept_ids = [keys[i] for i in kept]
+            names = PackedBlobs.of([key.encode() for key in kept_ids])
             blobs = [blob(sketches[i], i) for i in kept]
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
@@ -551,9 +570,8 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            names = PackedBlobs.of(kept_keys)  # hashed and packed into chunks from one buffer
             kfolds = key_folds(names)  # the batch's key entries: probed, then written
-            old = self._find(conn, kept_ids, kept_keys, kfolds)
+            old = self._find(conn, kept_ids, names, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             everyone = len(kept) == n  # (then kept is a range: no index array from it)
