@@ -82,8 +82,9 @@ PAGE_SIZE = 65536
 documents 32 to a ~3.5 KB ``chunks`` row and lookup blocks of ~300 bytes written in bulk:
 64 KiB pages hold them with less slack than 4 KiB ones (a 100k-document MinHash store: 29.0
 MB against 29.6; 8 and 16 KiB pages: 35 and 34.5 MB) and write a batch in 16x fewer system
-calls, each page once to the WAL and once more at the checkpoint (``dedup --index`` of 100k
-documents: 0.1-0.2 CPU-s less system time). Queries read the same number of pages."""
+calls, each page once to the WAL and once more at the checkpoint, or once into the file in
+a new store's bulk load (``dedup --index`` of 100k documents: 0.1-0.2 CPU-s less system
+time). Queries read the same number of pages."""
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
 _INSERT_CHUNKS = "INSERT INTO chunks (id, n, added, data, checksum) VALUES "
