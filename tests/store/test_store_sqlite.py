@@ -489,7 +489,7 @@ CRASH_SCRIPT = """
     [
         ("SELECT name, value FROM meta", 1),  # just after BEGIN
         # in the middle of the documents (125 chunk rows: a statement of 64, then one by one)
-        ("INSERT INTO chunks", 30),
+        ("INSERT OR FAIL INTO chunks", 30),
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )
@@ -573,7 +573,7 @@ BULK_CRASH_SCRIPT = """
 
     def trace(sql):
         global seen
-        if sql.startswith("INSERT INTO chunks"):
+        if sql.startswith("INSERT OR FAIL INTO chunks"):
             seen += 1
             if seen == kill_at:
                 print(os.path.getsize(path), os.path.getsize(path + "-journal"), flush=True)

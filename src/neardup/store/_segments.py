@@ -361,7 +361,7 @@ def _insert(
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (s.seg, s.shift, s.doc_lo, s.doc_bits, s.entries, s.kmin, s.kmax, s.role),
     )
-    insert_rows(conn, "INSERT INTO blocks (id, data, checksum) VALUES ", rows)
+    insert_rows(conn, "INSERT OR FAIL INTO blocks (id, data, checksum) VALUES ", rows)
 
 
 def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:

@@ -87,7 +87,7 @@ a new store's bulk load (``dedup --index`` of 100k documents: 0.1-0.2 CPU-s less
 time). Queries read the same number of pages."""
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
-_INSERT_CHUNKS = "INSERT INTO chunks (id, n, added, data, checksum) VALUES "
+_INSERT_CHUNKS = "INSERT OR FAIL INTO chunks (id, n, added, data, checksum) VALUES "
 
 
 #: An index of the chunks' slot counts, which keeps the open test's ``count(*), sum(n)``
