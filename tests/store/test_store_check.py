@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -223,3 +224,48 @@ def test_unfinished_wal_on_read_only_media_is_refused(
     make_readonly(folder)
     with pytest.raises(StoreError, match="-wal"):
         _open(db, readonly=True)
+
+
+KILLED_BULK_WRITER = textwrap.dedent(
+    """
+    import os, signal, sys
+    import numpy as np
+    from neardup.store import Store
+    s = Store.open(sys.argv[1], kind="minhash", params="minhash-0123456789abcdef", bulk=True)
+    s.add_many(["a"], [b"x"], np.array([[1, 2, 3, 4]]))
+
+    def trace(sql):
+        if sql.startswith("INSERT INTO meta"):  # mid-write: the journal holds its undo record
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    s._conn.set_trace_callback(trace)
+    s.add_many(["late"], [b"y"], np.array([[5, 6, 7, 8]]))
+    """
+)
+
+
+def test_unfinished_bulk_write_on_read_only_media_is_refused(
+    tmp_path: Path, make_readonly: Callable[[Path], Path]
+) -> None:
+    """A bulk load (rollback journal) killed mid-write leaves a hot journal, which an
+    ``immutable`` open would ignore: refused on read-only media, rolled back elsewhere."""
+    folder = tmp_path / "media"
+    folder.mkdir()
+    db = folder / "s.db"
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_BULK_WRITER, str(db)],
+        env={**os.environ, "PYTHONPATH": src},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -9, done.stderr.decode()
+    assert (folder / "s.db-journal").stat().st_size > 0
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    make_readonly(folder)
+    with pytest.raises(StoreError, match="-journal"):
+        _open(db, readonly=True)
+    with _open(copy / "s.db") as store:  # where it can be written: the write is rolled back
+        assert len(store) == 1 and store.check()["ok"]

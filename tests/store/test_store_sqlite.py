@@ -488,7 +488,8 @@ CRASH_SCRIPT = """
     ("marker", "kill_at"),
     [
         ("SELECT name, value FROM meta", 1),  # just after BEGIN
-        ("INSERT INTO chunks", 100),  # in the middle of the documents
+        # in the middle of the documents (125 chunk rows: a statement of 64, then one by one)
+        ("INSERT OR FAIL INTO chunks", 30),
         ("INSERT INTO meta", 1),  # late: the lookup rows' uncommitted pages are in the WAL
     ],
 )
@@ -514,6 +515,104 @@ def test_sigkill_mid_transaction_keeps_exactly_the_committed_batch(
         assert store.get("a1999") == b"A1999" and store.get("b0") is None
         # And the store resumes: the interrupted batch can be written again.
         store.add_many(*_batch("b", 100, n_bands=16))
+        assert len(store) == 2100
+
+
+def _header_modes(db: Path) -> tuple[int, int]:
+    """The file's write and read versions (header bytes 18-19): 2, 2 in WAL mode, 1, 1 with a
+    rollback journal."""
+    head = db.read_bytes()[:20]
+    return head[18], head[19]
+
+
+def _mode(store: Store) -> str:
+    return str(store._live().execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def test_a_bulk_load_uses_a_rollback_journal_then_wal(tmp_path: Path) -> None:
+    """``bulk=True`` on a new file: a rollback journal (TRUNCATE), which a second bulk
+    connection joins, until end_bulk() (or close) switches the file to WAL; other
+    connections follow; a store already in WAL mode keeps it."""
+    db = tmp_path / "s.db"
+    with _open(db, bulk=True) as store:
+        assert store.bulk and _mode(store) == "truncate"
+        store.add_many(*_batch("a", 50))
+        assert _header_modes(db) == (1, 1)
+        with _open(db, create=False, bulk=True) as second:  # the writer thread's connection
+            assert second.bulk and _mode(second) == "truncate"
+            second.add_many(*_batch("b", 50))
+            assert second.end_bulk() and not second.bulk
+            assert _header_modes(db) == (2, 2)
+            second.add_many(*_batch("c", 50))  # in WAL mode now
+        assert len(store) == 150 and _mode(store) == "wal"  # it follows at its next read
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]  # no journal left
+    with _open(db, bulk=True) as store:  # an existing store keeps WAL
+        assert not store.bulk and _mode(store) == "wal" and len(store) == 150
+    other = tmp_path / "t.db"
+    with _open(other, bulk=True) as store:
+        store.add_many(*_batch("a", 10))
+    assert _header_modes(other) == (2, 2)  # close() ended the load
+    with _open(other, readonly=True) as store:
+        assert store.check()["ok"] and len(store) == 10
+
+
+BULK_CRASH_SCRIPT = """
+    import os, signal, sys
+    import numpy as np
+    from neardup.store import Store
+
+    path, kill_at = sys.argv[1], int(sys.argv[2])
+    rng = np.random.default_rng(7)
+    store = Store.open(path, kind="minhash", params="minhash-0123456789abcdef", bulk=True)
+    first = rng.integers(0, 2**62, size=(2000, 16))
+    store.add_many([f"a{i}" for i in range(2000)], [b"A%d" % i for i in range(2000)], first)
+    print(os.path.getsize(path), flush=True)
+    # A small page cache makes SQLite spill uncommitted pages into the file early.
+    store._conn.execute("PRAGMA cache_size = 5")
+    seen = 0
+
+    def trace(sql):
+        global seen
+        if sql.startswith("INSERT OR FAIL INTO chunks"):
+            seen += 1
+            if seen == kill_at:
+                print(os.path.getsize(path), os.path.getsize(path + "-journal"), flush=True)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    store._conn.set_trace_callback(trace)
+    second = rng.integers(0, 2**62, size=(4000, 16))
+    store.add_many(
+        [f"b{i}" for i in range(4000)], [b"B%d" % i + bytes(400) for i in range(4000)], second
+    )
+    print("the second batch was committed: the kill did not happen")
+"""
+
+
+@pytest.mark.parametrize("kill_at", [1, 30])
+def test_sigkill_mid_bulk_transaction_keeps_exactly_the_committed_batch(
+    tmp_path: Path, kill_at: int
+) -> None:
+    """A bulk load (rollback journal) killed in the middle of a write: the next open rolls
+    the write back from the journal (pages past the old end of the file are cut off), the
+    committed batch is all there, the store passes its checks and is in WAL mode again."""
+    db = tmp_path / "s.db"
+    result = _run(BULK_CRASH_SCRIPT, db, kill_at)
+    assert result.returncode == -signal.SIGKILL, result.stdout + result.stderr
+    committed, *at_kill = map(int, result.stdout.split())
+    size_at_kill, journal_at_kill = at_kill
+    if kill_at > 1:  # the killed write had spilled pages into the file, and its undo record
+        assert size_at_kill > committed and journal_at_kill > 0
+    with _open(db) as store:  # rolls the write back, then switches to WAL
+        assert os.path.getsize(db) == committed
+        assert _header_modes(db) == (2, 2)
+        assert len(store) == 2000
+        assert store.stats()["lookup_rows"] == 2000 * 16
+        keys = [k for ks, _ in store.iter_sketches() for k in ks]
+        assert keys == [f"a{i}" for i in range(2000)]
+        assert store.get("a1999") == b"A1999" and store.get("b0") is None
+        report = store.check()
+        assert report["ok"], report["problems"]
+        store.add_many(*_batch("b", 100, n_bands=16))  # and the store resumes
         assert len(store) == 2100
 
 

@@ -29,6 +29,10 @@ pub struct Packed {
 /// Entries per bucket of the first sorting pass (a counting pass on the top key bits).
 const SORT_BUCKET: usize = 16;
 
+/// Most key bits of `encode_band_segment`'s first counting pass (the rest of the
+/// `sort_top` bits go to a second pass within each bucket of the first).
+const FIRST_BITS: u32 = 8;
+
 /// Check the arguments as the twin does.
 pub fn check(
     keys: &[i64],
@@ -257,8 +261,17 @@ pub fn encode_band_segment(
         }
         words.sort_unstable();
     } else {
-        let down = 32 - top;
-        let mut starts = vec![0usize; (1 << top) + 1];
+        // two counting passes on the top key bits, then each small bucket sorted: the first
+        // on at most FIRST_BITS bits (few buckets: their write positions stay in cache,
+        // where one pass into 2^16 buckets missed the cache at nearly every entry), the
+        // second within each first bucket, through a scratch copy of it (a few KB); 3 bits
+        // more than sort_top, for buckets of ~2 entries (an insertion sort of 16 random
+        // entries took ~64 steps, most of them mispredicted branches): 1M entries 21.7 ->
+        // 18.3 ms, the same bytes
+        let top = (top + 3).min(30);
+        let first = top.min(FIRST_BITS);
+        let down = 32 - first;
+        let mut starts = vec![0usize; (1 << first) + 1];
         for &k in &keys {
             starts[(k >> down) as usize + 1] += 1;
         }
@@ -274,8 +287,35 @@ pub fn encode_band_segment(
                 next[b] += 1;
             }
         }
+        let second = top - first;
+        let mut scratch: Vec<u64> = Vec::new();
+        let mut inner = vec![0usize; (1 << second) + 1];
+        let mut at = vec![0usize; 1 << second];
+        let (shift2, mask2) = (32 + 32 - top, (1u64 << second) - 1);
         for w in starts.windows(2) {
-            words[w[0]..w[1]].sort_unstable();
+            let part = &mut words[w[0]..w[1]];
+            if second > 0 && part.len() > SORT_BUCKET {
+                scratch.clear();
+                scratch.extend_from_slice(part);
+                inner.fill(0);
+                for &v in &scratch {
+                    inner[((v >> shift2) & mask2) as usize + 1] += 1;
+                }
+                for b in 1..inner.len() {
+                    inner[b] += inner[b - 1];
+                }
+                at.copy_from_slice(&inner[..1 << second]);
+                for &v in &scratch {
+                    let b = ((v >> shift2) & mask2) as usize;
+                    part[at[b]] = v;
+                    at[b] += 1;
+                }
+                for w2 in inner.windows(2) {
+                    part[w2[0]..w2[1]].sort_unstable();
+                }
+            } else {
+                part.sort_unstable();
+            }
         }
     }
     let m = dedup_sorted(words);

@@ -140,7 +140,7 @@ class PackedBlobs:
         (3, [b'ab', b'', b'c'], b'c', 3)
     """
 
-    data: bytes | bytearray
+    data: bytes | bytearray | memoryview  # (a memoryview of bytes: a store's gathered group)
     starts: I64  # n + 1 non-decreasing offsets into data
 
     @classmethod

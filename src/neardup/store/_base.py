@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sqlite3
 import sys
@@ -15,6 +16,8 @@ from neardup.errors import StoreError
 from neardup.store._cache import ReadCache
 from neardup.store._rows import damaged
 from neardup.store._tail import Tail
+
+logger = logging.getLogger("neardup.store.sqlite")
 
 __all__ = [
     "CHECKPOINT_IDLE_BYTES",
@@ -235,6 +238,39 @@ class StoreBase:
         """
         return self._checkpoint()
 
+    _bulk = False  # a bulk load's connection: a rollback journal until end_bulk()
+
+    @property
+    def bulk(self) -> bool:
+        """Whether this connection writes a bulk load with a rollback journal (see
+        ``Store.open(bulk=True)``) that :meth:`end_bulk` has not ended yet."""
+        return self._bulk
+
+    def end_bulk(self) -> bool:
+        """End a bulk load (``Store.open(bulk=True)``): switch the file to WAL mode, as every
+        store is otherwise (other connections follow at their next read). Does nothing for
+        a connection that is not in a bulk load.
+
+        A failure (another connection kept a lock past the busy timeout, a full disk) is
+        logged and leaves the file in rollback mode, a valid store that the next open
+        without ``bulk`` switches to WAL.
+
+        Returns:
+            Whether the file is in WAL mode now (True when there was no bulk load).
+        """
+        if not self._bulk or self._conn is None:
+            return True
+        self._bulk = False
+        try:
+            row = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        except sqlite3.Error as exc:
+            logger.warning("store %s: left in rollback-journal mode (%s)", self._path, exc)
+            return False
+        if str(row[0]).lower() != "wal":
+            logger.warning("store %s: left in %s journal mode", self._path, row[0])
+            return False
+        return True
+
     def checkpoint_due(self) -> bool:
         """Whether the WAL holds :data:`CHECKPOINT_IDLE_BYTES` or more and some of it is not
         copied back yet (``idle_checkpoints`` stores: the checkpoint :meth:`merge_step`
@@ -342,7 +378,9 @@ class StoreBase:
         return self._conn is None
 
     def close(self) -> None:
-        """Close the connection; calling it again does nothing."""
+        """Close the connection (ending its bulk load, see :meth:`end_bulk`); calling it
+        again does nothing."""
+        self.end_bulk()
         conn, self._conn = self._conn, None
         shm, self._shm = self._shm, None
         if shm is not None:

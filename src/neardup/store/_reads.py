@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from neardup.errors import InputError
+from neardup.sketch.setcodec import PackedBlobs
 from neardup.store._base import StoreBase
 from neardup.store._check import quick_check
 from neardup.store._chunks import SLOTS, Chunk, chunk_checksum, decode_chunk
@@ -91,7 +92,7 @@ class StoreReads(StoreBase):
         self,
         conn: sqlite3.Connection,
         keys: list[str],
-        raw: list[bytes],
+        raw: list[bytes] | PackedBlobs,
         folds: npt.NDArray[np.int64] | None = None,
     ) -> dict[str, tuple[int, bytes, str | None]]:
         """The stored documents with these keys: ``key -> (id, sketch, meta)``, through

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from neardup._kernels.engine import kernels
 from neardup.store._cache import ReadCache
 from neardup.store._chunks import SLOTS
-from neardup.store._rows import id_checksum, json_list
+from neardup.store._rows import id_checksum, insert_rows, json_list
 
 __all__ = [
     "BUCKET_ENTRIES",
@@ -361,7 +361,7 @@ def _insert(
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (s.seg, s.shift, s.doc_lo, s.doc_bits, s.entries, s.kmin, s.kmax, s.role),
     )
-    conn.executemany("INSERT INTO blocks (id, data, checksum) VALUES (?, ?, ?)", rows)
+    insert_rows(conn, "INSERT OR FAIL INTO blocks (id, data, checksum) VALUES ", rows)
 
 
 def _segment_entries(conn: sqlite3.Connection, s: Segment) -> tuple[U64, I64]:

@@ -182,6 +182,9 @@ class PersistentIndex:
             config=method_config(method),
             create=not readonly,
             readonly=readonly,
+            # a store this index creates is loaded with a rollback journal, each page written
+            # once, and is switched to WAL when the load ends (Store.open's bulk)
+            bulk=self._background and not Path(path).exists(),
         )
 
     @classmethod
@@ -428,9 +431,12 @@ class PersistentIndex:
         if self._writer is None:
             self.flush()  # what this thread gathered goes first
             path, kind, params = self.store.path, self.store.kind, self.store.params
+            bulk = self.store.bulk  # the writer's connection joins this one's bulk load
 
             def open_store() -> Store:
-                return Store.open(path, kind=kind, params=params, create=False, quick_check=False)
+                return Store.open(
+                    path, kind=kind, params=params, create=False, quick_check=False, bulk=bulk
+                )
 
             self._writer = BatchWriter(
                 open_store,

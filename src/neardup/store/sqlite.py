@@ -15,7 +15,9 @@ Durability and concurrency (details in ``docs/store.md``): the database runs in 
 ``synchronous=FULL``, so a committed :meth:`Store.add_many` survives a crash of the process
 *and* of the machine, and an interrupted one leaves no trace. Any number of processes may
 read while one writes; readers see committed snapshots only. Writers serialize, waiting up to
-the busy timeout. A :class:`Store` object belongs to one thread.
+the busy timeout. A :class:`Store` object belongs to one thread. A new store's bulk load
+(``Store.open(bulk=True)``, what ``dedup --index`` does) is written with a rollback journal,
+as durable, until it ends and the file switches to WAL.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from neardup.store._check import check_layout, chunk_holes, full_check, quick_ch
 from neardup.store._chunks import SLOTS, encode_slots, iter_chunks
 from neardup.store._lookup import Lookup, band_rows, blob, folded_rows, key_folds, pairs
 from neardup.store._reads import StatValue, StoreReads
-from neardup.store._rows import damaged, encodable, integer
+from neardup.store._rows import damaged, encodable, insert_rows, integer
 from neardup.store._segments import (
     KEYS,
     LOOKUP,
@@ -80,11 +82,12 @@ PAGE_SIZE = 65536
 documents 32 to a ~3.5 KB ``chunks`` row and lookup blocks of ~300 bytes written in bulk:
 64 KiB pages hold them with less slack than 4 KiB ones (a 100k-document MinHash store: 29.0
 MB against 29.6; 8 and 16 KiB pages: 35 and 34.5 MB) and write a batch in 16x fewer system
-calls, each page once to the WAL and once more at the checkpoint (``dedup --index`` of 100k
-documents: 0.1-0.2 CPU-s less system time). Queries read the same number of pages."""
+calls, each page once to the WAL and once more at the checkpoint, or once into the file in
+a new store's bulk load (``dedup --index`` of 100k documents: 0.1-0.2 CPU-s less system
+time). Queries read the same number of pages."""
 
 _COMPACT_MIN = 4096  # stale documents before add_many/remove compact by themselves
-_INSERT_CHUNK = "INSERT INTO chunks (id, n, added, data, checksum) VALUES (?, ?, ?, ?, ?)"
+_INSERT_CHUNKS = "INSERT OR FAIL INTO chunks (id, n, added, data, checksum) VALUES "
 
 
 #: An index of the chunks' slot counts, which keeps the open test's ``count(*), sum(n)``
@@ -106,10 +109,11 @@ def _read_only_media(name: str) -> str:
     wants a ``-shm`` file beside the database, which cannot be made there, so the file is
     opened ``immutable`` (no locks, no shared memory). That is safe only while no one
     writes it, which a read-only folder ensures, and only when its WAL holds nothing the
-    file lacks.
+    file lacks and no rollback journal holds a write to undo.
 
     Raises:
-        StoreError: a ``-wal`` file beside it holds commits not copied into the database.
+        StoreError: a ``-wal`` file beside it holds commits not copied into the database, or
+            a ``-journal`` file a stopped write's undo record.
     """
     wal = f"{name}-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
@@ -119,7 +123,20 @@ def _read_only_media(name: str) -> str:
             "is writable (neardup index stats --index FILE) so they are folded in, then copy "
             "the one file"
         )
+    journal = f"{name}-journal"  # a bulk load's rollback journal (Store.open(bulk=True))
+    if os.path.exists(journal) and os.path.getsize(journal) > 0:
+        raise StoreError(
+            f"the store {name!r} is in a read-only folder and {journal} beside it holds the "
+            "undo record of a write that was stopped midway: open it once where its folder "
+            "is writable (neardup index stats --index FILE) so that write is rolled back, "
+            "then copy the one file"
+        )
     return "&immutable=1"
+
+
+def _journal_mode(conn: sqlite3.Connection) -> str:
+    """The connection's journal mode (``"wal"`` once it read a file in WAL mode)."""
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
 
 
 def _remove_empty(name: str) -> None:
@@ -132,6 +149,21 @@ def _remove_empty(name: str) -> None:
     for path in (name, f"{name}-wal", f"{name}-shm", f"{name}-journal"):
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def _packed_ascii(keys: Sequence[str]) -> PackedBlobs | None:
+    """The keys' UTF-8 in one buffer when every key is an ASCII ``str`` (its UTF-8 is itself,
+    as long as the string), without a ``bytes`` object per key; None otherwise (then
+    :func:`_encoded_keys` encodes each, and checks them)."""
+    try:
+        joined = "".join(keys)
+    except TypeError:  # a key that is not a str: _encoded_keys says which
+        return None
+    if not joined.isascii():
+        return None
+    starts = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, keys), np.int64, count=len(keys)), out=starts[1:])
+    return PackedBlobs(joined.encode("ascii"), starts)
 
 
 def _encoded_keys(keys: Sequence[str]) -> list[bytes]:
@@ -182,6 +214,7 @@ class Store(StoreReads):
         cache: bool = False,
         synchronous: str = "full",
         idle_checkpoints: bool = False,
+        bulk: bool = False,
     ) -> Store:
         """Open (or create) the store at ``path`` for sketches of ``kind`` made with ``params``.
 
@@ -216,6 +249,15 @@ class Store(StoreReads):
                 threshold, so that no write waits for a checkpoint and its sync; a write
                 still checkpoints past :data:`~neardup.store._base.CHECKPOINT_MAX_BYTES`
                 without an idle moment (``neardup serve``'s writer).
+            bulk: A bulk load into a store this call creates: the new file is written
+                with a rollback journal (``journal_mode=TRUNCATE``) instead of the WAL, so
+                each page is written once (into the file) instead of twice (into the WAL,
+                then back at the checkpoint), until :meth:`end_bulk` or :meth:`close`
+                switch it to WAL. Commits are as durable either way. Other connections
+                opened meanwhile wait while a write commits instead of reading beside it.
+                A second connection of the load (``bulk=True`` on a file not in WAL mode
+                yet) joins it; a store already in WAL mode keeps it (``dedup --index``
+                into an existing store, ``neardup serve``).
 
         Returns:
             The open store; close it (or use ``with``).
@@ -276,12 +318,14 @@ class Store(StoreReads):
         store._quick_check = quick_check
         store._synchronous = synchronous.upper()
         store._idle_checkpoints = idle_checkpoints and not readonly
+        store._bulk = bulk and not readonly and name != ":memory:"
         if cache:
             store._cache = ReadCache()
         try:
             with store._errors("open the store"):
                 store._prepare()
         except BaseException:
+            store._bulk = False  # nothing to switch: a file that failed to open stays as it is
             store.close()
             if created:
                 _remove_empty(name)  # a store that could not even be created leaves no file
@@ -313,9 +357,16 @@ class Store(StoreReads):
             # WAL: readers never block the writer nor see uncommitted data. FULL: each commit
             # is fsynced to the WAL, so committed batches survive a power loss, not only a
             # process crash (NORMAL would risk the last commits on power loss).
-            if not version and not tables:  # a new file: its page size is set once for all
+            new = not version and not tables
+            if new:  # a new file: its page size is set once for all
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE:d}")
-            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if self._bulk and (new or _journal_mode(conn) != "wal"):
+                # a bulk load into a new file: a rollback journal until end_bulk(); TRUNCATE
+                # (with FULL, the emptied journal is synced: a commit survives a power loss)
+                conn.execute("PRAGMA journal_mode = TRUNCATE").fetchone()
+            else:
+                self._bulk = False
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
             conn.execute(f"PRAGMA synchronous = {self._synchronous}")
             if self._idle_checkpoints:  # merge_step checkpoints (and _write, past a bound)
                 conn.execute("PRAGMA wal_autocheckpoint = 0").fetchone()
@@ -484,19 +535,23 @@ class Store(StoreReads):
                 + ("" if meta is None else f" and {len(meta)} meta values")
                 + "; give exactly one of each per document"
             )
-        encoded = _encoded_keys(keys)
-        last = dict(zip(keys, range(n), strict=True))
+        # ASCII keys (the usual ids) are packed as they are: no bytes object per key
+        packed_keys = _packed_ascii(keys)
+        encoded = _encoded_keys(keys) if packed_keys is None else None
+        distinct = len(set(keys)) == n
         # the usual dedup write (a row of band values a document, each document kept, no
         # tail): its lookup entries are folded, numbered and packed by one kernel call
-        direct = isinstance(lookup, np.ndarray) and not buffered and len(last) == n
+        direct = isinstance(lookup, np.ndarray) and not buffered and distinct
         if direct:
             rows = band_rows(lookup, n)
         else:
             folded, doc_index = folded_rows(lookup, n)
         kept: Sequence[int]
         blobs: Sequence[bytes] | PackedBlobs
-        if len(last) == n:  # no key twice: every document is kept (the usual batch)
-            kept, kept_keys, kept_ids = range(n), encoded, list(keys)
+        names: PackedBlobs  # the kept keys' UTF-8, hashed and packed into chunks from one buffer
+        if distinct:  # no key twice: every document is kept (the usual batch)
+            kept, kept_ids = range(n), list(keys)
+            names = packed_keys if packed_keys is not None else PackedBlobs.of(encoded or [])
             if isinstance(sketches, PackedBlobs):  # one buffer: no bytes per document
                 blobs = sketches
             elif set(map(type, sketches)) <= {bytes}:
@@ -504,9 +559,9 @@ class Store(StoreReads):
             else:
                 blobs = [blob(sk, i) for i, sk in enumerate(sketches)]
         else:  # each key at its last occurrence (a re-add moves it)
-            kept = sorted(last.values())
-            kept_keys = [encoded[i] for i in kept]
+            kept = sorted(dict(zip(keys, range(n), strict=True)).values())
             kept_ids = [keys[i] for i in kept]
+            names = PackedBlobs.of([key.encode() for key in kept_ids])
             blobs = [blob(sketches[i], i) for i in kept]
         notes = None if meta is None else [meta[i] for i in kept]
         now = int(time.time())
@@ -516,9 +571,8 @@ class Store(StoreReads):
                 self._cached(conn)
                 self._segment_rows(conn)
             counts = self._counters(conn)
-            names = PackedBlobs.of(kept_keys)  # hashed and packed into chunks from one buffer
             kfolds = key_folds(names)  # the batch's key entries: probed, then written
-            old = self._find(conn, kept_ids, kept_keys, kfolds)
+            old = self._find(conn, kept_ids, names, kfolds)
             first_chunk = counts["last_doc"] // SLOTS + 1  # a batch starts a fresh chunk
             base = first_chunk * SLOTS
             everyone = len(kept) == n  # (then kept is a range: no index array from it)
@@ -527,7 +581,7 @@ class Store(StoreReads):
             else:
                 doc_of = np.full(n, -1, dtype=np.int64)
                 doc_of[kept] = np.arange(base, base + len(kept), dtype=np.int64)
-            conn.executemany(_INSERT_CHUNK, iter_chunks(first_chunk, names, blobs, notes, now))
+            insert_rows(conn, _INSERT_CHUNKS, iter_chunks(first_chunk, names, blobs, notes, now))
             if old:  # replaced: listed in gone, their lookup entries stale until compact()
                 conn.executemany(
                     "INSERT INTO gone (doc) VALUES (?)", [(d,) for d, _, _ in old.values()]
