@@ -205,21 +205,26 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
-def test_unfinished_wal_on_read_only_media_is_refused(
-    tmp_path: Path, make_readonly: Callable[[Path], Path]
-) -> None:
-    folder = tmp_path / "media"
-    folder.mkdir()
-    db = _store(folder / "s.db", n=40)
+def _killed_in(script: str, db: Path) -> None:
+    """Run ``script`` on ``db`` in a child process and check that it died by SIGKILL."""
     src = str(Path(__file__).resolve().parents[2] / "src")
     done = subprocess.run(
-        [sys.executable, "-c", KILLED_WRITER, str(db)],
+        [sys.executable, "-c", script, str(db)],
         env={**os.environ, "PYTHONPATH": src},
         capture_output=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == -9, done.stderr.decode()
+
+
+def test_unfinished_wal_on_read_only_media_is_refused(
+    tmp_path: Path, make_readonly: Callable[[Path], Path]
+) -> None:
+    folder = tmp_path / "media"
+    folder.mkdir()
+    db = _store(folder / "s.db", n=40)
+    _killed_in(KILLED_WRITER, db)
     assert (folder / "s.db-wal").stat().st_size > 0
     make_readonly(folder)
     with pytest.raises(StoreError, match="-wal"):
@@ -252,15 +257,7 @@ def test_unfinished_bulk_write_on_read_only_media_is_refused(
     folder = tmp_path / "media"
     folder.mkdir()
     db = folder / "s.db"
-    src = str(Path(__file__).resolve().parents[2] / "src")
-    done = subprocess.run(
-        [sys.executable, "-c", KILLED_BULK_WRITER, str(db)],
-        env={**os.environ, "PYTHONPATH": src},
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == -9, done.stderr.decode()
+    _killed_in(KILLED_BULK_WRITER, db)
     assert (folder / "s.db-journal").stat().st_size > 0
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)

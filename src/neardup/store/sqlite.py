@@ -115,22 +115,27 @@ def _read_only_media(name: str) -> str:
         StoreError: a ``-wal`` file beside it holds commits not copied into the database, or
             a ``-journal`` file a stopped write's undo record.
     """
-    wal = f"{name}-wal"
-    if os.path.exists(wal) and os.path.getsize(wal) > 0:
-        raise StoreError(
-            f"the store {name!r} is in a read-only folder and {wal} beside it holds commits not "
-            "yet copied into it (its last writer was stopped): open it once where its folder "
-            "is writable (neardup index stats --index FILE) so they are folded in, then copy "
-            "the one file"
-        )
-    journal = f"{name}-journal"  # a bulk load's rollback journal (Store.open(bulk=True))
-    if os.path.exists(journal) and os.path.getsize(journal) > 0:
-        raise StoreError(
-            f"the store {name!r} is in a read-only folder and {journal} beside it holds the "
-            "undo record of a write that was stopped midway: open it once where its folder "
-            "is writable (neardup index stats --index FILE) so that write is rolled back, "
-            "then copy the one file"
-        )
+    stopped = (
+        (
+            "-wal",
+            "holds commits not yet copied into it (its last writer was stopped)",
+            "they are folded in",
+        ),
+        # a bulk load's rollback journal (Store.open(bulk=True))
+        (
+            "-journal",
+            "holds the undo record of a write that was stopped midway",
+            "that write is rolled back",
+        ),
+    )
+    for suffix, holds, then in stopped:
+        side = f"{name}{suffix}"
+        if os.path.exists(side) and os.path.getsize(side) > 0:
+            raise StoreError(
+                f"the store {name!r} is in a read-only folder and {side} beside it {holds}: "
+                "open it once where its folder is writable (neardup index stats --index FILE) "
+                f"so {then}, then copy the one file"
+            )
     return "&immutable=1"
 
 
