@@ -202,6 +202,8 @@ def test_the_walk_reads_only_the_sets_it_compares(tmp_path: Path) -> None:
     assert sorted(zip(first.a.tolist(), first.b.tolist(), strict=True)) == [
         (k, k + 40) for k in range(10)
     ]
+    with pytest.raises(ConfigError, match="walked already"):  # its dropped sets could match
+        c.add(np.array([len(docs)], dtype=np.int64), m.sketch([Document("new", docs[0])]))
     path = tmp_path / "d.jsonl"
     path.write_text("".join(f'{{"id": "d{i}", "text": "{t}"}}\n' for i, t in enumerate(docs)))
     packed = neardup.dedup(PackedBatches(path), threshold=0.7, pairs=False)

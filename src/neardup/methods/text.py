@@ -285,6 +285,7 @@ class MinHashCollector(Collector):
         self._sigs = _Column(np.uint32, method.config.num_perm, w)
         self._prof = _Column(np.uint8, PROFILE, w)
         self._big = _Column(np.bool_, None, w)
+        self._compacted = False  # a walk kept only the sets it compares (_walked_sets)
 
     def prepare(self, payload: MinHashPayload) -> MinHashPayload:
         """The set profiles of the batch's rows, made on its sketching thread: the walk then
@@ -299,7 +300,18 @@ class MinHashCollector(Collector):
 
     def add_later(self, positions: I64, payload: MinHashPayload) -> Callable[[], None]:
         """Reserve the batch's rows here (in input order); the call returned copies them into
-        place on any thread (the sketching threads, with ``--jobs N``)."""
+        place on any thread (the sketching threads, with ``--jobs N``).
+
+        Raises:
+            ConfigError: :meth:`pairs` or :meth:`components` ran already and dropped the
+                sets of the rows that shared no band key (a new row could match them).
+        """
+        if self._compacted:
+            raise ConfigError(
+                "this MinHash collector was walked already (pairs() or components() keep only "
+                "the sets they compare): add every batch before asking for pairs, or start a "
+                "new collector"
+            )
         sets = payload[1]
         n = len(positions)
         at_keys = self._keys.reserve(n * self._method.bands)
@@ -357,6 +369,7 @@ class MinHashCollector(Collector):
         np.cumsum(sizes, out=offsets[1:])
         if not shared.all():
             kept = kern.compact_sets(self._values.values(), offsets, shared)
+            self._compacted = True
             self._values.truncate(kept)
             sizes[:] = np.diff(offsets)  # the collector holds only the kept sets now
         values: U32 = self._values.values()
