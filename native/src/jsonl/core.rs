@@ -166,27 +166,10 @@ fn stops(w: u64) -> u64 {
         & HIGHS
 }
 
-/// [`stops`] for 16 bytes at once (SSE2, which every x86-64 has): copy `src` to `dst` and
-/// return a bit per `STOP` byte of `src` (bit k: byte k). A signed compare below 0x20 finds
-/// the controls and the non-ASCII bytes (negative) at once. Hand-written: memchr looks for
-/// up to three given bytes, not for a class like this one.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn stops16(src: &[u8], dst: &mut [u8]) -> u32 {
-    use std::arch::x86_64::*;
-    assert!(src.len() == 16 && dst.len() == 16);
-    // SAFETY: both slices hold 16 bytes (checked above); the loads and stores are unaligned
-    unsafe {
-        let x = _mm_loadu_si128(src.as_ptr() as *const __m128i);
-        _mm_storeu_si128(dst.as_mut_ptr() as *mut __m128i, x);
-        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-        let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-        let low = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
-        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), low)) as u32
-    }
-}
-
-/// [`stops16`] over raw pointers, for the loop whose bounds are checked once.
+/// [`stops`] for 16 bytes at once (SSE2, which every x86-64 has): copy 16 bytes from `src`
+/// to `dst` and return a bit per `STOP` byte of them (bit k: byte k). A signed compare below
+/// 0x20 finds the controls and the non-ASCII bytes (negative) at once. Hand-written: memchr
+/// looks for up to three given bytes, not for a class like this one.
 ///
 /// # Safety
 /// `src` must be readable and `dst` writable for 16 bytes.
@@ -279,8 +262,9 @@ unsafe fn plain32(
 /// Parse the string whose opening quote is at `i - 1`, unescaped into `out[o..]`; returns
 /// (the index after the closing quote, the new `o`), or `None` for `SLOW`.
 ///
-/// Plain bytes go 16 at a time ([`stops16`], on x86-64), then 8 at a time: a block is stored
-/// whole, and when a stop byte is found in it only the bytes before the first one count.
+/// Plain bytes go 32 at a time with AVX2 ([`plain32`]), 16 at a time ([`stops16_at`], on
+/// x86-64), then 8 at a time: a block is stored whole, and when a stop byte is found in it
+/// only the bytes before the first one count.
 /// Near the end of the line or of `out` the bytes go one by one.
 fn string(
     data: &[u8],
@@ -291,53 +275,29 @@ fn string(
 ) -> Option<(usize, usize)> {
     let room = out.len();
     // every byte in gives at most one byte out (an escape shrinks, UTF-8 is copied): when
-    // `out` has room for the rest of the line now, it has it to the end, and the 16-byte loop
-    // needs no other bound than the line's
+    // `out` has room for the rest of the line now, it has it to the end, which is the bound
+    // the 32-byte loop relies on
     #[cfg(target_arch = "x86_64")]
-    let roomy = end <= data.len() && o <= room && room - o >= end - i;
-    #[cfg(target_arch = "x86_64")]
-    let wide = roomy && end - i >= 32 && crate::simd::level() != crate::simd::Level::Base;
+    let wide = end <= data.len()
+        && o <= room
+        && room - o >= end - i
+        && end - i >= 32
+        && crate::simd::level() != crate::simd::Level::Base;
     while i < end {
         'plain: {
             #[cfg(target_arch = "x86_64")]
-            if roomy {
-                if wide {
-                    // SAFETY: the CPU has AVX2; `roomy` (the bound plain32 relies on)
-                    let stopped;
-                    (i, o, stopped) = unsafe { plain32(data, i, end, out, o) };
-                    if stopped {
-                        break 'plain;
-                    }
-                }
-                while i + 16 <= end {
-                    // SAFETY: i + 16 <= end <= data.len(), and o + 16 <= room (see `roomy`)
-                    let m = unsafe { stops16_at(data.as_ptr().add(i), out.as_mut_ptr().add(o)) };
-                    if m != 0 {
-                        let k = m.trailing_zeros() as usize;
-                        i += k;
-                        o += k;
-                        // a two-byte escape (`\\`, `\"`, `\n`...) is written here: go on
-                        // SAFETY: i < i + 1 < end <= data.len(), and o < room (see `roomy`)
-                        unsafe {
-                            if *data.get_unchecked(i) == b'\\' && i + 1 < end {
-                                let e = ESCAPED[*data.get_unchecked(i + 1) as usize];
-                                if e != 0 {
-                                    *out.get_unchecked_mut(o) = e;
-                                    o += 1;
-                                    i += 2;
-                                    continue;
-                                }
-                            }
-                        }
-                        break 'plain;
-                    }
-                    i += 16;
-                    o += 16;
+            if wide {
+                // SAFETY: the CPU has AVX2, and `out` has room to the end of the line
+                let stopped;
+                (i, o, stopped) = unsafe { plain32(data, i, end, out, o) };
+                if stopped {
+                    break 'plain;
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            while i + 16 <= end && o + 16 <= room {
-                let m = stops16(&data[i..i + 16], &mut out[o..o + 16]);
+            while i + 16 <= end && o + 16 <= room && end <= data.len() {
+                // SAFETY: i + 16 <= end <= data.len(), and o + 16 <= room
+                let m = unsafe { stops16_at(data.as_ptr().add(i), out.as_mut_ptr().add(o)) };
                 if m != 0 {
                     let k = m.trailing_zeros() as usize;
                     i += k;
@@ -871,7 +831,9 @@ mod tests {
                 src[k] = b;
                 let mut dst = [0u8; 16];
                 let want = if STOP[b as usize] == 1 { 1 << k } else { 0 };
-                assert_eq!(stops16(&src, &mut dst), want, "{b} at {k}");
+                // SAFETY: both arrays hold 16 bytes
+                let got = unsafe { stops16_at(src.as_ptr(), dst.as_mut_ptr()) };
+                assert_eq!(got, want, "{b} at {k}");
                 assert_eq!(dst, src);
             }
         }
